@@ -1,0 +1,1 @@
+//! The reference interpreter (placeholder until it lands).

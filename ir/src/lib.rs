@@ -1,0 +1,32 @@
+//! tirproof-ir: the TIR data structures, the TVMScript text format, the well-formedness
+//! checker, structural equality, and the reference interpreter.
+//!
+//! Everything above this crate (passes, verifier, PTX, fuzzers, CLI) speaks these types.
+//! Nothing here prints to the terminal or exits the process: errors are values.
+
+pub mod annotation;
+pub mod buffer;
+pub mod dtype;
+pub mod expr;
+pub mod func;
+pub mod span;
+pub mod stmt;
+pub mod var;
+pub mod visit;
+
+pub use annotation::{AnnValue, Annotations};
+pub use buffer::{Buffer, BufferId, BufferRegion, BufferSpec, Range};
+pub use dtype::{DataType, TypeCode};
+pub use expr::{BinOp, BufferLoad, Call, CallEffect, CmpOp, Expr, LogicOp};
+pub use func::{IRModule, Param, PrimFunc};
+pub use span::Span;
+pub use stmt::{Allocate, AttrStmt, Block, BlockAlloc, BufferStore, For, ForKind, IterKind, IterVar, Stmt, StmtKind};
+pub use var::{Var, VarId};
+
+pub mod check;
+pub mod diag;
+pub mod interp;
+pub mod structural;
+pub mod text;
+
+pub use diag::{Diagnostic, Diagnostics};

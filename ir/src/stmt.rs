@@ -1,0 +1,242 @@
+//! Statements: stores, let bindings, loops, conditionals, sequences, attributes (the async
+//! scopes among them), allocations, buffer declarations, evaluation, barriers, thread launches
+//! and S-TIR blocks.
+//!
+//! Every statement carries the `Span` it was parsed from. Binding statements (`Let`,
+//! `Allocate`, `AllocBuffer`, `DeclBuffer`, `Attr`, `LaunchThread`) own the statement they
+//! scope over as `body`; in the text format that body is usually the rest of the enclosing
+//! statement list.
+
+use crate::annotation::Annotations;
+use crate::buffer::{Buffer, BufferRegion};
+use crate::dtype::DataType;
+use crate::expr::Expr;
+use crate::span::Span;
+use crate::var::Var;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stmt {
+    pub kind: StmtKind,
+    pub span: Span,
+}
+
+impl Stmt {
+    pub fn new(kind: StmtKind, span: Span) -> Self {
+        Stmt { kind, span }
+    }
+
+    /// A statement without a source position.
+    pub fn synthetic(kind: StmtKind) -> Self {
+        Stmt {
+            kind,
+            span: Span::UNKNOWN,
+        }
+    }
+
+    /// The empty sequence (a no-op).
+    pub fn nop() -> Self {
+        Stmt::synthetic(StmtKind::Seq(Vec::new()))
+    }
+
+    /// A sequence, flattening nested sequences and dropping empty ones.
+    pub fn seq(stmts: Vec<Stmt>) -> Self {
+        let mut flat = Vec::with_capacity(stmts.len());
+        for s in stmts {
+            match s.kind {
+                StmtKind::Seq(inner) => flat.extend(inner),
+                _ => flat.push(s),
+            }
+        }
+        if flat.len() == 1 {
+            return flat.pop().expect("one element");
+        }
+        Stmt::synthetic(StmtKind::Seq(flat))
+    }
+
+    pub fn is_nop(&self) -> bool {
+        matches!(&self.kind, StmtKind::Seq(v) if v.is_empty())
+    }
+
+    /// The statement this one scopes over, for binding statements.
+    pub fn body(&self) -> Option<&Stmt> {
+        match &self.kind {
+            StmtKind::Let { body, .. }
+            | StmtKind::Allocate(Allocate { body, .. })
+            | StmtKind::AllocBuffer { body, .. }
+            | StmtKind::DeclBuffer { body, .. }
+            | StmtKind::Attr(AttrStmt { body, .. })
+            | StmtKind::LaunchThread { body, .. } => Some(body),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum StmtKind {
+    Store(BufferStore),
+    /// `x: T.let[T.int32] = value` followed by `body`.
+    Let {
+        var: Var,
+        value: Expr,
+        body: Box<Stmt>,
+    },
+    For(Box<For>),
+    If {
+        cond: Expr,
+        then_case: Box<Stmt>,
+        else_case: Option<Box<Stmt>>,
+    },
+    Seq(Vec<Stmt>),
+    Attr(AttrStmt),
+    /// Low-level allocation of a data variable (`x = T.allocate(...)`).
+    Allocate(Allocate),
+    /// `B = T.alloc_buffer(...)` / `T.alloc_shared(...)` / `T.alloc_local(...)` outside blocks:
+    /// allocates storage for `buffer` and declares it over `body`.
+    AllocBuffer {
+        buffer: Buffer,
+        annotations: Annotations,
+        body: Box<Stmt>,
+    },
+    /// `B = T.decl_buffer(..., data=X.data)`: a buffer (often an alias) over existing storage.
+    DeclBuffer {
+        buffer: Buffer,
+        body: Box<Stmt>,
+    },
+    Evaluate(Expr),
+    /// `T.tvm_storage_sync("shared")`: a barrier among the threads of a block.
+    Barrier {
+        scope: String,
+    },
+    /// `with T.launch_thread("threadIdx.x", 32) as tx:`.
+    LaunchThread {
+        var: Var,
+        tag: String,
+        extent: Expr,
+        body: Box<Stmt>,
+    },
+    /// `with T.sblock(...)`, the S-TIR block.
+    Block(Box<Block>),
+}
+
+/// `buffer[indices] = value`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BufferStore {
+    pub buffer: Buffer,
+    pub indices: Vec<Expr>,
+    pub value: Expr,
+}
+
+/// `T.attr(node, key, value)` or an entry of `T.attr({key: value})`, scoping over `body`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AttrStmt {
+    /// The node argument of the three-argument form; `None` for the dictionary form.
+    pub node: Option<Expr>,
+    pub key: String,
+    pub value: Expr,
+    pub body: Box<Stmt>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Allocate {
+    pub data: Var,
+    pub dtype: DataType,
+    pub extents: Vec<Expr>,
+    pub scope: String,
+    pub condition: Expr,
+    pub annotations: Annotations,
+    pub body: Box<Stmt>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ForKind {
+    Serial,
+    Parallel,
+    Vectorized,
+    Unrolled,
+    ThreadBinding,
+}
+
+impl ForKind {
+    /// The TVMScript constructor (`T.serial`, ...).
+    pub fn constructor(self) -> &'static str {
+        match self {
+            ForKind::Serial => "T.serial",
+            ForKind::Parallel => "T.parallel",
+            ForKind::Vectorized => "T.vectorized",
+            ForKind::Unrolled => "T.unroll",
+            ForKind::ThreadBinding => "T.thread_binding",
+        }
+    }
+}
+
+/// `for var in kind(min, min + extent, annotations=...)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct For {
+    pub var: Var,
+    pub min: Expr,
+    pub extent: Expr,
+    pub kind: ForKind,
+    /// The thread tag of a `ThreadBinding` loop (`threadIdx.x`, `blockIdx.y`, ...).
+    pub thread: Option<String>,
+    pub annotations: Annotations,
+    pub body: Stmt,
+}
+
+/// The thread tags a loop may bind or a launch may name.
+pub const THREAD_TAGS: [&str; 9] = [
+    "threadIdx.x",
+    "threadIdx.y",
+    "threadIdx.z",
+    "blockIdx.x",
+    "blockIdx.y",
+    "blockIdx.z",
+    "vthread",
+    "vthread.x",
+    "vthread.y",
+];
+
+pub fn is_valid_thread_tag(tag: &str) -> bool {
+    THREAD_TAGS.contains(&tag) || tag == "vthread.z"
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IterKind {
+    Spatial,
+    Reduce,
+}
+
+/// A block iteration variable bound to an expression of the enclosing loops
+/// (`vi = T.axis.spatial(16, i)`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct IterVar {
+    pub var: Var,
+    pub min: Expr,
+    pub extent: Expr,
+    pub kind: IterKind,
+    pub binding: Expr,
+}
+
+/// A buffer allocated by a block (`T.sblock_alloc_buffer`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BlockAlloc {
+    pub buffer: Buffer,
+    pub annotations: Annotations,
+}
+
+/// An S-TIR block with its realization (`T.where`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Block {
+    pub name: String,
+    pub iter_vars: Vec<IterVar>,
+    /// `T.where(...)`; `None` means always executed.
+    pub predicate: Option<Expr>,
+    /// `T.reads(...)`; `None` when not written (left for analysis to infer).
+    pub reads: Option<Vec<BufferRegion>>,
+    pub writes: Option<Vec<BufferRegion>>,
+    /// `T.attr({...})` in the block header.
+    pub annotations: Annotations,
+    pub alloc_buffers: Vec<BlockAlloc>,
+    /// `with T.init():`.
+    pub init: Option<Stmt>,
+    pub body: Stmt,
+}

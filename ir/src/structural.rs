@@ -1,0 +1,1 @@
+//! Structural equality and hashing modulo renaming (placeholder until it lands).

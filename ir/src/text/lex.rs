@@ -1,0 +1,1 @@
+//! The lexer (placeholder until the parser lands).

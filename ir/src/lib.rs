@@ -26,6 +26,7 @@ pub use var::{Var, VarId};
 pub mod check;
 pub mod diag;
 pub mod interp;
+pub mod intrinsics;
 pub mod structural;
 pub mod text;
 

@@ -6,6 +6,7 @@
 //! module.
 
 pub mod lex;
+mod names;
 pub mod parse;
 pub mod print;
 

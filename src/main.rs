@@ -1,1 +1,53 @@
-fn main() {}
+//! The `tirproof` command line: argument parsing, file I/O and exit codes, nothing else.
+//!
+//! Exit codes are the same for every command: 0 when everything is clean, 1 when the input
+//! has problems (diagnostics, faults, refuted proofs, failed cases), 2 on usage or I/O errors.
+
+mod commands;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+const EXIT_CODES: &str = "\
+Exit codes:
+  0  everything is clean
+  1  the input has problems (diagnostics, failed corpus cases)
+  2  usage error, or a file could not be read or written";
+
+/// Proofs and fuzzing for software-pipelined TVM TIR with asynchronous copies.
+#[derive(Parser)]
+#[command(name = "tirproof", version, after_help = EXIT_CODES)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Parse and check a TVMScript file, then print it in canonical form to stdout.
+    #[command(after_help = EXIT_CODES)]
+    Fmt(commands::fmt::Args),
+    /// Parse and check TVMScript files (directories are searched for .py files).
+    #[command(after_help = EXIT_CODES)]
+    Check(commands::check::Args),
+    /// Run every corpus case under a directory and print one line per case.
+    #[command(after_help = EXIT_CODES)]
+    Corpus(commands::corpus::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Fmt(args) => commands::fmt::run(&args),
+        Command::Check(args) => commands::check::run(&args),
+        Command::Corpus(args) => commands::corpus::run(&args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,10 @@
+# test: error
+# desc: chained comparisons have no TIR meaning
+
+from tvm.script import tirx as T
+
+
+@T.prim_func
+def main(A: T.Buffer((4,), "int32"), x: T.int32):
+    if 0 < x < 4:
+        A[0] = 1

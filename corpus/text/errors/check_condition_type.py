@@ -1,0 +1,10 @@
+# test: error
+# desc: conditions must be bool
+
+from tvm.script import tirx as T
+
+
+@T.prim_func
+def main(A: T.Buffer((4,), "int32"), x: T.int32):
+    if x:
+        A[0] = 1

@@ -1,0 +1,9 @@
+# test: error
+# desc: operands of different integer types
+
+from tvm.script import tirx as T
+
+
+@T.prim_func
+def main(A: T.Buffer((4,), "int32"), x: T.int32, y: T.int64):
+    A[0] = x + y

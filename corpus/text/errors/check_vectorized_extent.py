@@ -1,0 +1,11 @@
+# test: error
+# desc: a vectorized loop needs a constant extent
+
+from tvm.script import tirx as T
+
+
+@T.prim_func
+def main(a: T.handle, n: T.int32):
+    A = T.match_buffer(a, (n,), "float32")
+    for i in T.vectorized(n):
+        A[i] = A[i]

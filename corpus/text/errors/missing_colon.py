@@ -1,0 +1,10 @@
+# test: error
+# desc: a for statement without its colon
+
+from tvm.script import tirx as T
+
+
+@T.prim_func
+def main(A: T.Buffer((4,), "int32")):
+    for i in range(4)
+        A[i] = 0

@@ -1,0 +1,11 @@
+# test: error
+# desc: independent errors on different lines are all reported
+
+from tvm.script import tirx as T
+
+
+@T.prim_func
+def main(A: T.Buffer((4,), "int32")):
+    A[0] = undefined_one
+    A[1] = 2 +
+    A[2] = undefined_two

@@ -1,0 +1,9 @@
+# test: error
+# desc: a subscript store to something that is not a buffer
+
+from tvm.script import tirx as T
+
+
+@T.prim_func
+def main(A: T.Buffer((4,), "int32"), x: T.int32):
+    x[0] = 1

@@ -1,0 +1,9 @@
+# test: error
+# desc: a parenthesis that is never closed
+
+from tvm.script import tirx as T
+
+
+@T.prim_func
+def main(A: T.Buffer((4,), "float32")):
+    A[0] = (A[1] + A[2]

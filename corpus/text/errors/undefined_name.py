@@ -1,0 +1,10 @@
+# test: error
+# desc: a name that is not defined
+
+from tvm.script import tirx as T
+
+
+@T.prim_func
+def main(A: T.Buffer((4,), "float32")):
+    for i in range(4):
+        A[i] = A[j]

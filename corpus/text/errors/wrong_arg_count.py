@@ -1,0 +1,9 @@
+# test: error
+# desc: a call with the wrong number of arguments
+
+from tvm.script import tirx as T
+
+
+@T.prim_func
+def main(A: T.Buffer((4,), "int32"), x: T.int32):
+    A[0] = T.if_then_else(x < 1, 2)

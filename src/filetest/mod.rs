@@ -1,0 +1,148 @@
+//! Corpus filetests: one TVMScript file is one test.
+//!
+//! A case starts with a header of directive comments, then the program:
+//!
+//! ```text
+//! # test: print            the kind of test (see `Kind`)
+//! # check: B[i % 2]        text the printed output must contain, in this order
+//! # error: 5:9: error: ... a diagnostic the file must produce (all of them, in order)
+//! ```
+//!
+//! Line numbers in diagnostics count from the top of the file, header included. With
+//! `bless`, a case whose expectation can be regenerated (printed text, error lines) is
+//! rewritten in place, atomically, instead of failing.
+
+mod text;
+
+use std::path::{Path, PathBuf};
+
+/// What a case checks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// The program is exactly what the printer prints for it (and re-parses to an equal module).
+    Print,
+    /// The program parses and checks; printing and re-parsing gives a structurally equal module.
+    Roundtrip,
+    /// Parsing or checking reports exactly the `# error:` diagnostics.
+    Error,
+}
+
+impl Kind {
+    fn from_name(name: &str) -> Option<Kind> {
+        match name {
+            "print" => Some(Kind::Print),
+            "roundtrip" => Some(Kind::Roundtrip),
+            "error" => Some(Kind::Error),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Print => "print",
+            Kind::Roundtrip => "roundtrip",
+            Kind::Error => "error",
+        }
+    }
+}
+
+/// Directive keys a header line may use.
+const DIRECTIVES: [&str; 4] = ["test", "check", "error", "desc"];
+
+/// A parsed case file.
+#[derive(Clone, Debug)]
+pub struct Case {
+    pub path: PathBuf,
+    pub kind: Kind,
+    /// The full file text (diagnostics are located against it).
+    pub text: String,
+    /// The header lines, verbatim.
+    pub header: Vec<String>,
+    /// `# check:` values, in order.
+    pub checks: Vec<String>,
+    /// `# error:` values, in order.
+    pub errors: Vec<String>,
+}
+
+/// How a case went.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Pass,
+    Fail(String),
+    /// The expectation was rewritten (bless mode).
+    Blessed,
+}
+
+impl Case {
+    pub fn load(path: &Path) -> Result<Case, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        Case::from_text(path, text)
+    }
+
+    pub fn from_text(path: &Path, text: String) -> Result<Case, String> {
+        let mut header = Vec::new();
+        let (mut kind, mut checks, mut errors) = (None, Vec::new(), Vec::new());
+        for line in text.lines() {
+            let Some((key, value)) = directive(line) else { break };
+            header.push(line.to_string());
+            match key {
+                "test" => kind = Some(Kind::from_name(value).ok_or_else(|| format!("unknown test kind `{value}`"))?),
+                "check" => checks.push(value.to_string()),
+                "error" => errors.push(value.to_string()),
+                _ => {}
+            }
+        }
+        let kind = kind.ok_or_else(|| format!("{}: missing `# test: KIND` header line", path.display()))?;
+        Ok(Case { path: path.to_path_buf(), kind, text, header, checks, errors })
+    }
+
+    /// The program after the header, without leading blank lines.
+    pub fn body(&self) -> &str {
+        let mut rest = self.text.as_str();
+        for _ in 0..self.header.len() {
+            rest = rest.split_once('\n').map_or("", |(_, tail)| tail);
+        }
+        rest.trim_start_matches(['\n', '\r'])
+    }
+
+    pub fn run(&self, bless: bool) -> Verdict {
+        match self.kind {
+            Kind::Print => text::run_print(self, bless),
+            Kind::Roundtrip => text::run_roundtrip(self),
+            Kind::Error => text::run_error(self, bless),
+        }
+    }
+
+    /// Rewrites the file as `header` + blank line + `body`, atomically.
+    fn rewrite(&self, header: &[String], body: &str) -> Verdict {
+        let mut out = header.join("\n");
+        out.push_str("\n\n");
+        out.push_str(body);
+        let tmp = self.path.with_extension("py.bless-tmp");
+        let written = std::fs::write(&tmp, out).and_then(|()| std::fs::rename(&tmp, &self.path));
+        match written {
+            Ok(()) => Verdict::Blessed,
+            Err(e) => Verdict::Fail(format!("cannot rewrite {}: {e}", self.path.display())),
+        }
+    }
+}
+
+/// `# key: value` for a known directive key.
+fn directive(line: &str) -> Option<(&str, &str)> {
+    let rest = line.strip_prefix('#')?.trim_start();
+    let (key, value) = rest.split_once(':')?;
+    DIRECTIVES.contains(&key).then(|| (key, value.trim()))
+}
+
+/// Runs one file; a file that cannot be loaded fails.
+pub fn run_file(path: &Path, bless: bool) -> Verdict {
+    match Case::load(path) {
+        Ok(case) => case.run(bless),
+        Err(e) => Verdict::Fail(e),
+    }
+}
+
+/// Whether `BLESS=1` asks for expectations to be rewritten.
+pub fn bless_requested() -> bool {
+    std::env::var("BLESS").is_ok_and(|v| v == "1")
+}

@@ -32,8 +32,12 @@ fn generated_source(n: usize) -> String {
 fn bench_text(c: &mut Criterion) {
     let source = generated_source(10_000);
     let module = parse_module(&source).expect("the generated program parses");
-    c.bench_function("parse 10k statements", |b| b.iter(|| parse_module(black_box(&source)).map(|m| m.functions.len())));
-    c.bench_function("print 10k statements", |b| b.iter(|| print_module(black_box(&module)).len()));
+    c.bench_function("parse 10k statements", |b| {
+        b.iter(|| parse_module(black_box(&source)).map(|m| m.functions.len()))
+    });
+    c.bench_function("print 10k statements", |b| {
+        b.iter(|| print_module(black_box(&module)).len())
+    });
 }
 
 criterion_group!(benches, bench_text);

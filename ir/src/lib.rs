@@ -28,6 +28,7 @@ pub mod diag;
 pub mod interp;
 pub mod intrinsics;
 pub mod structural;
+pub mod subst;
 pub mod text;
 
 pub use diag::{Diagnostic, Diagnostics};

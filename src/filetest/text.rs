@@ -8,28 +8,39 @@ use super::{Case, Verdict};
 use crate::source::Source;
 
 fn source(case: &Case) -> Source {
-    Source { name: case.path.display().to_string(), text: case.text.clone() }
+    Source {
+        name: case.path.display().to_string(),
+        text: case.text.clone(),
+    }
 }
 
 /// Parses and checks the case, printing diagnostics into the failure message.
 fn load_module(case: &Case) -> Result<IRModule, Verdict> {
     let src = source(case);
-    src.parse_and_check().map_err(|d| Verdict::Fail(format!("the program does not load:\n{}", src.render(&d))))
+    src.parse_and_check()
+        .map_err(|d| Verdict::Fail(format!("the program does not load:\n{}", src.render(&d))))
 }
 
 /// Prints `module`, re-parses the text and requires an equal module and a stable printout.
 fn round_trip(module: &IRModule) -> Result<String, Verdict> {
     let printed = print_module(module);
     let reparsed = parse_module(&printed).map_err(|d| {
-        Verdict::Fail(format!("the printed program does not parse:\n{}\n--- printed ---\n{printed}", d.render("<printed>", &printed)))
+        Verdict::Fail(format!(
+            "the printed program does not parse:\n{}\n--- printed ---\n{printed}",
+            d.render("<printed>", &printed)
+        ))
     })?;
     if !module_eq(module, &reparsed) {
         let diff = module_diff(module, &reparsed).unwrap_or_default();
-        return Err(Verdict::Fail(format!("re-parsing the printed program gives another module: {diff}\n--- printed ---\n{printed}")));
+        return Err(Verdict::Fail(format!(
+            "re-parsing the printed program gives another module: {diff}\n--- printed ---\n{printed}"
+        )));
     }
     let again = print_module(&reparsed);
     if again != printed {
-        return Err(Verdict::Fail(format!("printing is not stable:\n--- first ---\n{printed}--- second ---\n{again}")));
+        return Err(Verdict::Fail(format!(
+            "printing is not stable:\n--- first ---\n{printed}--- second ---\n{again}"
+        )));
     }
     Ok(printed)
 }
@@ -41,7 +52,9 @@ fn run_checks(case: &Case, printed: &str) -> Result<(), Verdict> {
         match rest.find(check.as_str()) {
             Some(pos) => rest = &rest[pos + check.len()..],
             None => {
-                return Err(Verdict::Fail(format!("`# check: {check}` not found (in order) in:\n{printed}")));
+                return Err(Verdict::Fail(format!(
+                    "`# check: {check}` not found (in order) in:\n{printed}"
+                )));
             }
         }
     }
@@ -92,8 +105,12 @@ pub(super) fn run_error(case: &Case, bless: bool) -> Verdict {
         return Verdict::Pass;
     }
     if bless {
-        let mut header: Vec<String> =
-            case.header.iter().filter(|l| super::directive(l).is_none_or(|(k, _)| k != "error")).cloned().collect();
+        let mut header: Vec<String> = case
+            .header
+            .iter()
+            .filter(|l| super::directive(l).is_none_or(|(k, _)| k != "error"))
+            .cloned()
+            .collect();
         header.extend(actual.iter().map(|e| format!("# error: {e}")));
         return case.rewrite(&header, case.body());
     }

@@ -1,0 +1,320 @@
+//! Substitution of variables and buffers, with optional renaming of every binder.
+//!
+//! Passes that copy a statement (a pipeline's peeled iterations, unrolling) must keep the
+//! function in SSA form: each copy binds fresh variables and fresh buffers. `Substitution`
+//! replaces uses of mapped variables by expressions and of mapped buffers by other buffers;
+//! with `freshen`, every variable or buffer bound inside the rewritten tree is replaced by a
+//! fresh copy (same name and type, new identity), and its uses follow. Buffers whose shape,
+//! strides or offset mention a substituted variable are rebuilt so they stay consistent.
+
+use std::collections::HashMap;
+
+use crate::buffer::{Buffer, BufferId, BufferRegion};
+use crate::expr::Expr;
+use crate::stmt::{Allocate, Block, Stmt, StmtKind};
+use crate::var::{Var, VarId};
+use crate::visit::{walk_expr_mut, walk_stmt_mut, MutVisitor};
+
+#[derive(Clone, Debug, Default)]
+pub struct Substitution {
+    vars: HashMap<VarId, Expr>,
+    buffers: HashMap<BufferId, Buffer>,
+    /// Rename every binder met while rewriting.
+    freshen: bool,
+}
+
+impl Substitution {
+    pub fn new() -> Self {
+        Substitution::default()
+    }
+
+    /// A substitution that also gives every binder a fresh identity.
+    pub fn freshening() -> Self {
+        Substitution {
+            freshen: true,
+            ..Substitution::default()
+        }
+    }
+
+    pub fn var(mut self, var: &Var, value: Expr) -> Self {
+        self.vars.insert(var.id(), value);
+        self
+    }
+
+    pub fn buffer(mut self, from: &Buffer, to: Buffer) -> Self {
+        self.buffers.insert(from.id(), to);
+        self
+    }
+
+    pub fn apply_stmt(&mut self, stmt: &mut Stmt) {
+        self.mutate_stmt(stmt);
+    }
+
+    pub fn apply_expr(&mut self, expr: &mut Expr) {
+        self.mutate_expr(expr);
+    }
+
+    /// A rewritten copy of `stmt`.
+    pub fn stmt(&mut self, stmt: &Stmt) -> Stmt {
+        let mut out = stmt.clone();
+        self.mutate_stmt(&mut out);
+        out
+    }
+
+    /// A rewritten copy of `expr`.
+    pub fn expr(&mut self, expr: &Expr) -> Expr {
+        let mut out = expr.clone();
+        self.mutate_expr(&mut out);
+        out
+    }
+
+    /// Renames a binder when freshening.
+    fn bind_var(&mut self, var: &mut Var) {
+        if self.freshen {
+            let fresh = var.fresh_copy();
+            self.vars.insert(var.id(), Expr::Var(fresh.clone()));
+            *var = fresh;
+        }
+    }
+
+    /// A declared buffer: freshened, or rebuilt when its definition mentions substituted
+    /// variables; uses then follow the mapping.
+    fn bind_buffer(&mut self, buffer: &mut Buffer) {
+        let mut spec = buffer.to_spec();
+        let mut data = spec.data.clone();
+        match self.vars.get(&data.id()) {
+            Some(Expr::Var(v)) => data = v.clone(),
+            _ if self.freshen => {
+                let fresh = data.fresh_copy();
+                self.vars.insert(data.id(), Expr::Var(fresh.clone()));
+                data = fresh;
+            }
+            _ => {}
+        }
+        let mut changed = data != spec.data;
+        for e in spec
+            .shape
+            .iter_mut()
+            .chain(spec.strides.iter_mut())
+            .chain(std::iter::once(&mut spec.elem_offset))
+        {
+            let before = e.clone();
+            self.mutate_expr(e);
+            changed |= *e != before;
+        }
+        if changed || self.freshen {
+            spec.data = data;
+            let fresh = spec.build();
+            self.buffers.insert(buffer.id(), fresh.clone());
+            *buffer = fresh;
+        }
+    }
+
+    fn block(&mut self, block: &mut Block) {
+        for iv in &mut block.iter_vars {
+            self.mutate_expr(&mut iv.min);
+            self.mutate_expr(&mut iv.extent);
+            self.mutate_expr(&mut iv.binding);
+        }
+        for iv in &mut block.iter_vars {
+            self.bind_var(&mut iv.var);
+        }
+        for alloc in &mut block.alloc_buffers {
+            self.bind_buffer(&mut alloc.buffer);
+        }
+        // Each part is rewritten exactly once: a substitution such as `i -> i + 1` must not
+        // be applied twice, so the generic block walk (which revisits the bindings) is not used.
+        if let Some(p) = &mut block.predicate {
+            self.mutate_expr(p);
+        }
+        for region in block.reads.iter_mut().chain(block.writes.iter_mut()).flatten() {
+            self.mutate_buffer(&mut region.buffer);
+            for r in &mut region.region {
+                self.mutate_expr(&mut r.min);
+                self.mutate_expr(&mut r.extent);
+            }
+        }
+        if let Some(init) = &mut block.init {
+            self.mutate_stmt(init);
+        }
+        self.mutate_stmt(&mut block.body);
+    }
+}
+
+impl MutVisitor for Substitution {
+    fn mutate_expr(&mut self, expr: &mut Expr) {
+        match expr {
+            Expr::Var(v) => {
+                if let Some(value) = self.vars.get(&v.id()) {
+                    *expr = value.clone();
+                }
+            }
+            Expr::Let { var, value, body } => {
+                self.mutate_expr(value);
+                self.bind_var(var);
+                self.mutate_expr(body);
+            }
+            _ => walk_expr_mut(self, expr),
+        }
+    }
+
+    fn mutate_stmt(&mut self, stmt: &mut Stmt) {
+        match &mut stmt.kind {
+            StmtKind::Let { var, value, body } => {
+                self.mutate_expr(value);
+                self.bind_var(var);
+                self.mutate_stmt(body);
+            }
+            StmtKind::For(f) => {
+                self.mutate_expr(&mut f.min);
+                self.mutate_expr(&mut f.extent);
+                self.bind_var(&mut f.var);
+                self.mutate_stmt(&mut f.body);
+            }
+            StmtKind::LaunchThread { var, extent, body, .. } => {
+                self.mutate_expr(extent);
+                self.bind_var(var);
+                self.mutate_stmt(body);
+            }
+            StmtKind::Allocate(Allocate {
+                data,
+                extents,
+                condition,
+                body,
+                ..
+            }) => {
+                extents.iter_mut().for_each(|e| self.mutate_expr(e));
+                self.mutate_expr(condition);
+                self.bind_var(data);
+                self.mutate_stmt(body);
+            }
+            StmtKind::AllocBuffer { buffer, body, .. } | StmtKind::DeclBuffer { buffer, body } => {
+                self.bind_buffer(buffer);
+                self.mutate_stmt(body);
+            }
+            StmtKind::Block(block) => self.block(block),
+            _ => walk_stmt_mut(self, stmt),
+        }
+    }
+
+    fn mutate_buffer(&mut self, buffer: &mut Buffer) {
+        if let Some(to) = self.buffers.get(&buffer.id()) {
+            *buffer = to.clone();
+        }
+    }
+}
+
+/// Rewrites every access to `from` into an access to `to` with `prefix` indices prepended
+/// (`B[i]` -> `B_versioned[slot, i]`), in loads, stores and block regions.
+pub fn prepend_indices(stmt: &mut Stmt, from: &Buffer, to: &Buffer, prefix: &[Expr]) {
+    let mut rewriter = PrependIndices {
+        from: from.id(),
+        to: to.clone(),
+        prefix: prefix.to_vec(),
+    };
+    rewriter.mutate_stmt(stmt);
+}
+
+struct PrependIndices {
+    from: BufferId,
+    to: Buffer,
+    prefix: Vec<Expr>,
+}
+
+impl PrependIndices {
+    fn rewrite(&self, buffer: &mut Buffer, indices: &mut Vec<Expr>) {
+        if buffer.id() == self.from {
+            *buffer = self.to.clone();
+            let mut all = self.prefix.clone();
+            all.append(indices);
+            *indices = all;
+        }
+    }
+
+    fn region(&self, region: &mut BufferRegion) {
+        if region.buffer.id() == self.from {
+            region.buffer = self.to.clone();
+            let mut all: Vec<_> = self.prefix.iter().cloned().map(crate::buffer::Range::point).collect();
+            all.append(&mut region.region);
+            region.region = all;
+        }
+    }
+}
+
+impl MutVisitor for PrependIndices {
+    fn mutate_expr(&mut self, expr: &mut Expr) {
+        walk_expr_mut(self, expr);
+        if let Expr::Load(load) = expr {
+            self.rewrite(&mut load.buffer, &mut load.indices);
+        }
+    }
+
+    fn mutate_stmt(&mut self, stmt: &mut Stmt) {
+        walk_stmt_mut(self, stmt);
+        match &mut stmt.kind {
+            StmtKind::Store(store) => self.rewrite(&mut store.buffer, &mut store.indices),
+            StmtKind::Block(block) => {
+                for region in block.reads.iter_mut().chain(block.writes.iter_mut()).flatten() {
+                    self.region(region);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::buffer::BufferSpec;
+    use crate::dtype::DataType;
+    use crate::stmt::{BufferStore, For, ForKind};
+
+    fn store(buffer: &Buffer, index: Expr, value: Expr) -> Stmt {
+        Stmt::synthetic(StmtKind::Store(BufferStore {
+            buffer: buffer.clone(),
+            indices: vec![index],
+            value,
+        }))
+    }
+
+    #[test]
+    fn substitutes_uses_and_freshens_binders() {
+        let a = BufferSpec::new("A", DataType::INT32, vec![Expr::int(16)], "global").build();
+        let i = Var::new("i", DataType::INT32);
+        let j = Var::new("j", DataType::INT32);
+        let inner = Stmt::synthetic(StmtKind::For(Box::new(For {
+            var: j.clone(),
+            min: Expr::int(0),
+            extent: Expr::int(2),
+            kind: ForKind::Serial,
+            thread: None,
+            annotations: Default::default(),
+            body: store(&a, Expr::var(&i) + Expr::var(&j), Expr::int(0)),
+        })));
+        let mut subst = Substitution::freshening().var(&i, Expr::int(3));
+        let copy = subst.stmt(&inner);
+        let StmtKind::For(f) = &copy.kind else {
+            panic!("still a loop")
+        };
+        assert_ne!(f.var, j, "the loop variable is fresh");
+        let StmtKind::Store(s) = &f.body.kind else {
+            panic!("store")
+        };
+        assert_eq!(s.indices[0], Expr::int(3) + Expr::var(&f.var));
+    }
+
+    #[test]
+    fn prepends_version_indices() {
+        let b = BufferSpec::new("B", DataType::INT32, vec![Expr::int(1)], "shared").build();
+        let b2 = BufferSpec::new("B", DataType::INT32, vec![Expr::int(2), Expr::int(1)], "shared").build();
+        let mut s = store(&b, Expr::int(0), Expr::load(&b, vec![Expr::int(0)]));
+        prepend_indices(&mut s, &b, &b2, &[Expr::int(1)]);
+        let expected = Stmt::synthetic(StmtKind::Store(BufferStore {
+            buffer: b2.clone(),
+            indices: vec![Expr::int(1), Expr::int(0)],
+            value: Expr::load(&b2, vec![Expr::int(1), Expr::int(0)]),
+        }));
+        assert_eq!(s, expected);
+    }
+}

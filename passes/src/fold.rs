@@ -1,0 +1,112 @@
+//! Constant folding for the integer index expressions that passes build.
+//!
+//! Only what keeps emitted indices readable and exact: `+`, `-`, `*`, `//` and `%` of int32
+//! immediates (floor semantics, wrapping arithmetic), and the identities `x + 0`, `x - 0`,
+//! `x * 1`, `0 + x`. Division by zero is left unfolded so the program keeps its trap.
+
+use tirproof_ir::{BinOp, DataType, Expr};
+
+/// `lhs op rhs`, folded when both sides are constants or an identity applies.
+pub fn binary(op: BinOp, lhs: Expr, rhs: Expr) -> Expr {
+    if let (Some(a), Some(b)) = (int32(&lhs), int32(&rhs)) {
+        if let Some(v) = eval(op, a, b) {
+            return Expr::int(i64::from(v));
+        }
+    }
+    match (op, int32(&lhs), int32(&rhs)) {
+        (BinOp::Add | BinOp::Sub, _, Some(0)) | (BinOp::Mul, _, Some(1)) => lhs,
+        (BinOp::Add, Some(0), _) => rhs,
+        _ => Expr::binary(op, lhs, rhs),
+    }
+}
+
+pub fn add(lhs: Expr, rhs: Expr) -> Expr {
+    // Keep `i + 3` rather than `3 + i`, and merge `(i + 1) + 2` into `i + 3`.
+    if let (
+        Expr::Binary {
+            op: BinOp::Add,
+            lhs: inner,
+            rhs: c1,
+        },
+        Some(c2),
+    ) = (&lhs, int32(&rhs))
+    {
+        if let Some(c1) = int32(c1) {
+            return add((**inner).clone(), Expr::int(i64::from(c1.wrapping_add(c2))));
+        }
+    }
+    match int32(&rhs) {
+        Some(c) if c < 0 => binary(BinOp::Sub, lhs, Expr::int(-i64::from(c))),
+        _ => binary(BinOp::Add, lhs, rhs),
+    }
+}
+
+pub fn sub(lhs: Expr, rhs: Expr) -> Expr {
+    match int32(&rhs) {
+        Some(c) if int32(&lhs).is_none() => add(lhs, Expr::int(-i64::from(c))),
+        _ => binary(BinOp::Sub, lhs, rhs),
+    }
+}
+
+pub fn floormod(lhs: Expr, rhs: Expr) -> Expr {
+    binary(BinOp::FloorMod, lhs, rhs)
+}
+
+fn int32(e: &Expr) -> Option<i32> {
+    match e {
+        Expr::Int { value, dtype } if *dtype == DataType::INT32 => i32::try_from(*value).ok(),
+        _ => None,
+    }
+}
+
+fn eval(op: BinOp, a: i32, b: i32) -> Option<i32> {
+    match op {
+        BinOp::Add => Some(a.wrapping_add(b)),
+        BinOp::Sub => Some(a.wrapping_sub(b)),
+        BinOp::Mul => Some(a.wrapping_mul(b)),
+        BinOp::FloorDiv if b != 0 => Some(floor_div(a, b)),
+        BinOp::FloorMod if b != 0 => Some(floor_mod(a, b)),
+        _ => None,
+    }
+}
+
+fn floor_div(a: i32, b: i32) -> i32 {
+    let q = a.wrapping_div(b);
+    if a.wrapping_rem(b) != 0 && ((a < 0) != (b < 0)) {
+        q.wrapping_sub(1)
+    } else {
+        q
+    }
+}
+
+fn floor_mod(a: i32, b: i32) -> i32 {
+    a.wrapping_sub(floor_div(a, b).wrapping_mul(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tirproof_ir::Var;
+
+    #[test]
+    fn folds_constants_with_floor_semantics() {
+        assert_eq!(floormod(Expr::int(-1), Expr::int(4)), Expr::int(3));
+        assert_eq!(binary(BinOp::FloorDiv, Expr::int(-7), Expr::int(2)), Expr::int(-4));
+        assert_eq!(
+            binary(BinOp::FloorDiv, Expr::int(7), Expr::int(0)),
+            Expr::binary(BinOp::FloorDiv, Expr::int(7), Expr::int(0))
+        );
+    }
+
+    #[test]
+    fn keeps_variable_offsets_readable() {
+        let i = Var::new("i", DataType::INT32);
+        assert_eq!(
+            add(add(Expr::var(&i), Expr::int(1)), Expr::int(2)),
+            Expr::var(&i) + Expr::int(3)
+        );
+        assert_eq!(add(Expr::var(&i), Expr::int(0)), Expr::var(&i));
+        assert_eq!(sub(Expr::var(&i), Expr::int(-2)), Expr::var(&i) + Expr::int(2));
+        assert_eq!(add(Expr::var(&i), Expr::int(-2)), Expr::var(&i) - Expr::int(2));
+    }
+}

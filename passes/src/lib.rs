@@ -1,0 +1,42 @@
+//! tirproof-passes: transformations of TIR modules.
+//!
+//! Every pass implements `Pass` and is registered by name in `registry`, so the CLI, the
+//! corpus and the fuzzers run passes the same way. A pass either rewrites the module or
+//! returns located diagnostics; it never panics on a well-formed module and never prints.
+
+pub mod fold;
+pub mod pipeline;
+
+use tirproof_ir::{Diagnostics, IRModule};
+
+/// Why a pass refused a module.
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("{diagnostics}")]
+pub struct PassError {
+    pub diagnostics: Diagnostics,
+}
+
+impl From<Diagnostics> for PassError {
+    fn from(diagnostics: Diagnostics) -> Self {
+        PassError { diagnostics }
+    }
+}
+
+/// A module-to-module transformation.
+pub trait Pass {
+    /// The name used on the command line (`--passes NAME`).
+    fn name(&self) -> &'static str;
+    /// One line for `--help` and the registry listing.
+    fn description(&self) -> &'static str;
+    fn run(&self, module: &mut IRModule) -> Result<(), PassError>;
+}
+
+/// Every registered pass, in a stable order.
+pub fn registry() -> Vec<Box<dyn Pass>> {
+    vec![Box::new(pipeline::InjectSoftwarePipeline)]
+}
+
+/// The pass registered under `name`.
+pub fn lookup(name: &str) -> Option<Box<dyn Pass>> {
+    registry().into_iter().find(|p| p.name() == name)
+}

@@ -1,0 +1,106 @@
+//! Splitting a pipelined loop's body into its statements.
+//!
+//! The body may be a plain sequence, or wrapped in allocations (`T.alloc_buffer` inside the
+//! loop) and in an S-TIR block that allocates the staging buffers (`with T.sblock("compute"):`
+//! with `T.sblock_alloc_buffer`). Wrappers are peeled from the outside in until a level has as
+//! many statements as the annotations have entries; the buffers they allocate are the loop's
+//! local buffers, which the pass hoists (and versions where needed). A `LetStmt` wrapper is
+//! inlined into the statements below it, since those may end up in different stages.
+
+use tirproof_ir::expr::Expr;
+use tirproof_ir::subst::Substitution;
+use tirproof_ir::visit::{walk_expr, Visitor};
+use tirproof_ir::{Annotations, Buffer, Stmt, StmtKind};
+
+/// A buffer allocated inside the pipelined loop.
+#[derive(Clone, Debug)]
+pub struct LocalBuffer {
+    pub buffer: Buffer,
+    pub annotations: Annotations,
+}
+
+#[derive(Clone, Debug)]
+pub struct LoopBody {
+    pub stmts: Vec<Stmt>,
+    pub locals: Vec<LocalBuffer>,
+}
+
+/// Splits `body` into `n` statements, or says what was found instead.
+pub fn split_body(body: &Stmt, n: usize) -> Result<LoopBody, String> {
+    let mut locals = Vec::new();
+    let mut current = body.clone();
+    let mut seen = Vec::new();
+    loop {
+        let stmts = flatten(&current);
+        seen.push(stmts.len());
+        if stmts.len() == n {
+            return Ok(LoopBody { stmts, locals });
+        }
+        current = match peel(current, &mut locals)? {
+            Some(inner) => inner,
+            None => break,
+        };
+    }
+    let levels: Vec<String> = seen.iter().map(usize::to_string).collect();
+    Err(format!(
+        "the annotations describe {n} statements, but the loop body has {} (looking through allocations and the body block)",
+        levels.join(" or ")
+    ))
+}
+
+fn flatten(stmt: &Stmt) -> Vec<Stmt> {
+    match &stmt.kind {
+        StmtKind::Seq(items) => items.clone(),
+        _ => vec![stmt.clone()],
+    }
+}
+
+/// Removes one wrapper around a single statement; `None` when there is nothing to peel.
+fn peel(stmt: Stmt, locals: &mut Vec<LocalBuffer>) -> Result<Option<Stmt>, String> {
+    match stmt.kind {
+        StmtKind::AllocBuffer {
+            buffer,
+            annotations,
+            body,
+        } => {
+            locals.push(LocalBuffer { buffer, annotations });
+            Ok(Some(*body))
+        }
+        StmtKind::Let { var, value, body } => {
+            if contains_load(&value) {
+                return Err(format!(
+                    "the loop body binds `{var}` to a value that reads memory; its statements cannot be split across stages"
+                ));
+            }
+            let mut subst = Substitution::new().var(&var, value);
+            Ok(Some(subst.stmt(&body)))
+        }
+        StmtKind::Block(block) if block.iter_vars.is_empty() && block.init.is_none() => {
+            if block.predicate.is_some() {
+                return Err(format!(
+                    "the body block `{}` has a T.where predicate; move it onto the statements inside",
+                    block.name
+                ));
+            }
+            locals.extend(block.alloc_buffers.into_iter().map(|a| LocalBuffer {
+                buffer: a.buffer,
+                annotations: a.annotations,
+            }));
+            Ok(Some(block.body))
+        }
+        _ => Ok(None),
+    }
+}
+
+fn contains_load(e: &Expr) -> bool {
+    struct Finder(bool);
+    impl Visitor for Finder {
+        fn visit_expr(&mut self, e: &Expr) {
+            self.0 |= matches!(e, Expr::Load(_) | Expr::Call(_));
+            walk_expr(self, e);
+        }
+    }
+    let mut f = Finder(false);
+    f.visit_expr(e);
+    f.0
+}

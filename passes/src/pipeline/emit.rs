@@ -1,0 +1,304 @@
+//! Building the pipelined code: prologue, body loop, epilogue, for constant and symbolic
+//! extents, with async scopes, commits and waits.
+//!
+//! Steps of the schedule are numbered `t = 0 .. ext + max_stage`; at step `t` statement `k`
+//! runs iteration `t - stage[k]` when that is in `[0, ext)`. Steps before `first_body` and
+//! from `ext` on are emitted as straight-line code (peeled), so every executed wait count is
+//! a constant that is both safe and the largest safe one; the body loop covers the steps where
+//! all counts are the steady-state constants. A symbolic extent gets the general code under
+//! `if ext >= first_body`, and a fully peeled copy for each smaller positive extent.
+
+use std::collections::BTreeMap;
+
+use tirproof_ir::annotation::{
+    ASYNC_COMMIT_QUEUE_SCOPE, ASYNC_SCOPE, ASYNC_WAIT_INFLIGHT_COUNT, ASYNC_WAIT_QUEUE_SCOPE,
+};
+use tirproof_ir::subst::{prepend_indices, Substitution};
+use tirproof_ir::{Annotations, AttrStmt, BinOp, Buffer, Expr, For, ForKind, Span, Stmt, StmtKind, Var};
+
+use super::groups::Groups;
+use super::spec::PipelineSpec;
+use crate::fold;
+
+/// A staging buffer and the versioned buffer that replaces it.
+#[derive(Clone, Debug)]
+pub struct Versioned {
+    pub old: Buffer,
+    pub new: Buffer,
+    pub versions: i64,
+}
+
+pub struct Emitter<'a> {
+    pub spec: &'a PipelineSpec,
+    pub groups: &'a Groups,
+    pub stmts: &'a [Stmt],
+    pub loop_var: &'a Var,
+    pub min: Expr,
+    pub versioned: &'a [Versioned],
+    /// Added to a stage to get its queue id (keeps nested pipelines' queues apart).
+    pub queue_offset: i64,
+    /// Annotations the body loop keeps (the pipeline ones removed).
+    pub body_annotations: Annotations,
+    pub span: Span,
+}
+
+/// Where a step sits, which decides how iterations are written.
+#[derive(Clone)]
+enum Step {
+    /// A step at a constant position with a known (or assumed large) extent.
+    Fixed { t: i64 },
+    /// The body loop's step `first_body + j`.
+    Body { j: Var },
+    /// Step `ext + e` of a symbolic extent `ext >= first_body`.
+    Tail { e: i64, ext: Expr },
+}
+
+/// Per-queue upper bound on groups in flight, where known.
+type Bounds = BTreeMap<i64, Option<i64>>;
+
+impl Emitter<'_> {
+    /// The first step from which every count is the steady-state one.
+    pub fn first_body(&self) -> i64 {
+        let max_stage = self.spec.max_stage();
+        let needs_history = self
+            .groups
+            .needs
+            .iter()
+            .enumerate()
+            .flat_map(|(k, per_q)| {
+                per_q
+                    .values()
+                    .flatten()
+                    .map(move |&(_, delta)| self.spec.stages[k] + delta)
+            })
+            .max()
+            .unwrap_or(0);
+        max_stage.max(needs_history)
+    }
+
+    /// The whole replacement for the loop, for a constant or a symbolic extent.
+    pub fn emit(&self, extent: &Expr) -> Stmt {
+        match extent.as_int() {
+            Some(ext) => self.emit_constant(ext),
+            None => self.emit_symbolic(extent),
+        }
+    }
+
+    fn emit_constant(&self, ext: i64) -> Stmt {
+        if ext <= 0 {
+            return Stmt::nop();
+        }
+        let p = self.first_body();
+        let last = ext + self.spec.max_stage();
+        let mut out = Vec::new();
+        let mut bounds = Bounds::new();
+        if ext <= p {
+            for t in 0..last {
+                out.extend(self.step(&Step::Fixed { t }, t, ext, &mut bounds));
+            }
+        } else {
+            for t in 0..p {
+                out.extend(self.step(&Step::Fixed { t }, t, ext, &mut bounds));
+            }
+            out.push(self.body_loop(Expr::int(ext - p), p, ext, &mut bounds));
+            for t in ext..last {
+                out.extend(self.step(&Step::Fixed { t }, t, ext, &mut bounds));
+            }
+        }
+        out.extend(self.drain(&bounds));
+        Stmt::seq(out)
+    }
+
+    fn emit_symbolic(&self, ext: &Expr) -> Stmt {
+        let p = self.first_body();
+        let s = self.spec.max_stage();
+        // Counts do not depend on the extent once it is at least `p`; any such value works.
+        let model = p + s + 1;
+        let mut general = Vec::new();
+        let mut bounds = Bounds::new();
+        for t in 0..p {
+            general.extend(self.step(&Step::Fixed { t }, t, model, &mut bounds));
+        }
+        general.push(self.body_loop(fold::sub(ext.clone(), Expr::int(p)), p, model, &mut bounds));
+        for e in 0..s {
+            general.extend(self.step(&Step::Tail { e, ext: ext.clone() }, model + e, model, &mut bounds));
+        }
+        general.extend(self.drain(&bounds));
+        let general = Stmt::seq(general);
+        if p == 0 {
+            return general;
+        }
+        // `if ext >= p: general elif ext == 1: ... elif ext == p - 1: ...`
+        let mut smaller: Option<Stmt> = None;
+        for small in (1..p).rev() {
+            let branch = self.emit_constant(small);
+            smaller = Some(self.guard(Expr::eq(ext.clone(), Expr::int(small)), branch, smaller.take()));
+        }
+        self.guard(Expr::ge(ext.clone(), Expr::int(p)), general, smaller)
+    }
+
+    fn guard(&self, cond: Expr, then_case: Stmt, else_case: Option<Stmt>) -> Stmt {
+        Stmt::new(
+            StmtKind::If {
+                cond,
+                then_case: Box::new(then_case),
+                else_case: else_case.map(Box::new),
+            },
+            self.span,
+        )
+    }
+
+    fn body_loop(&self, extent: Expr, p: i64, ext_model: i64, bounds: &mut Bounds) -> Stmt {
+        let j = self.loop_var.fresh_copy();
+        // The body's waits and commits are the same in every iteration; the bound after the
+        // loop is what one iteration leaves when it starts from an unknown state.
+        let mut local = Bounds::new();
+        for q in self.groups.runs_per_step.keys() {
+            local.insert(*q, None);
+        }
+        let body = self.step(&Step::Body { j: j.clone() }, p, ext_model, &mut local);
+        // The loop may run no iteration at all (a symbolic extent equal to `p`), so the state
+        // after it is the weaker of "before" and "after one iteration".
+        for (q, after) in local {
+            let before = bounds.get(&q).copied().flatten();
+            let merged = match (before, after) {
+                (Some(a), Some(b)) if extent.as_int().is_none_or(|n| n <= 0) => Some(a.max(b)),
+                (_, Some(b)) if extent.as_int().is_some_and(|n| n > 0) => Some(b),
+                _ => None,
+            };
+            bounds.insert(q, merged);
+        }
+        Stmt::new(
+            StmtKind::For(Box::new(For {
+                var: j,
+                min: Expr::int(0),
+                extent,
+                kind: ForKind::Serial,
+                thread: None,
+                annotations: self.body_annotations.clone(),
+                body: Stmt::seq(body),
+            })),
+            self.span,
+        )
+    }
+
+    fn is_active(&self, step: &Step, k: usize, t: i64, ext: i64) -> bool {
+        let stage = self.spec.stages[k];
+        match step {
+            Step::Fixed { .. } => (0..ext).contains(&(t - stage)),
+            Step::Body { .. } => true,
+            Step::Tail { e, .. } => *e < stage,
+        }
+    }
+
+    fn iteration(&self, step: &Step, k: usize) -> Expr {
+        let stage = self.spec.stages[k];
+        let (base, offset) = match step {
+            Step::Fixed { t } => (Expr::int(0), t - stage),
+            Step::Body { j } => (Expr::var(j), self.first_body() - stage),
+            Step::Tail { e, ext } => (ext.clone(), e - stage),
+        };
+        fold::add(fold::binary(BinOp::Add, self.min.clone(), base), Expr::int(offset))
+    }
+
+    /// The statements of one step, in execution order, with scopes, waits and commits.
+    fn step(&self, step: &Step, t: i64, ext: i64, bounds: &mut Bounds) -> Vec<Stmt> {
+        let mut out = Vec::new();
+        let mut run_members: Vec<Stmt> = Vec::new();
+        for &k in &self.groups.exec_order {
+            if !self.is_active(step, k, t, ext) {
+                continue;
+            }
+            let mut s = self.instance(k, &self.iteration(step, k));
+            if self.spec.is_async(k) {
+                s = attr(ASYNC_SCOPE, Expr::int(1), s);
+            }
+            s = self.wrap_waits(k, s, t, ext, bounds);
+            match self.groups.run_of[k] {
+                None => out.push(s),
+                Some(r) => {
+                    run_members.push(s);
+                    let run = &self.groups.runs[r];
+                    if run.members.last() == Some(&k) {
+                        let queue = run.stage + self.queue_offset;
+                        out.push(attr(
+                            ASYNC_COMMIT_QUEUE_SCOPE,
+                            Expr::int(queue),
+                            Stmt::seq(run_members.split_off(0)),
+                        ));
+                        if let Some(Some(b)) = bounds.get_mut(&run.stage) {
+                            *b += 1;
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn wrap_waits(&self, k: usize, mut s: Stmt, t: i64, ext: i64, bounds: &mut Bounds) -> Stmt {
+        let queues: Vec<i64> = self.groups.queues_needed(k).collect();
+        for q in queues.into_iter().rev() {
+            let Some(count) = self.groups.wait_count(q, k, t, ext) else {
+                continue;
+            };
+            let implied = bounds.get(&q).copied().flatten().is_some_and(|b| b <= count);
+            if implied {
+                continue;
+            }
+            s = wait(q + self.queue_offset, count, s);
+            bounds.insert(q, Some(count));
+        }
+        s
+    }
+
+    /// Statement `k` for iteration `iteration`: fresh binders, versioned staging accesses.
+    fn instance(&self, k: usize, iteration: &Expr) -> Stmt {
+        let mut s = Substitution::freshening()
+            .var(self.loop_var, iteration.clone())
+            .stmt(&self.stmts[k]);
+        for v in self.versioned {
+            let relative = fold::sub(iteration.clone(), self.min.clone());
+            let slot = fold::floormod(relative, Expr::int(v.versions));
+            prepend_indices(&mut s, &v.old, &v.new, &[slot]);
+        }
+        s
+    }
+
+    /// A final `wait(q, 0)` for every queue that may still have groups in flight.
+    fn drain(&self, bounds: &Bounds) -> Vec<Stmt> {
+        self.groups
+            .runs_per_step
+            .keys()
+            .filter(|q| bounds.get(q).copied().flatten() != Some(0))
+            .map(|q| {
+                wait(
+                    q + self.queue_offset,
+                    0,
+                    Stmt::synthetic(StmtKind::Evaluate(Expr::int(0))),
+                )
+            })
+            .collect()
+    }
+}
+
+fn attr(key: &str, value: Expr, body: Stmt) -> Stmt {
+    let span = body.span;
+    Stmt::new(
+        StmtKind::Attr(AttrStmt {
+            node: None,
+            key: key.to_string(),
+            value,
+            body: Box::new(body),
+        }),
+        span,
+    )
+}
+
+fn wait(queue: i64, count: i64, body: Stmt) -> Stmt {
+    attr(
+        ASYNC_WAIT_QUEUE_SCOPE,
+        Expr::int(queue),
+        attr(ASYNC_WAIT_INFLIGHT_COUNT, Expr::int(count), body),
+    )
+}

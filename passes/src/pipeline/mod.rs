@@ -1,0 +1,255 @@
+//! `inject-software-pipeline`: loops annotated with `software_pipeline_stage`,
+//! `software_pipeline_order` and `software_pipeline_async_stages` become prologue, body and
+//! epilogue, with staging buffers versioned and async stages turned into `async_scope`
+//! stores, commit groups and waits whose counts are exact in every iteration.
+//!
+//! Loops are rewritten innermost first, so an inner pipeline is one (compound) statement of
+//! the outer one; the outer pipeline's queues are numbered above the inner's. Buffers
+//! allocated by the function around a pipelined loop can be staging buffers too: their
+//! declaration is replaced by the versioned one, which is refused if they are also used
+//! outside the loop.
+
+mod body;
+mod deps;
+mod emit;
+mod groups;
+pub mod spec;
+
+use std::collections::{HashMap, HashSet};
+
+use tirproof_ir::annotation::{
+    ASYNC_COMMIT_QUEUE_SCOPE, ASYNC_WAIT_QUEUE_SCOPE, PIPELINE_ASYNC_STAGES, PIPELINE_ORDER, PIPELINE_STAGE,
+};
+use tirproof_ir::visit::{walk_stmt, walk_stmt_mut, MutVisitor, Visitor};
+use tirproof_ir::{
+    Buffer, BufferId, BufferSpec, Diagnostic, Diagnostics, Expr, For, ForKind, IRModule, PrimFunc, Span, Stmt, StmtKind,
+};
+
+use crate::{Pass, PassError};
+use body::split_body;
+use emit::{Emitter, Versioned};
+use groups::Groups;
+use spec::{is_pipelined, read_spec};
+
+pub struct InjectSoftwarePipeline;
+
+impl Pass for InjectSoftwarePipeline {
+    fn name(&self) -> &'static str {
+        "inject-software-pipeline"
+    }
+
+    fn description(&self) -> &'static str {
+        "pipeline annotated loops into prologue, body and epilogue with async commits and exact waits"
+    }
+
+    fn run(&self, module: &mut IRModule) -> Result<(), PassError> {
+        let mut errors = Diagnostics::new();
+        for func in &mut module.functions {
+            for d in pipeline_func(func) {
+                errors.push(d);
+            }
+        }
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            errors.sort();
+            Err(errors.into())
+        }
+    }
+}
+
+/// Pipelines every annotated loop of `func`; returns the problems found.
+pub fn pipeline_func(func: &mut PrimFunc) -> Vec<Diagnostic> {
+    let mut rewriter = Rewriter::default();
+    rewriter.mutate_stmt(&mut func.body);
+    rewriter.errors
+}
+
+#[derive(Default)]
+struct Rewriter {
+    errors: Vec<Diagnostic>,
+    /// Buffers the function allocates that are in scope here, innermost last.
+    allocated: Vec<Buffer>,
+    /// Buffers allocated around a pipelined loop that the loop versioned.
+    replaced: HashMap<BufferId, (Buffer, Span)>,
+}
+
+impl MutVisitor for Rewriter {
+    fn mutate_stmt(&mut self, stmt: &mut Stmt) {
+        match &mut stmt.kind {
+            StmtKind::AllocBuffer { buffer, body, .. } => {
+                self.allocated.push(buffer.clone());
+                self.mutate_stmt(body);
+                self.allocated.pop();
+                self.replace_declaration(buffer, body);
+            }
+            StmtKind::Block(block) => {
+                let count = block.alloc_buffers.len();
+                self.allocated
+                    .extend(block.alloc_buffers.iter().map(|a| a.buffer.clone()));
+                self.mutate_stmt(&mut block.body);
+                self.allocated.truncate(self.allocated.len() - count);
+                for alloc in &mut block.alloc_buffers {
+                    self.replace_declaration(&mut alloc.buffer, &block.body);
+                }
+            }
+            StmtKind::For(f) if is_pipelined(&f.annotations) => {
+                self.mutate_stmt(&mut f.body);
+                let span = stmt.span;
+                match self.pipeline_loop(f, span) {
+                    Ok(replacement) => *stmt = replacement,
+                    Err(errs) => self.errors.extend(errs),
+                }
+            }
+            _ => walk_stmt_mut(self, stmt),
+        }
+    }
+}
+
+impl Rewriter {
+    /// Swaps in the versioned buffer for a declaration around a pipelined loop.
+    fn replace_declaration(&mut self, buffer: &mut Buffer, scope: &Stmt) {
+        let Some((new, loop_span)) = self.replaced.remove(&buffer.id()) else {
+            return;
+        };
+        if let Some(line) = first_use(scope, buffer) {
+            self.errors.push(Diagnostic::error(
+                loop_span,
+                format!(
+                    "staging buffer `{buffer}` is also used outside the pipelined loop (line {line}); versioning it would change that access"
+                ),
+            ));
+            return;
+        }
+        *buffer = new;
+    }
+
+    fn pipeline_loop(&mut self, f: &For, span: Span) -> Result<Stmt, Vec<Diagnostic>> {
+        let spec = read_spec(&f.annotations, span)?;
+        let fail = |msg: String| vec![Diagnostic::error(span, msg)];
+        if f.kind != ForKind::Serial {
+            return Err(fail(format!(
+                "only serial loops can be pipelined; this loop is `{}`",
+                f.kind.constructor()
+            )));
+        }
+        let body = split_body(&f.body, spec.len()).map_err(fail)?;
+        let mut candidates: HashSet<BufferId> = self.allocated.iter().map(Buffer::id).collect();
+        candidates.extend(body.locals.iter().map(|l| l.buffer.id()));
+        let analysis = deps::analyse(&body.stmts, &f.var, &spec, &candidates).map_err(fail)?;
+        let groups = Groups::build(&spec, analysis.deps.iter().copied());
+        let mut versioned = Vec::new();
+        for staging in analysis.staging.iter().filter(|s| s.versions > 1) {
+            let new = versioned_buffer(&staging.buffer, staging.versions).map_err(fail)?;
+            versioned.push(Versioned {
+                old: staging.buffer.clone(),
+                new,
+                versions: staging.versions,
+            });
+        }
+        let emitter = Emitter {
+            spec: &spec,
+            groups: &groups,
+            stmts: &body.stmts,
+            loop_var: &f.var,
+            min: f.min.clone(),
+            versioned: &versioned,
+            queue_offset: next_free_queue(&body.stmts),
+            body_annotations: without_pipeline_keys(&f.annotations),
+            span,
+        };
+        let mut result = emitter.emit(&f.extent);
+        for local in body.locals.iter().rev() {
+            let buffer = versioned
+                .iter()
+                .find(|v| v.old == local.buffer)
+                .map_or(local.buffer.clone(), |v| v.new.clone());
+            result = Stmt::new(
+                StmtKind::AllocBuffer {
+                    buffer,
+                    annotations: local.annotations.clone(),
+                    body: Box::new(result),
+                },
+                span,
+            );
+        }
+        for v in &versioned {
+            if !body.locals.iter().any(|l| l.buffer == v.old) {
+                self.replaced.insert(v.old.id(), (v.new.clone(), span));
+            }
+        }
+        Ok(result)
+    }
+}
+
+/// The buffer with a leading dimension of `versions` slots.
+fn versioned_buffer(buffer: &Buffer, versions: i64) -> Result<Buffer, String> {
+    if !buffer.strides().is_empty() {
+        return Err(format!(
+            "staging buffer `{buffer}` has explicit strides; versioning it is not supported"
+        ));
+    }
+    let mut spec: BufferSpec = buffer.to_spec();
+    spec.shape.insert(0, Expr::int(versions));
+    spec.data = spec.data.fresh_copy();
+    Ok(spec.build())
+}
+
+fn without_pipeline_keys(annotations: &tirproof_ir::Annotations) -> tirproof_ir::Annotations {
+    let mut kept = annotations.clone();
+    for key in [PIPELINE_STAGE, PIPELINE_ORDER, PIPELINE_ASYNC_STAGES] {
+        kept.remove(key);
+    }
+    kept
+}
+
+/// One more than the largest constant queue id used inside `stmts` (0 when none).
+fn next_free_queue(stmts: &[Stmt]) -> i64 {
+    struct MaxQueue(i64);
+    impl Visitor for MaxQueue {
+        fn visit_stmt(&mut self, s: &Stmt) {
+            if let StmtKind::Attr(a) = &s.kind {
+                if a.key == ASYNC_COMMIT_QUEUE_SCOPE || a.key == ASYNC_WAIT_QUEUE_SCOPE {
+                    if let Some(q) = a.value.as_int() {
+                        self.0 = self.0.max(q + 1);
+                    }
+                }
+            }
+            walk_stmt(self, s);
+        }
+    }
+    let mut m = MaxQueue(0);
+    stmts.iter().for_each(|s| m.visit_stmt(s));
+    m.0
+}
+
+/// The line of the first access to `buffer` in `scope`, if any.
+fn first_use(scope: &Stmt, buffer: &Buffer) -> Option<u32> {
+    struct Finder<'a> {
+        buffer: &'a Buffer,
+        line: Option<u32>,
+        current: u32,
+    }
+    impl Visitor for Finder<'_> {
+        fn visit_stmt(&mut self, s: &Stmt) {
+            let saved = self.current;
+            if s.span.is_known() {
+                self.current = s.span.line;
+            }
+            walk_stmt(self, s);
+            self.current = saved;
+        }
+        fn visit_buffer_use(&mut self, b: &Buffer) {
+            if b == self.buffer && self.line.is_none() {
+                self.line = Some(self.current);
+            }
+        }
+    }
+    let mut f = Finder {
+        buffer,
+        line: None,
+        current: 0,
+    };
+    f.visit_stmt(scope);
+    f.line
+}

@@ -31,6 +31,9 @@ enum Command {
     /// Parse and check TVMScript files (directories are searched for .py files).
     #[command(after_help = EXIT_CODES)]
     Check(commands::check::Args),
+    /// Run passes over a module and print (or write) the result.
+    #[command(after_help = EXIT_CODES)]
+    Opt(commands::opt::Args),
     /// Run every corpus case under a directory and print one line per case.
     #[command(after_help = EXIT_CODES)]
     Corpus(commands::corpus::Args),
@@ -41,6 +44,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Fmt(args) => commands::fmt::run(&args),
         Command::Check(args) => commands::check::run(&args),
+        Command::Opt(args) => commands::opt::run(&args),
         Command::Corpus(args) => commands::corpus::run(&args),
     };
     match result {

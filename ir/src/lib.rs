@@ -20,7 +20,9 @@ pub use dtype::{DataType, TypeCode};
 pub use expr::{BinOp, BufferLoad, Call, CallEffect, CmpOp, Expr, LogicOp};
 pub use func::{IRModule, Param, PrimFunc};
 pub use span::Span;
-pub use stmt::{Allocate, AttrStmt, Block, BlockAlloc, BufferStore, For, ForKind, IterKind, IterVar, Stmt, StmtKind};
+pub use stmt::{
+    Allocate, AttrStmt, Block, BlockAlloc, BufferStore, For, ForKind, IterKind, IterVar, Origin, Stmt, StmtKind,
+};
 pub use var::{Var, VarId};
 
 pub mod check;

@@ -18,19 +18,37 @@ use crate::var::Var;
 pub struct Stmt {
     pub kind: StmtKind,
     pub span: Span,
+    /// Set by passes that copy statements (the pipeline pass): where this one came from.
+    /// Like spans, origins take no part in structural equality.
+    pub origin: Option<Box<Origin>>,
+}
+
+/// The provenance of a statement emitted by a pass: the original statement's position in
+/// the pipelined loop body, its stage, and the loop iteration this copy executes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Origin {
+    pub stmt: u32,
+    pub stage: i64,
+    pub iteration: Expr,
 }
 
 impl Stmt {
     pub fn new(kind: StmtKind, span: Span) -> Self {
-        Stmt { kind, span }
+        Stmt {
+            kind,
+            span,
+            origin: None,
+        }
     }
 
     /// A statement without a source position.
     pub fn synthetic(kind: StmtKind) -> Self {
-        Stmt {
-            kind,
-            span: Span::UNKNOWN,
-        }
+        Stmt::new(kind, Span::UNKNOWN)
+    }
+
+    pub fn with_origin(mut self, origin: Origin) -> Self {
+        self.origin = Some(Box::new(origin));
+        self
     }
 
     /// The empty sequence (a no-op).

@@ -4,6 +4,7 @@
 pub mod check;
 pub mod corpus;
 pub mod fmt;
+pub mod opt;
 
 use std::process::ExitCode;
 

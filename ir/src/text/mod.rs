@@ -11,4 +11,4 @@ pub mod parse;
 pub mod print;
 
 pub use parse::parse_module;
-pub use print::{print_expr, print_func, print_module, print_stmt};
+pub use print::{print_expr, print_func, print_module, print_module_with_provenance, print_stmt};

@@ -14,7 +14,7 @@ use tirproof_ir::annotation::{
     ASYNC_COMMIT_QUEUE_SCOPE, ASYNC_SCOPE, ASYNC_WAIT_INFLIGHT_COUNT, ASYNC_WAIT_QUEUE_SCOPE,
 };
 use tirproof_ir::subst::{prepend_indices, Substitution};
-use tirproof_ir::{Annotations, AttrStmt, BinOp, Buffer, Expr, For, ForKind, Span, Stmt, StmtKind, Var};
+use tirproof_ir::{Annotations, AttrStmt, BinOp, Buffer, Expr, For, ForKind, Origin, Span, Stmt, StmtKind, Var};
 
 use super::groups::Groups;
 use super::spec::PipelineSpec;
@@ -262,7 +262,12 @@ impl Emitter<'_> {
             let slot = fold::floormod(relative, Expr::int(v.versions));
             prepend_indices(&mut s, &v.old, &v.new, &[slot]);
         }
-        s
+        let stmt = u32::try_from(k).unwrap_or(u32::MAX);
+        s.with_origin(Origin {
+            stmt,
+            stage: self.spec.stages[k],
+            iteration: iteration.clone(),
+        })
     }
 
     /// A final `wait(q, 0)` for every queue that may still have groups in flight.

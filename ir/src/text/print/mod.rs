@@ -19,32 +19,47 @@ use expr::quote;
 
 /// Prints a whole module.
 pub fn print_module(module: &IRModule) -> String {
-    let mut p = Printer::default();
-    match &module.class_name {
-        Some(class) => {
-            p.line("# from tvm.script import ir as I");
-            p.line("# from tvm.script import tirx as T");
-            p.line("");
-            p.line("@I.ir_module");
-            p.line(&format!("class {class}:"));
-            p.indent += 1;
-            for (i, func) in module.functions.iter().enumerate() {
-                if i > 0 {
-                    p.line("");
-                }
-                p.func(func);
-            }
-            p.indent -= 1;
-        }
-        None => {
-            p.line("# from tvm.script import tirx as T");
-            for func in &module.functions {
-                p.line("");
-                p.func(func);
-            }
-        }
+    Printer::default().module(module)
+}
+
+/// Prints a whole module with a comment before every statement that records its origin.
+pub fn print_module_with_provenance(module: &IRModule) -> String {
+    Printer {
+        provenance: true,
+        ..Printer::default()
     }
-    p.out
+    .module(module)
+}
+
+impl Printer {
+    fn module(mut self, module: &IRModule) -> String {
+        let p = &mut self;
+        match &module.class_name {
+            Some(class) => {
+                p.line("# from tvm.script import ir as I");
+                p.line("# from tvm.script import tirx as T");
+                p.line("");
+                p.line("@I.ir_module");
+                p.line(&format!("class {class}:"));
+                p.indent += 1;
+                for (i, func) in module.functions.iter().enumerate() {
+                    if i > 0 {
+                        p.line("");
+                    }
+                    p.func(func);
+                }
+                p.indent -= 1;
+            }
+            None => {
+                p.line("# from tvm.script import tirx as T");
+                for func in &module.functions {
+                    p.line("");
+                    p.func(func);
+                }
+            }
+        }
+        self.out
+    }
 }
 
 /// Prints one function as it would appear at the top level of a file.
@@ -71,6 +86,8 @@ pub(crate) struct Printer {
     pub(crate) out: String,
     pub(crate) indent: usize,
     pub(crate) names: Names,
+    /// Print statement origins as comments.
+    pub(crate) provenance: bool,
 }
 
 impl Printer {

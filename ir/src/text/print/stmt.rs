@@ -43,6 +43,13 @@ impl Printer {
     }
 
     fn stmt(&mut self, stmt: &Stmt, tail: bool) {
+        if let (true, Some(origin)) = (self.provenance, &stmt.origin) {
+            let iteration = self.expr(&origin.iteration);
+            self.line(&format!(
+                "# origin: statement {}, stage {}, iteration {iteration}",
+                origin.stmt, origin.stage
+            ));
+        }
         match &stmt.kind {
             StmtKind::Store(store) => {
                 let lhs = format!(

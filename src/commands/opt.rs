@@ -1,0 +1,144 @@
+//! `tirproof opt FILE --passes A,B`: run passes over a module and print or write the result.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context};
+use tirproof::source::Source;
+use tirproof_ir::check::check_module;
+use tirproof_ir::text::print_module;
+use tirproof_ir::IRModule;
+use tirproof_passes::{lookup, registry, Pass};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The TVMScript file.
+    file: PathBuf,
+    /// Comma-separated pass names, run in order (see --list).
+    #[arg(long, value_delimiter = ',', required_unless_present = "list")]
+    passes: Vec<String>,
+    /// Write the result here (atomically) instead of printing it.
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// Run the well-formedness checker after every pass.
+    #[arg(long)]
+    verify_each: bool,
+    /// Print each emitted statement's origin (statement, stage, iteration) as a comment.
+    #[arg(long)]
+    provenance: bool,
+    /// Print each pass's median time over --repeat runs (parsing and printing excluded).
+    #[arg(long)]
+    time: bool,
+    /// Runs per pass for --time.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    repeat: u32,
+    /// List the registered passes and exit.
+    #[arg(long)]
+    list: bool,
+}
+
+pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    if args.list {
+        for pass in registry() {
+            println!("{:<28} {}", pass.name(), pass.description());
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let passes = resolve(&args.passes)?;
+    let src = Source::read(&args.file).with_context(|| format!("cannot read {}", args.file.display()))?;
+    let mut module = match src.parse_and_check() {
+        Ok(m) => m,
+        Err(diags) => {
+            eprintln!("{}", src.render(&diags));
+            return Ok(super::input_problems());
+        }
+    };
+    for pass in &passes {
+        let (result, times) = run_timed(pass.as_ref(), &module, args.repeat);
+        match result {
+            Ok(next) => module = next,
+            Err(err) => {
+                eprintln!("{}", src.render(&err.diagnostics));
+                return Ok(super::input_problems());
+            }
+        }
+        if args.time {
+            eprintln!(
+                "{:<28} median {:>10.1} µs over {} runs",
+                pass.name(),
+                median_us(times),
+                args.repeat
+            );
+        }
+        if args.verify_each {
+            let diags = check_module(&module);
+            if diags.has_errors() {
+                eprintln!("the checker rejects the output of `{}`:\n{diags}", pass.name());
+                return Ok(super::input_problems());
+            }
+        }
+    }
+    let text = if args.provenance {
+        tirproof_ir::text::print_module_with_provenance(&module)
+    } else {
+        print_module(&module)
+    };
+    match &args.output {
+        Some(path) => write_atomically(path, &text)?,
+        None => print!("{text}"),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn resolve(names: &[String]) -> anyhow::Result<Vec<Box<dyn Pass>>> {
+    names
+        .iter()
+        .map(|name| match lookup(name.trim()) {
+            Some(p) => Ok(p),
+            None => {
+                let known: Vec<&str> = registry().iter().map(|p| p.name()).collect();
+                bail!("unknown pass `{name}` (known passes: {})", known.join(", "))
+            }
+        })
+        .collect()
+}
+
+/// Runs `pass` `repeat` times on copies of `module`; returns the last result and the times.
+fn run_timed(
+    pass: &dyn Pass,
+    module: &IRModule,
+    repeat: u32,
+) -> (Result<IRModule, tirproof_passes::PassError>, Vec<Duration>) {
+    let mut times = Vec::with_capacity(repeat as usize);
+    let mut last = Ok(module.clone());
+    for _ in 0..repeat {
+        let mut copy = module.clone();
+        let start = Instant::now();
+        let outcome = pass.run(&mut copy);
+        times.push(start.elapsed());
+        last = outcome.map(|()| copy);
+    }
+    (last, times)
+}
+
+fn median_us(mut times: Vec<Duration>) -> f64 {
+    times.sort();
+    times.get(times.len() / 2).map_or(0.0, |d| d.as_secs_f64() * 1e6)
+}
+
+/// Writes through a temporary file in the same directory, then renames over the target.
+pub fn write_atomically(path: &std::path::Path, text: &str) -> anyhow::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+    std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}

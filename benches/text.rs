@@ -35,9 +35,7 @@ fn bench_text(c: &mut Criterion) {
     c.bench_function("parse 10k statements", |b| {
         b.iter(|| parse_module(black_box(&source)).map(|m| m.functions.len()))
     });
-    c.bench_function("print 10k statements", |b| {
-        b.iter(|| print_module(black_box(&module)).len())
-    });
+    c.bench_function("print 10k statements", |b| b.iter(|| print_module(black_box(&module)).len()));
 }
 
 criterion_group!(benches, bench_text);

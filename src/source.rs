@@ -20,10 +20,7 @@ pub struct Source {
 impl Source {
     pub fn read(path: &Path) -> std::io::Result<Source> {
         let text = std::fs::read_to_string(path)?;
-        Ok(Source {
-            name: path.display().to_string(),
-            text,
-        })
+        Ok(Source { name: path.display().to_string(), text })
     }
 
     /// Parses the module, then checks it; diagnostics of whichever stage failed.
@@ -57,9 +54,7 @@ pub fn expand_paths(paths: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
 }
 
 fn collect_py_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
-        .map(|e| e.map(|e| e.path()))
-        .collect::<Result<_, _>>()?;
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?.map(|e| e.map(|e| e.path())).collect::<Result<_, _>>()?;
     entries.sort();
     for path in entries {
         if path.is_dir() {

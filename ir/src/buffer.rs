@@ -189,10 +189,7 @@ pub struct Range {
 impl Range {
     /// The single point `[index, index + 1)`.
     pub fn point(index: Expr) -> Self {
-        Range {
-            min: index,
-            extent: Expr::int(1),
-        }
+        Range { min: index, extent: Expr::int(1) }
     }
 }
 

@@ -48,10 +48,7 @@ impl Diagnostic {
     }
 
     pub fn warning(span: Span, message: impl Into<String>) -> Self {
-        Diagnostic {
-            severity: Severity::Warning,
-            ..Diagnostic::error(span, message)
-        }
+        Diagnostic { severity: Severity::Warning, ..Diagnostic::error(span, message) }
     }
 
     pub fn expected(mut self, expected: impl Into<String>, found: impl Into<String>) -> Self {
@@ -81,10 +78,7 @@ impl Diagnostic {
             let gutter = self.span.line.to_string();
             let pad = " ".repeat(gutter.len());
             let caret_col = caret_offset(text, self.span.col);
-            out.push_str(&format!(
-                "\n{pad} |\n{gutter} | {text}\n{pad} | {}^",
-                " ".repeat(caret_col)
-            ));
+            out.push_str(&format!("\n{pad} |\n{gutter} | {text}\n{pad} | {}^", " ".repeat(caret_col)));
         }
         for note in &self.notes {
             out.push_str(&format!("\n  = note: {note}"));
@@ -141,11 +135,7 @@ impl Diagnostics {
     }
     /// Renders every diagnostic, separated by blank lines.
     pub fn render(&self, file_name: &str, source: &str) -> String {
-        self.0
-            .iter()
-            .map(|d| d.render(file_name, source))
-            .collect::<Vec<_>>()
-            .join("\n\n")
+        self.0.iter().map(|d| d.render(file_name, source)).collect::<Vec<_>>().join("\n\n")
     }
 }
 

@@ -160,18 +160,9 @@ mod tests {
 
     #[test]
     fn round_trips_type_names() {
-        for name in [
-            "int8",
-            "int32",
-            "uint16",
-            "float16",
-            "float32x4",
-            "bfloat16",
-            "bool",
-            "boolx4",
-            "handle",
-            "int64x2",
-        ] {
+        for name in
+            ["int8", "int32", "uint16", "float16", "float32x4", "bfloat16", "bool", "boolx4", "handle", "int64x2"]
+        {
             let ty: DataType = name.parse().unwrap();
             assert_eq!(ty.to_string(), name);
         }

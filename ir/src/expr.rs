@@ -103,26 +103,17 @@ impl BinOp {
 
     /// Whether `a op b == b op a` for every type the operator accepts.
     pub fn is_commutative(self) -> bool {
-        matches!(
-            self,
-            BinOp::Add | BinOp::Mul | BinOp::Min | BinOp::Max | BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor
-        )
+        matches!(self, BinOp::Add | BinOp::Mul | BinOp::Min | BinOp::Max | BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor)
     }
 
     /// Division-like operators, which trap on a zero divisor for integers.
     pub fn is_division(self) -> bool {
-        matches!(
-            self,
-            BinOp::Div | BinOp::FloorDiv | BinOp::FloorMod | BinOp::TruncDiv | BinOp::TruncMod
-        )
+        matches!(self, BinOp::Div | BinOp::FloorDiv | BinOp::FloorMod | BinOp::TruncDiv | BinOp::TruncMod)
     }
 
     /// Bitwise operators, defined on integers and bools only.
     pub fn is_bitwise(self) -> bool {
-        matches!(
-            self,
-            BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::Shl | BinOp::Shr
-        )
+        matches!(self, BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::Shl | BinOp::Shr)
     }
 }
 
@@ -305,19 +296,13 @@ pub enum Expr {
 impl Expr {
     /// An int32 immediate.
     pub fn int(value: i64) -> Expr {
-        Expr::Int {
-            value,
-            dtype: DataType::INT32,
-        }
+        Expr::Int { value, dtype: DataType::INT32 }
     }
     pub fn int_of(value: i64, dtype: DataType) -> Expr {
         Expr::Int { value, dtype }
     }
     pub fn bool(value: bool) -> Expr {
-        Expr::Int {
-            value: i64::from(value),
-            dtype: DataType::BOOL,
-        }
+        Expr::Int { value: i64::from(value), dtype: DataType::BOOL }
     }
     pub fn float(value: f64, dtype: DataType) -> Expr {
         Expr::Float { value, dtype }
@@ -326,25 +311,13 @@ impl Expr {
         Expr::Var(var.clone())
     }
     pub fn binary(op: BinOp, lhs: Expr, rhs: Expr) -> Expr {
-        Expr::Binary {
-            op,
-            lhs: Box::new(lhs),
-            rhs: Box::new(rhs),
-        }
+        Expr::Binary { op, lhs: Box::new(lhs), rhs: Box::new(rhs) }
     }
     pub fn cmp(op: CmpOp, lhs: Expr, rhs: Expr) -> Expr {
-        Expr::Cmp {
-            op,
-            lhs: Box::new(lhs),
-            rhs: Box::new(rhs),
-        }
+        Expr::Cmp { op, lhs: Box::new(lhs), rhs: Box::new(rhs) }
     }
     pub fn logic(op: LogicOp, lhs: Expr, rhs: Expr) -> Expr {
-        Expr::Logic {
-            op,
-            lhs: Box::new(lhs),
-            rhs: Box::new(rhs),
-        }
+        Expr::Logic { op, lhs: Box::new(lhs), rhs: Box::new(rhs) }
     }
     pub fn floordiv(lhs: Expr, rhs: Expr) -> Expr {
         Expr::binary(BinOp::FloorDiv, lhs, rhs)
@@ -374,50 +347,25 @@ impl Expr {
         Expr::Not(Box::new(value))
     }
     pub fn select(cond: Expr, on_true: Expr, on_false: Expr) -> Expr {
-        Expr::Select {
-            cond: Box::new(cond),
-            on_true: Box::new(on_true),
-            on_false: Box::new(on_false),
-        }
+        Expr::Select { cond: Box::new(cond), on_true: Box::new(on_true), on_false: Box::new(on_false) }
     }
     pub fn if_then_else(cond: Expr, on_true: Expr, on_false: Expr) -> Expr {
-        Expr::IfThenElse {
-            cond: Box::new(cond),
-            on_true: Box::new(on_true),
-            on_false: Box::new(on_false),
-        }
+        Expr::IfThenElse { cond: Box::new(cond), on_true: Box::new(on_true), on_false: Box::new(on_false) }
     }
     pub fn cast(dtype: DataType, value: Expr) -> Expr {
-        Expr::Cast {
-            dtype,
-            value: Box::new(value),
-        }
+        Expr::Cast { dtype, value: Box::new(value) }
     }
     pub fn ramp(base: Expr, stride: Expr, lanes: u16) -> Expr {
-        Expr::Ramp {
-            base: Box::new(base),
-            stride: Box::new(stride),
-            lanes,
-        }
+        Expr::Ramp { base: Box::new(base), stride: Box::new(stride), lanes }
     }
     pub fn broadcast(value: Expr, lanes: u16) -> Expr {
-        Expr::Broadcast {
-            value: Box::new(value),
-            lanes,
-        }
+        Expr::Broadcast { value: Box::new(value), lanes }
     }
     pub fn let_in(var: Var, value: Expr, body: Expr) -> Expr {
-        Expr::Let {
-            var,
-            value: Box::new(value),
-            body: Box::new(body),
-        }
+        Expr::Let { var, value: Box::new(value), body: Box::new(body) }
     }
     pub fn load(buffer: &Buffer, indices: Vec<Expr>) -> Expr {
-        Expr::Load(BufferLoad {
-            buffer: buffer.clone(),
-            indices,
-        })
+        Expr::Load(BufferLoad { buffer: buffer.clone(), indices })
     }
 
     /// The type of the expression, derived from its operands.

@@ -34,11 +34,7 @@ pub struct Origin {
 
 impl Stmt {
     pub fn new(kind: StmtKind, span: Span) -> Self {
-        Stmt {
-            kind,
-            span,
-            origin: None,
-        }
+        Stmt { kind, span, origin: None }
     }
 
     /// A statement without a source position.

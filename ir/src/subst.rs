@@ -30,10 +30,7 @@ impl Substitution {
 
     /// A substitution that also gives every binder a fresh identity.
     pub fn freshening() -> Self {
-        Substitution {
-            freshen: true,
-            ..Substitution::default()
-        }
+        Substitution { freshen: true, ..Substitution::default() }
     }
 
     pub fn var(mut self, var: &Var, value: Expr) -> Self {
@@ -92,12 +89,7 @@ impl Substitution {
             _ => {}
         }
         let mut changed = data != spec.data;
-        for e in spec
-            .shape
-            .iter_mut()
-            .chain(spec.strides.iter_mut())
-            .chain(std::iter::once(&mut spec.elem_offset))
-        {
+        for e in spec.shape.iter_mut().chain(spec.strides.iter_mut()).chain(std::iter::once(&mut spec.elem_offset)) {
             let before = e.clone();
             self.mutate_expr(e);
             changed |= *e != before;
@@ -176,13 +168,7 @@ impl MutVisitor for Substitution {
                 self.bind_var(var);
                 self.mutate_stmt(body);
             }
-            StmtKind::Allocate(Allocate {
-                data,
-                extents,
-                condition,
-                body,
-                ..
-            }) => {
+            StmtKind::Allocate(Allocate { data, extents, condition, body, .. }) => {
                 extents.iter_mut().for_each(|e| self.mutate_expr(e));
                 self.mutate_expr(condition);
                 self.bind_var(data);
@@ -207,11 +193,7 @@ impl MutVisitor for Substitution {
 /// Rewrites every access to `from` into an access to `to` with `prefix` indices prepended
 /// (`B[i]` -> `B_versioned[slot, i]`), in loads, stores and block regions.
 pub fn prepend_indices(stmt: &mut Stmt, from: &Buffer, to: &Buffer, prefix: &[Expr]) {
-    let mut rewriter = PrependIndices {
-        from: from.id(),
-        to: to.clone(),
-        prefix: prefix.to_vec(),
-    };
+    let mut rewriter = PrependIndices { from: from.id(), to: to.clone(), prefix: prefix.to_vec() };
     rewriter.mutate_stmt(stmt);
 }
 
@@ -271,11 +253,7 @@ mod tests {
     use crate::stmt::{BufferStore, For, ForKind};
 
     fn store(buffer: &Buffer, index: Expr, value: Expr) -> Stmt {
-        Stmt::synthetic(StmtKind::Store(BufferStore {
-            buffer: buffer.clone(),
-            indices: vec![index],
-            value,
-        }))
+        Stmt::synthetic(StmtKind::Store(BufferStore { buffer: buffer.clone(), indices: vec![index], value }))
     }
 
     #[test]
@@ -294,13 +272,9 @@ mod tests {
         })));
         let mut subst = Substitution::freshening().var(&i, Expr::int(3));
         let copy = subst.stmt(&inner);
-        let StmtKind::For(f) = &copy.kind else {
-            panic!("still a loop")
-        };
+        let StmtKind::For(f) = &copy.kind else { panic!("still a loop") };
         assert_ne!(f.var, j, "the loop variable is fresh");
-        let StmtKind::Store(s) = &f.body.kind else {
-            panic!("store")
-        };
+        let StmtKind::Store(s) = &f.body.kind else { panic!("store") };
         assert_eq!(s.indices[0], Expr::int(3) + Expr::var(&f.var));
     }
 

@@ -38,11 +38,7 @@ impl Var {
     /// A fresh variable, distinct from every other.
     pub fn new(name: impl Into<String>, dtype: DataType) -> Self {
         let id = VarId(NEXT_VAR.fetch_add(1, Ordering::Relaxed));
-        Var(Arc::new(VarNode {
-            id,
-            name: name.into(),
-            dtype,
-        }))
+        Var(Arc::new(VarNode { id, name: name.into(), dtype }))
     }
 
     /// A fresh variable with the same name and type (for passes that duplicate a binding).

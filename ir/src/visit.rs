@@ -59,16 +59,7 @@ pub fn walk_expr<V: Visitor + ?Sized>(v: &mut V, expr: &Expr) {
             v.visit_expr(rhs);
         }
         Expr::Not(value) | Expr::Cast { value, .. } | Expr::Broadcast { value, .. } => v.visit_expr(value),
-        Expr::Select {
-            cond,
-            on_true,
-            on_false,
-        }
-        | Expr::IfThenElse {
-            cond,
-            on_true,
-            on_false,
-        } => {
+        Expr::Select { cond, on_true, on_false } | Expr::IfThenElse { cond, on_true, on_false } => {
             v.visit_expr(cond);
             v.visit_expr(on_true);
             v.visit_expr(on_false);
@@ -111,11 +102,7 @@ pub fn walk_stmt<V: Visitor + ?Sized>(v: &mut V, stmt: &Stmt) {
             v.visit_stmt(body);
         }
         StmtKind::For(f) => walk_for(v, f),
-        StmtKind::If {
-            cond,
-            then_case,
-            else_case,
-        } => {
+        StmtKind::If { cond, then_case, else_case } => {
             v.visit_expr(cond);
             v.visit_stmt(then_case);
             if let Some(e) = else_case {
@@ -130,13 +117,7 @@ pub fn walk_stmt<V: Visitor + ?Sized>(v: &mut V, stmt: &Stmt) {
             v.visit_expr(value);
             v.visit_stmt(body);
         }
-        StmtKind::Allocate(Allocate {
-            data,
-            extents,
-            condition,
-            body,
-            ..
-        }) => {
+        StmtKind::Allocate(Allocate { data, extents, condition, body, .. }) => {
             extents.iter().for_each(|e| v.visit_expr(e));
             v.visit_expr(condition);
             v.visit_var_def(data);
@@ -216,16 +197,7 @@ pub fn walk_expr_mut<M: MutVisitor + ?Sized>(m: &mut M, expr: &mut Expr) {
             m.mutate_expr(rhs);
         }
         Expr::Not(value) | Expr::Cast { value, .. } | Expr::Broadcast { value, .. } => m.mutate_expr(value),
-        Expr::Select {
-            cond,
-            on_true,
-            on_false,
-        }
-        | Expr::IfThenElse {
-            cond,
-            on_true,
-            on_false,
-        } => {
+        Expr::Select { cond, on_true, on_false } | Expr::IfThenElse { cond, on_true, on_false } => {
             m.mutate_expr(cond);
             m.mutate_expr(on_true);
             m.mutate_expr(on_false);
@@ -270,11 +242,7 @@ pub fn walk_stmt_mut<M: MutVisitor + ?Sized>(m: &mut M, stmt: &mut Stmt) {
             m.mutate_expr(&mut f.extent);
             m.mutate_stmt(&mut f.body);
         }
-        StmtKind::If {
-            cond,
-            then_case,
-            else_case,
-        } => {
+        StmtKind::If { cond, then_case, else_case } => {
             m.mutate_expr(cond);
             m.mutate_stmt(then_case);
             if let Some(e) = else_case {
@@ -289,12 +257,7 @@ pub fn walk_stmt_mut<M: MutVisitor + ?Sized>(m: &mut M, stmt: &mut Stmt) {
             m.mutate_expr(value);
             m.mutate_stmt(body);
         }
-        StmtKind::Allocate(Allocate {
-            extents,
-            condition,
-            body,
-            ..
-        }) => {
+        StmtKind::Allocate(Allocate { extents, condition, body, .. }) => {
             extents.iter_mut().for_each(|e| m.mutate_expr(e));
             m.mutate_expr(condition);
             m.mutate_stmt(body);

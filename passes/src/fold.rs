@@ -22,15 +22,7 @@ pub fn binary(op: BinOp, lhs: Expr, rhs: Expr) -> Expr {
 
 pub fn add(lhs: Expr, rhs: Expr) -> Expr {
     // Keep `i + 3` rather than `3 + i`, and merge `(i + 1) + 2` into `i + 3`.
-    if let (
-        Expr::Binary {
-            op: BinOp::Add,
-            lhs: inner,
-            rhs: c1,
-        },
-        Some(c2),
-    ) = (&lhs, int32(&rhs))
-    {
+    if let (Expr::Binary { op: BinOp::Add, lhs: inner, rhs: c1 }, Some(c2)) = (&lhs, int32(&rhs)) {
         if let Some(c1) = int32(c1) {
             return add((**inner).clone(), Expr::int(i64::from(c1.wrapping_add(c2))));
         }
@@ -101,10 +93,7 @@ mod tests {
     #[test]
     fn keeps_variable_offsets_readable() {
         let i = Var::new("i", DataType::INT32);
-        assert_eq!(
-            add(add(Expr::var(&i), Expr::int(1)), Expr::int(2)),
-            Expr::var(&i) + Expr::int(3)
-        );
+        assert_eq!(add(add(Expr::var(&i), Expr::int(1)), Expr::int(2)), Expr::var(&i) + Expr::int(3));
         assert_eq!(add(Expr::var(&i), Expr::int(0)), Expr::var(&i));
         assert_eq!(sub(Expr::var(&i), Expr::int(-2)), Expr::var(&i) + Expr::int(2));
         assert_eq!(add(Expr::var(&i), Expr::int(-2)), Expr::var(&i) - Expr::int(2));

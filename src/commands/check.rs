@@ -23,15 +23,6 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             eprintln!("{}\n", src.render(&diags));
         }
     }
-    eprintln!(
-        "{} files checked, {} clean, {} with errors",
-        files.len(),
-        files.len() - failed,
-        failed
-    );
-    Ok(if failed == 0 {
-        ExitCode::SUCCESS
-    } else {
-        super::input_problems()
-    })
+    eprintln!("{} files checked, {} clean, {} with errors", files.len(), files.len() - failed, failed);
+    Ok(if failed == 0 { ExitCode::SUCCESS } else { super::input_problems() })
 }

@@ -41,22 +41,12 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             }
             Verdict::Fail(why) => {
                 failed += 1;
-                println!(
-                    "FAILED  {:<9} {:>8.2} ms  {}\n{}",
-                    kind,
-                    ms,
-                    file.display(),
-                    indent(&why)
-                );
+                println!("FAILED  {:<9} {:>8.2} ms  {}\n{}", kind, ms, file.display(), indent(&why));
             }
         }
     }
     println!("{passed} passed, {failed} failed");
-    Ok(if failed == 0 {
-        ExitCode::SUCCESS
-    } else {
-        super::input_problems()
-    })
+    Ok(if failed == 0 { ExitCode::SUCCESS } else { super::input_problems() })
 }
 
 fn indent(text: &str) -> String {

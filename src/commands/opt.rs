@@ -64,12 +64,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             }
         }
         if args.time {
-            eprintln!(
-                "{:<28} median {:>10.1} µs over {} runs",
-                pass.name(),
-                median_us(times),
-                args.repeat
-            );
+            eprintln!("{:<28} median {:>10.1} µs over {} runs", pass.name(), median_us(times), args.repeat);
         }
         if args.verify_each {
             let diags = check_module(&module);
@@ -79,11 +74,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    let text = if args.provenance {
-        tirproof_ir::text::print_module_with_provenance(&module)
-    } else {
-        print_module(&module)
-    };
+    let text =
+        if args.provenance { tirproof_ir::text::print_module_with_provenance(&module) } else { print_module(&module) };
     match &args.output {
         Some(path) => write_atomically(path, &text)?,
         None => print!("{text}"),
@@ -129,14 +121,8 @@ fn median_us(mut times: Vec<Duration>) -> f64 {
 
 /// Writes through a temporary file in the same directory, then renames over the target.
 pub fn write_atomically(path: &std::path::Path, text: &str) -> anyhow::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
     std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
     std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;

@@ -93,14 +93,7 @@ impl Case {
             }
         }
         let kind = kind.ok_or_else(|| format!("{}: missing `# test: KIND` header line", path.display()))?;
-        Ok(Case {
-            path: path.to_path_buf(),
-            kind,
-            text,
-            header,
-            checks,
-            errors,
-        })
+        Ok(Case { path: path.to_path_buf(), kind, text, header, checks, errors })
     }
 
     /// The program after the header, without leading blank lines.

@@ -8,17 +8,13 @@ use super::{Case, Verdict};
 use crate::source::Source;
 
 fn source(case: &Case) -> Source {
-    Source {
-        name: case.path.display().to_string(),
-        text: case.text.clone(),
-    }
+    Source { name: case.path.display().to_string(), text: case.text.clone() }
 }
 
 /// Parses and checks the case, printing diagnostics into the failure message.
 fn load_module(case: &Case) -> Result<IRModule, Verdict> {
     let src = source(case);
-    src.parse_and_check()
-        .map_err(|d| Verdict::Fail(format!("the program does not load:\n{}", src.render(&d))))
+    src.parse_and_check().map_err(|d| Verdict::Fail(format!("the program does not load:\n{}", src.render(&d))))
 }
 
 /// Prints `module`, re-parses the text and requires an equal module and a stable printout.
@@ -38,9 +34,7 @@ fn round_trip(module: &IRModule) -> Result<String, Verdict> {
     }
     let again = print_module(&reparsed);
     if again != printed {
-        return Err(Verdict::Fail(format!(
-            "printing is not stable:\n--- first ---\n{printed}--- second ---\n{again}"
-        )));
+        return Err(Verdict::Fail(format!("printing is not stable:\n--- first ---\n{printed}--- second ---\n{again}")));
     }
     Ok(printed)
 }
@@ -52,9 +46,7 @@ fn run_checks(case: &Case, printed: &str) -> Result<(), Verdict> {
         match rest.find(check.as_str()) {
             Some(pos) => rest = &rest[pos + check.len()..],
             None => {
-                return Err(Verdict::Fail(format!(
-                    "`# check: {check}` not found (in order) in:\n{printed}"
-                )));
+                return Err(Verdict::Fail(format!("`# check: {check}` not found (in order) in:\n{printed}")));
             }
         }
     }
@@ -105,12 +97,8 @@ pub(super) fn run_error(case: &Case, bless: bool) -> Verdict {
         return Verdict::Pass;
     }
     if bless {
-        let mut header: Vec<String> = case
-            .header
-            .iter()
-            .filter(|l| super::directive(l).is_none_or(|(k, _)| k != "error"))
-            .cloned()
-            .collect();
+        let mut header: Vec<String> =
+            case.header.iter().filter(|l| super::directive(l).is_none_or(|(k, _)| k != "error")).cloned().collect();
         header.extend(actual.iter().map(|e| format!("# error: {e}")));
         return case.rewrite(&header, case.body());
     }

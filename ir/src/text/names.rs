@@ -86,19 +86,13 @@ impl Names {
     }
 
     pub(crate) fn buffer(&self, buffer: &Buffer) -> String {
-        self.buffers
-            .get(&buffer.id())
-            .cloned()
-            .unwrap_or_else(|| sanitize(buffer.name()))
+        self.buffers.get(&buffer.id()).cloned().unwrap_or_else(|| sanitize(buffer.name()))
     }
 }
 
 /// Turns any string into a Python identifier that is not reserved.
 fn sanitize(name: &str) -> String {
-    let mut out: String = name
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
-        .collect();
+    let mut out: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
     if out.is_empty() {
         out.push('v');
     }

@@ -58,11 +58,7 @@ fn flatten(stmt: &Stmt) -> Vec<Stmt> {
 /// Removes one wrapper around a single statement; `None` when there is nothing to peel.
 fn peel(stmt: Stmt, locals: &mut Vec<LocalBuffer>) -> Result<Option<Stmt>, String> {
     match stmt.kind {
-        StmtKind::AllocBuffer {
-            buffer,
-            annotations,
-            body,
-        } => {
+        StmtKind::AllocBuffer { buffer, annotations, body } => {
             locals.push(LocalBuffer { buffer, annotations });
             Ok(Some(*body))
         }
@@ -82,10 +78,9 @@ fn peel(stmt: Stmt, locals: &mut Vec<LocalBuffer>) -> Result<Option<Stmt>, Strin
                     block.name
                 ));
             }
-            locals.extend(block.alloc_buffers.into_iter().map(|a| LocalBuffer {
-                buffer: a.buffer,
-                annotations: a.annotations,
-            }));
+            locals.extend(
+                block.alloc_buffers.into_iter().map(|a| LocalBuffer { buffer: a.buffer, annotations: a.annotations }),
+            );
             Ok(Some(block.body))
         }
         _ => Ok(None),

@@ -25,6 +25,7 @@ struct Access {
     storage: VarId,
     buffer: Buffer,
     write: bool,
+    indices: Vec<Expr>,
     /// The indices do not depend on the pipelined loop variable.
     invariant: bool,
 }
@@ -48,6 +49,10 @@ pub struct Analysis {
     pub staging: Vec<Staging>,
     /// Every dependence between statements (flow, output and, for invariant memory, anti).
     pub deps: BTreeSet<Dep>,
+    /// Some shared memory written in the loop is accessed with different indices by
+    /// different statements: under a thread binding, threads then exchange data and need
+    /// barriers.
+    pub exchanges_shared_data: bool,
 }
 
 /// Analyses the loop's statements. `candidates` are the buffers the function allocates that
@@ -57,6 +62,7 @@ pub fn analyse(
     loop_var: &Var,
     spec: &PipelineSpec,
     candidates: &HashSet<BufferId>,
+    under_threads: bool,
 ) -> Result<Analysis, String> {
     let accesses: Vec<Vec<Access>> = stmts.iter().map(|s| collect_accesses(s, loop_var)).collect();
     let mut by_storage: BTreeMap<VarId, Vec<(usize, Access)>> = BTreeMap::new();
@@ -66,16 +72,26 @@ pub fn analyse(
         }
     }
     let mut analysis = Analysis::default();
+    analysis.exchanges_shared_data = under_threads && by_storage.values().any(|uses| exchanges(uses));
     for uses in by_storage.values() {
         let staging = staging_buffer(uses, candidates)?;
         let key = |k: usize| (spec.stages[k], spec.orders[k]);
         add_dependences(uses, staging.is_some(), spec, &mut analysis.deps)?;
         if let Some(buffer) = staging {
-            let versions = versions_needed(uses, &key);
+            // Threads that exchange data get a barrier at the end of each step only, so a slot
+            // is never rewritten in the step that reads it.
+            let versions = versions_needed(uses, &key, analysis.exchanges_shared_data);
             analysis.staging.push(Staging { buffer, versions });
         }
     }
     Ok(analysis)
+}
+
+/// Whether a shared-memory storage is written and accessed at differing indices.
+fn exchanges(uses: &[(usize, Access)]) -> bool {
+    let shared = uses[0].1.buffer.scope().starts_with("shared");
+    let written = uses.iter().any(|(_, a)| a.write);
+    shared && written && uses.iter().any(|(_, a)| a.indices != uses[0].1.indices || a.buffer != uses[0].1.buffer)
 }
 
 /// The buffer to version, when this storage is a staging buffer.
@@ -86,9 +102,7 @@ fn staging_buffer(uses: &[(usize, Access)], candidates: &HashSet<BufferId>) -> R
     }
     let writers: BTreeSet<usize> = uses.iter().filter(|(_, a)| a.write).map(|(k, _)| *k).collect();
     let readers: BTreeSet<usize> = uses.iter().filter(|(_, a)| !a.write).map(|(k, _)| *k).collect();
-    let per_iteration = readers
-        .iter()
-        .all(|c| !writers.contains(c) && writers.iter().next().is_some_and(|p| p < c));
+    let per_iteration = readers.iter().all(|c| !writers.contains(c) && writers.iter().next().is_some_and(|p| p < c));
     if !per_iteration || readers.is_empty() || writers.len() + readers.len() < 2 {
         return Ok(None);
     }
@@ -114,29 +128,17 @@ fn add_dependences(
         for &b in &accessors {
             if p < b {
                 require_before(spec, (p, 0), (b, 0), name)?;
-                deps.insert(Dep {
-                    producer: p,
-                    consumer: b,
-                    delta: 0,
-                });
+                deps.insert(Dep { producer: p, consumer: b, delta: 0 });
             } else if p > b && invariant && !staging {
                 require_before(spec, (p, -1), (b, 0), name)?;
                 require_before(spec, (b, 0), (p, 0), name)?;
-                deps.insert(Dep {
-                    producer: p,
-                    consumer: b,
-                    delta: 1,
-                });
+                deps.insert(Dep { producer: p, consumer: b, delta: 1 });
             } else if p > b && staging && !writers.contains(&b) {
                 require_before(spec, (b, 0), (p, 0), name)?;
             } else if p == b && invariant && !staging && spec.is_async(p) {
                 // An async statement rewriting the same location every iteration must not issue
                 // a write while its previous one is still pending.
-                deps.insert(Dep {
-                    producer: p,
-                    consumer: p,
-                    delta: 1,
-                });
+                deps.insert(Dep { producer: p, consumer: p, delta: 1 });
             }
         }
     }
@@ -170,7 +172,7 @@ fn require_before(
 
 /// The fewest versions such that a producer's next write to a slot comes after every use of
 /// that slot in the iteration that wrote it.
-fn versions_needed(uses: &[(usize, Access)], key: &impl Fn(usize) -> (i64, i64)) -> i64 {
+fn versions_needed(uses: &[(usize, Access)], key: &impl Fn(usize) -> (i64, i64), whole_steps: bool) -> i64 {
     let mut versions = 1;
     for (a, acc) in uses {
         if !acc.write {
@@ -179,7 +181,7 @@ fn versions_needed(uses: &[(usize, Access)], key: &impl Fn(usize) -> (i64, i64))
         for (b, _) in uses {
             if a < b {
                 let ((sa, oa), (sb, ob)) = (key(*a), key(*b));
-                versions = versions.max(sb - sa + i64::from(oa <= ob));
+                versions = versions.max(sb - sa + i64::from(oa <= ob || whole_steps));
             }
         }
     }
@@ -187,10 +189,7 @@ fn versions_needed(uses: &[(usize, Access)], key: &impl Fn(usize) -> (i64, i64))
 }
 
 fn collect_accesses(stmt: &Stmt, loop_var: &Var) -> Vec<Access> {
-    let mut c = Collector {
-        variant: HashSet::from([loop_var.id()]),
-        out: Vec::new(),
-    };
+    let mut c = Collector { variant: HashSet::from([loop_var.id()]), out: Vec::new() };
     c.visit_stmt(stmt);
     c.out
 }
@@ -223,6 +222,7 @@ impl Collector {
             storage: buffer.data().id(),
             buffer: buffer.clone(),
             write,
+            indices: indices.to_vec(),
             invariant,
         });
     }

@@ -39,6 +39,9 @@ pub struct Emitter<'a> {
     pub queue_offset: i64,
     /// Annotations the body loop keeps (the pipeline ones removed).
     pub body_annotations: Annotations,
+    /// Threads exchange data through shared memory: a barrier goes before every statement
+    /// that reads it (after its waits) and at the end of every step.
+    pub barriers: bool,
     pub span: Span,
 }
 
@@ -65,12 +68,7 @@ impl Emitter<'_> {
             .needs
             .iter()
             .enumerate()
-            .flat_map(|(k, per_q)| {
-                per_q
-                    .values()
-                    .flatten()
-                    .map(move |&(_, delta)| self.spec.stages[k] + delta)
-            })
+            .flat_map(|(k, per_q)| per_q.values().flatten().map(move |&(_, delta)| self.spec.stages[k] + delta))
             .max()
             .unwrap_or(0);
         max_stage.max(needs_history)
@@ -138,14 +136,7 @@ impl Emitter<'_> {
     }
 
     fn guard(&self, cond: Expr, then_case: Stmt, else_case: Option<Stmt>) -> Stmt {
-        Stmt::new(
-            StmtKind::If {
-                cond,
-                then_case: Box::new(then_case),
-                else_case: else_case.map(Box::new),
-            },
-            self.span,
-        )
+        Stmt::new(StmtKind::If { cond, then_case: Box::new(then_case), else_case: else_case.map(Box::new) }, self.span)
     }
 
     fn body_loop(&self, extent: Expr, p: i64, ext_model: i64, bounds: &mut Bounds) -> Stmt {
@@ -213,6 +204,9 @@ impl Emitter<'_> {
             if self.spec.is_async(k) {
                 s = attr(ASYNC_SCOPE, Expr::int(1), s);
             }
+            if self.barriers && self.groups.has_producers(k) {
+                s = Stmt::seq(vec![barrier(), s]);
+            }
             s = self.wrap_waits(k, s, t, ext, bounds);
             match self.groups.run_of[k] {
                 None => out.push(s),
@@ -221,17 +215,16 @@ impl Emitter<'_> {
                     let run = &self.groups.runs[r];
                     if run.members.last() == Some(&k) {
                         let queue = run.stage + self.queue_offset;
-                        out.push(attr(
-                            ASYNC_COMMIT_QUEUE_SCOPE,
-                            Expr::int(queue),
-                            Stmt::seq(run_members.split_off(0)),
-                        ));
+                        out.push(attr(ASYNC_COMMIT_QUEUE_SCOPE, Expr::int(queue), Stmt::seq(run_members.split_off(0))));
                         if let Some(Some(b)) = bounds.get_mut(&run.stage) {
                             *b += 1;
                         }
                     }
                 }
             }
+        }
+        if self.barriers && !out.is_empty() {
+            out.push(barrier());
         }
         out
     }
@@ -254,20 +247,14 @@ impl Emitter<'_> {
 
     /// Statement `k` for iteration `iteration`: fresh binders, versioned staging accesses.
     fn instance(&self, k: usize, iteration: &Expr) -> Stmt {
-        let mut s = Substitution::freshening()
-            .var(self.loop_var, iteration.clone())
-            .stmt(&self.stmts[k]);
+        let mut s = Substitution::freshening().var(self.loop_var, iteration.clone()).stmt(&self.stmts[k]);
         for v in self.versioned {
             let relative = fold::sub(iteration.clone(), self.min.clone());
             let slot = fold::floormod(relative, Expr::int(v.versions));
             prepend_indices(&mut s, &v.old, &v.new, &[slot]);
         }
         let stmt = u32::try_from(k).unwrap_or(u32::MAX);
-        s.with_origin(Origin {
-            stmt,
-            stage: self.spec.stages[k],
-            iteration: iteration.clone(),
-        })
+        s.with_origin(Origin { stmt, stage: self.spec.stages[k], iteration: iteration.clone() })
     }
 
     /// A final `wait(q, 0)` for every queue that may still have groups in flight.
@@ -276,34 +263,20 @@ impl Emitter<'_> {
             .runs_per_step
             .keys()
             .filter(|q| bounds.get(q).copied().flatten() != Some(0))
-            .map(|q| {
-                wait(
-                    q + self.queue_offset,
-                    0,
-                    Stmt::synthetic(StmtKind::Evaluate(Expr::int(0))),
-                )
-            })
+            .map(|q| wait(q + self.queue_offset, 0, Stmt::synthetic(StmtKind::Evaluate(Expr::int(0)))))
             .collect()
     }
 }
 
+fn barrier() -> Stmt {
+    Stmt::synthetic(StmtKind::Barrier { scope: "shared".to_string() })
+}
+
 fn attr(key: &str, value: Expr, body: Stmt) -> Stmt {
     let span = body.span;
-    Stmt::new(
-        StmtKind::Attr(AttrStmt {
-            node: None,
-            key: key.to_string(),
-            value,
-            body: Box::new(body),
-        }),
-        span,
-    )
+    Stmt::new(StmtKind::Attr(AttrStmt { node: None, key: key.to_string(), value, body: Box::new(body) }), span)
 }
 
 fn wait(queue: i64, count: i64, body: Stmt) -> Stmt {
-    attr(
-        ASYNC_WAIT_QUEUE_SCOPE,
-        Expr::int(queue),
-        attr(ASYNC_WAIT_INFLIGHT_COUNT, Expr::int(count), body),
-    )
+    attr(ASYNC_WAIT_QUEUE_SCOPE, Expr::int(queue), attr(ASYNC_WAIT_INFLIGHT_COUNT, Expr::int(count), body))
 }

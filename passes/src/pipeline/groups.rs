@@ -43,6 +43,8 @@ pub struct Groups {
     pub runs_per_step: BTreeMap<i64, i64>,
     /// For each statement: the async producers it depends on, per producer stage.
     pub needs: Vec<BTreeMap<i64, Vec<(usize, i64)>>>,
+    /// For each statement: whether it depends on any other statement.
+    consumes: Vec<bool>,
     stages: Vec<i64>,
 }
 
@@ -50,12 +52,11 @@ impl Groups {
     pub fn build(spec: &PipelineSpec, deps: impl IntoIterator<Item = Dep>) -> Groups {
         let n = spec.len();
         let mut needs: Vec<BTreeMap<i64, Vec<(usize, i64)>>> = vec![BTreeMap::new(); n];
+        let mut consumes = vec![false; n];
         for d in deps {
+            consumes[d.consumer] |= d.producer != d.consumer;
             if spec.is_async(d.producer) {
-                needs[d.consumer]
-                    .entry(spec.stages[d.producer])
-                    .or_default()
-                    .push((d.producer, d.delta));
+                needs[d.consumer].entry(spec.stages[d.producer]).or_default().push((d.producer, d.delta));
             }
         }
         let mut exec_order: Vec<usize> = (0..n).collect();
@@ -71,11 +72,7 @@ impl Groups {
             }
             let joins = open && runs.last().is_some_and(|r| r.stage == stage) && !needs[k].contains_key(&stage);
             if !joins {
-                runs.push(Run {
-                    stage,
-                    members: Vec::new(),
-                    index_in_queue: 0,
-                });
+                runs.push(Run { stage, members: Vec::new(), index_in_queue: 0 });
             }
             let last = runs.len() - 1;
             runs[last].members.push(k);
@@ -88,14 +85,7 @@ impl Groups {
             run.index_in_queue = *count;
             *count += 1;
         }
-        Groups {
-            exec_order,
-            runs,
-            run_of,
-            runs_per_step,
-            needs,
-            stages: spec.stages.clone(),
-        }
+        Groups { exec_order, runs, run_of, runs_per_step, needs, consumes, stages: spec.stages.clone() }
     }
 
     /// Position of statement `k` in the execution order.
@@ -119,11 +109,7 @@ impl Groups {
     pub fn committed_at(&self, stage: i64, k: usize, t: i64, ext: i64) -> i64 {
         let r = self.runs_per_step.get(&stage).copied().unwrap_or(0);
         let done_steps = (t - stage).clamp(0, ext);
-        let current = if (0..ext).contains(&(t - stage)) {
-            self.committed_before(stage, k)
-        } else {
-            0
-        };
+        let current = if (0..ext).contains(&(t - stage)) { self.committed_before(stage, k) } else { 0 };
         r * done_steps + current
     }
 
@@ -147,6 +133,11 @@ impl Groups {
             .min()
     }
 
+    /// Whether statement `k` reads what another statement of the loop writes.
+    pub fn has_producers(&self, k: usize) -> bool {
+        self.consumes[k]
+    }
+
     /// The queues statement `k` may wait on, in ascending order.
     pub fn queues_needed(&self, k: usize) -> impl Iterator<Item = i64> + '_ {
         self.needs[k].keys().copied()
@@ -167,11 +158,7 @@ mod tests {
     }
 
     fn dep(producer: usize, consumer: usize) -> Dep {
-        Dep {
-            producer,
-            consumer,
-            delta: 0,
-        }
+        Dep { producer, consumer, delta: 0 }
     }
 
     #[test]

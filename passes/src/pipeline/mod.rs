@@ -72,6 +72,8 @@ struct Rewriter {
     allocated: Vec<Buffer>,
     /// Buffers allocated around a pipelined loop that the loop versioned.
     replaced: HashMap<BufferId, (Buffer, Span)>,
+    /// Thread-index bindings (loops or launches) enclosing the current statement.
+    thread_depth: usize,
 }
 
 impl MutVisitor for Rewriter {
@@ -85,13 +87,22 @@ impl MutVisitor for Rewriter {
             }
             StmtKind::Block(block) => {
                 let count = block.alloc_buffers.len();
-                self.allocated
-                    .extend(block.alloc_buffers.iter().map(|a| a.buffer.clone()));
+                self.allocated.extend(block.alloc_buffers.iter().map(|a| a.buffer.clone()));
                 self.mutate_stmt(&mut block.body);
                 self.allocated.truncate(self.allocated.len() - count);
                 for alloc in &mut block.alloc_buffers {
                     self.replace_declaration(&mut alloc.buffer, &block.body);
                 }
+            }
+            StmtKind::For(f) if is_thread_index(f.thread.as_deref()) => {
+                self.thread_depth += 1;
+                self.mutate_stmt(&mut f.body);
+                self.thread_depth -= 1;
+            }
+            StmtKind::LaunchThread { tag, body, .. } if is_thread_index(Some(tag)) => {
+                self.thread_depth += 1;
+                self.mutate_stmt(body);
+                self.thread_depth -= 1;
             }
             StmtKind::For(f) if is_pipelined(&f.annotations) => {
                 self.mutate_stmt(&mut f.body);
@@ -128,24 +139,17 @@ impl Rewriter {
         let spec = read_spec(&f.annotations, span)?;
         let fail = |msg: String| vec![Diagnostic::error(span, msg)];
         if f.kind != ForKind::Serial {
-            return Err(fail(format!(
-                "only serial loops can be pipelined; this loop is `{}`",
-                f.kind.constructor()
-            )));
+            return Err(fail(format!("only serial loops can be pipelined; this loop is `{}`", f.kind.constructor())));
         }
         let body = split_body(&f.body, spec.len()).map_err(fail)?;
         let mut candidates: HashSet<BufferId> = self.allocated.iter().map(Buffer::id).collect();
         candidates.extend(body.locals.iter().map(|l| l.buffer.id()));
-        let analysis = deps::analyse(&body.stmts, &f.var, &spec, &candidates).map_err(fail)?;
+        let analysis = deps::analyse(&body.stmts, &f.var, &spec, &candidates, self.thread_depth > 0).map_err(fail)?;
         let groups = Groups::build(&spec, analysis.deps.iter().copied());
         let mut versioned = Vec::new();
         for staging in analysis.staging.iter().filter(|s| s.versions > 1) {
             let new = versioned_buffer(&staging.buffer, staging.versions).map_err(fail)?;
-            versioned.push(Versioned {
-                old: staging.buffer.clone(),
-                new,
-                versions: staging.versions,
-            });
+            versioned.push(Versioned { old: staging.buffer.clone(), new, versions: staging.versions });
         }
         let emitter = Emitter {
             spec: &spec,
@@ -156,20 +160,15 @@ impl Rewriter {
             versioned: &versioned,
             queue_offset: next_free_queue(&body.stmts),
             body_annotations: without_pipeline_keys(&f.annotations),
+            barriers: analysis.exchanges_shared_data,
             span,
         };
         let mut result = emitter.emit(&f.extent);
         for local in body.locals.iter().rev() {
-            let buffer = versioned
-                .iter()
-                .find(|v| v.old == local.buffer)
-                .map_or(local.buffer.clone(), |v| v.new.clone());
+            let buffer =
+                versioned.iter().find(|v| v.old == local.buffer).map_or(local.buffer.clone(), |v| v.new.clone());
             result = Stmt::new(
-                StmtKind::AllocBuffer {
-                    buffer,
-                    annotations: local.annotations.clone(),
-                    body: Box::new(result),
-                },
+                StmtKind::AllocBuffer { buffer, annotations: local.annotations.clone(), body: Box::new(result) },
                 span,
             );
         }
@@ -182,12 +181,14 @@ impl Rewriter {
     }
 }
 
+fn is_thread_index(tag: Option<&str>) -> bool {
+    tag.is_some_and(|t| t.starts_with("threadIdx."))
+}
+
 /// The buffer with a leading dimension of `versions` slots.
 fn versioned_buffer(buffer: &Buffer, versions: i64) -> Result<Buffer, String> {
     if !buffer.strides().is_empty() {
-        return Err(format!(
-            "staging buffer `{buffer}` has explicit strides; versioning it is not supported"
-        ));
+        return Err(format!("staging buffer `{buffer}` has explicit strides; versioning it is not supported"));
     }
     let mut spec: BufferSpec = buffer.to_spec();
     spec.shape.insert(0, Expr::int(versions));
@@ -245,11 +246,7 @@ fn first_use(scope: &Stmt, buffer: &Buffer) -> Option<u32> {
             }
         }
     }
-    let mut f = Finder {
-        buffer,
-        line: None,
-        current: 0,
-    };
+    let mut f = Finder { buffer, line: None, current: 0 };
     f.visit_stmt(scope);
     f.line
 }

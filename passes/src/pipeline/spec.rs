@@ -61,11 +61,7 @@ pub fn read_spec(annotations: &Annotations, span: Span) -> Result<PipelineSpec, 
     check_stages(&stages, span, &mut errors);
     let async_stages = check_async_stages(&stages, &async_list, span, &mut errors);
     if errors.is_empty() {
-        Ok(PipelineSpec {
-            stages,
-            orders,
-            async_stages,
-        })
+        Ok(PipelineSpec { stages, orders, async_stages })
     } else {
         Err(errors)
     }
@@ -80,10 +76,8 @@ fn int_list(ann: &Annotations, key: &str, span: Span, errors: &mut Vec<Diagnosti
                 AnnValue::List(_) => "a list with non-integer entries",
                 other => other.kind_name(),
             };
-            errors.push(Diagnostic::error(
-                span,
-                format!("annotation `{key}` must be a list of integers, found {found}"),
-            ));
+            errors
+                .push(Diagnostic::error(span, format!("annotation `{key}` must be a list of integers, found {found}")));
             None
         }
     }
@@ -115,10 +109,7 @@ fn check_permutation(orders: &[i64], span: Span, errors: &mut Vec<Diagnostic>) {
 
 fn check_stages(stages: &[i64], span: Span, errors: &mut Vec<Diagnostic>) {
     if let Some(bad) = stages.iter().find(|&&s| s < 0) {
-        errors.push(Diagnostic::error(
-            span,
-            format!("pipeline stage {bad} is negative; stages start at 0"),
-        ));
+        errors.push(Diagnostic::error(span, format!("pipeline stage {bad} is negative; stages start at 0")));
     }
 }
 
@@ -153,22 +144,13 @@ mod tests {
     }
 
     fn messages(result: Result<PipelineSpec, Vec<Diagnostic>>) -> Vec<String> {
-        result
-            .err()
-            .unwrap_or_default()
-            .into_iter()
-            .map(|d| d.message)
-            .collect()
+        result.err().unwrap_or_default().into_iter().map(|d| d.message).collect()
     }
 
     #[test]
     fn reads_a_valid_spec() {
         let spec = read_spec(
-            &ann(&[
-                (PIPELINE_STAGE, vec![0, 0, 3]),
-                (PIPELINE_ORDER, vec![0, 2, 1]),
-                (PIPELINE_ASYNC_STAGES, vec![0]),
-            ]),
+            &ann(&[(PIPELINE_STAGE, vec![0, 0, 3]), (PIPELINE_ORDER, vec![0, 2, 1]), (PIPELINE_ASYNC_STAGES, vec![0])]),
             Span::UNKNOWN,
         )
         .expect("valid");
@@ -179,11 +161,7 @@ mod tests {
     #[test]
     fn reports_every_problem() {
         let errors = messages(read_spec(
-            &ann(&[
-                (PIPELINE_STAGE, vec![0, -1]),
-                (PIPELINE_ORDER, vec![0, 0, 1]),
-                (PIPELINE_ASYNC_STAGES, vec![2]),
-            ]),
+            &ann(&[(PIPELINE_STAGE, vec![0, -1]), (PIPELINE_ORDER, vec![0, 0, 1]), (PIPELINE_ASYNC_STAGES, vec![2])]),
             Span::UNKNOWN,
         ));
         assert_eq!(

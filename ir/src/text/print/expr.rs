@@ -40,11 +40,7 @@ impl Printer {
                 (format!("{l} {op} {r}"), prec::CMP)
             }
             Expr::Logic { op, lhs, rhs } => {
-                let p = if *op == crate::expr::LogicOp::And {
-                    prec::AND
-                } else {
-                    prec::OR
-                };
+                let p = if *op == crate::expr::LogicOp::And { prec::AND } else { prec::OR };
                 let l = self.expr_prec(lhs, p);
                 let r = self.expr_prec(rhs, p + 1);
                 (format!("{l} {op} {r}"), p)
@@ -68,16 +64,8 @@ impl Printer {
     /// Expressions written as calls or subscripts.
     fn call_like(&mut self, e: &Expr) -> String {
         match e {
-            Expr::Select {
-                cond,
-                on_true,
-                on_false,
-            } => self.call3("T.Select", cond, on_true, on_false),
-            Expr::IfThenElse {
-                cond,
-                on_true,
-                on_false,
-            } => self.call3("T.if_then_else", cond, on_true, on_false),
+            Expr::Select { cond, on_true, on_false } => self.call3("T.Select", cond, on_true, on_false),
+            Expr::IfThenElse { cond, on_true, on_false } => self.call3("T.if_then_else", cond, on_true, on_false),
             Expr::Cast { dtype, value } => format!("T.Cast(\"{dtype}\", {})", self.expr(value)),
             Expr::Ramp { base, stride, lanes } => {
                 format!("T.Ramp({}, {}, {lanes})", self.expr(base), self.expr(stride))
@@ -107,11 +95,7 @@ impl Printer {
     fn call(&mut self, call: &Call) -> String {
         let args: Vec<String> = call.args.iter().map(|a| self.expr(a)).collect();
         if call.external {
-            let callee = if call.effect == CallEffect::Pure {
-                "T.call_pure_extern"
-            } else {
-                "T.call_extern"
-            };
+            let callee = if call.effect == CallEffect::Pure { "T.call_pure_extern" } else { "T.call_extern" };
             let mut parts = vec![format!("\"{}\"", call.dtype), quote(&call.name)];
             parts.extend(args);
             format!("{callee}({})", parts.join(", "))
@@ -146,11 +130,8 @@ impl Printer {
     }
 
     pub(crate) fn annotations(&mut self, ann: &Annotations) -> String {
-        let entries: Vec<String> = ann
-            .entries
-            .iter()
-            .map(|(k, v)| format!("{}: {}", quote(k), self.ann_value(v)))
-            .collect();
+        let entries: Vec<String> =
+            ann.entries.iter().map(|(k, v)| format!("{}: {}", quote(k), self.ann_value(v))).collect();
         format!("{{{}}}", entries.join(", "))
     }
 

@@ -24,11 +24,7 @@ pub fn print_module(module: &IRModule) -> String {
 
 /// Prints a whole module with a comment before every statement that records its origin.
 pub fn print_module_with_provenance(module: &IRModule) -> String {
-    Printer {
-        provenance: true,
-        ..Printer::default()
-    }
-    .module(module)
+    Printer { provenance: true, ..Printer::default() }.module(module)
 }
 
 impl Printer {

@@ -45,27 +45,16 @@ impl Printer {
     fn stmt(&mut self, stmt: &Stmt, tail: bool) {
         if let (true, Some(origin)) = (self.provenance, &stmt.origin) {
             let iteration = self.expr(&origin.iteration);
-            self.line(&format!(
-                "# origin: statement {}, stage {}, iteration {iteration}",
-                origin.stmt, origin.stage
-            ));
+            self.line(&format!("# origin: statement {}, stage {}, iteration {iteration}", origin.stmt, origin.stage));
         }
         match &stmt.kind {
             StmtKind::Store(store) => {
-                let lhs = format!(
-                    "{}[{}]",
-                    self.names.buffer(&store.buffer),
-                    self.index_list(&store.indices)
-                );
+                let lhs = format!("{}[{}]", self.names.buffer(&store.buffer), self.index_list(&store.indices));
                 let rhs = self.expr(&store.value);
                 self.line(&format!("{lhs} = {rhs}"));
             }
             StmtKind::For(f) => self.for_loop(f),
-            StmtKind::If {
-                cond,
-                then_case,
-                else_case,
-            } => self.if_chain(cond, then_case, else_case.as_deref(), "if"),
+            StmtKind::If { cond, then_case, else_case } => self.if_chain(cond, then_case, else_case.as_deref(), "if"),
             StmtKind::Seq(_) => self.stmt_list(stmt, false),
             StmtKind::Evaluate(e) => {
                 let text = format!("T.evaluate({})", self.expr(e));
@@ -92,11 +81,7 @@ impl Printer {
             }
             StmtKind::Attr(attr) => self.attr(attr, tail),
             StmtKind::Allocate(alloc) => self.allocate(alloc, tail),
-            StmtKind::AllocBuffer {
-                buffer,
-                annotations,
-                body,
-            } => {
+            StmtKind::AllocBuffer { buffer, annotations, body } => {
                 let mut args = self.buffer_args(buffer);
                 if !annotations.is_empty() {
                     args.push(format!("annotations={}", self.annotations(annotations)));
@@ -142,12 +127,7 @@ impl Printer {
     fn attr(&mut self, attr: &AttrStmt, tail: bool) {
         let (head, body) = match &attr.node {
             Some(node) => {
-                let head = format!(
-                    "T.attr({}, {}, {})",
-                    self.expr(node),
-                    quote(&attr.key),
-                    self.expr(&attr.value)
-                );
+                let head = format!("T.attr({}, {}, {})", self.expr(node), quote(&attr.key), self.expr(&attr.value));
                 (head, &*attr.body)
             }
             None => self.attr_chain(attr),
@@ -179,11 +159,7 @@ impl Printer {
 
     fn allocate(&mut self, alloc: &Allocate, tail: bool) {
         let extents: Vec<String> = alloc.extents.iter().map(|e| self.expr(e)).collect();
-        let mut args = vec![
-            format!("[{}]", extents.join(", ")),
-            format!("\"{}\"", alloc.dtype),
-            quote(&alloc.scope),
-        ];
+        let mut args = vec![format!("[{}]", extents.join(", ")), format!("\"{}\"", alloc.dtype), quote(&alloc.scope)];
         if alloc.condition != Expr::bool(true) {
             args.push(self.expr(&alloc.condition));
         }
@@ -200,11 +176,9 @@ impl Printer {
         self.body(then_case);
         match else_case.map(|e| &e.kind) {
             None => {}
-            Some(StmtKind::If {
-                cond,
-                then_case,
-                else_case,
-            }) => self.if_chain(cond, then_case, else_case.as_deref(), "elif"),
+            Some(StmtKind::If { cond, then_case, else_case }) => {
+                self.if_chain(cond, then_case, else_case.as_deref(), "elif")
+            }
             Some(_) => {
                 self.line("else:");
                 self.body(else_case.expect("matched Some"));
@@ -267,11 +241,7 @@ impl Printer {
                 format!("({}, {})", self.expr(&iv.min), self.interval_end(&iv.min, &iv.extent))
             };
             let binding = self.expr(&iv.binding);
-            let kind = if iv.kind == IterKind::Spatial {
-                "spatial"
-            } else {
-                "reduce"
-            };
+            let kind = if iv.kind == IterKind::Spatial { "spatial" } else { "reduce" };
             let name = self.names.define_var(&iv.var);
             self.line(&format!("{name} = T.axis.{kind}({dom}, {binding})"));
         }

@@ -11,11 +11,7 @@ use crate::var::Var;
 use super::{print_expr, print_module};
 
 fn store(buffer: &crate::buffer::Buffer, index: Expr, value: Expr) -> Stmt {
-    Stmt::synthetic(StmtKind::Store(BufferStore {
-        buffer: buffer.clone(),
-        indices: vec![index],
-        value,
-    }))
+    Stmt::synthetic(StmtKind::Store(BufferStore { buffer: buffer.clone(), indices: vec![index], value }))
 }
 
 fn attr(key: &str, value: i64, body: Stmt) -> Stmt {
@@ -39,14 +35,8 @@ fn prints_a_pipelined_loop() {
         Expr::load(&a, vec![Expr::var(&i) + Expr::int(1)]) + one,
     );
     let mut ann = Annotations::new();
-    ann.insert(
-        "software_pipeline_stage",
-        AnnValue::List(vec![AnnValue::Int(0), AnnValue::Int(1)]),
-    );
-    let body = Stmt::seq(vec![
-        attr(ASYNC_COMMIT_QUEUE_SCOPE, 0, attr(ASYNC_SCOPE, 1, copy)),
-        Stmt::nop(),
-    ]);
+    ann.insert("software_pipeline_stage", AnnValue::List(vec![AnnValue::Int(0), AnnValue::Int(1)]));
+    let body = Stmt::seq(vec![attr(ASYNC_COMMIT_QUEUE_SCOPE, 0, attr(ASYNC_SCOPE, 1, copy)), Stmt::nop()]);
     let lp = Stmt::synthetic(StmtKind::For(Box::new(For {
         var: i.clone(),
         min: Expr::int(0),
@@ -56,27 +46,18 @@ fn prints_a_pipelined_loop() {
         annotations: ann,
         body,
     })));
-    let alloc = Stmt::synthetic(StmtKind::AllocBuffer {
-        buffer: b,
-        annotations: Annotations::new(),
-        body: Box::new(lp),
-    });
+    let alloc =
+        Stmt::synthetic(StmtKind::AllocBuffer { buffer: b, annotations: Annotations::new(), body: Box::new(lp) });
     let func = PrimFunc {
         name: "main".into(),
-        params: vec![Param {
-            var: Var::new("A_handle", DataType::HANDLE),
-            buffer: Some(a),
-        }],
+        params: vec![Param { var: Var::new("A_handle", DataType::HANDLE), buffer: Some(a) }],
         attrs: Annotations::new(),
         body: alloc,
         s_tir: false,
         private: false,
         span: crate::span::Span::UNKNOWN,
     };
-    let module = IRModule {
-        class_name: Some("Module".into()),
-        functions: vec![func],
-    };
+    let module = IRModule { class_name: Some("Module".into()), functions: vec![func] };
     let expected = r#"# from tvm.script import ir as I
 # from tvm.script import tirx as T
 
@@ -100,16 +81,10 @@ fn parenthesizes_by_precedence() {
     assert_eq!(print_expr(&(vx.clone() - (vy.clone() - Expr::int(1)))), "x - (y - 1)");
     assert_eq!(print_expr(&((vx.clone() - vy.clone()) - Expr::int(1))), "x - y - 1");
     assert_eq!(print_expr(&((vx.clone() + vy.clone()) * Expr::int(2))), "(x + y) * 2");
-    assert_eq!(
-        print_expr(&Expr::binary(BinOp::Min, vx.clone(), Expr::int(-3))),
-        "T.min(x, -3)"
-    );
+    assert_eq!(print_expr(&Expr::binary(BinOp::Min, vx.clone(), Expr::int(-3))), "T.min(x, -3)");
     let cmp = Expr::eq(Expr::lt(vx.clone(), vy.clone()), Expr::bool(true));
     assert_eq!(print_expr(&cmp), "(x < y) == True");
-    let logic = Expr::and(
-        Expr::or(Expr::bool(true), Expr::bool(false)),
-        Expr::logical_not(Expr::lt(vx, vy)),
-    );
+    let logic = Expr::and(Expr::or(Expr::bool(true), Expr::bool(false)), Expr::logical_not(Expr::lt(vx, vy)));
     assert_eq!(print_expr(&logic), "(True or False) and not x < y");
 }
 
@@ -117,10 +92,7 @@ fn parenthesizes_by_precedence() {
 fn prints_typed_immediates() {
     assert_eq!(print_expr(&Expr::int_of(5, DataType::INT64)), "T.int64(5)");
     assert_eq!(print_expr(&Expr::float(0.5, DataType::FLOAT16)), "T.float16(0.5)");
-    assert_eq!(
-        print_expr(&Expr::float(f64::INFINITY, DataType::FLOAT32)),
-        "T.float32(\"inf\")"
-    );
+    assert_eq!(print_expr(&Expr::float(f64::INFINITY, DataType::FLOAT32)), "T.float32(\"inf\")");
     assert_eq!(print_expr(&Expr::float(1e20, DataType::FLOAT64)), "T.float64(1e20)");
     assert_eq!(print_expr(&Expr::Str("a\"b".into())), "\"a\\\"b\"");
 }

@@ -1,1 +1,0 @@
-//! Structural equality and hashing modulo renaming (placeholder until it lands).

@@ -15,10 +15,11 @@
 //! - `async_attrs.rs`: `async_scope`, commit and wait scopes and in-flight counts;
 //! - `loops.rs`: loop kinds, thread tags and the extents they require.
 //!
-//! Invariants: diagnostics come out in walk order, which is source order; a statement's body
-//! that is "the rest of the block" (let, allocation, declaration, attribute, loop, launch and
-//! block bodies) is walked iteratively, so long straight-line programs do not deepen the
-//! recursion; other nesting is capped at `walk::MAX_DEPTH`.
+//! Invariants: diagnostics come out in walk order, which is source order; a statement's tail
+//! (the body that is "the rest of the block" of a let, allocation, declaration, attribute,
+//! loop, launch or block, and the last item of a sequence) is walked iteratively, so long
+//! straight-line programs do not deepen the recursion; other nesting is capped at
+//! `walk::MAX_DEPTH`.
 
 mod annotations;
 mod async_attrs;

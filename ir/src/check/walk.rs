@@ -1,10 +1,10 @@
 //! The checker's traversal: visits every statement and expression once, in source order,
 //! maintaining the scope and delegating each rule family to its own file.
 //!
-//! Invariants: a statement's tail body (the body of a let, loop, attribute, allocation,
-//! declaration, launch or block) is walked in a loop rather than by recursion, and all the
-//! scopes the loop opened are closed together when the chain ends, which is equivalent since
-//! nothing follows a tail body inside its parent. Recursion (sequences, branches, block init,
+//! Invariants: a statement's tail (the body of a let, loop, attribute, allocation,
+//! declaration, launch or block, or the last item of a sequence) is walked in a loop rather
+//! than by recursion, and all the scopes the loop opened are closed together when the chain
+//! ends, which is equivalent since nothing follows a tail inside its parent. Recursion (sequences, branches, block init,
 //! expressions) is capped at `MAX_DEPTH`, reported once per function.
 
 use std::collections::VecDeque;
@@ -127,8 +127,9 @@ impl Checker {
                 None
             }
             StmtKind::Seq(items) => {
-                items.iter().for_each(|i| self.stmt(i));
-                None
+                let (last, rest) = items.split_last()?;
+                rest.iter().for_each(|i| self.stmt(i));
+                Some(last)
             }
             StmtKind::Allocate(a) => {
                 self.allocate_header(a);

@@ -77,6 +77,14 @@ impl<K: Copy + Eq + Hash> Bijection<K> {
     }
 }
 
+/// What is left to compare after one statement's own fields: nothing (with the verdict), or
+/// its tail — the body of a let, loop, attribute, allocation, declaration, launch or block,
+/// or the last item of a sequence — whose path has already been pushed.
+enum Step<'a> {
+    Done(bool),
+    Tail(&'a Stmt, &'a Stmt),
+}
+
 /// The state of one comparison.
 pub(super) struct EqCx {
     vars: Bijection<VarId>,
@@ -268,33 +276,77 @@ impl EqCx {
 
     // ---- statements ------------------------------------------------------------------------
 
+    /// Compares two statements. Tail bodies (see `Step`) are followed in a loop, so a long
+    /// chain of lets or allocations does not deepen the recursion.
     pub(super) fn stmt(&mut self, a: &Stmt, b: &Stmt) -> bool {
+        let depth = self.path.len();
+        let (mut x, mut y) = (a, b);
+        let ok = loop {
+            match self.stmt_step(x, y) {
+                Step::Done(ok) => break ok,
+                Step::Tail(nx, ny) => (x, y) = (nx, ny),
+            }
+        };
+        self.path.truncate(depth);
+        ok
+    }
+
+    /// Compares everything of `a` and `b` except their tail, and pushes the tail's path.
+    fn stmt_step<'a>(&mut self, a: &'a Stmt, b: &'a Stmt) -> Step<'a> {
         match (view(a), view(b)) {
-            (View::Seq(xs), View::Seq(ys)) => self.list("seq", &xs, &ys, |cx, x, y| cx.stmt(x, y)),
-            (View::One(x), View::One(y)) => self.stmt_kind(x, y),
-            (View::One(x), View::Seq(ys)) => self.fail(
+            (View::Seq(xs), View::Seq(ys)) => self.seq_step(&xs, &ys),
+            (View::One(x), View::One(y)) => self.kind_step(x, y),
+            (View::One(x), View::Seq(ys)) => Step::Done(self.fail(
                 stmt_kind_name(&x.kind),
                 format!("a sequence of {} statements", ys.len()),
-            ),
-            (View::Seq(xs), View::One(y)) => self.fail(
+            )),
+            (View::Seq(xs), View::One(y)) => Step::Done(self.fail(
                 format!("a sequence of {} statements", xs.len()),
                 stmt_kind_name(&y.kind),
-            ),
+            )),
         }
+    }
+
+    /// All items but the last are compared here; the last is the tail.
+    fn seq_step<'a>(&mut self, xs: &[&'a Stmt], ys: &[&'a Stmt]) -> Step<'a> {
+        self.path.push(Seg::Field("seq"));
+        if xs.len() != ys.len() {
+            return Step::Done(self.fail(format!("{} items", xs.len()), format!("{} items", ys.len())));
+        }
+        let (Some((lx, rest_x)), Some((ly, rest_y))) = (xs.split_last(), ys.split_last()) else {
+            return Step::Done(true);
+        };
+        for (i, (x, y)) in rest_x.iter().zip(rest_y).enumerate() {
+            if !self.at(Seg::Index(i), |cx| cx.stmt(x, y)) {
+                return Step::Done(false);
+            }
+        }
+        self.path.push(Seg::Index(rest_x.len()));
+        Step::Tail(lx, ly)
     }
 
     /// Two non-sequence statements.
-    fn stmt_kind(&mut self, a: &Stmt, b: &Stmt) -> bool {
+    fn kind_step<'a>(&mut self, a: &'a Stmt, b: &'a Stmt) -> Step<'a> {
         let (name_a, name_b) = (stmt_kind_name(&a.kind), stmt_kind_name(&b.kind));
         if name_a != name_b {
-            return self.fail(name_a, name_b);
+            return Step::Done(self.fail(name_a, name_b));
         }
-        self.field(name_a, |cx| cx.stmt_fields(&a.kind, &b.kind))
+        self.path.push(Seg::Field(name_a));
+        self.kind_fields(&a.kind, &b.kind)
     }
 
-    fn stmt_fields(&mut self, a: &StmtKind, b: &StmtKind) -> bool {
+    /// Continues with the bodies when the header compared equal.
+    fn then_body<'a>(&mut self, header_ok: bool, a: &'a Stmt, b: &'a Stmt) -> Step<'a> {
+        if !header_ok {
+            return Step::Done(false);
+        }
+        self.path.push(Seg::Field("body"));
+        Step::Tail(a, b)
+    }
+
+    fn kind_fields<'a>(&mut self, a: &'a StmtKind, b: &'a StmtKind) -> Step<'a> {
         match (a, b) {
-            (StmtKind::Store(x), StmtKind::Store(y)) => self.store(x, y),
+            (StmtKind::Store(x), StmtKind::Store(y)) => Step::Done(self.store(x, y)),
             (
                 StmtKind::Let {
                     var: va,
@@ -307,11 +359,13 @@ impl EqCx {
                     body: bb,
                 },
             ) => {
-                self.field("value", |cx| cx.expr(xa, xb))
-                    && self.field("var", |cx| cx.bind_var(va, vb))
-                    && self.field("body", |cx| cx.stmt(ba, bb))
+                let ok = self.field("value", |cx| cx.expr(xa, xb)) && self.field("var", |cx| cx.bind_var(va, vb));
+                self.then_body(ok, ba, bb)
             }
-            (StmtKind::For(x), StmtKind::For(y)) => self.for_loop(x, y),
+            (StmtKind::For(x), StmtKind::For(y)) => {
+                let ok = self.for_header(x, y);
+                self.then_body(ok, &x.body, &y.body)
+            }
             (
                 StmtKind::If {
                     cond: ca,
@@ -323,13 +377,19 @@ impl EqCx {
                     then_case: tb,
                     else_case: eb,
                 },
-            ) => {
+            ) => Step::Done(
                 self.field("cond", |cx| cx.expr(ca, cb))
                     && self.field("then", |cx| cx.stmt(ta, tb))
-                    && self.option("else", ea.as_deref(), eb.as_deref(), |cx, x, y| cx.stmt(x, y))
+                    && self.option("else", ea.as_deref(), eb.as_deref(), |cx, x, y| cx.stmt(x, y)),
+            ),
+            (StmtKind::Attr(x), StmtKind::Attr(y)) => {
+                let ok = self.attr_header(x, y);
+                self.then_body(ok, &x.body, &y.body)
             }
-            (StmtKind::Attr(x), StmtKind::Attr(y)) => self.attr(x, y),
-            (StmtKind::Allocate(x), StmtKind::Allocate(y)) => self.allocate(x, y),
+            (StmtKind::Allocate(x), StmtKind::Allocate(y)) => {
+                let ok = self.allocate_header(x, y);
+                self.then_body(ok, &x.body, &y.body)
+            }
             (
                 StmtKind::AllocBuffer {
                     buffer: xa,
@@ -342,16 +402,18 @@ impl EqCx {
                     body: bb,
                 },
             ) => {
-                self.field("buffer", |cx| cx.bind_buffer(xa, xb, DeclSite::Body))
-                    && self.field("annotations", |cx| cx.annotations(na, nb))
-                    && self.field("body", |cx| cx.stmt(ba, bb))
+                let ok = self.field("buffer", |cx| cx.bind_buffer(xa, xb, DeclSite::Body))
+                    && self.field("annotations", |cx| cx.annotations(na, nb));
+                self.then_body(ok, ba, bb)
             }
             (StmtKind::DeclBuffer { buffer: xa, body: ba }, StmtKind::DeclBuffer { buffer: xb, body: bb }) => {
-                self.field("buffer", |cx| cx.bind_buffer(xa, xb, DeclSite::Body))
-                    && self.field("body", |cx| cx.stmt(ba, bb))
+                let ok = self.field("buffer", |cx| cx.bind_buffer(xa, xb, DeclSite::Body));
+                self.then_body(ok, ba, bb)
             }
-            (StmtKind::Evaluate(x), StmtKind::Evaluate(y)) => self.expr(x, y),
-            (StmtKind::Barrier { scope: x }, StmtKind::Barrier { scope: y }) => self.same_dbg("scope", x, y),
+            (StmtKind::Evaluate(x), StmtKind::Evaluate(y)) => Step::Done(self.expr(x, y)),
+            (StmtKind::Barrier { scope: x }, StmtKind::Barrier { scope: y }) => {
+                Step::Done(self.same_dbg("scope", x, y))
+            }
             (
                 StmtKind::LaunchThread {
                     var: va,
@@ -366,13 +428,17 @@ impl EqCx {
                     body: bb,
                 },
             ) => {
-                self.same_dbg("tag", ta, tb)
+                let ok = self.same_dbg("tag", ta, tb)
                     && self.field("extent", |cx| cx.expr(ea, eb))
-                    && self.field("var", |cx| cx.bind_var(va, vb))
-                    && self.field("body", |cx| cx.stmt(ba, bb))
+                    && self.field("var", |cx| cx.bind_var(va, vb));
+                self.then_body(ok, ba, bb)
             }
-            (StmtKind::Block(x), StmtKind::Block(y)) => self.block(x, y),
-            _ => self.fail(stmt_kind_name(a), stmt_kind_name(b)),
+            (StmtKind::Block(x), StmtKind::Block(y)) => {
+                let ok = self.block_header(x, y);
+                self.then_body(ok, &x.body, &y.body)
+            }
+            // Sequences never reach here (`view` flattens them); other pairs differ in kind.
+            _ => Step::Done(self.fail(stmt_kind_name(a), stmt_kind_name(b))),
         }
     }
 
@@ -382,34 +448,31 @@ impl EqCx {
             && self.field("value", |cx| cx.expr(&a.value, &b.value))
     }
 
-    fn for_loop(&mut self, a: &For, b: &For) -> bool {
+    fn for_header(&mut self, a: &For, b: &For) -> bool {
         self.field("min", |cx| cx.expr(&a.min, &b.min))
             && self.field("extent", |cx| cx.expr(&a.extent, &b.extent))
             && self.same_dbg("kind", a.kind, b.kind)
             && self.same_dbg("thread", &a.thread, &b.thread)
             && self.field("annotations", |cx| cx.annotations(&a.annotations, &b.annotations))
             && self.field("var", |cx| cx.bind_var(&a.var, &b.var))
-            && self.field("body", |cx| cx.stmt(&a.body, &b.body))
     }
 
-    fn attr(&mut self, a: &AttrStmt, b: &AttrStmt) -> bool {
+    fn attr_header(&mut self, a: &AttrStmt, b: &AttrStmt) -> bool {
         self.same_dbg("key", &a.key, &b.key)
             && self.option("node", a.node.as_ref(), b.node.as_ref(), |cx, x, y| cx.expr(x, y))
             && self.field("value", |cx| cx.expr(&a.value, &b.value))
-            && self.field("body", |cx| cx.stmt(&a.body, &b.body))
     }
 
-    fn allocate(&mut self, a: &Allocate, b: &Allocate) -> bool {
+    fn allocate_header(&mut self, a: &Allocate, b: &Allocate) -> bool {
         self.same("dtype", a.dtype, b.dtype)
             && self.list("extents", &a.extents, &b.extents, |cx, x, y| cx.expr(x, y))
             && self.same_dbg("scope", &a.scope, &b.scope)
             && self.field("condition", |cx| cx.expr(&a.condition, &b.condition))
             && self.field("annotations", |cx| cx.annotations(&a.annotations, &b.annotations))
             && self.field("data", |cx| cx.bind_var(&a.data, &b.data))
-            && self.field("body", |cx| cx.stmt(&a.body, &b.body))
     }
 
-    fn block(&mut self, a: &Block, b: &Block) -> bool {
+    fn block_header(&mut self, a: &Block, b: &Block) -> bool {
         self.same_dbg("name", &a.name, &b.name)
             && self.list("iter_vars", &a.iter_vars, &b.iter_vars, |cx, x, y| {
                 cx.iter_var_domain(x, y)
@@ -429,7 +492,6 @@ impl EqCx {
             })
             && self.field("annotations", |cx| cx.annotations(&a.annotations, &b.annotations))
             && self.option("init", a.init.as_ref(), b.init.as_ref(), |cx, x, y| cx.stmt(x, y))
-            && self.field("body", |cx| cx.stmt(&a.body, &b.body))
     }
 
     /// The domain, kind and binding of an iteration variable (the variable is bound after all

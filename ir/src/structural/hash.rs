@@ -15,7 +15,7 @@ use crate::buffer::{Buffer, BufferId, BufferRegion};
 use crate::dtype::DataType;
 use crate::expr::Expr;
 use crate::func::PrimFunc;
-use crate::stmt::{Allocate, AttrStmt, Block, For, Stmt, StmtKind};
+use crate::stmt::{Allocate, Block, For, Stmt, StmtKind};
 use crate::var::{Var, VarId};
 
 /// A small multiplicative hasher (the FxHash step) with a final avalanche, so that results
@@ -264,18 +264,30 @@ impl HashCx {
 
     // ---- statements ------------------------------------------------------------------------
 
+    /// Hashes a statement, following tail bodies in a loop (as `eq.rs` does). The byte stream
+    /// is what a recursive walk would produce, since a tail is the last thing hashed.
     pub(super) fn stmt(&mut self, s: &Stmt) {
+        let mut cur = s;
+        while let Some(tail) = self.stmt_step(cur) {
+            cur = tail;
+        }
+    }
+
+    fn stmt_step<'a>(&mut self, s: &'a Stmt) -> Option<&'a Stmt> {
         match view(s) {
             View::Seq(items) => {
                 self.put(&tag::SEQ);
                 self.len(items.len());
-                items.into_iter().for_each(|i| self.stmt(i));
+                let (last, rest) = items.split_last()?;
+                rest.iter().for_each(|i| self.stmt(i));
+                Some(*last)
             }
-            View::One(one) => self.stmt_kind(&one.kind),
+            View::One(one) => self.stmt_head(&one.kind),
         }
     }
 
-    fn stmt_kind(&mut self, kind: &StmtKind) {
+    /// Hashes everything of a non-sequence statement but its tail, and returns the tail.
+    fn stmt_head<'a>(&mut self, kind: &'a StmtKind) -> Option<&'a Stmt> {
         self.put(&tag::STMT);
         std::mem::discriminant(kind).hash(&mut self.h);
         match kind {
@@ -283,13 +295,17 @@ impl HashCx {
                 self.use_buffer(&st.buffer);
                 self.exprs(&st.indices);
                 self.expr(&st.value);
+                None
             }
             StmtKind::Let { var, value, body } => {
                 self.expr(value);
                 self.bind_var(var);
-                self.stmt(body);
+                Some(body)
             }
-            StmtKind::For(f) => self.for_loop(f),
+            StmtKind::For(f) => {
+                self.for_header(f);
+                Some(&f.body)
+            }
             StmtKind::If {
                 cond,
                 then_case,
@@ -298,14 +314,24 @@ impl HashCx {
                 self.expr(cond);
                 self.stmt(then_case);
                 self.option(else_case.as_deref(), |cx, e| cx.stmt(e));
+                None
             }
             // Never reached through `view`, but hashed consistently all the same.
             StmtKind::Seq(items) => {
                 self.len(items.len());
                 items.iter().for_each(|i| self.stmt(i));
+                None
             }
-            StmtKind::Attr(a) => self.attr(a),
-            StmtKind::Allocate(a) => self.allocate(a),
+            StmtKind::Attr(a) => {
+                self.put(&a.key);
+                self.option(a.node.as_ref(), |cx, n| cx.expr(n));
+                self.expr(&a.value);
+                Some(&a.body)
+            }
+            StmtKind::Allocate(a) => {
+                self.allocate_header(a);
+                Some(&a.body)
+            }
             StmtKind::AllocBuffer {
                 buffer,
                 annotations,
@@ -313,52 +339,52 @@ impl HashCx {
             } => {
                 self.bind_buffer(buffer, DeclSite::Body);
                 self.annotations(annotations);
-                self.stmt(body);
+                Some(body)
             }
             StmtKind::DeclBuffer { buffer, body } => {
                 self.bind_buffer(buffer, DeclSite::Body);
-                self.stmt(body);
+                Some(body)
             }
-            StmtKind::Evaluate(e) => self.expr(e),
-            StmtKind::Barrier { scope } => self.put(scope),
+            StmtKind::Evaluate(e) => {
+                self.expr(e);
+                None
+            }
+            StmtKind::Barrier { scope } => {
+                self.put(scope);
+                None
+            }
             StmtKind::LaunchThread { var, tag, extent, body } => {
                 self.put(tag);
                 self.expr(extent);
                 self.bind_var(var);
-                self.stmt(body);
+                Some(body)
             }
-            StmtKind::Block(b) => self.block(b),
+            StmtKind::Block(b) => {
+                self.block_header(b);
+                Some(&b.body)
+            }
         }
     }
 
-    fn for_loop(&mut self, f: &For) {
+    fn for_header(&mut self, f: &For) {
         self.expr(&f.min);
         self.expr(&f.extent);
         self.put(&f.kind);
         self.put(&f.thread);
         self.annotations(&f.annotations);
         self.bind_var(&f.var);
-        self.stmt(&f.body);
     }
 
-    fn attr(&mut self, a: &AttrStmt) {
-        self.put(&a.key);
-        self.option(a.node.as_ref(), |cx, n| cx.expr(n));
-        self.expr(&a.value);
-        self.stmt(&a.body);
-    }
-
-    fn allocate(&mut self, a: &Allocate) {
+    fn allocate_header(&mut self, a: &Allocate) {
         self.dtype(a.dtype);
         self.exprs(&a.extents);
         self.put(&a.scope);
         self.expr(&a.condition);
         self.annotations(&a.annotations);
         self.bind_var(&a.data);
-        self.stmt(&a.body);
     }
 
-    fn block(&mut self, b: &Block) {
+    fn block_header(&mut self, b: &Block) {
         self.put(&b.name);
         self.len(b.iter_vars.len());
         for iv in &b.iter_vars {
@@ -379,7 +405,6 @@ impl HashCx {
         self.option(b.writes.as_ref(), |cx, r| cx.regions(r));
         self.annotations(&b.annotations);
         self.option(b.init.as_ref(), |cx, s| cx.stmt(s));
-        self.stmt(&b.body);
     }
 
     fn regions(&mut self, regions: &[BufferRegion]) {

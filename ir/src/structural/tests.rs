@@ -292,3 +292,36 @@ fn names_and_spans_are_ignored() {
     assert!(stmt_eq(&s1, &s2));
     assert_eq!(stmt_hash(&s1), stmt_hash(&s2));
 }
+
+#[test]
+fn long_interleaved_programs_compare_and_hash_without_recursion() {
+    let handle = std::thread::Builder::new()
+        .stack_size(1 << 20)
+        .spawn(|| {
+            let build = |n: usize, last: f64| {
+                let b = buf("B", F32, &[4]);
+                let vars: Vec<_> = (0..n).map(|k| i32v(&format!("x{k}"))).collect();
+                let mut body = store(&b, vec![int(0)], f32c(last));
+                for (k, x) in vars.iter().enumerate().rev() {
+                    let value = if k == 0 { int(0) } else { v(&vars[k - 1]) + int(1) };
+                    body = seq(vec![store(&b, vec![int(0)], f32c(1.0)), let_stmt(x, value, body)]);
+                }
+                func(vec![bparam(&b)], body)
+            };
+            let (f, g, h) = (build(20_000, 0.0), build(20_000, 0.0), build(20_000, 2.0));
+            let result = (
+                func_eq(&f, &g),
+                func_hash(&f) == func_hash(&g),
+                func_hash(&f) == func_hash(&h),
+                func_diff(&f, &h).map(|d| (d.len(), d.ends_with("store.value: 0.0 (float32) vs 2.0 (float32)"))),
+            );
+            // Dropping 20,000-deep trees recurses in the IR's drop glue; not under test here.
+            std::mem::forget((f, g, h));
+            result
+        })
+        .expect("spawn");
+    let (eq, same_hash, collide, diff) = handle.join().expect("no stack overflow");
+    assert!(eq && same_hash && !collide);
+    let (len, names_the_leaf) = diff.unwrap_or_default();
+    assert!(names_the_leaf && len > 20_000 * 10, "the path runs through every let");
+}

@@ -235,6 +235,34 @@ fn deep_let_chains_are_walked_without_recursion() {
     assert_eq!(handle.join().expect("no stack overflow"), vec![]);
 }
 
+/// `B[0] = 0; x0 = 0; B[0] = 1; x1 = x0 + 1; ...`: what TVM's "rest of the block" bodies
+/// make of a long straight-line program, `Seq[store, Let(x, Seq[store, Let(..)])]`.
+pub(super) fn interleaved_lets(n: usize) -> PrimFunc {
+    with_ab(|_, b| {
+        let vars: Vec<_> = (0..n).map(|k| i32v(&format!("x{k}"))).collect();
+        let mut body = store(b, vec![int(0)], f32c(0.0));
+        for (k, x) in vars.iter().enumerate().rev() {
+            let value = if k == 0 { int(0) } else { v(&vars[k - 1]) + int(1) };
+            body = seq(vec![store(b, vec![int(0)], f32c(1.0)), let_stmt(x, value, body)]);
+        }
+        body
+    })
+}
+
+#[test]
+fn long_interleaved_programs_are_walked_without_recursion() {
+    let handle = std::thread::Builder::new()
+        .stack_size(1 << 20)
+        .spawn(|| {
+            let f = interleaved_lets(20_000);
+            let got = errors(&f);
+            std::mem::forget(f);
+            got
+        })
+        .expect("spawn");
+    assert_eq!(handle.join().expect("no stack overflow"), vec![]);
+}
+
 #[test]
 fn too_deep_nesting_is_reported_once_not_overflowed() {
     let f = with_ab(|_, b| {

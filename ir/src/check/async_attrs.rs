@@ -42,19 +42,23 @@ pub(super) fn pair_chain(first: &Stmt) -> VecDeque<ChainFlag> {
         keys.push(a.key.as_str());
         cur = &a.body;
     }
-    let mut flags = vec![ChainFlag::Paired; keys.len()];
+    let mut flags = VecDeque::with_capacity(keys.len());
     let mut open_waits = Vec::new();
     for (i, key) in keys.iter().enumerate() {
+        let mut flag = ChainFlag::Paired;
         if *key == ASYNC_WAIT_QUEUE_SCOPE {
             open_waits.push(i);
         } else if *key == ASYNC_WAIT_INFLIGHT_COUNT && open_waits.pop().is_none() {
-            flags[i] = ChainFlag::OrphanCount;
+            flag = ChainFlag::OrphanCount;
         }
+        flags.push_back(flag);
     }
     for i in open_waits {
-        flags[i] = ChainFlag::UnpairedWait;
+        if let Some(flag) = flags.get_mut(i) {
+            *flag = ChainFlag::UnpairedWait;
+        }
     }
-    flags.into()
+    flags
 }
 
 /// An attribute value that should be an integer.

@@ -98,7 +98,7 @@ impl Scope {
 
 fn decrement<K: std::hash::Hash + Eq>(counts: &mut HashMap<K, u32>, key: K) {
     if let Some(n) = counts.get_mut(&key) {
-        *n -= 1;
+        *n = n.saturating_sub(1);
         if *n == 0 {
             counts.remove(&key);
         }

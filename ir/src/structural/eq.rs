@@ -77,6 +77,14 @@ impl<K: Copy + Eq + Hash> Bijection<K> {
     }
 }
 
+/// Why two uses do not correspond, for diffs (names alone may coincide).
+fn mismatch_reason(p: Pairing) -> &'static str {
+    match p {
+        Pairing::New => " (different free identities)",
+        Pairing::Known | Pairing::Conflict => " (bound to different things)",
+    }
+}
+
 /// What is left to compare after one statement's own fields: nothing (with the verdict), or
 /// its tail — the body of a let, loop, attribute, allocation, declaration, launch or block,
 /// or the last item of a sequence — whose path has already been pushed.
@@ -193,7 +201,8 @@ impl EqCx {
     }
 
     fn use_var(&mut self, a: &Var, b: &Var) -> bool {
-        self.vars.use_site(a.id(), b.id()) || self.fail(format!("variable `{a}`"), format!("variable `{b}`"))
+        let why = mismatch_reason(self.vars.pairing(a.id(), b.id()));
+        self.vars.use_site(a.id(), b.id()) || self.fail(format!("variable `{a}`"), format!("variable `{b}`{why}"))
     }
 
     fn bind_buffer(&mut self, a: &Buffer, b: &Buffer, site: DeclSite) -> bool {
@@ -208,7 +217,8 @@ impl EqCx {
     }
 
     fn use_buffer(&mut self, a: &Buffer, b: &Buffer) -> bool {
-        self.bufs.use_site(a.id(), b.id()) || self.fail(format!("buffer `{a}`"), format!("buffer `{b}`"))
+        let why = mismatch_reason(self.bufs.pairing(a.id(), b.id()));
+        self.bufs.use_site(a.id(), b.id()) || self.fail(format!("buffer `{a}`"), format!("buffer `{b}`{why}"))
     }
 
     fn buffer_fields(&mut self, a: &Buffer, b: &Buffer, site: DeclSite) -> bool {

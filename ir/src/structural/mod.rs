@@ -162,10 +162,9 @@ fn view(stmt: &Stmt) -> View<'_> {
     }
     let mut items = Vec::new();
     flatten_into(stmt, &mut items);
-    if items.len() == 1 {
-        View::One(items[0])
-    } else {
-        View::Seq(items)
+    match items[..] {
+        [one] => View::One(one),
+        _ => View::Seq(items),
     }
 }
 

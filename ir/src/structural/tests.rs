@@ -173,7 +173,7 @@ fn diff_names_the_path_of_the_first_difference() {
 fn diff_names_the_alias_a_store_uses() {
     let diff = func_diff(&sample(Tweak::None), &sample(Tweak::SwapAlias)).unwrap_or_default();
     assert!(
-        diff.ends_with("store.buffer: buffer `A_v` vs buffer `A_w`"),
+        diff.ends_with("store.buffer: buffer `A_v` vs buffer `A_w` (bound to different things)"),
         "unexpected diff: {diff}"
     );
     assert!(diff.starts_with("body.decl_buffer.body"), "unexpected diff: {diff}");
@@ -236,6 +236,8 @@ fn free_variables_compare_by_identity() {
     let (x, y) = (i32v("x"), i32v("x"));
     assert!(expr_eq(&(v(&x) + int(1)), &(v(&x) + int(1))));
     assert!(!expr_eq(&(v(&x) + int(1)), &(v(&y) + int(1))));
+    let d = stmt_diff(&evaluate(v(&x)), &evaluate(v(&y))).unwrap_or_default();
+    assert_eq!(d, "evaluate: variable `x` vs variable `x` (different free identities)");
     // Free variables hash by name and type, so equal names collide but stay deterministic.
     assert_eq!(expr_hash(&v(&x)), expr_hash(&v(&y)));
 }

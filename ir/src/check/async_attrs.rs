@@ -1,0 +1,189 @@
+//! The attributes of the async model (DESIGN.md, "Async semantics"), on `AttrStmt`s and in
+//! S-TIR block annotations.
+//!
+//! Rules: `async_scope` has the value 1 and scopes over at least one buffer store (it marks
+//! asynchronous stores); the queues of `async_commit_queue_scope` and `async_wait_queue_scope`
+//! are integer expressions, non-negative when constant; an `async_wait_queue_scope` is directly
+//! followed by an `async_wait_inflight_count` — as its body, possibly through other attributes
+//! of the same chain of directly nested attributes (the form `T.attr({...})` produces) — whose
+//! value is an integer expression, never a negative constant; an in-flight count never appears
+//! without a wait before it in its chain. In a block annotation, the two must appear together.
+//!
+//! Invariant: chains are paired once, when the walk reaches their first attribute
+//! (`pair_chain`), so each attribute's diagnostics come out at its own position in the walk.
+
+use std::collections::VecDeque;
+
+use super::Checker;
+use crate::annotation::{
+    AnnValue, ASYNC_COMMIT_QUEUE_SCOPE, ASYNC_SCOPE, ASYNC_WAIT_INFLIGHT_COUNT, ASYNC_WAIT_QUEUE_SCOPE,
+};
+use crate::expr::Expr;
+use crate::stmt::{AttrStmt, Block, Stmt, StmtKind};
+use crate::text::print_expr;
+
+/// How an attribute of a chain fares in the wait/count pairing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum ChainFlag {
+    /// Not a wait or count, or one correctly paired.
+    Paired,
+    /// A wait with no count after it in the chain.
+    UnpairedWait,
+    /// A count with no wait before it in the chain.
+    OrphanCount,
+}
+
+/// Pairs the waits and counts of the chain of directly nested attributes starting at `first`:
+/// each count closes the nearest open wait before it. One flag per attribute, outermost first.
+pub(super) fn pair_chain(first: &Stmt) -> VecDeque<ChainFlag> {
+    let mut keys = Vec::new();
+    let mut cur = first;
+    while let StmtKind::Attr(a) = &cur.kind {
+        keys.push(a.key.as_str());
+        cur = &a.body;
+    }
+    let mut flags = VecDeque::with_capacity(keys.len());
+    let mut open_waits = Vec::new();
+    for (i, key) in keys.iter().enumerate() {
+        let mut flag = ChainFlag::Paired;
+        if *key == ASYNC_WAIT_QUEUE_SCOPE {
+            open_waits.push(i);
+        } else if *key == ASYNC_WAIT_INFLIGHT_COUNT && open_waits.pop().is_none() {
+            flag = ChainFlag::OrphanCount;
+        }
+        flags.push_back(flag);
+    }
+    for i in open_waits {
+        if let Some(flag) = flags.get_mut(i) {
+            *flag = ChainFlag::UnpairedWait;
+        }
+    }
+    flags
+}
+
+/// An attribute value that should be an integer.
+enum IntArg<'a> {
+    Const(i64),
+    Symbolic(&'a Expr),
+    /// Not an integer; the text says what it is instead.
+    NotInt(String),
+}
+
+impl<'a> IntArg<'a> {
+    fn of_expr(e: &'a Expr) -> Self {
+        let t = e.dtype();
+        match e {
+            _ if !(t.is_integer() && t.is_scalar()) => IntArg::NotInt(t.to_string()),
+            Expr::Int { value, .. } => IntArg::Const(*value),
+            _ => IntArg::Symbolic(e),
+        }
+    }
+
+    fn of_ann(v: &'a AnnValue) -> Self {
+        match v {
+            AnnValue::Int(i) => IntArg::Const(*i),
+            AnnValue::Expr(e) => IntArg::of_expr(e),
+            other => IntArg::NotInt(other.kind_name().to_string()),
+        }
+    }
+}
+
+impl Checker {
+    pub(super) fn check_async_attr(&mut self, a: &AttrStmt, flag: ChainFlag) {
+        self.check_async_value(&a.key, IntArg::of_expr(&a.value));
+        if a.key == ASYNC_SCOPE && !contains_store(&a.body) {
+            self.error(format!("`{ASYNC_SCOPE}` must contain at least one buffer store"));
+        }
+        match flag {
+            ChainFlag::Paired => {}
+            ChainFlag::UnpairedWait => self.error(format!(
+                "`{ASYNC_WAIT_QUEUE_SCOPE}` must be directly followed by an `{ASYNC_WAIT_INFLIGHT_COUNT}` attribute"
+            )),
+            ChainFlag::OrphanCount => self.error(format!(
+                "`{ASYNC_WAIT_INFLIGHT_COUNT}` must directly follow an `{ASYNC_WAIT_QUEUE_SCOPE}` attribute"
+            )),
+        }
+    }
+
+    /// The async keys of an S-TIR block's annotations (`T.attr({...})` in the block header).
+    pub(super) fn check_block_async(&mut self, b: &Block) {
+        for (key, value) in b.annotations.iter() {
+            self.check_async_value(key, IntArg::of_ann(value));
+        }
+        if b.annotations.get(ASYNC_SCOPE).is_some() && !contains_store(&b.body) {
+            self.error(format!("`{ASYNC_SCOPE}` must contain at least one buffer store"));
+        }
+        let has_wait = b.annotations.get(ASYNC_WAIT_QUEUE_SCOPE).is_some();
+        let has_count = b.annotations.get(ASYNC_WAIT_INFLIGHT_COUNT).is_some();
+        if has_wait && !has_count {
+            self.error(format!(
+                "block annotation `{ASYNC_WAIT_QUEUE_SCOPE}` needs an `{ASYNC_WAIT_INFLIGHT_COUNT}` in the same block"
+            ));
+        }
+        if has_count && !has_wait {
+            self.error(format!(
+                "block annotation `{ASYNC_WAIT_INFLIGHT_COUNT}` needs an `{ASYNC_WAIT_QUEUE_SCOPE}` in the same block"
+            ));
+        }
+    }
+
+    /// The value rule of one async key; other keys are kept verbatim and not checked.
+    fn check_async_value(&mut self, key: &str, arg: IntArg<'_>) {
+        match key {
+            ASYNC_SCOPE => self.check_async_scope_value(arg),
+            ASYNC_COMMIT_QUEUE_SCOPE | ASYNC_WAIT_QUEUE_SCOPE => self.check_queue(key, arg),
+            ASYNC_WAIT_INFLIGHT_COUNT => self.check_inflight(arg),
+            _ => {}
+        }
+    }
+
+    fn check_async_scope_value(&mut self, arg: IntArg<'_>) {
+        let found = match arg {
+            IntArg::Const(1) => return,
+            IntArg::Const(c) => c.to_string(),
+            IntArg::Symbolic(e) => print_expr(e),
+            IntArg::NotInt(what) => what,
+        };
+        self.error(format!("`{ASYNC_SCOPE}` must have the value 1, found {found}"));
+    }
+
+    fn check_queue(&mut self, key: &str, arg: IntArg<'_>) {
+        match arg {
+            IntArg::NotInt(what) => self.error(format!("queue of `{key}` must be an integer, found {what}")),
+            IntArg::Const(q) if q < 0 => self.error(format!("negative queue id {q} in `{key}`")),
+            IntArg::Const(_) | IntArg::Symbolic(_) => {}
+        }
+    }
+
+    fn check_inflight(&mut self, arg: IntArg<'_>) {
+        match arg {
+            IntArg::NotInt(what) => {
+                self.error(format!("`{ASYNC_WAIT_INFLIGHT_COUNT}` must be an integer, found {what}"))
+            }
+            IntArg::Const(n) if n < 0 => self.error(format!("negative in-flight count {n}")),
+            IntArg::Const(_) | IntArg::Symbolic(_) => {}
+        }
+    }
+}
+
+/// Whether `stmt` contains a buffer store anywhere (an explicit stack: the IR may be deep).
+fn contains_store(stmt: &Stmt) -> bool {
+    let mut stack = vec![stmt];
+    while let Some(s) = stack.pop() {
+        match &s.kind {
+            StmtKind::Store(_) => return true,
+            StmtKind::Seq(items) => stack.extend(items),
+            StmtKind::For(f) => stack.push(&f.body),
+            StmtKind::If { then_case, else_case, .. } => {
+                stack.push(then_case);
+                stack.extend(else_case.as_deref());
+            }
+            StmtKind::Block(b) => {
+                stack.push(&b.body);
+                stack.extend(&b.init);
+            }
+            _ => stack.extend(s.body()),
+        }
+    }
+    false
+}

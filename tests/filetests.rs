@@ -10,7 +10,7 @@ use tirproof::source::expand_paths;
 fn main() {
     let args = Arguments::from_args();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
-    let files = expand_paths(&[root.clone()]).expect("the corpus directory is readable");
+    let files = expand_paths(std::slice::from_ref(&root)).expect("the corpus directory is readable");
     let bless = bless_requested();
     let trials = files
         .into_iter()

@@ -71,8 +71,10 @@ pub fn analyse(
             by_storage.entry(a.storage).or_default().push((k, a.clone()));
         }
     }
-    let mut analysis = Analysis::default();
-    analysis.exchanges_shared_data = under_threads && by_storage.values().any(|uses| exchanges(uses));
+    let mut analysis = Analysis {
+        exchanges_shared_data: under_threads && by_storage.values().any(|uses| exchanges(uses)),
+        ..Analysis::default()
+    };
     for uses in by_storage.values() {
         let staging = staging_buffer(uses, candidates)?;
         let key = |k: usize| (spec.stages[k], spec.orders[k]);

@@ -12,7 +12,10 @@
 //! `bless`, a case whose expectation can be regenerated (printed text, error lines) is
 //! rewritten in place, atomically, instead of failing.
 
+mod pipeline;
 mod text;
+
+pub use pipeline::EXPECTED_MARKER;
 
 use std::path::{Path, PathBuf};
 
@@ -25,6 +28,10 @@ pub enum Kind {
     Roundtrip,
     /// Parsing or checking reports exactly the `# error:` diagnostics.
     Error,
+    /// The pipeline pass succeeds; its output checks, round-trips and equals the expected output.
+    Pipeline,
+    /// The pipeline pass refuses the program with exactly the `# error:` diagnostics.
+    PassError,
 }
 
 impl Kind {
@@ -33,6 +40,8 @@ impl Kind {
             "print" => Some(Kind::Print),
             "roundtrip" => Some(Kind::Roundtrip),
             "error" => Some(Kind::Error),
+            "pipeline" => Some(Kind::Pipeline),
+            "pass-error" => Some(Kind::PassError),
             _ => None,
         }
     }
@@ -42,6 +51,8 @@ impl Kind {
             Kind::Print => "print",
             Kind::Roundtrip => "roundtrip",
             Kind::Error => "error",
+            Kind::Pipeline => "pipeline",
+            Kind::PassError => "pass-error",
         }
     }
 }
@@ -110,6 +121,8 @@ impl Case {
             Kind::Print => text::run_print(self, bless),
             Kind::Roundtrip => text::run_roundtrip(self),
             Kind::Error => text::run_error(self, bless),
+            Kind::Pipeline => pipeline::run_pipeline(self, bless),
+            Kind::PassError => pipeline::run_pass_error(self, bless),
         }
     }
 

@@ -12,13 +12,13 @@ fn source(case: &Case) -> Source {
 }
 
 /// Parses and checks the case, printing diagnostics into the failure message.
-fn load_module(case: &Case) -> Result<IRModule, Verdict> {
+pub(super) fn load_module(case: &Case) -> Result<IRModule, Verdict> {
     let src = source(case);
     src.parse_and_check().map_err(|d| Verdict::Fail(format!("the program does not load:\n{}", src.render(&d))))
 }
 
 /// Prints `module`, re-parses the text and requires an equal module and a stable printout.
-fn round_trip(module: &IRModule) -> Result<String, Verdict> {
+pub(super) fn round_trip(module: &IRModule) -> Result<String, Verdict> {
     let printed = print_module(module);
     let reparsed = parse_module(&printed).map_err(|d| {
         Verdict::Fail(format!(
@@ -93,6 +93,11 @@ pub(super) fn run_error(case: &Case, bless: bool) -> Verdict {
     if actual.is_empty() {
         return Verdict::Fail("expected diagnostics, but the program parses and checks cleanly".to_string());
     }
+    compare_errors(case, actual, bless)
+}
+
+/// Compares diagnostics headlines with the case's `# error:` lines (rewriting them in bless mode).
+pub(super) fn compare_errors(case: &Case, actual: Vec<String>, bless: bool) -> Verdict {
     if actual == case.errors {
         return Verdict::Pass;
     }

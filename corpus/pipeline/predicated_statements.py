@@ -1,0 +1,13 @@
+# test: pipeline
+# desc: producer and consumer under the same condition: commits stay unconditional, so counts stay exact
+
+# from tvm.script import tirx as T
+
+@T.prim_func
+def main(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
+    for i in T.serial(16, annotations={"software_pipeline_stage": [0, 2], "software_pipeline_order": [0, 1], "software_pipeline_async_stages": [0]}):
+        B = T.alloc_buffer((1,), "float32", scope="shared")
+        if i % 3 != 1:
+            B[0] = A[i] + T.float32(1.0)
+        if i % 3 != 1:
+            C[i] = B[0] * T.float32(2.0)

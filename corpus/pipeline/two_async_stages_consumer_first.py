@@ -1,0 +1,13 @@
+# test: pipeline
+# desc: the consumer of two queues runs first in each step
+
+# from tvm.script import tirx as T
+
+@T.prim_func
+def main(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
+    for i in T.serial(16, annotations={"software_pipeline_stage": [0, 1, 2], "software_pipeline_order": [2, 0, 1], "software_pipeline_async_stages": [0, 1]}):
+        A_shared = T.alloc_buffer((1,), "float32", scope="shared")
+        B_shared = T.alloc_buffer((1,), "float32", scope="shared")
+        A_shared[0] = A[i]
+        B_shared[0] = B[i]
+        C[i] = A_shared[0] + B_shared[0]

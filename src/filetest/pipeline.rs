@@ -1,0 +1,92 @@
+//! The `pipeline` and `pass-error` kinds: run the pipeline pass on the program.
+//!
+//! A `pipeline` case checks that the pass succeeds, that the checker accepts its output, that
+//! the output round-trips through the printer, and that the printed output equals the case's
+//! expected-output section (a trailing block of comment lines after `EXPECTED_MARKER`, which
+//! `BLESS=1` regenerates). A `pass-error` case lists the pass's diagnostics as `# error:` lines.
+
+use tirproof_ir::check::check_module;
+use tirproof_ir::text::print_module;
+use tirproof_ir::IRModule;
+use tirproof_passes::pipeline::InjectSoftwarePipeline;
+use tirproof_passes::Pass;
+
+use super::{Case, Verdict};
+
+/// The line that starts the expected output of a `pipeline` case.
+pub const EXPECTED_MARKER: &str = "# ---- expected output ----";
+
+/// The program (without the expected-output section) and the expected output, if any.
+pub(super) fn split_expected(body: &str) -> (&str, Option<String>) {
+    match body.find(EXPECTED_MARKER) {
+        None => (body, None),
+        Some(pos) => {
+            let expected = body[pos + EXPECTED_MARKER.len()..]
+                .lines()
+                .skip(1)
+                .map(|l| l.strip_prefix("# ").unwrap_or(l.strip_prefix('#').unwrap_or(l)))
+                .collect::<Vec<_>>()
+                .join("\n");
+            (body[..pos].trim_end(), Some(format!("{}\n", expected.trim_end())))
+        }
+    }
+}
+
+/// Runs the pipeline pass on a copy of `module`.
+pub(super) fn pipelined(module: &IRModule) -> Result<IRModule, tirproof_ir::Diagnostics> {
+    let mut out = module.clone();
+    InjectSoftwarePipeline.run(&mut out).map_err(|e| e.diagnostics)?;
+    Ok(out)
+}
+
+pub(super) fn run_pipeline(case: &Case, bless: bool) -> Verdict {
+    let module = match super::text::load_module(case) {
+        Ok(m) => m,
+        Err(v) => return v,
+    };
+    let output = match pipelined(&module) {
+        Ok(o) => o,
+        Err(d) => {
+            return Verdict::Fail(format!(
+                "the pass fails:\n{}",
+                d.render(&case.path.display().to_string(), &case.text)
+            ))
+        }
+    };
+    let diags = check_module(&output);
+    if diags.has_errors() {
+        return Verdict::Fail(format!(
+            "the checker rejects the output:\n{diags}\n--- output ---\n{}",
+            print_module(&output)
+        ));
+    }
+    let printed = match super::text::round_trip(&output) {
+        Ok(p) => p,
+        Err(v) => return v,
+    };
+    let (program, expected) = split_expected(case.body());
+    if expected.as_deref() == Some(printed.as_str()) {
+        return Verdict::Pass;
+    }
+    if bless {
+        let commented: Vec<String> =
+            printed.lines().map(|l| if l.is_empty() { "#".to_string() } else { format!("# {l}") }).collect();
+        return case.rewrite(&case.header, &format!("{program}\n\n{EXPECTED_MARKER}\n{}\n", commented.join("\n")));
+    }
+    Verdict::Fail(format!(
+        "the pass prints a different program (run with BLESS=1 to accept):\n--- expected ---\n{}--- printed ---\n{printed}",
+        expected.unwrap_or_default()
+    ))
+}
+
+pub(super) fn run_pass_error(case: &Case, bless: bool) -> Verdict {
+    let module = match super::text::load_module(case) {
+        Ok(m) => m,
+        Err(v) => return v,
+    };
+    let actual: Vec<String> = match pipelined(&module) {
+        Ok(_) => return Verdict::Fail("expected the pass to refuse the program, but it succeeded".to_string()),
+        Err(diags) => diags.iter().map(|d| d.headline()).collect(),
+    };
+    super::text::compare_errors(case, actual, bless)
+}

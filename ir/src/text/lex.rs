@@ -272,7 +272,9 @@ impl Lexer {
         let unclosed_at = self.brackets.first().map(|(_, span)| *span);
         for (open, span) in std::mem::take(&mut self.brackets) {
             let close = open.closer().map_or("?", Punct::as_str);
-            self.error(Diagnostic::error(span, format!("unclosed `{open}`")).expected(format!("`{close}`"), "end of file"));
+            self.error(
+                Diagnostic::error(span, format!("unclosed `{open}`")).expected(format!("`{close}`"), "end of file"),
+            );
         }
         while self.indents.len() > 1 {
             self.indents.pop();
@@ -370,7 +372,9 @@ impl Lexer {
         if self.peek() == Some('\n') {
             self.bump();
         } else {
-            self.error(Diagnostic::error(span, "unexpected character `\\`").expected("a line break after `\\`", "text"));
+            self.error(
+                Diagnostic::error(span, "unexpected character `\\`").expected("a line break after `\\`", "text"),
+            );
         }
     }
 
@@ -432,7 +436,11 @@ impl Lexer {
 
     fn number(&mut self) {
         let span = self.here();
-        if self.peek() == Some('0') && self.peek_at(1).is_some_and(|c| matches!(c, 'x' | 'X' | 'o' | 'O' | 'b' | 'B')) {
+        if self.peek() == Some('0')
+            && self
+                .peek_at(1)
+                .is_some_and(|c| matches!(c, 'x' | 'X' | 'o' | 'O' | 'b' | 'B'))
+        {
             self.radix_number(span);
             return;
         }
@@ -633,7 +641,8 @@ impl Lexer {
         match char::from_u32(value) {
             Some(c) => text.push(c),
             None => self.error(
-                Diagnostic::error(span, "invalid escape sequence").expected("a Unicode scalar value", format!("{value:#x}")),
+                Diagnostic::error(span, "invalid escape sequence")
+                    .expected("a Unicode scalar value", format!("{value:#x}")),
             ),
         }
     }
@@ -757,13 +766,20 @@ mod tests {
     fn spans_are_one_based() {
         let lexed = lex("x = 1\n  # c\ny  =  \"s\"\n");
         let spans: Vec<_> = lexed.tokens.iter().map(|t| (t.span.line, t.span.col)).collect();
-        assert_eq!(spans, vec![(1, 1), (1, 3), (1, 5), (1, 6), (3, 1), (3, 4), (3, 7), (3, 10), (4, 1)]);
+        assert_eq!(
+            spans,
+            vec![(1, 1), (1, 3), (1, 5), (1, 6), (3, 1), (3, 4), (3, 7), (3, 10), (4, 1)]
+        );
     }
 
     #[test]
     fn reports_lexical_errors() {
         let lexed = lex("a = \"abc\nb = $\nc = (1,\n");
-        let msgs: Vec<_> = lexed.diagnostics.iter().map(|d| (d.span.to_string(), d.message.clone())).collect();
+        let msgs: Vec<_> = lexed
+            .diagnostics
+            .iter()
+            .map(|d| (d.span.to_string(), d.message.clone()))
+            .collect();
         assert_eq!(
             msgs,
             vec![
@@ -781,7 +797,10 @@ mod tests {
         let lexed = lex("if a:\n    b\n  c\n");
         assert_eq!(lexed.diagnostics.len(), 1);
         assert_eq!(lexed.diagnostics[0].span, Span::new(3, 3));
-        assert_eq!(lexed.diagnostics[0].message, "unindent does not match any outer indentation level");
+        assert_eq!(
+            lexed.diagnostics[0].message,
+            "unindent does not match any outer indentation level"
+        );
     }
 
     #[test]

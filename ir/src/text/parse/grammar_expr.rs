@@ -79,7 +79,9 @@ impl Cursor {
                 break;
             }
             self.bump();
-            let rhs = self.nested(|p| p.binary(prec + 1))?;
+            // Each recursive call raises the minimum precedence, so this recursion is bounded by
+            // the number of precedence levels, not by the input.
+            let rhs = self.binary(prec + 1)?;
             let span = lhs.span;
             let (lhs_box, rhs_box) = (Box::new(lhs), Box::new(rhs));
             let kind = match op {
@@ -211,14 +213,14 @@ impl Cursor {
                     name: name.name,
                 }
             } else if self.at(Punct::LParen) {
-                let (args, kwargs) = self.nested(|p| p.call_args())?;
+                let (args, kwargs) = self.call_args()?;
                 PExprKind::Call {
                     func: Box::new(value),
                     args,
                     kwargs,
                 }
             } else if self.at(Punct::LBracket) {
-                let items = self.nested(|p| p.subscript())?;
+                let items = self.subscript()?;
                 PExprKind::Subscript {
                     value: Box::new(value),
                     items,
@@ -243,9 +245,9 @@ impl Cursor {
                 PExprKind::Float(v)
             }
             TokenKind::Str(_) => PExprKind::Str(self.strings()),
-            TokenKind::Punct(Punct::LParen) => return self.nested(|p| p.paren()),
-            TokenKind::Punct(Punct::LBracket) => self.nested(|p| p.list())?,
-            TokenKind::Punct(Punct::LBrace) => self.nested(|p| p.dict())?,
+            TokenKind::Punct(Punct::LParen) => return self.paren(),
+            TokenKind::Punct(Punct::LBracket) => self.list()?,
+            TokenKind::Punct(Punct::LBrace) => self.dict()?,
             _ => return Err(self.unexpected("an expression")),
         };
         self.node(kind, span)

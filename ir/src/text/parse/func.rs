@@ -1,0 +1,258 @@
+//! Lowering of one `@T.prim_func`: decorators, parameters, the function prelude
+//! (`T.func_attr`, `T.match_buffer`) and the body.
+//!
+//! Parameters are bound in two passes — scalars and handles first, then buffers — so a buffer
+//! shape may use a scalar parameter written after it. A buffer parameter `A: T.Buffer(...)`
+//! becomes a handle variable `A_handle` mapped to the buffer `A` (whose data variable is named
+//! `A`). The prelude is the leading run of `T.func_attr` / `X = T.match_buffer(h, ...)`
+//! statements; `T.match_buffer` maps a handle parameter that has no buffer yet. Invariant:
+//! each function is lowered in fresh scopes and counters, so errors never leak between
+//! functions.
+
+use crate::annotation::Annotations;
+use crate::buffer::SCOPE_GLOBAL;
+use crate::dtype::DataType;
+use crate::func::{Param, PrimFunc};
+use crate::span::Span;
+use crate::var::Var;
+
+use super::ast::{Ident, Kwarg, PExpr, PExprKind, PFunc, PIndex, PParam, PStmt, PStmtKind};
+use super::buffer::{BUFFER_SIG, MATCH_BUFFER_SIG};
+use super::literal::dtype_of_name;
+use super::lower::Lowerer;
+use super::scope::{Binding, Scopes};
+
+/// What a parameter annotation declares.
+enum ParamKind<'a> {
+    Scalar(DataType),
+    /// `T.Buffer(args, kwargs)` (or the subscript form `T.Buffer[args]`).
+    Buffer(Vec<PExpr>, &'a [Kwarg], Span),
+}
+
+impl Lowerer {
+    pub fn func(&mut self, f: &PFunc) -> PrimFunc {
+        self.scopes = Scopes::default();
+        self.depth = 0;
+        self.blocks = 0;
+        let (s_tir, private) = self.decorators(&f.decorators, f.span);
+        self.scopes.push();
+        let mut params = self.params(&f.params);
+        let (attrs, rest) = self.prelude(&f.body, &mut params);
+        let body = self.list(rest);
+        self.scopes.pop();
+        PrimFunc {
+            name: f.name.name.clone(),
+            params,
+            attrs,
+            body,
+            s_tir,
+            private,
+            span: f.span,
+        }
+    }
+
+    /// `@T.prim_func`, `@T.prim_func(s_tir=True, private=True)`: returns (s_tir, private).
+    fn decorators(&mut self, decorators: &[PExpr], span: Span) -> (bool, bool) {
+        let mut found = false;
+        let (mut s_tir, mut private) = (false, false);
+        for d in decorators {
+            if d.dotted().as_deref() == Some("T.prim_func") {
+                found = true;
+                continue;
+            }
+            match d.as_call() {
+                Some((callee, [], kwargs)) if callee == "T.prim_func" => {
+                    found = true;
+                    for kw in kwargs {
+                        let flag = match kw.name.as_str() {
+                            "s_tir" => &mut s_tir,
+                            "private" => &mut private,
+                            _ => {
+                                self.error(
+                                    kw.span,
+                                    format!("unexpected keyword argument `{}` to `T.prim_func`", kw.name),
+                                    "`s_tir` or `private`",
+                                    format!("`{}`", kw.name),
+                                );
+                                continue;
+                            }
+                        };
+                        *flag = self.const_bool(&kw.value, &format!("`{}`", kw.name)).unwrap_or(false);
+                    }
+                }
+                _ => self.error(d.span, "unsupported decorator", "`@T.prim_func`", d.describe()),
+            }
+        }
+        if !found {
+            self.error(
+                span,
+                "missing `@T.prim_func`",
+                "`@T.prim_func` before `def`",
+                "no such decorator",
+            );
+        }
+        (s_tir, private)
+    }
+
+    fn params(&mut self, params: &[PParam]) -> Vec<Param> {
+        let mut slots: Vec<Option<Param>> = Vec::new();
+        let mut buffers = Vec::new();
+        for (index, param) in params.iter().enumerate() {
+            if params.iter().take(index).any(|p| p.name.name == param.name.name) {
+                self.error(
+                    param.name.span,
+                    format!("duplicate parameter `{}`", param.name.name),
+                    "a new name",
+                    format!("`{}`", param.name.name),
+                );
+            }
+            match self.param_kind(&param.ann) {
+                Some(ParamKind::Scalar(dtype)) => {
+                    let var = Var::new(param.name.name.clone(), dtype);
+                    self.scopes.bind(&param.name.name, Binding::Var(var.clone()));
+                    slots.push(Some(Param { var, buffer: None }));
+                }
+                Some(ParamKind::Buffer(args, kwargs, span)) => {
+                    buffers.push((slots.len(), &param.name, args, kwargs, span));
+                    slots.push(None);
+                }
+                None => {
+                    self.poison(&param.name);
+                }
+            }
+        }
+        for (slot, name, args, kwargs, span) in buffers {
+            let param = self.buffer_param(name, &args, kwargs, span);
+            if let (Some(slot), Some(param)) = (slots.get_mut(slot), param) {
+                *slot = Some(param);
+            }
+        }
+        slots.into_iter().flatten().collect()
+    }
+
+    fn param_kind<'a>(&mut self, ann: &'a PExpr) -> Option<ParamKind<'a>> {
+        match &ann.kind {
+            PExprKind::Call { func, args, kwargs } if func.dotted().as_deref() == Some("T.Buffer") => {
+                Some(ParamKind::Buffer(args.clone(), kwargs, ann.span))
+            }
+            PExprKind::Subscript { value, items } if value.dotted().as_deref() == Some("T.Buffer") => {
+                let args = items
+                    .iter()
+                    .filter_map(|item| match item {
+                        PIndex::Point(e) => Some(e.clone()),
+                        PIndex::Slice { .. } => None,
+                    })
+                    .collect();
+                Some(ParamKind::Buffer(args, &[], ann.span))
+            }
+            // `T.handle("float32", "global")` spells a typed pointer; it is still a handle.
+            PExprKind::Call { func, .. } if func.dotted().as_deref() == Some("T.handle") => {
+                Some(ParamKind::Scalar(DataType::HANDLE))
+            }
+            _ => match ann.dotted().as_deref().and_then(dtype_of_name) {
+                Some(dtype) if dtype.is_scalar() => Some(ParamKind::Scalar(dtype)),
+                _ => {
+                    self.error(
+                        ann.span,
+                        "unsupported parameter annotation",
+                        "`T.Buffer(...)`, `T.handle` or a scalar type such as `T.int32`",
+                        ann.describe(),
+                    );
+                    None
+                }
+            },
+        }
+    }
+
+    fn buffer_param(&mut self, name: &Ident, args: &[PExpr], kwargs: &[Kwarg], span: Span) -> Option<Param> {
+        let buffer = self
+            .bind_args(&BUFFER_SIG, span, args, kwargs)
+            .and_then(|bound| self.buffer_from_args(&name.name, &bound, SCOPE_GLOBAL, span));
+        let Some(buffer) = buffer else {
+            self.poison(name);
+            return None;
+        };
+        self.scopes.bind(&name.name, Binding::Buffer(buffer.clone()));
+        let var = Var::new(format!("{}_handle", name.name), DataType::HANDLE);
+        Some(Param {
+            var,
+            buffer: Some(buffer),
+        })
+    }
+
+    /// Reads the prelude; returns the function attributes and the statements after it.
+    fn prelude<'b>(&mut self, body: &'b [PStmt], params: &mut [Param]) -> (Annotations, &'b [PStmt]) {
+        let mut attrs = Annotations::new();
+        let mut count = 0;
+        for stmt in body {
+            match &stmt.kind {
+                PStmtKind::Expr(e) if e.as_call().is_some_and(|(c, ..)| c == "T.func_attr") => {
+                    if let Some((callee, args, kwargs)) = e.as_call() {
+                        if let Some([dict]) = self.exact_args(&callee, e.span, args, kwargs, 1) {
+                            for (key, value) in self.annotations(dict).entries {
+                                attrs.insert(key, value);
+                            }
+                        }
+                    }
+                }
+                PStmtKind::Assign { target, value } if value.as_call().is_some_and(|(c, ..)| c == "T.match_buffer") => {
+                    self.match_buffer(target, value, params);
+                }
+                _ => break,
+            }
+            count += 1;
+        }
+        (attrs, body.get(count..).unwrap_or_default())
+    }
+
+    /// `A = T.match_buffer(a, shape, dtype, ...)`.
+    fn match_buffer(&mut self, target: &PExpr, value: &PExpr, params: &mut [Param]) {
+        let Some(name) = target.as_name().map(|n| Ident {
+            name: n.to_string(),
+            span: target.span,
+        }) else {
+            self.error(
+                target.span,
+                "`T.match_buffer` binds one name",
+                "a name",
+                target.describe(),
+            );
+            return;
+        };
+        let Some((_, args, kwargs)) = value.as_call() else {
+            return;
+        };
+        let Some(bound) = self.bind_args(&MATCH_BUFFER_SIG, value.span, args, kwargs) else {
+            self.poison(&name);
+            return;
+        };
+        let handle = bound.get("param").and_then(|p| p.as_name().map(|n| (n, p.span)));
+        let slot = handle.and_then(|(h, _)| {
+            params
+                .iter()
+                .position(|p| p.var.name() == h && p.buffer.is_none() && p.var.dtype().is_handle())
+        });
+        let Some(slot) = slot else {
+            let found = bound
+                .get("param")
+                .map_or_else(|| "nothing".to_string(), PExpr::describe);
+            let span = handle.map_or(value.span, |(_, s)| s);
+            self.error(
+                span,
+                "`T.match_buffer` needs a handle parameter without a buffer",
+                "a `T.handle` parameter",
+                found,
+            );
+            self.poison(&name);
+            return;
+        };
+        let Some(buffer) = self.buffer_from_args(&name.name, &bound, SCOPE_GLOBAL, value.span) else {
+            self.poison(&name);
+            return;
+        };
+        self.scopes.bind(&name.name, Binding::Buffer(buffer.clone()));
+        if let Some(param) = params.get_mut(slot) {
+            param.buffer = Some(buffer);
+        }
+    }
+}

@@ -1,0 +1,277 @@
+//! The statement grammar: indented blocks, simple statements and the compound statements
+//! `for`, `if`/`elif`/`else` and `with`.
+//!
+//! Invariants: `block_body` never returns `Err` — a statement that fails is reported once and
+//! skipped with `recover_statement`, so several independent errors in one block are all
+//! found. `elif` chains are collected in a loop (no recursion per branch). A block deeper than
+//! `MAX_NESTING` is reported and skipped whole.
+
+use crate::diag::Diagnostic;
+use crate::text::lex::{Punct, TokenKind};
+
+use super::ast::{Ident, PExprKind, PStmt, PStmtKind};
+use super::cursor::{Abort, Cursor, PResult};
+
+impl Cursor {
+    /// Statements up to the end of the current indented block (its `Dedent` is consumed).
+    pub fn block_body(&mut self) -> Vec<PStmt> {
+        let mut stmts = Vec::new();
+        loop {
+            match self.kind() {
+                TokenKind::Dedent => {
+                    self.bump();
+                    return stmts;
+                }
+                TokenKind::Eof => return stmts,
+                TokenKind::Newline => {
+                    self.bump();
+                }
+                TokenKind::Indent => self.unexpected_indent(),
+                _ => match self.stmt() {
+                    Ok(stmt) => stmts.push(stmt),
+                    Err(Abort) => self.recover_statement(),
+                },
+            }
+        }
+    }
+
+    pub fn unexpected_indent(&mut self) {
+        let diag = Diagnostic::error(self.span(), "unexpected indentation").expected(
+            "a statement at the indentation of the enclosing block",
+            "more indentation",
+        );
+        self.error(diag);
+        self.skip_block();
+    }
+
+    /// The body after the `:` of a compound statement: an indented block, or one simple
+    /// statement on the same line.
+    pub fn suite(&mut self) -> PResult<Vec<PStmt>> {
+        if !self.at_line_end() {
+            return Ok(vec![self.simple_stmt()?]);
+        }
+        self.bump();
+        if self.kind() != &TokenKind::Indent {
+            // Report, but do not abort: the next line is a statement of the outer block.
+            let diag = Diagnostic::error(self.span(), "expected an indented block")
+                .expected("an indented block", self.found());
+            self.error(diag);
+            return Ok(Vec::new());
+        }
+        if self.at_max_depth() {
+            let span = self.span();
+            self.too_deep(span);
+            self.skip_block();
+            return Ok(Vec::new());
+        }
+        self.bump();
+        Ok(self.deeper(|p| p.block_body()))
+    }
+
+    fn stmt(&mut self) -> PResult<PStmt> {
+        let TokenKind::Name(word) = self.kind() else {
+            return self.simple_stmt();
+        };
+        match word.as_str() {
+            "pass" => {
+                let span = self.bump().span;
+                self.end_of_line()?;
+                Ok(PStmt {
+                    kind: PStmtKind::Pass,
+                    span,
+                })
+            }
+            "for" => self.for_stmt(),
+            "if" => self.if_stmt(),
+            "with" => self.with_stmt(),
+            "while" => Err(self.unsupported("`while` loops are not supported")),
+            "elif" | "else" => Err(self.unsupported("`elif`/`else` without a matching `if`")),
+            "def" | "class" => Err(self.unsupported("nested definitions are not supported")),
+            "return" => Err(self.unsupported("`return` is not supported in a `T.prim_func`")),
+            _ => self.simple_stmt(),
+        }
+    }
+
+    fn unsupported(&mut self, message: &str) -> Abort {
+        let diag = Diagnostic::error(self.span(), message).expected("a statement", self.found());
+        self.error(diag);
+        Abort
+    }
+
+    /// A statement that ends at the line end: an expression, an assignment, or an annotated
+    /// assignment.
+    fn simple_stmt(&mut self) -> PResult<PStmt> {
+        let span = self.span();
+        let first = self.expr_list()?;
+        let kind = if self.eat(Punct::Colon) {
+            let PExprKind::Name(name) = &first.kind else {
+                let diag = Diagnostic::error(first.span, "only a name can have a type annotation")
+                    .expected("a name", first.describe());
+                self.error(diag);
+                return Err(Abort);
+            };
+            let name = Ident {
+                name: name.clone(),
+                span: first.span,
+            };
+            let ann = self.expr()?;
+            self.expect(Punct::Assign, "missing `=` in an annotated assignment")?;
+            let value = self.expr()?;
+            PStmtKind::AnnAssign { name, ann, value }
+        } else if self.eat(Punct::Assign) {
+            let value = self.expr_list()?;
+            PStmtKind::Assign { target: first, value }
+        } else {
+            PStmtKind::Expr(first)
+        };
+        self.end_of_line()?;
+        Ok(PStmt { kind, span })
+    }
+
+    pub fn end_of_line(&mut self) -> PResult<()> {
+        match self.kind() {
+            TokenKind::Newline => {
+                self.bump();
+                Ok(())
+            }
+            TokenKind::Eof => Ok(()),
+            _ => Err(self.unexpected("end of line")),
+        }
+    }
+
+    /// `name` or `name, name, ...`, optionally in parentheses.
+    fn targets(&mut self) -> PResult<Vec<Ident>> {
+        let parens = self.eat(Punct::LParen);
+        let mut names = vec![self.ident("a name")?];
+        while self.eat(Punct::Comma) {
+            if self.at_keyword("in") || self.at(Punct::Colon) || self.at(Punct::RParen) {
+                break;
+            }
+            names.push(self.ident("a name")?);
+        }
+        if parens {
+            self.expect(Punct::RParen, "missing `)`")?;
+        }
+        Ok(names)
+    }
+
+    fn for_stmt(&mut self) -> PResult<PStmt> {
+        let span = self.bump().span;
+        let targets = self.targets()?;
+        self.expect_keyword("in")?;
+        let iter = self.expr()?;
+        self.expect(Punct::Colon, "missing `:`")?;
+        let body = self.suite()?;
+        Ok(PStmt {
+            kind: PStmtKind::For { targets, iter, body },
+            span,
+        })
+    }
+
+    fn if_stmt(&mut self) -> PResult<PStmt> {
+        let span = self.bump().span;
+        let cond = self.expr()?;
+        self.expect(Punct::Colon, "missing `:`")?;
+        let mut branches = vec![(cond, self.suite()?)];
+        let mut else_body = None;
+        loop {
+            if self.at_keyword("elif") {
+                self.bump();
+                match self.branch_header() {
+                    Ok(cond) => branches.push((cond, self.suite()?)),
+                    Err(Abort) => self.recover_statement(),
+                }
+            } else if self.at_keyword("else") {
+                self.bump();
+                match self.expect(Punct::Colon, "missing `:`") {
+                    Ok(_) => else_body = Some(self.suite()?),
+                    Err(Abort) => self.recover_statement(),
+                }
+                break;
+            } else {
+                break;
+            }
+        }
+        Ok(PStmt {
+            kind: PStmtKind::If { branches, else_body },
+            span,
+        })
+    }
+
+    fn branch_header(&mut self) -> PResult<super::ast::PExpr> {
+        let cond = self.expr()?;
+        self.expect(Punct::Colon, "missing `:`")?;
+        Ok(cond)
+    }
+
+    fn with_stmt(&mut self) -> PResult<PStmt> {
+        let span = self.bump().span;
+        let item = self.expr()?;
+        let targets = if self.eat_keyword("as") {
+            self.targets()?
+        } else {
+            Vec::new()
+        };
+        self.expect(Punct::Colon, "missing `:`")?;
+        let body = self.suite()?;
+        Ok(PStmt {
+            kind: PStmtKind::With { item, targets, body },
+            span,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::lex::lex;
+
+    fn parse(src: &str) -> (Vec<PStmt>, Vec<String>) {
+        let mut cursor = Cursor::new(lex(src).tokens);
+        let stmts = cursor.block_body();
+        (stmts, cursor.diags.iter().map(|d| d.headline()).collect())
+    }
+
+    #[test]
+    fn compound_statements() {
+        let (stmts, errs) = parse("for i in range(4):\n    if i < 2:\n        pass\n    elif i < 3: x = 1\n    else:\n        A[i] = 0\nwith T.attr({}) as a, b:\n    T.evaluate(0)\n");
+        assert!(errs.is_empty(), "{errs:?}");
+        assert_eq!(stmts.len(), 2);
+        let PStmtKind::For { body, .. } = &stmts[0].kind else {
+            panic!()
+        };
+        let PStmtKind::If { branches, else_body } = &body[0].kind else {
+            panic!()
+        };
+        assert_eq!(branches.len(), 2);
+        assert!(else_body.is_some());
+        let PStmtKind::With { targets, .. } = &stmts[1].kind else {
+            panic!()
+        };
+        assert_eq!(targets.len(), 2);
+    }
+
+    #[test]
+    fn recovers_at_statement_boundaries() {
+        let (stmts, errs) = parse("x = (1 + )\nfor i in range(4)\n    y = 2\nz = 3\nw = = 4\n");
+        assert_eq!(
+            errs,
+            vec![
+                "1:10: error: unexpected token: expected an expression, found `)`",
+                "2:18: error: missing `:`: expected `:`, found end of line",
+                "5:5: error: unexpected token: expected an expression, found `=`",
+            ]
+        );
+        assert_eq!(stmts.len(), 1);
+    }
+
+    #[test]
+    fn missing_block_is_reported_once() {
+        let (stmts, errs) = parse("if a:\nb = 1\n");
+        assert_eq!(
+            errs,
+            vec!["2:1: error: expected an indented block: expected an indented block, found `b`"]
+        );
+        assert_eq!(stmts.len(), 2);
+    }
+}

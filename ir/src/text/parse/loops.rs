@@ -1,0 +1,301 @@
+//! Lowering of `for` loops: `range(...)`, `T.serial`/`T.parallel`/`T.vectorized`/`T.unroll`,
+//! `T.thread_binding` and `T.grid` (nested serial loops).
+//!
+//! Bounds follow the printer's min/extent rule (`expr::min_extent`): one argument is the
+//! extent from 0; two are `(min, end)`. The loop variable takes the extent's type (int32, or
+//! int64 when the bounds are int64). Invariants: a loop whose header has an error still has
+//! its body lowered (with the loop variables poisoned), so errors inside it are reported
+//! without cascading from the header.
+
+use crate::annotation::Annotations;
+use crate::expr::Expr;
+use crate::span::Span;
+use crate::stmt::{For, ForKind, Stmt, StmtKind};
+use crate::var::Var;
+
+use super::ast::{Ident, Kwarg, PExpr, PStmt};
+use super::expr::{constant_like, min_extent};
+use super::literal::{literal, Lit};
+use super::lower::{Args, Lowerer, Sig};
+use super::scope::Binding;
+
+const RANGE_SIG: Sig = Sig {
+    name: "range",
+    params: &["start", "stop", "step"],
+    positional: 3,
+    required: 1,
+};
+
+macro_rules! kind_sig {
+    ($name:literal) => {
+        Sig {
+            name: $name,
+            params: &["start", "stop", "annotations"],
+            positional: 2,
+            required: 1,
+        }
+    };
+}
+
+const SERIAL_SIG: Sig = kind_sig!("T.serial");
+const PARALLEL_SIG: Sig = kind_sig!("T.parallel");
+const VECTORIZED_SIG: Sig = kind_sig!("T.vectorized");
+const UNROLL_SIG: Sig = kind_sig!("T.unroll");
+
+const THREAD_BINDING_SIG: Sig = Sig {
+    name: "T.thread_binding",
+    params: &["start", "stop", "thread", "annotations"],
+    positional: 3,
+    required: 1,
+};
+
+/// Everything of a loop but its variable and body.
+struct Header {
+    min: Expr,
+    extent: Expr,
+    kind: ForKind,
+    thread: Option<String>,
+    annotations: Annotations,
+}
+
+impl Lowerer {
+    pub fn for_loop(&mut self, targets: &[Ident], iter: &PExpr, body: &[PStmt], span: Span) -> Stmt {
+        let Some((callee, args, kwargs)) = iter.as_call() else {
+            self.error(
+                iter.span,
+                "unsupported loop iterator",
+                "`range(...)`, `T.serial(...)`, `T.thread_binding(...)`, `T.grid(...)`, ...",
+                iter.describe(),
+            );
+            return self.poisoned_body(targets, body, span);
+        };
+        let header = match callee.as_str() {
+            "T.grid" => return self.grid(targets, iter.span, args, kwargs, body, span),
+            "range" => self.range_header(iter.span, args, kwargs),
+            "T.serial" => self.kind_header(&SERIAL_SIG, ForKind::Serial, iter.span, args, kwargs),
+            "T.parallel" => self.kind_header(&PARALLEL_SIG, ForKind::Parallel, iter.span, args, kwargs),
+            "T.vectorized" => self.kind_header(&VECTORIZED_SIG, ForKind::Vectorized, iter.span, args, kwargs),
+            "T.unroll" => self.kind_header(&UNROLL_SIG, ForKind::Unrolled, iter.span, args, kwargs),
+            "T.thread_binding" => self.thread_header(iter.span, args, kwargs),
+            _ => {
+                self.error(
+                    iter.span,
+                    "unsupported loop iterator",
+                    "`range(...)`, `T.serial(...)`, `T.thread_binding(...)`, `T.grid(...)`, ...",
+                    format!("`{callee}`"),
+                );
+                None
+            }
+        };
+        let target = match targets {
+            [one] => Some(one),
+            _ => {
+                self.error(
+                    span,
+                    "wrong number of loop variables",
+                    "1 loop variable",
+                    targets.len().to_string(),
+                );
+                None
+            }
+        };
+        let (Some(header), Some(target)) = (header, target) else {
+            return self.poisoned_body(targets, body, span);
+        };
+        let var = Var::new(target.name.clone(), header.extent.dtype());
+        let bindings = [(target, var.clone(), header.min.clone(), header.extent.clone())];
+        let body = self.loop_body(&bindings, body, span);
+        let for_ = For {
+            var,
+            min: header.min,
+            extent: header.extent,
+            kind: header.kind,
+            thread: header.thread,
+            annotations: header.annotations,
+            body,
+        };
+        Stmt::new(StmtKind::For(Box::new(for_)), span)
+    }
+
+    /// Lowers a loop body with the loop variables bound, `bindings.len()` levels deeper.
+    fn loop_body(&mut self, bindings: &[(&Ident, Var, Expr, Expr)], body: &[PStmt], span: Span) -> Stmt {
+        let levels = u32::try_from(bindings.len()).unwrap_or(u32::MAX);
+        if !self.enter(levels, span) {
+            return Stmt::nop();
+        }
+        self.scopes.push();
+        for (name, var, min, extent) in bindings {
+            let binding = Binding::LoopVar {
+                var: var.clone(),
+                min: min.clone(),
+                extent: extent.clone(),
+            };
+            self.scopes.bind(&name.name, binding);
+        }
+        let body = self.list(body);
+        self.scopes.pop();
+        self.leave(levels);
+        body
+    }
+
+    /// After a broken header: the body, with the targets poisoned, for its own errors.
+    fn poisoned_body(&mut self, targets: &[Ident], body: &[PStmt], span: Span) -> Stmt {
+        self.scopes.push();
+        for target in targets {
+            self.poison(target);
+        }
+        self.suite(body, span);
+        self.scopes.pop();
+        Stmt::nop()
+    }
+
+    /// `(min, extent)` from `start` alone (the extent) or `start, stop`.
+    fn bounds(&mut self, start: &PExpr, stop: Option<&PExpr>) -> (Expr, Expr) {
+        match stop {
+            None => {
+                let extent = self.expr(start);
+                (constant_like(0, extent.dtype()), extent)
+            }
+            Some(stop) => {
+                let (min, end) = self.unify(start, stop);
+                min_extent(min, end)
+            }
+        }
+    }
+
+    fn range_header(&mut self, span: Span, args: &[PExpr], kwargs: &[Kwarg]) -> Option<Header> {
+        let bound = self.bind_args(&RANGE_SIG, span, args, kwargs)?;
+        if let Some(step) = bound.get("step") {
+            if literal(step) != Some(Lit::Int(1)) {
+                self.error(
+                    step.span,
+                    "loop steps other than 1 are not supported",
+                    "`1`",
+                    step.describe(),
+                );
+                return None;
+            }
+        }
+        let (min, extent) = self.bounds(bound.get("start")?, bound.get("stop"));
+        Some(Header {
+            min,
+            extent,
+            kind: ForKind::Serial,
+            thread: None,
+            annotations: Annotations::new(),
+        })
+    }
+
+    fn kind_header(
+        &mut self,
+        sig: &'static Sig,
+        kind: ForKind,
+        span: Span,
+        args: &[PExpr],
+        kwargs: &[Kwarg],
+    ) -> Option<Header> {
+        let bound = self.bind_args(sig, span, args, kwargs)?;
+        let (min, extent) = self.bounds(bound.get("start")?, bound.get("stop"));
+        let annotations = self.loop_annotations(&bound);
+        Some(Header {
+            min,
+            extent,
+            kind,
+            thread: None,
+            annotations,
+        })
+    }
+
+    fn loop_annotations(&mut self, bound: &Args<'_>) -> Annotations {
+        bound
+            .get("annotations")
+            .map(|a| self.annotations(a))
+            .unwrap_or_default()
+    }
+
+    /// `T.thread_binding(extent, thread="threadIdx.x")`, `T.thread_binding(a, b, thread=...)`,
+    /// and the positional `T.thread_binding(extent, "threadIdx.x")`.
+    fn thread_header(&mut self, span: Span, args: &[PExpr], kwargs: &[Kwarg]) -> Option<Header> {
+        let bound = self.bind_args(&THREAD_BINDING_SIG, span, args, kwargs)?;
+        let mut stop = bound.get("stop");
+        let mut thread = bound.get("thread");
+        if thread.is_none() && stop.is_some_and(|s| s.as_str().is_some()) {
+            thread = stop.take();
+        }
+        let Some(thread) = thread else {
+            self.error(
+                span,
+                "missing argument `thread` to `T.thread_binding`",
+                "`thread=\"threadIdx.x\"`",
+                "no thread",
+            );
+            return None;
+        };
+        let tag = self.string_arg(thread, "the thread tag")?;
+        if !self.thread_tag_ok(&tag, thread.span) {
+            return None;
+        }
+        let (min, extent) = self.bounds(bound.get("start")?, stop);
+        let annotations = self.loop_annotations(&bound);
+        Some(Header {
+            min,
+            extent,
+            kind: ForKind::ThreadBinding,
+            thread: Some(tag),
+            annotations,
+        })
+    }
+
+    /// `for i, j in T.grid(4, 8):` is `for i in range(4): for j in range(8):`.
+    fn grid(
+        &mut self,
+        targets: &[Ident],
+        call_span: Span,
+        args: &[PExpr],
+        kwargs: &[Kwarg],
+        body: &[PStmt],
+        span: Span,
+    ) -> Stmt {
+        if let Some(kw) = kwargs.first() {
+            self.error(
+                kw.span,
+                format!("unexpected keyword argument `{}` to `T.grid`", kw.name),
+                "extents",
+                format!("`{}`", kw.name),
+            );
+            return self.poisoned_body(targets, body, span);
+        }
+        if args.is_empty() || args.len() != targets.len() {
+            self.error(
+                call_span,
+                "wrong number of loop variables for `T.grid`",
+                format!("one loop variable per extent ({})", args.len()),
+                targets.len().to_string(),
+            );
+            return self.poisoned_body(targets, body, span);
+        }
+        let bindings: Vec<_> = targets
+            .iter()
+            .zip(args)
+            .map(|(target, extent)| {
+                let extent = self.expr(extent);
+                let min = constant_like(0, extent.dtype());
+                (target, Var::new(target.name.clone(), extent.dtype()), min, extent)
+            })
+            .collect();
+        let mut stmt = self.loop_body(&bindings, body, span);
+        for (_, var, min, extent) in bindings.into_iter().rev() {
+            let for_ = For {
+                var,
+                min,
+                extent,
+                kind: ForKind::Serial,
+                thread: None,
+                annotations: Annotations::new(),
+                body: stmt,
+            };
+            stmt = Stmt::new(StmtKind::For(Box::new(for_)), span);
+        }
+        stmt
+    }
+}

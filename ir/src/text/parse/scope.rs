@@ -1,0 +1,106 @@
+//! Lexical scopes for name resolution during lowering.
+//!
+//! A frame is opened for a function's parameters, for every statement list (a loop, branch,
+//! `with` or block body), and for expression binders (`T.Let`). Python-like visibility: a name
+//! bound by a statement is visible to the rest of its statement list and everything nested in
+//! it, and disappears when the list ends. Binding a name again shadows the older binding (the
+//! new one is a fresh `Var` or `Buffer`). Invariant: lookups search the innermost frame first
+//! and, inside a frame, the latest binding first.
+
+use crate::buffer::Buffer;
+use crate::expr::Expr;
+use crate::var::Var;
+
+/// What a name stands for.
+#[derive(Clone, Debug)]
+pub(super) enum Binding {
+    /// A scalar or handle variable: parameter, let, iteration, launch or allocation variable.
+    Var(Var),
+    /// A loop variable with its loop's bounds (`T.axis.remap` reads them).
+    LoopVar {
+        var: Var,
+        min: Expr,
+        extent: Expr,
+    },
+    Buffer(Buffer),
+    /// `tx = T.env_thread("threadIdx.x")`: a thread variable for a later `T.launch_thread`.
+    EnvThread {
+        var: Var,
+        tag: String,
+    },
+    /// A name whose definition had an error: uses are accepted silently (as placeholders), so
+    /// one mistake does not cascade into "undefined name" reports.
+    Poison,
+}
+
+impl Binding {
+    /// The variable behind a name that can be used as a value.
+    pub fn var(&self) -> Option<&Var> {
+        match self {
+            Binding::Var(var) | Binding::LoopVar { var, .. } | Binding::EnvThread { var, .. } => Some(var),
+            Binding::Buffer(_) | Binding::Poison => None,
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+pub(super) struct Scopes {
+    frames: Vec<Vec<(String, Binding)>>,
+}
+
+impl Scopes {
+    pub fn push(&mut self) {
+        self.frames.push(Vec::new());
+    }
+
+    pub fn pop(&mut self) {
+        self.frames.pop();
+    }
+
+    /// Binds `name` in the innermost frame (opening one if none is open).
+    pub fn bind(&mut self, name: &str, binding: Binding) {
+        if self.frames.is_empty() {
+            self.push();
+        }
+        if let Some(frame) = self.frames.last_mut() {
+            frame.push((name.to_string(), binding));
+        }
+    }
+
+    pub fn lookup(&self, name: &str) -> Option<&Binding> {
+        self.frames
+            .iter()
+            .rev()
+            .flat_map(|frame| frame.iter().rev())
+            .find(|(n, _)| n == name)
+            .map(|(_, b)| b)
+    }
+
+    pub fn buffer(&self, name: &str) -> Option<&Buffer> {
+        match self.lookup(name)? {
+            Binding::Buffer(buffer) => Some(buffer),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dtype::DataType;
+
+    #[test]
+    fn inner_frames_shadow_and_expire() {
+        let mut scopes = Scopes::default();
+        let outer = Var::new("x", DataType::INT32);
+        let inner = Var::new("x", DataType::INT32);
+        scopes.push();
+        scopes.bind("x", Binding::Var(outer.clone()));
+        scopes.push();
+        scopes.bind("x", Binding::Var(inner.clone()));
+        assert_eq!(scopes.lookup("x").and_then(Binding::var), Some(&inner));
+        scopes.pop();
+        assert_eq!(scopes.lookup("x").and_then(Binding::var), Some(&outer));
+        assert!(scopes.lookup("y").is_none());
+    }
+}

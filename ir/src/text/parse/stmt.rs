@@ -1,0 +1,386 @@
+//! Lowering of statement lists and of the plain statements: stores, lets, `if`, `with`
+//! dispatch, `T.evaluate` and barriers.
+//!
+//! A statement list is folded iteratively: statements that scope over the rest of their list
+//! (`x: T.int32 = e`, bare `T.attr(...)`, `x = T.allocate(...)`, ...) are kept pending and
+//! wrap everything after them when the list ends, so a long list of lets needs no recursion.
+//! Several statements become a `Seq` (`Stmt::seq`), one stays itself. Invariants: a name is
+//! bound after its value is lowered (`x = x + 1` reads the outer `x`); a definition whose
+//! lowering failed binds the name as poisoned, so its uses do not cascade into new errors.
+
+use crate::dtype::DataType;
+use crate::span::Span;
+use crate::stmt::{BufferStore, Stmt, StmtKind};
+use crate::var::Var;
+
+use super::ast::{Ident, PExpr, PExprKind, PIndex, PStmt, PStmtKind};
+use super::binder::{Binder, Scoped};
+use super::literal::dtype_of_name;
+use super::lower::Lowerer;
+use super::scope::Binding;
+
+/// What one statement contributes to its list.
+pub(super) enum Lowered {
+    Stmt(Stmt),
+    /// Scopes over the rest of the list.
+    Binder(Binder, Span),
+    Nothing,
+}
+
+impl Lowerer {
+    /// A nested statement list: a new scope frame, one IR level deeper.
+    pub fn suite(&mut self, stmts: &[PStmt], span: Span) -> Stmt {
+        if !self.enter(1, span) {
+            return Stmt::nop();
+        }
+        self.scopes.push();
+        let body = self.list(stmts);
+        self.scopes.pop();
+        self.leave(1);
+        body
+    }
+
+    /// A statement list in the current scope frame.
+    pub fn list(&mut self, stmts: &[PStmt]) -> Stmt {
+        let mut pending: Vec<(Vec<Stmt>, Binder, Span, u32)> = Vec::new();
+        let mut current = Vec::new();
+        for stmt in stmts {
+            match self.stmt(stmt) {
+                Lowered::Stmt(s) => current.push(s),
+                Lowered::Binder(binder, span) => {
+                    let levels = binder.levels();
+                    if self.enter(levels, span) {
+                        pending.push((std::mem::take(&mut current), binder, span, levels));
+                    }
+                }
+                Lowered::Nothing => {}
+            }
+        }
+        let mut body = Stmt::seq(current);
+        while let Some((mut before, binder, span, levels)) = pending.pop() {
+            self.leave(levels);
+            before.push(binder.wrap(span, body));
+            body = Stmt::seq(before);
+        }
+        body
+    }
+
+    fn stmt(&mut self, s: &PStmt) -> Lowered {
+        match &s.kind {
+            PStmtKind::Pass => Lowered::Nothing,
+            PStmtKind::Expr(e) => self.expr_stmt(e, s.span),
+            PStmtKind::Assign { target, value } => self.assign(target, value, s.span),
+            PStmtKind::AnnAssign { name, ann, value } => self.ann_assign(name, ann, value, s.span),
+            PStmtKind::For { targets, iter, body } => Lowered::Stmt(self.for_loop(targets, iter, body, s.span)),
+            PStmtKind::If { branches, else_body } => {
+                Lowered::Stmt(self.if_stmt(branches, else_body.as_deref(), s.span))
+            }
+            PStmtKind::With { item, targets, body } => self.with_stmt(item, targets, body, s.span),
+        }
+    }
+
+    fn expr_stmt(&mut self, e: &PExpr, span: Span) -> Lowered {
+        if matches!(e.kind, PExprKind::Str(_)) {
+            // A docstring.
+            return Lowered::Nothing;
+        }
+        let Some((callee, args, kwargs)) = e.as_call() else {
+            return Lowered::Stmt(Stmt::new(StmtKind::Evaluate(self.expr(e)), span));
+        };
+        match callee.as_str() {
+            "T.evaluate" => match self.exact_args(&callee, e.span, args, kwargs, 1) {
+                Some([arg]) => self.evaluate(arg, span),
+                _ => Lowered::Nothing,
+            },
+            "T.tvm_storage_sync" => self.barrier(&callee, e.span, args, kwargs, span),
+            "T.func_attr" | "T.match_buffer" => {
+                self.not_at_function_start(&callee, e.span);
+                Lowered::Nothing
+            }
+            "T.where" | "T.reads" | "T.writes" => {
+                self.misplaced_header(&callee, e.span);
+                Lowered::Nothing
+            }
+            _ => match self.scoped_call(e, None) {
+                Scoped::Binder { binder, .. } => Lowered::Binder(binder, span),
+                Scoped::Failed => Lowered::Nothing,
+                Scoped::NotMine => Lowered::Stmt(Stmt::new(StmtKind::Evaluate(self.expr(e)), span)),
+            },
+        }
+    }
+
+    /// `T.evaluate(e)`; `T.evaluate(T.tvm_storage_sync("shared"))` is the barrier.
+    fn evaluate(&mut self, arg: &PExpr, span: Span) -> Lowered {
+        if let Some((callee, args, kwargs)) = arg.as_call() {
+            if callee == "T.tvm_storage_sync" {
+                return self.barrier(&callee, arg.span, args, kwargs, span);
+            }
+        }
+        Lowered::Stmt(Stmt::new(StmtKind::Evaluate(self.expr(arg)), span))
+    }
+
+    fn barrier(
+        &mut self,
+        callee: &str,
+        call_span: Span,
+        args: &[PExpr],
+        kwargs: &[super::ast::Kwarg],
+        span: Span,
+    ) -> Lowered {
+        let Some([scope]) = self.exact_args(callee, call_span, args, kwargs, 1) else {
+            return Lowered::Nothing;
+        };
+        match self.string_arg(scope, "the barrier scope") {
+            Some(scope) => Lowered::Stmt(Stmt::new(StmtKind::Barrier { scope }, span)),
+            None => Lowered::Nothing,
+        }
+    }
+
+    pub fn not_at_function_start(&mut self, callee: &str, span: Span) {
+        self.error(
+            span,
+            format!("`{callee}` must be at the start of the function body"),
+            "a statement",
+            format!("`{callee}` here"),
+        );
+    }
+
+    /// A block header form (`T.where`, ...) outside a block header.
+    pub fn misplaced_header(&mut self, callee: &str, span: Span) {
+        if self.blocks == 0 {
+            self.error(
+                span,
+                format!("`{callee}` outside a block"),
+                "a statement (this form belongs in a `with T.sblock(...)` header)",
+                format!("`{callee}`"),
+            );
+        } else {
+            self.error(
+                span,
+                format!("`{callee}` must come before the body of its block"),
+                "a body statement",
+                format!("`{callee}`"),
+            );
+        }
+    }
+
+    fn assign(&mut self, target: &PExpr, value: &PExpr, span: Span) -> Lowered {
+        match &target.kind {
+            PExprKind::Subscript { value: base, items } => self.store(base, items, value, span),
+            PExprKind::Name(name) => {
+                let ident = Ident {
+                    name: name.clone(),
+                    span: target.span,
+                };
+                self.assign_name(&ident, value, span)
+            }
+            PExprKind::Tuple(_) => {
+                if let Some((callee, ..)) = value.as_call().filter(|(c, ..)| c.starts_with("T.axis.")) {
+                    self.misplaced_header(&callee, value.span);
+                } else {
+                    self.error(
+                        target.span,
+                        "cannot unpack into several names here",
+                        "one name",
+                        "a tuple",
+                    );
+                }
+                Lowered::Nothing
+            }
+            _ => {
+                let found = target.describe();
+                self.error(
+                    target.span,
+                    format!("cannot assign to {found}"),
+                    "a name or `buffer[indices]`",
+                    found,
+                );
+                Lowered::Nothing
+            }
+        }
+    }
+
+    /// `A[indices] = value`; a bare literal value takes the element type.
+    fn store(&mut self, base: &PExpr, items: &[PIndex], value: &PExpr, span: Span) -> Lowered {
+        let Some(buffer) = self.subscript_buffer(base, "store to") else {
+            self.expr(value);
+            return Lowered::Nothing;
+        };
+        let indices = self.indices(&buffer, items, base.span);
+        let index_lanes = indices.last().map_or(1, |i| i.dtype().lanes);
+        let elem = buffer.dtype();
+        let dtype = elem.with_lanes(elem.lanes.saturating_mul(index_lanes));
+        let value = self.expr_as(value, dtype);
+        Lowered::Stmt(Stmt::new(StmtKind::Store(BufferStore { buffer, indices, value }), span))
+    }
+
+    fn assign_name(&mut self, name: &Ident, value: &PExpr, span: Span) -> Lowered {
+        if let Some((callee, args, kwargs)) = value.as_call() {
+            match callee.as_str() {
+                "T.env_thread" => return self.env_thread(name, value.span, args, kwargs),
+                "T.match_buffer" | "T.func_attr" => {
+                    self.not_at_function_start(&callee, value.span);
+                    return self.poison(name);
+                }
+                "T.sblock_alloc_buffer"
+                | "T.axis.spatial"
+                | "T.axis.reduce"
+                | "T.axis.S"
+                | "T.axis.R"
+                | "T.axis.remap" => {
+                    self.misplaced_header(&callee, value.span);
+                    return self.poison(name);
+                }
+                _ => {}
+            }
+            if let Some(dtype) = dtype_of_name(&callee).filter(|_| args.is_empty()) {
+                // `n = T.int32()`: a fresh variable (a symbolic shape, bound by a buffer).
+                self.scopes
+                    .bind(&name.name, Binding::Var(Var::new(name.name.clone(), dtype)));
+                return Lowered::Nothing;
+            }
+            match self.scoped_call(value, Some(name)) {
+                Scoped::Binder { binder, bind } => {
+                    if let Some((bound_name, binding)) = bind {
+                        self.scopes.bind(&bound_name, binding);
+                    }
+                    return Lowered::Binder(binder, span);
+                }
+                Scoped::Failed => return self.poison(name),
+                Scoped::NotMine => {}
+            }
+        }
+        let value = self.expr(value);
+        let var = Var::new(name.name.clone(), value.dtype());
+        self.scopes.bind(&name.name, Binding::Var(var.clone()));
+        Lowered::Binder(Binder::Let { var, value }, span)
+    }
+
+    pub fn poison(&mut self, name: &Ident) -> Lowered {
+        self.scopes.bind(&name.name, Binding::Poison);
+        Lowered::Nothing
+    }
+
+    /// `x: T.int32 = e` and `x: T.let[T.int32] = e`.
+    fn ann_assign(&mut self, name: &Ident, ann: &PExpr, value: &PExpr, span: Span) -> Lowered {
+        let Some(dtype) = self.let_type(ann) else {
+            self.expr(value);
+            return self.poison(name);
+        };
+        let value = self.expr_as(value, dtype);
+        if value.dtype() != dtype {
+            self.error(
+                span,
+                format!("type mismatch in the definition of `{}`", name.name),
+                format!("a value of type {dtype}"),
+                format!("type {}", value.dtype()),
+            );
+        }
+        let var = Var::new(name.name.clone(), dtype);
+        self.scopes.bind(&name.name, Binding::Var(var.clone()));
+        Lowered::Binder(Binder::Let { var, value }, span)
+    }
+
+    fn let_type(&mut self, ann: &PExpr) -> Option<DataType> {
+        let inner = match &ann.kind {
+            PExprKind::Subscript { value, items } if value.dotted().as_deref() == Some("T.let") => {
+                match items.as_slice() {
+                    [PIndex::Point(inner)] => inner,
+                    _ => ann,
+                }
+            }
+            _ => ann,
+        };
+        let dtype = inner.dotted().and_then(|d| dtype_of_name(&d));
+        if dtype.is_none() {
+            self.error(
+                ann.span,
+                "expected a type annotation",
+                "a type such as `T.int32` or `T.let[T.int32]`",
+                ann.describe(),
+            );
+        }
+        dtype
+    }
+
+    /// `if` / `elif` / `else`: each `elif` is an `If` in the `else` of the previous one.
+    fn if_stmt(&mut self, branches: &[(PExpr, Vec<PStmt>)], else_body: Option<&[PStmt]>, span: Span) -> Stmt {
+        let extra = u32::try_from(branches.len().saturating_sub(1)).unwrap_or(u32::MAX);
+        if !self.enter(extra, span) {
+            return Stmt::nop();
+        }
+        let lowered: Vec<_> = branches
+            .iter()
+            .map(|(cond, body)| (self.expr(cond), self.suite(body, cond.span), cond.span))
+            .collect();
+        let mut else_case = else_body.map(|body| Box::new(self.suite(body, span)));
+        self.leave(extra);
+        for (index, (cond, then_case, cond_span)) in lowered.into_iter().enumerate().rev() {
+            let at = if index == 0 { span } else { cond_span };
+            let stmt = Stmt::new(
+                StmtKind::If {
+                    cond,
+                    then_case: Box::new(then_case),
+                    else_case: else_case.take(),
+                },
+                at,
+            );
+            else_case = Some(Box::new(stmt));
+        }
+        else_case.map_or_else(Stmt::nop, |stmt| *stmt)
+    }
+
+    fn with_stmt(&mut self, item: &PExpr, targets: &[Ident], body: &[PStmt], span: Span) -> Lowered {
+        if targets.len() > 1 {
+            self.error(
+                span,
+                "`with` binds at most one name here",
+                "`as name`",
+                format!("{} names", targets.len()),
+            );
+        }
+        let callee = item.as_call().map(|(c, ..)| c);
+        match callee.as_deref() {
+            Some("T.sblock" | "T.block") => return Lowered::Stmt(self.block(item, body, span)),
+            Some("T.init") => {
+                self.misplaced_header("T.init", item.span);
+                return Lowered::Nothing;
+            }
+            _ => {}
+        }
+        match self.scoped_call(item, targets.first()) {
+            Scoped::Binder { binder, bind } => {
+                let levels = binder.levels();
+                if !self.enter(levels, span) {
+                    return Lowered::Nothing;
+                }
+                self.scopes.push();
+                if let Some((name, binding)) = bind {
+                    self.scopes.bind(&name, binding);
+                }
+                let inner = self.list(body);
+                self.scopes.pop();
+                self.leave(levels);
+                Lowered::Stmt(binder.wrap(span, inner))
+            }
+            Scoped::Failed => {
+                self.scopes.push();
+                if let Some(target) = targets.first() {
+                    self.poison(target);
+                }
+                self.list(body);
+                self.scopes.pop();
+                Lowered::Nothing
+            }
+            Scoped::NotMine => {
+                self.error(
+                    item.span,
+                    "unsupported `with` statement",
+                    "`T.sblock`, `T.attr`, `T.allocate`, `T.alloc_buffer`, `T.decl_buffer`, `T.launch_thread` or `T.LetStmt`",
+                    item.describe(),
+                );
+                Lowered::Nothing
+            }
+        }
+    }
+}

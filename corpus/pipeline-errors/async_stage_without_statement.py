@@ -1,5 +1,6 @@
 # test: pass-error
 # desc: an async stage no statement is in
+# error: 9:5: error: async stage 2 has no statement (the stages are [0, 1])
 
 # from tvm.script import tirx as T
 

@@ -1,5 +1,6 @@
 # test: pass-error
 # desc: a consumer in an earlier stage than its producer
+# error: 9:5: error: statement 1 (stage 0) uses `B` after statement 0 writes it, but runs in an earlier stage than that producer (stage 1)
 
 # from tvm.script import tirx as T
 

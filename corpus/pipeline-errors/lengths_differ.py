@@ -1,5 +1,6 @@
 # test: pass-error
 # desc: stage and order lists of different lengths
+# error: 9:5: error: `software_pipeline_stage` has 3 entries but `software_pipeline_order` has 2; both need one entry per statement
 
 # from tvm.script import tirx as T
 

@@ -1,5 +1,6 @@
 # test: pass-error
 # desc: the consumer reads the staging buffer before the producer writes it in the same iteration
+# error: 9:5: error: statement 0 reads `B`, which the loop body allocates, before any statement of the same iteration writes it
 
 # from tvm.script import tirx as T
 

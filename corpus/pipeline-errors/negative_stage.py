@@ -1,5 +1,6 @@
 # test: pass-error
 # desc: a negative stage
+# error: 9:5: error: pipeline stage -1 is negative; stages start at 0
 
 # from tvm.script import tirx as T
 

@@ -1,5 +1,6 @@
 # test: pass-error
 # desc: an order that is not a permutation
+# error: 9:5: error: `software_pipeline_order` [1, 1] is not a permutation of 0..2
 
 # from tvm.script import tirx as T
 

@@ -1,5 +1,6 @@
 # test: pass-error
 # desc: a consumer ordered before its producer within the same stage
+# error: 9:5: error: statement 1 uses `B` after statement 0 writes it, but `software_pipeline_order` [1, 0] runs it first within stage 0
 
 # from tvm.script import tirx as T
 

@@ -1,5 +1,6 @@
 # test: pass-error
 # desc: annotations for three statements on a body of two
+# error: 9:5: error: the annotations describe 3 statements, but the loop body has 1 or 2 (looking through allocations and the body block)
 
 # from tvm.script import tirx as T
 

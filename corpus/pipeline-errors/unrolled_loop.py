@@ -1,5 +1,6 @@
 # test: pass-error
 # desc: only serial loops can be pipelined
+# error: 9:5: error: only serial loops can be pipelined; this loop is `T.unroll`
 
 # from tvm.script import tirx as T
 

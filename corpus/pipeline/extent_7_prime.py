@@ -9,3 +9,20 @@ def main(A: T.Buffer((7,), "float32"), C: T.Buffer((7,), "float32")):
         B = T.alloc_buffer((1,), "float32", scope="shared")
         B[0] = A[i] + T.float32(1.0)
         C[i] = B[0] + T.float32(1.0)
+
+
+# ---- expected output ----
+# # from tvm.script import tirx as T
+#
+# @T.prim_func
+# def main(A: T.Buffer((7,), "float32"), C: T.Buffer((7,), "float32")):
+#     B = T.alloc_buffer((2, 1), "float32", scope="shared")
+#     with T.attr({"async_commit_queue_scope": 0, "async_scope": 1}):
+#         B[0, 0] = A[0] + T.float32(1.0)
+#     for i in range(6):
+#         with T.attr({"async_commit_queue_scope": 0, "async_scope": 1}):
+#             B[(i + 1) % 2, 0] = A[i + 1] + T.float32(1.0)
+#         T.attr({"async_wait_queue_scope": 0, "async_wait_inflight_count": 1})
+#         C[i] = B[i % 2, 0] + T.float32(1.0)
+#     T.attr({"async_wait_queue_scope": 0, "async_wait_inflight_count": 0})
+#     C[6] = B[0, 0] + T.float32(1.0)

@@ -11,3 +11,31 @@ def main(A: T.Buffer((16,), "float32"), D: T.Buffer((16,), "float32")):
         B[0] = A[i] * T.float32(2.0)
         C[0] = B[0] + T.float32(2.0)
         D[i] = C[0] + T.float32(1.0)
+
+
+# ---- expected output ----
+# # from tvm.script import tirx as T
+#
+# @T.prim_func
+# def main(A: T.Buffer((16,), "float32"), D: T.Buffer((16,), "float32")):
+#     B = T.alloc_buffer((1,), "float32", scope="shared")
+#     C = T.alloc_buffer((1,), "float32", scope="shared")
+#     with T.attr({"async_commit_queue_scope": 0, "async_scope": 1}):
+#         B[0] = A[0] * T.float32(2.0)
+#     with T.attr({"async_commit_queue_scope": 1, "async_wait_queue_scope": 0, "async_wait_inflight_count": 0, "async_scope": 1}):
+#         C[0] = B[0] + T.float32(2.0)
+#     with T.attr({"async_commit_queue_scope": 0, "async_scope": 1}):
+#         B[0] = A[1] * T.float32(2.0)
+#     for i in range(14):
+#         with T.attr({"async_wait_queue_scope": 1, "async_wait_inflight_count": 0}):
+#             D[i] = C[0] + T.float32(1.0)
+#         with T.attr({"async_commit_queue_scope": 1, "async_wait_queue_scope": 0, "async_wait_inflight_count": 0, "async_scope": 1}):
+#             C[0] = B[0] + T.float32(2.0)
+#         T.attr({"async_commit_queue_scope": 0, "async_scope": 1})
+#         B[0] = A[i + 2] * T.float32(2.0)
+#     with T.attr({"async_wait_queue_scope": 1, "async_wait_inflight_count": 0}):
+#         D[14] = C[0] + T.float32(1.0)
+#     with T.attr({"async_commit_queue_scope": 1, "async_wait_queue_scope": 0, "async_wait_inflight_count": 0, "async_scope": 1}):
+#         C[0] = B[0] + T.float32(2.0)
+#     T.attr({"async_wait_queue_scope": 1, "async_wait_inflight_count": 0})
+#     D[15] = C[0] + T.float32(1.0)

@@ -11,3 +11,23 @@ def main(a: T.handle, c: T.handle, n: T.int32):
         B = T.alloc_buffer((1,), "float32", scope="shared")
         B[0] = A[i] + T.float32(1.0)
         C[i] = B[0] + T.float32(1.0)
+
+
+# ---- expected output ----
+# # from tvm.script import tirx as T
+#
+# @T.prim_func
+# def main(a: T.handle, c: T.handle, n: T.int32):
+#     A = T.match_buffer(a, (n,), "float32")
+#     C = T.match_buffer(c, (n,), "float32")
+#     B = T.alloc_buffer((2, 1), "float32", scope="shared")
+#     if n >= 1:
+#         with T.attr({"async_commit_queue_scope": 0, "async_scope": 1}):
+#             B[0, 0] = A[0] + T.float32(1.0)
+#         for i in range(n - 1):
+#             with T.attr({"async_commit_queue_scope": 0, "async_scope": 1}):
+#                 B[(i + 1) % 2, 0] = A[i + 1] + T.float32(1.0)
+#             T.attr({"async_wait_queue_scope": 0, "async_wait_inflight_count": 1})
+#             C[i] = B[i % 2, 0] + T.float32(1.0)
+#         T.attr({"async_wait_queue_scope": 0, "async_wait_inflight_count": 0})
+#         C[n - 1] = B[(n - 1) % 2, 0] + T.float32(1.0)

@@ -32,20 +32,11 @@ pub struct Intrinsic {
 
 impl Intrinsic {
     const fn pure(name: &'static str, args: usize) -> Self {
-        Intrinsic {
-            name,
-            effect: CallEffect::Pure,
-            min_args: args,
-            max_args: args,
-            result: ResultType::FirstArg,
-        }
+        Intrinsic { name, effect: CallEffect::Pure, min_args: args, max_args: args, result: ResultType::FirstArg }
     }
 
     const fn predicate(name: &'static str) -> Self {
-        Intrinsic {
-            result: ResultType::BoolLike,
-            ..Intrinsic::pure(name, 1)
-        }
+        Intrinsic { result: ResultType::BoolLike, ..Intrinsic::pure(name, 1) }
     }
 
     /// The result type for arguments of types `args` (the first one, if any, decides).
@@ -147,10 +138,7 @@ mod tests {
         assert_eq!(exp.result_type(&[DataType::FLOAT16]), DataType::FLOAT16);
         assert!(exp.accepts(1) && !exp.accepts(2));
         let isnan = lookup("isnan").unwrap();
-        assert_eq!(
-            isnan.result_type(&[DataType::FLOAT32.with_lanes(4)]),
-            DataType::BOOL.with_lanes(4)
-        );
+        assert_eq!(isnan.result_type(&[DataType::FLOAT32.with_lanes(4)]), DataType::BOOL.with_lanes(4));
         assert_eq!(effect_of("pow"), Some(CallEffect::Pure));
         assert_eq!(effect_of("tvm_storage_sync"), Some(CallEffect::Opaque));
         assert!(lookup("foo").is_none());

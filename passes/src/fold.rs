@@ -4,7 +4,28 @@
 //! immediates (floor semantics, wrapping arithmetic), and the identities `x + 0`, `x - 0`,
 //! `x * 1`, `0 + x`. Division by zero is left unfolded so the program keeps its trap.
 
-use tirproof_ir::{BinOp, DataType, Expr};
+use tirproof_ir::visit::{walk_expr_mut, MutVisitor};
+use tirproof_ir::{BinOp, DataType, Expr, Stmt};
+
+/// Folds every foldable integer subexpression of `stmt` in place (after a substitution has
+/// put constants where loop variables were).
+pub fn fold_stmt(stmt: &mut Stmt) {
+    Folder.mutate_stmt(stmt);
+}
+
+struct Folder;
+
+impl MutVisitor for Folder {
+    fn mutate_expr(&mut self, expr: &mut Expr) {
+        walk_expr_mut(self, expr);
+        if let Expr::Binary { op, lhs, rhs } = expr {
+            if matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::FloorDiv | BinOp::FloorMod) {
+                let folded = binary(*op, (**lhs).clone(), (**rhs).clone());
+                *expr = folded;
+            }
+        }
+    }
+}
 
 /// `lhs op rhs`, folded when both sides are constants or an identity applies.
 pub fn binary(op: BinOp, lhs: Expr, rhs: Expr) -> Expr {

@@ -1,5 +1,6 @@
 # test: error
 # desc: chained comparisons have no TIR meaning
+# error: 10:14: error: chained comparison: expected `and` between two comparisons, found `<`
 
 from tvm.script import tirx as T
 

@@ -1,5 +1,6 @@
 # test: error
 # desc: an async scope must contain a store
+# error: 10:5: error: `async_scope` must contain at least one buffer store
 
 from tvm.script import tirx as T
 

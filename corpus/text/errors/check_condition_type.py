@@ -1,5 +1,6 @@
 # test: error
 # desc: conditions must be bool
+# error: 10:5: error: condition of `if` must be bool, found int32
 
 from tvm.script import tirx as T
 

@@ -1,5 +1,6 @@
 # test: error
 # desc: an access with the wrong number of indices
+# error: 10:5: error: wrong number of indices for `A`: expected 2 indices, found 1
 
 from tvm.script import tirx as T
 

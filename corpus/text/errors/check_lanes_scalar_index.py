@@ -1,5 +1,6 @@
 # test: error
 # desc: a scalar store of a vector value
+# error: 10:5: error: store to `A` (float32 elements) gives float32, but the value is float32x4
 
 from tvm.script import tirx as T
 

@@ -1,5 +1,6 @@
 # test: error
 # desc: operands of different integer types
+# error: 10:5: error: operands of `+` have different types: int32 and int64
 
 from tvm.script import tirx as T
 

@@ -1,5 +1,6 @@
 # test: error
 # desc: stage and order lists of different lengths
+# error: 10:5: error: annotations `software_pipeline_stage` and `software_pipeline_order` have different lengths (3 and 2)
 
 from tvm.script import tirx as T
 

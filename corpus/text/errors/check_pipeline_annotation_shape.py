@@ -1,5 +1,6 @@
 # test: error
 # desc: pipeline annotations must be integer lists
+# error: 10:5: error: annotation `software_pipeline_stage` must be a list of integers, found a string
 
 from tvm.script import tirx as T
 

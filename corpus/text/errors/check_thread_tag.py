@@ -1,5 +1,6 @@
 # test: error
 # desc: thread tags must name a real thread axis
+# error: 10:43: error: unknown thread tag `threadIdx.w`: expected a tag such as "threadIdx.x", "blockIdx.y" or "vthread", found string "threadIdx.w"
 
 from tvm.script import tirx as T
 

@@ -1,5 +1,6 @@
 # test: error
 # desc: a vectorized loop needs a constant extent
+# error: 11:5: error: vectorized loop `i` needs a constant extent, found n
 
 from tvm.script import tirx as T
 

@@ -1,5 +1,6 @@
 # test: error
 # desc: a for statement without its colon
+# error: 10:22: error: missing `:`: expected `:`, found end of line
 
 from tvm.script import tirx as T
 

@@ -1,5 +1,6 @@
 # test: error
 # desc: independent errors on different lines are all reported
+# error: 11:15: error: unexpected token: expected an expression, found end of line
 
 from tvm.script import tirx as T
 

@@ -1,5 +1,6 @@
 # test: error
 # desc: a parenthesis that is never closed
+# error: 10:12: error: unclosed `(`: expected `)`, found end of file
 
 from tvm.script import tirx as T
 

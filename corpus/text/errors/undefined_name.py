@@ -1,5 +1,6 @@
 # test: error
 # desc: a name that is not defined
+# error: 11:18: error: undefined name `j`: expected a name defined earlier, found `j`
 
 from tvm.script import tirx as T
 

@@ -1,5 +1,6 @@
 # test: error
 # desc: an unexpected token in an expression
+# error: 10:19: error: unexpected token: expected an expression, found `*`
 
 from tvm.script import tirx as T
 

@@ -1,5 +1,6 @@
 # test: error
 # desc: a string literal that never ends
+# error: 9:28: error: unterminated string: expected a closing quote, found end of line
 
 from tvm.script import tirx as T
 

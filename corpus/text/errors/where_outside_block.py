@@ -1,5 +1,6 @@
 # test: error
 # desc: T.where belongs in a block header
+# error: 11:9: error: `T.where` outside a block: expected a statement (this form belongs in a `with T.sblock(...)` header), found `T.where`
 
 from tvm.script import tirx as T
 

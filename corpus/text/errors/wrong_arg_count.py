@@ -1,5 +1,6 @@
 # test: error
 # desc: a call with the wrong number of arguments
+# error: 10:12: error: wrong number of arguments to `T.if_then_else`: expected 3 arguments, found 2
 
 from tvm.script import tirx as T
 

@@ -6,7 +6,7 @@
 @T.prim_func
 def main(A: T.Buffer((16,), "float32")):
     with T.allocate([16], "float32", "shared") as buf:
-        S = T.decl_buffer((16,), "float32", data=buf, scope="shared")
+        S = T.decl_buffer((16,), "float32", scope="shared", data=buf)
         for i in range(16):
             S[i] = A[i]
     tmp = T.allocate([4], "float32", "local", False, annotations={"note": "unused"})

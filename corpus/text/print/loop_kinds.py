@@ -10,7 +10,7 @@ def main(A: T.Buffer((64,), "float32")):
             A[tx * 2 + i] = T.float32(0.0)
     for i in range(2, 10):
         A[i] = T.float32(1.0)
-    for i in T.serial(0, 16, annotations={"software_pipeline_stage": [0, 1], "software_pipeline_order": [0, 1], "software_pipeline_async_stages": [0]}):
+    for i in T.serial(16, annotations={"software_pipeline_stage": [0, 1], "software_pipeline_order": [0, 1], "software_pipeline_async_stages": [0]}):
         A[i] = A[i] + T.float32(1.0)
     for i in T.unroll(4):
         A[i] = T.float32(2.0)

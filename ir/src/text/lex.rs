@@ -92,10 +92,7 @@ impl Punct {
 
     /// The source spelling.
     pub fn as_str(self) -> &'static str {
-        Punct::TABLE
-            .iter()
-            .find(|(_, p)| *p == self)
-            .map_or("?", |(text, _)| text)
+        Punct::TABLE.iter().find(|(_, p)| *p == self).map_or("?", |(text, _)| text)
     }
 
     /// The closing delimiter of an opening one.
@@ -281,11 +278,7 @@ impl Lexer {
             self.push(TokenKind::Dedent, end);
         }
         self.push(TokenKind::Eof, end);
-        Lexed {
-            tokens: self.tokens,
-            diagnostics: self.diags,
-            unclosed_at,
-        }
+        Lexed { tokens: self.tokens, diagnostics: self.diags, unclosed_at }
     }
 
     /// At the start of a line outside brackets: skips blank and comment-only lines, then
@@ -390,11 +383,9 @@ impl Lexer {
 
     fn punct(&mut self) {
         let span = self.here();
-        let found = Punct::TABLE.iter().find(|(text, _)| {
-            text.chars()
-                .enumerate()
-                .all(|(i, expected)| self.peek_at(i) == Some(expected))
-        });
+        let found = Punct::TABLE
+            .iter()
+            .find(|(text, _)| text.chars().enumerate().all(|(i, expected)| self.peek_at(i) == Some(expected)));
         let Some(&(text, punct)) = found else {
             let c = self.bump().unwrap_or(' ');
             self.error(
@@ -436,11 +427,7 @@ impl Lexer {
 
     fn number(&mut self) {
         let span = self.here();
-        if self.peek() == Some('0')
-            && self
-                .peek_at(1)
-                .is_some_and(|c| matches!(c, 'x' | 'X' | 'o' | 'O' | 'b' | 'B'))
-        {
+        if self.peek() == Some('0') && self.peek_at(1).is_some_and(|c| matches!(c, 'x' | 'X' | 'o' | 'O' | 'b' | 'B')) {
             self.radix_number(span);
             return;
         }
@@ -702,16 +689,7 @@ mod tests {
         let toks = kinds("f(1,\n      2)\n");
         assert_eq!(
             toks,
-            vec![
-                name("f"),
-                p(Punct::LParen),
-                Int(1),
-                p(Punct::Comma),
-                Int(2),
-                p(Punct::RParen),
-                Newline,
-                Eof
-            ]
+            vec![name("f"), p(Punct::LParen), Int(1), p(Punct::Comma), Int(2), p(Punct::RParen), Newline, Eof]
         );
     }
 
@@ -751,14 +729,7 @@ mod tests {
         let toks = kinds(r#""a\"b\n" 'c\'d' "\x41\u00e9" "q\z""#);
         assert_eq!(
             toks,
-            vec![
-                Str("a\"b\n".into()),
-                Str("c'd".into()),
-                Str("Aé".into()),
-                Str("q\\z".into()),
-                Newline,
-                Eof
-            ]
+            vec![Str("a\"b\n".into()), Str("c'd".into()), Str("Aé".into()), Str("q\\z".into()), Newline, Eof]
         );
     }
 
@@ -766,20 +737,13 @@ mod tests {
     fn spans_are_one_based() {
         let lexed = lex("x = 1\n  # c\ny  =  \"s\"\n");
         let spans: Vec<_> = lexed.tokens.iter().map(|t| (t.span.line, t.span.col)).collect();
-        assert_eq!(
-            spans,
-            vec![(1, 1), (1, 3), (1, 5), (1, 6), (3, 1), (3, 4), (3, 7), (3, 10), (4, 1)]
-        );
+        assert_eq!(spans, vec![(1, 1), (1, 3), (1, 5), (1, 6), (3, 1), (3, 4), (3, 7), (3, 10), (4, 1)]);
     }
 
     #[test]
     fn reports_lexical_errors() {
         let lexed = lex("a = \"abc\nb = $\nc = (1,\n");
-        let msgs: Vec<_> = lexed
-            .diagnostics
-            .iter()
-            .map(|d| (d.span.to_string(), d.message.clone()))
-            .collect();
+        let msgs: Vec<_> = lexed.diagnostics.iter().map(|d| (d.span.to_string(), d.message.clone())).collect();
         assert_eq!(
             msgs,
             vec![
@@ -797,10 +761,7 @@ mod tests {
         let lexed = lex("if a:\n    b\n  c\n");
         assert_eq!(lexed.diagnostics.len(), 1);
         assert_eq!(lexed.diagnostics[0].span, Span::new(3, 3));
-        assert_eq!(
-            lexed.diagnostics[0].message,
-            "unindent does not match any outer indentation level"
-        );
+        assert_eq!(lexed.diagnostics[0].message, "unindent does not match any outer indentation level");
     }
 
     #[test]

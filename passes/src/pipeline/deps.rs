@@ -62,6 +62,7 @@ pub fn analyse(
     loop_var: &Var,
     spec: &PipelineSpec,
     candidates: &HashSet<BufferId>,
+    locals: &HashSet<BufferId>,
     under_threads: bool,
 ) -> Result<Analysis, String> {
     let accesses: Vec<Vec<Access>> = stmts.iter().map(|s| collect_accesses(s, loop_var)).collect();
@@ -76,7 +77,7 @@ pub fn analyse(
         ..Analysis::default()
     };
     for uses in by_storage.values() {
-        let staging = staging_buffer(uses, candidates)?;
+        let staging = staging_buffer(uses, candidates, locals)?;
         let key = |k: usize| (spec.stages[k], spec.orders[k]);
         add_dependences(uses, staging.is_some(), spec, &mut analysis.deps)?;
         if let Some(buffer) = staging {
@@ -97,14 +98,25 @@ fn exchanges(uses: &[(usize, Access)]) -> bool {
 }
 
 /// The buffer to version, when this storage is a staging buffer.
-fn staging_buffer(uses: &[(usize, Access)], candidates: &HashSet<BufferId>) -> Result<Option<Buffer>, String> {
+fn staging_buffer(
+    uses: &[(usize, Access)],
+    candidates: &HashSet<BufferId>,
+    locals: &HashSet<BufferId>,
+) -> Result<Option<Buffer>, String> {
     let first = &uses[0].1.buffer;
     if !candidates.contains(&first.id()) || uses.iter().any(|(_, a)| !a.invariant) {
         return Ok(None);
     }
     let writers: BTreeSet<usize> = uses.iter().filter(|(_, a)| a.write).map(|(k, _)| *k).collect();
     let readers: BTreeSet<usize> = uses.iter().filter(|(_, a)| !a.write).map(|(k, _)| *k).collect();
-    let per_iteration = readers.iter().all(|c| !writers.contains(c) && writers.iter().next().is_some_and(|p| p < c));
+    let first_writer = writers.iter().next().copied();
+    let early_reader = readers.iter().find(|&&c| !writers.contains(&c) && first_writer.is_none_or(|p| p > c));
+    if let (Some(c), true) = (early_reader, locals.contains(&first.id())) {
+        return Err(format!(
+            "statement {c} reads `{first}`, which the loop body allocates, before any statement of the same iteration writes it"
+        ));
+    }
+    let per_iteration = readers.iter().all(|c| !writers.contains(c) && first_writer.is_some_and(|p| p < *c));
     if !per_iteration || readers.is_empty() || writers.len() + readers.len() < 2 {
         return Ok(None);
     }
@@ -129,14 +141,14 @@ fn add_dependences(
     for &p in &writers {
         for &b in &accessors {
             if p < b {
-                require_before(spec, (p, 0), (b, 0), name)?;
+                require_before(spec, (p, 0), (b, 0), name, Hazard::Flow)?;
                 deps.insert(Dep { producer: p, consumer: b, delta: 0 });
             } else if p > b && invariant && !staging {
-                require_before(spec, (p, -1), (b, 0), name)?;
-                require_before(spec, (b, 0), (p, 0), name)?;
+                require_before(spec, (p, -1), (b, 0), name, Hazard::CarriedFlow)?;
+                require_before(spec, (b, 0), (p, 0), name, Hazard::Anti)?;
                 deps.insert(Dep { producer: p, consumer: b, delta: 1 });
             } else if p > b && staging && !writers.contains(&b) {
-                require_before(spec, (b, 0), (p, 0), name)?;
+                require_before(spec, (b, 0), (p, 0), name, Hazard::Anti)?;
             } else if p == b && invariant && !staging && spec.is_async(p) {
                 // An async statement rewriting the same location every iteration must not issue
                 // a write while its previous one is still pending.
@@ -147,28 +159,44 @@ fn add_dependences(
     Ok(())
 }
 
+/// What an ordering requirement protects, for the error message.
+#[derive(Clone, Copy)]
+enum Hazard {
+    /// The later statement uses what the earlier one wrote in the same iteration.
+    Flow,
+    /// The later statement uses what the earlier one wrote in the previous iteration.
+    CarriedFlow,
+    /// The earlier statement reads what the later one overwrites in the same iteration.
+    Anti,
+}
+
 /// Requires statement `a` in iteration `i + da` to run before `b` in iteration `i + db`.
 fn require_before(
     spec: &PipelineSpec,
     (a, da): (usize, i64),
     (b, db): (usize, i64),
     buffer: &Buffer,
+    hazard: Hazard,
 ) -> Result<(), String> {
     let when = |k: usize, d: i64| (spec.stages[k] + d, spec.orders[k]);
     if when(a, da) < when(b, db) {
         return Ok(());
     }
     let (sa, sb) = (spec.stages[a], spec.stages[b]);
-    Err(if sa > sb && da == 0 {
-        format!(
+    let (stages, orders) = (super::spec::show(&spec.stages), super::spec::show(&spec.orders));
+    Err(match hazard {
+        Hazard::Flow if sa > sb => format!(
             "statement {b} (stage {sb}) uses `{buffer}` after statement {a} writes it, but runs in an earlier stage than that producer (stage {sa})"
-        )
-    } else {
-        format!(
-            "statements {a} and {b} both use `{buffer}`; stages {} and orders {} would reverse their order",
-            super::spec::show(&spec.stages),
-            super::spec::show(&spec.orders)
-        )
+        ),
+        Hazard::Flow => format!(
+            "statement {b} uses `{buffer}` after statement {a} writes it, but `software_pipeline_order` {orders} runs it first within stage {sa}"
+        ),
+        Hazard::CarriedFlow => format!(
+            "statement {b} uses `{buffer}` that statement {a} wrote in the previous iteration, but stages {stages} and orders {orders} run it before that write"
+        ),
+        Hazard::Anti => format!(
+            "statement {b} overwrites `{buffer}` that statement {a} reads earlier in the same iteration, but stages {stages} and orders {orders} run the write first"
+        ),
     })
 }
 

@@ -253,6 +253,7 @@ impl Emitter<'_> {
             let slot = fold::floormod(relative, Expr::int(v.versions));
             prepend_indices(&mut s, &v.old, &v.new, &[slot]);
         }
+        fold::fold_stmt(&mut s);
         let stmt = u32::try_from(k).unwrap_or(u32::MAX);
         s.with_origin(Origin { stmt, stage: self.spec.stages[k], iteration: iteration.clone() })
     }

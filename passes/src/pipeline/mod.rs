@@ -144,7 +144,9 @@ impl Rewriter {
         let body = split_body(&f.body, spec.len()).map_err(fail)?;
         let mut candidates: HashSet<BufferId> = self.allocated.iter().map(Buffer::id).collect();
         candidates.extend(body.locals.iter().map(|l| l.buffer.id()));
-        let analysis = deps::analyse(&body.stmts, &f.var, &spec, &candidates, self.thread_depth > 0).map_err(fail)?;
+        let locals: HashSet<BufferId> = body.locals.iter().map(|l| l.buffer.id()).collect();
+        let analysis =
+            deps::analyse(&body.stmts, &f.var, &spec, &candidates, &locals, self.thread_depth > 0).map_err(fail)?;
         let groups = Groups::build(&spec, analysis.deps.iter().copied());
         let mut versioned = Vec::new();
         for staging in analysis.staging.iter().filter(|s| s.versions > 1) {

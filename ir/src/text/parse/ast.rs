@@ -93,12 +93,7 @@ pub(super) struct Kwarg {
 #[derive(Clone, Debug, PartialEq)]
 pub(super) enum PIndex {
     Point(PExpr),
-    Slice {
-        lo: PExpr,
-        hi: PExpr,
-        step: Option<PExpr>,
-        span: Span,
-    },
+    Slice { lo: PExpr, hi: PExpr, step: Option<PExpr>, span: Span },
 }
 
 impl PIndex {
@@ -153,10 +148,7 @@ impl PExpr {
     pub fn is_number_literal(&self) -> bool {
         match &self.kind {
             PExprKind::Int(_) | PExprKind::Float(_) => true,
-            PExprKind::Unary {
-                op: UnaryOp::Neg | UnaryOp::Pos,
-                operand,
-            } => operand.is_number_literal(),
+            PExprKind::Unary { op: UnaryOp::Neg | UnaryOp::Pos, operand } => operand.is_number_literal(),
             _ => false,
         }
     }
@@ -196,10 +188,9 @@ impl PExprKind {
             | PExprKind::Bool(_)
             | PExprKind::NoneLit => 0,
             PExprKind::Attr { value, .. } => value.depth,
-            PExprKind::Call { func, args, kwargs } => func
-                .depth
-                .max(max_of(args))
-                .max(kwargs.iter().map(|k| k.value.depth).max().unwrap_or(0)),
+            PExprKind::Call { func, args, kwargs } => {
+                func.depth.max(max_of(args)).max(kwargs.iter().map(|k| k.value.depth).max().unwrap_or(0))
+            }
             PExprKind::Subscript { value, items } => {
                 value.depth.max(items.iter().map(PIndex::depth).max().unwrap_or(0))
             }

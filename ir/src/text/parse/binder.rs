@@ -70,36 +70,14 @@ impl Binder {
             Binder::Let { var, value } => StmtKind::Let { var, value, body },
             Binder::Attr { node, entries } => {
                 return entries.into_iter().rev().fold(*body, |inner, (key, value)| {
-                    let attr = AttrStmt {
-                        node: node.clone(),
-                        key,
-                        value,
-                        body: Box::new(inner),
-                    };
+                    let attr = AttrStmt { node: node.clone(), key, value, body: Box::new(inner) };
                     Stmt::new(StmtKind::Attr(attr), span)
                 });
             }
-            Binder::Allocate {
-                data,
-                dtype,
-                extents,
-                scope,
-                condition,
-                annotations,
-            } => StmtKind::Allocate(Allocate {
-                data,
-                dtype,
-                extents,
-                scope,
-                condition,
-                annotations,
-                body,
-            }),
-            Binder::AllocBuffer { buffer, annotations } => StmtKind::AllocBuffer {
-                buffer,
-                annotations,
-                body,
-            },
+            Binder::Allocate { data, dtype, extents, scope, condition, annotations } => {
+                StmtKind::Allocate(Allocate { data, dtype, extents, scope, condition, annotations, body })
+            }
+            Binder::AllocBuffer { buffer, annotations } => StmtKind::AllocBuffer { buffer, annotations, body },
             Binder::DeclBuffer { buffer } => StmtKind::DeclBuffer { buffer, body },
             Binder::Launch { var, tag, extent } => StmtKind::LaunchThread { var, tag, extent, body },
         };
@@ -108,35 +86,19 @@ impl Binder {
 }
 
 /// The outcome of `scoped_call`.
-#[expect(
-    clippy::large_enum_variant,
-    reason = "a short-lived return value, moved once into the statement it builds"
-)]
+#[expect(clippy::large_enum_variant, reason = "a short-lived return value, moved once into the statement it builds")]
 pub(super) enum Scoped {
     /// The binder, and the name it binds (with what it binds it to).
-    Binder {
-        binder: Binder,
-        bind: Option<(String, Binding)>,
-    },
+    Binder { binder: Binder, bind: Option<(String, Binding)> },
     /// Not a scoping form; the caller handles it.
     NotMine,
     /// A scoping form with an error, already reported.
     Failed,
 }
 
-const LAUNCH_SIG: Sig = Sig {
-    name: "T.launch_thread",
-    params: &["thread", "extent"],
-    positional: 2,
-    required: 2,
-};
+const LAUNCH_SIG: Sig = Sig { name: "T.launch_thread", params: &["thread", "extent"], positional: 2, required: 2 };
 
-const LET_STMT_SIG: Sig = Sig {
-    name: "T.LetStmt",
-    params: &["value", "var"],
-    positional: 1,
-    required: 1,
-};
+const LET_STMT_SIG: Sig = Sig { name: "T.LetStmt", params: &["value", "var"], positional: 1, required: 1 };
 
 impl Lowerer {
     /// Recognises and lowers a scoping call; `name` is the assigned or `as` name, if any.
@@ -174,12 +136,7 @@ impl Lowerer {
     /// `T.attr({"key": value, ...})` or `T.attr(node, "key", value)`.
     fn attr_binder(&mut self, span: Span, args: &[PExpr], kwargs: &[Kwarg], name: Option<&Ident>) -> Scoped {
         if let Some(name) = name {
-            self.error(
-                name.span,
-                "`T.attr` does not bind a name",
-                "a bare `T.attr(...)`",
-                format!("`{}`", name.name),
-            );
+            self.error(name.span, "`T.attr` does not bind a name", "a bare `T.attr(...)`", format!("`{}`", name.name));
             return Scoped::Failed;
         }
         let before = self.diags.len();
@@ -192,32 +149,19 @@ impl Lowerer {
                 (Some(node), key.map(|k| vec![(k, value)]).unwrap_or_default())
             }
             _ => {
-                self.wrong_count(
-                    "T.attr",
-                    span,
-                    "1 argument (a dict) or 3 arguments",
-                    args.len() + kwargs.len(),
-                );
+                self.wrong_count("T.attr", span, "1 argument (a dict) or 3 arguments", args.len() + kwargs.len());
                 return Scoped::Failed;
             }
         };
         if self.diags.len() > before {
             return Scoped::Failed;
         }
-        Scoped::Binder {
-            binder: Binder::Attr { node, entries },
-            bind: None,
-        }
+        Scoped::Binder { binder: Binder::Attr { node, entries }, bind: None }
     }
 
     fn attr_entries(&mut self, dict: &PExpr) -> Vec<(String, Expr)> {
         let PExprKind::Dict(entries) = &dict.kind else {
-            self.error(
-                dict.span,
-                "expected a dict of attributes",
-                "`{\"key\": value, ...}`",
-                dict.describe(),
-            );
+            self.error(dict.span, "expected a dict of attributes", "`{\"key\": value, ...}`", dict.describe());
             return Vec::new();
         };
         let mut out = Vec::new();
@@ -263,11 +207,7 @@ impl Lowerer {
                     return Scoped::Failed;
                 };
                 let dtype = extent.dtype();
-                let dtype = if dtype.is_integer() && dtype.is_scalar() {
-                    dtype
-                } else {
-                    DataType::INT32
-                };
+                let dtype = if dtype.is_integer() && dtype.is_scalar() { dtype } else { DataType::INT32 };
                 (Var::new(name.name.clone(), dtype), tag)
             }
         };
@@ -275,10 +215,7 @@ impl Lowerer {
             return Scoped::Failed;
         }
         let bind = name.map(|n| (n.name.clone(), Binding::Var(var.clone())));
-        Scoped::Binder {
-            binder: Binder::Launch { var, tag, extent },
-            bind,
-        }
+        Scoped::Binder { binder: Binder::Launch { var, tag, extent }, bind }
     }
 
     /// Reports an unknown thread tag.

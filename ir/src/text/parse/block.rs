@@ -23,21 +23,11 @@ use super::expr::{constant_like, min_extent};
 use super::lower::{Lowerer, Sig};
 use super::scope::Binding;
 
-const SBLOCK_SIG: Sig = Sig {
-    name: "T.sblock",
-    params: &["name", "no_realize"],
-    positional: 2,
-    required: 0,
-};
+const SBLOCK_SIG: Sig = Sig { name: "T.sblock", params: &["name", "no_realize"], positional: 2, required: 0 };
 
 macro_rules! axis_sig {
     ($name:literal) => {
-        Sig {
-            name: $name,
-            params: &["dom", "binding", "dtype"],
-            positional: 3,
-            required: 2,
-        }
+        Sig { name: $name, params: &["dom", "binding", "dtype"], positional: 3, required: 2 }
     };
 }
 
@@ -46,12 +36,8 @@ const REDUCE_SIG: Sig = axis_sig!("T.axis.reduce");
 const S_SIG: Sig = axis_sig!("T.axis.S");
 const R_SIG: Sig = axis_sig!("T.axis.R");
 
-const REMAP_SIG: Sig = Sig {
-    name: "T.axis.remap",
-    params: &["kinds", "bindings", "dtype"],
-    positional: 3,
-    required: 2,
-};
+const REMAP_SIG: Sig =
+    Sig { name: "T.axis.remap", params: &["kinds", "bindings", "dtype"], positional: 3, required: 2 };
 
 /// The parts of a block collected from its header.
 #[derive(Default)]
@@ -87,12 +73,7 @@ fn is_header(stmt: &PStmt) -> bool {
 
 /// The names on the left of `vi = ...` or `vi, vj = ...`.
 fn target_names(target: &PExpr) -> Vec<Ident> {
-    let one = |e: &PExpr| {
-        e.as_name().map(|name| Ident {
-            name: name.to_string(),
-            span: e.span,
-        })
-    };
+    let one = |e: &PExpr| e.as_name().map(|name| Ident { name: name.to_string(), span: e.span });
     match &target.kind {
         PExprKind::Tuple(items) => items.iter().filter_map(one).collect(),
         _ => one(target).into_iter().collect(),
@@ -145,10 +126,7 @@ impl Lowerer {
         if let Some(flag) = bound.get("no_realize") {
             self.const_bool(flag, "`no_realize`");
         }
-        bound
-            .get("name")
-            .and_then(|n| self.string_arg(n, "the block name"))
-            .unwrap_or_default()
+        bound.get("name").and_then(|n| self.string_arg(n, "the block name")).unwrap_or_default()
     }
 
     /// First pass: the header forms that bind names.
@@ -167,12 +145,7 @@ impl Lowerer {
         let single = match (&target.kind, names.as_slice()) {
             (PExprKind::Name(_), [one]) => one,
             _ => {
-                self.error(
-                    target.span,
-                    format!("`{callee}` binds one name"),
-                    "a name",
-                    target.describe(),
-                );
+                self.error(target.span, format!("`{callee}` binds one name"), "a name", target.describe());
                 for name in &names {
                     self.poison(name);
                 }
@@ -201,12 +174,7 @@ impl Lowerer {
                 }
                 let init = self.suite(body, stmt.span);
                 if parts.init.replace(init).is_some() {
-                    self.error(
-                        stmt.span,
-                        "duplicate `T.init`",
-                        "one `with T.init():` per block",
-                        "a second one",
-                    );
+                    self.error(stmt.span, "duplicate `T.init`", "one `with T.init():` per block", "a second one");
                 }
             }
             _ => {}
@@ -235,11 +203,7 @@ impl Lowerer {
             }
             "T.reads" | "T.writes" => {
                 let regions = self.regions(args);
-                let slot = if callee == "T.reads" {
-                    &mut parts.reads
-                } else {
-                    &mut parts.writes
-                };
+                let slot = if callee == "T.reads" { &mut parts.reads } else { &mut parts.writes };
                 if slot.replace(regions).is_some() {
                     self.error(
                         span,
@@ -279,25 +243,14 @@ impl Lowerer {
             PExprKind::Subscript { value, items } => (value.as_ref(), items.as_slice()),
             PExprKind::Name(_) => (e, [].as_slice()),
             _ => {
-                self.error(
-                    e.span,
-                    "expected a buffer region",
-                    "a region such as `A[0:16, i]`",
-                    e.describe(),
-                );
+                self.error(e.span, "expected a buffer region", "a region such as `A[0:16, i]`", e.describe());
                 return None;
             }
         };
         let buffer = self.subscript_buffer(base, "take a region of")?;
         if items.is_empty() {
-            let region = buffer
-                .shape()
-                .iter()
-                .map(|d| Range {
-                    min: constant_like(0, d.dtype()),
-                    extent: d.clone(),
-                })
-                .collect();
+            let region =
+                buffer.shape().iter().map(|d| Range { min: constant_like(0, d.dtype()), extent: d.clone() }).collect();
             return Some(BufferRegion { buffer, region });
         }
         if items.len() != buffer.shape().len() {
@@ -374,13 +327,7 @@ impl Lowerer {
         };
         let var = Var::new(name.name.clone(), declared.unwrap_or_else(|| extent.dtype()));
         self.scopes.bind(&name.name, Binding::Var(var.clone()));
-        parts.iter_vars.push(IterVar {
-            var,
-            min,
-            extent,
-            kind,
-            binding,
-        });
+        parts.iter_vars.push(IterVar { var, min, extent, kind, binding });
     }
 
     /// `vi, vj = T.axis.remap("SR", [i, j])`: domains come from the bound loops.
@@ -393,9 +340,7 @@ impl Lowerer {
         let Some(bound) = self.bind_args(&REMAP_SIG, span, args, kwargs) else {
             return poison_all(self);
         };
-        let kinds = bound
-            .get("kinds")
-            .and_then(|k| self.string_arg(k, "the iteration kinds"));
+        let kinds = bound.get("kinds").and_then(|k| self.string_arg(k, "the iteration kinds"));
         let bindings = match bound.get("bindings").map(|b| &b.kind) {
             Some(PExprKind::List(items) | PExprKind::Tuple(items)) => Some(items.as_slice()),
             _ => None,
@@ -443,24 +388,13 @@ impl Lowerer {
             _ => None,
         });
         let Some((loop_var, min, extent)) = loop_var else {
-            self.error(
-                binding.span,
-                "`T.axis.remap` binds loop variables",
-                "a loop variable",
-                binding.describe(),
-            );
+            self.error(binding.span, "`T.axis.remap` binds loop variables", "a loop variable", binding.describe());
             self.poison(name);
             return;
         };
         let var = Var::new(name.name.clone(), loop_var.dtype());
         self.scopes.bind(&name.name, Binding::Var(var.clone()));
-        parts.iter_vars.push(IterVar {
-            var,
-            min,
-            extent,
-            kind,
-            binding: Expr::var(&loop_var),
-        });
+        parts.iter_vars.push(IterVar { var, min, extent, kind, binding: Expr::var(&loop_var) });
     }
 
     /// `B = T.sblock_alloc_buffer(...)`.
@@ -469,10 +403,7 @@ impl Lowerer {
             self.poison(name);
             return;
         };
-        let annotations = bound
-            .get("annotations")
-            .map(|a| self.annotations(a))
-            .unwrap_or_default();
+        let annotations = bound.get("annotations").map(|a| self.annotations(a)).unwrap_or_default();
         match self.buffer_from_args(&name.name, &bound, crate::buffer::SCOPE_GLOBAL, span) {
             Some(buffer) => {
                 self.scopes.bind(&name.name, Binding::Buffer(buffer.clone()));

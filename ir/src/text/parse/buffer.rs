@@ -92,10 +92,7 @@ impl Lowerer {
         if let Some(align) = args.get("align").and_then(|a| self.const_int(a, "`align`")) {
             spec.align = align;
         }
-        if let Some(factor) = args
-            .get("offset_factor")
-            .and_then(|f| self.const_int(f, "`offset_factor`"))
-        {
+        if let Some(factor) = args.get("offset_factor").and_then(|f| self.const_int(f, "`offset_factor`")) {
             spec.offset_factor = factor;
         }
         if let Some(kind) = args.get("buffer_type") {
@@ -127,12 +124,7 @@ impl Lowerer {
         match self.expr(e) {
             Expr::Var(var) if var.dtype().is_handle() => Some(var),
             _ => {
-                self.error(
-                    e.span,
-                    "`data=` must be a handle variable",
-                    "e.g. `A.data`",
-                    e.describe(),
-                );
+                self.error(e.span, "`data=` must be a handle variable", "e.g. `A.data`", e.describe());
                 None
             }
         }
@@ -157,9 +149,7 @@ impl Lowerer {
             Some(scope) => self.string_arg(scope, "the storage scope"),
             None => Some(SCOPE_GLOBAL.to_string()),
         };
-        let condition = bound
-            .get("condition")
-            .map_or_else(|| Expr::bool(true), |c| self.expr(c));
+        let condition = bound.get("condition").map_or_else(|| Expr::bool(true), |c| self.expr(c));
         let annotations = self.annotations_arg(&bound);
         let (Some(dtype), Some(scope)) = (dtype, scope) else {
             return Scoped::Failed;
@@ -170,14 +160,7 @@ impl Lowerer {
         let data = Var::new(name.name.clone(), DataType::HANDLE);
         Scoped::Binder {
             bind: Some((name.name.clone(), Binding::Var(data.clone()))),
-            binder: Binder::Allocate {
-                data,
-                dtype,
-                extents,
-                scope,
-                condition,
-                annotations,
-            },
+            binder: Binder::Allocate { data, dtype, extents, scope, condition, annotations },
         }
     }
 
@@ -237,11 +220,7 @@ impl Lowerer {
         kwargs: &[Kwarg],
         name: Option<&Ident>,
     ) -> Scoped {
-        let Some(base) = callee
-            .strip_suffix(".view")
-            .and_then(|b| self.scopes.buffer(b))
-            .cloned()
-        else {
+        let Some(base) = callee.strip_suffix(".view").and_then(|b| self.scopes.buffer(b)).cloned() else {
             return Scoped::NotMine;
         };
         let Some(name) = self.needs_name(callee, span, name) else {

@@ -53,12 +53,7 @@ const STATEMENT_FORMS: [&str; 32] = [
     "range",
 ];
 
-const LET_SIG: Sig = Sig {
-    name: "T.Let",
-    params: &["body", "where"],
-    positional: 2,
-    required: 2,
-};
+const LET_SIG: Sig = Sig { name: "T.Let", params: &["body", "where"], positional: 2, required: 2 };
 
 fn binary_fn(callee: &str) -> Option<BinOp> {
     Some(match callee {
@@ -95,12 +90,7 @@ impl Lowerer {
             return Expr::int(0);
         };
         let Some(callee) = func.dotted() else {
-            return self.bad_expr(
-                e.span,
-                "only named functions can be called",
-                "`T.name(...)`",
-                func.describe(),
-            );
+            return self.bad_expr(e.span, "only named functions can be called", "`T.name(...)`", func.describe());
         };
         let span = e.span;
         if let Some(op) = binary_fn(&callee) {
@@ -164,12 +154,7 @@ impl Lowerer {
                 "an expression",
             );
         }
-        self.bad_expr(
-            func.span,
-            format!("unknown function `{callee}`"),
-            "a `T.` function",
-            format!("`{callee}`"),
-        )
+        self.bad_expr(func.span, format!("unknown function `{callee}`"), "a `T.` function", format!("`{callee}`"))
     }
 
     fn binary_fn(&mut self, callee: &str, op: BinOp, span: Span, args: &[PExpr], kwargs: &[Kwarg]) -> Expr {
@@ -247,12 +232,7 @@ impl Lowerer {
         match u16::try_from(lanes) {
             Ok(lanes) if lanes > 0 => Some(lanes),
             _ => {
-                self.error(
-                    e.span,
-                    "invalid lane count",
-                    "a count between 1 and 65535",
-                    lanes.to_string(),
-                );
+                self.error(e.span, "invalid lane count", "a count between 1 and 65535", lanes.to_string());
                 None
             }
         }
@@ -267,12 +247,7 @@ impl Lowerer {
             return Expr::int(0);
         };
         let PExprKind::Dict(entries) = &where_.kind else {
-            return self.bad_expr(
-                where_.span,
-                "`where=` of `T.Let` must be a dict",
-                "`{x: value}`",
-                where_.describe(),
-            );
+            return self.bad_expr(where_.span, "`where=` of `T.Let` must be a dict", "`{x: value}`", where_.describe());
         };
         let mut lets = Vec::new();
         for (key, value) in entries {
@@ -313,18 +288,8 @@ impl Lowerer {
             return Expr::int(0);
         };
         let args = rest.iter().map(|a| self.expr(a)).collect();
-        let effect = if callee == "T.call_extern" {
-            CallEffect::Opaque
-        } else {
-            CallEffect::Pure
-        };
-        Expr::Call(Call {
-            name,
-            dtype,
-            args,
-            effect,
-            external: true,
-        })
+        let effect = if callee == "T.call_extern" { CallEffect::Opaque } else { CallEffect::Pure };
+        Expr::Call(Call { name, dtype, args, effect, external: true })
     }
 
     /// `T.float32(1.0)` and friends.
@@ -338,12 +303,7 @@ impl Lowerer {
             );
         }
         if dtype.is_handle() {
-            return self.bad_expr(
-                span,
-                "`T.handle` cannot make an immediate",
-                "a scalar type",
-                format!("`{callee}`"),
-            );
+            return self.bad_expr(span, "`T.handle` cannot make an immediate", "a scalar type", format!("`{callee}`"));
         }
         match self.exact_args(callee, span, args, kwargs, 1) {
             Some([arg]) => self.typed_immediate(dtype, arg),

@@ -31,10 +31,7 @@ pub(super) fn is_keyword(name: &str) -> bool {
     KEYWORDS.contains(&name)
 }
 
-static EOF_TOKEN: Token = Token {
-    kind: TokenKind::Eof,
-    span: Span::UNKNOWN,
-};
+static EOF_TOKEN: Token = Token { kind: TokenKind::Eof, span: Span::UNKNOWN };
 
 pub(super) struct Cursor {
     tokens: Vec<Token>,
@@ -47,13 +44,7 @@ pub(super) struct Cursor {
 
 impl Cursor {
     pub fn new(tokens: Vec<Token>) -> Self {
-        Cursor {
-            tokens,
-            pos: 0,
-            diags: Vec::new(),
-            depth: 0,
-            prev: Span::new(1, 1),
-        }
+        Cursor { tokens, pos: 0, diags: Vec::new(), depth: 0, prev: Span::new(1, 1) }
     }
 
     pub fn peek(&self) -> &Token {

@@ -40,15 +40,7 @@ impl Lowerer {
         let (attrs, rest) = self.prelude(&f.body, &mut params);
         let body = self.list(rest);
         self.scopes.pop();
-        PrimFunc {
-            name: f.name.name.clone(),
-            params,
-            attrs,
-            body,
-            s_tir,
-            private,
-            span: f.span,
-        }
+        PrimFunc { name: f.name.name.clone(), params, attrs, body, s_tir, private, span: f.span }
     }
 
     /// `@T.prim_func`, `@T.prim_func(s_tir=True, private=True)`: returns (s_tir, private).
@@ -84,12 +76,7 @@ impl Lowerer {
             }
         }
         if !found {
-            self.error(
-                span,
-                "missing `@T.prim_func`",
-                "`@T.prim_func` before `def`",
-                "no such decorator",
-            );
+            self.error(span, "missing `@T.prim_func`", "`@T.prim_func` before `def`", "no such decorator");
         }
         (s_tir, private)
     }
@@ -174,10 +161,7 @@ impl Lowerer {
         };
         self.scopes.bind(&name.name, Binding::Buffer(buffer.clone()));
         let var = Var::new(format!("{}_handle", name.name), DataType::HANDLE);
-        Some(Param {
-            var,
-            buffer: Some(buffer),
-        })
+        Some(Param { var, buffer: Some(buffer) })
     }
 
     /// Reads the prelude; returns the function attributes and the statements after it.
@@ -207,16 +191,8 @@ impl Lowerer {
 
     /// `A = T.match_buffer(a, shape, dtype, ...)`.
     fn match_buffer(&mut self, target: &PExpr, value: &PExpr, params: &mut [Param]) {
-        let Some(name) = target.as_name().map(|n| Ident {
-            name: n.to_string(),
-            span: target.span,
-        }) else {
-            self.error(
-                target.span,
-                "`T.match_buffer` binds one name",
-                "a name",
-                target.describe(),
-            );
+        let Some(name) = target.as_name().map(|n| Ident { name: n.to_string(), span: target.span }) else {
+            self.error(target.span, "`T.match_buffer` binds one name", "a name", target.describe());
             return;
         };
         let Some((_, args, kwargs)) = value.as_call() else {
@@ -228,14 +204,10 @@ impl Lowerer {
         };
         let handle = bound.get("param").and_then(|p| p.as_name().map(|n| (n, p.span)));
         let slot = handle.and_then(|(h, _)| {
-            params
-                .iter()
-                .position(|p| p.var.name() == h && p.buffer.is_none() && p.var.dtype().is_handle())
+            params.iter().position(|p| p.var.name() == h && p.buffer.is_none() && p.var.dtype().is_handle())
         });
         let Some(slot) = slot else {
-            let found = bound
-                .get("param")
-                .map_or_else(|| "nothing".to_string(), PExpr::describe);
+            let found = bound.get("param").map_or_else(|| "nothing".to_string(), PExpr::describe);
             let span = handle.map_or(value.span, |(_, s)| s);
             self.error(
                 span,

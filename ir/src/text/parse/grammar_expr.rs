@@ -85,21 +85,9 @@ impl Cursor {
             let span = lhs.span;
             let (lhs_box, rhs_box) = (Box::new(lhs), Box::new(rhs));
             let kind = match op {
-                Infix::Arith(op) => PExprKind::Arith {
-                    op,
-                    lhs: lhs_box,
-                    rhs: rhs_box,
-                },
-                Infix::Cmp(op) => PExprKind::Cmp {
-                    op,
-                    lhs: lhs_box,
-                    rhs: rhs_box,
-                },
-                Infix::Logic(op) => PExprKind::Logic {
-                    op,
-                    lhs: lhs_box,
-                    rhs: rhs_box,
-                },
+                Infix::Arith(op) => PExprKind::Arith { op, lhs: lhs_box, rhs: rhs_box },
+                Infix::Cmp(op) => PExprKind::Cmp { op, lhs: lhs_box, rhs: rhs_box },
+                Infix::Logic(op) => PExprKind::Logic { op, lhs: lhs_box, rhs: rhs_box },
             };
             lhs = self.node(kind, span)?;
             if matches!(op, Infix::Cmp(_)) {
@@ -158,13 +146,7 @@ impl Cursor {
         }
         let span = self.bump().span;
         let operand = self.nested(|p| p.binary(NOT))?;
-        self.node(
-            PExprKind::Unary {
-                op: UnaryOp::Not,
-                operand: Box::new(operand),
-            },
-            span,
-        )
+        self.node(PExprKind::Unary { op: UnaryOp::Not, operand: Box::new(operand) }, span)
     }
 
     fn unary(&mut self) -> PResult<PExpr> {
@@ -176,13 +158,7 @@ impl Cursor {
         };
         let span = self.bump().span;
         let operand = self.nested(|p| p.unary())?;
-        self.node(
-            PExprKind::Unary {
-                op,
-                operand: Box::new(operand),
-            },
-            span,
-        )
+        self.node(PExprKind::Unary { op, operand: Box::new(operand) }, span)
     }
 
     fn power(&mut self) -> PResult<PExpr> {
@@ -192,14 +168,7 @@ impl Cursor {
         }
         let exponent = self.nested(|p| p.unary())?;
         let span = base.span;
-        self.node(
-            PExprKind::Arith {
-                op: ArithOp::Pow,
-                lhs: Box::new(base),
-                rhs: Box::new(exponent),
-            },
-            span,
-        )
+        self.node(PExprKind::Arith { op: ArithOp::Pow, lhs: Box::new(base), rhs: Box::new(exponent) }, span)
     }
 
     fn postfix(&mut self) -> PResult<PExpr> {
@@ -208,23 +177,13 @@ impl Cursor {
             let span = value.span;
             let kind = if self.eat(Punct::Dot) {
                 let name = self.ident("an attribute name")?;
-                PExprKind::Attr {
-                    value: Box::new(value),
-                    name: name.name,
-                }
+                PExprKind::Attr { value: Box::new(value), name: name.name }
             } else if self.at(Punct::LParen) {
                 let (args, kwargs) = self.call_args()?;
-                PExprKind::Call {
-                    func: Box::new(value),
-                    args,
-                    kwargs,
-                }
+                PExprKind::Call { func: Box::new(value), args, kwargs }
             } else if self.at(Punct::LBracket) {
                 let items = self.subscript()?;
-                PExprKind::Subscript {
-                    value: Box::new(value),
-                    items,
-                }
+                PExprKind::Subscript { value: Box::new(value), items }
             } else {
                 return Ok(value);
             };
@@ -349,11 +308,7 @@ impl Cursor {
                 let name = self.ident("a keyword name")?;
                 self.bump();
                 let value = self.expr()?;
-                kwargs.push(Kwarg {
-                    name: name.name,
-                    span: name.span,
-                    value,
-                });
+                kwargs.push(Kwarg { name: name.name, span: name.span, value });
             } else {
                 let span = self.span();
                 let value = self.expr()?;
@@ -401,11 +356,7 @@ impl Cursor {
             return Ok(PIndex::Point(lo));
         }
         let hi = self.expr()?;
-        let step = if self.eat(Punct::Colon) {
-            Some(self.expr()?)
-        } else {
-            None
-        };
+        let step = if self.eat(Punct::Colon) { Some(self.expr()?) } else { None };
         Ok(PIndex::Slice { lo, hi, step, span })
     }
 }

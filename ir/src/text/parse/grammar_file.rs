@@ -118,11 +118,8 @@ impl Cursor {
     }
 
     fn mixed_file(&mut self, span: crate::span::Span) -> Abort {
-        let diag = Diagnostic::error(
-            span,
-            "a file holds one `@I.ir_module` class or bare functions, not both",
-        )
-        .expected("end of file", self.found());
+        let diag = Diagnostic::error(span, "a file holds one `@I.ir_module` class or bare functions, not both")
+            .expected("end of file", self.found());
         self.error(diag);
         Abort
     }
@@ -212,11 +209,8 @@ impl Cursor {
             }
             let name = self.ident("a parameter name")?;
             if !self.eat(Punct::Colon) {
-                let diag = Diagnostic::error(
-                    self.span(),
-                    format!("parameter `{}` needs a type annotation", name.name),
-                )
-                .expected("`:`", self.found());
+                let diag = Diagnostic::error(self.span(), format!("parameter `{}` needs a type annotation", name.name))
+                    .expected("`:`", self.found());
                 self.error(diag);
                 return Err(Abort);
             }
@@ -255,10 +249,7 @@ mod tests {
     fn broken_function_is_skipped() {
         let src = "@T.prim_func\ndef f(a T.int32):\n    x = 1\n@T.prim_func\ndef g():\n    pass\n";
         let (file, errs) = parse(src);
-        assert_eq!(
-            errs,
-            vec!["2:9: error: parameter `a` needs a type annotation: expected `:`, found `T`"]
-        );
+        assert_eq!(errs, vec!["2:9: error: parameter `a` needs a type annotation: expected `:`, found `T`"]);
         assert_eq!(file.funcs.len(), 1);
         assert_eq!(file.funcs[0].name.name, "g");
     }

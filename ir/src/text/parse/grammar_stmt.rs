@@ -36,10 +36,8 @@ impl Cursor {
     }
 
     pub fn unexpected_indent(&mut self) {
-        let diag = Diagnostic::error(self.span(), "unexpected indentation").expected(
-            "a statement at the indentation of the enclosing block",
-            "more indentation",
-        );
+        let diag = Diagnostic::error(self.span(), "unexpected indentation")
+            .expected("a statement at the indentation of the enclosing block", "more indentation");
         self.error(diag);
         self.skip_block();
     }
@@ -76,10 +74,7 @@ impl Cursor {
             "pass" => {
                 let span = self.bump().span;
                 self.end_of_line()?;
-                Ok(PStmt {
-                    kind: PStmtKind::Pass,
-                    span,
-                })
+                Ok(PStmt { kind: PStmtKind::Pass, span })
             }
             "for" => self.for_stmt(),
             "if" => self.if_stmt(),
@@ -110,10 +105,7 @@ impl Cursor {
                 self.error(diag);
                 return Err(Abort);
             };
-            let name = Ident {
-                name: name.clone(),
-                span: first.span,
-            };
+            let name = Ident { name: name.clone(), span: first.span };
             let ann = self.expr()?;
             self.expect(Punct::Assign, "missing `=` in an annotated assignment")?;
             let value = self.expr()?;
@@ -162,10 +154,7 @@ impl Cursor {
         let iter = self.expr()?;
         self.expect(Punct::Colon, "missing `:`")?;
         let body = self.suite()?;
-        Ok(PStmt {
-            kind: PStmtKind::For { targets, iter, body },
-            span,
-        })
+        Ok(PStmt { kind: PStmtKind::For { targets, iter, body }, span })
     }
 
     fn if_stmt(&mut self) -> PResult<PStmt> {
@@ -192,10 +181,7 @@ impl Cursor {
                 break;
             }
         }
-        Ok(PStmt {
-            kind: PStmtKind::If { branches, else_body },
-            span,
-        })
+        Ok(PStmt { kind: PStmtKind::If { branches, else_body }, span })
     }
 
     fn branch_header(&mut self) -> PResult<super::ast::PExpr> {
@@ -207,17 +193,10 @@ impl Cursor {
     fn with_stmt(&mut self) -> PResult<PStmt> {
         let span = self.bump().span;
         let item = self.expr()?;
-        let targets = if self.eat_keyword("as") {
-            self.targets()?
-        } else {
-            Vec::new()
-        };
+        let targets = if self.eat_keyword("as") { self.targets()? } else { Vec::new() };
         self.expect(Punct::Colon, "missing `:`")?;
         let body = self.suite()?;
-        Ok(PStmt {
-            kind: PStmtKind::With { item, targets, body },
-            span,
-        })
+        Ok(PStmt { kind: PStmtKind::With { item, targets, body }, span })
     }
 }
 
@@ -237,17 +216,11 @@ mod tests {
         let (stmts, errs) = parse("for i in range(4):\n    if i < 2:\n        pass\n    elif i < 3: x = 1\n    else:\n        A[i] = 0\nwith T.attr({}) as a, b:\n    T.evaluate(0)\n");
         assert!(errs.is_empty(), "{errs:?}");
         assert_eq!(stmts.len(), 2);
-        let PStmtKind::For { body, .. } = &stmts[0].kind else {
-            panic!()
-        };
-        let PStmtKind::If { branches, else_body } = &body[0].kind else {
-            panic!()
-        };
+        let PStmtKind::For { body, .. } = &stmts[0].kind else { panic!() };
+        let PStmtKind::If { branches, else_body } = &body[0].kind else { panic!() };
         assert_eq!(branches.len(), 2);
         assert!(else_body.is_some());
-        let PStmtKind::With { targets, .. } = &stmts[1].kind else {
-            panic!()
-        };
+        let PStmtKind::With { targets, .. } = &stmts[1].kind else { panic!() };
         assert_eq!(targets.len(), 2);
     }
 
@@ -268,10 +241,7 @@ mod tests {
     #[test]
     fn missing_block_is_reported_once() {
         let (stmts, errs) = parse("if a:\nb = 1\n");
-        assert_eq!(
-            errs,
-            vec!["2:1: error: expected an indented block: expected an indented block, found `b`"]
-        );
+        assert_eq!(errs, vec!["2:1: error: expected an indented block: expected an indented block, found `b`"]);
         assert_eq!(stmts.len(), 2);
     }
 }

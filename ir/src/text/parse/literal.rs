@@ -29,14 +29,8 @@ pub(super) fn literal(e: &PExpr) -> Option<Lit> {
     match &e.kind {
         PExprKind::Int(v) => Some(Lit::Int(i128::from(*v))),
         PExprKind::Float(v) => Some(Lit::Float(*v)),
-        PExprKind::Unary {
-            op: UnaryOp::Pos,
-            operand,
-        } => literal(operand),
-        PExprKind::Unary {
-            op: UnaryOp::Neg,
-            operand,
-        } => match literal(operand)? {
+        PExprKind::Unary { op: UnaryOp::Pos, operand } => literal(operand),
+        PExprKind::Unary { op: UnaryOp::Neg, operand } => match literal(operand)? {
             Lit::Int(v) => Some(Lit::Int(-v)),
             Lit::Float(v) => Some(Lit::Float(-v)),
         },
@@ -76,12 +70,7 @@ impl Lowerer {
                 return Expr::int_of(value as i64, dtype);
             }
         }
-        self.bad_expr(
-            span,
-            "integer literal out of range",
-            "a value that fits in int64",
-            value.to_string(),
-        )
+        self.bad_expr(span, "integer literal out of range", "a value that fits in int64", value.to_string())
     }
 
     /// Lowers `e`; a bare literal takes type `dtype`.
@@ -187,12 +176,7 @@ impl Lowerer {
     /// A data type given as a string literal (`"float32"`).
     pub fn dtype_arg(&mut self, e: &PExpr) -> Option<DataType> {
         let Some(text) = e.as_str() else {
-            self.error(
-                e.span,
-                "expected a data type string",
-                "a string such as \"float32\"",
-                e.describe(),
-            );
+            self.error(e.span, "expected a data type string", "a string such as \"float32\"", e.describe());
             return None;
         };
         match text.parse::<DataType>() {
@@ -214,12 +198,7 @@ impl Lowerer {
         match e.as_str() {
             Some(text) => Some(text.to_string()),
             None => {
-                self.error(
-                    e.span,
-                    format!("expected a string for {what}"),
-                    "a string literal",
-                    e.describe(),
-                );
+                self.error(e.span, format!("expected a string for {what}"), "a string literal", e.describe());
                 None
             }
         }
@@ -231,12 +210,7 @@ impl Lowerer {
             Some(Lit::Int(v)) => match i64::try_from(v) {
                 Ok(v) => Some(v),
                 Err(_) => {
-                    self.error(
-                        e.span,
-                        "integer literal out of range",
-                        "a value that fits in int64",
-                        v.to_string(),
-                    );
+                    self.error(e.span, "integer literal out of range", "a value that fits in int64", v.to_string());
                     None
                 }
             },
@@ -257,12 +231,7 @@ impl Lowerer {
         match e.kind {
             PExprKind::Bool(b) => Some(b),
             _ => {
-                self.error(
-                    e.span,
-                    format!("expected `True` or `False` for {what}"),
-                    "a bool literal",
-                    e.describe(),
-                );
+                self.error(e.span, format!("expected `True` or `False` for {what}"), "a bool literal", e.describe());
                 None
             }
         }
@@ -293,12 +262,7 @@ impl Lowerer {
             PExprKind::Dict(entries) => entries,
             PExprKind::NoneLit => return annotations,
             _ => {
-                self.error(
-                    e.span,
-                    "expected a dict of annotations",
-                    "`{\"key\": value, ...}`",
-                    e.describe(),
-                );
+                self.error(e.span, "expected a dict of annotations", "`{\"key\": value, ...}`", e.describe());
                 return annotations;
             }
         };
@@ -315,12 +279,7 @@ impl Lowerer {
         match key.as_str() {
             Some(text) => Some(text.to_string()),
             None => {
-                self.error(
-                    key.span,
-                    "dictionary keys must be strings",
-                    "a string literal",
-                    key.describe(),
-                );
+                self.error(key.span, "dictionary keys must be strings", "a string literal", key.describe());
                 None
             }
         }

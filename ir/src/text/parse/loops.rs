@@ -19,21 +19,11 @@ use super::literal::{literal, Lit};
 use super::lower::{Args, Lowerer, Sig};
 use super::scope::Binding;
 
-const RANGE_SIG: Sig = Sig {
-    name: "range",
-    params: &["start", "stop", "step"],
-    positional: 3,
-    required: 1,
-};
+const RANGE_SIG: Sig = Sig { name: "range", params: &["start", "stop", "step"], positional: 3, required: 1 };
 
 macro_rules! kind_sig {
     ($name:literal) => {
-        Sig {
-            name: $name,
-            params: &["start", "stop", "annotations"],
-            positional: 2,
-            required: 1,
-        }
+        Sig { name: $name, params: &["start", "stop", "annotations"], positional: 2, required: 1 }
     };
 }
 
@@ -42,12 +32,8 @@ const PARALLEL_SIG: Sig = kind_sig!("T.parallel");
 const VECTORIZED_SIG: Sig = kind_sig!("T.vectorized");
 const UNROLL_SIG: Sig = kind_sig!("T.unroll");
 
-const THREAD_BINDING_SIG: Sig = Sig {
-    name: "T.thread_binding",
-    params: &["start", "stop", "thread", "annotations"],
-    positional: 3,
-    required: 1,
-};
+const THREAD_BINDING_SIG: Sig =
+    Sig { name: "T.thread_binding", params: &["start", "stop", "thread", "annotations"], positional: 3, required: 1 };
 
 /// Everything of a loop but its variable and body.
 struct Header {
@@ -90,12 +76,7 @@ impl Lowerer {
         let target = match targets {
             [one] => Some(one),
             _ => {
-                self.error(
-                    span,
-                    "wrong number of loop variables",
-                    "1 loop variable",
-                    targets.len().to_string(),
-                );
+                self.error(span, "wrong number of loop variables", "1 loop variable", targets.len().to_string());
                 None
             }
         };
@@ -125,11 +106,7 @@ impl Lowerer {
         }
         self.scopes.push();
         for (name, var, min, extent) in bindings {
-            let binding = Binding::LoopVar {
-                var: var.clone(),
-                min: min.clone(),
-                extent: extent.clone(),
-            };
+            let binding = Binding::LoopVar { var: var.clone(), min: min.clone(), extent: extent.clone() };
             self.scopes.bind(&name.name, binding);
         }
         let body = self.list(body);
@@ -167,23 +144,12 @@ impl Lowerer {
         let bound = self.bind_args(&RANGE_SIG, span, args, kwargs)?;
         if let Some(step) = bound.get("step") {
             if literal(step) != Some(Lit::Int(1)) {
-                self.error(
-                    step.span,
-                    "loop steps other than 1 are not supported",
-                    "`1`",
-                    step.describe(),
-                );
+                self.error(step.span, "loop steps other than 1 are not supported", "`1`", step.describe());
                 return None;
             }
         }
         let (min, extent) = self.bounds(bound.get("start")?, bound.get("stop"));
-        Some(Header {
-            min,
-            extent,
-            kind: ForKind::Serial,
-            thread: None,
-            annotations: Annotations::new(),
-        })
+        Some(Header { min, extent, kind: ForKind::Serial, thread: None, annotations: Annotations::new() })
     }
 
     fn kind_header(
@@ -197,20 +163,11 @@ impl Lowerer {
         let bound = self.bind_args(sig, span, args, kwargs)?;
         let (min, extent) = self.bounds(bound.get("start")?, bound.get("stop"));
         let annotations = self.loop_annotations(&bound);
-        Some(Header {
-            min,
-            extent,
-            kind,
-            thread: None,
-            annotations,
-        })
+        Some(Header { min, extent, kind, thread: None, annotations })
     }
 
     fn loop_annotations(&mut self, bound: &Args<'_>) -> Annotations {
-        bound
-            .get("annotations")
-            .map(|a| self.annotations(a))
-            .unwrap_or_default()
+        bound.get("annotations").map(|a| self.annotations(a)).unwrap_or_default()
     }
 
     /// `T.thread_binding(extent, thread="threadIdx.x")`, `T.thread_binding(a, b, thread=...)`,
@@ -237,13 +194,7 @@ impl Lowerer {
         }
         let (min, extent) = self.bounds(bound.get("start")?, stop);
         let annotations = self.loop_annotations(&bound);
-        Some(Header {
-            min,
-            extent,
-            kind: ForKind::ThreadBinding,
-            thread: Some(tag),
-            annotations,
-        })
+        Some(Header { min, extent, kind: ForKind::ThreadBinding, thread: Some(tag), annotations })
     }
 
     /// `for i, j in T.grid(4, 8):` is `for i in range(4): for j in range(8):`.

@@ -27,12 +27,7 @@ pub(super) struct Lowerer {
 
 impl Lowerer {
     pub fn new() -> Self {
-        Lowerer {
-            scopes: Scopes::default(),
-            diags: Vec::new(),
-            depth: 0,
-            blocks: 0,
-        }
+        Lowerer { scopes: Scopes::default(), diags: Vec::new(), depth: 0, blocks: 0 }
     }
 
     pub fn error(
@@ -42,8 +37,7 @@ impl Lowerer {
         expected: impl Into<String>,
         found: impl Into<String>,
     ) {
-        self.diags
-            .push(Diagnostic::error(span, message).expected(expected, found));
+        self.diags.push(Diagnostic::error(span, message).expected(expected, found));
     }
 
     /// Reports an error and returns the placeholder expression used in its place.
@@ -62,12 +56,7 @@ impl Lowerer {
     pub fn enter(&mut self, levels: u32, span: Span) -> bool {
         let next = self.depth.saturating_add(levels);
         if next > MAX_IR_DEPTH {
-            self.error(
-                span,
-                "nesting too deep",
-                format!("at most {MAX_IR_DEPTH} nested statements"),
-                "more",
-            );
+            self.error(span, "nesting too deep", format!("at most {MAX_IR_DEPTH} nested statements"), "more");
             return false;
         }
         self.depth = next;
@@ -99,12 +88,7 @@ impl Lowerer {
     }
 
     pub fn wrong_count(&mut self, callee: &str, span: Span, expected: &str, found: usize) {
-        self.error(
-            span,
-            format!("wrong number of arguments to `{callee}`"),
-            expected,
-            found.to_string(),
-        );
+        self.error(span, format!("wrong number of arguments to `{callee}`"), expected, found.to_string());
     }
 
     fn unexpected_keyword(&mut self, callee: &str, kw: &Kwarg) {

@@ -87,10 +87,7 @@ fn lower_file(file: &PFile, diags: &mut Vec<Diagnostic>) -> IRModule {
     if let Some(class) = &file.class {
         check_class(class, &mut lowerer);
     }
-    let mut module = IRModule {
-        class_name: file.class.as_ref().map(|c| c.name.name.clone()),
-        functions: Vec::new(),
-    };
+    let mut module = IRModule { class_name: file.class.as_ref().map(|c| c.name.name.clone()), functions: Vec::new() };
     for f in &file.funcs {
         let broken = f.had_errors || diags.iter().any(|d| (f.span.line..=f.end.line).contains(&d.span.line));
         if module.functions.iter().any(|g| g.name == f.name.name) {
@@ -121,15 +118,7 @@ fn lower_file(file: &PFile, diags: &mut Vec<Diagnostic>) -> IRModule {
 fn check_class(class: &PClass, lowerer: &mut Lowerer) {
     let ok = matches!(class.decorators.as_slice(), [d] if d.dotted().as_deref() == Some("I.ir_module"));
     if !ok {
-        let found = class
-            .decorators
-            .first()
-            .map_or_else(|| "no decorator".to_string(), |d| d.describe());
-        lowerer.error(
-            class.name.span,
-            "a module class must be decorated with `@I.ir_module`",
-            "`@I.ir_module`",
-            found,
-        );
+        let found = class.decorators.first().map_or_else(|| "no decorator".to_string(), |d| d.describe());
+        lowerer.error(class.name.span, "a module class must be decorated with `@I.ir_module`", "`@I.ir_module`", found);
     }
 }

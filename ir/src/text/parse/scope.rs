@@ -68,12 +68,7 @@ impl Scopes {
     }
 
     pub fn lookup(&self, name: &str) -> Option<&Binding> {
-        self.frames
-            .iter()
-            .rev()
-            .flat_map(|frame| frame.iter().rev())
-            .find(|(n, _)| n == name)
-            .map(|(_, b)| b)
+        self.frames.iter().rev().flat_map(|frame| frame.iter().rev()).find(|(n, _)| n == name).map(|(_, b)| b)
     }
 
     pub fn buffer(&self, name: &str) -> Option<&Buffer> {

@@ -168,33 +168,20 @@ impl Lowerer {
         match &target.kind {
             PExprKind::Subscript { value: base, items } => self.store(base, items, value, span),
             PExprKind::Name(name) => {
-                let ident = Ident {
-                    name: name.clone(),
-                    span: target.span,
-                };
+                let ident = Ident { name: name.clone(), span: target.span };
                 self.assign_name(&ident, value, span)
             }
             PExprKind::Tuple(_) => {
                 if let Some((callee, ..)) = value.as_call().filter(|(c, ..)| c.starts_with("T.axis.")) {
                     self.misplaced_header(&callee, value.span);
                 } else {
-                    self.error(
-                        target.span,
-                        "cannot unpack into several names here",
-                        "one name",
-                        "a tuple",
-                    );
+                    self.error(target.span, "cannot unpack into several names here", "one name", "a tuple");
                 }
                 Lowered::Nothing
             }
             _ => {
                 let found = target.describe();
-                self.error(
-                    target.span,
-                    format!("cannot assign to {found}"),
-                    "a name or `buffer[indices]`",
-                    found,
-                );
+                self.error(target.span, format!("cannot assign to {found}"), "a name or `buffer[indices]`", found);
                 Lowered::Nothing
             }
         }
@@ -235,8 +222,7 @@ impl Lowerer {
             }
             if let Some(dtype) = dtype_of_name(&callee).filter(|_| args.is_empty()) {
                 // `n = T.int32()`: a fresh variable (a symbolic shape, bound by a buffer).
-                self.scopes
-                    .bind(&name.name, Binding::Var(Var::new(name.name.clone(), dtype)));
+                self.scopes.bind(&name.name, Binding::Var(Var::new(name.name.clone(), dtype)));
                 return Lowered::Nothing;
             }
             match self.scoped_call(value, Some(name)) {
@@ -309,22 +295,14 @@ impl Lowerer {
         if !self.enter(extra, span) {
             return Stmt::nop();
         }
-        let lowered: Vec<_> = branches
-            .iter()
-            .map(|(cond, body)| (self.expr(cond), self.suite(body, cond.span), cond.span))
-            .collect();
+        let lowered: Vec<_> =
+            branches.iter().map(|(cond, body)| (self.expr(cond), self.suite(body, cond.span), cond.span)).collect();
         let mut else_case = else_body.map(|body| Box::new(self.suite(body, span)));
         self.leave(extra);
         for (index, (cond, then_case, cond_span)) in lowered.into_iter().enumerate().rev() {
             let at = if index == 0 { span } else { cond_span };
-            let stmt = Stmt::new(
-                StmtKind::If {
-                    cond,
-                    then_case: Box::new(then_case),
-                    else_case: else_case.take(),
-                },
-                at,
-            );
+            let stmt =
+                Stmt::new(StmtKind::If { cond, then_case: Box::new(then_case), else_case: else_case.take() }, at);
             else_case = Some(Box::new(stmt));
         }
         else_case.map_or_else(Stmt::nop, |stmt| *stmt)
@@ -332,12 +310,7 @@ impl Lowerer {
 
     fn with_stmt(&mut self, item: &PExpr, targets: &[Ident], body: &[PStmt], span: Span) -> Lowered {
         if targets.len() > 1 {
-            self.error(
-                span,
-                "`with` binds at most one name here",
-                "`as name`",
-                format!("{} names", targets.len()),
-            );
+            self.error(span, "`with` binds at most one name here", "`as name`", format!("{} names", targets.len()));
         }
         let callee = item.as_call().map(|(c, ..)| c);
         match callee.as_deref() {

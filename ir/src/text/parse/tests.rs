@@ -62,7 +62,9 @@ mod show {
             AnnValue::Bool(b) => b.to_string(),
             AnnValue::Str(s) => format!("{s:?}"),
             AnnValue::List(items) => format!("[{}]", items.iter().map(ann).collect::<Vec<_>>().join(", ")),
-            AnnValue::Dict(d) => format!("{{{}}}", d.iter().map(|(k, v)| format!("{k}: {}", ann(v))).collect::<Vec<_>>().join(", ")),
+            AnnValue::Dict(d) => {
+                format!("{{{}}}", d.iter().map(|(k, v)| format!("{k}: {}", ann(v))).collect::<Vec<_>>().join(", "))
+            }
             AnnValue::Expr(e) => expr(e),
         }
     }
@@ -71,24 +73,29 @@ mod show {
         let pad = "  ".repeat(indent);
         let line = |out: &mut String, text: String| out.push_str(&format!("{pad}{text}\n"));
         match &s.kind {
-            StmtKind::Store(st) => line(out, format!("{}[{}] = {}", buffer(&st.buffer), list(&st.indices), expr(&st.value))),
+            StmtKind::Store(st) => {
+                line(out, format!("{}[{}] = {}", buffer(&st.buffer), list(&st.indices), expr(&st.value)))
+            }
             StmtKind::Let { var, value, body } => {
                 line(out, format!("let {}#{}: {} = {}", var.name(), var.id().0, var.dtype(), expr(value)));
                 stmt(body, indent, out);
             }
             StmtKind::For(f) => {
                 let anns: Vec<_> = f.annotations.iter().map(|(k, v)| format!("{k}={}", ann(v))).collect();
-                line(out, format!(
-                    "for {}#{}: {} in {:?}({}, {}) {:?} {}",
-                    f.var.name(),
-                    f.var.id().0,
-                    f.var.dtype(),
-                    f.kind,
-                    expr(&f.min),
-                    expr(&f.extent),
-                    f.thread,
-                    anns.join(" ")
-                ));
+                line(
+                    out,
+                    format!(
+                        "for {}#{}: {} in {:?}({}, {}) {:?} {}",
+                        f.var.name(),
+                        f.var.id().0,
+                        f.var.dtype(),
+                        f.kind,
+                        expr(&f.min),
+                        expr(&f.extent),
+                        f.thread,
+                        anns.join(" ")
+                    ),
+                );
                 stmt(&f.body, indent + 1, out);
             }
             StmtKind::If { cond, then_case, else_case } => {
@@ -111,7 +118,18 @@ mod show {
                 stmt(&a.body, indent + 1, out);
             }
             StmtKind::Allocate(a) => {
-                line(out, format!("allocate {}#{} {} [{}] {} if {}", a.data.name(), a.data.id().0, a.dtype, list(&a.extents), a.scope, expr(&a.condition)));
+                line(
+                    out,
+                    format!(
+                        "allocate {}#{} {} [{}] {} if {}",
+                        a.data.name(),
+                        a.data.id().0,
+                        a.dtype,
+                        list(&a.extents),
+                        a.scope,
+                        expr(&a.condition)
+                    ),
+                );
                 stmt(&a.body, indent, out);
             }
             StmtKind::AllocBuffer { buffer: b, annotations, body } => {
@@ -133,7 +151,17 @@ mod show {
                 let iters: Vec<_> = b
                     .iter_vars
                     .iter()
-                    .map(|iv| format!("{}#{}:{:?}({}, {})={}", iv.var.name(), iv.var.id().0, iv.kind, expr(&iv.min), expr(&iv.extent), expr(&iv.binding)))
+                    .map(|iv| {
+                        format!(
+                            "{}#{}:{:?}({}, {})={}",
+                            iv.var.name(),
+                            iv.var.id().0,
+                            iv.kind,
+                            expr(&iv.min),
+                            expr(&iv.extent),
+                            expr(&iv.binding)
+                        )
+                    })
                     .collect();
                 line(out, format!("block {:?} [{}]", b.name, iters.join(" ")));
                 if let Some(p) = &b.predicate {
@@ -234,7 +262,6 @@ fn every_tvm_printed_file_parses() {
     }
 }
 
-
 /// `show::func` of the first function, without the `#id` suffixes.
 fn render(source: &str) -> String {
     strip_ids(&show::func(&func_of(source)))
@@ -301,13 +328,12 @@ fn seed_a_input_loop_annotations_keep_order() {
     let func = func_of(PRINTED[0].1);
     let StmtKind::For(loop_) = &func.body.kind else { panic!("{:?}", func.body.kind) };
     let keys: Vec<_> = loop_.annotations.iter().map(|(k, _)| k).collect();
-    assert_eq!(
-        keys,
-        ["software_pipeline_stage", "software_pipeline_order", "software_pipeline_async_stages"]
-    );
+    assert_eq!(keys, ["software_pipeline_stage", "software_pipeline_order", "software_pipeline_async_stages"]);
     let lists: Vec<_> = loop_.annotations.iter().map(|(_, v)| v.as_int_list()).collect();
     assert_eq!(lists, [Some(vec![0, 1]), Some(vec![0, 1]), Some(vec![0])]);
-    assert!(matches!(loop_.annotations.get("software_pipeline_stage"), Some(AnnValue::List(items)) if matches!(items[0], AnnValue::Int(0))));
+    assert!(
+        matches!(loop_.annotations.get("software_pipeline_stage"), Some(AnnValue::List(items)) if matches!(items[0], AnnValue::Int(0)))
+    );
     assert_eq!((loop_.min.clone(), loop_.extent.clone()), (Expr::int(0), Expr::int(16)));
     assert!(func.s_tir && !func.private);
 }
@@ -328,7 +354,9 @@ fn seed_a_tx_view_aliases_the_parameter_data() {
     assert_ne!(a1, &a);
     let StmtKind::DeclBuffer { buffer: c1, body } = &body.kind else { panic!() };
     assert_eq!(Some(c1.data()), func.params[1].buffer.as_ref().map(Buffer::data));
-    assert!(matches!(&body.kind, StmtKind::LaunchThread { tag, extent, .. } if tag == "threadIdx.x" && *extent == Expr::int(32)));
+    assert!(
+        matches!(&body.kind, StmtKind::LaunchThread { tag, extent, .. } if tag == "threadIdx.x" && *extent == Expr::int(32))
+    );
 }
 
 #[test]

@@ -1,0 +1,365 @@
+//! Storages: the flat arrays behind data variables, with the per-element bookkeeping that
+//! turns misuse into faults.
+//!
+//! A storage is a flat array of scalar elements of its allocating kind. Each element may
+//! carry three facts, each kept only when needed so plain programs pay nothing for them:
+//! - `init`: written at least once (empty vector = everything initialized, as for
+//!   parameters); reading an uninitialized element is a poison read;
+//! - `pending`: an asynchronous write issued and not yet completed; the element must not be
+//!   read or written until it completes (the map is empty in synchronous programs);
+//! - `writers`: the last writer (thread, barrier epoch, async group) when several threads
+//!   share the storage; allocated on the first write from a multi-thread block only.
+//!
+//! Invariants: `data.len() == len`; `init` is empty or has `len` entries; `writers` is
+//! empty or has `len` entries; a pending element is never overwritten by a plain write.
+
+use std::collections::HashMap;
+
+use super::error::{Trap, R};
+use super::value::Num;
+
+/// The interpreter's memory budget, in scalar elements over all live storages.
+pub(crate) const MAX_LIVE_ELEMENTS: usize = 1 << 27;
+
+/// Identifies the async group a pending write belongs to, once committed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct GroupRef {
+    pub(crate) queue: i64,
+    pub(crate) seq: u32,
+    pub(crate) commit_line: u32,
+}
+
+/// An asynchronous write waiting for its group to complete.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Pending {
+    pub(crate) issue_line: u32,
+    pub(crate) thread: u32,
+    /// `None` until the store is committed.
+    pub(crate) group: Option<GroupRef>,
+}
+
+/// The async side of a tracked write: its group and the barrier epoch of the wait that
+/// retired it (`None` until the writing thread waits for it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct AsyncWrite {
+    pub(crate) group: Option<GroupRef>,
+    pub(crate) waited_epoch: Option<u32>,
+}
+
+/// The last write to an element of a storage shared by the threads of a block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Writer {
+    /// The thread region (block) of the write; 0 means "no tracked write".
+    pub(crate) region: u32,
+    pub(crate) thread: u32,
+    /// Barriers the writer had passed when it wrote.
+    pub(crate) epoch: u32,
+    pub(crate) line: u32,
+    pub(crate) async_write: Option<AsyncWrite>,
+}
+
+impl Writer {
+    const NONE: Writer = Writer {
+        region: 0,
+        thread: 0,
+        epoch: 0,
+        line: 0,
+        async_write: None,
+    };
+}
+
+/// The accessing thread, for race tracking (only in blocks of several threads).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct RaceCtx {
+    pub(crate) region: u32,
+    pub(crate) thread: u32,
+    pub(crate) epoch: u32,
+}
+
+/// Why an element access failed; the executor turns it into a located fault.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AccessError {
+    OutOfStorage { len: usize },
+    Poison,
+    Pending(Pending),
+    Race(Writer),
+}
+
+#[derive(Debug)]
+pub(crate) struct Storage {
+    /// The name of the buffer or variable that allocated it, for messages.
+    pub(crate) name: String,
+    pub(crate) num: Num,
+    pub(crate) data: Vec<u64>,
+    init: Vec<bool>,
+    pending: HashMap<usize, Pending>,
+    writers: Vec<Writer>,
+    /// Whether several threads may see it (not a per-thread local), so races are tracked.
+    pub(crate) shared: bool,
+    pub(crate) live: bool,
+}
+
+impl Storage {
+    #[inline]
+    fn index(&self, off: i64) -> Result<usize, AccessError> {
+        match usize::try_from(off) {
+            Ok(i) if i < self.data.len() => Ok(i),
+            _ => Err(AccessError::OutOfStorage { len: self.data.len() }),
+        }
+    }
+
+    /// Reads element `off`, checking poison, pending async writes and (with `race`) whether
+    /// another thread's write to it is visible yet.
+    #[inline]
+    pub(crate) fn read(&self, off: i64, race: Option<&RaceCtx>) -> Result<u64, AccessError> {
+        let i = self.index(off)?;
+        // A pending async write explains an uninitialized element better than poison does.
+        if !self.pending.is_empty() {
+            if let Some(p) = self.pending.get(&i) {
+                return Err(AccessError::Pending(*p));
+            }
+        }
+        if !self.init.is_empty() && !self.init[i] {
+            return Err(AccessError::Poison);
+        }
+        if let (Some(r), false) = (race, self.writers.is_empty()) {
+            self.check_race(i, r)?;
+        }
+        Ok(self.data[i])
+    }
+
+    fn check_race(&self, i: usize, r: &RaceCtx) -> Result<(), AccessError> {
+        let w = self.writers[i];
+        if w.region != r.region || w.thread == r.thread {
+            return Ok(());
+        }
+        // A plain write is visible after the next barrier; an async one after the writer's
+        // wait retired it and a barrier followed that wait.
+        let visible_after = match w.async_write {
+            None => Some(w.epoch),
+            Some(a) => a.waited_epoch,
+        };
+        match visible_after {
+            Some(e) if r.epoch > e => Ok(()),
+            _ => Err(AccessError::Race(w)),
+        }
+    }
+
+    /// Writes element `off` synchronously.
+    #[inline]
+    pub(crate) fn write(&mut self, off: i64, bits: u64, race: Option<&RaceCtx>, line: u32) -> Result<(), AccessError> {
+        let i = self.index(off)?;
+        if !self.pending.is_empty() {
+            if let Some(p) = self.pending.get(&i) {
+                return Err(AccessError::Pending(*p));
+            }
+        }
+        self.data[i] = bits;
+        if !self.init.is_empty() {
+            self.init[i] = true;
+        }
+        if let (Some(r), true) = (race, self.shared) {
+            self.record(i, r, line, None);
+        }
+        Ok(())
+    }
+
+    fn record(&mut self, i: usize, r: &RaceCtx, line: u32, async_write: Option<AsyncWrite>) {
+        if self.writers.is_empty() {
+            self.writers = vec![Writer::NONE; self.data.len()];
+        }
+        self.writers[i] = Writer {
+            region: r.region,
+            thread: r.thread,
+            epoch: r.epoch,
+            line,
+            async_write,
+        };
+    }
+
+    /// Marks element `off` as the destination of an async write; returns its index.
+    pub(crate) fn issue(&mut self, off: i64, pending: Pending, race: Option<&RaceCtx>) -> Result<usize, AccessError> {
+        let i = self.index(off)?;
+        if let Some(p) = self.pending.get(&i) {
+            return Err(AccessError::Pending(*p));
+        }
+        self.pending.insert(i, pending);
+        if let (Some(r), true) = (race, self.shared) {
+            let async_write = AsyncWrite {
+                group: None,
+                waited_epoch: None,
+            };
+            self.record(i, r, pending.issue_line, Some(async_write));
+        }
+        Ok(i)
+    }
+
+    /// Records the group of a committed async write to element `i`.
+    pub(crate) fn set_group(&mut self, i: usize, group: GroupRef, thread: u32) {
+        if let Some(p) = self.pending.get_mut(&i) {
+            p.group = Some(group);
+        }
+        if let Some(w) = self.writers.get_mut(i) {
+            if let (true, Some(a)) = (w.thread == thread, w.async_write.as_mut()) {
+                if a.group.is_none() {
+                    a.group = Some(group);
+                }
+            }
+        }
+    }
+
+    /// Completes the async write to element `i`: the value lands and the element is free.
+    pub(crate) fn complete(&mut self, i: usize, bits: u64) {
+        self.pending.remove(&i);
+        if let Some(slot) = self.data.get_mut(i) {
+            *slot = bits;
+        }
+        if let Some(flag) = self.init.get_mut(i) {
+            *flag = true;
+        }
+    }
+
+    /// The writing thread's wait retired the async write to element `i` at barrier `epoch`.
+    pub(crate) fn mark_waited(&mut self, i: usize, thread: u32, group: GroupRef, epoch: u32) {
+        if let Some(w) = self.writers.get_mut(i) {
+            if let (true, Some(a)) = (w.thread == thread, w.async_write.as_mut()) {
+                if a.group.map(|g| (g.queue, g.seq)) == Some((group.queue, group.seq)) {
+                    a.waited_epoch = Some(epoch);
+                }
+            }
+        }
+    }
+}
+
+/// All storages of one run, addressed by index. Freed storages are recycled unless an async
+/// write to them is still pending.
+#[derive(Debug, Default)]
+pub(crate) struct Memory {
+    pub(crate) storages: Vec<Storage>,
+    free: Vec<u32>,
+    live_elements: usize,
+}
+
+impl Memory {
+    /// A new storage of `len` elements: `contents` for parameters (fully initialized), or
+    /// poisoned zeros for allocations.
+    pub(crate) fn alloc(&mut self, name: &str, num: Num, len: i64, contents: Option<Vec<u64>>, shared: bool) -> R<u32> {
+        let len = usize::try_from(len)
+            .map_err(|_| Trap::ill_formed(format!("allocation of `{name}` with negative size {len}")))?;
+        let total = self.live_elements.saturating_add(len);
+        if total > MAX_LIVE_ELEMENTS {
+            return Err(Trap::resource(format!(
+                "allocating {len} elements for `{name}` exceeds the interpreter's limit of {MAX_LIVE_ELEMENTS} live elements"
+            )));
+        }
+        self.live_elements = total;
+        let (data, init) = match contents {
+            Some(data) => (data, Vec::new()),
+            None => (vec![0; len], vec![false; len]),
+        };
+        let storage = Storage {
+            name: name.to_string(),
+            num,
+            data,
+            init,
+            pending: HashMap::new(),
+            writers: Vec::new(),
+            shared,
+            live: true,
+        };
+        if let Some(idx) = self.free.pop() {
+            self.storages[idx as usize] = storage;
+            return Ok(idx);
+        }
+        let idx = u32::try_from(self.storages.len()).map_err(|_| Trap::resource("too many allocations"))?;
+        self.storages.push(storage);
+        Ok(idx)
+    }
+
+    /// Ends the lifetime of a storage. Its slot is reused unless async writes to it are still
+    /// pending (they must land somewhere when their group completes).
+    pub(crate) fn free(&mut self, idx: u32) {
+        let Some(s) = self.storages.get_mut(idx as usize) else {
+            return;
+        };
+        if !s.live {
+            return;
+        }
+        s.live = false;
+        self.live_elements = self.live_elements.saturating_sub(s.data.len());
+        if s.pending.is_empty() {
+            s.data = Vec::new();
+            s.init = Vec::new();
+            s.writers = Vec::new();
+            self.free.push(idx);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ctx(thread: u32, epoch: u32) -> RaceCtx {
+        RaceCtx {
+            region: 1,
+            thread,
+            epoch,
+        }
+    }
+
+    #[test]
+    fn allocations_start_poisoned() {
+        let mut mem = Memory::default();
+        let s = mem.alloc("B", Num::F32, 4, None, true).unwrap() as usize;
+        assert_eq!(mem.storages[s].read(1, None), Err(AccessError::Poison));
+        mem.storages[s].write(1, 7, None, 3).unwrap();
+        assert_eq!(mem.storages[s].read(1, None), Ok(7));
+        assert_eq!(mem.storages[s].read(4, None), Err(AccessError::OutOfStorage { len: 4 }));
+        assert_eq!(
+            mem.storages[s].read(-1, None),
+            Err(AccessError::OutOfStorage { len: 4 })
+        );
+    }
+
+    #[test]
+    fn pending_writes_block_access_until_complete() {
+        let mut mem = Memory::default();
+        let s = mem.alloc("A", Num::Int(32), 2, Some(vec![1, 2]), true).unwrap() as usize;
+        let p = Pending {
+            issue_line: 5,
+            thread: 0,
+            group: None,
+        };
+        let i = mem.storages[s].issue(0, p, None).unwrap();
+        assert_eq!(mem.storages[s].read(0, None), Err(AccessError::Pending(p)));
+        assert_eq!(mem.storages[s].write(0, 9, None, 6), Err(AccessError::Pending(p)));
+        assert_eq!(mem.storages[s].read(1, None), Ok(2));
+        mem.storages[s].complete(i, 42);
+        assert_eq!(mem.storages[s].read(0, None), Ok(42));
+    }
+
+    #[test]
+    fn plain_writes_are_visible_to_other_threads_after_a_barrier() {
+        let mut mem = Memory::default();
+        let s = mem.alloc("S", Num::F32, 2, None, true).unwrap() as usize;
+        mem.storages[s].write(0, 1, Some(&ctx(0, 0)), 3).unwrap();
+        assert_eq!(mem.storages[s].read(0, Some(&ctx(0, 0))), Ok(1));
+        assert!(matches!(
+            mem.storages[s].read(0, Some(&ctx(1, 0))),
+            Err(AccessError::Race(_))
+        ));
+        assert_eq!(mem.storages[s].read(0, Some(&ctx(1, 1))), Ok(1));
+    }
+
+    #[test]
+    fn freed_storage_is_recycled_and_counted() {
+        let mut mem = Memory::default();
+        let a = mem.alloc("a", Num::F32, 8, None, false).unwrap();
+        mem.free(a);
+        let b = mem.alloc("b", Num::F32, 8, None, false).unwrap();
+        assert_eq!(a, b);
+        assert!(mem.alloc("huge", Num::F32, 1 << 40, None, false).is_err());
+        assert!(mem.alloc("neg", Num::F32, -1, None, false).is_err());
+    }
+}

@@ -1,8 +1,25 @@
 //! The library half of the `tirproof` package: what the CLI and the integration tests share.
 //!
 //! `source` loads files and turns parse and check results into rendered diagnostics;
+//! `compare` runs two programs differentially; `npy` reads and writes tensors;
 //! `filetest` runs the corpus cases (one file, one test) for both `tirproof corpus` and
 //! `cargo test`. The command-line front end itself lives in `main.rs` and `commands/`.
 
+pub mod compare;
 pub mod filetest;
+pub mod npy;
 pub mod source;
+
+use std::path::Path;
+
+/// Writes through a temporary file in the same directory, then renames it over `path`, so a
+/// reader never sees a half-written file and an interrupted write loses nothing.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    use anyhow::Context;
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+    std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}

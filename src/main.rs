@@ -12,7 +12,8 @@ use clap::{Parser, Subcommand};
 const EXIT_CODES: &str = "\
 Exit codes:
   0  everything is clean
-  1  the input has problems (diagnostics, failed corpus cases)
+  1  the input has problems (diagnostics, a program fault, outputs that differ,
+     failed corpus cases)
   2  usage error, or a file could not be read or written";
 
 /// Proofs and fuzzing for software-pipelined TVM TIR with asynchronous copies.
@@ -34,6 +35,9 @@ enum Command {
     /// Run passes over a module and print (or write) the result.
     #[command(after_help = EXIT_CODES)]
     Opt(commands::opt::Args),
+    /// Run a function with the reference interpreter (optionally against a reference program).
+    #[command(after_help = EXIT_CODES)]
+    Run(commands::run::Args),
     /// Run every corpus case under a directory and print one line per case.
     #[command(after_help = EXIT_CODES)]
     Corpus(commands::corpus::Args),
@@ -45,6 +49,7 @@ fn main() -> ExitCode {
         Command::Fmt(args) => commands::fmt::run(&args),
         Command::Check(args) => commands::check::run(&args),
         Command::Opt(args) => commands::opt::run(&args),
+        Command::Run(args) => commands::run::run_command(&args),
         Command::Corpus(args) => commands::corpus::run(&args),
     };
     match result {

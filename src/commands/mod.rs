@@ -5,6 +5,7 @@ pub mod check;
 pub mod corpus;
 pub mod fmt;
 pub mod opt;
+pub mod run;
 
 use std::process::ExitCode;
 

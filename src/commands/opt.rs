@@ -77,7 +77,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let text =
         if args.provenance { tirproof_ir::text::print_module_with_provenance(&module) } else { print_module(&module) };
     match &args.output {
-        Some(path) => write_atomically(path, &text)?,
+        Some(path) => tirproof::write_atomically(path, text.as_bytes())?,
         None => print!("{text}"),
     }
     Ok(ExitCode::SUCCESS)
@@ -117,14 +117,4 @@ fn run_timed(
 fn median_us(mut times: Vec<Duration>) -> f64 {
     times.sort();
     times.get(times.len() / 2).map_or(0.0, |d| d.as_secs_f64() * 1e6)
-}
-
-/// Writes through a temporary file in the same directory, then renames over the target.
-pub fn write_atomically(path: &std::path::Path, text: &str) -> anyhow::Result<()> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
-    std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
 }

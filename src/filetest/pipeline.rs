@@ -64,6 +64,9 @@ pub(super) fn run_pipeline(case: &Case, bless: bool) -> Verdict {
         Ok(p) => p,
         Err(v) => return v,
     };
+    if let Err(v) = super::run::equivalent(&module, &output) {
+        return v;
+    }
     let (program, expected) = split_expected(case.body());
     if expected.as_deref() == Some(printed.as_str()) {
         return Verdict::Pass;

@@ -223,7 +223,7 @@ impl Emitter<'_> {
                 }
             }
         }
-        if self.barriers && !out.is_empty() {
+        if self.barriers && !out.is_empty() && !out.last().is_some_and(is_barrier) {
             out.push(barrier());
         }
         out
@@ -267,6 +267,10 @@ impl Emitter<'_> {
             .map(|q| wait(q + self.queue_offset, 0, Stmt::synthetic(StmtKind::Evaluate(Expr::int(0)))))
             .collect()
     }
+}
+
+fn is_barrier(s: &Stmt) -> bool {
+    matches!(s.kind, StmtKind::Barrier { .. })
 }
 
 fn barrier() -> Stmt {

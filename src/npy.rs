@@ -57,7 +57,11 @@ pub fn write(path: &Path, tensor: &Tensor) -> anyhow::Result<()> {
     crate::write_atomically(path, &out)
 }
 
-fn emit<T: npyz::AutoSerialize>(out: &mut Vec<u8>, shape: &[u64], values: impl IntoIterator<Item = T>) -> anyhow::Result<()> {
+fn emit<T: npyz::AutoSerialize>(
+    out: &mut Vec<u8>,
+    shape: &[u64],
+    values: impl IntoIterator<Item = T>,
+) -> anyhow::Result<()> {
     let mut writer = npyz::WriteOptions::new().default_dtype().shape(shape).writer(out).begin_nd()?;
     writer.extend(values)?;
     writer.finish()?;

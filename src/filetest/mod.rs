@@ -13,7 +13,6 @@
 //! rewritten in place, atomically, instead of failing.
 
 mod pipeline;
-mod run;
 mod text;
 
 pub use pipeline::EXPECTED_MARKER;

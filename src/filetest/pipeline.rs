@@ -64,8 +64,8 @@ pub(super) fn run_pipeline(case: &Case, bless: bool) -> Verdict {
         Ok(p) => p,
         Err(v) => return v,
     };
-    if let Err(v) = super::run::equivalent(&module, &output) {
-        return v;
+    if let Err(why) = crate::compare::check_equivalent(&module, &output, &crate::compare::standard_schedules()) {
+        return Verdict::Fail(why);
     }
     let (program, expected) = split_expected(case.body());
     if expected.as_deref() == Some(printed.as_str()) {

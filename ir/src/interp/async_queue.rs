@@ -79,11 +79,7 @@ impl AsyncState {
         match self.queues.iter().position(|q| q.id == id) {
             Some(i) => i,
             None => {
-                self.queues.push(Queue {
-                    id,
-                    next_seq: 0,
-                    groups: VecDeque::new(),
-                });
+                self.queues.push(Queue { id, next_seq: 0, groups: VecDeque::new() });
                 self.queues.len() - 1
             }
         }
@@ -97,22 +93,13 @@ impl AsyncState {
         let seq = q.next_seq;
         q.next_seq = q.next_seq.saturating_add(1);
         let stores = std::mem::take(&mut self.uncommitted);
-        let group_ref = GroupRef {
-            queue,
-            seq,
-            commit_line: line,
-        };
+        let group_ref = GroupRef { queue, seq, commit_line: line };
         for s in &stores {
             if let Some(storage) = mem.storages.get_mut(s.storage as usize) {
                 storage.set_group(s.index, group_ref, thread);
             }
         }
-        let mut group = Group {
-            seq,
-            commit_line: line,
-            stores,
-            completed: false,
-        };
+        let mut group = Group { seq, commit_line: line, stores, completed: false };
         if complete_now {
             complete_group(mem, &mut group);
         } else {
@@ -135,11 +122,7 @@ impl AsyncState {
                 complete_group(mem, &mut group);
                 self.incomplete = self.incomplete.saturating_sub(1);
             }
-            let group_ref = GroupRef {
-                queue,
-                seq: group.seq,
-                commit_line: group.commit_line,
-            };
+            let group_ref = GroupRef { queue, seq: group.seq, commit_line: group.commit_line };
             for s in &group.stores {
                 if let Some(storage) = mem.storages.get_mut(s.storage as usize) {
                     storage.mark_waited(s.index, waiter.thread, group_ref, waiter.epoch);
@@ -153,9 +136,8 @@ impl AsyncState {
     /// Completes the oldest incomplete group of one randomly chosen queue that has one;
     /// returns its queue and sequence number.
     pub(crate) fn complete_random(&mut self, mem: &mut Memory, rng: &mut impl Rng) -> Option<(i64, u32)> {
-        let candidates: Vec<usize> = (0..self.queues.len())
-            .filter(|&qi| self.queues[qi].groups.iter().any(|g| !g.completed))
-            .collect();
+        let candidates: Vec<usize> =
+            (0..self.queues.len()).filter(|&qi| self.queues[qi].groups.iter().any(|g| !g.completed)).collect();
         if candidates.is_empty() {
             return None;
         }
@@ -174,11 +156,7 @@ impl AsyncState {
             return Some(Leftover::Uncommitted(*s));
         }
         self.queues.iter().find_map(|q| {
-            q.groups.front().map(|g| Leftover::Unwaited {
-                queue: q.id,
-                seq: g.seq,
-                commit_line: g.commit_line,
-            })
+            q.groups.front().map(|g| Leftover::Unwaited { queue: q.id, seq: g.seq, commit_line: g.commit_line })
         })
     }
 
@@ -216,18 +194,9 @@ mod tests {
     }
 
     fn issue(mem: &mut Memory, st: &mut AsyncState, s: usize, off: i64, bits: u64) {
-        let p = Pending {
-            issue_line: 1,
-            thread: 0,
-            group: None,
-        };
+        let p = Pending { issue_line: 1, thread: 0, group: None };
         let index = mem.storages[s].issue(off, p, None).unwrap();
-        st.uncommitted.push(AsyncStore {
-            storage: s as u32,
-            index,
-            bits,
-            line: 1,
-        });
+        st.uncommitted.push(AsyncStore { storage: s as u32, index, bits, line: 1 });
     }
 
     const W: Waiter = Waiter { thread: 0, epoch: 0 };
@@ -255,14 +224,7 @@ mod tests {
         issue(&mut mem, &mut st, s, 2, 5);
         st.commit(&mut mem, 3, 7, 0, true);
         assert_eq!(mem.storages[s].read(2, None), Ok(5));
-        assert_eq!(
-            st.leftover(),
-            Some(Leftover::Unwaited {
-                queue: 3,
-                seq: 0,
-                commit_line: 7
-            })
-        );
+        assert_eq!(st.leftover(), Some(Leftover::Unwaited { queue: 3, seq: 0, commit_line: 7 }));
     }
 
     #[test]

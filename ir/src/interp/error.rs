@@ -47,10 +47,7 @@ pub(crate) type R<T> = Result<T, Trap>;
 
 impl Trap {
     pub(crate) fn fault(kind: FaultKind, message: impl Into<String>) -> Trap {
-        Trap(Box::new(TrapKind::Fault {
-            kind,
-            message: message.into(),
-        }))
+        Trap(Box::new(TrapKind::Fault { kind, message: message.into() }))
     }
 
     pub(crate) fn located(fault: Fault) -> Trap {

@@ -101,17 +101,11 @@ impl Machine<'_> {
             CExpr::SlotV { slot, .. } => Ok(th.frame.vectors[*slot as usize].clone()),
             CExpr::Bin(n) => {
                 let (a, b) = self.eval_pair(th, &n.lhs, &n.rhs)?;
-                a.iter()
-                    .zip(&b)
-                    .map(|(x, y)| arith::binary(n.op, n.num, *x, *y))
-                    .collect()
+                a.iter().zip(&b).map(|(x, y)| arith::binary(n.op, n.num, *x, *y)).collect()
             }
             CExpr::Cmp(n) => {
                 let (a, b) = self.eval_pair(th, &n.lhs, &n.rhs)?;
-                Ok(a.iter()
-                    .zip(&b)
-                    .map(|(x, y)| u64::from(arith::compare(n.op, n.num, *x, *y)))
-                    .collect())
+                Ok(a.iter().zip(&b).map(|(x, y)| u64::from(arith::compare(n.op, n.num, *x, *y))).collect())
             }
             CExpr::Logic(n) => {
                 let (a, b) = self.eval_pair(th, &n.lhs, &n.rhs)?;
@@ -164,11 +158,7 @@ impl Machine<'_> {
         if cond.len() != t.len() {
             return Err(lane_mismatch());
         }
-        Ok(cond
-            .iter()
-            .zip(t.iter().zip(&f))
-            .map(|(c, (x, y))| if truthy(n.cond_num, *c) { *x } else { *y })
-            .collect())
+        Ok(cond.iter().zip(t.iter().zip(&f)).map(|(c, (x, y))| if truthy(n.cond_num, *c) { *x } else { *y }).collect())
     }
 
     /// Lane `i` is `base + i * stride` in the ramp's type (wrapping for integers).

@@ -49,15 +49,7 @@ impl Layout {
         } else {
             strides
         };
-        Some(Layout {
-            data,
-            num,
-            lanes,
-            shape,
-            strides,
-            elem_offset,
-            storage_num: None,
-        })
+        Some(Layout { data, num, lanes, shape, strides, elem_offset, storage_num: None })
     }
 
     /// The scalar offset of the first lane of element `idx`, or `None` when an index is

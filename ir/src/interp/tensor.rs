@@ -20,18 +20,13 @@ pub struct Tensor {
 }
 
 fn bad(message: String) -> InterpError {
-    InterpError::BadInput {
-        name: "tensor".into(),
-        message,
-    }
+    InterpError::BadInput { name: "tensor".into(), message }
 }
 
 fn kind(dtype: DataType) -> Result<Num, InterpError> {
     match Num::of(dtype) {
         Some(num) if dtype.lanes == 1 => Ok(num),
-        _ => Err(bad(format!(
-            "a tensor's element type must be a scalar type, not {dtype}"
-        ))),
+        _ => Err(bad(format!("a tensor's element type must be a scalar type, not {dtype}"))),
     }
 }
 
@@ -57,13 +52,7 @@ impl Tensor {
         let num = kind(dtype)?;
         let bits = values
             .iter()
-            .map(|v| {
-                if num.is_float() {
-                    float_from_f64(num, *v)
-                } else {
-                    ScalarValue::Float(*v).to_bits(num)
-                }
-            })
+            .map(|v| if num.is_float() { float_from_f64(num, *v) } else { ScalarValue::Float(*v).to_bits(num) })
             .collect();
         Tensor::from_bits(dtype, shape, bits)
     }
@@ -73,23 +62,14 @@ impl Tensor {
         let num = kind(dtype)?;
         let bits = values
             .iter()
-            .map(|v| {
-                if num.is_float() {
-                    float_from_int(num, i128::from(*v))
-                } else {
-                    norm(num, *v as u64)
-                }
-            })
+            .map(|v| if num.is_float() { float_from_int(num, i128::from(*v)) } else { norm(num, *v as u64) })
             .collect();
         Tensor::from_bits(dtype, shape, bits)
     }
 
     /// A tensor of zeros.
     pub fn zeros(dtype: DataType, shape: Vec<usize>) -> Result<Tensor, InterpError> {
-        let len = shape
-            .iter()
-            .try_fold(1usize, |acc, d| acc.checked_mul(*d))
-            .unwrap_or(usize::MAX);
+        let len = shape.iter().try_fold(1usize, |acc, d| acc.checked_mul(*d)).unwrap_or(usize::MAX);
         let len = len.min(super::memory::MAX_LIVE_ELEMENTS + 1);
         Tensor::from_bits(dtype, shape, vec![0; len])
     }
@@ -158,13 +138,7 @@ impl fmt::Debug for Tensor {
         let num = self.num();
         let shown: Vec<String> = self.bits.iter().take(16).map(|b| super::value::show(num, *b)).collect();
         let more = if self.len() > 16 { ", ..." } else { "" };
-        write!(
-            f,
-            "Tensor({}, {:?}, [{}{more}])",
-            self.dtype,
-            self.shape,
-            shown.join(", ")
-        )
+        write!(f, "Tensor({}, {:?}, [{}{more}])", self.dtype, self.shape, shown.join(", "))
     }
 }
 

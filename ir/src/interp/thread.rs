@@ -48,11 +48,7 @@ impl Thread {
             who,
             epoch: 0,
             in_region: true,
-            race: region.map(|region| RaceCtx {
-                region,
-                thread: tid,
-                epoch: 0,
-            }),
+            race: region.map(|region| RaceCtx { region, thread: tid, epoch: 0 }),
         }
     }
 

@@ -147,11 +147,8 @@ pub(crate) fn f64_to_f32_odd(value: f64) -> f32 {
     if !nearest.is_finite() || f64::from(nearest) == value {
         return nearest;
     }
-    let toward_zero = if f64::from(nearest).abs() > value.abs() {
-        f32::from_bits(nearest.to_bits() - 1)
-    } else {
-        nearest
-    };
+    let toward_zero =
+        if f64::from(nearest).abs() > value.abs() { f32::from_bits(nearest.to_bits() - 1) } else { nearest };
     f32::from_bits(toward_zero.to_bits() | 1)
 }
 

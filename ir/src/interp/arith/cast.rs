@@ -40,10 +40,7 @@ fn int_range(num: Num) -> (f64, f64) {
 fn float_to_int(from: Num, to: Num, bits: u64) -> R<u64> {
     let value = float_to_f64(from, bits);
     if value.is_nan() {
-        return Err(Trap::fault(
-            FaultKind::InvalidCast,
-            format!("cast of NaN ({from}) to {to}"),
-        ));
+        return Err(Trap::fault(FaultKind::InvalidCast, format!("cast of NaN ({from}) to {to}")));
     }
     let truncated = value.trunc();
     let (lo, hi) = int_range(to);

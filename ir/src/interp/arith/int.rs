@@ -68,10 +68,7 @@ fn show_division(op: BinOp, num: Num, a: u64) -> String {
 fn division(op: BinOp, num: Num, a: u64, b: u64) -> R<u64> {
     if b == 0 {
         let text = show_division(op, num, a);
-        return Err(Trap::fault(
-            FaultKind::DivisionByZero,
-            format!("integer division by zero: {text} ({num})"),
-        ));
+        return Err(Trap::fault(FaultKind::DivisionByZero, format!("integer division by zero: {text} ({num})")));
     }
     if let Num::Int(_) = num {
         let (x, y) = (a as i64, b as i64);
@@ -181,10 +178,7 @@ mod tests {
 
     #[test]
     fn division_by_zero_faults() {
-        assert_eq!(
-            fault_kind(binary(BinOp::FloorMod, I32, 3, 0)),
-            FaultKind::DivisionByZero
-        );
+        assert_eq!(fault_kind(binary(BinOp::FloorMod, I32, 3, 0)), FaultKind::DivisionByZero);
         let msg = match *binary(BinOp::FloorDiv, I32, 7, 0).unwrap_err().0 {
             TrapKind::Fault { message, .. } => message,
             _ => unreachable!(),
@@ -198,10 +192,7 @@ mod tests {
         assert_eq!(i32op(BinOp::Shr, -8, 1), -4);
         assert_eq!(binary(BinOp::Shr, Num::UInt(32), 0x8000_0000, 31).unwrap(), 1);
         assert_eq!(fault_kind(binary(BinOp::Shl, I32, 1, 32)), FaultKind::ShiftOutOfRange);
-        assert_eq!(
-            fault_kind(binary(BinOp::Shr, I32, 1, (-1i64) as u64)),
-            FaultKind::ShiftOutOfRange
-        );
+        assert_eq!(fault_kind(binary(BinOp::Shr, I32, 1, (-1i64) as u64)), FaultKind::ShiftOutOfRange);
     }
 
     #[test]

@@ -106,10 +106,7 @@ const TABLE: [(&str, MathFn); 37] = [
 impl MathFn {
     /// The intrinsic called `name` (with or without a `T.` / `tir.` prefix).
     pub(crate) fn lookup(name: &str) -> Option<MathFn> {
-        let bare = name
-            .strip_prefix("T.")
-            .or_else(|| name.strip_prefix("tir."))
-            .unwrap_or(name);
+        let bare = name.strip_prefix("T.").or_else(|| name.strip_prefix("tir.")).unwrap_or(name);
         TABLE.iter().find(|(n, _)| *n == bare).map(|(_, f)| *f)
     }
 
@@ -215,12 +212,9 @@ fn second<T: Copy + Default>(xs: &[T]) -> T {
 pub(crate) fn apply(f: MathFn, num: Num, args: &[u64]) -> u64 {
     let a = first(args);
     match f.signature() {
-        Signature::FloatUnary => float_map(
-            num,
-            args,
-            |xs| float_unary!(f, first(xs), f32),
-            |xs| float_unary!(f, first(xs), f64),
-        ),
+        Signature::FloatUnary => {
+            float_map(num, args, |xs| float_unary!(f, first(xs), f32), |xs| float_unary!(f, first(xs), f64))
+        }
         Signature::FloatBinary => float_map(
             num,
             args,
@@ -285,10 +279,7 @@ mod tests {
     fn integer_functions() {
         let abs = MathFn::lookup("abs").unwrap();
         assert_eq!(apply(abs, Num::Int(32), &[(-5i64) as u64]), 5);
-        assert_eq!(
-            apply(abs, Num::Int(32), &[i64::from(i32::MIN) as u64]) as i64,
-            i64::from(i32::MIN)
-        );
+        assert_eq!(apply(abs, Num::Int(32), &[i64::from(i32::MIN) as u64]) as i64, i64::from(i32::MIN));
         let pop = MathFn::lookup("popcount").unwrap();
         assert_eq!(apply(pop, Num::Int(32), &[(-1i64) as u64]), 32);
         let isnan = MathFn::lookup("isnan").unwrap();

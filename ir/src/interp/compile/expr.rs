@@ -27,10 +27,7 @@ fn num_of(dtype: DataType, what: &str) -> CResult<Num> {
 }
 
 fn fail(error: InterpError, lanes: u16) -> CExpr {
-    CExpr::Fail {
-        error: Box::new(error),
-        lanes,
-    }
+    CExpr::Fail { error: Box::new(error), lanes }
 }
 
 /// A constant of `lanes` lanes.
@@ -45,10 +42,7 @@ fn constant(bits: u64, lanes: u16) -> CExpr {
 /// Whether `op` is defined for operands of kind `num`.
 fn op_allowed(op: BinOp, num: Num) -> bool {
     match num {
-        Num::Bool => matches!(
-            op,
-            BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::Min | BinOp::Max
-        ),
+        Num::Bool => matches!(op, BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::Min | BinOp::Max),
         n if n.is_float() => !op.is_bitwise(),
         _ => true,
     }
@@ -57,25 +51,19 @@ fn op_allowed(op: BinOp, num: Num) -> bool {
 impl Compiler {
     pub(super) fn expr(&mut self, e: &Expr) -> CResult<CExpr> {
         match e {
-            Expr::Int { value, dtype } => Ok(constant(
-                ScalarValue::Int(*value).to_bits(num_of(*dtype, "constant")?),
-                dtype.lanes,
-            )),
-            Expr::Float { value, dtype } => Ok(constant(
-                ScalarValue::Float(*value).to_bits(num_of(*dtype, "constant")?),
-                dtype.lanes,
-            )),
-            Expr::Str(s) => Ok(fail(
-                InterpError::Unsupported(format!("string \"{s}\" used as a value")),
-                1,
-            )),
+            Expr::Int { value, dtype } => {
+                Ok(constant(ScalarValue::Int(*value).to_bits(num_of(*dtype, "constant")?), dtype.lanes))
+            }
+            Expr::Float { value, dtype } => {
+                Ok(constant(ScalarValue::Float(*value).to_bits(num_of(*dtype, "constant")?), dtype.lanes))
+            }
+            Expr::Str(s) => Ok(fail(InterpError::Unsupported(format!("string \"{s}\" used as a value")), 1)),
             Expr::Var(v) => match self.scope.get(v) {
                 Some(VarSlot::Scalar(slot, _)) => Ok(CExpr::Slot(slot)),
                 Some(VarSlot::Vector(slot, _, lanes)) => Ok(CExpr::SlotV { slot, lanes }),
-                Some(VarSlot::Data(_)) => Ok(fail(
-                    InterpError::Unsupported(format!("data pointer `{v}` used as a value")),
-                    1,
-                )),
+                Some(VarSlot::Data(_)) => {
+                    Ok(fail(InterpError::Unsupported(format!("data pointer `{v}` used as a value")), 1))
+                }
                 None => Err(ill(format!("variable `{v}` is used outside its scope"))),
             },
             Expr::Binary { op, lhs, rhs } => self.binary(*op, lhs, rhs),
@@ -105,21 +93,10 @@ impl Compiler {
                 if !value.dtype().is_bool() {
                     return Err(ill(format!("operand of `not` must be bool, not {}", value.dtype())));
                 }
-                Ok(CExpr::Not {
-                    value: Box::new(self.expr(value)?),
-                    lanes: value.dtype().lanes,
-                })
+                Ok(CExpr::Not { value: Box::new(self.expr(value)?), lanes: value.dtype().lanes })
             }
-            Expr::Select {
-                cond,
-                on_true,
-                on_false,
-            } => self.select(false, cond, on_true, on_false),
-            Expr::IfThenElse {
-                cond,
-                on_true,
-                on_false,
-            } => self.select(true, cond, on_true, on_false),
+            Expr::Select { cond, on_true, on_false } => self.select(false, cond, on_true, on_false),
+            Expr::IfThenElse { cond, on_true, on_false } => self.select(true, cond, on_true, on_false),
             Expr::Cast { dtype, value } => self.cast(*dtype, value),
             Expr::Ramp { base, stride, lanes } => self.ramp(base, stride, *lanes),
             Expr::Broadcast { value, lanes } => {
@@ -129,10 +106,7 @@ impl Compiler {
                     .checked_mul(*lanes)
                     .filter(|l| *l > 0)
                     .ok_or_else(|| ill(format!("broadcast to {lanes} lanes of {}", value.dtype())))?;
-                Ok(CExpr::Broadcast(Box::new(BroadcastNode {
-                    lanes: total,
-                    value: self.expr(value)?,
-                })))
+                Ok(CExpr::Broadcast(Box::new(BroadcastNode { lanes: total, value: self.expr(value)? })))
             }
             Expr::Let { var, value, body } => self.let_expr(var, value, body),
             Expr::Load(load) => {
@@ -192,10 +166,7 @@ impl Compiler {
             return Err(ill(format!("cast from {from} to {dtype} changes the number of lanes")));
         }
         if from.is_handle() || dtype.is_handle() {
-            return Ok(fail(
-                InterpError::Unsupported(format!("pointer cast from {from} to {dtype}")),
-                dtype.lanes,
-            ));
+            return Ok(fail(InterpError::Unsupported(format!("pointer cast from {from} to {dtype}")), dtype.lanes));
         }
         Ok(CExpr::Cast(Box::new(CastNode {
             from: num_of(from, "cast operand")?,
@@ -210,21 +181,12 @@ impl Compiler {
         if base.dtype().lanes != 1 || lanes == 0 || num == Num::Bool {
             return Err(ill(format!("ramp of {} with {lanes} lanes", base.dtype())));
         }
-        Ok(CExpr::Ramp(Box::new(RampNode {
-            num,
-            lanes,
-            base: self.expr(base)?,
-            stride: self.expr(stride)?,
-        })))
+        Ok(CExpr::Ramp(Box::new(RampNode { num, lanes, base: self.expr(base)?, stride: self.expr(stride)? })))
     }
 
     fn let_expr(&mut self, var: &crate::var::Var, value: &Expr, body: &Expr) -> CResult<CExpr> {
         if var.dtype() != value.dtype() {
-            return Err(ill(format!(
-                "`{var}` of type {} is bound to a value of type {}",
-                var.dtype(),
-                value.dtype()
-            )));
+            return Err(ill(format!("`{var}` of type {} is bound to a value of type {}", var.dtype(), value.dtype())));
         }
         let value = self.expr(value)?;
         let mark = self.scope.mark();
@@ -235,11 +197,7 @@ impl Compiler {
         };
         let body = self.expr(body);
         self.scope.restore(mark);
-        Ok(CExpr::Let(Box::new(LetNode {
-            slot,
-            value,
-            body: body?,
-        })))
+        Ok(CExpr::Let(Box::new(LetNode { slot, value, body: body? })))
     }
 
     fn call(&mut self, call: &Call) -> CResult<CExpr> {
@@ -269,12 +227,7 @@ impl Compiler {
             return unsupported(format!("`{}` from {arg_type} to {}", call.name, call.dtype));
         }
         let args = call.args.iter().map(|a| self.expr(a)).collect::<CResult<Vec<_>>>()?;
-        Ok(CExpr::Call(Box::new(CallNode {
-            func,
-            arg_num,
-            lanes,
-            args,
-        })))
+        Ok(CExpr::Call(Box::new(CallNode { func, arg_num, lanes, args })))
     }
 
     /// A scalar integer expression (extents, loop bounds, queue ids, counts).
@@ -297,9 +250,7 @@ impl Compiler {
             )));
         }
         if dims > MAX_DIMS {
-            return Err(InterpError::Unsupported(format!(
-                "`{buffer}` has more than {MAX_DIMS} dimensions"
-            )));
+            return Err(InterpError::Unsupported(format!("`{buffer}` has more than {MAX_DIMS} dimensions")));
         }
         let mut compiled = Vec::with_capacity(dims);
         let mut nums = Vec::with_capacity(dims);
@@ -342,16 +293,8 @@ impl Compiler {
             }
         };
         let what = format!("the shape of `{buffer}`");
-        let shape = buffer
-            .shape()
-            .iter()
-            .map(|e| Ok(self.int_expr(e, &what)?.0))
-            .collect::<CResult<_>>()?;
-        let strides = buffer
-            .strides()
-            .iter()
-            .map(|e| Ok(self.int_expr(e, &what)?.0))
-            .collect::<CResult<Vec<_>>>()?;
+        let shape = buffer.shape().iter().map(|e| Ok(self.int_expr(e, &what)?.0)).collect::<CResult<_>>()?;
+        let strides = buffer.strides().iter().map(|e| Ok(self.int_expr(e, &what)?.0)).collect::<CResult<Vec<_>>>()?;
         if !strides.is_empty() && strides.len() != buffer.shape().len() {
             return Err(ill(format!(
                 "`{buffer}` has {} strides for {} dimensions",
@@ -360,12 +303,6 @@ impl Compiler {
             )));
         }
         let (elem_offset, _) = self.int_expr(buffer.elem_offset(), &what)?;
-        Ok(LayoutIns {
-            buf,
-            data,
-            shape,
-            strides,
-            elem_offset,
-        })
+        Ok(LayoutIns { buf, data, shape, strides, elem_offset })
     }
 }

@@ -174,11 +174,9 @@ impl Compiler {
         let mut params = Vec::new();
         for p in func.params.iter().filter(|p| p.buffer.is_none()) {
             match self.bind_var(&p.var)? {
-                VarSlot::Scalar(slot, num) => params.push(ParamBinding::Scalar {
-                    name: p.var.name().to_string(),
-                    slot,
-                    num,
-                }),
+                VarSlot::Scalar(slot, num) => {
+                    params.push(ParamBinding::Scalar { name: p.var.name().to_string(), slot, num })
+                }
                 VarSlot::Vector(..) => {
                     return Err(InterpError::Unsupported(format!("vector parameter `{}`", p.var.name())))
                 }
@@ -259,10 +257,7 @@ impl Compiler {
     fn bind_int_var(&mut self, var: &Var) -> CResult<(u32, Num)> {
         match self.bind_var(var)? {
             VarSlot::Scalar(slot, num) if num.is_integer() => Ok((slot, num)),
-            _ => Err(ill(format!(
-                "loop variable `{var}` must be a scalar integer, not {}",
-                var.dtype()
-            ))),
+            _ => Err(ill(format!("loop variable `{var}` must be a scalar integer, not {}", var.dtype()))),
         }
     }
 
@@ -274,24 +269,14 @@ impl Compiler {
         let num = Num::of(dtype)
             .ok_or_else(|| InterpError::Unsupported(format!("buffer `{buffer}` of element type {dtype}")))?;
         let slot = u32::try_from(self.buffers.len()).map_err(|_| ill("too many buffers"))?;
-        self.buffers.push(BufInfo {
-            name: buffer.name().to_string(),
-            num,
-            lanes: dtype.lanes,
-        });
+        self.buffers.push(BufInfo { name: buffer.name().to_string(), num, lanes: dtype.lanes });
         self.buf_slots.insert(buffer.id(), slot);
         Ok(slot)
     }
 
     /// Enters a loop or thread binding context; returns the previous one.
     fn push_ctx(&mut self, var: &Var, slot: u32, num: Num, kind: CtxKind) -> u32 {
-        self.ctxs.push(CtxNode {
-            parent: self.ctx,
-            name: var.name().to_string(),
-            slot,
-            num,
-            kind,
-        });
+        self.ctxs.push(CtxNode { parent: self.ctx, name: var.name().to_string(), slot, num, kind });
         std::mem::replace(&mut self.ctx, u32::try_from(self.ctxs.len() - 1).unwrap_or(NO_CTX))
     }
 
@@ -344,9 +329,6 @@ mod tests {
         let j = Var::new("j", I32);
         let f = func(vec![&a], vec![], store(&a, vec![ev(&j)], fl(1.0)));
         let err = compile(&f).unwrap_err();
-        assert_eq!(
-            err,
-            InterpError::IllFormed("variable `j` is used outside its scope".into())
-        );
+        assert_eq!(err, InterpError::IllFormed("variable `j` is used outside its scope".into()));
     }
 }

@@ -122,15 +122,9 @@ impl Compiler {
         let min_expr = min.unwrap_or(&zero);
         let Some(axis) = axis_of(tag) else {
             if tag.starts_with("blockIdx") && self.in_region {
-                return Err(InterpError::Unsupported(format!(
-                    "`{tag}` binding inside a block of threads"
-                )));
+                return Err(InterpError::Unsupported(format!("`{tag}` binding inside a block of threads")));
             }
-            let kind = if tag.starts_with("blockIdx") {
-                CtxKind::Thread(tag.to_string())
-            } else {
-                CtxKind::Loop
-            };
+            let kind = if tag.starts_with("blockIdx") { CtxKind::Thread(tag.to_string()) } else { CtxKind::Loop };
             return self.serial_loop(var, min_expr, extent, body, span, kind);
         };
         if self.in_region {
@@ -150,11 +144,7 @@ impl Compiler {
             })?;
             extents[*a].push(compiled);
         }
-        let start = self.emit(Ins::RegionStart(Box::new(RegionIns {
-            stmt: id,
-            extents,
-            end: 0,
-        })));
+        let start = self.emit(Ins::RegionStart(Box::new(RegionIns { stmt: id, extents, end: 0 })));
         self.in_region = true;
         let result = self.thread_bind(var, tag, axis, min_expr, extent, body, span);
         self.in_region = false;
@@ -164,10 +154,7 @@ impl Compiler {
         Ok(())
     }
 
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the parts of a binding statement, passed through once"
-    )]
+    #[expect(clippy::too_many_arguments, reason = "the parts of a binding statement, passed through once")]
     fn thread_bind(
         &mut self,
         var: &Var,
@@ -231,20 +218,10 @@ impl Compiler {
             (Some(q), Some(n)) => {
                 let (queue, queue_num) = self.int_expr(q, "an async queue")?;
                 let (count, count_num) = self.int_expr(n, "an in-flight count")?;
-                self.emit(Ins::Wait {
-                    stmt: id,
-                    queue,
-                    queue_num,
-                    count,
-                    count_num,
-                });
+                self.emit(Ins::Wait { stmt: id, queue, queue_num, count, count_num });
             }
             (None, None) => {}
-            _ => {
-                return Err(ill(
-                    "`async_wait_queue_scope` and `async_wait_inflight_count` must appear together",
-                ))
-            }
+            _ => return Err(ill("`async_wait_queue_scope` and `async_wait_inflight_count` must appear together")),
         }
         let outer = self.in_async;
         if keys.scope {
@@ -255,11 +232,7 @@ impl Compiler {
         result?;
         if let Some(q) = &keys.commit {
             let (queue, queue_num) = self.int_expr(q, "an async queue")?;
-            self.emit(Ins::Commit {
-                stmt: id,
-                queue,
-                queue_num,
-            });
+            self.emit(Ins::Commit { stmt: id, queue, queue_num });
         }
         Ok(())
     }
@@ -270,19 +243,12 @@ impl Compiler {
         let id = self.tick(span, 1);
         let mark = self.scope.mark();
         // Bindings are expressions of the enclosing loops: compile them all before binding.
-        let values = b
-            .iter_vars
-            .iter()
-            .map(|iv| self.int_expr(&iv.binding, "a block binding"))
-            .collect::<CResult<Vec<_>>>()?;
+        let values =
+            b.iter_vars.iter().map(|iv| self.int_expr(&iv.binding, "a block binding")).collect::<CResult<Vec<_>>>()?;
         let mut first_reduction = Vec::new();
         for (iv, (value, _)) in b.iter_vars.iter().zip(values) {
             let (slot, num) = self.bind_int_var(&iv.var)?;
-            self.emit(Ins::SetScalar {
-                stmt: NO_STMT,
-                slot,
-                value,
-            });
+            self.emit(Ins::SetScalar { stmt: NO_STMT, slot, value });
             if iv.kind == IterKind::Reduce {
                 let (min, _) = self.int_expr(&iv.min, "a block iteration minimum")?;
                 first_reduction.push(CExpr::Cmp(Box::new(CmpNode {
@@ -297,22 +263,14 @@ impl Compiler {
         let skip = match &b.predicate {
             Some(p) => {
                 let (cond, cond_num) = self.condition(p)?;
-                Some(self.emit(Ins::Branch {
-                    stmt: id,
-                    cond,
-                    cond_num,
-                    target: 0,
-                }))
+                Some(self.emit(Ins::Branch { stmt: id, cond, cond_num, target: 0 }))
             }
             None => None,
         };
         let mut frees = Vec::new();
         for alloc in &b.alloc_buffers {
             let data = self.alloc_buffer(&alloc.buffer, id)?;
-            frees.push((
-                data,
-                self.in_region && !super::stmt::is_local_scope(alloc.buffer.scope()),
-            ));
+            frees.push((data, self.in_region && !super::stmt::is_local_scope(alloc.buffer.scope())));
         }
         let keys = AsyncKeys::from_annotations(&b.annotations)?;
         self.async_scoped(&keys, span, |c| {
@@ -334,23 +292,13 @@ impl Compiler {
 
     /// `with T.init():` runs when every reduction variable is at its minimum.
     fn block_init(&mut self, init: &Stmt, checks: Vec<CExpr>, stmt: u32) -> CResult<()> {
-        let cond = checks.into_iter().reduce(|lhs, rhs| {
-            CExpr::Logic(Box::new(LogicNode {
-                op: LogicOp::And,
-                lanes: 1,
-                lhs,
-                rhs,
-            }))
-        });
+        let cond = checks
+            .into_iter()
+            .reduce(|lhs, rhs| CExpr::Logic(Box::new(LogicNode { op: LogicOp::And, lanes: 1, lhs, rhs })));
         let Some(cond) = cond else {
             return self.stmt(init);
         };
-        let branch = self.emit(Ins::Branch {
-            stmt,
-            cond,
-            cond_num: Num::Bool,
-            target: 0,
-        });
+        let branch = self.emit(Ins::Branch { stmt, cond, cond_num: Num::Bool, target: 0 });
         self.stmt(init)?;
         let end = self.pc();
         self.patch(branch, end);

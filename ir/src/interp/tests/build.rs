@@ -69,21 +69,11 @@ pub(crate) fn ld(b: &Buffer, idx: Vec<Expr>) -> Expr {
 }
 
 pub(crate) fn call(name: &str, dtype: DataType, args: Vec<Expr>) -> Expr {
-    Expr::Call(Call {
-        name: name.into(),
-        dtype,
-        args,
-        effect: CallEffect::Pure,
-        external: false,
-    })
+    Expr::Call(Call { name: name.into(), dtype, args, effect: CallEffect::Pure, external: false })
 }
 
 pub(crate) fn store(b: &Buffer, idx: Vec<Expr>, value: Expr) -> Stmt {
-    Stmt::synthetic(StmtKind::Store(crate::stmt::BufferStore {
-        buffer: b.clone(),
-        indices: idx,
-        value,
-    }))
+    Stmt::synthetic(StmtKind::Store(crate::stmt::BufferStore { buffer: b.clone(), indices: idx, value }))
 }
 
 /// Puts `stmt` on source line `line`.
@@ -130,12 +120,7 @@ pub(crate) fn launch(v: &Var, tag: &str, extent: i64, body: Stmt) -> Stmt {
 }
 
 pub(crate) fn attr(key: &str, value: Expr, body: Stmt) -> Stmt {
-    Stmt::synthetic(StmtKind::Attr(AttrStmt {
-        node: None,
-        key: key.into(),
-        value,
-        body: Box::new(body),
-    }))
+    Stmt::synthetic(StmtKind::Attr(AttrStmt { node: None, key: key.into(), value, body: Box::new(body) }))
 }
 
 pub(crate) fn async_scope(body: Stmt) -> Stmt {
@@ -147,26 +132,15 @@ pub(crate) fn commit(queue: i64, body: Stmt) -> Stmt {
 }
 
 pub(crate) fn wait(queue: i64, count: Expr, body: Stmt) -> Stmt {
-    attr(
-        ASYNC_WAIT_QUEUE_SCOPE,
-        int(queue),
-        attr(ASYNC_WAIT_INFLIGHT_COUNT, count, body),
-    )
+    attr(ASYNC_WAIT_QUEUE_SCOPE, int(queue), attr(ASYNC_WAIT_INFLIGHT_COUNT, count, body))
 }
 
 pub(crate) fn alloc(b: &Buffer, body: Stmt) -> Stmt {
-    Stmt::synthetic(StmtKind::AllocBuffer {
-        buffer: b.clone(),
-        annotations: Annotations::new(),
-        body: Box::new(body),
-    })
+    Stmt::synthetic(StmtKind::AllocBuffer { buffer: b.clone(), annotations: Annotations::new(), body: Box::new(body) })
 }
 
 pub(crate) fn decl(b: &Buffer, body: Stmt) -> Stmt {
-    Stmt::synthetic(StmtKind::DeclBuffer {
-        buffer: b.clone(),
-        body: Box::new(body),
-    })
+    Stmt::synthetic(StmtKind::DeclBuffer { buffer: b.clone(), body: Box::new(body) })
 }
 
 pub(crate) fn barrier() -> Stmt {
@@ -174,33 +148,19 @@ pub(crate) fn barrier() -> Stmt {
 }
 
 pub(crate) fn if_(cond: Expr, then_case: Stmt) -> Stmt {
-    Stmt::synthetic(StmtKind::If {
-        cond,
-        then_case: Box::new(then_case),
-        else_case: None,
-    })
+    Stmt::synthetic(StmtKind::If { cond, then_case: Box::new(then_case), else_case: None })
 }
 
 pub(crate) fn let_(v: &Var, value: Expr, body: Stmt) -> Stmt {
-    Stmt::synthetic(StmtKind::Let {
-        var: v.clone(),
-        value,
-        body: Box::new(body),
-    })
+    Stmt::synthetic(StmtKind::Let { var: v.clone(), value, body: Box::new(body) })
 }
 
 pub(crate) fn func(buffers: Vec<&Buffer>, scalars: Vec<&Var>, body: Stmt) -> PrimFunc {
     let mut params: Vec<Param> = buffers
         .into_iter()
-        .map(|b| Param {
-            var: Var::new(b.name(), DataType::HANDLE),
-            buffer: Some(b.clone()),
-        })
+        .map(|b| Param { var: Var::new(b.name(), DataType::HANDLE), buffer: Some(b.clone()) })
         .collect();
-    params.extend(scalars.into_iter().map(|v| Param {
-        var: v.clone(),
-        buffer: None,
-    }));
+    params.extend(scalars.into_iter().map(|v| Param { var: v.clone(), buffer: None }));
     PrimFunc {
         name: "main".into(),
         params,
@@ -217,11 +177,7 @@ pub(crate) fn copy_func(n: i64) -> PrimFunc {
     let a = buf("A", F32, &[n]);
     let b = buf("B", F32, &[n]);
     let i = var("i");
-    func(
-        vec![&a, &b],
-        vec![],
-        for_(&i, n, store(&b, vec![ev(&i)], ld(&a, vec![ev(&i)]))),
-    )
+    func(vec![&a, &b], vec![], for_(&i, n, store(&b, vec![ev(&i)], ld(&a, vec![ev(&i)]))))
 }
 
 pub(crate) fn tensor_f32(values: &[f64]) -> Tensor {
@@ -235,22 +191,13 @@ pub(crate) fn tensor_of(dtype: DataType, shape: Vec<usize>, values: &[f64]) -> T
 /// Inputs from (name, tensor) pairs.
 pub(crate) fn inputs(buffers: Vec<(&str, Tensor)>, scalars: Vec<(&str, i64)>) -> Inputs {
     Inputs {
-        buffers: buffers
-            .into_iter()
-            .map(|(n, t)| (n.to_string(), t))
-            .collect::<BTreeMap<_, _>>(),
-        scalars: scalars
-            .into_iter()
-            .map(|(n, v)| (n.to_string(), ScalarValue::Int(v)))
-            .collect(),
+        buffers: buffers.into_iter().map(|(n, t)| (n.to_string(), t)).collect::<BTreeMap<_, _>>(),
+        scalars: scalars.into_iter().map(|(n, v)| (n.to_string(), ScalarValue::Int(v))).collect(),
     }
 }
 
 pub(crate) fn run_sched(f: &PrimFunc, inputs: &Inputs, schedule: Schedule) -> RunResult {
-    let config = RunConfig {
-        schedule,
-        ..RunConfig::default()
-    };
+    let config = RunConfig { schedule, ..RunConfig::default() };
     run(f, inputs, &config).expect("the interpreter runs the program")
 }
 

@@ -34,6 +34,7 @@ impl Lowerer {
         self.scopes = Scopes::default();
         self.depth = 0;
         self.blocks = 0;
+        self.too_deep_reported = false;
         let (s_tir, private) = self.decorators(&f.decorators, f.span);
         self.scopes.push();
         let mut params = self.params(&f.params);

@@ -23,6 +23,8 @@ pub(super) struct Lowerer {
     pub depth: u32,
     /// Number of enclosing `T.sblock` bodies.
     pub blocks: u32,
+    /// "nesting too deep" was reported in this function (once is enough).
+    pub too_deep_reported: bool,
 }
 
 impl Lowerer {
@@ -32,6 +34,7 @@ impl Lowerer {
             diags: Vec::new(),
             depth: 0,
             blocks: 0,
+            too_deep_reported: false,
         }
     }
 
@@ -62,6 +65,9 @@ impl Lowerer {
     pub fn enter(&mut self, levels: u32, span: Span) -> bool {
         let next = self.depth.saturating_add(levels);
         if next > MAX_IR_DEPTH {
+            if std::mem::replace(&mut self.too_deep_reported, true) {
+                return false;
+            }
             self.error(
                 span,
                 "nesting too deep",

@@ -376,13 +376,22 @@ impl Lowerer {
         let binding = self.expr(binding);
         let index_type = declared.unwrap_or_else(|| index_type(&binding));
         let (min, extent) = match &dom.kind {
-            PExprKind::Tuple(pair) if pair.len() == 2 => {
-                let [lo, hi] = pair.as_slice() else {
+            PExprKind::Tuple(pair) => match pair.as_slice() {
+                [lo, hi] => {
+                    let (min, end) = (self.expr_as(lo, index_type), self.expr_as(hi, index_type));
+                    min_extent(min, end)
+                }
+                _ => {
+                    self.error(
+                        dom.span,
+                        "an iteration domain has two bounds",
+                        "`(min, end)`",
+                        dom.describe(),
+                    );
+                    self.poison(name);
                     return;
-                };
-                let (min, end) = (self.expr_as(lo, index_type), self.expr_as(hi, index_type));
-                min_extent(min, end)
-            }
+                }
+            },
             _ => {
                 let extent = self.expr_as(dom, index_type);
                 (constant_like(0, extent.dtype()), extent)

@@ -646,3 +646,52 @@ fn deep_but_legal_nesting_parses() {
     body.push_str(&format!("{}A[0] = x\n", "    ".repeat(61)));
     parse_ok(&wrap(&body));
 }
+
+#[test]
+fn more_scoping_forms() {
+    let body = "    with T.LetStmt(n + 1) as y:\n        B[0, 0] = y\n    with T.allocate([4], \"int32\", \"local\", n < 3, annotations={\"a\": 1}) as buf:\n        T.attr(0, \"pragma\", 1)\n        L = T.decl_buffer((4,), \"int32\", data=buf, scope=\"local\")\n        L[0] = T.if_then_else(n < 4, L[1], 0)\n    with T.decl_buffer((2, 2), \"float16\") as H:\n        H[0, 1] = 1\n    for i in T.thread_binding(0, 32, \"threadIdx.y\", annotations={\"x\": \"y\"}):\n        for j in range(0, 8, 1):\n            T.evaluate(T.likely(i < j))\n";
+    // (`show` prints the bodies of lets, allocations and declarations unindented.)
+    let expected = "let y: int32 = (n + 1:int32)
+B[0:int32, 0:int32] = y
+allocate buf int32 [4:int32] local if (n < 3:int32)
+attr 0:int32 pragma = 1:int32
+  decl_buffer L int32 [4:int32] data=buf scope=local strides=[] offset=0:int32
+  L[0:int32] = ite((n < 4:int32), L[1:int32], 0:int32)
+decl_buffer H float16 [2:int32, 2:int32] data=H scope=global strides=[] offset=0:int32
+H[0:int32, 1:int32] = 1.0:float16
+for i: int32 in ThreadBinding(0:int32, 32:int32) Some(\"threadIdx.y\") x=\"y\"
+  for j: int32 in Serial(0:int32, 8:int32) None 
+    evaluate likely:bool<pure>((i < j))
+";
+    assert_eq!(body_of(body), expected);
+}
+
+#[test]
+fn alloc_buffer_ends_a_block_header() {
+    let body = "    with T.sblock(\"b\"):\n        T.reads()\n        S = T.alloc_buffer((4,), scope=\"shared\")\n        T.attr({\"k\": 1})\n        S[0] = 1\n";
+    let expected = "block \"b\" []
+  reads 
+  writes -
+  alloc_buffer S float32 [4:int32] data=S scope=shared strides=[] offset=0:int32 
+  attr k = 1:int32
+    S[0:int32] = 1.0:float32
+";
+    assert_eq!(body_of(body), expected);
+}
+
+#[test]
+fn symbolic_shapes_and_subscript_buffers() {
+    let source = "@T.prim_func\ndef f(a: T.handle, B: T.Buffer[(8,), \"int8\"]):\n    n = T.int32()\n    A = T.match_buffer(a, (n,), \"float32\")\n    for i in range(n):\n        A[i] = T.Cast(\"float32\", B[0])\n";
+    let func = func_of(source);
+    let a = func.params[0].buffer.as_ref().expect("matched");
+    let Some(n) = a.shape()[0].as_var() else {
+        panic!("symbolic shape")
+    };
+    assert_eq!(n.name(), "n");
+    let StmtKind::For(f) = &func.body.kind else { panic!() };
+    assert_eq!(f.extent, Expr::var(n));
+    assert_eq!(
+        func.params[1].buffer.as_ref().map(|b| b.dtype()),
+        Some(crate::dtype::DataType::INT8)
+    );
+}

@@ -412,7 +412,8 @@ impl Lexer {
         }
         match self.brackets.pop() {
             None => self.error(
-                Diagnostic::error(span, format!("unmatched `{punct}`")).expected("a statement", format!("`{punct}`")),
+                Diagnostic::error(span, format!("unmatched `{punct}`"))
+                    .expected("an opening bracket before it", format!("`{punct}`")),
             ),
             Some((open, _)) if open.closer() != Some(punct) => {
                 let close = open.closer().map_or("?", Punct::as_str);

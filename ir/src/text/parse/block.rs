@@ -51,6 +51,22 @@ struct Parts {
     init: Option<Stmt>,
 }
 
+fn finish_block(name: String, parts: Box<Parts>, body: Stmt, span: Span) -> Stmt {
+    let parts = *parts;
+    let block = Block {
+        name,
+        iter_vars: parts.iter_vars,
+        predicate: parts.predicate,
+        reads: parts.reads,
+        writes: parts.writes,
+        annotations: parts.annotations,
+        alloc_buffers: parts.alloc_buffers,
+        init: parts.init,
+        body,
+    };
+    Stmt::new(StmtKind::Block(Box::new(block)), span)
+}
+
 /// Whether `stmt` is a block header form.
 fn is_header(stmt: &PStmt) -> bool {
     match &stmt.kind {
@@ -81,12 +97,10 @@ fn target_names(target: &PExpr) -> Vec<Ident> {
 }
 
 impl Lowerer {
-    /// `with T.sblock(...):` and its body.
+    /// `with T.sblock(...):` and its body. Nested blocks recurse through here and `list`,
+    /// so the header is read by `block_header` and the node built by `finish_block`.
     pub fn block(&mut self, item: &PExpr, body: &[PStmt], span: Span) -> Stmt {
-        let name = match item.as_call() {
-            Some((_, args, kwargs)) => self.block_name(item.span, args, kwargs),
-            None => String::new(),
-        };
+        let name = self.block_name_of(item);
         if !self.enter(1, span) {
             return Stmt::nop();
         }
@@ -94,29 +108,31 @@ impl Lowerer {
         self.blocks += 1;
         let header_len = body.iter().take_while(|s| is_header(s)).count();
         let (header, rest) = body.split_at(header_len.min(body.len()));
-        let mut parts = Parts::default();
+        let parts = self.block_header(header);
+        let body = self.list(rest);
+        self.blocks -= 1;
+        self.scopes.pop();
+        self.leave(1);
+        finish_block(name, parts, body, span)
+    }
+
+    fn block_name_of(&mut self, item: &PExpr) -> String {
+        match item.as_call() {
+            Some((_, args, kwargs)) => self.block_name(item.span, args, kwargs),
+            None => String::new(),
+        }
+    }
+
+    /// Reads the header in two passes: first the forms that bind names, then the rest.
+    fn block_header(&mut self, header: &[PStmt]) -> Box<Parts> {
+        let mut parts = Box::<Parts>::default();
         for stmt in header {
             self.header_binding(stmt, &mut parts);
         }
         for stmt in header {
             self.header_clause(stmt, &mut parts);
         }
-        let body = self.list(rest);
-        self.blocks -= 1;
-        self.scopes.pop();
-        self.leave(1);
-        let block = Block {
-            name,
-            iter_vars: parts.iter_vars,
-            predicate: parts.predicate,
-            reads: parts.reads,
-            writes: parts.writes,
-            annotations: parts.annotations,
-            alloc_buffers: parts.alloc_buffers,
-            init: parts.init,
-            body,
-        };
-        Stmt::new(StmtKind::Block(Box::new(block)), span)
+        parts
     }
 
     fn block_name(&mut self, span: Span, args: &[PExpr], kwargs: &[Kwarg]) -> String {
@@ -313,13 +329,22 @@ impl Lowerer {
         let binding = self.expr(binding);
         let index_type = declared.unwrap_or_else(|| index_type(&binding));
         let (min, extent) = match &dom.kind {
-            PExprKind::Tuple(pair) if pair.len() == 2 => {
-                let [lo, hi] = pair.as_slice() else {
+            PExprKind::Tuple(pair) => match pair.as_slice() {
+                [lo, hi] => {
+                    let (min, end) = (self.expr_as(lo, index_type), self.expr_as(hi, index_type));
+                    min_extent(min, end)
+                }
+                _ => {
+                    self.error(
+                        dom.span,
+                        "an iteration domain has two bounds",
+                        "`(min, end)`",
+                        dom.describe(),
+                    );
+                    self.poison(name);
                     return;
-                };
-                let (min, end) = (self.expr_as(lo, index_type), self.expr_as(hi, index_type));
-                min_extent(min, end)
-            }
+                }
+            },
             _ => {
                 let extent = self.expr_as(dom, index_type);
                 (constant_like(0, extent.dtype()), extent)

@@ -53,7 +53,12 @@ const STATEMENT_FORMS: [&str; 32] = [
     "range",
 ];
 
-const LET_SIG: Sig = Sig { name: "T.Let", params: &["body", "where"], positional: 2, required: 2 };
+const LET_SIG: Sig = Sig {
+    name: "T.Let",
+    params: &["body", "where"],
+    positional: 2,
+    required: 2,
+};
 
 fn binary_fn(callee: &str) -> Option<BinOp> {
     Some(match callee {
@@ -84,45 +89,60 @@ fn cmp_fn(callee: &str) -> Option<CmpOp> {
 }
 
 impl Lowerer {
-    /// Lowers a call expression.
+    /// Lowers a call expression. Nested calls recurse through here, `named_call` and the
+    /// per-form helpers, so these only dispatch; diagnostics are built in separate helpers.
     pub fn call(&mut self, e: &PExpr) -> Expr {
         let PExprKind::Call { func, args, kwargs } = &e.kind else {
             return Expr::int(0);
         };
-        let Some(callee) = func.dotted() else {
-            return self.bad_expr(e.span, "only named functions can be called", "`T.name(...)`", func.describe());
-        };
-        let span = e.span;
-        if let Some(op) = binary_fn(&callee) {
-            return self.binary_fn(&callee, op, span, args, kwargs);
+        match func.dotted() {
+            Some(callee) => self.named_call(&callee, func, e.span, args, kwargs),
+            None => self.bad_expr(
+                e.span,
+                "only named functions can be called",
+                "`T.name(...)`",
+                func.describe(),
+            ),
         }
-        if let Some(op) = cmp_fn(&callee) {
-            return match self.exact_args(&callee, span, args, kwargs, 2) {
-                Some([a, b]) => {
-                    let (a, b) = self.unify(a, b);
-                    Expr::cmp(op, a, b)
-                }
-                _ => Expr::int(0),
-            };
+    }
+
+    fn named_call(&mut self, callee: &str, func: &PExpr, span: Span, args: &[PExpr], kwargs: &[Kwarg]) -> Expr {
+        if let Some(op) = binary_fn(callee) {
+            return self.binary_fn(callee, op, span, args, kwargs);
         }
-        match callee.as_str() {
-            "T.And" | "T.Or" => self.logic_fn(&callee, span, args, kwargs),
-            "T.Not" => match self.exact_args(&callee, span, args, kwargs, 1) {
-                Some([a]) => Expr::logical_not(self.expr(a)),
-                _ => Expr::int(0),
-            },
-            "T.if_then_else" | "T.Select" => self.select_fn(&callee, span, args, kwargs),
-            "T.Cast" | "T.cast" => self.cast_fn(&callee, span, args, kwargs),
-            "T.ramp" | "T.Ramp" => self.ramp_fn(&callee, span, args, kwargs),
-            "T.broadcast" | "T.Broadcast" => self.broadcast_fn(&callee, span, args, kwargs),
+        if let Some(op) = cmp_fn(callee) {
+            return self.cmp_fn(callee, op, span, args, kwargs);
+        }
+        match callee {
+            "T.And" | "T.Or" => self.logic_fn(callee, span, args, kwargs),
+            "T.Not" => self.not_fn(callee, span, args, kwargs),
+            "T.if_then_else" | "T.Select" => self.select_fn(callee, span, args, kwargs),
+            "T.Cast" | "T.cast" => self.cast_fn(callee, span, args, kwargs),
+            "T.ramp" | "T.Ramp" => self.ramp_fn(callee, span, args, kwargs),
+            "T.broadcast" | "T.Broadcast" => self.broadcast_fn(callee, span, args, kwargs),
             "T.Let" => self.let_fn(span, args, kwargs),
-            "T.call_extern" | "T.call_pure_extern" => self.extern_fn(&callee, span, args, kwargs),
-            _ => self.other_call(&callee, func, span, args, kwargs),
+            "T.call_extern" | "T.call_pure_extern" => self.extern_fn(callee, span, args, kwargs),
+            _ => self.other_call(callee, func, span, args, kwargs),
         }
     }
 
     /// Typed immediates, intrinsics, and the errors for everything else.
     fn other_call(&mut self, callee: &str, func: &PExpr, span: Span, args: &[PExpr], kwargs: &[Kwarg]) -> Expr {
+        if STATEMENT_FORMS.contains(&callee) {
+            return self.call_error(callee, func, span);
+        }
+        if let Some(dtype) = dtype_of_name(callee) {
+            return self.immediate_fn(callee, dtype, span, args, kwargs);
+        }
+        match callee.strip_prefix("T.").and_then(intrinsics::lookup) {
+            Some(intrinsic) => self.intrinsic(intrinsic, callee, span, args, kwargs),
+            None => self.call_error(callee, func, span),
+        }
+    }
+
+    /// A call that is not an expression: a statement form, an unknown intrinsic, a buffer
+    /// method, or an unknown function.
+    fn call_error(&mut self, callee: &str, func: &PExpr, span: Span) -> Expr {
         if STATEMENT_FORMS.contains(&callee) {
             return self.bad_expr(
                 span,
@@ -131,13 +151,7 @@ impl Lowerer {
                 format!("a call to `{callee}`"),
             );
         }
-        if let Some(dtype) = dtype_of_name(callee) {
-            return self.immediate_fn(callee, dtype, span, args, kwargs);
-        }
-        if let Some(name) = callee.strip_prefix("T.") {
-            if let Some(intrinsic) = intrinsics::lookup(name) {
-                return self.intrinsic(intrinsic, callee, span, args, kwargs);
-            }
+        if callee.starts_with("T.") {
             return self.bad_expr(
                 func.span,
                 format!("unknown intrinsic `{callee}`"),
@@ -154,7 +168,32 @@ impl Lowerer {
                 "an expression",
             );
         }
-        self.bad_expr(func.span, format!("unknown function `{callee}`"), "a `T.` function", format!("`{callee}`"))
+        self.bad_expr(
+            func.span,
+            format!("unknown function `{callee}`"),
+            "a `T.` function",
+            format!("`{callee}`"),
+        )
+    }
+
+    fn cmp_fn(&mut self, callee: &str, op: CmpOp, span: Span, args: &[PExpr], kwargs: &[Kwarg]) -> Expr {
+        match self.exact_args(callee, span, args, kwargs, 2) {
+            Some([a, b]) => {
+                let (a, b) = self.unify(a, b);
+                Expr::cmp(op, a, b)
+            }
+            _ => Expr::int(0),
+        }
+    }
+
+    fn not_fn(&mut self, callee: &str, span: Span, args: &[PExpr], kwargs: &[Kwarg]) -> Expr {
+        match self.exact_args(callee, span, args, kwargs, 1) {
+            Some([a]) => {
+                let value = self.expr(a);
+                Expr::logical_not(value)
+            }
+            _ => Expr::int(0),
+        }
     }
 
     fn binary_fn(&mut self, callee: &str, op: BinOp, span: Span, args: &[PExpr], kwargs: &[Kwarg]) -> Expr {
@@ -232,7 +271,12 @@ impl Lowerer {
         match u16::try_from(lanes) {
             Ok(lanes) if lanes > 0 => Some(lanes),
             _ => {
-                self.error(e.span, "invalid lane count", "a count between 1 and 65535", lanes.to_string());
+                self.error(
+                    e.span,
+                    "invalid lane count",
+                    "a count between 1 and 65535",
+                    lanes.to_string(),
+                );
                 None
             }
         }
@@ -247,7 +291,12 @@ impl Lowerer {
             return Expr::int(0);
         };
         let PExprKind::Dict(entries) = &where_.kind else {
-            return self.bad_expr(where_.span, "`where=` of `T.Let` must be a dict", "`{x: value}`", where_.describe());
+            return self.bad_expr(
+                where_.span,
+                "`where=` of `T.Let` must be a dict",
+                "`{x: value}`",
+                where_.describe(),
+            );
         };
         let mut lets = Vec::new();
         for (key, value) in entries {
@@ -287,9 +336,20 @@ impl Lowerer {
         let (Some(dtype), Some(name)) = (self.dtype_arg(dtype), self.string_arg(name, "the function name")) else {
             return Expr::int(0);
         };
-        let args = rest.iter().map(|a| self.expr(a)).collect();
-        let effect = if callee == "T.call_extern" { CallEffect::Opaque } else { CallEffect::Pure };
-        Expr::Call(Call { name, dtype, args, effect, external: true })
+        let mut args = Vec::with_capacity(rest.len());
+        self.exprs_into(rest, &mut args);
+        let effect = if callee == "T.call_extern" {
+            CallEffect::Opaque
+        } else {
+            CallEffect::Pure
+        };
+        Expr::Call(Call {
+            name,
+            dtype,
+            args,
+            effect,
+            external: true,
+        })
     }
 
     /// `T.float32(1.0)` and friends.
@@ -303,7 +363,12 @@ impl Lowerer {
             );
         }
         if dtype.is_handle() {
-            return self.bad_expr(span, "`T.handle` cannot make an immediate", "a scalar type", format!("`{callee}`"));
+            return self.bad_expr(
+                span,
+                "`T.handle` cannot make an immediate",
+                "a scalar type",
+                format!("`{callee}`"),
+            );
         }
         match self.exact_args(callee, span, args, kwargs, 1) {
             Some([arg]) => self.typed_immediate(dtype, arg),
@@ -319,45 +384,77 @@ impl Lowerer {
         args: &[PExpr],
         kwargs: &[Kwarg],
     ) -> Expr {
+        if !self.intrinsic_args_ok(intrinsic, callee, span, args, kwargs) {
+            return Expr::int(0);
+        }
+        let args = self.intrinsic_args(args);
+        intrinsic_call(intrinsic, args)
+    }
+
+    /// Checks the argument count (and that there are no keywords); reports otherwise.
+    fn intrinsic_args_ok(
+        &mut self,
+        intrinsic: &intrinsics::Intrinsic,
+        callee: &str,
+        span: Span,
+        args: &[PExpr],
+        kwargs: &[Kwarg],
+    ) -> bool {
         if let Some(kw) = kwargs.first() {
-            return self.bad_expr(
+            self.error(
                 kw.span,
                 format!("unexpected keyword argument `{}` to `{callee}`", kw.name),
                 "positional arguments",
                 format!("`{}`", kw.name),
             );
+            return false;
         }
-        if !intrinsic.accepts(args.len()) {
-            let expected = if intrinsic.min_args == intrinsic.max_args {
-                super::lower::plural(intrinsic.min_args, "argument")
-            } else {
-                format!("{} to {} arguments", intrinsic.min_args, intrinsic.max_args)
-            };
-            self.wrong_count(callee, span, &expected, args.len());
-            return Expr::int(0);
+        if intrinsic.accepts(args.len()) {
+            return true;
         }
-        let args = self.intrinsic_args(args);
-        let types: Vec<DataType> = args.iter().map(Expr::dtype).collect();
-        Expr::Call(Call {
-            name: intrinsic.name.to_string(),
-            dtype: intrinsic.result_type(&types),
-            args,
-            effect: intrinsic.effect,
-            external: false,
-        })
+        let expected = if intrinsic.min_args == intrinsic.max_args {
+            super::lower::plural(intrinsic.min_args, "argument")
+        } else {
+            format!("{} to {} arguments", intrinsic.min_args, intrinsic.max_args)
+        };
+        self.wrong_count(callee, span, &expected, args.len());
+        false
     }
 
     /// Arguments of an intrinsic; literals after the first take the first one's type.
     fn intrinsic_args(&mut self, args: &[PExpr]) -> Vec<Expr> {
-        let Some((first, rest)) = args.split_first() else {
-            return Vec::new();
-        };
-        if let Some(second) = rest.first() {
-            let (a, b) = self.unify(first, second);
-            let mut out = vec![a, b];
-            out.extend(rest.iter().skip(1).map(|e| self.expr(e)));
-            return out;
+        let mut out = Vec::with_capacity(args.len());
+        match args {
+            [] => {}
+            [only] => out.push(self.expr(only)),
+            [first, second, rest @ ..] => {
+                let (a, b) = self.unify(first, second);
+                out.push(a);
+                out.push(b);
+                self.exprs_into(rest, &mut out);
+            }
         }
-        vec![self.expr(first)]
+        out
     }
+
+    /// Lowers `items` in order, appending to `out` (a loop, not an iterator chain: this is on
+    /// the recursive path of nested calls, where debug builds pay for every adapter frame).
+    pub fn exprs_into(&mut self, items: &[PExpr], out: &mut Vec<Expr>) {
+        for item in items {
+            let value = self.expr(item);
+            out.push(value);
+        }
+    }
+}
+
+/// The call node of an intrinsic with lowered arguments.
+fn intrinsic_call(intrinsic: &intrinsics::Intrinsic, args: Vec<Expr>) -> Expr {
+    let types: Vec<DataType> = args.iter().map(Expr::dtype).collect();
+    Expr::Call(Call {
+        name: intrinsic.name.to_string(),
+        dtype: intrinsic.result_type(&types),
+        args,
+        effect: intrinsic.effect,
+        external: false,
+    })
 }

@@ -4,8 +4,8 @@
 //! as `Eof`), so no grammar rule can index out of bounds. A rule that reports an error returns
 //! `Err(Abort)`; the statement loop then calls `recover_statement`, which skips to the next
 //! line at the same indentation (the header line and any indented block under it), so one
-//! mistake yields one diagnostic and parsing resumes. Recursion depth is counted by `nested`
-//! and capped at `MAX_NESTING`.
+//! mistake yields one diagnostic and parsing resumes. Recursion depth is counted by
+//! `enter`/`leave` and capped at `MAX_NESTING`.
 
 use crate::diag::Diagnostic;
 use crate::span::Span;
@@ -68,19 +68,6 @@ impl Cursor {
     /// Where the last consumed token started.
     pub fn prev_span(&self) -> Span {
         self.prev
-    }
-
-    /// Whether one more nesting level would exceed `MAX_NESTING`.
-    pub fn at_max_depth(&self) -> bool {
-        self.depth >= MAX_NESTING
-    }
-
-    /// Runs `rule` one level deeper without the limit check (the caller checked it).
-    pub fn deeper<T>(&mut self, rule: impl FnOnce(&mut Self) -> T) -> T {
-        self.depth += 1;
-        let result = rule(self);
-        self.depth -= 1;
-        result
     }
 
     /// Consumes the current token (staying on `Eof`).
@@ -166,15 +153,18 @@ impl Cursor {
         }
     }
 
-    /// Runs `rule` one nesting level deeper, refusing beyond `MAX_NESTING`.
-    pub fn nested<T>(&mut self, rule: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+    /// Enters one nesting level; refuses (after reporting) beyond `MAX_NESTING`. Every
+    /// successful `enter` is paired with one `leave`.
+    pub fn enter(&mut self) -> PResult<()> {
         if self.depth >= MAX_NESTING {
             return Err(self.too_deep(self.span()));
         }
         self.depth += 1;
-        let result = rule(self);
-        self.depth -= 1;
-        result
+        Ok(())
+    }
+
+    pub fn leave(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
     }
 
     pub fn too_deep(&mut self, span: Span) -> Abort {

@@ -9,7 +9,7 @@
 
 use crate::buffer::Buffer;
 use crate::dtype::DataType;
-use crate::expr::{BinOp, Call, CallEffect, Expr};
+use crate::expr::{BinOp, Call, CallEffect, CmpOp, Expr, LogicOp};
 use crate::span::Span;
 
 use super::ast::{ArithOp, PExpr, PExprKind, PIndex, UnaryOp};
@@ -20,7 +20,11 @@ use super::scope::Binding;
 /// A zero (or other small constant) of `dtype`, broadcast for vectors.
 pub(super) fn constant_like(value: i64, dtype: DataType) -> Expr {
     let elem = dtype.element();
-    let scalar = if elem.is_float() { Expr::float(value as f64, elem) } else { Expr::int_of(value, elem) };
+    let scalar = if elem.is_float() {
+        Expr::float(value as f64, elem)
+    } else {
+        Expr::int_of(value, elem)
+    };
     if dtype.lanes > 1 {
         Expr::broadcast(scalar, dtype.lanes)
     } else {
@@ -37,7 +41,12 @@ pub(super) fn min_extent(min: Expr, end: Expr) -> (Expr, Expr) {
             return (min, extent);
         }
     }
-    if let Expr::Binary { op: BinOp::Add, lhs, rhs } = &end {
+    if let Expr::Binary {
+        op: BinOp::Add,
+        lhs,
+        rhs,
+    } = &end
+    {
         if **lhs == min {
             let extent = (**rhs).clone();
             return (min, extent);
@@ -47,32 +56,79 @@ pub(super) fn min_extent(min: Expr, end: Expr) -> (Expr, Expr) {
     (min, extent)
 }
 
+/// `-x`, `+x`, `~x`, `not x` on a lowered operand.
+fn apply_unary(op: UnaryOp, value: Expr) -> Expr {
+    match op {
+        UnaryOp::Pos => value,
+        UnaryOp::Neg => {
+            let zero = constant_like(0, value.dtype());
+            Expr::binary(BinOp::Sub, zero, value)
+        }
+        UnaryOp::Invert => {
+            let ones = constant_like(-1, value.dtype());
+            Expr::binary(BinOp::BitXor, value, ones)
+        }
+        UnaryOp::Not => Expr::logical_not(value),
+    }
+}
+
+/// An arithmetic node; `**` is the `pow` intrinsic.
+fn arith_node(op: ArithOp, (l, r): (Expr, Expr)) -> Expr {
+    match op {
+        ArithOp::Op(op) => Expr::binary(op, l, r),
+        ArithOp::Pow => Expr::Call(Call {
+            name: "pow".to_string(),
+            dtype: l.dtype(),
+            args: vec![l, r],
+            effect: CallEffect::Pure,
+            external: false,
+        }),
+    }
+}
+
 impl Lowerer {
-    /// Lowers one expression.
+    /// Lowers one expression. Nested expressions recurse through here, so this only
+    /// dispatches: each arm is a call whose result is the return value, keeping the frame
+    /// small (see `MAX_NESTING`).
     pub fn expr(&mut self, e: &PExpr) -> Expr {
         match &e.kind {
             PExprKind::Name(name) => self.name_value(name, e.span),
+            PExprKind::Attr { value, name } => self.attr_value(value, name, e),
+            PExprKind::Call { .. } => self.call(e),
+            PExprKind::Subscript { value, items } => self.load(value, items),
+            PExprKind::Unary { op, operand } => self.unary(*op, operand, e),
+            PExprKind::Arith { op, lhs, rhs } => self.arith(*op, lhs, rhs),
+            PExprKind::Cmp { op, lhs, rhs } => self.comparison(*op, lhs, rhs),
+            PExprKind::Logic { op, lhs, rhs } => self.logic(*op, lhs, rhs),
+            _ => self.leaf(e),
+        }
+    }
+
+    /// Literals, and the containers that are not values.
+    fn leaf(&mut self, e: &PExpr) -> Expr {
+        match &e.kind {
             PExprKind::Int(v) => self.int_literal(i128::from(*v), e.span),
             PExprKind::Float(v) => Expr::float(*v, DataType::FLOAT32),
             PExprKind::Str(text) => Expr::Str(text.clone()),
             PExprKind::Bool(b) => Expr::bool(*b),
-            PExprKind::Attr { value, name } => self.attr_value(value, name, e),
-            PExprKind::Call { .. } => self.call(e),
-            PExprKind::Subscript { value, items } => self.load(value, items),
-            PExprKind::NoneLit | PExprKind::Tuple(_) | PExprKind::List(_) | PExprKind::Dict(_) => {
-                self.bad_expr(e.span, format!("{} is not a value", e.describe()), "an expression", e.describe())
-            }
-            PExprKind::Unary { op, operand } => self.unary(*op, operand, e),
-            PExprKind::Arith { op, lhs, rhs } => self.arith(*op, lhs, rhs),
-            PExprKind::Cmp { op, lhs, rhs } => {
-                let (l, r) = self.unify(lhs, rhs);
-                Expr::cmp(*op, l, r)
-            }
-            PExprKind::Logic { op, lhs, rhs } => {
-                let (l, r) = (self.expr(lhs), self.expr(rhs));
-                Expr::logic(*op, l, r)
-            }
+            _ => self.bad_expr(
+                e.span,
+                format!("{} is not a value", e.describe()),
+                "an expression",
+                e.describe(),
+            ),
         }
+    }
+
+    fn comparison(&mut self, op: CmpOp, lhs: &PExpr, rhs: &PExpr) -> Expr {
+        let (l, r) = self.unify(lhs, rhs);
+        Expr::cmp(op, l, r)
+    }
+
+    fn logic(&mut self, op: LogicOp, lhs: &PExpr, rhs: &PExpr) -> Expr {
+        let l = self.expr(lhs);
+        let r = self.expr(rhs);
+        Expr::logic(op, l, r)
     }
 
     fn name_value(&mut self, name: &str, span: Span) -> Expr {
@@ -90,14 +146,24 @@ impl Lowerer {
     }
 
     pub fn undefined(&mut self, name: &str, span: Span) -> Expr {
-        self.bad_expr(span, format!("undefined name `{name}`"), "a name defined earlier", format!("`{name}`"))
+        self.bad_expr(
+            span,
+            format!("undefined name `{name}`"),
+            "a name defined earlier",
+            format!("`{name}`"),
+        )
     }
 
     /// `A.data` and `A.elem_offset` of a buffer.
     fn attr_value(&mut self, value: &PExpr, attr: &str, e: &PExpr) -> Expr {
         let dotted = e.dotted();
         let Some(name) = value.as_name() else {
-            return self.bad_expr(e.span, "unsupported attribute access", "a name or `A.data`", e.describe());
+            return self.bad_expr(
+                e.span,
+                "unsupported attribute access",
+                "a name or `A.data`",
+                e.describe(),
+            );
         };
         match self.scopes.lookup(name) {
             Some(Binding::Buffer(buffer)) => match attr {
@@ -119,53 +185,48 @@ impl Lowerer {
             ),
             None if name == "T" => {
                 let text = dotted.unwrap_or_default();
-                self.bad_expr(e.span, format!("`{text}` is not a value"), "an expression", format!("`{text}`"))
+                self.bad_expr(
+                    e.span,
+                    format!("`{text}` is not a value"),
+                    "an expression",
+                    format!("`{text}`"),
+                )
             }
             None => self.undefined(name, value.span),
         }
     }
 
     fn unary(&mut self, op: UnaryOp, operand: &PExpr, e: &PExpr) -> Expr {
-        if matches!(op, UnaryOp::Neg | UnaryOp::Pos) {
-            match literal(e) {
-                Some(Lit::Int(v)) => return self.int_literal(v, e.span),
-                Some(Lit::Float(v)) => return Expr::float(v, DataType::FLOAT32),
-                None => {}
-            }
+        if matches!(op, UnaryOp::Neg | UnaryOp::Pos) && e.is_number_literal() {
+            return self.folded_literal(e);
         }
         let value = self.expr(operand);
-        match op {
-            UnaryOp::Pos => value,
-            UnaryOp::Neg => {
-                let zero = constant_like(0, value.dtype());
-                Expr::binary(BinOp::Sub, zero, value)
-            }
-            UnaryOp::Invert => {
-                let ones = constant_like(-1, value.dtype());
-                Expr::binary(BinOp::BitXor, value, ones)
-            }
-            UnaryOp::Not => Expr::logical_not(value),
+        apply_unary(op, value)
+    }
+
+    /// `-3`, `+2.5`: the literal with its sign.
+    fn folded_literal(&mut self, e: &PExpr) -> Expr {
+        match literal(e) {
+            Some(Lit::Int(v)) => self.int_literal(v, e.span),
+            Some(Lit::Float(v)) => Expr::float(v, DataType::FLOAT32),
+            None => Expr::int(0),
         }
     }
 
     fn arith(&mut self, op: ArithOp, lhs: &PExpr, rhs: &PExpr) -> Expr {
-        let (l, r) = self.unify(lhs, rhs);
-        match op {
-            ArithOp::Op(op) => Expr::binary(op, l, r),
-            ArithOp::Pow => Expr::Call(Call {
-                name: "pow".to_string(),
-                dtype: l.dtype(),
-                args: vec![l, r],
-                effect: CallEffect::Pure,
-                external: false,
-            }),
-        }
+        let operands = self.unify(lhs, rhs);
+        arith_node(op, operands)
     }
 
     /// The buffer a subscript or store names; `None` after reporting (or for a poisoned name).
     pub fn subscript_buffer(&mut self, base: &PExpr, action: &str) -> Option<Buffer> {
         let Some(name) = base.as_name() else {
-            self.error(base.span, format!("cannot {action} {}", base.describe()), "a buffer name", base.describe());
+            self.error(
+                base.span,
+                format!("cannot {action} {}", base.describe()),
+                "a buffer name",
+                base.describe(),
+            );
             return None;
         };
         match self.scopes.lookup(name) {
@@ -198,23 +259,34 @@ impl Lowerer {
     /// The indices of an access; a slice `a:b` is the vector index `Ramp(a, 1, b - a)`.
     pub fn indices(&mut self, buffer: &Buffer, items: &[PIndex], span: Span) -> Vec<Expr> {
         if items.len() != buffer.shape().len() {
-            self.error(
-                span,
-                format!("wrong number of indices for `{}`", buffer.name()),
-                match buffer.shape().len() {
-                    1 => "1 index".to_string(),
-                    n => format!("{n} indices"),
-                },
-                items.len().to_string(),
-            );
+            self.wrong_index_count(buffer, items.len(), span);
         }
-        items
-            .iter()
-            .map(|item| match item {
-                PIndex::Point(e) => self.expr(e),
-                PIndex::Slice { lo, hi, step, span } => self.slice_index(lo, hi, step.as_ref(), *span),
-            })
-            .collect()
+        let mut indices = Vec::with_capacity(items.len());
+        for item in items {
+            let index = self.index(item);
+            indices.push(index);
+        }
+        indices
+    }
+
+    fn index(&mut self, item: &PIndex) -> Expr {
+        match item {
+            PIndex::Point(e) => self.expr(e),
+            PIndex::Slice { lo, hi, step, span } => self.slice_index(lo, hi, step.as_ref(), *span),
+        }
+    }
+
+    pub fn wrong_index_count(&mut self, buffer: &Buffer, found: usize, span: Span) {
+        let expected = match buffer.shape().len() {
+            1 => "1 index".to_string(),
+            n => format!("{n} indices"),
+        };
+        self.error(
+            span,
+            format!("wrong number of indices for `{}`", buffer.name()),
+            expected,
+            found.to_string(),
+        );
     }
 
     fn slice_index(&mut self, lo: &PExpr, hi: &PExpr, step: Option<&PExpr>, span: Span) -> Expr {
@@ -225,9 +297,9 @@ impl Lowerer {
             None => constant_like(1, base.dtype()),
         };
         let lanes = match (extent.as_int(), stride.as_int()) {
-            (Some(extent), Some(stride)) if extent > 0 && stride > 0 => {
-                extent.checked_add(stride - 1).and_then(|n| u16::try_from(n / stride).ok())
-            }
+            (Some(extent), Some(stride)) if extent > 0 && stride > 0 => extent
+                .checked_add(stride - 1)
+                .and_then(|n| u16::try_from(n / stride).ok()),
             _ => None,
         };
         match lanes {

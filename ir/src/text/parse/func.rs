@@ -1,13 +1,13 @@
 //! Lowering of one `@T.prim_func`: decorators, parameters, the function prelude
-//! (`T.func_attr`, `T.match_buffer`) and the body.
+//! (`T.func_attr`, `T.match_buffer`, symbolic `n = T.int32()`) and the body.
 //!
 //! Parameters are bound in two passes — scalars and handles first, then buffers — so a buffer
 //! shape may use a scalar parameter written after it. A buffer parameter `A: T.Buffer(...)`
 //! becomes a handle variable `A_handle` mapped to the buffer `A` (whose data variable is named
-//! `A`). The prelude is the leading run of `T.func_attr` / `X = T.match_buffer(h, ...)`
-//! statements; `T.match_buffer` maps a handle parameter that has no buffer yet. Invariant:
-//! each function is lowered in fresh scopes and counters, so errors never leak between
-//! functions.
+//! `A`). The prelude is the leading run of `T.func_attr`, `X = T.match_buffer(h, ...)` and
+//! `n = T.int32()` statements; `T.match_buffer` maps a handle parameter that has no buffer
+//! yet. Invariant: each function is lowered in fresh scopes and counters, so errors never
+//! leak between functions.
 
 use crate::annotation::Annotations;
 use crate::buffer::SCOPE_GLOBAL;
@@ -22,6 +22,14 @@ use super::literal::dtype_of_name;
 use super::lower::Lowerer;
 use super::scope::{Binding, Scopes};
 
+/// `n = T.int32()`: a symbolic variable for shapes, allowed among the prelude statements.
+fn is_var_decl(target: &PExpr, value: &PExpr) -> bool {
+    target.as_name().is_some()
+        && value
+            .as_call()
+            .is_some_and(|(callee, args, _)| args.is_empty() && dtype_of_name(&callee).is_some())
+}
+
 /// What a parameter annotation declares.
 enum ParamKind<'a> {
     Scalar(DataType),
@@ -34,6 +42,7 @@ impl Lowerer {
         self.scopes = Scopes::default();
         self.depth = 0;
         self.blocks = 0;
+        self.too_deep_reported = false;
         let (s_tir, private) = self.decorators(&f.decorators, f.span);
         self.scopes.push();
         let mut params = self.params(&f.params);
@@ -181,6 +190,13 @@ impl Lowerer {
                 }
                 PStmtKind::Assign { target, value } if value.as_call().is_some_and(|(c, ..)| c == "T.match_buffer") => {
                     self.match_buffer(target, value, params);
+                }
+                PStmtKind::Assign { target, value } if is_var_decl(target, value) => {
+                    if let (Some(name), Some(dtype)) =
+                        (target.as_name(), value.as_call().and_then(|(c, ..)| dtype_of_name(&c)))
+                    {
+                        self.scopes.bind(name, Binding::Var(Var::new(name, dtype)));
+                    }
                 }
                 _ => break,
             }

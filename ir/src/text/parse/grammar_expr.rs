@@ -6,9 +6,10 @@
 //! left-associative; `**` is right-associative. Comparisons do not chain (`a < b < c` is an
 //! error, TIR has no chained comparison).
 //!
-//! Invariants: every recursive descent goes through `Cursor::nested`, and every node is built
-//! through `node`, which refuses trees higher than `MAX_NESTING`; so neither the grammar nor
-//! any later walk over its output can overflow the stack.
+//! Invariants: every recursion that the input controls goes through `Cursor::enter`, and every
+//! node is built through `node`, which refuses trees higher than `MAX_NESTING`; so neither the
+//! grammar nor any later walk over its output can overflow the stack. Prefix operators are
+//! collected in a loop, so a long run of `-` costs no stack.
 
 use crate::diag::Diagnostic;
 use crate::expr::{BinOp, CmpOp, LogicOp};
@@ -35,7 +36,10 @@ enum Infix {
 impl Cursor {
     /// One expression (no bare tuple).
     pub fn expr(&mut self) -> PResult<PExpr> {
-        self.nested(|p| p.binary(OR))
+        self.enter()?;
+        let result = self.binary(OR);
+        self.leave();
+        result
     }
 
     /// `e` or `e1, e2, ...` (a tuple without parentheses, as in `vi, vj = ...`).
@@ -72,29 +76,52 @@ impl Cursor {
         Ok(node)
     }
 
+    /// Binary operators by precedence climbing. The recursive path through here (`expr` ->
+    /// `binary` -> `operand` -> `primary` -> brackets -> `expr`) stacks up once per bracket
+    /// level, so these functions only dispatch and keep their frames small; the work is in
+    /// helpers that return before the recursion goes deeper.
     fn binary(&mut self, min: u8) -> PResult<PExpr> {
-        let mut lhs = self.prefix(min)?;
-        while let Some((prec, op)) = self.infix() {
-            if prec < min {
-                break;
-            }
-            self.bump();
-            // Each recursive call raises the minimum precedence, so this recursion is bounded by
-            // the number of precedence levels, not by the input.
-            let rhs = self.binary(prec + 1)?;
-            let span = lhs.span;
-            let (lhs_box, rhs_box) = (Box::new(lhs), Box::new(rhs));
-            let kind = match op {
-                Infix::Arith(op) => PExprKind::Arith { op, lhs: lhs_box, rhs: rhs_box },
-                Infix::Cmp(op) => PExprKind::Cmp { op, lhs: lhs_box, rhs: rhs_box },
-                Infix::Logic(op) => PExprKind::Logic { op, lhs: lhs_box, rhs: rhs_box },
-            };
-            lhs = self.node(kind, span)?;
-            if matches!(op, Infix::Cmp(_)) {
-                self.refuse_chained_comparison()?;
-            }
+        let mut lhs = self.first_operand(min)?;
+        while let Some(op) = self.infix_at_least(min) {
+            lhs = self.binary_rhs(lhs, op)?;
         }
         Ok(lhs)
+    }
+
+    fn first_operand(&mut self, min: u8) -> PResult<PExpr> {
+        if self.at_keyword("not") {
+            self.not_expr(min)
+        } else {
+            self.operand()
+        }
+    }
+
+    /// The infix operator at the cursor if it binds at least as tightly as `min`.
+    fn infix_at_least(&self, min: u8) -> Option<(u8, Infix)> {
+        self.infix().filter(|(prec, _)| *prec >= min)
+    }
+
+    /// Consumes the operator and its right operand. Each recursive call raises the minimum
+    /// precedence, so this recursion is bounded by the number of precedence levels.
+    fn binary_rhs(&mut self, lhs: PExpr, (prec, op): (u8, Infix)) -> PResult<PExpr> {
+        self.bump();
+        let rhs = self.binary(prec + 1)?;
+        let node = self.combine(op, lhs, rhs)?;
+        if matches!(op, Infix::Cmp(_)) {
+            self.refuse_chained_comparison()?;
+        }
+        Ok(node)
+    }
+
+    fn combine(&mut self, op: Infix, lhs: PExpr, rhs: PExpr) -> PResult<PExpr> {
+        let span = lhs.span;
+        let (lhs, rhs) = (Box::new(lhs), Box::new(rhs));
+        let kind = match op {
+            Infix::Arith(op) => PExprKind::Arith { op, lhs, rhs },
+            Infix::Cmp(op) => PExprKind::Cmp { op, lhs, rhs },
+            Infix::Logic(op) => PExprKind::Logic { op, lhs, rhs },
+        };
+        self.node(kind, span)
     }
 
     fn refuse_chained_comparison(&mut self) -> PResult<()> {
@@ -136,77 +163,111 @@ impl Cursor {
         Some(found)
     }
 
-    /// `not` (when the context allows it), or a unary expression.
-    fn prefix(&mut self, min: u8) -> PResult<PExpr> {
-        if !self.at_keyword("not") {
-            return self.unary();
-        }
+    /// `not x`, which binds looser than comparisons, where the context allows it.
+    fn not_expr(&mut self, min: u8) -> PResult<PExpr> {
         if min > NOT {
             return Err(self.unexpected("an expression"));
         }
         let span = self.bump().span;
-        let operand = self.nested(|p| p.binary(NOT))?;
-        self.node(PExprKind::Unary { op: UnaryOp::Not, operand: Box::new(operand) }, span)
+        self.enter()?;
+        let operand = self.binary(NOT);
+        self.leave();
+        self.unary_node(UnaryOp::Not, operand?, span)
     }
 
-    fn unary(&mut self) -> PResult<PExpr> {
-        let op = match self.kind() {
-            TokenKind::Punct(Punct::Minus) => UnaryOp::Neg,
-            TokenKind::Punct(Punct::Plus) => UnaryOp::Pos,
-            TokenKind::Punct(Punct::Tilde) => UnaryOp::Invert,
-            _ => return self.power(),
-        };
-        let span = self.bump().span;
-        let operand = self.nested(|p| p.unary())?;
-        self.node(PExprKind::Unary { op, operand: Box::new(operand) }, span)
+    fn unary_node(&mut self, op: UnaryOp, operand: PExpr, span: Span) -> PResult<PExpr> {
+        let operand = Box::new(operand);
+        self.node(PExprKind::Unary { op, operand }, span)
     }
 
-    fn power(&mut self) -> PResult<PExpr> {
-        let base = self.postfix()?;
-        if !self.eat(Punct::StarStar) {
-            return Ok(base);
-        }
-        let exponent = self.nested(|p| p.unary())?;
-        let span = base.span;
-        self.node(PExprKind::Arith { op: ArithOp::Pow, lhs: Box::new(base), rhs: Box::new(exponent) }, span)
+    /// A unary-level operand: prefix `-` `+` `~` (collected in a loop, not by recursion),
+    /// a primary, and an optional `** operand` (which binds tighter than the prefixes).
+    fn operand(&mut self) -> PResult<PExpr> {
+        let prefixes = self.prefixes();
+        let value = self.primary()?;
+        self.finish_operand(value, prefixes)
     }
 
-    fn postfix(&mut self) -> PResult<PExpr> {
-        let mut value = self.atom()?;
+    fn prefixes(&mut self) -> Vec<(UnaryOp, Span)> {
+        let mut prefixes = Vec::new();
         loop {
-            let span = value.span;
-            let kind = if self.eat(Punct::Dot) {
-                let name = self.ident("an attribute name")?;
-                PExprKind::Attr { value: Box::new(value), name: name.name }
-            } else if self.at(Punct::LParen) {
-                let (args, kwargs) = self.call_args()?;
-                PExprKind::Call { func: Box::new(value), args, kwargs }
-            } else if self.at(Punct::LBracket) {
-                let items = self.subscript()?;
-                PExprKind::Subscript { value: Box::new(value), items }
-            } else {
-                return Ok(value);
+            let op = match self.kind() {
+                TokenKind::Punct(Punct::Minus) => UnaryOp::Neg,
+                TokenKind::Punct(Punct::Plus) => UnaryOp::Pos,
+                TokenKind::Punct(Punct::Tilde) => UnaryOp::Invert,
+                _ => return prefixes,
             };
-            value = self.node(kind, span)?;
+            prefixes.push((op, self.bump().span));
         }
     }
 
+    /// `** exponent`, then the prefixes, innermost first.
+    fn finish_operand(&mut self, mut value: PExpr, mut prefixes: Vec<(UnaryOp, Span)>) -> PResult<PExpr> {
+        if self.eat(Punct::StarStar) {
+            self.enter()?;
+            let exponent = self.operand();
+            self.leave();
+            value = self.combine(Infix::Arith(ArithOp::Pow), value, exponent?)?;
+        }
+        while let Some((op, span)) = prefixes.pop() {
+            value = self.unary_node(op, value, span)?;
+        }
+        Ok(value)
+    }
+
+    /// An atom or a bracketed expression, followed by `.name`, calls and subscripts.
+    fn primary(&mut self) -> PResult<PExpr> {
+        let mut value = self.primary_head()?;
+        while self.at(Punct::Dot) || self.at(Punct::LParen) || self.at(Punct::LBracket) {
+            value = self.postfix(value)?;
+        }
+        Ok(value)
+    }
+
+    fn primary_head(&mut self) -> PResult<PExpr> {
+        match self.kind() {
+            TokenKind::Punct(Punct::LParen) => self.paren(),
+            TokenKind::Punct(Punct::LBracket) => self.list(),
+            TokenKind::Punct(Punct::LBrace) => self.dict(),
+            _ => self.atom(),
+        }
+    }
+
+    fn postfix(&mut self, value: PExpr) -> PResult<PExpr> {
+        match self.kind() {
+            TokenKind::Punct(Punct::Dot) => self.attr_suffix(value),
+            TokenKind::Punct(Punct::LParen) => self.call_suffix(value),
+            _ => self.subscript_suffix(value),
+        }
+    }
+
+    fn attr_suffix(&mut self, value: PExpr) -> PResult<PExpr> {
+        self.bump();
+        let name = self.ident("an attribute name")?;
+        let span = value.span;
+        let value = Box::new(value);
+        self.node(PExprKind::Attr { value, name: name.name }, span)
+    }
+
+    /// A leaf: a name, a keyword literal, a number or strings.
     fn atom(&mut self) -> PResult<PExpr> {
         let span = self.span();
-        let kind = match self.kind().clone() {
-            TokenKind::Name(name) => self.name_atom(name)?,
+        let kind = match self.kind() {
+            TokenKind::Name(name) => {
+                let name = name.clone();
+                self.name_atom(name)?
+            }
             TokenKind::Int(v) => {
+                let v = *v;
                 self.bump();
                 PExprKind::Int(v)
             }
             TokenKind::Float(v) => {
+                let v = *v;
                 self.bump();
                 PExprKind::Float(v)
             }
             TokenKind::Str(_) => PExprKind::Str(self.strings()),
-            TokenKind::Punct(Punct::LParen) => return self.paren(),
-            TokenKind::Punct(Punct::LBracket) => self.list()?,
-            TokenKind::Punct(Punct::LBrace) => self.dict()?,
             _ => return Err(self.unexpected("an expression")),
         };
         self.node(kind, span)
@@ -237,53 +298,61 @@ impl Cursor {
     /// `(e)`, `()` or `(e1, e2, ...)`.
     fn paren(&mut self) -> PResult<PExpr> {
         let span = self.bump().span;
-        if self.eat(Punct::RParen) {
-            return self.node(PExprKind::Tuple(Vec::new()), span);
+        let mut items = Vec::new();
+        let single = self.items_into(Punct::RParen, &mut items)?;
+        match (single, items.pop()) {
+            (true, Some(only)) => Ok(only),
+            (_, last) => self.tuple_node(items, last, span),
         }
-        let first = self.expr()?;
-        if self.eat(Punct::RParen) {
-            return Ok(first);
-        }
-        if !self.at(Punct::Comma) {
-            return Err(self.unexpected("`,` or `)`"));
-        }
-        let mut items = vec![first];
-        self.comma_items(Punct::RParen, &mut items)?;
+    }
+
+    fn tuple_node(&mut self, mut items: Vec<PExpr>, last: Option<PExpr>, span: Span) -> PResult<PExpr> {
+        items.extend(last);
         self.node(PExprKind::Tuple(items), span)
     }
 
-    fn list(&mut self) -> PResult<PExprKind> {
-        self.bump();
+    fn list(&mut self) -> PResult<PExpr> {
+        let span = self.bump().span;
         let mut items = Vec::new();
-        if !self.eat(Punct::RBracket) {
-            items.push(self.expr()?);
-            self.comma_items(Punct::RBracket, &mut items)?;
-        }
-        Ok(PExprKind::List(items))
+        self.items_into(Punct::RBracket, &mut items)?;
+        self.node(PExprKind::List(items), span)
     }
 
-    /// After a first item: `, item`* with an optional trailing comma, then `close`.
-    fn comma_items(&mut self, close: Punct, items: &mut Vec<PExpr>) -> PResult<()> {
-        loop {
-            if self.eat(close) {
-                return Ok(());
-            }
-            if !self.eat(Punct::Comma) {
-                return Err(self.unexpected(&format!("`,` or `{close}`")));
-            }
-            if self.eat(close) {
-                return Ok(());
-            }
-            items.push(self.expr()?);
+    /// Comma-separated expressions up to `close` (a trailing comma allowed). Returns whether
+    /// it was exactly one item without a comma (a parenthesised expression, not a tuple).
+    fn items_into(&mut self, close: Punct, items: &mut Vec<PExpr>) -> PResult<bool> {
+        let mut comma = false;
+        while !self.eat(close) {
+            self.expr_into(items)?;
+            comma |= self.separator(close, "`,` or `{close}`")?;
         }
+        Ok(items.len() == 1 && !comma)
     }
 
-    fn dict(&mut self) -> PResult<PExprKind> {
-        self.bump();
+    /// Parses one expression and appends it (so that callers hold no expression temporary).
+    fn expr_into(&mut self, items: &mut Vec<PExpr>) -> PResult<()> {
+        let value = self.expr()?;
+        items.push(value);
+        Ok(())
+    }
+
+    /// After an item: a comma (true), or the closing bracket ahead (false); else an error.
+    fn separator(&mut self, close: Punct, expected: &str) -> PResult<bool> {
+        if self.eat(Punct::Comma) {
+            return Ok(true);
+        }
+        if self.at(close) {
+            return Ok(false);
+        }
+        Err(self.unexpected(&expected.replace("{close}", close.as_str())))
+    }
+
+    fn dict(&mut self) -> PResult<PExpr> {
+        let span = self.bump().span;
         let mut entries = Vec::new();
         loop {
             if self.eat(Punct::RBrace) {
-                return Ok(PExprKind::Dict(entries));
+                return self.node(PExprKind::Dict(entries), span);
             }
             let key = self.expr()?;
             self.expect(Punct::Colon, "missing `:` in a dict entry")?;
@@ -295,35 +364,49 @@ impl Cursor {
         }
     }
 
-    /// `(args, name=value, ...)` of a call.
-    fn call_args(&mut self) -> PResult<(Vec<PExpr>, Vec<Kwarg>)> {
+    /// `func(args, name=value, ...)`.
+    fn call_suffix(&mut self, func: PExpr) -> PResult<PExpr> {
         self.bump();
         let mut args = Vec::new();
-        let mut kwargs: Vec<Kwarg> = Vec::new();
-        loop {
-            if self.eat(Punct::RParen) {
-                return Ok((args, kwargs));
-            }
-            if self.at_kwarg() {
-                let name = self.ident("a keyword name")?;
-                self.bump();
-                let value = self.expr()?;
-                kwargs.push(Kwarg { name: name.name, span: name.span, value });
-            } else {
-                let span = self.span();
-                let value = self.expr()?;
-                if !kwargs.is_empty() {
-                    let diag = Diagnostic::error(span, "positional argument after keyword argument")
-                        .expected("`name=value`", value.describe());
-                    self.error(diag);
-                    return Err(Abort);
-                }
-                args.push(value);
-            }
-            if !self.at(Punct::RParen) && !self.eat(Punct::Comma) {
-                return Err(self.unexpected("`,` or `)`"));
-            }
+        let mut kwargs = Vec::new();
+        while !self.eat(Punct::RParen) {
+            self.call_arg(&mut args, &mut kwargs)?;
+            self.separator(Punct::RParen, "`,` or `{close}`")?;
         }
+        self.call_node(func, args, kwargs)
+    }
+
+    fn call_node(&mut self, func: PExpr, args: Vec<PExpr>, kwargs: Vec<Kwarg>) -> PResult<PExpr> {
+        let span = func.span;
+        let func = Box::new(func);
+        self.node(PExprKind::Call { func, args, kwargs }, span)
+    }
+
+    /// One argument: `name=value` or a positional one (not after a keyword argument).
+    fn call_arg(&mut self, args: &mut Vec<PExpr>, kwargs: &mut Vec<Kwarg>) -> PResult<()> {
+        if self.at_kwarg() {
+            let name = self.ident("a keyword name")?;
+            self.bump();
+            let mut value = Vec::new();
+            self.expr_into(&mut value)?;
+            kwargs.extend(value.pop().map(|value| Kwarg {
+                name: name.name,
+                span: name.span,
+                value,
+            }));
+            return Ok(());
+        }
+        if !kwargs.is_empty() {
+            return Err(self.positional_after_keyword());
+        }
+        self.expr_into(args)
+    }
+
+    fn positional_after_keyword(&mut self) -> Abort {
+        let diag = Diagnostic::error(self.span(), "positional argument after keyword argument")
+            .expected("`name=value`", self.found());
+        self.error(diag);
+        Abort
     }
 
     fn at_kwarg(&self) -> bool {
@@ -331,34 +414,48 @@ impl Cursor {
             && self.peek_nth(1).kind == TokenKind::Punct(Punct::Assign)
     }
 
-    /// `[i, lo:hi, lo:hi:step, ...]`.
-    fn subscript(&mut self) -> PResult<Vec<PIndex>> {
+    /// `value[i, lo:hi, lo:hi:step, ...]`.
+    fn subscript_suffix(&mut self, value: PExpr) -> PResult<PExpr> {
         self.bump();
         let mut items = Vec::new();
         loop {
-            items.push(self.index()?);
-            if self.eat(Punct::RBracket) {
-                return Ok(items);
-            }
-            if !self.eat(Punct::Comma) {
-                return Err(self.unexpected("`,` or `]`"));
-            }
-            if self.eat(Punct::RBracket) {
-                return Ok(items);
+            self.index_into(&mut items)?;
+            let comma = self.separator(Punct::RBracket, "`,` or `{close}`")?;
+            if !comma || self.at(Punct::RBracket) {
+                self.bump();
+                break;
             }
         }
+        let span = value.span;
+        let value = Box::new(value);
+        self.node(PExprKind::Subscript { value, items }, span)
     }
 
-    fn index(&mut self) -> PResult<PIndex> {
+    /// One subscript item, `e` or `lo:hi[:step]`, appended to `items`.
+    fn index_into(&mut self, items: &mut Vec<PIndex>) -> PResult<()> {
         let span = self.span();
-        let lo = self.expr()?;
-        if !self.eat(Punct::Colon) {
-            return Ok(PIndex::Point(lo));
+        let mut parts = Vec::new();
+        self.expr_into(&mut parts)?;
+        if self.eat(Punct::Colon) {
+            self.expr_into(&mut parts)?;
+            if self.eat(Punct::Colon) {
+                self.expr_into(&mut parts)?;
+            }
         }
-        let hi = self.expr()?;
-        let step = if self.eat(Punct::Colon) { Some(self.expr()?) } else { None };
-        Ok(PIndex::Slice { lo, hi, step, span })
+        items.extend(index_from_parts(parts, span));
+        Ok(())
     }
+}
+
+/// `[e]` is a point, `[lo, hi]` and `[lo, hi, step]` are slices.
+fn index_from_parts(parts: Vec<PExpr>, span: Span) -> Option<PIndex> {
+    let mut parts = parts.into_iter();
+    let lo = parts.next()?;
+    let Some(hi) = parts.next() else {
+        return Some(PIndex::Point(lo));
+    };
+    let step = parts.next();
+    Some(PIndex::Slice { lo, hi, step, span })
 }
 
 #[cfg(test)]

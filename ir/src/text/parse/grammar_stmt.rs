@@ -9,11 +9,13 @@
 use crate::diag::Diagnostic;
 use crate::text::lex::{Punct, TokenKind};
 
-use super::ast::{Ident, PExprKind, PStmt, PStmtKind};
+use super::ast::{Ident, PExpr, PExprKind, PStmt, PStmtKind};
 use super::cursor::{Abort, Cursor, PResult};
 
 impl Cursor {
     /// Statements up to the end of the current indented block (its `Dedent` is consumed).
+    /// This and `stmt_into`, the compound statements and `suite` form the recursive path of
+    /// nested blocks, so they keep small frames and push results instead of returning them.
     pub fn block_body(&mut self) -> Vec<PStmt> {
         let mut stmts = Vec::new();
         loop {
@@ -27,17 +29,20 @@ impl Cursor {
                     self.bump();
                 }
                 TokenKind::Indent => self.unexpected_indent(),
-                _ => match self.stmt() {
-                    Ok(stmt) => stmts.push(stmt),
-                    Err(Abort) => self.recover_statement(),
-                },
+                _ => {
+                    if self.stmt_into(&mut stmts).is_err() {
+                        self.recover_statement();
+                    }
+                }
             }
         }
     }
 
     pub fn unexpected_indent(&mut self) {
-        let diag = Diagnostic::error(self.span(), "unexpected indentation")
-            .expected("a statement at the indentation of the enclosing block", "more indentation");
+        let diag = Diagnostic::error(self.span(), "unexpected indentation").expected(
+            "a statement at the indentation of the enclosing block",
+            "more indentation",
+        );
         self.error(diag);
         self.skip_block();
     }
@@ -46,45 +51,68 @@ impl Cursor {
     /// statement on the same line.
     pub fn suite(&mut self) -> PResult<Vec<PStmt>> {
         if !self.at_line_end() {
-            return Ok(vec![self.simple_stmt()?]);
+            return self.inline_suite();
         }
         self.bump();
         if self.kind() != &TokenKind::Indent {
             // Report, but do not abort: the next line is a statement of the outer block.
-            let diag = Diagnostic::error(self.span(), "expected an indented block")
-                .expected("an indented block", self.found());
-            self.error(diag);
+            self.missing_block();
             return Ok(Vec::new());
         }
-        if self.at_max_depth() {
-            let span = self.span();
-            self.too_deep(span);
+        if self.enter().is_err() {
             self.skip_block();
             return Ok(Vec::new());
         }
         self.bump();
-        Ok(self.deeper(|p| p.block_body()))
+        let body = self.block_body();
+        self.leave();
+        Ok(body)
     }
 
-    fn stmt(&mut self) -> PResult<PStmt> {
+    fn inline_suite(&mut self) -> PResult<Vec<PStmt>> {
+        let mut body = Vec::new();
+        self.simple_stmt_into(&mut body)?;
+        Ok(body)
+    }
+
+    fn missing_block(&mut self) {
+        let diag =
+            Diagnostic::error(self.span(), "expected an indented block").expected("an indented block", self.found());
+        self.error(diag);
+    }
+
+    /// Parses one statement and appends it.
+    fn stmt_into(&mut self, out: &mut Vec<PStmt>) -> PResult<()> {
         let TokenKind::Name(word) = self.kind() else {
-            return self.simple_stmt();
+            return self.simple_stmt_into(out);
         };
         match word.as_str() {
-            "pass" => {
-                let span = self.bump().span;
-                self.end_of_line()?;
-                Ok(PStmt { kind: PStmtKind::Pass, span })
-            }
-            "for" => self.for_stmt(),
-            "if" => self.if_stmt(),
-            "with" => self.with_stmt(),
+            "pass" => self.pass_into(out),
+            "for" => self.for_stmt(out),
+            "if" => self.if_stmt(out),
+            "with" => self.with_stmt(out),
             "while" => Err(self.unsupported("`while` loops are not supported")),
             "elif" | "else" => Err(self.unsupported("`elif`/`else` without a matching `if`")),
             "def" | "class" => Err(self.unsupported("nested definitions are not supported")),
             "return" => Err(self.unsupported("`return` is not supported in a `T.prim_func`")),
-            _ => self.simple_stmt(),
+            _ => self.simple_stmt_into(out),
         }
+    }
+
+    fn pass_into(&mut self, out: &mut Vec<PStmt>) -> PResult<()> {
+        let span = self.bump().span;
+        self.end_of_line()?;
+        out.push(PStmt {
+            kind: PStmtKind::Pass,
+            span,
+        });
+        Ok(())
+    }
+
+    fn simple_stmt_into(&mut self, out: &mut Vec<PStmt>) -> PResult<()> {
+        let stmt = self.simple_stmt()?;
+        out.push(stmt);
+        Ok(())
     }
 
     fn unsupported(&mut self, message: &str) -> Abort {
@@ -105,7 +133,10 @@ impl Cursor {
                 self.error(diag);
                 return Err(Abort);
             };
-            let name = Ident { name: name.clone(), span: first.span };
+            let name = Ident {
+                name: name.clone(),
+                span: first.span,
+            };
             let ann = self.expr()?;
             self.expect(Punct::Assign, "missing `=` in an annotated assignment")?;
             let value = self.expr()?;
@@ -147,31 +178,36 @@ impl Cursor {
         Ok(names)
     }
 
-    fn for_stmt(&mut self) -> PResult<PStmt> {
+    fn for_stmt(&mut self, out: &mut Vec<PStmt>) -> PResult<()> {
+        let (span, targets, iter) = self.for_header()?;
+        let body = self.suite()?;
+        out.push(PStmt {
+            kind: PStmtKind::For { targets, iter, body },
+            span,
+        });
+        Ok(())
+    }
+
+    fn for_header(&mut self) -> PResult<(crate::span::Span, Vec<Ident>, PExpr)> {
         let span = self.bump().span;
         let targets = self.targets()?;
         self.expect_keyword("in")?;
         let iter = self.expr()?;
         self.expect(Punct::Colon, "missing `:`")?;
-        let body = self.suite()?;
-        Ok(PStmt { kind: PStmtKind::For { targets, iter, body }, span })
+        Ok((span, targets, iter))
     }
 
-    fn if_stmt(&mut self) -> PResult<PStmt> {
+    fn if_stmt(&mut self, out: &mut Vec<PStmt>) -> PResult<()> {
         let span = self.bump().span;
-        let cond = self.expr()?;
-        self.expect(Punct::Colon, "missing `:`")?;
-        let mut branches = vec![(cond, self.suite()?)];
+        let mut branches = Vec::new();
+        self.branch_into(&mut branches)?;
         let mut else_body = None;
         loop {
-            if self.at_keyword("elif") {
-                self.bump();
-                match self.branch_header() {
-                    Ok(cond) => branches.push((cond, self.suite()?)),
-                    Err(Abort) => self.recover_statement(),
+            if self.eat_keyword("elif") {
+                if self.branch_into(&mut branches).is_err() {
+                    self.recover_statement();
                 }
-            } else if self.at_keyword("else") {
-                self.bump();
+            } else if self.eat_keyword("else") {
                 match self.expect(Punct::Colon, "missing `:`") {
                     Ok(_) => else_body = Some(self.suite()?),
                     Err(Abort) => self.recover_statement(),
@@ -181,22 +217,47 @@ impl Cursor {
                 break;
             }
         }
-        Ok(PStmt { kind: PStmtKind::If { branches, else_body }, span })
+        out.push(PStmt {
+            kind: PStmtKind::If { branches, else_body },
+            span,
+        });
+        Ok(())
     }
 
-    fn branch_header(&mut self) -> PResult<super::ast::PExpr> {
+    /// `cond: suite` of an `if` or `elif`.
+    fn branch_into(&mut self, branches: &mut Vec<(PExpr, Vec<PStmt>)>) -> PResult<()> {
+        let cond = self.branch_header()?;
+        let body = self.suite()?;
+        branches.push((cond, body));
+        Ok(())
+    }
+
+    fn branch_header(&mut self) -> PResult<PExpr> {
         let cond = self.expr()?;
         self.expect(Punct::Colon, "missing `:`")?;
         Ok(cond)
     }
 
-    fn with_stmt(&mut self) -> PResult<PStmt> {
+    fn with_stmt(&mut self, out: &mut Vec<PStmt>) -> PResult<()> {
+        let (span, item, targets) = self.with_header()?;
+        let body = self.suite()?;
+        out.push(PStmt {
+            kind: PStmtKind::With { item, targets, body },
+            span,
+        });
+        Ok(())
+    }
+
+    fn with_header(&mut self) -> PResult<(crate::span::Span, PExpr, Vec<Ident>)> {
         let span = self.bump().span;
         let item = self.expr()?;
-        let targets = if self.eat_keyword("as") { self.targets()? } else { Vec::new() };
+        let targets = if self.eat_keyword("as") {
+            self.targets()?
+        } else {
+            Vec::new()
+        };
         self.expect(Punct::Colon, "missing `:`")?;
-        let body = self.suite()?;
-        Ok(PStmt { kind: PStmtKind::With { item, targets, body }, span })
+        Ok((span, item, targets))
     }
 }
 
@@ -216,11 +277,17 @@ mod tests {
         let (stmts, errs) = parse("for i in range(4):\n    if i < 2:\n        pass\n    elif i < 3: x = 1\n    else:\n        A[i] = 0\nwith T.attr({}) as a, b:\n    T.evaluate(0)\n");
         assert!(errs.is_empty(), "{errs:?}");
         assert_eq!(stmts.len(), 2);
-        let PStmtKind::For { body, .. } = &stmts[0].kind else { panic!() };
-        let PStmtKind::If { branches, else_body } = &body[0].kind else { panic!() };
+        let PStmtKind::For { body, .. } = &stmts[0].kind else {
+            panic!()
+        };
+        let PStmtKind::If { branches, else_body } = &body[0].kind else {
+            panic!()
+        };
         assert_eq!(branches.len(), 2);
         assert!(else_body.is_some());
-        let PStmtKind::With { targets, .. } = &stmts[1].kind else { panic!() };
+        let PStmtKind::With { targets, .. } = &stmts[1].kind else {
+            panic!()
+        };
         assert_eq!(targets.len(), 2);
     }
 
@@ -241,7 +308,10 @@ mod tests {
     #[test]
     fn missing_block_is_reported_once() {
         let (stmts, errs) = parse("if a:\nb = 1\n");
-        assert_eq!(errs, vec!["2:1: error: expected an indented block: expected an indented block, found `b`"]);
+        assert_eq!(
+            errs,
+            vec!["2:1: error: expected an indented block: expected an indented block, found `b`"]
+        );
         assert_eq!(stmts.len(), 2);
     }
 }

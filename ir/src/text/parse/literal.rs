@@ -76,6 +76,10 @@ impl Lowerer {
     /// Lowers `e`; a bare literal takes type `dtype`.
     pub fn expr_as(&mut self, e: &PExpr, dtype: DataType) -> Expr {
         let lowered = self.expr(e);
+        self.retype_if_literal(e, lowered, dtype)
+    }
+
+    fn retype_if_literal(&mut self, e: &PExpr, lowered: Expr, dtype: DataType) -> Expr {
         if e.is_number_literal() {
             self.retype(lowered, dtype, e.span)
         } else {
@@ -85,7 +89,12 @@ impl Lowerer {
 
     /// Lowers two operands that meet; a bare literal on one side takes the other's type.
     pub fn unify(&mut self, a: &PExpr, b: &PExpr) -> (Expr, Expr) {
-        let (ea, eb) = (self.expr(a), self.expr(b));
+        let ea = self.expr(a);
+        let eb = self.expr(b);
+        self.unify_lowered(a, b, ea, eb)
+    }
+
+    fn unify_lowered(&mut self, a: &PExpr, b: &PExpr, ea: Expr, eb: Expr) -> (Expr, Expr) {
         match (a.is_number_literal(), b.is_number_literal()) {
             (true, false) => (self.retype(ea, eb.dtype(), a.span), eb),
             (false, true) => {
@@ -247,12 +256,19 @@ impl Lowerer {
             (_, Some(Lit::Float(v))) => AnnValue::Float(v),
             (PExprKind::Bool(b), _) => AnnValue::Bool(*b),
             (PExprKind::Str(s), _) => AnnValue::Str(s.clone()),
-            (PExprKind::List(items) | PExprKind::Tuple(items), _) => {
-                AnnValue::List(items.iter().map(|item| self.ann_value(item)).collect())
-            }
+            (PExprKind::List(items) | PExprKind::Tuple(items), _) => self.ann_list(items),
             (PExprKind::Dict(_), _) => AnnValue::Dict(self.annotations(e)),
             _ => AnnValue::Expr(self.expr(e)),
         }
+    }
+
+    fn ann_list(&mut self, items: &[PExpr]) -> AnnValue {
+        let mut values = Vec::with_capacity(items.len());
+        for item in items {
+            let value = self.ann_value(item);
+            values.push(value);
+        }
+        AnnValue::List(values)
     }
 
     /// A `{"key": value, ...}` dictionary, keys in written order (`None` is empty).

@@ -18,12 +18,23 @@ use super::expr::{constant_like, min_extent};
 use super::literal::{literal, Lit};
 use super::lower::{Args, Lowerer, Sig};
 use super::scope::Binding;
+use super::stmt::Lowered;
 
-const RANGE_SIG: Sig = Sig { name: "range", params: &["start", "stop", "step"], positional: 3, required: 1 };
+const RANGE_SIG: Sig = Sig {
+    name: "range",
+    params: &["start", "stop", "step"],
+    positional: 3,
+    required: 1,
+};
 
 macro_rules! kind_sig {
     ($name:literal) => {
-        Sig { name: $name, params: &["start", "stop", "annotations"], positional: 2, required: 1 }
+        Sig {
+            name: $name,
+            params: &["start", "stop", "annotations"],
+            positional: 2,
+            required: 1,
+        }
     };
 }
 
@@ -32,8 +43,12 @@ const PARALLEL_SIG: Sig = kind_sig!("T.parallel");
 const VECTORIZED_SIG: Sig = kind_sig!("T.vectorized");
 const UNROLL_SIG: Sig = kind_sig!("T.unroll");
 
-const THREAD_BINDING_SIG: Sig =
-    Sig { name: "T.thread_binding", params: &["start", "stop", "thread", "annotations"], positional: 3, required: 1 };
+const THREAD_BINDING_SIG: Sig = Sig {
+    name: "T.thread_binding",
+    params: &["start", "stop", "thread", "annotations"],
+    positional: 3,
+    required: 1,
+};
 
 /// Everything of a loop but its variable and body.
 struct Header {
@@ -45,18 +60,24 @@ struct Header {
 }
 
 impl Lowerer {
-    pub fn for_loop(&mut self, targets: &[Ident], iter: &PExpr, body: &[PStmt], span: Span) -> Stmt {
-        let Some((callee, args, kwargs)) = iter.as_call() else {
-            self.error(
-                iter.span,
-                "unsupported loop iterator",
-                "`range(...)`, `T.serial(...)`, `T.thread_binding(...)`, `T.grid(...)`, ...",
-                iter.describe(),
-            );
+    /// A `for` statement. Nested loops recurse through here, `loop_body` and `list`, so the
+    /// header is read by `loop_specs` (whose frame is gone before the body is lowered).
+    pub fn for_loop(&mut self, targets: &[Ident], iter: &PExpr, body: &[PStmt], span: Span) -> Lowered {
+        let Some(loops) = self.loop_specs(targets, iter, span) else {
             return self.poisoned_body(targets, body, span);
         };
+        let body = self.loop_body(&loops, body, span);
+        Lowered::Stmt(nest_loops(loops, body, span))
+    }
+
+    /// The loops a header makes: one, or one per extent of `T.grid`; `None` after an error.
+    fn loop_specs(&mut self, targets: &[Ident], iter: &PExpr, span: Span) -> Option<Vec<LoopSpec>> {
+        let Some((callee, args, kwargs)) = iter.as_call() else {
+            self.unsupported_iterator(iter.span, iter.describe());
+            return None;
+        };
         let header = match callee.as_str() {
-            "T.grid" => return self.grid(targets, iter.span, args, kwargs, body, span),
+            "T.grid" => return self.grid_specs(targets, iter.span, args, kwargs),
             "range" => self.range_header(iter.span, args, kwargs),
             "T.serial" => self.kind_header(&SERIAL_SIG, ForKind::Serial, iter.span, args, kwargs),
             "T.parallel" => self.kind_header(&PARALLEL_SIG, ForKind::Parallel, iter.span, args, kwargs),
@@ -64,66 +85,70 @@ impl Lowerer {
             "T.unroll" => self.kind_header(&UNROLL_SIG, ForKind::Unrolled, iter.span, args, kwargs),
             "T.thread_binding" => self.thread_header(iter.span, args, kwargs),
             _ => {
-                self.error(
-                    iter.span,
-                    "unsupported loop iterator",
-                    "`range(...)`, `T.serial(...)`, `T.thread_binding(...)`, `T.grid(...)`, ...",
-                    format!("`{callee}`"),
-                );
+                self.unsupported_iterator(iter.span, format!("`{callee}`"));
                 None
             }
         };
         let target = match targets {
             [one] => Some(one),
             _ => {
-                self.error(span, "wrong number of loop variables", "1 loop variable", targets.len().to_string());
+                let found = targets.len().to_string();
+                self.error(span, "wrong number of loop variables", "1 loop variable", found);
                 None
             }
         };
-        let (Some(header), Some(target)) = (header, target) else {
-            return self.poisoned_body(targets, body, span);
-        };
+        let (header, target) = (header?, target?);
         let var = Var::new(target.name.clone(), header.extent.dtype());
-        let bindings = [(target, var.clone(), header.min.clone(), header.extent.clone())];
-        let body = self.loop_body(&bindings, body, span);
-        let for_ = For {
+        Some(vec![LoopSpec {
+            name: target.name.clone(),
             var,
-            min: header.min,
-            extent: header.extent,
-            kind: header.kind,
-            thread: header.thread,
-            annotations: header.annotations,
-            body,
-        };
-        Stmt::new(StmtKind::For(Box::new(for_)), span)
+            header,
+        }])
     }
 
-    /// Lowers a loop body with the loop variables bound, `bindings.len()` levels deeper.
-    fn loop_body(&mut self, bindings: &[(&Ident, Var, Expr, Expr)], body: &[PStmt], span: Span) -> Stmt {
-        let levels = u32::try_from(bindings.len()).unwrap_or(u32::MAX);
+    fn unsupported_iterator(&mut self, span: Span, found: String) {
+        self.error(
+            span,
+            "unsupported loop iterator",
+            "`range(...)`, `T.serial(...)`, `T.thread_binding(...)`, `T.grid(...)`, ...",
+            found,
+        );
+    }
+
+    /// Lowers a loop body with the loop variables bound, one level deeper per loop.
+    fn loop_body(&mut self, loops: &[LoopSpec], body: &[PStmt], span: Span) -> Stmt {
+        let levels = u32::try_from(loops.len()).unwrap_or(u32::MAX);
         if !self.enter(levels, span) {
             return Stmt::nop();
         }
         self.scopes.push();
-        for (name, var, min, extent) in bindings {
-            let binding = Binding::LoopVar { var: var.clone(), min: min.clone(), extent: extent.clone() };
-            self.scopes.bind(&name.name, binding);
-        }
+        self.bind_loop_vars(loops);
         let body = self.list(body);
         self.scopes.pop();
         self.leave(levels);
         body
     }
 
+    fn bind_loop_vars(&mut self, loops: &[LoopSpec]) {
+        for spec in loops {
+            let binding = Binding::LoopVar {
+                var: spec.var.clone(),
+                min: spec.header.min.clone(),
+                extent: spec.header.extent.clone(),
+            };
+            self.scopes.bind(&spec.name, binding);
+        }
+    }
+
     /// After a broken header: the body, with the targets poisoned, for its own errors.
-    fn poisoned_body(&mut self, targets: &[Ident], body: &[PStmt], span: Span) -> Stmt {
+    fn poisoned_body(&mut self, targets: &[Ident], body: &[PStmt], span: Span) -> Lowered {
         self.scopes.push();
         for target in targets {
             self.poison(target);
         }
         self.suite(body, span);
         self.scopes.pop();
-        Stmt::nop()
+        Lowered::Nothing
     }
 
     /// `(min, extent)` from `start` alone (the extent) or `start, stop`.
@@ -144,12 +169,23 @@ impl Lowerer {
         let bound = self.bind_args(&RANGE_SIG, span, args, kwargs)?;
         if let Some(step) = bound.get("step") {
             if literal(step) != Some(Lit::Int(1)) {
-                self.error(step.span, "loop steps other than 1 are not supported", "`1`", step.describe());
+                self.error(
+                    step.span,
+                    "loop steps other than 1 are not supported",
+                    "`1`",
+                    step.describe(),
+                );
                 return None;
             }
         }
         let (min, extent) = self.bounds(bound.get("start")?, bound.get("stop"));
-        Some(Header { min, extent, kind: ForKind::Serial, thread: None, annotations: Annotations::new() })
+        Some(Header {
+            min,
+            extent,
+            kind: ForKind::Serial,
+            thread: None,
+            annotations: Annotations::new(),
+        })
     }
 
     fn kind_header(
@@ -163,11 +199,20 @@ impl Lowerer {
         let bound = self.bind_args(sig, span, args, kwargs)?;
         let (min, extent) = self.bounds(bound.get("start")?, bound.get("stop"));
         let annotations = self.loop_annotations(&bound);
-        Some(Header { min, extent, kind, thread: None, annotations })
+        Some(Header {
+            min,
+            extent,
+            kind,
+            thread: None,
+            annotations,
+        })
     }
 
     fn loop_annotations(&mut self, bound: &Args<'_>) -> Annotations {
-        bound.get("annotations").map(|a| self.annotations(a)).unwrap_or_default()
+        bound
+            .get("annotations")
+            .map(|a| self.annotations(a))
+            .unwrap_or_default()
     }
 
     /// `T.thread_binding(extent, thread="threadIdx.x")`, `T.thread_binding(a, b, thread=...)`,
@@ -194,19 +239,23 @@ impl Lowerer {
         }
         let (min, extent) = self.bounds(bound.get("start")?, stop);
         let annotations = self.loop_annotations(&bound);
-        Some(Header { min, extent, kind: ForKind::ThreadBinding, thread: Some(tag), annotations })
+        Some(Header {
+            min,
+            extent,
+            kind: ForKind::ThreadBinding,
+            thread: Some(tag),
+            annotations,
+        })
     }
 
     /// `for i, j in T.grid(4, 8):` is `for i in range(4): for j in range(8):`.
-    fn grid(
+    fn grid_specs(
         &mut self,
         targets: &[Ident],
         call_span: Span,
         args: &[PExpr],
         kwargs: &[Kwarg],
-        body: &[PStmt],
-        span: Span,
-    ) -> Stmt {
+    ) -> Option<Vec<LoopSpec>> {
         if let Some(kw) = kwargs.first() {
             self.error(
                 kw.span,
@@ -214,7 +263,7 @@ impl Lowerer {
                 "extents",
                 format!("`{}`", kw.name),
             );
-            return self.poisoned_body(targets, body, span);
+            return None;
         }
         if args.is_empty() || args.len() != targets.len() {
             self.error(
@@ -223,30 +272,50 @@ impl Lowerer {
                 format!("one loop variable per extent ({})", args.len()),
                 targets.len().to_string(),
             );
-            return self.poisoned_body(targets, body, span);
+            return None;
         }
-        let bindings: Vec<_> = targets
-            .iter()
-            .zip(args)
-            .map(|(target, extent)| {
-                let extent = self.expr(extent);
-                let min = constant_like(0, extent.dtype());
-                (target, Var::new(target.name.clone(), extent.dtype()), min, extent)
-            })
-            .collect();
-        let mut stmt = self.loop_body(&bindings, body, span);
-        for (_, var, min, extent) in bindings.into_iter().rev() {
-            let for_ = For {
-                var,
-                min,
-                extent,
+        let mut loops = Vec::with_capacity(args.len());
+        for (target, extent) in targets.iter().zip(args) {
+            let extent = self.expr(extent);
+            let header = Header {
+                min: constant_like(0, extent.dtype()),
                 kind: ForKind::Serial,
                 thread: None,
                 annotations: Annotations::new(),
-                body: stmt,
+                extent,
             };
-            stmt = Stmt::new(StmtKind::For(Box::new(for_)), span);
+            let var = Var::new(target.name.clone(), header.extent.dtype());
+            loops.push(LoopSpec {
+                name: target.name.clone(),
+                var,
+                header,
+            });
         }
-        stmt
+        Some(loops)
     }
+}
+
+/// One loop of a header: its variable's name, the variable, and the bounds and kind.
+struct LoopSpec {
+    name: String,
+    var: Var,
+    header: Header,
+}
+
+/// Builds the loop nest around `body`, the last spec innermost.
+fn nest_loops(loops: Vec<LoopSpec>, body: Stmt, span: Span) -> Stmt {
+    let mut stmt = body;
+    for LoopSpec { var, header, .. } in loops.into_iter().rev() {
+        let for_ = For {
+            var,
+            min: header.min,
+            extent: header.extent,
+            kind: header.kind,
+            thread: header.thread,
+            annotations: header.annotations,
+            body: stmt,
+        };
+        stmt = Stmt::new(StmtKind::For(Box::new(for_)), span);
+    }
+    stmt
 }

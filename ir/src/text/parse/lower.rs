@@ -23,11 +23,19 @@ pub(super) struct Lowerer {
     pub depth: u32,
     /// Number of enclosing `T.sblock` bodies.
     pub blocks: u32,
+    /// "nesting too deep" was reported in this function (once is enough).
+    pub too_deep_reported: bool,
 }
 
 impl Lowerer {
     pub fn new() -> Self {
-        Lowerer { scopes: Scopes::default(), diags: Vec::new(), depth: 0, blocks: 0 }
+        Lowerer {
+            scopes: Scopes::default(),
+            diags: Vec::new(),
+            depth: 0,
+            blocks: 0,
+            too_deep_reported: false,
+        }
     }
 
     pub fn error(
@@ -37,7 +45,8 @@ impl Lowerer {
         expected: impl Into<String>,
         found: impl Into<String>,
     ) {
-        self.diags.push(Diagnostic::error(span, message).expected(expected, found));
+        self.diags
+            .push(Diagnostic::error(span, message).expected(expected, found));
     }
 
     /// Reports an error and returns the placeholder expression used in its place.
@@ -56,7 +65,15 @@ impl Lowerer {
     pub fn enter(&mut self, levels: u32, span: Span) -> bool {
         let next = self.depth.saturating_add(levels);
         if next > MAX_IR_DEPTH {
-            self.error(span, "nesting too deep", format!("at most {MAX_IR_DEPTH} nested statements"), "more");
+            if std::mem::replace(&mut self.too_deep_reported, true) {
+                return false;
+            }
+            self.error(
+                span,
+                "nesting too deep",
+                format!("at most {MAX_IR_DEPTH} nested statements"),
+                "more",
+            );
             return false;
         }
         self.depth = next;
@@ -88,7 +105,12 @@ impl Lowerer {
     }
 
     pub fn wrong_count(&mut self, callee: &str, span: Span, expected: &str, found: usize) {
-        self.error(span, format!("wrong number of arguments to `{callee}`"), expected, found.to_string());
+        self.error(
+            span,
+            format!("wrong number of arguments to `{callee}`"),
+            expected,
+            found.to_string(),
+        );
     }
 
     fn unexpected_keyword(&mut self, callee: &str, kw: &Kwarg) {

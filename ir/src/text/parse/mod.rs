@@ -10,7 +10,9 @@
 //! no error inside it, and grammar errors that merely follow from a lexical error (on the
 //! same line, or anywhere after an unclosed bracket) are dropped, so each mistake is reported
 //! once. Nesting is capped (`MAX_NESTING` for the syntax, `MAX_IR_DEPTH` for the IR built),
-//! so no stage can overflow the stack.
+//! and the functions on recursive paths keep small frames, so no stage can overflow the stack:
+//! the worst inputs at the caps parse within a 1 MiB stack even in debug builds (tested in
+//! `fuzz_tests.rs`).
 
 mod ast;
 mod binder;

@@ -9,6 +9,7 @@
 //! lowering failed binds the name as poisoned, so its uses do not cascade into new errors.
 
 use crate::dtype::DataType;
+use crate::expr::Expr;
 use crate::span::Span;
 use crate::stmt::{BufferStore, Stmt, StmtKind};
 use crate::var::Var;
@@ -19,12 +20,35 @@ use super::literal::dtype_of_name;
 use super::lower::Lowerer;
 use super::scope::Binding;
 
+/// A statement list being built: statements since the last binder, and the binders still
+/// waiting for their bodies (with the statements before each).
+#[derive(Default)]
+struct ListState {
+    pending: Vec<(Vec<Stmt>, Binder, Span, u32)>,
+    current: Vec<Stmt>,
+}
+
 /// What one statement contributes to its list.
 pub(super) enum Lowered {
     Stmt(Stmt),
     /// Scopes over the rest of the list.
     Binder(Binder, Span),
     Nothing,
+}
+
+/// Nests the branches of an `if`/`elif` chain from the last one outwards.
+fn fold_branches(branches: Vec<(Expr, Stmt, Span)>, else_case: Option<Stmt>, span: Span) -> Stmt {
+    let mut else_case = else_case.map(Box::new);
+    for (index, (cond, then_case, cond_span)) in branches.into_iter().enumerate().rev() {
+        let at = if index == 0 { span } else { cond_span };
+        let kind = StmtKind::If {
+            cond,
+            then_case: Box::new(then_case),
+            else_case: else_case.take(),
+        };
+        else_case = Some(Box::new(Stmt::new(kind, at)));
+    }
+    else_case.map_or_else(Stmt::nop, |stmt| *stmt)
 }
 
 impl Lowerer {
@@ -40,22 +64,35 @@ impl Lowerer {
         body
     }
 
-    /// A statement list in the current scope frame.
+    /// A statement list in the current scope frame. Nested blocks recurse through here,
+    /// `stmt` and the compound statements, so these keep small frames.
     pub fn list(&mut self, stmts: &[PStmt]) -> Stmt {
-        let mut pending: Vec<(Vec<Stmt>, Binder, Span, u32)> = Vec::new();
-        let mut current = Vec::new();
+        let mut state = ListState::default();
         for stmt in stmts {
-            match self.stmt(stmt) {
-                Lowered::Stmt(s) => current.push(s),
-                Lowered::Binder(binder, span) => {
-                    let levels = binder.levels();
-                    if self.enter(levels, span) {
-                        pending.push((std::mem::take(&mut current), binder, span, levels));
-                    }
-                }
-                Lowered::Nothing => {}
-            }
+            let lowered = self.stmt(stmt);
+            self.absorb(lowered, &mut state);
         }
+        self.fold(state)
+    }
+
+    /// Adds one lowered statement to the list being built.
+    fn absorb(&mut self, lowered: Lowered, state: &mut ListState) {
+        match lowered {
+            Lowered::Stmt(s) => state.current.push(s),
+            Lowered::Binder(binder, span) => {
+                let levels = binder.levels();
+                if self.enter(levels, span) {
+                    let before = std::mem::take(&mut state.current);
+                    state.pending.push((before, binder, span, levels));
+                }
+            }
+            Lowered::Nothing => {}
+        }
+    }
+
+    /// Wraps each pending binder around everything after it, innermost first.
+    fn fold(&mut self, state: ListState) -> Stmt {
+        let ListState { mut pending, current } = state;
         let mut body = Stmt::seq(current);
         while let Some((mut before, binder, span, levels)) = pending.pop() {
             self.leave(levels);
@@ -71,10 +108,8 @@ impl Lowerer {
             PStmtKind::Expr(e) => self.expr_stmt(e, s.span),
             PStmtKind::Assign { target, value } => self.assign(target, value, s.span),
             PStmtKind::AnnAssign { name, ann, value } => self.ann_assign(name, ann, value, s.span),
-            PStmtKind::For { targets, iter, body } => Lowered::Stmt(self.for_loop(targets, iter, body, s.span)),
-            PStmtKind::If { branches, else_body } => {
-                Lowered::Stmt(self.if_stmt(branches, else_body.as_deref(), s.span))
-            }
+            PStmtKind::For { targets, iter, body } => self.for_loop(targets, iter, body, s.span),
+            PStmtKind::If { branches, else_body } => self.if_stmt(branches, else_body.as_deref(), s.span),
             PStmtKind::With { item, targets, body } => self.with_stmt(item, targets, body, s.span),
         }
     }
@@ -168,20 +203,33 @@ impl Lowerer {
         match &target.kind {
             PExprKind::Subscript { value: base, items } => self.store(base, items, value, span),
             PExprKind::Name(name) => {
-                let ident = Ident { name: name.clone(), span: target.span };
+                let ident = Ident {
+                    name: name.clone(),
+                    span: target.span,
+                };
                 self.assign_name(&ident, value, span)
             }
             PExprKind::Tuple(_) => {
                 if let Some((callee, ..)) = value.as_call().filter(|(c, ..)| c.starts_with("T.axis.")) {
                     self.misplaced_header(&callee, value.span);
                 } else {
-                    self.error(target.span, "cannot unpack into several names here", "one name", "a tuple");
+                    self.error(
+                        target.span,
+                        "cannot unpack into several names here",
+                        "one name",
+                        "a tuple",
+                    );
                 }
                 Lowered::Nothing
             }
             _ => {
                 let found = target.describe();
-                self.error(target.span, format!("cannot assign to {found}"), "a name or `buffer[indices]`", found);
+                self.error(
+                    target.span,
+                    format!("cannot assign to {found}"),
+                    "a name or `buffer[indices]`",
+                    found,
+                );
                 Lowered::Nothing
             }
         }
@@ -222,7 +270,8 @@ impl Lowerer {
             }
             if let Some(dtype) = dtype_of_name(&callee).filter(|_| args.is_empty()) {
                 // `n = T.int32()`: a fresh variable (a symbolic shape, bound by a buffer).
-                self.scopes.bind(&name.name, Binding::Var(Var::new(name.name.clone(), dtype)));
+                self.scopes
+                    .bind(&name.name, Binding::Var(Var::new(name.name.clone(), dtype)));
                 return Lowered::Nothing;
             }
             match self.scoped_call(value, Some(name)) {
@@ -290,55 +339,52 @@ impl Lowerer {
     }
 
     /// `if` / `elif` / `else`: each `elif` is an `If` in the `else` of the previous one.
-    fn if_stmt(&mut self, branches: &[(PExpr, Vec<PStmt>)], else_body: Option<&[PStmt]>, span: Span) -> Stmt {
+    fn if_stmt(&mut self, branches: &[(PExpr, Vec<PStmt>)], else_body: Option<&[PStmt]>, span: Span) -> Lowered {
         let extra = u32::try_from(branches.len().saturating_sub(1)).unwrap_or(u32::MAX);
         if !self.enter(extra, span) {
-            return Stmt::nop();
+            return Lowered::Nothing;
         }
-        let lowered: Vec<_> =
-            branches.iter().map(|(cond, body)| (self.expr(cond), self.suite(body, cond.span), cond.span)).collect();
-        let mut else_case = else_body.map(|body| Box::new(self.suite(body, span)));
+        let mut lowered = Vec::with_capacity(branches.len());
+        for (cond, body) in branches {
+            self.branch_into(cond, body, &mut lowered);
+        }
+        let else_case = else_body.map(|body| self.suite(body, span));
         self.leave(extra);
-        for (index, (cond, then_case, cond_span)) in lowered.into_iter().enumerate().rev() {
-            let at = if index == 0 { span } else { cond_span };
-            let stmt =
-                Stmt::new(StmtKind::If { cond, then_case: Box::new(then_case), else_case: else_case.take() }, at);
-            else_case = Some(Box::new(stmt));
-        }
-        else_case.map_or_else(Stmt::nop, |stmt| *stmt)
+        Lowered::Stmt(fold_branches(lowered, else_case, span))
+    }
+
+    fn branch_into(&mut self, cond: &PExpr, body: &[PStmt], out: &mut Vec<(Expr, Stmt, Span)>) {
+        let cond_value = self.expr(cond);
+        let then_case = self.suite(body, cond.span);
+        out.push((cond_value, then_case, cond.span));
     }
 
     fn with_stmt(&mut self, item: &PExpr, targets: &[Ident], body: &[PStmt], span: Span) -> Lowered {
         if targets.len() > 1 {
-            self.error(span, "`with` binds at most one name here", "`as name`", format!("{} names", targets.len()));
+            self.error(
+                span,
+                "`with` binds at most one name here",
+                "`as name`",
+                format!("{} names", targets.len()),
+            );
         }
-        let callee = item.as_call().map(|(c, ..)| c);
-        match callee.as_deref() {
-            Some("T.sblock" | "T.block") => return Lowered::Stmt(self.block(item, body, span)),
+        match item.as_call().map(|(c, ..)| c).as_deref() {
+            Some("T.sblock" | "T.block") => Lowered::Stmt(self.block(item, body, span)),
             Some("T.init") => {
                 self.misplaced_header("T.init", item.span);
-                return Lowered::Nothing;
+                Lowered::Nothing
             }
-            _ => {}
+            _ => self.with_scoped(item, targets.first(), body, span),
         }
-        match self.scoped_call(item, targets.first()) {
-            Scoped::Binder { binder, bind } => {
-                let levels = binder.levels();
-                if !self.enter(levels, span) {
-                    return Lowered::Nothing;
-                }
-                self.scopes.push();
-                if let Some((name, binding)) = bind {
-                    self.scopes.bind(&name, binding);
-                }
-                let inner = self.list(body);
-                self.scopes.pop();
-                self.leave(levels);
-                Lowered::Stmt(binder.wrap(span, inner))
-            }
+    }
+
+    /// `with T.attr(...)`, `with T.allocate(...) as x`, ... over the `with` body.
+    fn with_scoped(&mut self, item: &PExpr, target: Option<&Ident>, body: &[PStmt], span: Span) -> Lowered {
+        match self.scoped_call(item, target) {
+            Scoped::Binder { binder, bind } => self.with_body(binder, bind, body, span),
             Scoped::Failed => {
                 self.scopes.push();
-                if let Some(target) = targets.first() {
+                if let Some(target) = target {
                     self.poison(target);
                 }
                 self.list(body);
@@ -355,5 +401,20 @@ impl Lowerer {
                 Lowered::Nothing
             }
         }
+    }
+
+    fn with_body(&mut self, binder: Binder, bind: Option<(String, Binding)>, body: &[PStmt], span: Span) -> Lowered {
+        let levels = binder.levels();
+        if !self.enter(levels, span) {
+            return Lowered::Nothing;
+        }
+        self.scopes.push();
+        if let Some((name, binding)) = bind {
+            self.scopes.bind(&name, binding);
+        }
+        let inner = self.list(body);
+        self.scopes.pop();
+        self.leave(levels);
+        Lowered::Stmt(binder.wrap(span, inner))
     }
 }

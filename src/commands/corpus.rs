@@ -25,10 +25,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let (mut passed, mut failed) = (0usize, 0usize);
     for file in &files {
         let start = Instant::now();
-        let (kind, verdict) = match Case::load(file) {
-            Ok(case) => (case.kind.name(), case.run(bless)),
-            Err(e) => ("?", Verdict::Fail(e)),
-        };
+        let kind = Case::load(file).map_or("?", |c| c.kind.name());
+        let verdict = filetest::run_file(file, bless);
         let ms = start.elapsed().as_secs_f64() * 1e3;
         match verdict {
             Verdict::Pass => {

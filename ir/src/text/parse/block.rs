@@ -335,12 +335,7 @@ impl Lowerer {
                     min_extent(min, end)
                 }
                 _ => {
-                    self.error(
-                        dom.span,
-                        "an iteration domain has two bounds",
-                        "`(min, end)`",
-                        dom.describe(),
-                    );
+                    self.error(dom.span, "an iteration domain has two bounds", "`(min, end)`", dom.describe());
                     self.poison(name);
                     return;
                 }

@@ -53,12 +53,7 @@ const STATEMENT_FORMS: [&str; 32] = [
     "range",
 ];
 
-const LET_SIG: Sig = Sig {
-    name: "T.Let",
-    params: &["body", "where"],
-    positional: 2,
-    required: 2,
-};
+const LET_SIG: Sig = Sig { name: "T.Let", params: &["body", "where"], positional: 2, required: 2 };
 
 fn binary_fn(callee: &str) -> Option<BinOp> {
     Some(match callee {
@@ -97,12 +92,7 @@ impl Lowerer {
         };
         match func.dotted() {
             Some(callee) => self.named_call(&callee, func, e.span, args, kwargs),
-            None => self.bad_expr(
-                e.span,
-                "only named functions can be called",
-                "`T.name(...)`",
-                func.describe(),
-            ),
+            None => self.bad_expr(e.span, "only named functions can be called", "`T.name(...)`", func.describe()),
         }
     }
 
@@ -168,12 +158,7 @@ impl Lowerer {
                 "an expression",
             );
         }
-        self.bad_expr(
-            func.span,
-            format!("unknown function `{callee}`"),
-            "a `T.` function",
-            format!("`{callee}`"),
-        )
+        self.bad_expr(func.span, format!("unknown function `{callee}`"), "a `T.` function", format!("`{callee}`"))
     }
 
     fn cmp_fn(&mut self, callee: &str, op: CmpOp, span: Span, args: &[PExpr], kwargs: &[Kwarg]) -> Expr {
@@ -271,12 +256,7 @@ impl Lowerer {
         match u16::try_from(lanes) {
             Ok(lanes) if lanes > 0 => Some(lanes),
             _ => {
-                self.error(
-                    e.span,
-                    "invalid lane count",
-                    "a count between 1 and 65535",
-                    lanes.to_string(),
-                );
+                self.error(e.span, "invalid lane count", "a count between 1 and 65535", lanes.to_string());
                 None
             }
         }
@@ -291,12 +271,7 @@ impl Lowerer {
             return Expr::int(0);
         };
         let PExprKind::Dict(entries) = &where_.kind else {
-            return self.bad_expr(
-                where_.span,
-                "`where=` of `T.Let` must be a dict",
-                "`{x: value}`",
-                where_.describe(),
-            );
+            return self.bad_expr(where_.span, "`where=` of `T.Let` must be a dict", "`{x: value}`", where_.describe());
         };
         let mut lets = Vec::new();
         for (key, value) in entries {
@@ -338,18 +313,8 @@ impl Lowerer {
         };
         let mut args = Vec::with_capacity(rest.len());
         self.exprs_into(rest, &mut args);
-        let effect = if callee == "T.call_extern" {
-            CallEffect::Opaque
-        } else {
-            CallEffect::Pure
-        };
-        Expr::Call(Call {
-            name,
-            dtype,
-            args,
-            effect,
-            external: true,
-        })
+        let effect = if callee == "T.call_extern" { CallEffect::Opaque } else { CallEffect::Pure };
+        Expr::Call(Call { name, dtype, args, effect, external: true })
     }
 
     /// `T.float32(1.0)` and friends.
@@ -363,12 +328,7 @@ impl Lowerer {
             );
         }
         if dtype.is_handle() {
-            return self.bad_expr(
-                span,
-                "`T.handle` cannot make an immediate",
-                "a scalar type",
-                format!("`{callee}`"),
-            );
+            return self.bad_expr(span, "`T.handle` cannot make an immediate", "a scalar type", format!("`{callee}`"));
         }
         match self.exact_args(callee, span, args, kwargs, 1) {
             Some([arg]) => self.typed_immediate(dtype, arg),

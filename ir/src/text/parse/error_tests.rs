@@ -24,38 +24,17 @@ fn single(body: &str, expected: &str) {
 
 #[test]
 fn unexpected_token() {
-    single(
-        "    A[0] = (1 + )\n",
-        "3:17: error: unexpected token: expected an expression, found `)`",
-    );
-    single(
-        "    A[0] = \n",
-        "3:12: error: unexpected token: expected an expression, found end of line",
-    );
-    single(
-        "    A[0] = 1 2\n",
-        "3:14: error: unexpected token: expected end of line, found `2`",
-    );
-    single(
-        "    A[0] = T.max(1 2)\n",
-        "3:20: error: unexpected token: expected `,` or `)`, found `2`",
-    );
+    single("    A[0] = (1 + )\n", "3:17: error: unexpected token: expected an expression, found `)`");
+    single("    A[0] = \n", "3:12: error: unexpected token: expected an expression, found end of line");
+    single("    A[0] = 1 2\n", "3:14: error: unexpected token: expected end of line, found `2`");
+    single("    A[0] = T.max(1 2)\n", "3:20: error: unexpected token: expected `,` or `)`, found `2`");
 }
 
 #[test]
 fn brackets() {
-    single(
-        "    A[0] = T.exp(n\n    A[1] = 2\n",
-        "3:17: error: unclosed `(`: expected `)`, found end of file",
-    );
-    single(
-        "    A[0] = [1)\n    A[1] = 2\n",
-        "3:14: error: mismatched `)`: expected `]`, found `)`",
-    );
-    single(
-        "    A[0] = )\n",
-        "3:12: error: unmatched `)`: expected an opening bracket before it, found `)`",
-    );
+    single("    A[0] = T.exp(n\n    A[1] = 2\n", "3:17: error: unclosed `(`: expected `)`, found end of file");
+    single("    A[0] = [1)\n    A[1] = 2\n", "3:14: error: mismatched `)`: expected `]`, found `)`");
+    single("    A[0] = )\n", "3:12: error: unmatched `)`: expected an opening bracket before it, found `)`");
 }
 
 #[test]
@@ -76,10 +55,7 @@ fn bad_indentation() {
 
 #[test]
 fn undefined_name() {
-    single(
-        "    A[0] = m + 1\n",
-        "3:12: error: undefined name `m`: expected a name defined earlier, found `m`",
-    );
+    single("    A[0] = m + 1\n", "3:12: error: undefined name `m`: expected a name defined earlier, found `m`");
     // A loop variable is not visible after its loop.
     single(
         "    for i in range(2):\n        A[i] = 0\n    A[i] = 1\n",
@@ -93,10 +69,7 @@ fn unknown_intrinsic() {
         "    A[0] = T.foo(1)\n",
         "3:12: error: unknown intrinsic `T.foo`: expected a known intrinsic such as `T.exp`, found `T.foo`",
     );
-    single(
-        "    A[0] = foo(1)\n",
-        "3:12: error: unknown function `foo`: expected a `T.` function, found `foo`",
-    );
+    single("    A[0] = foo(1)\n", "3:12: error: unknown function `foo`: expected a `T.` function, found `foo`");
 }
 
 #[test]
@@ -142,22 +115,13 @@ fn wrong_argument_count() {
 
 #[test]
 fn missing_colon() {
-    single(
-        "    for i in range(4)\n        A[i] = 1\n",
-        "3:22: error: missing `:`: expected `:`, found end of line",
-    );
-    single(
-        "    with T.sblock() \n        pass\n",
-        "3:21: error: missing `:`: expected `:`, found end of line",
-    );
+    single("    for i in range(4)\n        A[i] = 1\n", "3:22: error: missing `:`: expected `:`, found end of line");
+    single("    with T.sblock() \n        pass\n", "3:21: error: missing `:`: expected `:`, found end of line");
 }
 
 #[test]
 fn unterminated_string() {
-    single(
-        "    T.evaluate(\"abc)\n",
-        "3:16: error: unterminated string: expected a closing quote, found end of line",
-    );
+    single("    T.evaluate(\"abc)\n", "3:16: error: unterminated string: expected a closing quote, found end of line");
 }
 
 #[test]
@@ -190,14 +154,8 @@ fn block_forms_outside_blocks() {
 
 #[test]
 fn other_kinds() {
-    single(
-        "    A[0] = $\n",
-        "3:12: error: unexpected character `$`: expected a token, found `$`",
-    );
-    single(
-        "    A[0, 1] = 1\n",
-        "3:5: error: wrong number of indices for `A`: expected 1 index, found 2",
-    );
+    single("    A[0] = $\n", "3:12: error: unexpected character `$`: expected a token, found `$`");
+    single("    A[0, 1] = 1\n", "3:5: error: wrong number of indices for `A`: expected 1 index, found 2");
     single(
         "    x = T.float32x4(1)\n",
         "3:9: error: vector type `float32x4` cannot make an immediate: expected a scalar type, e.g. `T.broadcast(T.float32(1), 4)`, found `T.float32x4`",
@@ -248,9 +206,7 @@ fn other_kinds() {
 fn independent_errors_are_all_reported() {
     // Two syntax errors in one function: recovery at statement boundaries finds both.
     assert_eq!(
-        errors(&func(
-            "    for i in range(4)\n        A[i] = 1\n    A[0] = (1 + )\n    A[1] = 2\n"
-        )),
+        errors(&func("    for i in range(4)\n        A[i] = 1\n    A[0] = (1 + )\n    A[1] = 2\n")),
         [
             "3:22: error: missing `:`: expected `:`, found end of line",
             "5:17: error: unexpected token: expected an expression, found `)`",
@@ -287,10 +243,7 @@ fn a_bad_definition_does_not_cascade() {
 fn nesting_too_deep() {
     let expr = format!("{}1{}", "(".repeat(300), ")".repeat(300));
     let errs = errors(&func(&format!("    A[0] = {expr}\n")));
-    assert_eq!(
-        errs,
-        ["3:211: error: nesting too deep: expected at most 200 levels of nesting, found more"]
-    );
+    assert_eq!(errs, ["3:211: error: nesting too deep: expected at most 200 levels of nesting, found more"]);
     let chain = vec!["n"; 400].join(" + ");
     let errs = errors(&func(&format!("    A[0] = {chain}\n")));
     assert_eq!(errs.len(), 1);

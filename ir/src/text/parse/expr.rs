@@ -20,11 +20,7 @@ use super::scope::Binding;
 /// A zero (or other small constant) of `dtype`, broadcast for vectors.
 pub(super) fn constant_like(value: i64, dtype: DataType) -> Expr {
     let elem = dtype.element();
-    let scalar = if elem.is_float() {
-        Expr::float(value as f64, elem)
-    } else {
-        Expr::int_of(value, elem)
-    };
+    let scalar = if elem.is_float() { Expr::float(value as f64, elem) } else { Expr::int_of(value, elem) };
     if dtype.lanes > 1 {
         Expr::broadcast(scalar, dtype.lanes)
     } else {
@@ -41,12 +37,7 @@ pub(super) fn min_extent(min: Expr, end: Expr) -> (Expr, Expr) {
             return (min, extent);
         }
     }
-    if let Expr::Binary {
-        op: BinOp::Add,
-        lhs,
-        rhs,
-    } = &end
-    {
+    if let Expr::Binary { op: BinOp::Add, lhs, rhs } = &end {
         if **lhs == min {
             let extent = (**rhs).clone();
             return (min, extent);
@@ -111,12 +102,7 @@ impl Lowerer {
             PExprKind::Float(v) => Expr::float(*v, DataType::FLOAT32),
             PExprKind::Str(text) => Expr::Str(text.clone()),
             PExprKind::Bool(b) => Expr::bool(*b),
-            _ => self.bad_expr(
-                e.span,
-                format!("{} is not a value", e.describe()),
-                "an expression",
-                e.describe(),
-            ),
+            _ => self.bad_expr(e.span, format!("{} is not a value", e.describe()), "an expression", e.describe()),
         }
     }
 
@@ -146,24 +132,14 @@ impl Lowerer {
     }
 
     pub fn undefined(&mut self, name: &str, span: Span) -> Expr {
-        self.bad_expr(
-            span,
-            format!("undefined name `{name}`"),
-            "a name defined earlier",
-            format!("`{name}`"),
-        )
+        self.bad_expr(span, format!("undefined name `{name}`"), "a name defined earlier", format!("`{name}`"))
     }
 
     /// `A.data` and `A.elem_offset` of a buffer.
     fn attr_value(&mut self, value: &PExpr, attr: &str, e: &PExpr) -> Expr {
         let dotted = e.dotted();
         let Some(name) = value.as_name() else {
-            return self.bad_expr(
-                e.span,
-                "unsupported attribute access",
-                "a name or `A.data`",
-                e.describe(),
-            );
+            return self.bad_expr(e.span, "unsupported attribute access", "a name or `A.data`", e.describe());
         };
         match self.scopes.lookup(name) {
             Some(Binding::Buffer(buffer)) => match attr {
@@ -185,12 +161,7 @@ impl Lowerer {
             ),
             None if name == "T" => {
                 let text = dotted.unwrap_or_default();
-                self.bad_expr(
-                    e.span,
-                    format!("`{text}` is not a value"),
-                    "an expression",
-                    format!("`{text}`"),
-                )
+                self.bad_expr(e.span, format!("`{text}` is not a value"), "an expression", format!("`{text}`"))
             }
             None => self.undefined(name, value.span),
         }
@@ -221,12 +192,7 @@ impl Lowerer {
     /// The buffer a subscript or store names; `None` after reporting (or for a poisoned name).
     pub fn subscript_buffer(&mut self, base: &PExpr, action: &str) -> Option<Buffer> {
         let Some(name) = base.as_name() else {
-            self.error(
-                base.span,
-                format!("cannot {action} {}", base.describe()),
-                "a buffer name",
-                base.describe(),
-            );
+            self.error(base.span, format!("cannot {action} {}", base.describe()), "a buffer name", base.describe());
             return None;
         };
         match self.scopes.lookup(name) {
@@ -281,12 +247,7 @@ impl Lowerer {
             1 => "1 index".to_string(),
             n => format!("{n} indices"),
         };
-        self.error(
-            span,
-            format!("wrong number of indices for `{}`", buffer.name()),
-            expected,
-            found.to_string(),
-        );
+        self.error(span, format!("wrong number of indices for `{}`", buffer.name()), expected, found.to_string());
     }
 
     fn slice_index(&mut self, lo: &PExpr, hi: &PExpr, step: Option<&PExpr>, span: Span) -> Expr {
@@ -297,9 +258,9 @@ impl Lowerer {
             None => constant_like(1, base.dtype()),
         };
         let lanes = match (extent.as_int(), stride.as_int()) {
-            (Some(extent), Some(stride)) if extent > 0 && stride > 0 => extent
-                .checked_add(stride - 1)
-                .and_then(|n| u16::try_from(n / stride).ok()),
+            (Some(extent), Some(stride)) if extent > 0 && stride > 0 => {
+                extent.checked_add(stride - 1).and_then(|n| u16::try_from(n / stride).ok())
+            }
             _ => None,
         };
         match lanes {

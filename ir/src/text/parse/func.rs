@@ -25,9 +25,7 @@ use super::scope::{Binding, Scopes};
 /// `n = T.int32()`: a symbolic variable for shapes, allowed among the prelude statements.
 fn is_var_decl(target: &PExpr, value: &PExpr) -> bool {
     target.as_name().is_some()
-        && value
-            .as_call()
-            .is_some_and(|(callee, args, _)| args.is_empty() && dtype_of_name(&callee).is_some())
+        && value.as_call().is_some_and(|(callee, args, _)| args.is_empty() && dtype_of_name(&callee).is_some())
 }
 
 /// What a parameter annotation declares.

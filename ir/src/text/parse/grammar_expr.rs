@@ -389,11 +389,7 @@ impl Cursor {
             self.bump();
             let mut value = Vec::new();
             self.expr_into(&mut value)?;
-            kwargs.extend(value.pop().map(|value| Kwarg {
-                name: name.name,
-                span: name.span,
-                value,
-            }));
+            kwargs.extend(value.pop().map(|value| Kwarg { name: name.name, span: name.span, value }));
             return Ok(());
         }
         if !kwargs.is_empty() {

@@ -39,10 +39,8 @@ impl Cursor {
     }
 
     pub fn unexpected_indent(&mut self) {
-        let diag = Diagnostic::error(self.span(), "unexpected indentation").expected(
-            "a statement at the indentation of the enclosing block",
-            "more indentation",
-        );
+        let diag = Diagnostic::error(self.span(), "unexpected indentation")
+            .expected("a statement at the indentation of the enclosing block", "more indentation");
         self.error(diag);
         self.skip_block();
     }
@@ -102,10 +100,7 @@ impl Cursor {
     fn pass_into(&mut self, out: &mut Vec<PStmt>) -> PResult<()> {
         let span = self.bump().span;
         self.end_of_line()?;
-        out.push(PStmt {
-            kind: PStmtKind::Pass,
-            span,
-        });
+        out.push(PStmt { kind: PStmtKind::Pass, span });
         Ok(())
     }
 
@@ -133,10 +128,7 @@ impl Cursor {
                 self.error(diag);
                 return Err(Abort);
             };
-            let name = Ident {
-                name: name.clone(),
-                span: first.span,
-            };
+            let name = Ident { name: name.clone(), span: first.span };
             let ann = self.expr()?;
             self.expect(Punct::Assign, "missing `=` in an annotated assignment")?;
             let value = self.expr()?;
@@ -181,10 +173,7 @@ impl Cursor {
     fn for_stmt(&mut self, out: &mut Vec<PStmt>) -> PResult<()> {
         let (span, targets, iter) = self.for_header()?;
         let body = self.suite()?;
-        out.push(PStmt {
-            kind: PStmtKind::For { targets, iter, body },
-            span,
-        });
+        out.push(PStmt { kind: PStmtKind::For { targets, iter, body }, span });
         Ok(())
     }
 
@@ -217,10 +206,7 @@ impl Cursor {
                 break;
             }
         }
-        out.push(PStmt {
-            kind: PStmtKind::If { branches, else_body },
-            span,
-        });
+        out.push(PStmt { kind: PStmtKind::If { branches, else_body }, span });
         Ok(())
     }
 
@@ -241,21 +227,14 @@ impl Cursor {
     fn with_stmt(&mut self, out: &mut Vec<PStmt>) -> PResult<()> {
         let (span, item, targets) = self.with_header()?;
         let body = self.suite()?;
-        out.push(PStmt {
-            kind: PStmtKind::With { item, targets, body },
-            span,
-        });
+        out.push(PStmt { kind: PStmtKind::With { item, targets, body }, span });
         Ok(())
     }
 
     fn with_header(&mut self) -> PResult<(crate::span::Span, PExpr, Vec<Ident>)> {
         let span = self.bump().span;
         let item = self.expr()?;
-        let targets = if self.eat_keyword("as") {
-            self.targets()?
-        } else {
-            Vec::new()
-        };
+        let targets = if self.eat_keyword("as") { self.targets()? } else { Vec::new() };
         self.expect(Punct::Colon, "missing `:`")?;
         Ok((span, item, targets))
     }
@@ -277,17 +256,11 @@ mod tests {
         let (stmts, errs) = parse("for i in range(4):\n    if i < 2:\n        pass\n    elif i < 3: x = 1\n    else:\n        A[i] = 0\nwith T.attr({}) as a, b:\n    T.evaluate(0)\n");
         assert!(errs.is_empty(), "{errs:?}");
         assert_eq!(stmts.len(), 2);
-        let PStmtKind::For { body, .. } = &stmts[0].kind else {
-            panic!()
-        };
-        let PStmtKind::If { branches, else_body } = &body[0].kind else {
-            panic!()
-        };
+        let PStmtKind::For { body, .. } = &stmts[0].kind else { panic!() };
+        let PStmtKind::If { branches, else_body } = &body[0].kind else { panic!() };
         assert_eq!(branches.len(), 2);
         assert!(else_body.is_some());
-        let PStmtKind::With { targets, .. } = &stmts[1].kind else {
-            panic!()
-        };
+        let PStmtKind::With { targets, .. } = &stmts[1].kind else { panic!() };
         assert_eq!(targets.len(), 2);
     }
 
@@ -308,10 +281,7 @@ mod tests {
     #[test]
     fn missing_block_is_reported_once() {
         let (stmts, errs) = parse("if a:\nb = 1\n");
-        assert_eq!(
-            errs,
-            vec!["2:1: error: expected an indented block: expected an indented block, found `b`"]
-        );
+        assert_eq!(errs, vec!["2:1: error: expected an indented block: expected an indented block, found `b`"]);
         assert_eq!(stmts.len(), 2);
     }
 }

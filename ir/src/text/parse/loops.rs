@@ -20,21 +20,11 @@ use super::lower::{Args, Lowerer, Sig};
 use super::scope::Binding;
 use super::stmt::Lowered;
 
-const RANGE_SIG: Sig = Sig {
-    name: "range",
-    params: &["start", "stop", "step"],
-    positional: 3,
-    required: 1,
-};
+const RANGE_SIG: Sig = Sig { name: "range", params: &["start", "stop", "step"], positional: 3, required: 1 };
 
 macro_rules! kind_sig {
     ($name:literal) => {
-        Sig {
-            name: $name,
-            params: &["start", "stop", "annotations"],
-            positional: 2,
-            required: 1,
-        }
+        Sig { name: $name, params: &["start", "stop", "annotations"], positional: 2, required: 1 }
     };
 }
 
@@ -43,12 +33,8 @@ const PARALLEL_SIG: Sig = kind_sig!("T.parallel");
 const VECTORIZED_SIG: Sig = kind_sig!("T.vectorized");
 const UNROLL_SIG: Sig = kind_sig!("T.unroll");
 
-const THREAD_BINDING_SIG: Sig = Sig {
-    name: "T.thread_binding",
-    params: &["start", "stop", "thread", "annotations"],
-    positional: 3,
-    required: 1,
-};
+const THREAD_BINDING_SIG: Sig =
+    Sig { name: "T.thread_binding", params: &["start", "stop", "thread", "annotations"], positional: 3, required: 1 };
 
 /// Everything of a loop but its variable and body.
 struct Header {
@@ -99,11 +85,7 @@ impl Lowerer {
         };
         let (header, target) = (header?, target?);
         let var = Var::new(target.name.clone(), header.extent.dtype());
-        Some(vec![LoopSpec {
-            name: target.name.clone(),
-            var,
-            header,
-        }])
+        Some(vec![LoopSpec { name: target.name.clone(), var, header }])
     }
 
     fn unsupported_iterator(&mut self, span: Span, found: String) {
@@ -169,23 +151,12 @@ impl Lowerer {
         let bound = self.bind_args(&RANGE_SIG, span, args, kwargs)?;
         if let Some(step) = bound.get("step") {
             if literal(step) != Some(Lit::Int(1)) {
-                self.error(
-                    step.span,
-                    "loop steps other than 1 are not supported",
-                    "`1`",
-                    step.describe(),
-                );
+                self.error(step.span, "loop steps other than 1 are not supported", "`1`", step.describe());
                 return None;
             }
         }
         let (min, extent) = self.bounds(bound.get("start")?, bound.get("stop"));
-        Some(Header {
-            min,
-            extent,
-            kind: ForKind::Serial,
-            thread: None,
-            annotations: Annotations::new(),
-        })
+        Some(Header { min, extent, kind: ForKind::Serial, thread: None, annotations: Annotations::new() })
     }
 
     fn kind_header(
@@ -199,20 +170,11 @@ impl Lowerer {
         let bound = self.bind_args(sig, span, args, kwargs)?;
         let (min, extent) = self.bounds(bound.get("start")?, bound.get("stop"));
         let annotations = self.loop_annotations(&bound);
-        Some(Header {
-            min,
-            extent,
-            kind,
-            thread: None,
-            annotations,
-        })
+        Some(Header { min, extent, kind, thread: None, annotations })
     }
 
     fn loop_annotations(&mut self, bound: &Args<'_>) -> Annotations {
-        bound
-            .get("annotations")
-            .map(|a| self.annotations(a))
-            .unwrap_or_default()
+        bound.get("annotations").map(|a| self.annotations(a)).unwrap_or_default()
     }
 
     /// `T.thread_binding(extent, thread="threadIdx.x")`, `T.thread_binding(a, b, thread=...)`,
@@ -239,13 +201,7 @@ impl Lowerer {
         }
         let (min, extent) = self.bounds(bound.get("start")?, stop);
         let annotations = self.loop_annotations(&bound);
-        Some(Header {
-            min,
-            extent,
-            kind: ForKind::ThreadBinding,
-            thread: Some(tag),
-            annotations,
-        })
+        Some(Header { min, extent, kind: ForKind::ThreadBinding, thread: Some(tag), annotations })
     }
 
     /// `for i, j in T.grid(4, 8):` is `for i in range(4): for j in range(8):`.
@@ -285,11 +241,7 @@ impl Lowerer {
                 extent,
             };
             let var = Var::new(target.name.clone(), header.extent.dtype());
-            loops.push(LoopSpec {
-                name: target.name.clone(),
-                var,
-                header,
-            });
+            loops.push(LoopSpec { name: target.name.clone(), var, header });
         }
         Some(loops)
     }

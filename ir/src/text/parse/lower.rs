@@ -29,13 +29,7 @@ pub(super) struct Lowerer {
 
 impl Lowerer {
     pub fn new() -> Self {
-        Lowerer {
-            scopes: Scopes::default(),
-            diags: Vec::new(),
-            depth: 0,
-            blocks: 0,
-            too_deep_reported: false,
-        }
+        Lowerer { scopes: Scopes::default(), diags: Vec::new(), depth: 0, blocks: 0, too_deep_reported: false }
     }
 
     pub fn error(
@@ -45,8 +39,7 @@ impl Lowerer {
         expected: impl Into<String>,
         found: impl Into<String>,
     ) {
-        self.diags
-            .push(Diagnostic::error(span, message).expected(expected, found));
+        self.diags.push(Diagnostic::error(span, message).expected(expected, found));
     }
 
     /// Reports an error and returns the placeholder expression used in its place.
@@ -68,12 +61,7 @@ impl Lowerer {
             if std::mem::replace(&mut self.too_deep_reported, true) {
                 return false;
             }
-            self.error(
-                span,
-                "nesting too deep",
-                format!("at most {MAX_IR_DEPTH} nested statements"),
-                "more",
-            );
+            self.error(span, "nesting too deep", format!("at most {MAX_IR_DEPTH} nested statements"), "more");
             return false;
         }
         self.depth = next;
@@ -105,12 +93,7 @@ impl Lowerer {
     }
 
     pub fn wrong_count(&mut self, callee: &str, span: Span, expected: &str, found: usize) {
-        self.error(
-            span,
-            format!("wrong number of arguments to `{callee}`"),
-            expected,
-            found.to_string(),
-        );
+        self.error(span, format!("wrong number of arguments to `{callee}`"), expected, found.to_string());
     }
 
     fn unexpected_keyword(&mut self, callee: &str, kw: &Kwarg) {

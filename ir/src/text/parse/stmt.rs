@@ -41,11 +41,7 @@ fn fold_branches(branches: Vec<(Expr, Stmt, Span)>, else_case: Option<Stmt>, spa
     let mut else_case = else_case.map(Box::new);
     for (index, (cond, then_case, cond_span)) in branches.into_iter().enumerate().rev() {
         let at = if index == 0 { span } else { cond_span };
-        let kind = StmtKind::If {
-            cond,
-            then_case: Box::new(then_case),
-            else_case: else_case.take(),
-        };
+        let kind = StmtKind::If { cond, then_case: Box::new(then_case), else_case: else_case.take() };
         else_case = Some(Box::new(Stmt::new(kind, at)));
     }
     else_case.map_or_else(Stmt::nop, |stmt| *stmt)
@@ -203,33 +199,20 @@ impl Lowerer {
         match &target.kind {
             PExprKind::Subscript { value: base, items } => self.store(base, items, value, span),
             PExprKind::Name(name) => {
-                let ident = Ident {
-                    name: name.clone(),
-                    span: target.span,
-                };
+                let ident = Ident { name: name.clone(), span: target.span };
                 self.assign_name(&ident, value, span)
             }
             PExprKind::Tuple(_) => {
                 if let Some((callee, ..)) = value.as_call().filter(|(c, ..)| c.starts_with("T.axis.")) {
                     self.misplaced_header(&callee, value.span);
                 } else {
-                    self.error(
-                        target.span,
-                        "cannot unpack into several names here",
-                        "one name",
-                        "a tuple",
-                    );
+                    self.error(target.span, "cannot unpack into several names here", "one name", "a tuple");
                 }
                 Lowered::Nothing
             }
             _ => {
                 let found = target.describe();
-                self.error(
-                    target.span,
-                    format!("cannot assign to {found}"),
-                    "a name or `buffer[indices]`",
-                    found,
-                );
+                self.error(target.span, format!("cannot assign to {found}"), "a name or `buffer[indices]`", found);
                 Lowered::Nothing
             }
         }
@@ -270,8 +253,7 @@ impl Lowerer {
             }
             if let Some(dtype) = dtype_of_name(&callee).filter(|_| args.is_empty()) {
                 // `n = T.int32()`: a fresh variable (a symbolic shape, bound by a buffer).
-                self.scopes
-                    .bind(&name.name, Binding::Var(Var::new(name.name.clone(), dtype)));
+                self.scopes.bind(&name.name, Binding::Var(Var::new(name.name.clone(), dtype)));
                 return Lowered::Nothing;
             }
             match self.scoped_call(value, Some(name)) {
@@ -361,12 +343,7 @@ impl Lowerer {
 
     fn with_stmt(&mut self, item: &PExpr, targets: &[Ident], body: &[PStmt], span: Span) -> Lowered {
         if targets.len() > 1 {
-            self.error(
-                span,
-                "`with` binds at most one name here",
-                "`as name`",
-                format!("{} names", targets.len()),
-            );
+            self.error(span, "`with` binds at most one name here", "`as name`", format!("{} names", targets.len()));
         }
         match item.as_call().map(|(c, ..)| c).as_deref() {
             Some("T.sblock" | "T.block") => Lowered::Stmt(self.block(item, body, span)),

@@ -23,18 +23,10 @@ mod show {
             Expr::Cmp { op, lhs, rhs } => format!("({} {op} {})", expr(lhs), expr(rhs)),
             Expr::Logic { op, lhs, rhs } => format!("({} {op} {})", expr(lhs), expr(rhs)),
             Expr::Not(v) => format!("not {}", expr(v)),
-            Expr::Select {
-                cond,
-                on_true,
-                on_false,
-            } => {
+            Expr::Select { cond, on_true, on_false } => {
                 format!("select({}, {}, {})", expr(cond), expr(on_true), expr(on_false))
             }
-            Expr::IfThenElse {
-                cond,
-                on_true,
-                on_false,
-            } => {
+            Expr::IfThenElse { cond, on_true, on_false } => {
                 format!("ite({}, {}, {})", expr(cond), expr(on_true), expr(on_false))
             }
             Expr::Cast { dtype, value } => format!("cast<{dtype}>({})", expr(value)),
@@ -57,11 +49,7 @@ mod show {
     fn regions(regions: &Option<Vec<BufferRegion>>) -> String {
         let Some(regions) = regions else { return "-".to_string() };
         let one = |r: &BufferRegion| {
-            let dims: Vec<_> = r
-                .region
-                .iter()
-                .map(|d| format!("{}+{}", expr(&d.min), expr(&d.extent)))
-                .collect();
+            let dims: Vec<_> = r.region.iter().map(|d| format!("{}+{}", expr(&d.min), expr(&d.extent))).collect();
             format!("{}[{}]", buffer(&r.buffer), dims.join(", "))
         };
         regions.iter().map(one).collect::<Vec<_>>().join(" ")
@@ -74,13 +62,9 @@ mod show {
             AnnValue::Bool(b) => b.to_string(),
             AnnValue::Str(s) => format!("{s:?}"),
             AnnValue::List(items) => format!("[{}]", items.iter().map(ann).collect::<Vec<_>>().join(", ")),
-            AnnValue::Dict(d) => format!(
-                "{{{}}}",
-                d.iter()
-                    .map(|(k, v)| format!("{k}: {}", ann(v)))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
+            AnnValue::Dict(d) => {
+                format!("{{{}}}", d.iter().map(|(k, v)| format!("{k}: {}", ann(v))).collect::<Vec<_>>().join(", "))
+            }
             AnnValue::Expr(e) => expr(e),
         }
     }
@@ -89,15 +73,11 @@ mod show {
         let pad = "  ".repeat(indent);
         let line = |out: &mut String, text: String| out.push_str(&format!("{pad}{text}\n"));
         match &s.kind {
-            StmtKind::Store(st) => line(
-                out,
-                format!("{}[{}] = {}", buffer(&st.buffer), list(&st.indices), expr(&st.value)),
-            ),
+            StmtKind::Store(st) => {
+                line(out, format!("{}[{}] = {}", buffer(&st.buffer), list(&st.indices), expr(&st.value)))
+            }
             StmtKind::Let { var, value, body } => {
-                line(
-                    out,
-                    format!("let {}#{}: {} = {}", var.name(), var.id().0, var.dtype(), expr(value)),
-                );
+                line(out, format!("let {}#{}: {} = {}", var.name(), var.id().0, var.dtype(), expr(value)));
                 stmt(body, indent, out);
             }
             StmtKind::For(f) => {
@@ -118,11 +98,7 @@ mod show {
                 );
                 stmt(&f.body, indent + 1, out);
             }
-            StmtKind::If {
-                cond,
-                then_case,
-                else_case,
-            } => {
+            StmtKind::If { cond, then_case, else_case } => {
                 line(out, format!("if {}", expr(cond)));
                 stmt(then_case, indent + 1, out);
                 if let Some(e) = else_case {
@@ -156,11 +132,7 @@ mod show {
                 );
                 stmt(&a.body, indent, out);
             }
-            StmtKind::AllocBuffer {
-                buffer: b,
-                annotations,
-                body,
-            } => {
+            StmtKind::AllocBuffer { buffer: b, annotations, body } => {
                 let anns: Vec<_> = annotations.iter().map(|(k, v)| format!("{k}={}", ann(v))).collect();
                 line(out, format!("alloc_buffer {} {}", decl(b), anns.join(" ")));
                 stmt(body, indent, out);
@@ -172,16 +144,7 @@ mod show {
             StmtKind::Evaluate(e) => line(out, format!("evaluate {}", expr(e))),
             StmtKind::Barrier { scope } => line(out, format!("barrier {scope}")),
             StmtKind::LaunchThread { var, tag, extent, body } => {
-                line(
-                    out,
-                    format!(
-                        "launch {}#{}: {} {tag} {}",
-                        var.name(),
-                        var.id().0,
-                        var.dtype(),
-                        expr(extent)
-                    ),
-                );
+                line(out, format!("launch {}#{}: {} {tag} {}", var.name(), var.id().0, var.dtype(), expr(extent)));
                 stmt(body, indent, out);
             }
             StmtKind::Block(b) => {
@@ -240,12 +203,7 @@ mod show {
         let mut out = format!("func {} s_tir={} private={}\n", f.name, f.s_tir, f.private);
         for p in &f.params {
             let b = p.buffer.as_ref().map_or(String::new(), |b| format!(" -> {}", decl(b)));
-            out.push_str(&format!(
-                "param {}#{}: {}{b}\n",
-                p.var.name(),
-                p.var.id().0,
-                p.var.dtype()
-            ));
+            out.push_str(&format!("param {}#{}: {}{b}\n", p.var.name(), p.var.id().0, p.var.dtype()));
         }
         for (k, v) in f.attrs.iter() {
             out.push_str(&format!("attr {k}={}\n", ann(v)));
@@ -334,20 +292,14 @@ fn wrap(body: &str) -> String {
 /// The rendered body lines of `wrap(body)` (without the function and parameter lines).
 fn body_of(body: &str) -> String {
     let text = render(&wrap(body));
-    text.lines()
-        .skip(5)
-        .map(|l| format!("{}\n", l.strip_prefix("  ").unwrap_or(l)))
-        .collect()
+    text.lines().skip(5).map(|l| format!("{}\n", l.strip_prefix("  ").unwrap_or(l))).collect()
 }
 
 #[test]
 fn seed_b_epilogue_wait_count_is_a_subtraction() {
     let (_, source) = PRINTED[8];
     let text = show::module(&parse_ok(source));
-    assert!(
-        strip_ids(&text).contains("attr async_wait_inflight_count = (0:int32 - i)"),
-        "{text}"
-    );
+    assert!(strip_ids(&text).contains("attr async_wait_inflight_count = (0:int32 - i)"), "{text}");
     // Structurally: Sub(Int 0, Var i) where i is the epilogue loop's variable.
     let func = func_of(source);
     let mut found = false;
@@ -355,12 +307,7 @@ fn seed_b_epilogue_wait_count_is_a_subtraction() {
     while let Some(stmt) = stack.pop() {
         match &stmt.kind {
             StmtKind::Attr(attr) if attr.key == "async_wait_inflight_count" => {
-                if let Expr::Binary {
-                    op: crate::expr::BinOp::Sub,
-                    lhs,
-                    rhs,
-                } = &attr.value
-                {
+                if let Expr::Binary { op: crate::expr::BinOp::Sub, lhs, rhs } = &attr.value {
                     assert_eq!(**lhs, Expr::int(0));
                     assert_eq!(rhs.as_var().map(|v| v.name()), Some("i"));
                     found = true;
@@ -379,18 +326,9 @@ fn seed_b_epilogue_wait_count_is_a_subtraction() {
 #[test]
 fn seed_a_input_loop_annotations_keep_order() {
     let func = func_of(PRINTED[0].1);
-    let StmtKind::For(loop_) = &func.body.kind else {
-        panic!("{:?}", func.body.kind)
-    };
+    let StmtKind::For(loop_) = &func.body.kind else { panic!("{:?}", func.body.kind) };
     let keys: Vec<_> = loop_.annotations.iter().map(|(k, _)| k).collect();
-    assert_eq!(
-        keys,
-        [
-            "software_pipeline_stage",
-            "software_pipeline_order",
-            "software_pipeline_async_stages"
-        ]
-    );
+    assert_eq!(keys, ["software_pipeline_stage", "software_pipeline_order", "software_pipeline_async_stages"]);
     let lists: Vec<_> = loop_.annotations.iter().map(|(_, v)| v.as_int_list()).collect();
     assert_eq!(lists, [Some(vec![0, 1]), Some(vec![0, 1]), Some(vec![0])]);
     assert!(
@@ -408,17 +346,13 @@ fn seed_a_tx_view_aliases_the_parameter_data() {
     let a = func.params[0].buffer.clone().expect("A is a buffer parameter");
     assert_eq!(func.params[0].var.name(), "A_handle");
     assert_eq!(a.data().name(), "A");
-    let StmtKind::DeclBuffer { buffer: a1, body } = &func.body.kind else {
-        panic!()
-    };
+    let StmtKind::DeclBuffer { buffer: a1, body } = &func.body.kind else { panic!() };
     assert_eq!(a1.name(), "A_1");
     assert_eq!(a1.data(), a.data());
     assert_eq!(a1.shape(), [Expr::int(512)]);
     assert_eq!(a1.dtype(), a.dtype());
     assert_ne!(a1, &a);
-    let StmtKind::DeclBuffer { buffer: c1, body } = &body.kind else {
-        panic!()
-    };
+    let StmtKind::DeclBuffer { buffer: c1, body } = &body.kind else { panic!() };
     assert_eq!(Some(c1.data()), func.params[1].buffer.as_ref().map(Buffer::data));
     assert!(
         matches!(&body.kind, StmtKind::LaunchThread { tag, extent, .. } if tag == "threadIdx.x" && *extent == Expr::int(32))
@@ -428,10 +362,7 @@ fn seed_a_tx_view_aliases_the_parameter_data() {
 #[test]
 fn seed_flatten_cse_decl_buffer_and_alloc_shared() {
     let text = strip_ids(&show::module(&parse_ok(PRINTED[2].1)));
-    assert!(
-        text.contains("decl_buffer A_1 float32 [16:int32] data=A scope=global"),
-        "{text}"
-    );
+    assert!(text.contains("decl_buffer A_1 float32 [16:int32] data=A scope=global"), "{text}");
     assert!(text.contains("alloc_buffer B float32 [2:int32] data=B scope=shared strides=[] offset=0:int32 buffer_allocated_addr=[] buffer_data_alignment=64"), "{text}");
     assert!(text.contains("let cse_v1: int32 = (i + 1:int32)"), "{text}");
 }
@@ -455,10 +386,7 @@ fn seed_after_pipeline_blocks() {
     // `T.reads()` is an empty list; an absent `T.reads` is None.
     assert!(text.contains("block \"root\" []\n    reads \n    writes \n"), "{text}");
     let tx = strip_ids(&show::module(&parse_ok(PRINTED[3].1)));
-    assert!(
-        tx.contains("block \"\" []\n          reads -\n          writes -\n"),
-        "{tx}"
-    );
+    assert!(tx.contains("block \"\" []\n          reads -\n          writes -\n"), "{tx}");
 }
 
 #[test]
@@ -588,19 +516,11 @@ fn names_shadow_and_expire() {
     let func = func_of(&wrap(body));
     let text = show::func(&func);
     // The two loops have distinct variables; the second `y` reads the first.
-    let StmtKind::Seq(items) = &func.body.kind else {
-        panic!("{text}")
-    };
-    let (StmtKind::For(a), StmtKind::For(b)) = (&items[0].kind, &items[1].kind) else {
-        panic!()
-    };
+    let StmtKind::Seq(items) = &func.body.kind else { panic!("{text}") };
+    let (StmtKind::For(a), StmtKind::For(b)) = (&items[0].kind, &items[1].kind) else { panic!() };
     assert_ne!(a.var, b.var);
-    let StmtKind::Let { var: y1, body, .. } = &items[2].kind else {
-        panic!()
-    };
-    let StmtKind::Let { var: y2, value, .. } = &body.kind else {
-        panic!()
-    };
+    let StmtKind::Let { var: y1, body, .. } = &items[2].kind else { panic!() };
+    let StmtKind::Let { var: y2, value, .. } = &body.kind else { panic!() };
     assert_ne!(y1, y2);
     assert_eq!(*value, Expr::var(y1) + Expr::int(1));
 }
@@ -620,10 +540,7 @@ fn function_level_forms() {
     assert_eq!(a.shape(), [Expr::var(&f.params[1].var)]);
     assert_eq!((a.node().align, a.node().offset_factor), (64, 1));
     assert!(f.params[2].buffer.is_none());
-    assert_eq!(
-        strip_ids(&show::func(&module.functions[1])),
-        "func g s_tir=false private=false\n  evaluate 0:int32\n"
-    );
+    assert_eq!(strip_ids(&show::func(&module.functions[1])), "func g s_tir=false private=false\n  evaluate 0:int32\n");
 }
 
 #[test]
@@ -684,14 +601,9 @@ fn symbolic_shapes_and_subscript_buffers() {
     let source = "@T.prim_func\ndef f(a: T.handle, B: T.Buffer[(8,), \"int8\"]):\n    n = T.int32()\n    A = T.match_buffer(a, (n,), \"float32\")\n    for i in range(n):\n        A[i] = T.Cast(\"float32\", B[0])\n";
     let func = func_of(source);
     let a = func.params[0].buffer.as_ref().expect("matched");
-    let Some(n) = a.shape()[0].as_var() else {
-        panic!("symbolic shape")
-    };
+    let Some(n) = a.shape()[0].as_var() else { panic!("symbolic shape") };
     assert_eq!(n.name(), "n");
     let StmtKind::For(f) = &func.body.kind else { panic!() };
     assert_eq!(f.extent, Expr::var(n));
-    assert_eq!(
-        func.params[1].buffer.as_ref().map(|b| b.dtype()),
-        Some(crate::dtype::DataType::INT8)
-    );
+    assert_eq!(func.params[1].buffer.as_ref().map(|b| b.dtype()), Some(crate::dtype::DataType::INT8));
 }

@@ -68,12 +68,32 @@ const TOKENS: [&str; 48] = [
     "T.float32(",
 ];
 
-/// Parses and checks the diagnostics are located.
+/// Parses; errors must be located. An accepted module must also go through the checker
+/// without a panic and, when the checker accepts it, print to text that parses back to an
+/// equal module.
 fn check(source: &str) {
-    if let Err(diags) = parse_module(source) {
-        assert!(!diags.is_empty());
-        for d in diags.iter() {
-            assert!(d.span.is_known(), "unlocated: {d}");
+    match parse_module(source) {
+        Err(diags) => {
+            assert!(!diags.is_empty());
+            for d in diags.iter() {
+                assert!(d.span.is_known(), "unlocated: {d}");
+            }
+        }
+        Ok(module) => {
+            if crate::check::check_module(&module).has_errors() {
+                // The printer's round-trip promise is for well-formed modules; literal typing
+                // may read an ill-typed expression back differently.
+                return;
+            }
+            let printed = crate::text::print_module(&module);
+            let reparsed = match parse_module(&printed) {
+                Ok(m) => m,
+                // Parentheses the printer adds can push a program at the nesting cap over it.
+                Err(d) if d.iter().all(|e| e.message.starts_with("nesting too deep")) => return,
+                Err(d) => panic!("printed module does not parse: {d}\n{printed}\n--- from ---\n{source}"),
+            };
+            let diff = crate::structural::module_diff(&module, &reparsed);
+            assert!(diff.is_none(), "round trip changes the module: {diff:?}\n{printed}");
         }
     }
 }

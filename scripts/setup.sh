@@ -51,8 +51,8 @@ install_z3() {
     if ! python3 -m pip download --quiet --no-deps --only-binary=:all: --disable-pip-version-check \
         "z3-solver==$z3_version.0" -d "$tmp/wheel" >"$tmp/pip.log" 2>&1; then
         cat "$tmp/pip.log" >&2
-        die "could not download the z3-solver $z3_version.0 wheel for $arch with pip (the x86_64 wheel \
-needs glibc >= 2.27, the aarch64 one glibc >= 2.38; pip needs network access to PyPI)"
+        die "could not download the z3-solver $z3_version.0 wheel for $arch, $(getconf GNU_LIBC_VERSION 2>/dev/null || echo 'unknown libc') \
+with pip (it needs network access to PyPI; the 5.3.2 wheels need glibc >= 2.27 on x86_64 and >= 2.38 on aarch64)"
     fi
     local wheel
     wheel=$(find "$tmp/wheel" -name "z3_solver-$z3_version.0-*.whl" | head -n 1)

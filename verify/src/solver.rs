@@ -1,0 +1,373 @@
+//! The typed layer over the Z3 solver: queries, verdicts and SMT-LIB dumps.
+//!
+//! A [`Query`] says "under these assumptions, these obligations hold" about variables it
+//! declares. [`Query::check`] asserts the assumptions and the negation of the conjunction of the
+//! obligations, runs Z3 with the query's time limit, and maps the answer:
+//!
+//! | Z3 says | verdict |
+//! | --- | --- |
+//! | unsat | [`Verdict::Proved`], or [`Verdict::Vacuous`] when the assumptions alone are unsat |
+//! | sat | [`Verdict::Refuted`] with the model's values of the declared variables |
+//! | unknown (time limit, incompleteness) | [`Verdict::Unknown`] with Z3's reason |
+//!
+//! Only [`Verdict::Proved`] is a pass ([`Verdict::is_proved`]).
+
+use std::fmt;
+use std::time::{Duration, Instant};
+
+use thiserror::Error;
+use z3::ast::{Bool, Int, BV};
+use z3::{Params, SatResult, Solver};
+
+/// The prefix of the Z3 constant of every declared variable (see [`Query`]).
+pub const SYMBOL_PREFIX: &str = "v_";
+
+/// The time limit of a query unless [`Query::with_timeout`] sets another.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The answer to a [`Query`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// The obligations hold under the assumptions, and the assumptions can hold.
+    Proved,
+    /// The obligations can fail: values of the query's declared variables, in declaration order,
+    /// that satisfy the assumptions and break an obligation.
+    Refuted(Vec<(String, i64)>),
+    /// Z3 could not decide within the limit, or gave up; the reason. Never a pass.
+    Unknown(String),
+    /// The assumptions contradict each other, so the obligations hold only vacuously. Never a
+    /// pass: it means the assumptions are encoded wrongly.
+    Vacuous,
+}
+
+impl Verdict {
+    /// Whether this verdict is a pass: true for [`Verdict::Proved`] only.
+    #[must_use]
+    pub fn is_proved(&self) -> bool {
+        matches!(self, Verdict::Proved)
+    }
+
+    /// The counterexample of a [`Verdict::Refuted`].
+    #[must_use]
+    pub fn counterexample(&self) -> Option<&[(String, i64)]> {
+        match self {
+            Verdict::Refuted(values) => Some(values),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Verdict::Proved => write!(f, "proved"),
+            Verdict::Refuted(values) if values.is_empty() => write!(f, "refuted"),
+            Verdict::Refuted(values) => {
+                write!(f, "refuted: ")?;
+                for (i, (name, value)) in values.iter().enumerate() {
+                    let sep = if i == 0 { "" } else { ", " };
+                    write!(f, "{sep}{name} = {value}")?;
+                }
+                Ok(())
+            }
+            Verdict::Unknown(reason) => write!(f, "unknown: {reason}"),
+            Verdict::Vacuous => write!(f, "vacuous: the assumptions contradict each other"),
+        }
+    }
+}
+
+/// How the bits of a bit-vector variable are read when it is reported in a counterexample.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Signedness {
+    /// Two's complement, like TIR's `int32`.
+    Signed,
+    /// Unsigned, like TIR's `uint32`.
+    Unsigned,
+}
+
+/// A variable that cannot be declared.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum QueryError {
+    /// Names are non-empty and hold neither `|` nor `\\`, which SMT-LIB symbols cannot carry.
+    #[error("query `{query}`: `{name}` cannot name a variable: names are non-empty and hold neither `|` nor `\\`")]
+    InvalidName {
+        /// The query's name.
+        query: String,
+        /// The name asked for.
+        name: String,
+    },
+    /// The name is already declared in the query.
+    #[error("query `{query}`: variable `{name}` is declared twice")]
+    DuplicateVariable {
+        /// The query's name.
+        query: String,
+        /// The variable's name.
+        name: String,
+    },
+    /// Bit-vector widths are 1 to 64, so that every value fits a counterexample's `i64`.
+    #[error("query `{query}`: bit-vector variable `{name}` has width {width}; the widths supported are 1 to 64")]
+    UnsupportedWidth {
+        /// The query's name.
+        query: String,
+        /// The variable's name.
+        name: String,
+        /// The width asked for.
+        width: u32,
+    },
+}
+
+/// A declared variable and how to report its value.
+#[derive(Debug, Clone)]
+enum Term {
+    Int(Int),
+    Bv(BV, Signedness),
+}
+
+/// A proof obligation for Z3: declared variables, assumptions and obligations, and a time limit.
+///
+/// Terms are built with the `z3` crate from the variables that [`Query::int`] and [`Query::bv`]
+/// return. They live in the calling thread's Z3 context, so a query stays on one thread.
+///
+/// In Z3 (and in [`Query::to_smtlib`]) the variable `x` is the constant `v_x`
+/// ([`SYMBOL_PREFIX`]): a bare name could be an SMT-LIB or Z3 builtin (`and`, `abs`, `mod`,
+/// ...) or one of the names Z3 gives to `let` bindings, and the dump would not parse.
+/// Counterexamples use the names as declared. Constants made with the `z3` crate directly must
+/// not start with the prefix.
+#[derive(Debug, Clone)]
+pub struct Query {
+    name: String,
+    timeout: Duration,
+    variables: Vec<(String, Term)>,
+    assumptions: Vec<Bool>,
+    obligations: Vec<Bool>,
+}
+
+impl Query {
+    /// An empty query (it proves `true`) with the [`DEFAULT_TIMEOUT`]. The name appears in
+    /// errors and in the SMT-LIB dump.
+    #[must_use]
+    pub fn new(name: impl Into<String>) -> Self {
+        Query {
+            name: name.into(),
+            timeout: DEFAULT_TIMEOUT,
+            variables: Vec::new(),
+            assumptions: Vec::new(),
+            obligations: Vec::new(),
+        }
+    }
+
+    /// The same query with another time limit. Z3 counts it in whole milliseconds (at least
+    /// one); it bounds the whole of [`Query::check`].
+    #[must_use]
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The query's name.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The query's time limit.
+    #[must_use]
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// Declares a mathematical (unbounded) integer variable.
+    ///
+    /// # Errors
+    ///
+    /// [`QueryError::InvalidName`] for a name SMT-LIB cannot carry,
+    /// [`QueryError::DuplicateVariable`] when the name is taken.
+    pub fn int(&mut self, name: &str) -> Result<Int, QueryError> {
+        self.fresh_name(name)?;
+        let var = Int::new_const(format!("{SYMBOL_PREFIX}{name}"));
+        self.variables.push((name.to_owned(), Term::Int(var.clone())));
+        Ok(var)
+    }
+
+    /// Declares a bit-vector variable of `width` bits (1 to 64), reported as `signedness` says.
+    ///
+    /// # Errors
+    ///
+    /// [`QueryError::InvalidName`] for a name SMT-LIB cannot carry,
+    /// [`QueryError::DuplicateVariable`] when the name is taken,
+    /// [`QueryError::UnsupportedWidth`] for a width outside 1 to 64.
+    pub fn bv(&mut self, name: &str, width: u32, signedness: Signedness) -> Result<BV, QueryError> {
+        self.fresh_name(name)?;
+        if !(1..=64).contains(&width) {
+            return Err(QueryError::UnsupportedWidth { query: self.name.clone(), name: name.to_owned(), width });
+        }
+        let var = BV::new_const(format!("{SYMBOL_PREFIX}{name}"), width);
+        self.variables.push((name.to_owned(), Term::Bv(var.clone(), signedness)));
+        Ok(var)
+    }
+
+    /// Adds an assumption: a fact the obligations may rely on.
+    pub fn assume(&mut self, fact: Bool) {
+        self.assumptions.push(fact);
+    }
+
+    /// Adds an obligation: a fact to prove from the assumptions.
+    pub fn require(&mut self, obligation: Bool) {
+        self.obligations.push(obligation);
+    }
+
+    /// Runs Z3 on the assumptions and the negated obligations, within the time limit.
+    ///
+    /// When that is unsat, a second call (with the time left) checks that the assumptions alone
+    /// are satisfiable, so that contradictory assumptions give [`Verdict::Vacuous`] rather than
+    /// a proof.
+    #[must_use]
+    pub fn check(&self) -> Verdict {
+        let start = Instant::now();
+        let solver = solver_with_timeout(self.timeout);
+        for fact in &self.assumptions {
+            solver.assert(fact);
+        }
+        solver.assert(self.goal().not());
+        match solver.check() {
+            SatResult::Sat => self.counterexample(&solver),
+            SatResult::Unknown => Verdict::Unknown(reason_unknown(&solver)),
+            SatResult::Unsat => self.check_assumptions(self.timeout.saturating_sub(start.elapsed())),
+        }
+    }
+
+    /// The query as an SMT-LIB 2 script for the `z3` command line tool: the time limit, the
+    /// declarations, the assumptions, the negated obligations and `(check-sat)`. `unsat` means
+    /// proved (not counting the vacuity check of [`Query::check`]), `sat` refuted.
+    #[must_use]
+    pub fn to_smtlib(&self) -> String {
+        let solver = Solver::new();
+        for fact in &self.assumptions {
+            solver.assert(fact);
+        }
+        solver.assert(self.goal().not());
+        let name = self.name.replace(['\n', '\r'], " ");
+        format!(
+            "; tirproof query: {name}\n\
+             ; assumptions and negated obligations: unsat = proved, sat = refuted, unknown = not a pass\n\
+             (set-option :timeout {})\n{}",
+            timeout_ms(self.timeout),
+            solver.to_smt2()
+        )
+    }
+
+    /// Checks that the name can be written in SMT-LIB and is not declared yet.
+    fn fresh_name(&self, name: &str) -> Result<(), QueryError> {
+        if name.is_empty() || name.contains(['|', '\\']) {
+            return Err(QueryError::InvalidName { query: self.name.clone(), name: name.to_owned() });
+        }
+        if self.variables.iter().any(|(declared, _)| declared == name) {
+            return Err(QueryError::DuplicateVariable { query: self.name.clone(), name: name.to_owned() });
+        }
+        Ok(())
+    }
+
+    /// The conjunction of the obligations.
+    fn goal(&self) -> Bool {
+        if self.obligations.is_empty() {
+            Bool::from_bool(true)
+        } else {
+            Bool::and(&self.obligations)
+        }
+    }
+
+    /// The verdict after the obligations were found to follow from the assumptions.
+    fn check_assumptions(&self, time_left: Duration) -> Verdict {
+        if self.assumptions.is_empty() {
+            return Verdict::Proved;
+        }
+        let solver = solver_with_timeout(time_left);
+        for fact in &self.assumptions {
+            solver.assert(fact);
+        }
+        match solver.check() {
+            SatResult::Sat => Verdict::Proved,
+            SatResult::Unsat => Verdict::Vacuous,
+            SatResult::Unknown => Verdict::Unknown(format!(
+                "the obligations follow from the assumptions, but whether the assumptions can hold is unknown: {}",
+                reason_unknown(&solver)
+            )),
+        }
+    }
+
+    /// The counterexample in the model of a satisfiable check.
+    fn counterexample(&self, solver: &Solver) -> Verdict {
+        let Some(model) = solver.get_model() else {
+            return Verdict::Unknown("Z3 found a counterexample but returned no model".to_owned());
+        };
+        let mut values = Vec::with_capacity(self.variables.len());
+        for (name, term) in &self.variables {
+            let value = match term {
+                Term::Int(var) => model.eval(var, true).and_then(|v| v.as_i64()),
+                Term::Bv(var, signedness) => {
+                    model.eval(var, true).and_then(|v| bv_value(v.as_u64()?, var.get_size(), *signedness))
+                }
+            };
+            let Some(value) = value else {
+                return Verdict::Unknown(format!(
+                    "Z3 found a counterexample, but the value of `{name}` does not fit in an i64"
+                ));
+            };
+            values.push((name.clone(), value));
+        }
+        Verdict::Refuted(values)
+    }
+}
+
+/// A solver whose every check stops after `timeout`.
+fn solver_with_timeout(timeout: Duration) -> Solver {
+    let solver = Solver::new();
+    let mut params = Params::new();
+    params.set_u32("timeout", timeout_ms(timeout));
+    solver.set_params(&params);
+    solver
+}
+
+/// A time limit in Z3's unit, whole milliseconds, at least 1 (0 would mean no limit).
+fn timeout_ms(timeout: Duration) -> u32 {
+    u32::try_from(timeout.as_millis()).unwrap_or(u32::MAX).max(1)
+}
+
+/// Why the last check of `solver` was inconclusive.
+fn reason_unknown(solver: &Solver) -> String {
+    solver.get_reason_unknown().unwrap_or_else(|| "Z3 gave no reason".to_owned())
+}
+
+/// The value of a bit-vector numeral of `width` bits (1 to 64), read with `signedness`.
+fn bv_value(bits: u64, width: u32, signedness: Signedness) -> Option<i64> {
+    match signedness {
+        Signedness::Unsigned => i64::try_from(bits).ok(),
+        Signedness::Signed => {
+            let unused = 64 - width;
+            Some((bits << unused).cast_signed() >> unused)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{bv_value, timeout_ms, Signedness};
+    use std::time::Duration;
+
+    #[test]
+    fn bit_vector_values_are_read_with_their_signedness() {
+        assert_eq!(bv_value(0x7fff_ffff, 32, Signedness::Signed), Some(2_147_483_647));
+        assert_eq!(bv_value(0x8000_0000, 32, Signedness::Signed), Some(-2_147_483_648));
+        assert_eq!(bv_value(0x8000_0000, 32, Signedness::Unsigned), Some(2_147_483_648));
+        assert_eq!(bv_value(1, 1, Signedness::Signed), Some(-1));
+        assert_eq!(bv_value(u64::MAX, 64, Signedness::Signed), Some(-1));
+        assert_eq!(bv_value(u64::MAX, 64, Signedness::Unsigned), None);
+    }
+
+    #[test]
+    fn time_limits_are_whole_milliseconds_and_never_zero() {
+        assert_eq!(timeout_ms(Duration::from_millis(1500)), 1500);
+        assert_eq!(timeout_ms(Duration::ZERO), 1);
+        assert_eq!(timeout_ms(Duration::from_secs(u64::MAX)), u32::MAX);
+    }
+}

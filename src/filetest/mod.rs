@@ -6,6 +6,7 @@
 //! # test: print            the kind of test (see `Kind`)
 //! # check: B[i % 2]        text the printed output must contain, in this order
 //! # error: 5:9: error: ... a diagnostic the file must produce (all of them, in order)
+//! # passes: cse          the passes a `pass` / `pass-error` case runs (default: the pipeline)
 //! ```
 //!
 //! Line numbers in diagnostics count from the top of the file, header included. With
@@ -28,9 +29,10 @@ pub enum Kind {
     Roundtrip,
     /// Parsing or checking reports exactly the `# error:` diagnostics.
     Error,
-    /// The pipeline pass succeeds; its output checks, round-trips and equals the expected output.
+    /// The `# passes:` (default: the pipeline pass) succeed; the output checks, round-trips,
+    /// computes what the input computes under every schedule, and equals the expected output.
     Pipeline,
-    /// The pipeline pass refuses the program with exactly the `# error:` diagnostics.
+    /// The `# passes:` refuse the program with exactly the `# error:` diagnostics.
     PassError,
 }
 
@@ -40,7 +42,7 @@ impl Kind {
             "print" => Some(Kind::Print),
             "roundtrip" => Some(Kind::Roundtrip),
             "error" => Some(Kind::Error),
-            "pipeline" => Some(Kind::Pipeline),
+            "pipeline" | "pass" => Some(Kind::Pipeline),
             "pass-error" => Some(Kind::PassError),
             _ => None,
         }
@@ -58,7 +60,7 @@ impl Kind {
 }
 
 /// Directive keys a header line may use.
-const DIRECTIVES: [&str; 4] = ["test", "check", "error", "desc"];
+const DIRECTIVES: [&str; 5] = ["test", "check", "error", "desc", "passes"];
 
 /// A parsed case file.
 #[derive(Clone, Debug)]
@@ -73,6 +75,8 @@ pub struct Case {
     pub checks: Vec<String>,
     /// `# error:` values, in order.
     pub errors: Vec<String>,
+    /// `# passes: a,b` for the pass kinds (default: the pipeline pass).
+    pub passes: Vec<String>,
 }
 
 /// How a case went.
@@ -93,6 +97,7 @@ impl Case {
     pub fn from_text(path: &Path, text: String) -> Result<Case, String> {
         let mut header = Vec::new();
         let (mut kind, mut checks, mut errors) = (None, Vec::new(), Vec::new());
+        let mut passes = vec!["inject-software-pipeline".to_string()];
         for line in text.lines() {
             let Some((key, value)) = directive(line) else { break };
             header.push(line.to_string());
@@ -100,11 +105,12 @@ impl Case {
                 "test" => kind = Some(Kind::from_name(value).ok_or_else(|| format!("unknown test kind `{value}`"))?),
                 "check" => checks.push(value.to_string()),
                 "error" => errors.push(value.to_string()),
+                "passes" => passes = value.split(',').map(|p| p.trim().to_string()).collect(),
                 _ => {}
             }
         }
         let kind = kind.ok_or_else(|| format!("{}: missing `# test: KIND` header line", path.display()))?;
-        Ok(Case { path: path.to_path_buf(), kind, text, header, checks, errors })
+        Ok(Case { path: path.to_path_buf(), kind, text, header, checks, errors, passes })
     }
 
     /// The program after the header, without leading blank lines.

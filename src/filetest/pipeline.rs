@@ -1,6 +1,6 @@
-//! The `pipeline` and `pass-error` kinds: run the pipeline pass on the program.
+//! The `pass` (alias `pipeline`) and `pass-error` kinds: run the case's passes on the program.
 //!
-//! A `pipeline` case checks that the pass succeeds, that the checker accepts its output, that
+//! A `pass` case checks that the passes succeed, that the checker accepts its output, that
 //! the output round-trips through the printer, and that the printed output equals the case's
 //! expected-output section (a trailing block of comment lines after `EXPECTED_MARKER`, which
 //! `BLESS=1` regenerates). A `pass-error` case lists the pass's diagnostics as `# error:` lines.
@@ -8,8 +8,7 @@
 use tirproof_ir::check::check_module;
 use tirproof_ir::text::print_module;
 use tirproof_ir::IRModule;
-use tirproof_passes::pipeline::InjectSoftwarePipeline;
-use tirproof_passes::Pass;
+use tirproof_ir::{Diagnostic, Diagnostics, Span};
 
 use super::{Case, Verdict};
 
@@ -32,10 +31,14 @@ pub(super) fn split_expected(body: &str) -> (&str, Option<String>) {
     }
 }
 
-/// Runs the pipeline pass on a copy of `module`.
-pub(super) fn pipelined(module: &IRModule) -> Result<IRModule, tirproof_ir::Diagnostics> {
+/// Runs the case's passes, in order, on a copy of `module`.
+pub(super) fn run_passes(case: &Case, module: &IRModule) -> Result<IRModule, Diagnostics> {
     let mut out = module.clone();
-    InjectSoftwarePipeline.run(&mut out).map_err(|e| e.diagnostics)?;
+    for name in &case.passes {
+        let pass = tirproof_passes::lookup(name)
+            .ok_or_else(|| Diagnostics::from(Diagnostic::error(Span::new(1, 1), format!("unknown pass `{name}`"))))?;
+        pass.run(&mut out).map_err(|e| e.diagnostics)?;
+    }
     Ok(out)
 }
 
@@ -44,7 +47,7 @@ pub(super) fn run_pipeline(case: &Case, bless: bool) -> Verdict {
         Ok(m) => m,
         Err(v) => return v,
     };
-    let output = match pipelined(&module) {
+    let output = match run_passes(case, &module) {
         Ok(o) => o,
         Err(d) => {
             return Verdict::Fail(format!(
@@ -89,7 +92,7 @@ pub(super) fn run_pass_error(case: &Case, bless: bool) -> Verdict {
         Ok(m) => m,
         Err(d) => return Verdict::Fail(format!("the program does not parse:\n{}", d.render("<case>", &case.text))),
     };
-    let actual: Vec<String> = match pipelined(&module) {
+    let actual: Vec<String> = match run_passes(case, &module) {
         Ok(_) => return Verdict::Fail("expected the pass to refuse the program, but it succeeded".to_string()),
         Err(diags) => diags.iter().map(|d| d.headline()).collect(),
     };

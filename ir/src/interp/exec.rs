@@ -169,7 +169,7 @@ impl<'p> Machine<'p> {
                 // A barrier outside a block of threads synchronizes nothing.
                 self.history.push(Event {
                     kind: EventKind::Barrier,
-                    line: self.line(*stmt),
+                    stmt: *stmt,
                     who: th.who,
                 });
             }
@@ -199,9 +199,19 @@ impl<'p> Machine<'p> {
     }
 
     /// Charges `n` statements of fuel; under the random schedule, maybe lands a group.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn tick(&mut self, th: &mut Thread, stmt: u32, n: u32) -> R<()> {
         self.stats.statements += u64::from(n);
+        if self.stats.statements > self.fuel || th.asyncs.incomplete > 0 {
+            return self.tick_slow(th, stmt);
+        }
+        Ok(())
+    }
+
+    /// The rare part of `tick`: fuel exhausted, or groups in flight under `Random`.
+    #[cold]
+    #[inline(never)]
+    fn tick_slow(&mut self, th: &mut Thread, stmt: u32) -> R<()> {
         if self.stats.statements > self.fuel {
             self.stats.statements = self.fuel;
             return Err(Trap::fault(
@@ -209,7 +219,7 @@ impl<'p> Machine<'p> {
                 format!("fuel exhausted: the budget of {} statements is spent", self.fuel),
             ));
         }
-        if th.asyncs.incomplete > 0 && matches!(self.schedule, Schedule::Random(_)) {
+        if matches!(self.schedule, Schedule::Random(_)) {
             self.random_completion(th, stmt);
         }
         Ok(())
@@ -399,7 +409,7 @@ impl<'p> Machine<'p> {
             span: info.map_or(crate::span::Span::UNKNOWN, |s| s.span),
             loop_vars,
             thread,
-            history: self.history.render(&|b| self.buf_name(b)),
+            history: self.history.render(&|b| self.buf_name(b), &|stmt| self.line(stmt)),
         }
     }
 }

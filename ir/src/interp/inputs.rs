@@ -114,7 +114,8 @@ impl Machine<'_> {
                     ),
                 });
             }
-            let bits = tensor.bits().iter().map(|b| norm(l.num, *b)).collect();
+            // Tensors hold canonical bits already (their constructors normalize).
+            let bits = tensor.bits().to_vec();
             let storage = self
                 .mem
                 .alloc(name, l.num, len, Some(bits), true)
@@ -134,14 +135,13 @@ impl Machine<'_> {
         Ok(storages)
     }
 
-    /// The final contents of the parameter storages.
-    pub(crate) fn outputs(&self, params: &[ParamStorage]) -> BTreeMap<String, Tensor> {
+    /// The final contents of the parameter storages (moved out: the run is over).
+    pub(crate) fn take_outputs(&mut self, params: &[ParamStorage]) -> BTreeMap<String, Tensor> {
         params
             .iter()
             .filter_map(|p| {
-                let data = self.mem.storages.get(p.storage as usize)?.data.clone();
-                let tensor = Tensor::from_bits(p.dtype, p.shape.clone(), data).ok()?;
-                Some((p.name.clone(), tensor))
+                let data = std::mem::take(&mut self.mem.storages.get_mut(p.storage as usize)?.data);
+                Some((p.name.clone(), Tensor::from_canonical(p.dtype, p.shape.clone(), data)))
             })
             .collect()
     }

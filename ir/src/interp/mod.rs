@@ -232,7 +232,7 @@ pub fn run(func: &PrimFunc, inputs: &Inputs, config: &RunConfig) -> Result<RunRe
     }
     Ok(RunResult {
         outcome,
-        outputs: machine.outputs(&params),
+        outputs: machine.take_outputs(&params),
         stats: machine.stats,
     })
 }

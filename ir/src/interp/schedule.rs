@@ -115,7 +115,7 @@ impl Machine<'_> {
             self.stats.barriers += 1;
             self.history.push(Event {
                 kind: EventKind::Barrier,
-                line: self.line(stmt),
+                stmt: stmt,
                 who: Who::default(),
             });
         }
@@ -187,7 +187,7 @@ impl Machine<'_> {
             span: crate::span::Span::new(line, 0),
             loop_vars: Vec::new(),
             thread,
-            history: self.history.render(&|b| self.buf_name(b)),
+            history: self.history.render(&|b| self.buf_name(b), &|stmt| self.line(stmt)),
         })
     }
 
@@ -213,7 +213,7 @@ impl Machine<'_> {
                 keep: n,
                 retired,
             },
-            line: self.line(stmt),
+            stmt: stmt,
             who: th.who,
         });
         Ok(())
@@ -228,7 +228,7 @@ impl Machine<'_> {
         self.stats.commits += 1;
         self.history.push(Event {
             kind: EventKind::Commit { queue: q, seq },
-            line,
+            stmt,
             who: th.who,
         });
         Ok(())
@@ -243,7 +243,7 @@ impl Machine<'_> {
         if let Some((queue, seq)) = th.asyncs.complete_random(&mut self.mem, &mut self.sched_rng) {
             self.history.push(Event {
                 kind: EventKind::Complete { queue, seq },
-                line: self.line(stmt),
+                stmt: stmt,
                 who: th.who,
             });
         }

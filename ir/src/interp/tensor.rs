@@ -52,6 +52,11 @@ impl Tensor {
         Ok(Tensor { dtype, shape, bits })
     }
 
+    /// A tensor from bits already canonical for `dtype` (the interpreter's own storage).
+    pub(crate) fn from_canonical(dtype: DataType, shape: Vec<usize>, bits: Vec<u64>) -> Tensor {
+        Tensor { dtype, shape, bits }
+    }
+
     /// A tensor from floats: rounded to nearest for float types, truncated for integers.
     pub fn from_f64(dtype: DataType, shape: Vec<usize>, values: &[f64]) -> Result<Tensor, InterpError> {
         let num = kind(dtype)?;

@@ -17,12 +17,17 @@
 //! failing to give the program a meaning is an [`InterpError`].
 //!
 //! # Example
-//! ```ignore
-//! let inputs = random_inputs(&func, 7, &BTreeMap::new())?;
-//! let result = run(&func, &inputs, &RunConfig::default())?;
+//! ```
+//! # use std::collections::BTreeMap;
+//! # use tirproof_ir::interp::{random_inputs, run, InterpError, Outcome, RunConfig};
+//! # fn check(func: &tirproof_ir::PrimFunc) -> Result<(), InterpError> {
+//! let inputs = random_inputs(func, 7, &BTreeMap::new())?;
+//! let result = run(func, &inputs, &RunConfig::default())?;
 //! if let Outcome::Fault(fault) = &result.outcome {
-//!     eprintln!("{}", fault.details());
+//!     println!("{}", fault.details());
 //! }
+//! # Ok(())
+//! # }
 //! ```
 //!
 //! # Layout of the module

@@ -115,7 +115,7 @@ impl Machine<'_> {
             self.stats.barriers += 1;
             self.history.push(Event {
                 kind: EventKind::Barrier,
-                stmt: stmt,
+                stmt,
                 who: Who::default(),
             });
         }
@@ -213,7 +213,7 @@ impl Machine<'_> {
                 keep: n,
                 retired,
             },
-            stmt: stmt,
+            stmt,
             who: th.who,
         });
         Ok(())
@@ -243,7 +243,7 @@ impl Machine<'_> {
         if let Some((queue, seq)) = th.asyncs.complete_random(&mut self.mem, &mut self.sched_rng) {
             self.history.push(Event {
                 kind: EventKind::Complete { queue, seq },
-                stmt: stmt,
+                stmt,
                 who: th.who,
             });
         }

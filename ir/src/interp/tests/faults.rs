@@ -289,5 +289,5 @@ fn every_fault_kind_has_a_test() {
         FaultKind::ShiftOutOfRange,
     ];
     assert_eq!(covered.len(), FaultKind::ALL.len());
-    assert!(matches!(Outcome::Completed.fault(), None));
+    assert!(Outcome::Completed.fault().is_none());
 }

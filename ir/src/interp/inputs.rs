@@ -16,6 +16,7 @@ use super::compile::compile_params;
 use super::error::{InterpError, TrapKind};
 use super::exec::Machine;
 use super::frame::Layout;
+use super::memory::Data;
 use super::program::ParamBinding;
 use super::tensor::Tensor;
 use super::thread::Thread;
@@ -114,8 +115,9 @@ impl Machine<'_> {
                     ),
                 });
             }
-            // Tensors hold canonical bits already (their constructors normalize).
-            let bits = tensor.bits().to_vec();
+            // Tensors hold canonical bits already (their constructors normalize); the storage
+            // shares them until its first write.
+            let bits = Data::Shared(tensor.shared_bits());
             let storage = self
                 .mem
                 .alloc(name, l.num, len, Some(bits), true)
@@ -140,8 +142,12 @@ impl Machine<'_> {
         params
             .iter()
             .filter_map(|p| {
-                let data = std::mem::take(&mut self.mem.storages.get_mut(p.storage as usize)?.data);
-                Some((p.name.clone(), Tensor::from_canonical(p.dtype, p.shape.clone(), data)))
+                let storage = self.mem.storages.get_mut(p.storage as usize)?;
+                let data = std::mem::replace(&mut storage.data, Data::Owned(Vec::new()));
+                Some((
+                    p.name.clone(),
+                    Tensor::from_shared(p.dtype, p.shape.clone(), data.into_shared()),
+                ))
             })
             .collect()
     }

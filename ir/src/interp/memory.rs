@@ -14,6 +14,7 @@
 //! empty or has `len` entries; a pending element is never overwritten by a plain write.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::error::{Trap, R};
 use super::value::Num;
@@ -85,12 +86,55 @@ pub(crate) enum AccessError {
     Race(Writer),
 }
 
+/// The elements of a storage: owned, or a caller's tensor shared until the first write (so
+/// read-only parameters are never copied).
+#[derive(Debug)]
+pub(crate) enum Data {
+    Owned(Vec<u64>),
+    Shared(Arc<Vec<u64>>),
+}
+
+impl Data {
+    #[inline]
+    pub(crate) fn as_slice(&self) -> &[u64] {
+        match self {
+            Data::Owned(v) => v,
+            Data::Shared(a) => a,
+        }
+    }
+
+    /// The elements, copied out of the shared tensor on first use.
+    #[inline]
+    fn to_mut(&mut self) -> &mut Vec<u64> {
+        if let Data::Shared(a) = self {
+            let owned = std::mem::take(Arc::make_mut(a));
+            *self = Data::Owned(owned);
+        }
+        match self {
+            Data::Owned(v) => v,
+            Data::Shared(a) => Arc::make_mut(a),
+        }
+    }
+
+    /// The elements as a tensor's shared buffer (no copy).
+    pub(crate) fn into_shared(self) -> Arc<Vec<u64>> {
+        match self {
+            Data::Owned(v) => Arc::new(v),
+            Data::Shared(a) => a,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.as_slice().len()
+    }
+}
+
 #[derive(Debug)]
 pub(crate) struct Storage {
     /// The name of the buffer or variable that allocated it, for messages.
     pub(crate) name: String,
     pub(crate) num: Num,
-    pub(crate) data: Vec<u64>,
+    pub(crate) data: Data,
     init: Vec<bool>,
     pending: HashMap<usize, Pending>,
     writers: Vec<Writer>,
@@ -125,7 +169,7 @@ impl Storage {
         if let (Some(r), false) = (race, self.writers.is_empty()) {
             self.check_race(i, r)?;
         }
-        Ok(self.data[i])
+        Ok(self.data.as_slice()[i])
     }
 
     fn check_race(&self, i: usize, r: &RaceCtx) -> Result<(), AccessError> {
@@ -154,7 +198,10 @@ impl Storage {
                 return Err(AccessError::Pending(*p));
             }
         }
-        self.data[i] = bits;
+        match &mut self.data {
+            Data::Owned(v) => v[i] = bits,
+            shared => shared.to_mut()[i] = bits,
+        }
         if !self.init.is_empty() {
             self.init[i] = true;
         }
@@ -211,7 +258,7 @@ impl Storage {
     /// Completes the async write to element `i`: the value lands and the element is free.
     pub(crate) fn complete(&mut self, i: usize, bits: u64) {
         self.pending.remove(&i);
-        if let Some(slot) = self.data.get_mut(i) {
+        if let Some(slot) = self.data.to_mut().get_mut(i) {
             *slot = bits;
         }
         if let Some(flag) = self.init.get_mut(i) {
@@ -241,9 +288,9 @@ pub(crate) struct Memory {
 }
 
 impl Memory {
-    /// A new storage of `len` elements: `contents` for parameters (fully initialized), or
-    /// poisoned zeros for allocations.
-    pub(crate) fn alloc(&mut self, name: &str, num: Num, len: i64, contents: Option<Vec<u64>>, shared: bool) -> R<u32> {
+    /// A new storage of `len` elements: `contents` for parameters (fully initialized, `len`
+    /// elements), or poisoned zeros for allocations.
+    pub(crate) fn alloc(&mut self, name: &str, num: Num, len: i64, contents: Option<Data>, shared: bool) -> R<u32> {
         let len = usize::try_from(len)
             .map_err(|_| Trap::ill_formed(format!("allocation of `{name}` with negative size {len}")))?;
         let total = self.live_elements.saturating_add(len);
@@ -255,7 +302,7 @@ impl Memory {
         self.live_elements = total;
         let (data, init) = match contents {
             Some(data) => (data, Vec::new()),
-            None => (vec![0; len], vec![false; len]),
+            None => (Data::Owned(vec![0; len]), vec![false; len]),
         };
         let storage = Storage {
             name: name.to_string(),
@@ -288,7 +335,7 @@ impl Memory {
         s.live = false;
         self.live_elements = self.live_elements.saturating_sub(s.data.len());
         if s.pending.is_empty() {
-            s.data = Vec::new();
+            s.data = Data::Owned(Vec::new());
             s.init = Vec::new();
             s.writers = Vec::new();
             self.free.push(idx);
@@ -325,7 +372,9 @@ mod tests {
     #[test]
     fn pending_writes_block_access_until_complete() {
         let mut mem = Memory::default();
-        let s = mem.alloc("A", Num::Int(32), 2, Some(vec![1, 2]), true).unwrap() as usize;
+        let s = mem
+            .alloc("A", Num::Int(32), 2, Some(Data::Owned(vec![1, 2])), true)
+            .unwrap() as usize;
         let p = Pending {
             issue_line: 5,
             thread: 0,

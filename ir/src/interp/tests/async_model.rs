@@ -448,3 +448,31 @@ fn random_schedules_differ_in_timing_not_results() {
         .collect();
     assert!(histories.iter().all(|o| *o == Outcome::Completed));
 }
+
+#[test]
+fn random_schedule_lands_groups_between_commit_and_wait() {
+    // A read right after the commit, before any wait: lazy always faults, eager never does,
+    // and the random schedule does either, depending on the seed.
+    let (a, c) = (buf("A", F32, &[1]), buf("C", F32, &[1]));
+    let b = scoped("B", F32, &[1], "shared");
+    let body = alloc(
+        &b,
+        seq(vec![
+            commit(0, async_scope(store(&b, vec![int(0)], ld(&a, vec![int(0)])))),
+            store(&c, vec![int(0)], fl(0.0)),
+            store(&c, vec![int(0)], ld(&b, vec![int(0)])),
+            wait(0, int(0), seq(vec![])),
+        ]),
+    );
+    let f = func(vec![&a, &c], vec![], body);
+    let ins = inputs(vec![("A", tensor_f32(&[1.0])), ("C", tensor_f32(&[0.0]))], vec![]);
+    assert_eq!(fault_of(&run_lazy(&f, &ins)).kind, FaultKind::ReadPendingAsync);
+    completed(&run_sched(&f, &ins, Schedule::Eager));
+    let outcomes: Vec<bool> = (0..32)
+        .map(|s| run_sched(&f, &ins, Schedule::Random(s)).outcome == Outcome::Completed)
+        .collect();
+    assert!(
+        outcomes.iter().any(|ok| *ok) && outcomes.iter().any(|ok| !*ok),
+        "{outcomes:?}"
+    );
+}

@@ -74,6 +74,17 @@ fn float16_rounds_every_operation() {
 }
 
 #[test]
+fn bfloat16_and_unsigned_kinds() {
+    let bf16 = crate::DataType::new(crate::TypeCode::BFloat, 16, 1);
+    let u8t = crate::DataType::new(crate::TypeCode::UInt, 8, 1);
+    // bfloat16 keeps 8 significant bits: 256 + 1 rounds back to 256.
+    assert_eq!(binop_result(BinOp::Add, bf16, 256.0, 1.0), Ok(256.0));
+    assert_eq!(binop_result(BinOp::Add, bf16, 256.0, 2.0), Ok(258.0));
+    assert_eq!(binop_result(BinOp::Sub, u8t, 0.0, 1.0), Ok(255.0));
+    assert_eq!(binop_result(BinOp::FloorDiv, u8t, 250.0, 7.0), Ok(35.0));
+}
+
+#[test]
 fn min_max_and_bitwise() {
     assert_eq!(binop_result(BinOp::Min, I32, -3.0, 2.0), Ok(-3.0));
     assert_eq!(binop_result(BinOp::Max, F32, -3.0, 2.0), Ok(2.0));

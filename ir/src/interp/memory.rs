@@ -8,10 +8,11 @@
 //! - `pending`: an asynchronous write issued and not yet completed; the element must not be
 //!   read or written until it completes (the map is empty in synchronous programs);
 //! - `writers`: the last writer (thread, barrier epoch, async group) when several threads
-//!   share the storage; allocated on the first write from a multi-thread block only.
+//!   share the storage; kept in chunks of `WRITER_CHUNK` elements allocated on the first
+//!   write to them from a multi-thread block, so memory follows what threads touch.
 //!
 //! Invariants: `data.len() == len`; `init` is empty or has `len` entries; `writers` is
-//! empty or has `len` entries; a pending element is never overwritten by a plain write.
+//! empty or has one (possibly unallocated) chunk per `WRITER_CHUNK` elements; a pending element is never overwritten by a plain write.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -20,7 +21,10 @@ use super::error::{Trap, R};
 use super::value::Num;
 
 /// The interpreter's memory budget, in scalar elements over all live storages.
-pub(crate) const MAX_LIVE_ELEMENTS: usize = 1 << 27;
+pub(crate) const MAX_LIVE_ELEMENTS: usize = 1 << 26;
+
+/// Elements per chunk of writer records.
+const WRITER_CHUNK: usize = 1024;
 
 /// Identifies the async group a pending write belongs to, once committed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,7 +141,7 @@ pub(crate) struct Storage {
     pub(crate) data: Data,
     init: Vec<bool>,
     pending: HashMap<usize, Pending>,
-    writers: Vec<Writer>,
+    writers: Vec<Option<Box<[Writer]>>>,
     /// Whether several threads may see it (not a per-thread local), so races are tracked.
     pub(crate) shared: bool,
     pub(crate) live: bool,
@@ -173,7 +177,10 @@ impl Storage {
     }
 
     fn check_race(&self, i: usize, r: &RaceCtx) -> Result<(), AccessError> {
-        let w = self.writers[i];
+        let Some(Some(chunk)) = self.writers.get(i / WRITER_CHUNK) else {
+            return Ok(());
+        };
+        let w = chunk[i % WRITER_CHUNK];
         if w.region != r.region || w.thread == r.thread {
             return Ok(());
         }
@@ -213,15 +220,26 @@ impl Storage {
 
     fn record(&mut self, i: usize, r: &RaceCtx, line: u32, async_write: Option<AsyncWrite>) {
         if self.writers.is_empty() {
-            self.writers = vec![Writer::NONE; self.data.len()];
+            self.writers = vec![None; self.data.len().div_ceil(WRITER_CHUNK)];
         }
-        self.writers[i] = Writer {
+        let Some(chunk) = self.writers.get_mut(i / WRITER_CHUNK) else {
+            return;
+        };
+        let chunk = chunk.get_or_insert_with(|| vec![Writer::NONE; WRITER_CHUNK].into_boxed_slice());
+        chunk[i % WRITER_CHUNK] = Writer {
             region: r.region,
             thread: r.thread,
             epoch: r.epoch,
             line,
             async_write,
         };
+    }
+
+    fn writer_mut(&mut self, i: usize) -> Option<&mut Writer> {
+        self.writers
+            .get_mut(i / WRITER_CHUNK)?
+            .as_mut()?
+            .get_mut(i % WRITER_CHUNK)
     }
 
     /// Marks element `off` as the destination of an async write; returns its index.
@@ -246,7 +264,7 @@ impl Storage {
         if let Some(p) = self.pending.get_mut(&i) {
             p.group = Some(group);
         }
-        if let Some(w) = self.writers.get_mut(i) {
+        if let Some(w) = self.writer_mut(i) {
             if let (true, Some(a)) = (w.thread == thread, w.async_write.as_mut()) {
                 if a.group.is_none() {
                     a.group = Some(group);
@@ -268,7 +286,7 @@ impl Storage {
 
     /// The writing thread's wait retired the async write to element `i` at barrier `epoch`.
     pub(crate) fn mark_waited(&mut self, i: usize, thread: u32, group: GroupRef, epoch: u32) {
-        if let Some(w) = self.writers.get_mut(i) {
+        if let Some(w) = self.writer_mut(i) {
             if let (true, Some(a)) = (w.thread == thread, w.async_write.as_mut()) {
                 if a.group.map(|g| (g.queue, g.seq)) == Some((group.queue, group.seq)) {
                     a.waited_epoch = Some(epoch);

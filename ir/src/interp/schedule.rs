@@ -47,7 +47,7 @@ impl Machine<'_> {
             }
             dims[axis] = u32::try_from(largest).unwrap_or(u32::MAX);
         }
-        let n: u64 = dims.iter().map(|d| u64::from(*d)).product();
+        let n = dims.iter().fold(1u64, |acc, d| acc.saturating_mul(u64::from(*d)));
         if n > MAX_THREADS {
             return Err(Trap::resource(format!(
                 "a block of {n} threads (the interpreter allows {MAX_THREADS})"

@@ -185,12 +185,20 @@ fn wild_program(body: &[St]) -> PrimFunc {
     )
 }
 
+/// `default` cases, or `PROPTEST_CASES` when set (for long manual runs).
+fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 fn fault_key(r: &RunResult) -> Option<(crate::interp::FaultKind, String)> {
     r.outcome.fault().map(|f| (f.kind, f.message.clone()))
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(48), ..ProptestConfig::default() })]
 
     #[test]
     fn schedules_and_thread_orders_agree_without_async(
@@ -221,7 +229,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(64), ..ProptestConfig::default() })]
 
     #[test]
     fn eager_is_the_synchronous_reading(
@@ -249,7 +257,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 160, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(160), ..ProptestConfig::default() })]
 
     #[test]
     fn never_panics(body in stmts(true), seed in any::<u64>()) {

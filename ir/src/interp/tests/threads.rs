@@ -423,3 +423,29 @@ fn barriers_inside_loops() {
     assert_eq!(out_f64(&r, "C"), vec![13.0, 3.0]);
     assert_eq!(r.stats.barriers, 6);
 }
+
+#[test]
+fn oversized_blocks_are_a_resource_error() {
+    let c = buf("C", F32, &[1]);
+    let (tx, ty, tz) = (var("tx"), var("ty"), var("tz"));
+    let huge = i64::from(i32::MAX);
+    let body = for_thread(
+        &tz,
+        "threadIdx.z",
+        huge,
+        for_thread(
+            &ty,
+            "threadIdx.y",
+            huge,
+            for_thread(&tx, "threadIdx.x", huge, store(&c, vec![int(0)], fl(1.0))),
+        ),
+    );
+    let f = func(vec![&c], vec![], body);
+    let err = run(
+        &f,
+        &inputs(vec![("C", tensor_f32(&[0.0]))], vec![]),
+        &RunConfig::default(),
+    )
+    .unwrap_err();
+    assert!(matches!(err, crate::interp::InterpError::ResourceLimit(_)), "{err}");
+}

@@ -449,3 +449,112 @@ fn oversized_blocks_are_a_resource_error() {
     .unwrap_err();
     assert!(matches!(err, crate::interp::InterpError::ResourceLimit(_)), "{err}");
 }
+
+/// An S-TIR block with optional `T.where` and `T.attr({...})` integer annotations.
+fn sblock(
+    predicate: Option<Expr>,
+    attrs: &[(&str, i64)],
+    allocs: Vec<crate::Buffer>,
+    body: crate::stmt::Stmt,
+) -> crate::stmt::Stmt {
+    let mut annotations = crate::annotation::Annotations::new();
+    for (k, v) in attrs {
+        annotations.insert(*k, crate::annotation::AnnValue::Int(*v));
+    }
+    crate::stmt::Stmt::synthetic(crate::stmt::StmtKind::Block(Box::new(crate::stmt::Block {
+        name: String::new(),
+        iter_vars: Vec::new(),
+        predicate,
+        reads: None,
+        writes: None,
+        annotations,
+        alloc_buffers: allocs
+            .into_iter()
+            .map(|buffer| crate::stmt::BlockAlloc {
+                buffer,
+                annotations: Default::default(),
+            })
+            .collect(),
+        init: None,
+        body,
+    })))
+}
+
+#[test]
+fn seed_a_tx_after_pipeline_with_block_annotations() {
+    // shared/tvm-printed/seed_a_tx_after_pipeline.py: the async chains are block
+    // annotations (`T.attr({"async_commit_queue_scope": 0, "async_scope": 1})`).
+    use crate::annotation::{ASYNC_COMMIT_QUEUE_SCOPE as COMMIT, ASYNC_SCOPE as SCOPE};
+    use crate::annotation::{ASYNC_WAIT_INFLIGHT_COUNT as COUNT, ASYNC_WAIT_QUEUE_SCOPE as WAIT};
+    let (a, c) = (buf("A", F32, &[16, 32]), buf("C", F32, &[16, 32]));
+    let b = scoped("B", F32, &[2, 1, 32], "shared");
+    let (tx, i) = (var("tx"), var("i"));
+    let fm = |e: Expr| Expr::floormod(e, int(2));
+    let prologue = sblock(
+        None,
+        &[(COMMIT, 0), (SCOPE, 1)],
+        vec![],
+        store(
+            &b,
+            vec![fm(int(0)), int(0), ev(&tx)],
+            ld(&a, vec![int(0), ev(&tx)]) * fl(2.0),
+        ),
+    );
+    let produce = sblock(
+        Some(Expr::lt(ev(&i) + int(1), int(16))),
+        &[(COMMIT, 0), (SCOPE, 1)],
+        vec![],
+        store(
+            &b,
+            vec![fm(ev(&i) + int(1)), int(0), ev(&tx)],
+            ld(&a, vec![ev(&i) + int(1), ev(&tx)]) * fl(2.0),
+        ),
+    );
+    let consume = sblock(
+        Some(Expr::lt(ev(&i) + int(1) - int(1), int(16))),
+        &[(WAIT, 0), (COUNT, 1)],
+        vec![],
+        store(
+            &c,
+            vec![ev(&i) - int(1) + int(1), ev(&tx)],
+            ld(&b, vec![fm(ev(&i) - int(1) + int(1)), int(0), ev(&tx)]) + fl(1.0),
+        ),
+    );
+    let body = sblock(None, &[], vec![], for_(&i, 15, seq(vec![produce, consume])));
+    let epilogue = sblock(
+        None,
+        &[(WAIT, 0), (COUNT, 0)],
+        vec![],
+        store(
+            &c,
+            vec![int(15), ev(&tx)],
+            ld(&b, vec![fm(int(15)), int(0), ev(&tx)]) + fl(1.0),
+        ),
+    );
+    let kernel = for_thread(
+        &tx,
+        "threadIdx.x",
+        32,
+        sblock(None, &[], vec![b.clone()], seq(vec![prologue, body, epilogue])),
+    );
+    let f = func(vec![&a, &c], vec![], kernel);
+    let values: Vec<f64> = (0..512).map(|k| f64::from(k % 19) - 4.0).collect();
+    let ins = inputs(
+        vec![
+            ("A", tensor_of(F32, vec![16, 32], &values)),
+            ("C", tensor_of(F32, vec![16, 32], &[0.0; 512])),
+        ],
+        vec![],
+    );
+    let expected: Vec<f64> = values.iter().map(|v| v * 2.0 + 1.0).collect();
+    for (seed, schedule) in [
+        (None, Schedule::Lazy),
+        (Some(1), Schedule::Eager),
+        (Some(2), Schedule::Random(9)),
+    ] {
+        let r = run(&f, &ins, &config(seed, schedule)).unwrap();
+        completed(&r);
+        assert_eq!(out_f64(&r, "C"), expected);
+        assert_eq!(r.stats.commits, 16 * 32);
+    }
+}

@@ -231,7 +231,8 @@ impl<'p> Machine<'p> {
         if extent <= 0 {
             return Ok(Flow::Jump(l.exit));
         }
-        let fits = |v: i64| norm(l.num, v as u64) == v as u64;
+        let signed = matches!(l.num, Num::Int(_));
+        let fits = |v: i64| norm(l.num, v as u64) == v as u64 && (signed || v >= 0);
         match min.checked_add(extent) {
             Some(end) if fits(min) && fits(end - 1) => {
                 th.frame.scalars[l.var as usize] = min as u64;

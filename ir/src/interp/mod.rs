@@ -167,6 +167,10 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    pub fn is_completed(&self) -> bool {
+        matches!(self, Outcome::Completed)
+    }
+
     pub fn fault(&self) -> Option<&Fault> {
         match self {
             Outcome::Completed => None,

@@ -192,7 +192,11 @@ impl Compiler {
         for p in &func.params {
             let Some(buffer) = &p.buffer else { continue };
             let data = match self.scope.get(buffer.data()) {
-                Some(VarSlot::Data(slot)) => slot,
+                // A second parameter buffer over the same data: an alias of the first.
+                Some(VarSlot::Data(slot)) => {
+                    aliases.push(self.layout_ins(buffer)?);
+                    slot
+                }
                 _ => {
                     let slot = self.new_data();
                     self.scope.bind(buffer.data(), VarSlot::Data(slot));

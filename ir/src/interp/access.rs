@@ -44,7 +44,7 @@ impl Machine<'_> {
     }
 
     /// Resolves an access to its storage and scalar offset (per-dimension bounds checked).
-    #[inline]
+    #[inline(always)]
     fn locate<'t>(&self, th: &'t Thread, buf: u32, idx: &[i64], write: bool) -> R<(usize, i64, &'t Layout)> {
         let Some(layout) = th.frame.layouts.get(buf as usize).and_then(Option::as_ref) else {
             return Err(Trap::ill_formed(format!(
@@ -91,10 +91,14 @@ impl Machine<'_> {
         self.load_at(th, a.buf, &idx[..n])
     }
 
-    #[inline]
+    #[inline(always)]
     fn load_at(&mut self, th: &mut Thread, buf: u32, idx: &[i64]) -> R<u64> {
         let (storage, off, layout) = self.locate(th, buf, idx, false)?;
-        match self.mem.storages[storage].read(off, th.race.as_ref()) {
+        let storage = &self.mem.storages[storage];
+        if let (Some(bits), None) = (storage.try_read(off, th.race.as_ref()), layout.storage_num) {
+            return Ok(bits);
+        }
+        match storage.read(off, th.race.as_ref()) {
             Ok(bits) => Ok(match layout.storage_num {
                 None => bits,
                 Some(from) => reinterpret(bits, from, layout.num),
@@ -172,7 +176,7 @@ impl Machine<'_> {
     }
 
     /// Stores one scalar at a one-lane access.
-    #[inline]
+    #[inline(always)]
     fn store_at(&mut self, th: &mut Thread, s: &StoreIns, bits: u64, idx: &[i64]) -> R<()> {
         let (storage, off, layout) = self.locate(th, s.access.buf, idx, true)?;
         let bits = match layout.storage_num {
@@ -199,7 +203,7 @@ impl Machine<'_> {
         });
     }
 
-    #[inline]
+    #[inline(always)]
     fn write_element(
         &mut self,
         th: &mut Thread,
@@ -210,6 +214,9 @@ impl Machine<'_> {
         idx: &[i64],
     ) -> R<()> {
         if !s.is_async {
+            if self.mem.storages[storage].try_write(off, bits, th.race.as_ref()) {
+                return Ok(());
+            }
             // The line is only recorded for race tracking; skip the lookup otherwise.
             let line = if th.race.is_some() { self.line(s.stmt) } else { 0 };
             return match self.mem.storages[storage].write(off, bits, th.race.as_ref(), line) {

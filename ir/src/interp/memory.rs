@@ -156,9 +156,41 @@ impl Storage {
         }
     }
 
+    /// Reads element `off` when nothing needs checking beyond bounds and poison (no pending
+    /// async write anywhere in the storage, no tracked writers); `None` sends the caller to
+    /// `read`, which checks everything and explains failures.
+    #[inline(always)]
+    pub(crate) fn try_read(&self, off: i64, race: Option<&RaceCtx>) -> Option<u64> {
+        let i = usize::try_from(off).ok()?;
+        let bits = *self.data.as_slice().get(i)?;
+        let simple = self.pending.is_empty()
+            && (self.init.is_empty() || self.init.get(i) == Some(&true))
+            && (race.is_none() || self.writers.is_empty());
+        simple.then_some(bits)
+    }
+
+    /// Writes element `off` when nothing needs checking or recording beyond bounds; `false`
+    /// sends the caller to `write`.
+    #[inline(always)]
+    pub(crate) fn try_write(&mut self, off: i64, bits: u64, race: Option<&RaceCtx>) -> bool {
+        if !self.pending.is_empty() || race.is_some() {
+            return false;
+        }
+        let (Ok(i), Data::Owned(data)) = (usize::try_from(off), &mut self.data) else {
+            return false;
+        };
+        let Some(slot) = data.get_mut(i) else {
+            return false;
+        };
+        *slot = bits;
+        if let Some(flag) = self.init.get_mut(i) {
+            *flag = true;
+        }
+        true
+    }
+
     /// Reads element `off`, checking poison, pending async writes and (with `race`) whether
     /// another thread's write to it is visible yet.
-    #[inline]
     pub(crate) fn read(&self, off: i64, race: Option<&RaceCtx>) -> Result<u64, AccessError> {
         let i = self.index(off)?;
         // A pending async write explains an uninitialized element better than poison does.
@@ -197,7 +229,6 @@ impl Storage {
     }
 
     /// Writes element `off` synchronously.
-    #[inline]
     pub(crate) fn write(&mut self, off: i64, bits: u64, race: Option<&RaceCtx>, line: u32) -> Result<(), AccessError> {
         let i = self.index(off)?;
         if !self.pending.is_empty() {

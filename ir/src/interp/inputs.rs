@@ -16,6 +16,7 @@ use super::compile::compile_params;
 use super::error::{InterpError, TrapKind};
 use super::exec::Machine;
 use super::frame::Layout;
+use super::memory::Data;
 use super::program::ParamBinding;
 use super::tensor::Tensor;
 use super::thread::Thread;
@@ -58,9 +59,10 @@ fn to_error(name: &str, trap: super::error::Trap) -> InterpError {
             name: name.to_string(),
             message: format!("its shape cannot be computed: {message}"),
         },
-        TrapKind::Located(f) => {
-            InterpError::BadInput { name: name.to_string(), message: format!("its shape cannot be computed: {f}") }
-        }
+        TrapKind::Located(f) => InterpError::BadInput {
+            name: name.to_string(),
+            message: format!("its shape cannot be computed: {f}"),
+        },
     }
 }
 
@@ -73,8 +75,9 @@ impl Machine<'_> {
         layout: &super::program::LayoutIns,
     ) -> Result<(Layout, i64), InterpError> {
         let l = self.eval_layout(th, layout).map_err(|t| to_error(name, t))?;
-        let len =
-            l.storage_len().ok_or_else(|| InterpError::ResourceLimit(format!("parameter `{name}` is too large")))?;
+        let len = l
+            .storage_len()
+            .ok_or_else(|| InterpError::ResourceLimit(format!("parameter `{name}` is too large")))?;
         Ok((l, len))
     }
 
@@ -84,7 +87,10 @@ impl Machine<'_> {
         let prog = self.prog;
         for p in &prog.params {
             if let ParamBinding::Scalar { name, slot, num } = p {
-                let value = inputs.scalars.get(name).ok_or_else(|| InterpError::MissingInput(name.clone()))?;
+                let value = inputs
+                    .scalars
+                    .get(name)
+                    .ok_or_else(|| InterpError::MissingInput(name.clone()))?;
                 th.frame.scalars[*slot as usize] = value.to_bits(*num);
             }
         }
@@ -94,7 +100,10 @@ impl Machine<'_> {
                 continue;
             };
             let (l, len) = self.param_layout(th, name, layout)?;
-            let tensor = inputs.buffers.get(name).ok_or_else(|| InterpError::MissingInput(name.clone()))?;
+            let tensor = inputs
+                .buffers
+                .get(name)
+                .ok_or_else(|| InterpError::MissingInput(name.clone()))?;
             let dtype = l.num.dtype();
             let shape = tensor_shape(&l, len);
             if tensor.dtype != dtype || tensor.shape != shape {
@@ -106,11 +115,21 @@ impl Machine<'_> {
                     ),
                 });
             }
-            let bits = tensor.bits().iter().map(|b| norm(l.num, *b)).collect();
-            let storage = self.mem.alloc(name, l.num, len, Some(bits), true).map_err(|t| to_error(name, t))?;
+            // Tensors hold canonical bits already (their constructors normalize); the storage
+            // shares them until its first write.
+            let bits = Data::Shared(tensor.shared_bits());
+            let storage = self
+                .mem
+                .alloc(name, l.num, len, Some(bits), true)
+                .map_err(|t| to_error(name, t))?;
             th.frame.data[layout.data as usize] = storage;
             th.frame.layouts[layout.buf as usize] = Some(l);
-            storages.push(ParamStorage { name: name.clone(), storage, dtype, shape });
+            storages.push(ParamStorage {
+                name: name.clone(),
+                storage,
+                dtype,
+                shape,
+            });
         }
         for alias in &prog.param_aliases {
             self.materialize(th, alias).map_err(|t| to_error("alias", t))?;
@@ -118,14 +137,17 @@ impl Machine<'_> {
         Ok(storages)
     }
 
-    /// The final contents of the parameter storages.
-    pub(crate) fn outputs(&self, params: &[ParamStorage]) -> BTreeMap<String, Tensor> {
+    /// The final contents of the parameter storages (moved out: the run is over).
+    pub(crate) fn take_outputs(&mut self, params: &[ParamStorage]) -> BTreeMap<String, Tensor> {
         params
             .iter()
             .filter_map(|p| {
-                let data = self.mem.storages.get(p.storage as usize)?.data.clone();
-                let tensor = Tensor::from_bits(p.dtype, p.shape.clone(), data).ok()?;
-                Some((p.name.clone(), tensor))
+                let storage = self.mem.storages.get_mut(p.storage as usize)?;
+                let data = std::mem::replace(&mut storage.data, Data::Owned(Vec::new()));
+                Some((
+                    p.name.clone(),
+                    Tensor::from_shared(p.dtype, p.shape.clone(), data.into_shared()),
+                ))
             })
             .collect()
     }
@@ -178,7 +200,9 @@ pub fn random_inputs(
         };
         let (l, len) = machine.param_layout(&mut th, name, layout)?;
         if usize::try_from(len).map_or(true, |n| n > super::memory::MAX_LIVE_ELEMENTS) {
-            return Err(InterpError::ResourceLimit(format!("parameter `{name}` has {len} elements")));
+            return Err(InterpError::ResourceLimit(format!(
+                "parameter `{name}` has {len} elements"
+            )));
         }
         let bits = (0..len).map(|_| random_bits(l.num, &mut rng)).collect();
         let tensor = Tensor::from_bits(l.num.dtype(), tensor_shape(&l, len), bits)?;

@@ -4,6 +4,7 @@
 //! corpus and the fuzzers run passes the same way. A pass either rewrites the module or
 //! returns located diagnostics; it never panics on a well-formed module and never prints.
 
+pub mod cse;
 pub mod fold;
 pub mod pipeline;
 
@@ -33,7 +34,7 @@ pub trait Pass {
 
 /// Every registered pass, in a stable order.
 pub fn registry() -> Vec<Box<dyn Pass>> {
-    vec![Box::new(pipeline::InjectSoftwarePipeline)]
+    vec![Box::new(pipeline::InjectSoftwarePipeline), Box::new(cse::Cse), Box::new(cse::CseSemantic)]
 }
 
 /// The pass registered under `name`.

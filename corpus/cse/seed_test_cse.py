@@ -15,7 +15,6 @@ def main(i1: T.int32, i2: T.int32, z3: T.int32, buffer: T.Buffer((64,), "int32")
     b: T.let[T.int32] = x + y + z3
     buffer[i2] = a + b
 
-
 # ---- expected output ----
 # # from tvm.script import tirx as T
 #

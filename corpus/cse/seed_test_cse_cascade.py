@@ -10,7 +10,6 @@ def main(i1: T.int32, i2: T.int32, i3: T.int32, x: T.int32, y: T.int32, z: T.int
     buffer[i2] = x + y + z
     buffer[i3] = x + y
 
-
 # ---- expected output ----
 # # from tvm.script import tirx as T
 #

@@ -7,8 +7,9 @@
 //!
 //! Where no binding may go: the body of an attribute (`async_scope` must scope over its store,
 //! wait attributes over what they guard) and the body of a loop the pipeline pass will
-//! transform (its statements are counted by its annotations). Bindings for such bodies are
-//! placed in the enclosing scope or in the statements inside.
+//! transform (its statements are counted by its annotations), down through the allocations and
+//! the block that wrap those statements. Bindings for such bodies are placed in the enclosing
+//! scope or in the statements inside.
 
 use tirproof_ir::annotation::PIPELINE_STAGE;
 use tirproof_ir::{Expr, PrimFunc, Stmt, StmtKind};
@@ -40,7 +41,7 @@ impl Walk<'_> {
         if may_bind {
             self.placer.place(&mut s, &self.ctx);
         }
-        self.children(&mut s);
+        self.children(&mut s, may_bind);
         s
     }
 
@@ -49,7 +50,10 @@ impl Walk<'_> {
         *s = self.stmt(taken, may_bind);
     }
 
-    fn children(&mut self, s: &mut Stmt) {
+    /// Enters the children of `s`; the body of an allocation or of a block without iteration
+    /// variables may bind only where `s` itself may (`wrapped`), since those wrap the statements
+    /// of a pipelined loop body.
+    fn children(&mut self, s: &mut Stmt, wrapped: bool) {
         let mark = self.ctx.mark();
         match &mut s.kind {
             StmtKind::Store(store) => {
@@ -80,13 +84,13 @@ impl Walk<'_> {
             StmtKind::Attr(a) => self.sub(&mut a.body, false),
             StmtKind::Allocate(a) => {
                 self.ctx.push(&a.data, None);
-                self.sub(&mut a.body, true);
+                self.sub(&mut a.body, wrapped);
             }
             StmtKind::AllocBuffer { buffer, body, .. } => {
                 self.ctx.push(buffer.data(), None);
-                self.sub(body, true);
+                self.sub(body, wrapped);
             }
-            StmtKind::DeclBuffer { body, .. } => self.sub(body, true),
+            StmtKind::DeclBuffer { body, .. } => self.sub(body, wrapped),
             StmtKind::LaunchThread { var, body, .. } => {
                 self.ctx.push(var, None);
                 self.sub(body, true);
@@ -101,7 +105,7 @@ impl Walk<'_> {
                 if let Some(init) = &mut block.init {
                     self.sub(init, true);
                 }
-                self.sub(&mut block.body, true);
+                self.sub(&mut block.body, wrapped || !block.iter_vars.is_empty());
             }
             StmtKind::Barrier { .. } => {}
         }

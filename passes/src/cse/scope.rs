@@ -2,7 +2,9 @@
 //!
 //! A round scans the scope, groups its computations into classes, and considers the classes
 //! from the biggest computation to the smallest (ties: first occurrence first):
-//! - a class whose value a let of the context already holds is replaced by that variable;
+//! - a class whose value a let of the context already holds is replaced by that variable, and
+//!   one that a let of the chain the scope starts with binds is left to that let (its body
+//!   reuses the variable);
 //! - a class performed at least twice, whose variables are all defined here, and which cannot
 //!   trap or is definitely performed, gets a new variable: its occurrences are replaced and the
 //!   scope is wrapped in a binding (`LetStmt` for statements, `Let` for expressions), so the
@@ -33,6 +35,8 @@ pub trait Holder {
     fn replace(&mut self, replacer: &mut Replacer<'_>);
     /// Makes `self` the body of a binding of `var` to `value`.
     fn wrap(&mut self, var: Var, value: Expr);
+    /// The values of the chain of bindings `self` starts with.
+    fn head_values(&self) -> Vec<&Expr>;
 }
 
 impl Holder for Stmt {
@@ -46,6 +50,14 @@ impl Holder for Stmt {
         let body = std::mem::replace(self, Stmt::nop());
         *self = Stmt::synthetic(StmtKind::Let { var, value, body: Box::new(body) });
     }
+    fn head_values(&self) -> Vec<&Expr> {
+        let (mut out, mut at) = (Vec::new(), self);
+        while let StmtKind::Let { value, body, .. } = &at.kind {
+            out.push(value);
+            at = body;
+        }
+        out
+    }
 }
 
 impl Holder for Expr {
@@ -58,6 +70,14 @@ impl Holder for Expr {
     fn wrap(&mut self, var: Var, value: Expr) {
         let body = std::mem::replace(self, Expr::int(0));
         *self = Expr::let_in(var, value, body);
+    }
+    fn head_values(&self) -> Vec<&Expr> {
+        let (mut out, mut at) = (Vec::new(), self);
+        while let Expr::Let { value, body, .. } = at {
+            out.push(&**value);
+            at = body;
+        }
+        out
     }
 }
 
@@ -115,10 +135,20 @@ impl Placer<'_> {
     /// Considers the queue in order; whether a variable was created.
     fn round<H: Holder>(&mut self, holder: &mut H, ctx: &Context, queue: &mut Vec<Candidate>) -> bool {
         let mut created = false;
+        let head: Vec<(u64, Expr)> = holder
+            .head_values()
+            .into_iter()
+            .filter_map(|v| Some((classify(&mut *self.strategy, v)?, v.clone())))
+            .collect();
         let mut i = 0;
         while i < queue.len() {
             let (class, repr) = (queue[i].class, queue[i].repr.clone());
-            if let Some(var) = self.strategy.context_var(class, &repr, ctx) {
+            if head.iter().any(|(c, v)| *c == class && self.strategy.interchangeable(&repr, v)) {
+                // The scope starts by binding this very computation: its body reuses that
+                // variable (the context carries it there), which beats binding it twice. What
+                // it is made of may still be worth binding.
+                self.expand(queue, i);
+            } else if let Some(var) = self.strategy.context_var(class, &repr, ctx) {
                 self.replace(holder, class, &repr, &Expr::Var(var));
             } else if !is_computation(&repr) {
                 // The class holds a leaf (semantic rules showed e.g. `x * 1` is `x`): use it.

@@ -8,7 +8,7 @@
 //!   values, allocation extents, launch extents or S-TIR block headers, which later passes
 //!   expect in their written form, nor anything inside a block;
 //! - of an `if` statement, the condition plus what *both* branches perform (a computation of
-//!   one branch only is not performed on every path);
+//!   one branch only is not performed on every path), however it is nested in each;
 //! - never the arms of a lazy `if_then_else`: they run only when taken.
 //!
 //! Each entry also says whether the computation is *definitely* performed when the scope runs
@@ -82,12 +82,6 @@ impl<'a> Table<'a> {
         }
         out
     }
-
-    fn absorb(&mut self, other: &Table<'a>) {
-        for e in &other.entries {
-            self.add(e.expr, e.key, e.count, e.definite);
-        }
-    }
 }
 
 /// What the scan learns about a subtree.
@@ -103,62 +97,99 @@ struct Info {
 
 /// Records the maximal computations of the expression `e` of a scope.
 pub fn scan_root<'a>(e: &'a Expr, definite: bool, table: &mut Table<'a>) {
-    let info = scan_expr(e, true, definite, table);
-    if info.computation {
-        table.add(e, info.key, 1, definite);
-    }
-}
-
-fn scan_expr<'a>(e: &'a Expr, record: bool, definite: bool, table: &mut Table<'a>) -> Info {
-    let kids = children(e);
-    let infos: Vec<Info> = kids.iter().map(|(c, lazy)| scan_expr(c, record && !lazy, definite, table)).collect();
-    let clean_below = infos.iter().all(|i| i.clean);
-    let computation = clean_below && node_eligible(e);
-    let clean = clean_below && !poisons_parents(e);
-    let key = if clean { node_key(e, &infos.iter().map(|i| i.key).collect::<Vec<_>>()) } else { 0 };
-    if record && !computation {
-        for ((c, lazy), info) in kids.iter().zip(&infos) {
-            if info.computation && !lazy {
-                table.add(c, info.key, 1, definite);
-            }
-        }
-    }
-    Info { key, clean, computation }
+    Scanner { table, all: false }.root(e, definite);
 }
 
 /// Records the maximal computations the statement `s` performs (see the module documentation).
 pub fn scan_stmt<'a>(s: &'a Stmt, definite: bool, table: &mut Table<'a>) {
-    match &s.kind {
-        StmtKind::Store(store) => {
-            store.indices.iter().for_each(|i| scan_root(i, definite, table));
-            scan_root(&store.value, definite, table);
+    Scanner { table, all: false }.stmt(s, definite);
+}
+
+/// One scan: records maximal computations, or every computation when `all` (for the branches
+/// of an `if`, whose common computations may be nested differently in each branch).
+struct Scanner<'t, 'a> {
+    table: &'t mut Table<'a>,
+    all: bool,
+}
+
+impl<'a> Scanner<'_, 'a> {
+    fn root(&mut self, e: &'a Expr, definite: bool) {
+        let info = self.expr(e, true, definite);
+        if info.computation && !self.all {
+            self.table.add(e, info.key, 1, definite);
         }
-        StmtKind::Let { value, body, .. } => {
-            scan_root(value, definite, table);
-            scan_stmt(body, definite, table);
-        }
-        StmtKind::For(f) => {
-            scan_root(&f.min, definite, table);
-            scan_root(&f.extent, definite, table);
-            let runs = matches!(f.extent, Expr::Int { value, .. } if value > 0);
-            scan_stmt(&f.body, definite && runs, table);
-        }
-        StmtKind::If { cond, then_case, else_case } => {
-            scan_root(cond, definite, table);
-            if let Some(else_case) = else_case {
-                let (mut a, mut b) = (Table::default(), Table::default());
-                scan_stmt(then_case, definite, &mut a);
-                scan_stmt(else_case, definite, &mut b);
-                table.absorb(&Table::intersect(&a, &b));
+    }
+
+    fn expr(&mut self, e: &'a Expr, record: bool, definite: bool) -> Info {
+        let kids = children(e);
+        let infos: Vec<Info> = kids.iter().map(|(c, lazy)| self.expr(c, record && !lazy, definite)).collect();
+        let clean_below = infos.iter().all(|i| i.clean);
+        let computation = clean_below && node_eligible(e);
+        let clean = clean_below && !poisons_parents(e);
+        let key = if clean { node_key(e, &infos.iter().map(|i| i.key).collect::<Vec<_>>()) } else { 0 };
+        if record && self.all && computation {
+            self.table.add(e, key, 1, definite);
+        } else if record && !self.all && !computation {
+            for ((c, lazy), info) in kids.iter().zip(&infos) {
+                if info.computation && !lazy {
+                    self.table.add(c, info.key, 1, definite);
+                }
             }
         }
-        StmtKind::Seq(items) => items.iter().for_each(|s| scan_stmt(s, definite, table)),
-        StmtKind::Evaluate(e) => scan_root(e, definite, table),
-        StmtKind::Attr(a) => scan_stmt(&a.body, definite, table),
-        StmtKind::Allocate(a) => scan_stmt(&a.body, definite, table),
-        StmtKind::AllocBuffer { body, .. }
-        | StmtKind::DeclBuffer { body, .. }
-        | StmtKind::LaunchThread { body, .. } => scan_stmt(body, definite, table),
-        StmtKind::Barrier { .. } | StmtKind::Block(_) => {}
+        Info { key, clean, computation }
     }
+
+    fn stmt(&mut self, s: &'a Stmt, definite: bool) {
+        match &s.kind {
+            StmtKind::Store(store) => {
+                store.indices.iter().for_each(|i| self.root(i, definite));
+                self.root(&store.value, definite);
+            }
+            StmtKind::Let { value, body, .. } => {
+                self.root(value, definite);
+                self.stmt(body, definite);
+            }
+            StmtKind::For(f) => {
+                self.root(&f.min, definite);
+                self.root(&f.extent, definite);
+                let runs = matches!(f.extent, Expr::Int { value, .. } if value > 0);
+                self.stmt(&f.body, definite && runs);
+            }
+            StmtKind::If { cond, then_case, else_case } => {
+                self.root(cond, definite);
+                if let Some(else_case) = else_case {
+                    self.branches(then_case, else_case, definite);
+                }
+            }
+            StmtKind::Seq(items) => items.iter().for_each(|s| self.stmt(s, definite)),
+            StmtKind::Evaluate(e) => self.root(e, definite),
+            StmtKind::Attr(a) => self.stmt(&a.body, definite),
+            StmtKind::Allocate(a) => self.stmt(&a.body, definite),
+            StmtKind::AllocBuffer { body, .. }
+            | StmtKind::DeclBuffer { body, .. }
+            | StmtKind::LaunchThread { body, .. } => self.stmt(body, definite),
+            StmtKind::Barrier { .. } | StmtKind::Block(_) => {}
+        }
+    }
+
+    /// Records what both branches compute: every computation of each, intersected, and (for a
+    /// maximal scan) only those of the intersection not inside another one.
+    fn branches(&mut self, then_case: &'a Stmt, else_case: &'a Stmt, definite: bool) {
+        let (mut a, mut b) = (Table::default(), Table::default());
+        Scanner { table: &mut a, all: true }.stmt(then_case, definite);
+        Scanner { table: &mut b, all: true }.stmt(else_case, definite);
+        let common = Table::intersect(&a, &b);
+        for e in &common.entries {
+            let nested =
+                common.entries.iter().any(|big| !std::ptr::eq(big.expr, e.expr) && occurs_in(e.expr, big.expr));
+            if self.all || !nested {
+                self.table.add(e.expr, e.key, e.count, e.definite);
+            }
+        }
+    }
+}
+
+/// Whether `small` occurs strictly inside `big` (outside lazy arms).
+fn occurs_in(small: &Expr, big: &Expr) -> bool {
+    children(big).iter().any(|(c, lazy)| !lazy && (expr_eq(c, small) || occurs_in(small, c)))
 }

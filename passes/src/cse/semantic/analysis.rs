@@ -3,7 +3,10 @@
 //!
 //! Types make the rules sound for their types: a rule fires only when the class of its first
 //! pattern variable has a type the rule holds for (`rules`). Constants and traps feed side
-//! conditions (`?c` is a positive constant, `?b` never faults).
+//! conditions (`?c` is a positive constant, `?b` never faults). Constants are also folded: a
+//! scalar integer `+`, `-` or `*` of two constants is a constant (wrapped to its type, as the
+//! interpreter computes it), and its class gets that immediate, so `i // (4 * 2)` (what the
+//! rule `floordiv-nest` builds) meets `i // 8`.
 //!
 //! Invariants: every member of a class has the same type (rules never relate two types; a
 //! merge of different types sets `conflict`, and the session then falls back to syntactic
@@ -13,7 +16,7 @@
 use egg::{Analysis, DidMerge, EGraph, Id, Language};
 use tirproof_ir::{DataType, TypeCode};
 
-use super::lang::TirLang;
+use super::lang::{IntLeaf, TirLang};
 
 /// The analysis (no state of its own).
 #[derive(Clone, Copy, Debug, Default)]
@@ -41,7 +44,7 @@ impl Analysis<TirLang> for Facts {
         let dtype = node_type(enode, first.map(|d| d.dtype), kid(1).map(|d| d.dtype));
         let constant = match enode {
             TirLang::Int(leaf) if leaf.dtype.is_scalar() => Some(leaf.value),
-            _ => None,
+            _ => fold(enode, dtype, first.and_then(|d| d.constant), kid(1).and_then(|d| d.constant)),
         };
         let below = enode.children().iter().any(|c| egraph[*c].data.may_trap);
         let own = node_may_trap(enode, first.map(|d| d.dtype), kid(1));
@@ -57,6 +60,44 @@ impl Analysis<TirLang> for Facts {
         let merged = *a;
         let b_changed = merged.constant != b.constant || merged.may_trap != b.may_trap || merged.conflict != b.conflict;
         DidMerge(merged != before, b_changed)
+    }
+
+    fn modify(egraph: &mut Graph, id: Id) {
+        let facts = egraph[id].data;
+        if let (Some(value), false) = (facts.constant, facts.conflict) {
+            let leaf = egraph.add(TirLang::Int(IntLeaf { value, dtype: facts.dtype }));
+            egraph.union(id, leaf);
+        }
+    }
+}
+
+/// The constant a scalar integer `+ - *` of constants evaluates to, wrapped to `dtype`.
+fn fold(n: &TirLang, dtype: DataType, a: Option<i64>, b: Option<i64>) -> Option<i64> {
+    if !dtype.is_scalar() || !matches!(dtype.code, TypeCode::Int | TypeCode::UInt | TypeCode::Bool) {
+        return None;
+    }
+    let (a, b) = (a? as u64, b? as u64);
+    let bits = match n {
+        TirLang::Add(_) => a.wrapping_add(b),
+        TirLang::Sub(_) => a.wrapping_sub(b),
+        TirLang::Mul(_) => a.wrapping_mul(b),
+        _ => return None,
+    };
+    Some(wrap(bits, dtype))
+}
+
+/// Two's-complement bits reduced to `dtype`: sign-extended for signed types, zero-extended for
+/// unsigned ones and bool (the form immediates have in the IR).
+pub fn wrap(bits: u64, dtype: DataType) -> i64 {
+    let width = u32::from(dtype.bits.clamp(1, 64));
+    if width == 64 {
+        return bits as i64;
+    }
+    let low = bits & ((1u64 << width) - 1);
+    if dtype.code == TypeCode::Int && low >> (width - 1) == 1 {
+        (low | !((1u64 << width) - 1)) as i64
+    } else {
+        low as i64
     }
 }
 
@@ -102,5 +143,22 @@ fn node_may_trap(n: &TirLang, first: Option<DataType>, second: Option<ClassFacts
         }
         TirLang::Cast(to, _) => float && matches!(to.0.code, TypeCode::Int | TypeCode::UInt),
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folding_wraps_to_the_type() {
+        assert_eq!(wrap(i64::from(i32::MAX) as u64 + 1, DataType::INT32), i64::from(i32::MIN));
+        assert_eq!(wrap(300, DataType::new(TypeCode::UInt, 8, 1)), 44);
+        assert_eq!(wrap((-1i64) as u64, DataType::new(TypeCode::UInt, 16, 1)), 65535);
+        assert_eq!(wrap(0xff, DataType::INT8), -1);
+        let mul = TirLang::Mul([Id::from(0), Id::from(1)]);
+        assert_eq!(fold(&mul, DataType::INT32, Some(65536), Some(65536)), Some(0));
+        assert_eq!(fold(&mul, DataType::INT32, Some(4), Some(2)), Some(8));
+        assert_eq!(fold(&mul, DataType::FLOAT32, Some(4), Some(2)), None);
     }
 }

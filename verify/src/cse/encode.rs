@@ -14,6 +14,9 @@
 //! too. Uninterpreted parts only prove what holds for every interpretation, so they never make
 //! a proof unsound; they can only make one fail.
 //!
+//! Reaching: a let of the environment was computed before the expression, so its value did not
+//! fault; `reached` collects that fact for every let read, and obligations assume it.
+//!
 //! Faults: division and modulo by zero, shifts out of range and float-to-int casts out of range;
 //! operands fault first; a lazy `if_then_else` with a scalar condition faults only through its
 //! taken arm; a `Let` faults when its value or its body does.
@@ -44,6 +47,9 @@ pub struct Encoder<'a> {
     memory: [u32; 2],
     impure: [u32; 2],
     fresh: u32,
+    /// One fact per let of the environment read so far: its value did not fault (the program
+    /// computed it before reaching the expression).
+    reached: Vec<Bool>,
 }
 
 impl<'a> Encoder<'a> {
@@ -59,6 +65,17 @@ impl<'a> Encoder<'a> {
             memory: [0; 2],
             impure: [0; 2],
             fresh: 0,
+            reached: Vec::new(),
+        }
+    }
+
+    /// That the lets of the environment that were read computed their values without a fault:
+    /// the condition under which the program reaches what was encoded.
+    pub fn reached(&self) -> Bool {
+        if self.reached.is_empty() {
+            Bool::from_bool(true)
+        } else {
+            Bool::and(&self.reached)
         }
     }
 
@@ -227,9 +244,10 @@ impl<'a> Encoder<'a> {
         }
         let env = self.env;
         if let Some(LetValue::Value { value, side: value_side }) = env.lets.get(&id) {
-            let lanes = self.expr(value, *value_side)?.lanes;
-            self.lets.insert(id, lanes.clone());
-            return Ok(Sym::pure(lanes));
+            let sym = self.expr(value, *value_side)?;
+            self.reached.push(sym.trap.not());
+            self.lets.insert(id, sym.lanes.clone());
+            return Ok(Sym::pure(sym.lanes));
         }
         let sym = self.declare(v)?;
         self.free.insert(id, sym.clone());

@@ -9,7 +9,9 @@
 //!   original one; matched let values join the environment (the original value, or an opaque
 //!   symbol when it reads memory: both sides then read the same symbol);
 //! - each pair of corresponding expressions that differ is one obligation: equal values and
-//!   equal faults (`encode::same_value`) under the environment.
+//!   equal faults (`encode::same_value`) under the environment, assuming the lets it reads
+//!   were computed without a fault (the program got there). Bindings leave the environment
+//!   with their scope.
 
 use std::collections::HashSet;
 use std::time::Duration;
@@ -116,6 +118,7 @@ impl Walk {
             if let StmtKind::Let { var, value, body } = &n.kind {
                 self.binding(o, var, value);
                 self.stmt(o, body);
+                self.env.lets.remove(&var.id());
             }
             return;
         }
@@ -139,6 +142,7 @@ impl Walk {
                 };
                 self.env.lets.insert(ov.id(), bound);
                 self.at("let.body", |w| w.stmt(ob, nb));
+                self.env.lets.remove(&ov.id());
             }
             (StmtKind::Seq(a), StmtKind::Seq(b)) => {
                 if a.len() != b.len() {
@@ -271,11 +275,11 @@ impl Walk {
         let mut query = Query::new(format!("{}: {}", self.report.function, self.path())).with_timeout(self.timeout);
         let built = {
             let mut enc = Encoder::new(&mut query, &self.env);
-            goal(&mut enc)
+            goal(&mut enc).map(|g| (enc.reached(), g))
         };
         match built {
-            Ok(goal) => {
-                query.require(goal);
+            Ok((reached, goal)) => {
+                query.require(reached.implies(&goal));
                 query.check()
             }
             Err(e) => Verdict::Unknown(format!("cannot encode: {e}")),

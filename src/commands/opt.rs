@@ -1,4 +1,9 @@
 //! `tirproof opt FILE --passes A,B`: run passes over a module and print or write the result.
+//!
+//! With `--validate`, every CSE pass in the list (`cse`, `cse-semantic`) is checked by
+//! tirproof-verify's translation validation: each rewritten expression and each inserted binding
+//! must be proved by Z3. Any other verdict is printed with the obligation, nothing is written,
+//! and the exit code is 1.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -36,7 +41,16 @@ pub struct Args {
     /// List the registered passes and exit.
     #[arg(long)]
     list: bool,
+    /// Prove every rewrite of the CSE passes with Z3; exit 1 if any is not proved.
+    #[arg(long)]
+    validate: bool,
+    /// Time limit of each validation query, in seconds.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    validate_timeout: u64,
 }
+
+/// The passes `--validate` checks.
+const VALIDATED: [&str; 2] = ["cse", "cse-semantic"];
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     if args.list {
@@ -46,6 +60,10 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let passes = resolve(&args.passes)?;
+    if args.validate && !passes.iter().any(|p| VALIDATED.contains(&p.name())) {
+        bail!("--validate checks the CSE passes ({}), and --passes has none of them", VALIDATED.join(", "));
+    }
+    let mut unproved = 0;
     let src = Source::read(&args.file).with_context(|| format!("cannot read {}", args.file.display()))?;
     let mut module = match src.parse_and_check() {
         Ok(m) => m,
@@ -57,7 +75,12 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     for pass in &passes {
         let (result, times) = run_timed(pass.as_ref(), &module, args.repeat);
         match result {
-            Ok(next) => module = next,
+            Ok(next) => {
+                if args.validate && VALIDATED.contains(&pass.name()) {
+                    unproved += validate(pass.name(), &module, &next, Duration::from_secs(args.validate_timeout));
+                }
+                module = next;
+            }
             Err(err) => {
                 eprintln!("{}", src.render(&err.diagnostics));
                 return Ok(super::input_problems());
@@ -74,6 +97,10 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             }
         }
     }
+    if unproved > 0 {
+        eprintln!("validation failed: {unproved} rewrite(s) not proved; nothing written");
+        return Ok(super::input_problems());
+    }
     let text =
         if args.provenance { tirproof_ir::text::print_module_with_provenance(&module) } else { print_module(&module) };
     match &args.output {
@@ -81,6 +108,26 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         None => print!("{text}"),
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Validates one CSE pass; prints what is not proved and returns how many obligations.
+fn validate(pass: &str, before: &IRModule, after: &IRModule, timeout: Duration) -> usize {
+    let mut unproved = 0;
+    for report in tirproof_verify::cse::validate_module(before, after, timeout) {
+        let failures: Vec<_> = report.failures().collect();
+        if failures.is_empty() {
+            eprintln!(
+                "validated `{pass}` on `{}`: {} obligations proved ({} expressions unchanged)",
+                report.function,
+                report.obligations.len(),
+                report.unchanged
+            );
+        } else {
+            eprint!("`{pass}` is not validated: {report}");
+            unproved += failures.len();
+        }
+    }
+    unproved
 }
 
 fn resolve(names: &[String]) -> anyhow::Result<Vec<Box<dyn Pass>>> {

@@ -60,6 +60,12 @@ impl Context {
         self.stack.push(Binding { var: var.clone(), value });
     }
 
+    /// Records a variable the pass introduces: it is available only inside its binding, like
+    /// any variable bound inside the function.
+    pub fn note_binder(&mut self, var: &Var) {
+        self.inner.insert(var.id());
+    }
+
     pub fn is_available(&self, var: &Var) -> bool {
         self.in_scope.contains(&var.id()) || !self.inner.contains(&var.id())
     }

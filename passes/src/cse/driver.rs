@@ -39,7 +39,7 @@ struct Walk<'s> {
 impl Walk<'_> {
     fn stmt(&mut self, mut s: Stmt, may_bind: bool) -> Stmt {
         if may_bind {
-            self.placer.place(&mut s, &self.ctx);
+            self.placer.place(&mut s, &mut self.ctx);
         }
         self.children(&mut s, may_bind);
         s
@@ -132,7 +132,7 @@ impl Walk<'_> {
     }
 
     fn scope(&mut self, e: &mut Expr) {
-        self.placer.place(e, &self.ctx);
+        self.placer.place(e, &mut self.ctx);
         self.expr(e);
     }
 }

@@ -110,7 +110,7 @@ pub struct Placer<'s> {
 
 impl Placer<'_> {
     /// Runs rounds on the scope `holder` with context `ctx`.
-    pub fn place<H: Holder>(&mut self, holder: &mut H, ctx: &Context) {
+    pub fn place<H: Holder>(&mut self, holder: &mut H, ctx: &mut Context) {
         for _ in 0..MAX_ROUNDS {
             let mut queue = {
                 let mut table = Table::default();
@@ -133,7 +133,7 @@ impl Placer<'_> {
     }
 
     /// Considers the queue in order; whether a variable was created.
-    fn round<H: Holder>(&mut self, holder: &mut H, ctx: &Context, queue: &mut Vec<Candidate>) -> bool {
+    fn round<H: Holder>(&mut self, holder: &mut H, ctx: &mut Context, queue: &mut Vec<Candidate>) -> bool {
         let mut created = false;
         let head: Vec<(u64, Expr)> = holder
             .head_values()
@@ -155,6 +155,7 @@ impl Placer<'_> {
                 self.replace(holder, class, &repr, &repr);
             } else if self.bindable(&queue[i], ctx) {
                 let var = self.names.fresh(repr.dtype());
+                ctx.note_binder(&var);
                 self.replace(holder, class, &repr, &Expr::Var(var.clone()));
                 holder.wrap(var, repr);
                 self.stats.introduced += 1;

@@ -15,7 +15,8 @@
 //! a proof unsound; they can only make one fail.
 //!
 //! Reaching: a let of the environment was computed before the expression, so its value did not
-//! fault; `reached` collects that fact for every let read, and obligations assume it.
+//! fault; `reached` collects that fact for every let read (`reach_all` reads them all), and
+//! obligations assume it.
 //!
 //! Faults: division and modulo by zero, shifts out of range and float-to-int casts out of range;
 //! operands fault first; a lazy `if_then_else` with a scalar condition faults only through its
@@ -50,6 +51,13 @@ pub struct Encoder<'a> {
     /// One fact per let of the environment read so far: its value did not fault (the program
     /// computed it before reaching the expression).
     reached: Vec<Bool>,
+    /// Integer division, modulo and the product of two non-immediates as uninterpreted
+    /// functions of their operands (faults stay exact; a product is a function of its operands
+    /// taken in unsigned order, so it still commutes): a sound abstraction that spares Z3 the
+    /// bit-blasting of dividers and multipliers.
+    abstract_division: bool,
+    /// Whether an operation the abstraction changes was met.
+    pub divides: bool,
 }
 
 impl<'a> Encoder<'a> {
@@ -66,6 +74,31 @@ impl<'a> Encoder<'a> {
             impure: [0; 2],
             fresh: 0,
             reached: Vec::new(),
+            abstract_division: false,
+            divides: false,
+        }
+    }
+
+    /// The same encoder with integer division uninterpreted (see `abstract_division`).
+    pub fn abstracting_division(mut self) -> Self {
+        self.abstract_division = true;
+        self
+    }
+
+    /// Encodes every let of the environment (all are in scope), so that `reached` says all of
+    /// them were computed without a fault. A let whose value cannot be encoded is skipped (a
+    /// weaker assumption is still a sound one).
+    pub fn reach_all(&mut self) {
+        let env = self.env;
+        let mut ids: Vec<&VarId> = env.lets.keys().collect();
+        ids.sort();
+        for id in ids {
+            if let (Some(LetValue::Value { value, side }), false) = (env.lets.get(id), self.lets.contains_key(id)) {
+                if let Ok(sym) = self.expr(value, *side) {
+                    self.reached.push(sym.trap.not());
+                    self.lets.insert(*id, sym.lanes);
+                }
+            }
         }
     }
 
@@ -278,7 +311,13 @@ impl<'a> Encoder<'a> {
                     None => lanes.push(self.apply_lane(&format!("{op}_{t}"), &[x.clone(), y.clone()], t.element())?),
                 }
             } else {
-                let (v, fault) = int_ops::binary(op, is_signed(t), x.bv()?, y.bv()?);
+                let (mut v, fault) = int_ops::binary(op, is_signed(t), x.bv()?, y.bv()?);
+                if let Some(args) = abstracted(op, x.bv()?, y.bv()?) {
+                    self.divides = true;
+                    if self.abstract_division {
+                        v = self.apply_lane(&format!("{op:?}_{t}"), &args, t.element())?.bv()?.clone();
+                    }
+                }
                 lanes.push(Lane::Bv(v));
                 faults.push(fault);
             }
@@ -405,6 +444,21 @@ fn reading(signed: bool, width: u32) -> Signedness {
         Signedness::Signed
     } else {
         Signedness::Unsigned
+    }
+}
+
+/// The arguments of the uninterpreted function that stands for `a op b` in the abstraction, if
+/// it abstracts this operation: divisions, and products of two non-immediates (in unsigned
+/// order, so that the abstraction is symmetric like the product).
+fn abstracted(op: tirproof_ir::BinOp, a: &BV, b: &BV) -> Option<Vec<Lane>> {
+    use tirproof_ir::BinOp;
+    match op {
+        _ if op.is_division() => Some(vec![Lane::Bv(a.clone()), Lane::Bv(b.clone())]),
+        BinOp::Mul if a.as_u64().is_none() && b.as_u64().is_none() => {
+            let a_first = a.bvule(b);
+            Some(vec![Lane::Bv(a_first.ite(a, b)), Lane::Bv(a_first.ite(b, a))])
+        }
+        _ => None,
     }
 }
 

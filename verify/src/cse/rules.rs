@@ -20,7 +20,7 @@ use tirproof_passes::cse::semantic::rules::{Rule, Side as RuleSide, TypeClass};
 use z3::ast::{Bool, Int, BV};
 
 use super::encode::{same_value, Encoder};
-use super::int_model::IntModel;
+use super::int_model::{self, IntModel};
 use super::sym::{Lane, Sym};
 use super::{EncodeError, Env, Side};
 use crate::solver::{Query, Verdict};
@@ -123,9 +123,10 @@ fn check_integers(name: &str, inst: &Instance, sides: &[RuleSide], timeout: Dura
             let fact = int_side_condition(*side, &syms, &inst.vars)?;
             model.assume(fact);
         }
-        let (a, fa) = model.expr(&inst.lhs)?;
-        let (b, fb) = model.expr(&inst.rhs)?;
-        Bool::and(&[fa.iff(&fb), fa.not().implies(a.eq(&b))])
+        let a = model.value(&inst.lhs, Side::Original)?;
+        let b = model.value(&inst.rhs, Side::Original)?;
+        let equal = int_model::same(&a, &b, inst.lhs.dtype());
+        Bool::and(&[a.fault.iff(&b.fault), a.fault.not().implies(&equal)])
     };
     query.require(goal);
     Ok(query.check())

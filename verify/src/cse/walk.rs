@@ -9,7 +9,7 @@
 //!   original one; matched let values join the environment (the original value, or an opaque
 //!   symbol when it reads memory: both sides then read the same symbol);
 //! - each pair of corresponding expressions that differ is one obligation: equal values and
-//!   equal faults (`encode::same_value`) under the environment, assuming the lets it reads
+//!   equal faults (`encode::same_value`) under the environment, assuming the lets in scope
 //!   were computed without a fault (the program got there). Bindings leave the environment
 //!   with their scope.
 
@@ -22,10 +22,12 @@ use tirproof_ir::visit::{walk_expr, Visitor};
 use tirproof_ir::{Buffer, CallEffect, Expr, PrimFunc, Stmt, StmtKind, Var, VarId};
 
 use super::encode::{same_value, Encoder};
+use super::int_model::{self, IntModel};
 use super::report::{Obligation, ObligationKind, ValidationReport};
 use super::trap::definite_fault;
 use super::{EncodeError, Env, LetValue, Side};
 use crate::solver::{Query, Verdict};
+use z3::ast::Bool;
 
 pub struct Walk {
     env: Env,
@@ -241,11 +243,7 @@ impl Walk {
             self.report.unchanged += 1;
             return;
         }
-        let verdict = self.check(|enc| {
-            let a = enc.expr(o, Side::Original)?;
-            let b = enc.expr(n, Side::Rewritten)?;
-            same_value(&a, &b)
-        });
+        let verdict = self.check_rewrite(o, n);
         self.push(ObligationKind::Rewrite, print_expr(o), print_expr(n), verdict);
     }
 
@@ -271,18 +269,74 @@ impl Walk {
         self.env.lets.insert(var.id(), bound);
     }
 
-    fn check(&mut self, goal: impl FnOnce(&mut Encoder<'_>) -> Result<z3::ast::Bool, EncodeError>) -> Verdict {
-        let mut query = Query::new(format!("{}: {}", self.report.function, self.path())).with_timeout(self.timeout);
+    /// A rewrite obligation: the bit-vector model with division and products uninterpreted,
+    /// then (for scalar integer expressions) the integer model, then the exact bit-vector model.
+    fn check_rewrite(&mut self, o: &Expr, n: &Expr) -> Verdict {
+        let goal = |enc: &mut Encoder<'_>| {
+            let a = enc.expr(o, Side::Original)?;
+            let b = enc.expr(n, Side::Rewritten)?;
+            same_value(&a, &b)
+        };
+        let (verdict, divides) = self.check_once(&goal, true);
+        if verdict.is_proved() || !divides {
+            return verdict;
+        }
+        if let Some(v @ (Verdict::Proved | Verdict::Refuted(_))) = self.check_integers(o, n) {
+            return v;
+        }
+        self.check_once(&goal, false).0
+    }
+
+    /// The rewrite obligation in the integer model, if it can express both sides.
+    fn check_integers(&mut self, o: &Expr, n: &Expr) -> Option<Verdict> {
+        let mut query =
+            Query::new(format!("{}: {} (integer model)", self.report.function, self.path())).with_timeout(self.timeout);
+        let built = {
+            let mut model = IntModel::with_env(&mut query, &self.env);
+            model.reach_all();
+            let sides = model.value(o, Side::Original).and_then(|a| Ok((a, model.value(n, Side::Rewritten)?)));
+            sides.map(|(a, b)| {
+                let equal = int_model::same(&a, &b, o.dtype());
+                (model.reached(), Bool::and(&[a.fault.iff(&b.fault), a.fault.not().implies(&equal)]))
+            })
+        };
+        let (reached, goal) = built.ok()?;
+        query.require(reached.implies(&goal));
+        Some(query.check())
+    }
+
+    /// Runs one obligation: first with integer division uninterpreted (sound, and much easier
+    /// for Z3), then, unless that proved it or no division was met, with exact division.
+    fn check(&mut self, goal: impl Fn(&mut Encoder<'_>) -> Result<z3::ast::Bool, EncodeError>) -> Verdict {
+        let (verdict, divides) = self.check_once(&goal, true);
+        if verdict.is_proved() || !divides {
+            return verdict;
+        }
+        self.check_once(&goal, false).0
+    }
+
+    fn check_once(
+        &mut self,
+        goal: &dyn Fn(&mut Encoder<'_>) -> Result<z3::ast::Bool, EncodeError>,
+        abstract_division: bool,
+    ) -> (Verdict, bool) {
+        let model = if abstract_division { " (division uninterpreted)" } else { "" };
+        let mut query =
+            Query::new(format!("{}: {}{model}", self.report.function, self.path())).with_timeout(self.timeout);
         let built = {
             let mut enc = Encoder::new(&mut query, &self.env);
-            goal(&mut enc).map(|g| (enc.reached(), g))
+            if abstract_division {
+                enc = enc.abstracting_division();
+            }
+            enc.reach_all();
+            goal(&mut enc).map(|g| (enc.reached(), g, enc.divides))
         };
         match built {
-            Ok((reached, goal)) => {
+            Ok((reached, goal, divides)) => {
                 query.require(reached.implies(&goal));
-                query.check()
+                (query.check(), divides)
             }
-            Err(e) => Verdict::Unknown(format!("cannot encode: {e}")),
+            Err(e) => (Verdict::Unknown(format!("cannot encode: {e}")), false),
         }
     }
 

@@ -1,10 +1,10 @@
 //! `cargo run --release --example cse_quality`: the CSE quality report. For every family of the
-//! suite (`benches/cse_programs.rs`) and for `cse` and `cse-semantic`: the arithmetic operations
+//! suite (`benches/cse_suite/programs.rs`) and for `cse` and `cse-semantic`: the arithmetic operations
 //! written before, the operations left after, the computations eliminated (before - left), the
 //! variables introduced, and the median time per function. Then the median time of `cse` on
 //! the seed's two worked examples. Prints a Markdown table.
 
-#[path = "../benches/cse_programs.rs"]
+#[path = "../benches/cse_suite/programs.rs"]
 mod programs;
 
 use std::time::{Duration, Instant};
@@ -72,14 +72,14 @@ fn main() {
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let mut total = Row::default();
     for (family, row) in &mut rows {
-        print_row(family, row);
         total.functions += row.functions;
         total.before += row.before;
         for k in 0..2 {
             total.left[k] += row.left[k];
             total.lets[k] += row.lets[k];
-            total.time[k].append(&mut row.time[k].clone());
+            total.time[k].extend(row.time[k].iter().copied());
         }
+        print_row(family, row);
     }
     print_row("**all**", &mut total);
     println!();

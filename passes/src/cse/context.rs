@@ -7,13 +7,11 @@
 //! A binding's `key` is the structural key of its value, kept only when the value is a
 //! computation (only those can be reused by a later occurrence).
 
-use std::collections::HashSet;
-
 use tirproof_ir::visit::Visitor;
 use tirproof_ir::{Expr, PrimFunc, Var, VarId};
 
 use super::eligible::{for_each_free_var, is_computation};
-use super::key::key;
+use super::key::{key, KeySet};
 
 /// One enclosing binder.
 #[derive(Clone, Debug)]
@@ -26,9 +24,9 @@ pub struct Binding {
 #[derive(Debug, Default)]
 pub struct Context {
     stack: Vec<Binding>,
-    in_scope: HashSet<VarId>,
+    in_scope: KeySet<VarId>,
     /// Variables some binder inside the function binds.
-    inner: HashSet<VarId>,
+    inner: KeySet<VarId>,
 }
 
 /// A position of the context stack to restore.
@@ -40,7 +38,7 @@ impl Context {
     pub fn for_func(func: &PrimFunc) -> Self {
         let mut binders = Binders::default();
         binders.visit_stmt(&func.body);
-        Context { stack: Vec::new(), in_scope: HashSet::new(), inner: binders.0 }
+        Context { stack: Vec::new(), in_scope: KeySet::default(), inner: binders.0 }
     }
 
     pub fn mark(&self) -> Mark {
@@ -85,7 +83,7 @@ impl Context {
 
 /// Collects the variables bound anywhere in a statement.
 #[derive(Default)]
-struct Binders(HashSet<VarId>);
+struct Binders(KeySet<VarId>);
 
 impl Visitor for Binders {
     fn visit_var_def(&mut self, var: &Var) {

@@ -15,7 +15,7 @@ use tirproof_ir::annotation::PIPELINE_STAGE;
 use tirproof_ir::{Expr, PrimFunc, Stmt, StmtKind};
 
 use super::context::Context;
-use super::eligible::children_mut;
+use super::eligible::for_each_child_mut;
 use super::names::Names;
 use super::scope::{Placer, Stats};
 use super::strategy::Strategy;
@@ -127,7 +127,7 @@ impl Walk<'_> {
                 self.scope(on_true);
                 self.scope(on_false);
             }
-            _ => children_mut(e).into_iter().for_each(|(c, _)| self.expr(c)),
+            _ => for_each_child_mut(e, |c, _| self.expr(c)),
         }
     }
 

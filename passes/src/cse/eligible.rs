@@ -7,8 +7,8 @@
 //! (a load may read a different value after a store, a barrier or an async wait; an impure call
 //! may differ between two evaluations; a `Let` is a scope, handled on its own).
 //!
-//! Invariants: `children` and `children_mut` list the operands of every node in the same order,
-//! and flag the arms of a lazy `if_then_else` (evaluated only when taken) the same way.
+//! Invariants: `children` and `for_each_child_mut` list the operands of every node in the same
+//! order, and flag the arms of a lazy `if_then_else` (evaluated only when taken) the same way.
 
 use tirproof_ir::visit::{walk_expr, Visitor};
 use tirproof_ir::{BinOp, CallEffect, Expr, Var};
@@ -16,41 +16,82 @@ use tirproof_ir::{BinOp, CallEffect, Expr, Var};
 /// Calls that are hints rather than values.
 const HINT_CALLS: [&str; 2] = ["likely", "assume"];
 
-/// The operands of `e`, each with whether it is an arm of a lazy `if_then_else`.
-pub fn children(e: &Expr) -> Vec<(&Expr, bool)> {
-    match e {
-        Expr::Int { .. } | Expr::Float { .. } | Expr::Str(_) | Expr::Var(_) => Vec::new(),
-        Expr::Binary { lhs, rhs, .. } | Expr::Cmp { lhs, rhs, .. } | Expr::Logic { lhs, rhs, .. } => {
-            vec![(&**lhs, false), (&**rhs, false)]
+/// The operands of an expression, each with whether it is an arm of a lazy `if_then_else`;
+/// an iterator that does not allocate (at most three fixed operands, or a slice).
+pub struct Children<'a> {
+    fixed: [Option<(&'a Expr, bool)>; 3],
+    at: usize,
+    rest: std::slice::Iter<'a, Expr>,
+}
+
+impl<'a> Iterator for Children<'a> {
+    type Item = (&'a Expr, bool);
+    fn next(&mut self) -> Option<Self::Item> {
+        while self.at < 3 {
+            self.at += 1;
+            if let Some(item) = self.fixed[self.at - 1] {
+                return Some(item);
+            }
         }
-        Expr::Not(v) | Expr::Cast { value: v, .. } | Expr::Broadcast { value: v, .. } => vec![(&**v, false)],
-        Expr::Select { cond, on_true, on_false } => vec![(&**cond, false), (&**on_true, false), (&**on_false, false)],
-        Expr::IfThenElse { cond, on_true, on_false } => vec![(&**cond, false), (&**on_true, true), (&**on_false, true)],
-        Expr::Ramp { base, stride, .. } => vec![(&**base, false), (&**stride, false)],
-        Expr::Let { value, body, .. } => vec![(&**value, false), (&**body, false)],
-        Expr::Load(load) => load.indices.iter().map(|i| (i, false)).collect(),
-        Expr::Call(call) => call.args.iter().map(|a| (a, false)).collect(),
+        self.rest.next().map(|e| (e, false))
     }
 }
 
-/// The operands of `e`, mutably, in the order and with the flags of `children`.
-pub fn children_mut(e: &mut Expr) -> Vec<(&mut Expr, bool)> {
+/// The operands of `e` (see `Children`).
+pub fn children(e: &Expr) -> Children<'_> {
+    fn fixed(items: [Option<(&Expr, bool)>; 3]) -> Children<'_> {
+        Children { fixed: items, at: 0, rest: [].iter() }
+    }
     match e {
-        Expr::Int { .. } | Expr::Float { .. } | Expr::Str(_) | Expr::Var(_) => Vec::new(),
+        Expr::Int { .. } | Expr::Float { .. } | Expr::Str(_) | Expr::Var(_) => fixed([None, None, None]),
         Expr::Binary { lhs, rhs, .. } | Expr::Cmp { lhs, rhs, .. } | Expr::Logic { lhs, rhs, .. } => {
-            vec![(&mut **lhs, false), (&mut **rhs, false)]
+            fixed([Some((lhs, false)), Some((rhs, false)), None])
         }
-        Expr::Not(v) | Expr::Cast { value: v, .. } | Expr::Broadcast { value: v, .. } => vec![(&mut **v, false)],
+        Expr::Not(v) | Expr::Cast { value: v, .. } | Expr::Broadcast { value: v, .. } => {
+            fixed([Some((v, false)), None, None])
+        }
         Expr::Select { cond, on_true, on_false } => {
-            vec![(&mut **cond, false), (&mut **on_true, false), (&mut **on_false, false)]
+            fixed([Some((cond, false)), Some((on_true, false)), Some((on_false, false))])
         }
         Expr::IfThenElse { cond, on_true, on_false } => {
-            vec![(&mut **cond, false), (&mut **on_true, true), (&mut **on_false, true)]
+            fixed([Some((cond, false)), Some((on_true, true)), Some((on_false, true))])
         }
-        Expr::Ramp { base, stride, .. } => vec![(&mut **base, false), (&mut **stride, false)],
-        Expr::Let { value, body, .. } => vec![(&mut **value, false), (&mut **body, false)],
-        Expr::Load(load) => load.indices.iter_mut().map(|i| (i, false)).collect(),
-        Expr::Call(call) => call.args.iter_mut().map(|a| (a, false)).collect(),
+        Expr::Ramp { base, stride, .. } => fixed([Some((base, false)), Some((stride, false)), None]),
+        Expr::Let { value, body, .. } => fixed([Some((value, false)), Some((body, false)), None]),
+        Expr::Load(load) => Children { fixed: [None, None, None], at: 0, rest: load.indices.iter() },
+        Expr::Call(call) => Children { fixed: [None, None, None], at: 0, rest: call.args.iter() },
+    }
+}
+
+/// Calls `f` on the operands of `e`, mutably, in the order and with the flags of `children`.
+pub fn for_each_child_mut(e: &mut Expr, mut f: impl FnMut(&mut Expr, bool)) {
+    match e {
+        Expr::Int { .. } | Expr::Float { .. } | Expr::Str(_) | Expr::Var(_) => {}
+        Expr::Binary { lhs, rhs, .. } | Expr::Cmp { lhs, rhs, .. } | Expr::Logic { lhs, rhs, .. } => {
+            f(lhs, false);
+            f(rhs, false);
+        }
+        Expr::Not(v) | Expr::Cast { value: v, .. } | Expr::Broadcast { value: v, .. } => f(v, false),
+        Expr::Select { cond, on_true, on_false } => {
+            f(cond, false);
+            f(on_true, false);
+            f(on_false, false);
+        }
+        Expr::IfThenElse { cond, on_true, on_false } => {
+            f(cond, false);
+            f(on_true, true);
+            f(on_false, true);
+        }
+        Expr::Ramp { base, stride, .. } => {
+            f(base, false);
+            f(stride, false);
+        }
+        Expr::Let { value, body, .. } => {
+            f(value, false);
+            f(body, false);
+        }
+        Expr::Load(load) => load.indices.iter_mut().for_each(|i| f(i, false)),
+        Expr::Call(call) => call.args.iter_mut().for_each(|a| f(a, false)),
     }
 }
 
@@ -68,20 +109,25 @@ pub fn node_eligible(e: &Expr) -> bool {
     let kind_ok = match e {
         Expr::Int { .. } | Expr::Float { .. } | Expr::Str(_) | Expr::Var(_) => false,
         Expr::Ramp { .. } | Expr::Broadcast { .. } | Expr::Load(_) | Expr::Let { .. } => false,
-        Expr::Call(call) => call.effect == CallEffect::Pure && !HINT_CALLS.contains(&call.name.as_str()),
+        Expr::Call(call) => {
+            call.effect == CallEffect::Pure && !HINT_CALLS.contains(&call.name.as_str()) && !call.dtype.is_handle()
+        }
+        Expr::Cast { dtype, .. } => !dtype.is_handle(),
+        // Other operators take their type from operands, which are never handles in
+        // well-typed programs (the checker rejects arithmetic on handles).
         _ => true,
     };
-    kind_ok && !e.dtype().is_handle()
+    kind_ok
 }
 
 /// Whether nothing in `e` (arms of lazy branches included) poisons it.
 pub fn is_clean(e: &Expr) -> bool {
-    !poisons_parents(e) && children(e).iter().all(|(c, _)| is_clean(c))
+    !poisons_parents(e) && children(e).all(|(c, _)| is_clean(c))
 }
 
 /// Whether `e` is a computation (see the module documentation).
 pub fn is_computation(e: &Expr) -> bool {
-    node_eligible(e) && children(e).iter().all(|(c, _)| is_clean(c))
+    node_eligible(e) && children(e).all(|(c, _)| is_clean(c))
 }
 
 /// Whether evaluating the node itself can fault (its operands aside): integer division by a
@@ -101,7 +147,7 @@ pub fn node_may_trap(e: &Expr) -> bool {
 
 /// Whether evaluating `e` can fault. Over-approximates: lazy arms count as evaluated.
 pub fn may_trap(e: &Expr) -> bool {
-    node_may_trap(e) || children(e).iter().any(|(c, _)| may_trap(c))
+    node_may_trap(e) || children(e).any(|(c, _)| may_trap(c))
 }
 
 /// The integer value of an immediate, or of a broadcast immediate.
@@ -119,7 +165,7 @@ fn nonzero_immediate(e: &Expr) -> bool {
 
 /// The number of nodes of `e` (TVM's "complexity": bigger computations are bound first).
 pub fn complexity(e: &Expr) -> u32 {
-    1 + children(e).iter().map(|(c, _)| complexity(c)).sum::<u32>()
+    1 + children(e).map(|(c, _)| complexity(c)).sum::<u32>()
 }
 
 /// Calls `f` on every variable used in `e` that is not bound inside it.

@@ -25,6 +25,7 @@ pub mod eligible;
 mod key;
 pub mod metrics;
 mod names;
+mod queue;
 mod replace;
 mod scope;
 pub mod semantic;

@@ -8,7 +8,7 @@
 
 use tirproof_ir::{Expr, Stmt, StmtKind};
 
-use super::eligible::children_mut;
+use super::eligible::for_each_child_mut;
 use super::strategy::{classify, Strategy};
 
 /// One replacement: the members of `target` interchangeable with `repr` become `with`.
@@ -19,6 +19,8 @@ pub struct Replacer<'s> {
     pub with: &'s Expr,
     /// How many occurrences were replaced.
     pub count: usize,
+    /// The classes of the operands being combined (a stack shared by the whole walk).
+    pub classes: Vec<Option<u64>>,
 }
 
 impl Replacer<'_> {
@@ -28,9 +30,13 @@ impl Replacer<'_> {
     }
 
     fn visit(&mut self, e: &mut Expr, allowed: bool) -> Option<u64> {
-        let kids: Vec<Option<u64>> =
-            children_mut(e).into_iter().map(|(c, lazy)| self.visit(c, allowed && !lazy)).collect();
-        let class = self.strategy.class(e, &kids);
+        let first = self.classes.len();
+        for_each_child_mut(e, |c, lazy| {
+            let class = self.visit(c, allowed && !lazy);
+            self.classes.push(class);
+        });
+        let class = self.strategy.class(e, &self.classes[first..]);
+        self.classes.truncate(first);
         if allowed && class == Some(self.target) && self.strategy.interchangeable(e, self.repr) {
             *e = self.with.clone();
             self.count += 1;

@@ -1,7 +1,8 @@
 //! The placement of one scope (TVM's `VisitStmt` / `VisitExpr` of the CSE pass).
 //!
 //! A round scans the scope, groups its computations into classes, and considers the classes
-//! from the biggest computation to the smallest (ties: first occurrence first):
+//! from the biggest computation to the smallest (ties: first occurrence first; `queue` decides
+//! on the unchanged scope, then the actions are applied in order):
 //! - a class whose value a let of the context already holds is replaced by that variable, and
 //!   one that a let of the chain the scope starts with binds is left to that let (its body
 //!   reuses the variable);
@@ -19,14 +20,14 @@
 use tirproof_ir::{Expr, Stmt, StmtKind, Var};
 
 use super::context::Context;
-use super::eligible::{children, complexity, is_computation, may_trap};
 use super::names::Names;
+use super::queue::{self, Action, With};
 use super::replace::Replacer;
-use super::strategy::{classify, Strategy};
+use super::strategy::Strategy;
 use super::table::{scan_root, scan_stmt, Table};
 
-/// A bound on the rounds of one scope; each round binds at least one class, so real programs
-/// stop long before.
+/// A bound on the rounds of one scope; each round but the last binds at least one class, so
+/// real programs stop long before.
 const MAX_ROUNDS: usize = 1000;
 
 /// What the placement needs of a scope: a statement or an expression.
@@ -90,17 +91,6 @@ pub struct Stats {
     pub replaced: usize,
 }
 
-/// A class waiting in the queue of a round.
-struct Candidate {
-    class: u64,
-    repr: Expr,
-    /// The syntactic forms seen, with how often each is performed.
-    members: Vec<(Expr, u32)>,
-    count: u32,
-    definite: bool,
-    complexity: u32,
-}
-
 /// The state the placement shares across scopes.
 pub struct Placer<'s> {
     pub strategy: &'s mut dyn Strategy,
@@ -109,10 +99,11 @@ pub struct Placer<'s> {
 }
 
 impl Placer<'_> {
-    /// Runs rounds on the scope `holder` with context `ctx`.
+    /// Runs rounds on the scope `holder` with context `ctx`: each round decides on a fresh scan
+    /// (`queue`, which only reads the scope), then applies its actions in order.
     pub fn place<H: Holder>(&mut self, holder: &mut H, ctx: &mut Context) {
         for _ in 0..MAX_ROUNDS {
-            let mut queue = {
+            let actions = {
                 let mut table = Table::default();
                 holder.scan(&mut table);
                 if table.is_empty() {
@@ -120,108 +111,39 @@ impl Placer<'_> {
                 }
                 let exprs: Vec<&Expr> = table.entries().iter().map(|e| e.expr).collect();
                 self.strategy.begin(&exprs, ctx);
-                let mut queue = Vec::new();
-                for e in table.entries() {
-                    self.enqueue(&mut queue, 0, e.expr, e.count, e.definite);
-                }
-                queue
+                queue::decide(&mut *self.strategy, &table, &holder.head_values(), ctx)
             };
-            if !self.round(holder, ctx, &mut queue) {
+            let mut created = false;
+            for action in actions {
+                created |= self.apply(holder, action, ctx);
+            }
+            if !created {
                 return;
             }
         }
     }
 
-    /// Considers the queue in order; whether a variable was created.
-    fn round<H: Holder>(&mut self, holder: &mut H, ctx: &mut Context, queue: &mut Vec<Candidate>) -> bool {
-        let mut created = false;
-        let head: Vec<(u64, Expr)> = holder
-            .head_values()
-            .into_iter()
-            .filter_map(|v| Some((classify(&mut *self.strategy, v)?, v.clone())))
-            .collect();
-        let mut i = 0;
-        while i < queue.len() {
-            let (class, repr) = (queue[i].class, queue[i].repr.clone());
-            if head.iter().any(|(c, v)| *c == class && self.strategy.interchangeable(&repr, v)) {
-                // The scope starts by binding this very computation: its body reuses that
-                // variable (the context carries it there), which beats binding it twice. What
-                // it is made of may still be worth binding.
-                self.expand(queue, i);
-            } else if let Some(var) = self.strategy.context_var(class, &repr, ctx) {
-                self.replace(holder, class, &repr, &Expr::Var(var));
-            } else if !is_computation(&repr) {
-                // The class holds a leaf (semantic rules showed e.g. `x * 1` is `x`): use it.
-                self.replace(holder, class, &repr, &repr);
-            } else if self.bindable(&queue[i], ctx) {
-                let var = self.names.fresh(repr.dtype());
+    /// Applies one action; whether it introduced a variable.
+    fn apply<H: Holder>(&mut self, holder: &mut H, action: Action, ctx: &mut Context) -> bool {
+        match action.with {
+            With::Var(var) => self.replace(holder, action.class, &action.repr, &Expr::Var(var)),
+            With::Leaf => self.replace(holder, action.class, &action.repr, &action.repr),
+            With::New => {
+                let var = self.names.fresh(action.repr.dtype());
                 ctx.note_binder(&var);
-                self.replace(holder, class, &repr, &Expr::Var(var.clone()));
-                holder.wrap(var, repr);
+                self.replace(holder, action.class, &action.repr, &Expr::Var(var.clone()));
+                holder.wrap(var, action.repr);
                 self.stats.introduced += 1;
-                created = true;
-            } else {
-                self.expand(queue, i);
+                return true;
             }
-            i += 1;
         }
-        created
-    }
-
-    fn bindable(&self, c: &Candidate, ctx: &Context) -> bool {
-        c.count >= 2 && ctx.defines_all(&c.repr) && (c.definite || !may_trap(&c.repr))
+        false
     }
 
     fn replace<H: Holder>(&mut self, holder: &mut H, class: u64, repr: &Expr, with: &Expr) {
-        let mut r = Replacer { strategy: &mut *self.strategy, target: class, repr, with, count: 0 };
+        let mut r =
+            Replacer { strategy: &mut *self.strategy, target: class, repr, with, count: 0, classes: Vec::new() };
         holder.replace(&mut r);
         self.stats.replaced += r.count;
-    }
-
-    /// Queues the direct sub-computations of every member of `queue[i]`, after position `i`.
-    fn expand(&mut self, queue: &mut Vec<Candidate>, i: usize) {
-        let (members, definite) = (queue[i].members.clone(), queue[i].definite);
-        for (member, count) in &members {
-            let mut subs = Vec::new();
-            direct_computations(member, &mut subs);
-            for sub in subs {
-                self.enqueue(queue, i + 1, sub, *count, definite);
-            }
-        }
-    }
-
-    /// Adds `count` occurrences of `e` to its class at or after `start`, or inserts a new
-    /// class there, keeping the queue sorted by decreasing complexity.
-    fn enqueue(&mut self, queue: &mut Vec<Candidate>, start: usize, e: &Expr, count: u32, definite: bool) {
-        let Some(class) = classify(&mut *self.strategy, e) else { return };
-        let strategy = &*self.strategy;
-        if let Some(c) = queue[start..].iter_mut().find(|c| c.class == class && strategy.interchangeable(e, &c.repr)) {
-            c.count += count;
-            c.definite |= definite;
-            match c.members.iter_mut().find(|(m, _)| tirproof_ir::structural::expr_eq(m, e)) {
-                Some((_, n)) => *n += count,
-                None => c.members.push((e.clone(), count)),
-            }
-            return;
-        }
-        let repr = self.strategy.representative(class, e);
-        let complexity = complexity(&repr);
-        let at = queue[start..].iter().position(|c| c.complexity < complexity).map_or(queue.len(), |p| p + start);
-        let candidate = Candidate { class, repr, members: vec![(e.clone(), count)], count, definite, complexity };
-        queue.insert(at, candidate);
-    }
-}
-
-/// The biggest computations strictly inside the computation `e` (not inside lazy arms).
-fn direct_computations<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
-    for (c, lazy) in children(e) {
-        if lazy {
-            continue;
-        }
-        if is_computation(c) {
-            out.push(c);
-        } else {
-            direct_computations(c, out);
-        }
     }
 }

@@ -7,30 +7,45 @@
 //! Invariant: two expressions of one class for which `interchangeable` holds have the same
 //! value and fault under the same conditions, so either may replace the other.
 
-use tirproof_ir::structural::expr_eq;
 use tirproof_ir::{Expr, Var};
 
 use super::context::Context;
 use super::eligible::children;
-use super::key::node_key;
+use super::key::{self, same_tree as expr_eq};
 
 pub trait Strategy {
     /// Starts a round of a scope: its maximal computations and its context.
     fn begin(&mut self, computations: &[&Expr], ctx: &Context);
+    /// The class of a computation of the scan, whose structural key is `key`.
+    fn class_of_computation(&mut self, e: &Expr, _key: u64) -> Option<u64> {
+        classify(self.as_dyn(), e)
+    }
+    /// `self` as a trait object (for the provided methods).
+    fn as_dyn(&mut self) -> &mut dyn Strategy;
     /// The class of the node `e` given the classes of its operands (bottom-up), if it has one.
     fn class(&mut self, e: &Expr, children: &[Option<u64>]) -> Option<u64>;
     /// Whether `e`, of the class of `repr`, may be replaced by a variable holding `repr`.
     fn interchangeable(&self, e: &Expr, repr: &Expr) -> bool;
-    /// The expression to bind for the class of `member`.
-    fn representative(&mut self, class: u64, member: &Expr) -> Expr;
+    /// The expression to bind for the class of `member`, when it is not `member` itself.
+    fn representative(&mut self, class: u64, member: &Expr) -> Option<Expr>;
     /// A let-bound variable of the context whose value is in the class of `repr`.
     fn context_var(&mut self, class: u64, repr: &Expr, ctx: &Context) -> Option<Var>;
 }
 
 /// The class of a whole expression.
 pub fn classify(strategy: &mut dyn Strategy, e: &Expr) -> Option<u64> {
-    let kids: Vec<Option<u64>> = children(e).iter().map(|(c, _)| classify(strategy, c)).collect();
-    strategy.class(e, &kids)
+    classify_with(strategy, e, &mut Vec::new())
+}
+
+fn classify_with(strategy: &mut dyn Strategy, e: &Expr, stack: &mut Vec<Option<u64>>) -> Option<u64> {
+    let first = stack.len();
+    for (c, _) in children(e) {
+        let class = classify_with(strategy, c, stack);
+        stack.push(class);
+    }
+    let class = strategy.class(e, &stack[first..]);
+    stack.truncate(first);
+    class
 }
 
 /// Classes are structural keys, confirmed by structural equality.
@@ -40,17 +55,26 @@ pub struct Syntactic;
 impl Strategy for Syntactic {
     fn begin(&mut self, _computations: &[&Expr], _ctx: &Context) {}
 
+    fn class_of_computation(&mut self, _e: &Expr, key: u64) -> Option<u64> {
+        // The scan computed the key the same way `class` does.
+        Some(key)
+    }
+
+    fn as_dyn(&mut self) -> &mut dyn Strategy {
+        self
+    }
+
     fn class(&mut self, e: &Expr, children: &[Option<u64>]) -> Option<u64> {
-        let keys: Vec<u64> = children.iter().map(|c| c.unwrap_or(0)).collect();
-        Some(node_key(e, &keys))
+        let h = children.iter().fold(key::start(e), |h, c| key::with_child(h, c.unwrap_or(0)));
+        Some(key::finish(h, children.len()))
     }
 
     fn interchangeable(&self, e: &Expr, repr: &Expr) -> bool {
         expr_eq(e, repr)
     }
 
-    fn representative(&mut self, _class: u64, member: &Expr) -> Expr {
-        member.clone()
+    fn representative(&mut self, _class: u64, _member: &Expr) -> Option<Expr> {
+        None
     }
 
     fn context_var(&mut self, class: u64, repr: &Expr, ctx: &Context) -> Option<Var> {

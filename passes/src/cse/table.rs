@@ -19,13 +19,10 @@
 //! Invariant: the positions scanned here are exactly those `replace` rewrites (plus the branch
 //! statements of an `if`, which `replace` also rewrites).
 
-use std::collections::HashMap;
-
-use tirproof_ir::structural::expr_eq;
 use tirproof_ir::{Expr, Stmt, StmtKind};
 
 use super::eligible::{children, node_eligible, poisons_parents};
-use super::key::node_key;
+use super::key::{self, same_tree as expr_eq, KeyMap};
 
 /// One computation of the table.
 #[derive(Clone, Debug)]
@@ -43,7 +40,7 @@ pub struct Entry<'a> {
 #[derive(Clone, Debug, Default)]
 pub struct Table<'a> {
     entries: Vec<Entry<'a>>,
-    index: HashMap<u64, Vec<usize>>,
+    index: KeyMap<u64, Vec<usize>>,
 }
 
 impl<'a> Table<'a> {
@@ -97,12 +94,12 @@ struct Info {
 
 /// Records the maximal computations of the expression `e` of a scope.
 pub fn scan_root<'a>(e: &'a Expr, definite: bool, table: &mut Table<'a>) {
-    Scanner { table, all: false }.root(e, definite);
+    Scanner { table, all: false, infos: Vec::new() }.root(e, definite);
 }
 
 /// Records the maximal computations the statement `s` performs (see the module documentation).
 pub fn scan_stmt<'a>(s: &'a Stmt, definite: bool, table: &mut Table<'a>) {
-    Scanner { table, all: false }.stmt(s, definite);
+    Scanner { table, all: false, infos: Vec::new() }.stmt(s, definite);
 }
 
 /// One scan: records maximal computations, or every computation when `all` (for the branches
@@ -110,6 +107,8 @@ pub fn scan_stmt<'a>(s: &'a Stmt, definite: bool, table: &mut Table<'a>) {
 struct Scanner<'t, 'a> {
     table: &'t mut Table<'a>,
     all: bool,
+    /// The infos of the operands being combined (a stack shared by the whole scan).
+    infos: Vec<Info>,
 }
 
 impl<'a> Scanner<'_, 'a> {
@@ -121,21 +120,29 @@ impl<'a> Scanner<'_, 'a> {
     }
 
     fn expr(&mut self, e: &'a Expr, record: bool, definite: bool) -> Info {
-        let kids = children(e);
-        let infos: Vec<Info> = kids.iter().map(|(c, lazy)| self.expr(c, record && !lazy, definite)).collect();
-        let clean_below = infos.iter().all(|i| i.clean);
+        let (mut clean_below, mut h) = (true, key::start(e));
+        let first = self.infos.len();
+        for (c, lazy) in children(e) {
+            let info = self.expr(c, record && !lazy, definite);
+            clean_below &= info.clean;
+            h = key::with_child(h, info.key);
+            self.infos.push(info);
+        }
         let computation = clean_below && node_eligible(e);
         let clean = clean_below && !poisons_parents(e);
-        let key = if clean { node_key(e, &infos.iter().map(|i| i.key).collect::<Vec<_>>()) } else { 0 };
+        let key = if clean { key::finish(h, self.infos.len() - first) } else { 0 };
         if record && self.all && computation {
             self.table.add(e, key, 1, definite);
         } else if record && !self.all && !computation {
-            for ((c, lazy), info) in kids.iter().zip(&infos) {
+            // The operands that are computations are maximal ones.
+            for (k, (c, lazy)) in children(e).enumerate() {
+                let info = self.infos[first + k];
                 if info.computation && !lazy {
                     self.table.add(c, info.key, 1, definite);
                 }
             }
         }
+        self.infos.truncate(first);
         Info { key, clean, computation }
     }
 
@@ -176,8 +183,8 @@ impl<'a> Scanner<'_, 'a> {
     /// maximal scan) only those of the intersection not inside another one.
     fn branches(&mut self, then_case: &'a Stmt, else_case: &'a Stmt, definite: bool) {
         let (mut a, mut b) = (Table::default(), Table::default());
-        Scanner { table: &mut a, all: true }.stmt(then_case, definite);
-        Scanner { table: &mut b, all: true }.stmt(else_case, definite);
+        Scanner { table: &mut a, all: true, infos: Vec::new() }.stmt(then_case, definite);
+        Scanner { table: &mut b, all: true, infos: Vec::new() }.stmt(else_case, definite);
         let common = Table::intersect(&a, &b);
         for e in &common.entries {
             let nested =
@@ -191,5 +198,5 @@ impl<'a> Scanner<'_, 'a> {
 
 /// Whether `small` occurs strictly inside `big` (outside lazy arms).
 fn occurs_in(small: &Expr, big: &Expr) -> bool {
-    children(big).iter().any(|(c, lazy)| !lazy && (expr_eq(c, small) || occurs_in(small, c)))
+    children(big).any(|(c, lazy)| !lazy && (expr_eq(c, small) || occurs_in(small, c)))
 }

@@ -105,6 +105,10 @@ impl Strategy for Semantic {
         self.session = Some(Session { egraph, leaves, written, context });
     }
 
+    fn as_dyn(&mut self) -> &mut dyn Strategy {
+        self
+    }
+
     fn class(&mut self, e: &Expr, children: &[Option<u64>]) -> Option<u64> {
         let Some(s) = &mut self.session else { return self.fallback.class(e, children) };
         let kids = children.iter().map(|c| c.map(|c| Id::from(c as usize))).collect::<Option<Vec<Id>>>()?;
@@ -119,9 +123,10 @@ impl Strategy for Semantic {
         }
     }
 
-    fn representative(&mut self, class: u64, member: &Expr) -> Expr {
-        let Some(s) = &self.session else { return member.clone() };
-        extract::best(&s.egraph, Id::from(class as usize), &s.written, &s.leaves).unwrap_or_else(|_| member.clone())
+    fn representative(&mut self, class: u64, member: &Expr) -> Option<Expr> {
+        let s = self.session.as_ref()?;
+        let best = extract::best(&s.egraph, Id::from(class as usize), &s.written, &s.leaves).ok()?;
+        (!tirproof_ir::structural::expr_eq(&best, member)).then_some(best)
     }
 
     fn context_var(&mut self, class: u64, repr: &Expr, ctx: &Context) -> Option<Var> {

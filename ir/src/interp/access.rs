@@ -57,19 +57,12 @@ impl Machine<'_> {
             let shape = show_indices(&layout.shape);
             return Err(Trap::fault(
                 FaultKind::OutOfBounds,
-                format!(
-                    "out-of-bounds {verb} of {}[{}] (shape [{shape}])",
-                    self.buf_name(buf),
-                    show_indices(idx)
-                ),
+                format!("out-of-bounds {verb} of {}[{}] (shape [{shape}])", self.buf_name(buf), show_indices(idx)),
             ));
         };
         let storage = th.frame.data[layout.data as usize];
         if storage == NO_STORAGE {
-            return Err(Trap::ill_formed(format!(
-                "buffer `{}` has no storage",
-                self.buf_name(buf)
-            )));
+            return Err(Trap::ill_formed(format!("buffer `{}` has no storage", self.buf_name(buf))));
         }
         Ok((storage as usize, off, layout))
     }
@@ -161,9 +154,7 @@ impl Machine<'_> {
             let (m, num, storage_num) = (layout.lanes, layout.num, layout.storage_num);
             first.get_or_insert(off);
             for j in 0..m {
-                let bits = values
-                    .next()
-                    .ok_or_else(|| Trap::ill_formed("store value has too few lanes"))?;
+                let bits = values.next().ok_or_else(|| Trap::ill_formed("store value has too few lanes"))?;
                 let bits = match storage_num {
                     None => bits,
                     Some(to) => reinterpret(bits, num, to),
@@ -191,16 +182,8 @@ impl Machine<'_> {
     #[inline]
     fn record_store(&mut self, th: &Thread, s: &StoreIns, elem: i64) {
         let buf = s.access.buf;
-        let kind = if s.is_async {
-            EventKind::AsyncStore { buf, elem }
-        } else {
-            EventKind::Store { buf, elem }
-        };
-        self.history.push(Event {
-            kind,
-            stmt: s.stmt,
-            who: th.who,
-        });
+        let kind = if s.is_async { EventKind::AsyncStore { buf, elem } } else { EventKind::Store { buf, elem } };
+        self.history.push(Event { kind, stmt: s.stmt, who: th.who });
     }
 
     #[inline(always)]
@@ -225,19 +208,10 @@ impl Machine<'_> {
             };
         }
         let line = self.line(s.stmt);
-        let pending = Pending {
-            issue_line: line,
-            thread: th.tid,
-            group: None,
-        };
+        let pending = Pending { issue_line: line, thread: th.tid, group: None };
         match self.mem.storages[storage].issue(off, pending, th.race.as_ref()) {
             Ok(index) => {
-                th.asyncs.uncommitted.push(AsyncStore {
-                    storage: storage as u32,
-                    index,
-                    bits,
-                    line,
-                });
+                th.asyncs.uncommitted.push(AsyncStore { storage: storage as u32, index, bits, line });
                 self.stats.async_stores += 1;
                 Ok(())
             }
@@ -260,16 +234,12 @@ impl Machine<'_> {
                     ),
                 )
             }
-            AccessError::Poison => Trap::fault(
-                FaultKind::ReadPoison,
-                format!("read of {place}, which was allocated but never written"),
-            ),
+            AccessError::Poison => {
+                Trap::fault(FaultKind::ReadPoison, format!("read of {place}, which was allocated but never written"))
+            }
             AccessError::Pending(p) => {
                 let group = match p.group {
-                    Some(g) => format!(
-                        "group {} of queue {}, committed at line {}",
-                        g.seq, g.queue, g.commit_line
-                    ),
+                    Some(g) => format!("group {} of queue {}, committed at line {}", g.seq, g.queue, g.commit_line),
                     None => format!("issued at line {}, not yet committed", p.issue_line),
                 };
                 let by = if th.in_region && p.thread != th.tid {
@@ -282,10 +252,7 @@ impl Machine<'_> {
                 } else {
                     (FaultKind::ReadPendingAsync, "read of")
                 };
-                Trap::fault(
-                    kind,
-                    format!("{verb} {place} while an async write to it is pending{by} ({group})"),
-                )
+                Trap::fault(kind, format!("{verb} {place} while an async write to it is pending{by} ({group})"))
             }
             AccessError::Race(w) => Trap::fault(FaultKind::CrossThreadRace, self.race_message(th, &place, &w)),
         }

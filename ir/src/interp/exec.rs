@@ -122,12 +122,7 @@ impl<'p> Machine<'p> {
                 self.tick(th, *stmt, 1)?;
                 th.frame.vectors[*slot as usize] = self.eval_v(th, value)?;
             }
-            Ins::Branch {
-                stmt,
-                cond,
-                cond_num,
-                target,
-            } => {
+            Ins::Branch { stmt, cond, cond_num, target } => {
                 self.tick(th, *stmt, 1)?;
                 if !truthy(*cond_num, self.eval_s(th, cond)?) {
                     return Ok(Flow::Jump(*target));
@@ -167,19 +162,11 @@ impl<'p> Machine<'p> {
                     return Ok(Flow::Barrier(*stmt));
                 }
                 // A barrier outside a block of threads synchronizes nothing.
-                self.history.push(Event {
-                    kind: EventKind::Barrier,
-                    stmt: *stmt,
-                    who: th.who,
-                });
+                self.history.push(Event { kind: EventKind::Barrier, stmt: *stmt, who: th.who });
             }
-            Ins::Wait {
-                stmt,
-                queue,
-                queue_num,
-                count,
-                count_num,
-            } => self.wait(th, *stmt, (queue, *queue_num), (count, *count_num))?,
+            Ins::Wait { stmt, queue, queue_num, count, count_num } => {
+                self.wait(th, *stmt, (queue, *queue_num), (count, *count_num))?
+            }
             Ins::Commit { stmt, queue, queue_num } => self.commit(th, *stmt, queue, *queue_num)?,
             Ins::RegionStart(r) => {
                 if th.in_region {
@@ -260,10 +247,7 @@ impl<'p> Machine<'p> {
         let elem_offset = self.eval_s(th, &l.elem_offset)? as i64;
         let info = &self.prog.buffers[l.buf as usize];
         if let Some(bad) = shape.iter().find(|e| **e < 0) {
-            return Err(Trap::ill_formed(format!(
-                "buffer `{}` has a negative extent {bad}",
-                info.name
-            )));
+            return Err(Trap::ill_formed(format!("buffer `{}` has a negative extent {bad}", info.name)));
         }
         Layout::new(l.data, info.num, i64::from(info.lanes), shape, strides, elem_offset)
             .ok_or_else(|| Trap::resource(format!("the layout of `{}` overflows", info.name)))
@@ -275,10 +259,7 @@ impl<'p> Machine<'p> {
         let storage = th.frame.data[l.data as usize];
         let info = &self.prog.buffers[l.buf as usize];
         let Some(s) = self.mem.storages.get(storage as usize) else {
-            return Err(Trap::ill_formed(format!(
-                "buffer `{}` is declared over a pointer with no storage",
-                info.name
-            )));
+            return Err(Trap::ill_formed(format!("buffer `{}` is declared over a pointer with no storage", info.name)));
         };
         if s.num != info.num {
             if s.num.width() != info.num.width() {
@@ -299,9 +280,7 @@ impl<'p> Machine<'p> {
                 let mut len = i64::from(*lanes);
                 for e in extents {
                     let extent = self.eval_s(th, e)? as i64;
-                    len = len
-                        .checked_mul(extent.max(0))
-                        .ok_or_else(|| Trap::resource("allocation size overflows"))?;
+                    len = len.checked_mul(extent.max(0)).ok_or_else(|| Trap::resource("allocation size overflows"))?;
                     if extent < 0 {
                         return Err(Trap::ill_formed(format!(
                             "allocation of `{}` with negative extent {extent}",
@@ -313,9 +292,7 @@ impl<'p> Machine<'p> {
             }
             AllocSize::Buffer(l) => {
                 let layout = self.eval_layout(th, l)?;
-                let len = layout
-                    .storage_len()
-                    .ok_or_else(|| Trap::resource("allocation size overflows"))?;
+                let len = layout.storage_len().ok_or_else(|| Trap::resource("allocation size overflows"))?;
                 (len, Some((l.buf, layout)))
             }
         };
@@ -350,9 +327,7 @@ impl<'p> Machine<'p> {
             return Ok(Flow::Jump(t.skip));
         }
         let min = self.eval_i64(th, &t.min, t.min_num)?;
-        let value = min
-            .checked_add(coord)
-            .ok_or_else(|| Trap::ill_formed("thread index overflows"))?;
+        let value = min.checked_add(coord).ok_or_else(|| Trap::ill_formed("thread index overflows"))?;
         th.frame.scalars[t.slot as usize] = norm(t.num, value as u64);
         Ok(Flow::Next)
     }
@@ -364,19 +339,13 @@ impl<'p> Machine<'p> {
     }
 
     pub(crate) fn buf_name(&self, buf: u32) -> String {
-        self.prog
-            .buffers
-            .get(buf as usize)
-            .map_or_else(|| format!("buffer#{buf}"), |b| b.name.clone())
+        self.prog.buffers.get(buf as usize).map_or_else(|| format!("buffer#{buf}"), |b| b.name.clone())
     }
 
     /// The coordinates of thread `tid` of the current block.
     pub(crate) fn who_of(&self, tid: u32) -> Who {
         match &self.region {
-            Some(r) => Who {
-                axes: r.axes,
-                coords: coords_of(tid, r.dims),
-            },
+            Some(r) => Who { axes: r.axes, coords: coords_of(tid, r.dims) },
             None => Who::default(),
         }
     }

@@ -55,16 +55,7 @@ impl Layout {
             ([extent], [stride]) => Some((*extent, *stride)),
             _ => None,
         };
-        Some(Layout {
-            data,
-            num,
-            lanes,
-            shape,
-            strides,
-            elem_offset,
-            storage_num: None,
-            dim1,
-        })
+        Some(Layout { data, num, lanes, shape, strides, elem_offset, storage_num: None, dim1 })
     }
 
     /// The scalar offset of the first lane of element `idx`, or `None` when an index is
@@ -76,10 +67,7 @@ impl Layout {
             if *i < 0 || *i >= extent {
                 return None;
             }
-            return self
-                .elem_offset
-                .checked_add(i.checked_mul(stride)?)?
-                .checked_mul(self.lanes);
+            return self.elem_offset.checked_add(i.checked_mul(stride)?)?.checked_mul(self.lanes);
         }
         let mut off = self.elem_offset;
         for ((i, extent), stride) in idx.iter().zip(&self.shape).zip(&self.strides) {

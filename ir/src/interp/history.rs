@@ -81,18 +81,13 @@ impl History {
     /// The recorded events, oldest first.
     pub(crate) fn events(&self) -> Vec<Event> {
         let n = self.recorded.min(CAPACITY);
-        (self.recorded - n..self.recorded)
-            .map(|i| self.ring[i % CAPACITY])
-            .collect()
+        (self.recorded - n..self.recorded).map(|i| self.ring[i % CAPACITY]).collect()
     }
 
     /// The events as text, oldest first; `buf_name` names buffers by slot and `line` gives
     /// the line of a statement.
     pub(crate) fn render(&self, buf_name: &dyn Fn(u32) -> String, line: &dyn Fn(u32) -> u32) -> Vec<String> {
-        self.events()
-            .iter()
-            .map(|e| render_event(e, buf_name, line(e.stmt)))
-            .collect()
+        self.events().iter().map(|e| render_event(e, buf_name, line(e.stmt))).collect()
     }
 }
 
@@ -112,11 +107,7 @@ fn render_event(e: &Event, buf_name: &dyn Fn(u32) -> String, line: u32) -> Strin
         }
         EventKind::Complete { queue, seq } => format!("group {seq} of queue {queue} completed by the schedule"),
     };
-    let line = if line == 0 {
-        "line ?".to_string()
-    } else {
-        format!("line {line}")
-    };
+    let line = if line == 0 { "line ?".to_string() } else { format!("line {line}") };
     let who = e.who.label();
     if who.is_empty() {
         format!("{line}: {what}")
@@ -133,11 +124,7 @@ mod tests {
     fn keeps_the_last_events_in_order() {
         let mut h = History::default();
         for line in 1..=10 {
-            h.push(Event {
-                kind: EventKind::Commit { queue: 0, seq: line },
-                stmt: line,
-                who: Who::default(),
-            });
+            h.push(Event { kind: EventKind::Commit { queue: 0, seq: line }, stmt: line, who: Who::default() });
         }
         let lines: Vec<u32> = h.events().iter().map(|e| e.stmt).collect();
         assert_eq!(lines, (3..=10).collect::<Vec<_>>());
@@ -149,25 +136,15 @@ mod tests {
         h.push(Event {
             kind: EventKind::AsyncStore { buf: 0, elem: 3 },
             stmt: 7,
-            who: Who {
-                axes: 1,
-                coords: [2, 0, 0],
-            },
+            who: Who { axes: 1, coords: [2, 0, 0] },
         });
         h.push(Event {
-            kind: EventKind::Wait {
-                queue: 0,
-                keep: 1,
-                retired: Some((0, 2)),
-            },
+            kind: EventKind::Wait { queue: 0, keep: 1, retired: Some((0, 2)) },
             stmt: 9,
             who: Who::default(),
         });
         let text = h.render(&|_| "B".to_string(), &|stmt| stmt);
         assert_eq!(text[0], "line 7: threadIdx.x = 2: async store to B (element 3) issued");
-        assert_eq!(
-            text[1],
-            "line 9: wait on queue 0 until at most 1 in flight (retired groups 0 to 2)"
-        );
+        assert_eq!(text[1], "line 9: wait on queue 0 until at most 1 in flight (retired groups 0 to 2)");
     }
 }

@@ -59,10 +59,9 @@ fn to_error(name: &str, trap: super::error::Trap) -> InterpError {
             name: name.to_string(),
             message: format!("its shape cannot be computed: {message}"),
         },
-        TrapKind::Located(f) => InterpError::BadInput {
-            name: name.to_string(),
-            message: format!("its shape cannot be computed: {f}"),
-        },
+        TrapKind::Located(f) => {
+            InterpError::BadInput { name: name.to_string(), message: format!("its shape cannot be computed: {f}") }
+        }
     }
 }
 
@@ -75,9 +74,8 @@ impl Machine<'_> {
         layout: &super::program::LayoutIns,
     ) -> Result<(Layout, i64), InterpError> {
         let l = self.eval_layout(th, layout).map_err(|t| to_error(name, t))?;
-        let len = l
-            .storage_len()
-            .ok_or_else(|| InterpError::ResourceLimit(format!("parameter `{name}` is too large")))?;
+        let len =
+            l.storage_len().ok_or_else(|| InterpError::ResourceLimit(format!("parameter `{name}` is too large")))?;
         Ok((l, len))
     }
 
@@ -87,10 +85,7 @@ impl Machine<'_> {
         let prog = self.prog;
         for p in &prog.params {
             if let ParamBinding::Scalar { name, slot, num } = p {
-                let value = inputs
-                    .scalars
-                    .get(name)
-                    .ok_or_else(|| InterpError::MissingInput(name.clone()))?;
+                let value = inputs.scalars.get(name).ok_or_else(|| InterpError::MissingInput(name.clone()))?;
                 th.frame.scalars[*slot as usize] = value.to_bits(*num);
             }
         }
@@ -100,10 +95,7 @@ impl Machine<'_> {
                 continue;
             };
             let (l, len) = self.param_layout(th, name, layout)?;
-            let tensor = inputs
-                .buffers
-                .get(name)
-                .ok_or_else(|| InterpError::MissingInput(name.clone()))?;
+            let tensor = inputs.buffers.get(name).ok_or_else(|| InterpError::MissingInput(name.clone()))?;
             let dtype = l.num.dtype();
             let shape = tensor_shape(&l, len);
             if tensor.dtype != dtype || tensor.shape != shape {
@@ -118,18 +110,10 @@ impl Machine<'_> {
             // Tensors hold canonical bits already (their constructors normalize); the storage
             // shares them until its first write.
             let bits = Data::Shared(tensor.shared_bits());
-            let storage = self
-                .mem
-                .alloc(name, l.num, len, Some(bits), true)
-                .map_err(|t| to_error(name, t))?;
+            let storage = self.mem.alloc(name, l.num, len, Some(bits), true).map_err(|t| to_error(name, t))?;
             th.frame.data[layout.data as usize] = storage;
             th.frame.layouts[layout.buf as usize] = Some(l);
-            storages.push(ParamStorage {
-                name: name.clone(),
-                storage,
-                dtype,
-                shape,
-            });
+            storages.push(ParamStorage { name: name.clone(), storage, dtype, shape });
         }
         for alias in &prog.param_aliases {
             self.materialize(th, alias).map_err(|t| to_error("alias", t))?;
@@ -144,10 +128,7 @@ impl Machine<'_> {
             .filter_map(|p| {
                 let storage = self.mem.storages.get_mut(p.storage as usize)?;
                 let data = std::mem::replace(&mut storage.data, Data::Owned(Vec::new()));
-                Some((
-                    p.name.clone(),
-                    Tensor::from_shared(p.dtype, p.shape.clone(), data.into_shared()),
-                ))
+                Some((p.name.clone(), Tensor::from_shared(p.dtype, p.shape.clone(), data.into_shared())))
             })
             .collect()
     }
@@ -200,9 +181,7 @@ pub fn random_inputs(
         };
         let (l, len) = machine.param_layout(&mut th, name, layout)?;
         if usize::try_from(len).map_or(true, |n| n > super::memory::MAX_LIVE_ELEMENTS) {
-            return Err(InterpError::ResourceLimit(format!(
-                "parameter `{name}` has {len} elements"
-            )));
+            return Err(InterpError::ResourceLimit(format!("parameter `{name}` has {len} elements")));
         }
         let bits = (0..len).map(|_| random_bits(l.num, &mut rng)).collect();
         let tensor = Tensor::from_bits(l.num.dtype(), tensor_shape(&l, len), bits)?;

@@ -64,13 +64,7 @@ pub(crate) struct Writer {
 }
 
 impl Writer {
-    const NONE: Writer = Writer {
-        region: 0,
-        thread: 0,
-        epoch: 0,
-        line: 0,
-        async_write: None,
-    };
+    const NONE: Writer = Writer { region: 0, thread: 0, epoch: 0, line: 0, async_write: None };
 }
 
 /// The accessing thread, for race tracking (only in blocks of several threads).
@@ -257,20 +251,11 @@ impl Storage {
             return;
         };
         let chunk = chunk.get_or_insert_with(|| vec![Writer::NONE; WRITER_CHUNK].into_boxed_slice());
-        chunk[i % WRITER_CHUNK] = Writer {
-            region: r.region,
-            thread: r.thread,
-            epoch: r.epoch,
-            line,
-            async_write,
-        };
+        chunk[i % WRITER_CHUNK] = Writer { region: r.region, thread: r.thread, epoch: r.epoch, line, async_write };
     }
 
     fn writer_mut(&mut self, i: usize) -> Option<&mut Writer> {
-        self.writers
-            .get_mut(i / WRITER_CHUNK)?
-            .as_mut()?
-            .get_mut(i % WRITER_CHUNK)
+        self.writers.get_mut(i / WRITER_CHUNK)?.as_mut()?.get_mut(i % WRITER_CHUNK)
     }
 
     /// Marks element `off` as the destination of an async write; returns its index.
@@ -281,10 +266,7 @@ impl Storage {
         }
         self.pending.insert(i, pending);
         if let (Some(r), true) = (race, self.shared) {
-            let async_write = AsyncWrite {
-                group: None,
-                waited_epoch: None,
-            };
+            let async_write = AsyncWrite { group: None, waited_epoch: None };
             self.record(i, r, pending.issue_line, Some(async_write));
         }
         Ok(i)
@@ -397,11 +379,7 @@ mod tests {
     use super::*;
 
     fn ctx(thread: u32, epoch: u32) -> RaceCtx {
-        RaceCtx {
-            region: 1,
-            thread,
-            epoch,
-        }
+        RaceCtx { region: 1, thread, epoch }
     }
 
     #[test]
@@ -412,23 +390,14 @@ mod tests {
         mem.storages[s].write(1, 7, None, 3).unwrap();
         assert_eq!(mem.storages[s].read(1, None), Ok(7));
         assert_eq!(mem.storages[s].read(4, None), Err(AccessError::OutOfStorage { len: 4 }));
-        assert_eq!(
-            mem.storages[s].read(-1, None),
-            Err(AccessError::OutOfStorage { len: 4 })
-        );
+        assert_eq!(mem.storages[s].read(-1, None), Err(AccessError::OutOfStorage { len: 4 }));
     }
 
     #[test]
     fn pending_writes_block_access_until_complete() {
         let mut mem = Memory::default();
-        let s = mem
-            .alloc("A", Num::Int(32), 2, Some(Data::Owned(vec![1, 2])), true)
-            .unwrap() as usize;
-        let p = Pending {
-            issue_line: 5,
-            thread: 0,
-            group: None,
-        };
+        let s = mem.alloc("A", Num::Int(32), 2, Some(Data::Owned(vec![1, 2])), true).unwrap() as usize;
+        let p = Pending { issue_line: 5, thread: 0, group: None };
         let i = mem.storages[s].issue(0, p, None).unwrap();
         assert_eq!(mem.storages[s].read(0, None), Err(AccessError::Pending(p)));
         assert_eq!(mem.storages[s].write(0, 9, None, 6), Err(AccessError::Pending(p)));
@@ -443,10 +412,7 @@ mod tests {
         let s = mem.alloc("S", Num::F32, 2, None, true).unwrap() as usize;
         mem.storages[s].write(0, 1, Some(&ctx(0, 0)), 3).unwrap();
         assert_eq!(mem.storages[s].read(0, Some(&ctx(0, 0))), Ok(1));
-        assert!(matches!(
-            mem.storages[s].read(0, Some(&ctx(1, 0))),
-            Err(AccessError::Race(_))
-        ));
+        assert!(matches!(mem.storages[s].read(0, Some(&ctx(1, 0))), Err(AccessError::Race(_))));
         assert_eq!(mem.storages[s].read(0, Some(&ctx(1, 1))), Ok(1));
     }
 

@@ -137,11 +137,7 @@ pub struct RunConfig {
 
 impl Default for RunConfig {
     fn default() -> Self {
-        RunConfig {
-            schedule: Schedule::Lazy,
-            thread_order_seed: None,
-            fuel: 100_000_000,
-        }
+        RunConfig { schedule: Schedule::Lazy, thread_order_seed: None, fuel: 100_000_000 }
     }
 }
 
@@ -239,11 +235,7 @@ pub fn run(func: &PrimFunc, inputs: &Inputs, config: &RunConfig) -> Result<RunRe
         // Land what was left in flight so the outputs are defined.
         main.asyncs.complete_all(&mut machine.mem);
     }
-    Ok(RunResult {
-        outcome,
-        outputs: machine.take_outputs(&params),
-        stats: machine.stats,
-    })
+    Ok(RunResult { outcome, outputs: machine.take_outputs(&params), stats: machine.stats })
 }
 
 #[cfg(test)]

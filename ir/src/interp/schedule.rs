@@ -49,30 +49,19 @@ impl Machine<'_> {
         }
         let n = dims.iter().fold(1u64, |acc, d| acc.saturating_mul(u64::from(*d)));
         if n > MAX_THREADS {
-            return Err(Trap::resource(format!(
-                "a block of {n} threads (the interpreter allows {MAX_THREADS})"
-            )));
+            return Err(Trap::resource(format!("a block of {n} threads (the interpreter allows {MAX_THREADS})")));
         }
         self.region_gen = self.region_gen.wrapping_add(1).max(1);
         let race = (n > 1).then_some(self.region_gen);
         let mut threads: Vec<Thread> = (0..n as u32)
             .map(|tid| {
-                let who = Who {
-                    axes,
-                    coords: coords_of(tid, dims),
-                };
+                let who = Who { axes, coords: coords_of(tid, dims) };
                 parent.child(tid, who, race)
             })
             .collect();
         self.stats.max_threads = self.stats.max_threads.max(n);
-        self.region = Some(RegionState {
-            dims,
-            axes,
-            allocs: HashMap::new(),
-        });
-        let result = self
-            .run_phases(&mut threads, pc + 1)
-            .and_then(|()| self.finish_block(&mut threads));
+        self.region = Some(RegionState { dims, axes, allocs: HashMap::new() });
+        let result = self.run_phases(&mut threads, pc + 1).and_then(|()| self.finish_block(&mut threads));
         if let Some(region) = self.region.take() {
             for idx in region.allocs.values() {
                 self.mem.free(*idx);
@@ -113,11 +102,7 @@ impl Machine<'_> {
                 th.pass_barrier();
             }
             self.stats.barriers += 1;
-            self.history.push(Event {
-                kind: EventKind::Barrier,
-                stmt,
-                who: Who::default(),
-            });
+            self.history.push(Event { kind: EventKind::Barrier, stmt, who: Who::default() });
         }
     }
 
@@ -201,21 +186,10 @@ impl Machine<'_> {
                 format!("async_wait_inflight_count is {n} for queue {q}; it must be at least 0"),
             ));
         };
-        let waiter = Waiter {
-            thread: th.tid,
-            epoch: th.epoch,
-        };
+        let waiter = Waiter { thread: th.tid, epoch: th.epoch };
         let retired = th.asyncs.wait(&mut self.mem, q, keep, waiter);
         self.stats.waits += 1;
-        self.history.push(Event {
-            kind: EventKind::Wait {
-                queue: q,
-                keep: n,
-                retired,
-            },
-            stmt,
-            who: th.who,
-        });
+        self.history.push(Event { kind: EventKind::Wait { queue: q, keep: n, retired }, stmt, who: th.who });
         Ok(())
     }
 
@@ -226,11 +200,7 @@ impl Machine<'_> {
         let eager = self.schedule == Schedule::Eager;
         let seq = th.asyncs.commit(&mut self.mem, q, line, th.tid, eager);
         self.stats.commits += 1;
-        self.history.push(Event {
-            kind: EventKind::Commit { queue: q, seq },
-            stmt,
-            who: th.who,
-        });
+        self.history.push(Event { kind: EventKind::Commit { queue: q, seq }, stmt, who: th.who });
         Ok(())
     }
 
@@ -241,11 +211,7 @@ impl Machine<'_> {
             return;
         }
         if let Some((queue, seq)) = th.asyncs.complete_random(&mut self.mem, &mut self.sched_rng) {
-            self.history.push(Event {
-                kind: EventKind::Complete { queue, seq },
-                stmt,
-                who: th.who,
-            });
+            self.history.push(Event { kind: EventKind::Complete { queue, seq }, stmt, who: th.who });
         }
     }
 }

@@ -19,10 +19,7 @@ use super::{ill, CResult, Compiler, VarSlot};
 
 /// Whether an attribute key belongs to the async model.
 pub(crate) fn is_async_key(key: &str) -> bool {
-    matches!(
-        key,
-        ASYNC_SCOPE | ASYNC_COMMIT_QUEUE_SCOPE | ASYNC_WAIT_QUEUE_SCOPE | ASYNC_WAIT_INFLIGHT_COUNT
-    )
+    matches!(key, ASYNC_SCOPE | ASYNC_COMMIT_QUEUE_SCOPE | ASYNC_WAIT_QUEUE_SCOPE | ASYNC_WAIT_INFLIGHT_COUNT)
 }
 
 /// Per-thread storage scopes (everything else is shared by the threads of a block).
@@ -41,11 +38,7 @@ impl Compiler {
             StmtKind::Store(store) => self.store(store, s.span),
             StmtKind::Let { var, value, body } => self.let_stmt(var, value, body, s.span),
             StmtKind::For(f) => self.for_stmt(f, s.span),
-            StmtKind::If {
-                cond,
-                then_case,
-                else_case,
-            } => self.if_stmt(cond, then_case, else_case.as_deref(), s.span),
+            StmtKind::If { cond, then_case, else_case } => self.if_stmt(cond, then_case, else_case.as_deref(), s.span),
             StmtKind::Seq(stmts) => stmts.iter().try_for_each(|st| self.stmt(st)),
             StmtKind::Attr(attr) => self.attr(attr, s.span),
             StmtKind::Allocate(alloc) => self.allocate(alloc, s.span),
@@ -54,10 +47,7 @@ impl Compiler {
                 let mark = self.scope.mark();
                 let data = self.alloc_buffer(buffer, id)?;
                 self.stmt(body)?;
-                self.emit(Ins::Free {
-                    data,
-                    per_block: self.per_block(buffer.scope()),
-                });
+                self.emit(Ins::Free { data, per_block: self.per_block(buffer.scope()) });
                 self.scope.restore(mark);
                 Ok(())
             }
@@ -103,37 +93,20 @@ impl Compiler {
             )));
         }
         let value = self.expr(&store.value)?;
-        self.emit(Ins::Store(Box::new(StoreIns {
-            stmt: id,
-            access,
-            value,
-            is_async: self.in_async,
-        })));
+        self.emit(Ins::Store(Box::new(StoreIns { stmt: id, access, value, is_async: self.in_async })));
         Ok(())
     }
 
     fn let_stmt(&mut self, var: &Var, value: &Expr, body: &Stmt, span: Span) -> CResult<()> {
         let id = self.stmt_id(span);
         if var.dtype() != value.dtype() {
-            return Err(ill(format!(
-                "`{var}` of type {} is bound to a value of type {}",
-                var.dtype(),
-                value.dtype()
-            )));
+            return Err(ill(format!("`{var}` of type {} is bound to a value of type {}", var.dtype(), value.dtype())));
         }
         let compiled = self.expr(value)?;
         let mark = self.scope.mark();
         match self.bind_var(var)? {
-            VarSlot::Scalar(slot, _) => self.emit(Ins::SetScalar {
-                stmt: id,
-                slot,
-                value: compiled,
-            }),
-            VarSlot::Vector(slot, _, _) => self.emit(Ins::SetVector {
-                stmt: id,
-                slot,
-                value: compiled,
-            }),
+            VarSlot::Scalar(slot, _) => self.emit(Ins::SetScalar { stmt: id, slot, value: compiled }),
+            VarSlot::Vector(slot, _, _) => self.emit(Ins::SetVector { stmt: id, slot, value: compiled }),
             VarSlot::Data(_) => return Err(InterpError::Unsupported(format!("let-bound pointer `{var}`"))),
         };
         self.stmt(body)?;
@@ -186,11 +159,7 @@ impl Compiler {
             self.emit(Ins::Tick { stmt: id, n: 1 });
         }
         self.ctx = outer;
-        self.emit(Ins::LoopNext {
-            var: var_slot,
-            end,
-            body: body_start,
-        });
+        self.emit(Ins::LoopNext { var: var_slot, end, body: body_start });
         let exit = self.pc();
         self.patch(init, exit);
         self.scope.restore(mark);
@@ -200,12 +169,7 @@ impl Compiler {
     fn if_stmt(&mut self, cond: &Expr, then_case: &Stmt, else_case: Option<&Stmt>, span: Span) -> CResult<()> {
         let id = self.stmt_id(span);
         let (cond, cond_num) = self.condition(cond)?;
-        let branch = self.emit(Ins::Branch {
-            stmt: id,
-            cond,
-            cond_num,
-            target: 0,
-        });
+        let branch = self.emit(Ins::Branch { stmt: id, cond, cond_num, target: 0 });
         self.stmt(then_case)?;
         match else_case {
             Some(else_case) => {
@@ -265,10 +229,7 @@ impl Compiler {
             data,
             name: alloc.data.name().to_string(),
             num,
-            size: AllocSize::Extents {
-                extents,
-                lanes: alloc.dtype.lanes,
-            },
+            size: AllocSize::Extents { extents, lanes: alloc.dtype.lanes },
             per_block,
             shared: !is_local_scope(&alloc.scope),
         })));

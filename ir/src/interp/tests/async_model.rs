@@ -8,13 +8,8 @@ use crate::expr::Expr;
 use crate::interp::{FaultKind, Inputs, Outcome, Schedule};
 use crate::stmt::ForKind;
 
-const SCHEDULES: [Schedule; 5] = [
-    Schedule::Lazy,
-    Schedule::Eager,
-    Schedule::Random(0),
-    Schedule::Random(1),
-    Schedule::Random(77),
-];
+const SCHEDULES: [Schedule; 5] =
+    [Schedule::Lazy, Schedule::Eager, Schedule::Random(0), Schedule::Random(1), Schedule::Random(77)];
 
 /// The RFC's first example, pipelined with `B[i % 2]` double buffering:
 /// ```text
@@ -31,16 +26,7 @@ fn rfc_pipeline(count: i64, final_wait: bool) -> (crate::PrimFunc, Inputs) {
     let b = scoped("B", F32, &[2], "shared");
     let i = var("i");
     let plus1 = |e: Expr| e + fl(1.0);
-    let prologue = at(
-        4,
-        commit(
-            0,
-            at(
-                5,
-                async_scope(at(6, store(&b, vec![int(0)], plus1(ld(&a, vec![int(0)]))))),
-            ),
-        ),
-    );
+    let prologue = at(4, commit(0, at(5, async_scope(at(6, store(&b, vec![int(0)], plus1(ld(&a, vec![int(0)]))))))));
     let produce = at(
         8,
         commit(
@@ -49,30 +35,16 @@ fn rfc_pipeline(count: i64, final_wait: bool) -> (crate::PrimFunc, Inputs) {
                 9,
                 async_scope(at(
                     10,
-                    store(
-                        &b,
-                        vec![Expr::floormod(ev(&i) + int(1), int(2))],
-                        plus1(ld(&a, vec![ev(&i) + int(1)])),
-                    ),
+                    store(&b, vec![Expr::floormod(ev(&i) + int(1), int(2))], plus1(ld(&a, vec![ev(&i) + int(1)]))),
                 )),
             ),
         ),
     );
     let consume = at(
         11,
-        wait(
-            0,
-            int(count),
-            at(
-                12,
-                store(&c, vec![ev(&i)], plus1(ld(&b, vec![Expr::floormod(ev(&i), int(2))]))),
-            ),
-        ),
+        wait(0, int(count), at(12, store(&c, vec![ev(&i)], plus1(ld(&b, vec![Expr::floormod(ev(&i), int(2))]))))),
     );
-    let epilogue = at(
-        13,
-        wait(0, int(0), at(14, store(&c, vec![int(15)], plus1(ld(&b, vec![int(1)]))))),
-    );
+    let epilogue = at(13, wait(0, int(0), at(14, store(&c, vec![int(15)], plus1(ld(&b, vec![int(1)]))))));
     let mut stmts = vec![prologue, at(7, for_(&i, 15, seq(vec![produce, consume])))];
     if final_wait {
         stmts.push(epilogue);
@@ -110,15 +82,9 @@ fn rfc_pipeline_with_count_2_reads_a_pending_write_under_lazy() {
         "line 12: read of B[0] (element 0) while an async write to it is pending (group 0 of queue 0, committed at line 4) at i = 0"
     );
     let details = fault.details();
-    assert!(
-        details.contains("line 6: async store to B (element 0) issued"),
-        "{details}"
-    );
+    assert!(details.contains("line 6: async store to B (element 0) issued"), "{details}");
     assert!(details.contains("line 4: commit group 0 of queue 0"), "{details}");
-    assert!(
-        details.contains("line 11: wait on queue 0 until at most 2 in flight (nothing to retire)"),
-        "{details}"
-    );
+    assert!(details.contains("line 11: wait on queue 0 until at most 2 in flight (nothing to retire)"), "{details}");
 
     // Eager lands every group at its commit, so the too-large count goes unnoticed.
     let r = run_sched(&f, &ins, Schedule::Eager);
@@ -151,10 +117,7 @@ fn stores_outside_a_commit_join_the_next_commit() {
         &b,
         seq(vec![
             at(3, async_scope(at(4, store(&b, vec![int(0)], ld(&a, vec![int(0)]))))),
-            at(
-                5,
-                commit(0, async_scope(at(6, store(&b, vec![int(1)], ld(&a, vec![int(1)]))))),
-            ),
+            at(5, commit(0, async_scope(at(6, store(&b, vec![int(1)], ld(&a, vec![int(1)])))))),
             at(
                 7,
                 wait(
@@ -169,10 +132,7 @@ fn stores_outside_a_commit_join_the_next_commit() {
         ]),
     );
     let f = func(vec![&a, &c], vec![], body);
-    let ins = inputs(
-        vec![("A", tensor_f32(&[3.0, 4.0])), ("C", tensor_f32(&[0.0; 2]))],
-        vec![],
-    );
+    let ins = inputs(vec![("A", tensor_f32(&[3.0, 4.0])), ("C", tensor_f32(&[0.0; 2]))], vec![]);
     for schedule in SCHEDULES {
         let r = run_sched(&f, &ins, schedule);
         completed(&r);
@@ -230,10 +190,7 @@ fn queues_are_independent() {
         ]),
     );
     let f = func(vec![&a, &c], vec![], body);
-    let ins = inputs(
-        vec![("A", tensor_f32(&[1.0, 2.0])), ("C", tensor_f32(&[0.0; 2]))],
-        vec![],
-    );
+    let ins = inputs(vec![("A", tensor_f32(&[1.0, 2.0])), ("C", tensor_f32(&[0.0; 2]))], vec![]);
     let r = run_lazy(&f, &ins);
     assert_eq!(fault_of(&r).kind, FaultKind::ReadPendingAsync);
     assert_eq!(fault_of(&r).span.line, 6);
@@ -243,30 +200,10 @@ fn queues_are_independent() {
 fn chain_keys_in_any_order() {
     // commit(1){ wait(0, 0){ async_scope{ C[0] = B[0] } } } written in four orders.
     let orders: [[&str; 4]; 4] = [
-        [
-            ASYNC_COMMIT_QUEUE_SCOPE,
-            ASYNC_WAIT_QUEUE_SCOPE,
-            ASYNC_WAIT_INFLIGHT_COUNT,
-            ASYNC_SCOPE,
-        ],
-        [
-            ASYNC_SCOPE,
-            ASYNC_WAIT_INFLIGHT_COUNT,
-            ASYNC_COMMIT_QUEUE_SCOPE,
-            ASYNC_WAIT_QUEUE_SCOPE,
-        ],
-        [
-            ASYNC_WAIT_QUEUE_SCOPE,
-            ASYNC_SCOPE,
-            ASYNC_WAIT_INFLIGHT_COUNT,
-            ASYNC_COMMIT_QUEUE_SCOPE,
-        ],
-        [
-            ASYNC_WAIT_INFLIGHT_COUNT,
-            ASYNC_WAIT_QUEUE_SCOPE,
-            ASYNC_SCOPE,
-            ASYNC_COMMIT_QUEUE_SCOPE,
-        ],
+        [ASYNC_COMMIT_QUEUE_SCOPE, ASYNC_WAIT_QUEUE_SCOPE, ASYNC_WAIT_INFLIGHT_COUNT, ASYNC_SCOPE],
+        [ASYNC_SCOPE, ASYNC_WAIT_INFLIGHT_COUNT, ASYNC_COMMIT_QUEUE_SCOPE, ASYNC_WAIT_QUEUE_SCOPE],
+        [ASYNC_WAIT_QUEUE_SCOPE, ASYNC_SCOPE, ASYNC_WAIT_INFLIGHT_COUNT, ASYNC_COMMIT_QUEUE_SCOPE],
+        [ASYNC_WAIT_INFLIGHT_COUNT, ASYNC_WAIT_QUEUE_SCOPE, ASYNC_SCOPE, ASYNC_COMMIT_QUEUE_SCOPE],
     ];
     let (a, d) = (buf("A", F32, &[1]), buf("D", F32, &[1]));
     let b = scoped("B", F32, &[1], "shared");
@@ -342,15 +279,8 @@ fn seed_b() -> crate::PrimFunc {
     };
     let mod2 = |e: Expr| Expr::floormod(e, int(2));
     let (i0, i1, i2) = (var("i"), var("i"), var("i"));
-    let (v1, v2, v3, v4, v5, v6, v7) = (
-        var("cse_v1"),
-        var("cse_v2"),
-        var("cse_v3"),
-        var("cse_v4"),
-        var("cse_v5"),
-        var("cse_v6"),
-        var("cse_v7"),
-    );
+    let (v1, v2, v3, v4, v5, v6, v7) =
+        (var("cse_v1"), var("cse_v2"), var("cse_v3"), var("cse_v4"), var("cse_v5"), var("cse_v6"), var("cse_v7"));
     let prologue = unroll(
         &i0,
         2,
@@ -373,10 +303,7 @@ fn seed_b() -> crate::PrimFunc {
                 mod2(ev(&i1)),
                 seq(vec![
                     if_(Expr::lt(ev(&v1), int(16)), stage0(ev(&v2), ev(&v1))),
-                    if_(
-                        Expr::lt(ev(&v1) - int(1), int(16)),
-                        stage1(int(1), &v5, mod2(ev(&i1) + int(1))),
-                    ),
+                    if_(Expr::lt(ev(&v1) - int(1), int(16)), stage1(int(1), &v5, mod2(ev(&i1) + int(1)))),
                     if_(
                         Expr::lt(ev(&v1) - int(2), int(16)),
                         chain(
@@ -398,10 +325,7 @@ fn seed_b() -> crate::PrimFunc {
                 &v6,
                 ev(&v3) - int(1),
                 seq(vec![
-                    if_(
-                        Expr::lt(ev(&v6), int(16)),
-                        stage1(int(0) - ev(&i2), &v7, mod2(ev(&i2) + int(1))),
-                    ),
+                    if_(Expr::lt(ev(&v6), int(16)), stage1(int(0) - ev(&i2), &v7, mod2(ev(&i2) + int(1)))),
                     if_(
                         Expr::lt(ev(&v3) - int(2), int(16)),
                         chain(
@@ -419,10 +343,7 @@ fn seed_b() -> crate::PrimFunc {
             ),
         ),
     );
-    let body = decl(
-        &a1,
-        decl(&d1, alloc(&b, alloc(&c, seq(vec![prologue, body, epilogue])))),
-    );
+    let body = decl(&a1, decl(&d1, alloc(&b, alloc(&c, seq(vec![prologue, body, epilogue])))));
     func(vec![&a, &d], vec![], body)
 }
 
@@ -443,9 +364,7 @@ fn tvm_printed_seed_b_runs_under_every_schedule() {
 #[test]
 fn random_schedules_differ_in_timing_not_results() {
     let (f, ins) = rfc_pipeline(1, true);
-    let histories: Vec<Outcome> = (0..8)
-        .map(|s| run_sched(&f, &ins, Schedule::Random(s)).outcome)
-        .collect();
+    let histories: Vec<Outcome> = (0..8).map(|s| run_sched(&f, &ins, Schedule::Random(s)).outcome).collect();
     assert!(histories.iter().all(|o| *o == Outcome::Completed));
 }
 
@@ -468,11 +387,7 @@ fn random_schedule_lands_groups_between_commit_and_wait() {
     let ins = inputs(vec![("A", tensor_f32(&[1.0])), ("C", tensor_f32(&[0.0]))], vec![]);
     assert_eq!(fault_of(&run_lazy(&f, &ins)).kind, FaultKind::ReadPendingAsync);
     completed(&run_sched(&f, &ins, Schedule::Eager));
-    let outcomes: Vec<bool> = (0..32)
-        .map(|s| run_sched(&f, &ins, Schedule::Random(s)).outcome == Outcome::Completed)
-        .collect();
-    assert!(
-        outcomes.iter().any(|ok| *ok) && outcomes.iter().any(|ok| !*ok),
-        "{outcomes:?}"
-    );
+    let outcomes: Vec<bool> =
+        (0..32).map(|s| run_sched(&f, &ins, Schedule::Random(s)).outcome == Outcome::Completed).collect();
+    assert!(outcomes.iter().any(|ok| *ok) && outcomes.iter().any(|ok| !*ok), "{outcomes:?}");
 }

@@ -80,9 +80,7 @@ pub(crate) fn stmts(wild: bool) -> impl Strategy<Value = Vec<St>> {
             arms.extend([
                 (any::<u8>(), body.clone()).prop_map(|(q, b)| St::Commit(q, b)).boxed(),
                 body.clone().prop_map(St::Async).boxed(),
-                (any::<u8>(), -2i8..4, body.clone())
-                    .prop_map(|(q, n, b)| St::Wait(q, n, b))
-                    .boxed(),
+                (any::<u8>(), -2i8..4, body.clone()).prop_map(|(q, n, b)| St::Wait(q, n, b)).boxed(),
                 Just(St::Barrier).boxed(),
                 (any::<u8>(), body.clone()).prop_map(|(n, b)| St::Threads(n, b)).boxed(),
                 (any::<u8>(), body.clone()).prop_map(|(n, b)| St::Alloc(n, b)).boxed(),
@@ -123,27 +121,10 @@ pub(crate) struct Lower {
 }
 
 const INT_OPS: [BinOp; 15] = BinOp::ALL;
-const FLOAT_OPS: [BinOp; 8] = [
-    BinOp::Add,
-    BinOp::Sub,
-    BinOp::Mul,
-    BinOp::Div,
-    BinOp::Min,
-    BinOp::Max,
-    BinOp::FloorDiv,
-    BinOp::FloorMod,
-];
-const FLOAT_CALLS: [&str; 9] = [
-    "T.sqrt",
-    "T.fabs",
-    "T.floor",
-    "T.ceil",
-    "T.exp",
-    "T.tanh",
-    "T.round",
-    "T.trunc",
-    "T.sigmoid",
-];
+const FLOAT_OPS: [BinOp; 8] =
+    [BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::Div, BinOp::Min, BinOp::Max, BinOp::FloorDiv, BinOp::FloorMod];
+const FLOAT_CALLS: [&str; 9] =
+    ["T.sqrt", "T.fabs", "T.floor", "T.ceil", "T.exp", "T.tanh", "T.round", "T.trunc", "T.sigmoid"];
 
 fn pick<T: Copy>(items: &[T], k: u8) -> T {
     items[usize::from(k) % items.len()]
@@ -152,13 +133,7 @@ fn pick<T: Copy>(items: &[T], k: u8) -> T {
 impl Lower {
     pub(crate) fn new(safe: bool, bufs: Vec<Slot>, tx: Option<Var>) -> Lower {
         let vars = tx.iter().cloned().collect();
-        Lower {
-            safe,
-            vars,
-            bufs,
-            tx,
-            fresh: 0,
-        }
+        Lower { safe, vars, bufs, tx, fresh: 0 }
     }
 
     fn fresh(&mut self, prefix: &str) -> Var {
@@ -200,11 +175,7 @@ impl Lower {
             Tm::Bin(o, a, b) => self.binary(*o, a, b, dtype),
             Tm::Sel(lazy, c1, c2, a, b) => {
                 let cond = Expr::lt(self.expr(c1, I32), self.expr(c2, I32));
-                let cond = if dtype.lanes > 1 {
-                    Expr::broadcast(cond, dtype.lanes)
-                } else {
-                    cond
-                };
+                let cond = if dtype.lanes > 1 { Expr::broadcast(cond, dtype.lanes) } else { cond };
                 let (x, y) = (self.expr(a, dtype), self.expr(b, dtype));
                 if *lazy {
                     Expr::if_then_else(cond, x, y)
@@ -250,11 +221,7 @@ impl Lower {
             let op = pick(&[BinOp::BitAnd, BinOp::BitOr, BinOp::BitXor], o);
             return Expr::binary(op, self.expr(a, dtype), self.expr(b, dtype));
         }
-        let op = if scalar.is_float() {
-            pick(&FLOAT_OPS, o)
-        } else {
-            pick(&INT_OPS, o)
-        };
+        let op = if scalar.is_float() { pick(&FLOAT_OPS, o) } else { pick(&INT_OPS, o) };
         let x = self.expr(a, dtype);
         let safe_int = self.safe && !scalar.is_float();
         let y = match op {
@@ -339,11 +306,7 @@ impl Lower {
             St::Store(k, i, v) => self.store(*k, i, v),
             St::Loop(e, body) => {
                 let v = self.fresh("i");
-                let extent = if self.safe {
-                    i64::from(e % 4) + 1
-                } else {
-                    i64::from(e % 8) - 2
-                };
+                let extent = if self.safe { i64::from(e % 4) + 1 } else { i64::from(e % 8) - 2 };
                 let body = self.scoped(&v, body);
                 for_e(&v, int(extent), body)
             }
@@ -351,11 +314,7 @@ impl Lower {
                 let cond = Expr::lt(self.expr(a, I32), self.expr(b, I32));
                 let then_case = self.stmts(then_case);
                 let else_case = (!else_case.is_empty()).then(|| Box::new(self.stmts(else_case)));
-                Stmt::synthetic(crate::stmt::StmtKind::If {
-                    cond,
-                    then_case: Box::new(then_case),
-                    else_case,
-                })
+                Stmt::synthetic(crate::stmt::StmtKind::If { cond, then_case: Box::new(then_case), else_case })
             }
             St::Let(value, body) => {
                 let value = self.expr(value, I32);
@@ -379,12 +338,7 @@ impl Lower {
                 let dtype = pick(&[F32, I32, F16, BOOL], n / 3);
                 let buf =
                     crate::buffer::BufferSpec::new(format!("L{}", self.fresh), dtype, vec![int(len)], scope).build();
-                self.bufs.push(Slot {
-                    buf: buf.clone(),
-                    len,
-                    read: Some(Mode::Any),
-                    write: Some(Mode::Any),
-                });
+                self.bufs.push(Slot { buf: buf.clone(), len, read: Some(Mode::Any), write: Some(Mode::Any) });
                 let body = self.stmts(body);
                 self.bufs.pop();
                 alloc(&buf, body)
@@ -393,12 +347,7 @@ impl Lower {
     }
 
     fn store(&mut self, k: u8, i: &Tm, v: &Tm) -> Stmt {
-        let candidates: Vec<Slot> = self
-            .bufs
-            .iter()
-            .filter(|s| s.write.is_some() && s.len > 0)
-            .cloned()
-            .collect();
+        let candidates: Vec<Slot> = self.bufs.iter().filter(|s| s.write.is_some() && s.len > 0).cloned().collect();
         if candidates.is_empty() {
             return seq(vec![]);
         }
@@ -412,17 +361,7 @@ impl Lower {
 
 /// The types the wild generator's parameters cover.
 pub(crate) fn wild_types() -> Vec<DataType> {
-    vec![
-        I32,
-        F32,
-        F16,
-        I8,
-        I64,
-        F64,
-        BOOL,
-        DataType::new(TypeCode::UInt, 8, 1),
-        DataType::new(TypeCode::BFloat, 16, 1),
-    ]
+    vec![I32, F32, F16, I8, I64, F64, BOOL, DataType::new(TypeCode::UInt, 8, 1), DataType::new(TypeCode::BFloat, 16, 1)]
 }
 
 /// Removes every async attribute (the synchronous reading of a program).
@@ -436,25 +375,15 @@ pub(crate) fn strip_async(s: &Stmt) -> Stmt {
             f.body = strip_async(&f.body);
             StmtKind::For(f)
         }
-        StmtKind::If {
-            cond,
-            then_case,
-            else_case,
-        } => StmtKind::If {
+        StmtKind::If { cond, then_case, else_case } => StmtKind::If {
             cond: cond.clone(),
             then_case: Box::new(strip_async(then_case)),
             else_case: else_case.as_ref().map(|e| Box::new(strip_async(e))),
         },
-        StmtKind::Let { var, value, body } => StmtKind::Let {
-            var: var.clone(),
-            value: value.clone(),
-            body: Box::new(strip_async(body)),
-        },
-        StmtKind::AllocBuffer {
-            buffer,
-            annotations,
-            body,
-        } => StmtKind::AllocBuffer {
+        StmtKind::Let { var, value, body } => {
+            StmtKind::Let { var: var.clone(), value: value.clone(), body: Box::new(strip_async(body)) }
+        }
+        StmtKind::AllocBuffer { buffer, annotations, body } => StmtKind::AllocBuffer {
             buffer: buffer.clone(),
             annotations: annotations.clone(),
             body: Box::new(strip_async(body)),

@@ -17,14 +17,7 @@ fn interp_throughput() {
     let body = store(&c, vec![ev(&i)], ld(&a, vec![ev(&i)]) + ld(&b, vec![ev(&i)]));
     let f = func(vec![&a, &b, &c], vec![], for_(&i, n, body));
     let values: Vec<f64> = (0..n).map(|k| (k % 64) as f64 * 0.25).collect();
-    let ins = inputs(
-        vec![
-            ("A", tensor_f32(&values)),
-            ("B", tensor_f32(&values)),
-            ("C", tensor_f32(&values)),
-        ],
-        vec![],
-    );
+    let ins = inputs(vec![("A", tensor_f32(&values)), ("B", tensor_f32(&values)), ("C", tensor_f32(&values))], vec![]);
     let mut best = f64::MAX;
     for _ in 0..10 {
         let start = Instant::now();
@@ -35,11 +28,7 @@ fn interp_throughput() {
         best = best.min(secs);
     }
     let rate = (n as f64 + 1.0) / best;
-    println!(
-        "interp_throughput: {:.1} M statements/s ({:.1} ms per run of {n} iterations)",
-        rate / 1e6,
-        best * 1e3
-    );
+    println!("interp_throughput: {:.1} M statements/s ({:.1} ms per run of {n} iterations)", rate / 1e6, best * 1e3);
 }
 
 #[test]
@@ -55,14 +44,7 @@ fn interp_throughput_breakdown() {
     let body = store(&c, vec![ev(&i)], ld(&a, vec![ev(&i)]) + ld(&b, vec![ev(&i)]));
     let f = func(vec![&a, &b, &c], vec![], for_(&i, n, body));
     let values: Vec<f64> = (0..n).map(|k| (k % 64) as f64 * 0.25).collect();
-    let ins = inputs(
-        vec![
-            ("A", tensor_f32(&values)),
-            ("B", tensor_f32(&values)),
-            ("C", tensor_f32(&values)),
-        ],
-        vec![],
-    );
+    let ins = inputs(vec![("A", tensor_f32(&values)), ("B", tensor_f32(&values)), ("C", tensor_f32(&values))], vec![]);
     for _ in 0..10 {
         let t0 = Instant::now();
         let prog = compile(&f).unwrap();

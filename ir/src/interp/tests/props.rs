@@ -17,11 +17,7 @@ use crate::func::PrimFunc;
 use crate::interp::{random_inputs, run, Outcome, RunConfig, RunResult, Schedule};
 
 fn config(schedule: Schedule, thread_order_seed: Option<u64>) -> RunConfig {
-    RunConfig {
-        schedule,
-        thread_order_seed,
-        fuel: 200_000,
-    }
+    RunConfig { schedule, thread_order_seed, fuel: 200_000 }
 }
 
 /// A block of `t` threads in three phases separated by barriers. Threads write only their
@@ -34,19 +30,11 @@ fn threaded_program(threads: u8, phases: &[Vec<St>; 3]) -> PrimFunc {
     let (cf, ci) = (buf("Cf", F32, &[n]), buf("Ci", I32, &[n]));
     let s = scoped("S", F32, &[n], "shared");
     let (tx, k) = (var("tx"), var("k"));
-    let slot = |b: &crate::Buffer, len, read, write| Slot {
-        buf: b.clone(),
-        len,
-        read,
-        write,
-    };
+    let slot = |b: &crate::Buffer, len, read, write| Slot { buf: b.clone(), len, read, write };
     let mut body = Vec::new();
     for (p, phase) in phases.iter().enumerate() {
-        let s_slot = if p == 1 {
-            slot(&s, n, Some(Mode::Any), None)
-        } else {
-            slot(&s, n, Some(Mode::Own), Some(Mode::Own))
-        };
+        let s_slot =
+            if p == 1 { slot(&s, n, Some(Mode::Any), None) } else { slot(&s, n, Some(Mode::Own), Some(Mode::Own)) };
         let slots = vec![
             slot(&af, 16, Some(Mode::Any), None),
             slot(&ai, 16, Some(Mode::Any), None),
@@ -91,15 +79,8 @@ fn producer() -> impl Strategy<Value = Producer> {
 }
 
 fn consumer() -> impl Strategy<Value = Consumer> {
-    (any::<u8>(), any::<u8>(), any::<u8>(), any::<u8>(), tm()).prop_map(|(producer, count, offset, dest, value)| {
-        Consumer {
-            producer,
-            count,
-            offset,
-            dest,
-            value,
-        }
-    })
+    (any::<u8>(), any::<u8>(), any::<u8>(), any::<u8>(), tm())
+        .prop_map(|(producer, count, offset, dest, value)| Consumer { producer, count, offset, dest, value })
 }
 
 /// A software-pipeline-shaped loop: each producer commits one async store into its own
@@ -109,12 +90,7 @@ fn pipeline(n: u8, producers: &[Producer], consumers: &[Consumer]) -> PrimFunc {
     let (a, c) = (buf("A", F32, &[16]), buf("C", F32, &[16]));
     let i = var("i");
     let read_a = || {
-        let slots = vec![Slot {
-            buf: a.clone(),
-            len: 16,
-            read: Some(Mode::Any),
-            write: None,
-        }];
+        let slots = vec![Slot { buf: a.clone(), len: 16, read: Some(Mode::Any), write: None }];
         let mut l = Lower::new(true, slots, None);
         l.vars.push(i.clone());
         l
@@ -124,21 +100,14 @@ fn pipeline(n: u8, producers: &[Producer], consumers: &[Consumer]) -> PrimFunc {
         .enumerate()
         .map(|(k, p)| {
             let depth = i64::from(p.depth % 3) + 1;
-            (
-                scoped(&format!("B{k}"), F32, &[depth], "shared"),
-                depth,
-                i64::from(p.queue % 2),
-            )
+            (scoped(&format!("B{k}"), F32, &[depth], "shared"), depth, i64::from(p.queue % 2))
         })
         .collect();
     let slot = |depth: i64, offset: u8| Expr::floormod(ev(&i) + int(i64::from(offset)), int(depth));
     let mut body = Vec::new();
     for (p, (b, depth, queue)) in producers.iter().zip(&staging) {
         let value = read_a().expr(&p.value, F32);
-        body.push(commit(
-            *queue,
-            async_scope(store(b, vec![slot(*depth, p.offset)], value)),
-        ));
+        body.push(commit(*queue, async_scope(store(b, vec![slot(*depth, p.offset)], value))));
     }
     for q in consumers {
         let Some((b, depth, queue)) = staging.get(usize::from(q.producer) % staging.len().max(1)) else {
@@ -159,11 +128,8 @@ fn pipeline(n: u8, producers: &[Producer], consumers: &[Consumer]) -> PrimFunc {
 
 /// Parameters of every wild type, plus a vector alias and a reinterpreting alias.
 fn wild_program(body: &[St]) -> PrimFunc {
-    let params: Vec<crate::Buffer> = wild_types()
-        .iter()
-        .enumerate()
-        .map(|(k, t)| buf(&format!("P{k}"), *t, &[8]))
-        .collect();
+    let params: Vec<crate::Buffer> =
+        wild_types().iter().enumerate().map(|(k, t)| buf(&format!("P{k}"), *t, &[8])).collect();
     let vec_alias = alias(&params[1], "V", F32.with_lanes(4), &[2]);
     let int_view = alias(&params[0], "W", F32, &[8]);
     let mut slots: Vec<Slot> = params
@@ -178,19 +144,12 @@ fn wild_program(body: &[St]) -> PrimFunc {
         .collect();
     slots.rotate_left(1);
     let lowered = Lower::new(false, slots, None).stmts(body);
-    func(
-        params.iter().collect(),
-        vec![],
-        decl(&vec_alias, decl(&int_view, lowered)),
-    )
+    func(params.iter().collect(), vec![], decl(&vec_alias, decl(&int_view, lowered)))
 }
 
 /// `default` cases, or `PROPTEST_CASES` when set (for long manual runs).
 fn cases(default: u32) -> u32 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
+    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
 fn fault_key(r: &RunResult) -> Option<(crate::interp::FaultKind, String)> {
@@ -281,14 +240,7 @@ fn generator_coverage() {
         let body = stmts(true).new_tree(&mut runner).unwrap().current();
         let f = wild_program(&body);
         let ins = random_inputs(&f, 1, &BTreeMap::new()).unwrap();
-        let key = match run(
-            &f,
-            &ins,
-            &RunConfig {
-                fuel: 20_000,
-                ..RunConfig::default()
-            },
-        ) {
+        let key = match run(&f, &ins, &RunConfig { fuel: 20_000, ..RunConfig::default() }) {
             Ok(r) => match r.outcome {
                 Outcome::Completed => "completed".to_string(),
                 Outcome::Fault(f) => format!("fault {}", f.kind),
@@ -302,21 +254,12 @@ fn generator_coverage() {
     }
     let mut tally: BTreeMap<String, usize> = BTreeMap::new();
     for _ in 0..200 {
-        let ps = prop::collection::vec(producer(), 1..3)
-            .new_tree(&mut runner)
-            .unwrap()
-            .current();
-        let cs = prop::collection::vec(consumer(), 1..3)
-            .new_tree(&mut runner)
-            .unwrap()
-            .current();
+        let ps = prop::collection::vec(producer(), 1..3).new_tree(&mut runner).unwrap().current();
+        let cs = prop::collection::vec(consumer(), 1..3).new_tree(&mut runner).unwrap().current();
         let f = pipeline(5, &ps, &cs);
         let ins = random_inputs(&f, 1, &BTreeMap::new()).unwrap();
         let r = run(&f, &ins, &RunConfig::default()).unwrap();
-        let key = r
-            .outcome
-            .fault()
-            .map_or("completed".to_string(), |f| format!("lazy fault {}", f.kind));
+        let key = r.outcome.fault().map_or("completed".to_string(), |f| format!("lazy fault {}", f.kind));
         *tally.entry(key).or_default() += 1;
     }
     for (k, v) in &tally {

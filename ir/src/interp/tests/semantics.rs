@@ -25,13 +25,7 @@ fn binop_result(op: BinOp, dtype: crate::DataType, a: f64, b: f64) -> Result<f64
 #[test]
 fn copy_loop_copies() {
     let f = copy_func(4);
-    let r = run_lazy(
-        &f,
-        &inputs(
-            vec![("A", tensor_f32(&[1.0, 2.0, 3.0, 4.0])), ("B", tensor_f32(&[0.0; 4]))],
-            vec![],
-        ),
-    );
+    let r = run_lazy(&f, &inputs(vec![("A", tensor_f32(&[1.0, 2.0, 3.0, 4.0])), ("B", tensor_f32(&[0.0; 4]))], vec![]));
     completed(&r);
     assert_eq!(out_f64(&r, "B"), vec![1.0, 2.0, 3.0, 4.0]);
     assert_eq!(r.stats.statements, 5);
@@ -54,10 +48,7 @@ fn division_families_on_negatives() {
     assert_eq!(binop_result(BinOp::FloorMod, I32, 7.0, -2.0), Ok(-1.0));
     assert_eq!(binop_result(BinOp::FloorDiv, F32, -7.0, 2.0), Ok(-4.0));
     assert_eq!(binop_result(BinOp::Div, F32, 1.0, 0.0), Ok(f64::INFINITY));
-    assert_eq!(
-        binop_result(BinOp::FloorMod, I32, 1.0, 0.0),
-        Err(FaultKind::DivisionByZero)
-    );
+    assert_eq!(binop_result(BinOp::FloorMod, I32, 1.0, 0.0), Err(FaultKind::DivisionByZero));
 }
 
 #[test]
@@ -91,10 +82,7 @@ fn min_max_and_bitwise() {
     assert_eq!(binop_result(BinOp::BitXor, I32, 6.0, 3.0), Ok(5.0));
     assert_eq!(binop_result(BinOp::Shl, I32, 1.0, 4.0), Ok(16.0));
     assert_eq!(binop_result(BinOp::Shr, I32, -16.0, 2.0), Ok(-4.0));
-    assert_eq!(
-        binop_result(BinOp::Shl, I32, 1.0, 40.0),
-        Err(FaultKind::ShiftOutOfRange)
-    );
+    assert_eq!(binop_result(BinOp::Shl, I32, 1.0, 40.0), Err(FaultKind::ShiftOutOfRange));
 }
 
 #[test]
@@ -105,16 +93,7 @@ fn casts_in_programs() {
     let body = for_(&i, 2, store(&c, vec![ev(&i)], Expr::cast(I8, ld(&a, vec![ev(&i)]))));
     let f = func(vec![&a, &c], vec![], body);
     let run_with = |x: f64| {
-        run_lazy(
-            &f,
-            &inputs(
-                vec![
-                    ("A", tensor_f32(&[-2.75, x])),
-                    ("C", tensor_of(I8, vec![2], &[0.0, 0.0])),
-                ],
-                vec![],
-            ),
-        )
+        run_lazy(&f, &inputs(vec![("A", tensor_f32(&[-2.75, x])), ("C", tensor_of(I8, vec![2], &[0.0, 0.0]))], vec![]))
     };
     let r = run_with(127.5);
     completed(&r);
@@ -132,16 +111,10 @@ fn vector_loads_and_stores_through_ramps() {
     let c = buf("C", F32, &[8]);
     let ramp = |base: i64| Expr::ramp(int(base), int(1), 4);
     let twice = ld(&a, vec![ramp(4)]) * Expr::broadcast(fl(2.0), 4);
-    let body = seq(vec![
-        store(&c, vec![ramp(0)], twice),
-        store(&c, vec![ramp(4)], ld(&a, vec![ramp(0)])),
-    ]);
+    let body = seq(vec![store(&c, vec![ramp(0)], twice), store(&c, vec![ramp(4)], ld(&a, vec![ramp(0)]))]);
     let f = func(vec![&a, &c], vec![], body);
     let values: Vec<f64> = (0..8).map(f64::from).collect();
-    let r = run_lazy(
-        &f,
-        &inputs(vec![("A", tensor_f32(&values)), ("C", tensor_f32(&[0.0; 8]))], vec![]),
-    );
+    let r = run_lazy(&f, &inputs(vec![("A", tensor_f32(&values)), ("C", tensor_f32(&[0.0; 8]))], vec![]));
     completed(&r);
     assert_eq!(out_f64(&r, "C"), vec![8.0, 10.0, 12.0, 14.0, 0.0, 1.0, 2.0, 3.0]);
 }
@@ -170,20 +143,14 @@ fn vector_element_buffers_follow_rfc39() {
     );
     let f = func(vec![&a, &c], vec![], body);
     let values: Vec<f64> = (0..8).map(f64::from).collect();
-    let r = run_lazy(
-        &f,
-        &inputs(vec![("A", tensor_f32(&values)), ("C", tensor_f32(&[0.0; 8]))], vec![]),
-    );
+    let r = run_lazy(&f, &inputs(vec![("A", tensor_f32(&values)), ("C", tensor_f32(&[0.0; 8]))], vec![]));
     completed(&r);
     assert_eq!(out_f64(&r, "C"), vec![4.0, 5.0, 6.0, 7.0, 0.0, 1.0, 2.0, 3.0]);
 
     let ramp2 = Expr::ramp(int(0), int(1), 2);
     let body = decl(&a4, decl(&c8, store(&c8, vec![int(0)], ld(&a4, vec![ramp2]))));
     let f = func(vec![&a, &c], vec![], body);
-    let r = run_lazy(
-        &f,
-        &inputs(vec![("A", tensor_f32(&values)), ("C", tensor_f32(&[0.0; 8]))], vec![]),
-    );
+    let r = run_lazy(&f, &inputs(vec![("A", tensor_f32(&values)), ("C", tensor_f32(&[0.0; 8]))], vec![]));
     completed(&r);
     assert_eq!(out_f64(&r, "C"), values);
 }
@@ -193,12 +160,7 @@ fn lane_mismatches_are_interpreter_errors() {
     let a = buf("A", F32, &[8]);
     let body = store(&a, vec![Expr::ramp(int(0), int(1), 4)], fl(1.0));
     let f = func(vec![&a], vec![], body);
-    let err = run(
-        &f,
-        &inputs(vec![("A", tensor_f32(&[0.0; 8]))], vec![]),
-        &RunConfig::default(),
-    )
-    .unwrap_err();
+    let err = run(&f, &inputs(vec![("A", tensor_f32(&[0.0; 8]))], vec![]), &RunConfig::default()).unwrap_err();
     assert!(matches!(err, InterpError::IllFormed(m) if m.contains("float32x4")));
 }
 
@@ -210,10 +172,7 @@ fn if_then_else_evaluates_only_the_taken_arm() {
     let safe = Expr::lt(ev(&i), int(4));
     let lazy = Expr::if_then_else(safe.clone(), ld(&a, vec![ev(&i)]), ld(&a, vec![ev(&i) + int(100)]));
     let f = func(vec![&a, &c], vec![], for_(&i, 4, store(&c, vec![ev(&i)], lazy)));
-    let ins = inputs(
-        vec![("A", tensor_f32(&[1.0, 2.0, 3.0, 4.0])), ("C", tensor_f32(&[0.0; 4]))],
-        vec![],
-    );
+    let ins = inputs(vec![("A", tensor_f32(&[1.0, 2.0, 3.0, 4.0])), ("C", tensor_f32(&[0.0; 4]))], vec![]);
     let r = run_lazy(&f, &ins);
     completed(&r);
     assert_eq!(out_f64(&r, "C"), vec![1.0, 2.0, 3.0, 4.0]);
@@ -233,13 +192,7 @@ fn vector_conditions_select_per_lane() {
     let cond = Expr::lt(ramp.clone(), Expr::broadcast(int(2), 4));
     let value = Expr::if_then_else(cond, ld(&a, vec![ramp.clone()]), Expr::broadcast(fl(-1.0), 4));
     let f = func(vec![&a, &c], vec![], store(&c, vec![ramp], value));
-    let r = run_lazy(
-        &f,
-        &inputs(
-            vec![("A", tensor_f32(&[1.0, 2.0, 3.0, 4.0])), ("C", tensor_f32(&[0.0; 4]))],
-            vec![],
-        ),
-    );
+    let r = run_lazy(&f, &inputs(vec![("A", tensor_f32(&[1.0, 2.0, 3.0, 4.0])), ("C", tensor_f32(&[0.0; 4]))], vec![]));
     completed(&r);
     assert_eq!(out_f64(&r, "C"), vec![1.0, 2.0, -1.0, -1.0]);
 }
@@ -269,16 +222,9 @@ fn intrinsics_and_unknown_calls() {
     completed(&r);
     assert_eq!(out_f64(&r, "A"), vec![4.0, 8.0]);
 
-    let f = func(
-        vec![&a],
-        vec![],
-        store(&a, vec![int(0)], call("T.mystery", F32, vec![fl(1.0)])),
-    );
+    let f = func(vec![&a], vec![], store(&a, vec![int(0)], call("T.mystery", F32, vec![fl(1.0)])));
     let err = run(&f, &ins, &RunConfig::default()).unwrap_err();
-    assert_eq!(
-        err,
-        InterpError::Unsupported("call to `T.mystery` (pure effect)".into())
-    );
+    assert_eq!(err, InterpError::Unsupported("call to `T.mystery` (pure effect)".into()));
 }
 
 #[test]
@@ -306,13 +252,7 @@ fn aliases_share_storage() {
         ),
     );
     let f = func(vec![&c, &ci], vec![], body);
-    let r = run_lazy(
-        &f,
-        &inputs(
-            vec![("C", tensor_f32(&[0.0; 2])), ("Ci", tensor_of(I32, vec![1], &[0.0]))],
-            vec![],
-        ),
-    );
+    let r = run_lazy(&f, &inputs(vec![("C", tensor_f32(&[0.0; 2])), ("Ci", tensor_of(I32, vec![1], &[0.0]))], vec![]));
     completed(&r);
     assert_eq!(out_f64(&r, "C"), vec![7.5, 2.5]);
     assert_eq!(r.outputs["Ci"].to_i64_vec(), vec![i64::from(1.0f32.to_bits())]);
@@ -331,10 +271,7 @@ fn strides_and_element_offsets() {
     let body = decl(&v, store(&c, vec![int(0)], ld(&v, vec![int(1), int(1)])));
     let f = func(vec![&a, &c], vec![], body);
     let values: Vec<f64> = (0..8).map(f64::from).collect();
-    let r = run_lazy(
-        &f,
-        &inputs(vec![("A", tensor_f32(&values)), ("C", tensor_f32(&[0.0]))], vec![]),
-    );
+    let r = run_lazy(&f, &inputs(vec![("A", tensor_f32(&values)), ("C", tensor_f32(&[0.0]))], vec![]));
     completed(&r);
     assert_eq!(out_f64(&r, "C"), vec![7.0]);
 }
@@ -356,9 +293,7 @@ fn symbolic_shapes_use_scalar_parameters() {
 
     // Without a value for `n`, random_inputs picks one in 1..=64 and reports it.
     let ins = random_inputs(&f, 4, &BTreeMap::new()).unwrap();
-    let ScalarValue::Int(chosen) = ins.scalars["n"] else {
-        panic!("n is an int")
-    };
+    let ScalarValue::Int(chosen) = ins.scalars["n"] else { panic!("n is an int") };
     assert!((1..=64).contains(&chosen));
     assert_eq!(ins.buffers["B"].len(), chosen as usize);
 }
@@ -371,32 +306,21 @@ fn random_inputs_are_seeded_and_exact() {
     let c = random_inputs(&f, 10, &BTreeMap::new()).unwrap();
     assert_eq!(a, b);
     assert_ne!(a, c);
-    assert!(a.buffers["A"]
-        .to_f64_vec()
-        .iter()
-        .all(|v| (v * 4.0).fract() == 0.0 && v.abs() <= 4.0));
+    assert!(a.buffers["A"].to_f64_vec().iter().all(|v| (v * 4.0).fract() == 0.0 && v.abs() <= 4.0));
 }
 
 #[test]
 fn input_errors_are_interpreter_errors() {
     let f = copy_func(4);
     let missing = inputs(vec![("A", tensor_f32(&[0.0; 4]))], vec![]);
-    assert_eq!(
-        run(&f, &missing, &RunConfig::default()).unwrap_err(),
-        InterpError::MissingInput("B".into())
-    );
+    assert_eq!(run(&f, &missing, &RunConfig::default()).unwrap_err(), InterpError::MissingInput("B".into()));
     let wrong = inputs(vec![("A", tensor_f32(&[0.0; 4])), ("B", tensor_f32(&[0.0; 5]))], vec![]);
     assert!(matches!(
         run(&f, &wrong, &RunConfig::default()).unwrap_err(),
         InterpError::BadInput { name, .. } if name == "B"
     ));
-    let wrong_type = inputs(
-        vec![
-            ("A", tensor_f32(&[0.0; 4])),
-            ("B", Tensor::from_i64(I32, vec![4], &[0; 4]).unwrap()),
-        ],
-        vec![],
-    );
+    let wrong_type =
+        inputs(vec![("A", tensor_f32(&[0.0; 4])), ("B", Tensor::from_i64(I32, vec![4], &[0; 4]).unwrap())], vec![]);
     assert!(run(&f, &wrong_type, &RunConfig::default()).is_err());
 }
 
@@ -427,28 +351,12 @@ fn blocks_bind_iteration_variables_and_run_init_once() {
     let a = buf("A", F32, &[4]);
     let s = buf("S", F32, &[1]);
     let (k, vk) = (var("k"), var("vk"));
-    let iv = IterVar {
-        var: vk.clone(),
-        min: int(0),
-        extent: int(4),
-        kind: IterKind::Reduce,
-        binding: ev(&k),
-    };
+    let iv = IterVar { var: vk.clone(), min: int(0), extent: int(4), kind: IterKind::Reduce, binding: ev(&k) };
     let init = store(&s, vec![int(0)], fl(0.0));
     let update = store(&s, vec![int(0)], ld(&s, vec![int(0)]) + ld(&a, vec![ev(&vk)]));
-    let body = for_(
-        &k,
-        4,
-        block(vec![iv], Some(Expr::lt(ev(&k), int(3))), vec![], Some(init), update),
-    );
+    let body = for_(&k, 4, block(vec![iv], Some(Expr::lt(ev(&k), int(3))), vec![], Some(init), update));
     let f = func(vec![&a, &s], vec![], body);
-    let r = run_lazy(
-        &f,
-        &inputs(
-            vec![("A", tensor_f32(&[1.0, 2.0, 3.0, 4.0])), ("S", tensor_f32(&[100.0]))],
-            vec![],
-        ),
-    );
+    let r = run_lazy(&f, &inputs(vec![("A", tensor_f32(&[1.0, 2.0, 3.0, 4.0])), ("S", tensor_f32(&[100.0]))], vec![]));
     completed(&r);
     assert_eq!(out_f64(&r, "S"), vec![6.0]);
 }
@@ -457,17 +365,8 @@ fn blocks_bind_iteration_variables_and_run_init_once() {
 fn block_allocations_are_fresh_and_poisoned() {
     let c = buf("C", F32, &[1]);
     let t = scoped("T", F32, &[1], "local");
-    let alloc = BlockAlloc {
-        buffer: t.clone(),
-        annotations: Default::default(),
-    };
-    let body = block(
-        vec![],
-        None,
-        vec![alloc],
-        None,
-        store(&c, vec![int(0)], ld(&t, vec![int(0)])),
-    );
+    let alloc = BlockAlloc { buffer: t.clone(), annotations: Default::default() };
+    let body = block(vec![], None, vec![alloc], None, store(&c, vec![int(0)], ld(&t, vec![int(0)])));
     let f = func(vec![&c], vec![], at(3, body));
     let r = run_lazy(&f, &inputs(vec![("C", tensor_f32(&[0.0]))], vec![]));
     assert_eq!(fault_of(&r).kind, FaultKind::ReadPoison);

@@ -6,11 +6,7 @@ use crate::expr::Expr;
 use crate::interp::{run, FaultKind, Inputs, RunConfig, Schedule};
 
 fn config(seed: Option<u64>, schedule: Schedule) -> RunConfig {
-    RunConfig {
-        schedule,
-        thread_order_seed: seed,
-        ..RunConfig::default()
-    }
+    RunConfig { schedule, thread_order_seed: seed, ..RunConfig::default() }
 }
 
 fn ramp_inputs(n: usize, names: &[&str]) -> Inputs {
@@ -108,10 +104,7 @@ fn async_exchange(barrier_after_wait: bool, wait_before_read: bool) -> crate::Pr
     let (k, tx) = (var("k"), var("tx"));
     let init = for_(&k, 4, store(&s, vec![ev(&k)], fl(0.0)));
     let next = Expr::floormod(ev(&tx) + int(3), int(4));
-    let copy = at(
-        3,
-        commit(0, async_scope(at(4, store(&s, vec![ev(&tx)], ld(&a, vec![ev(&tx)]))))),
-    );
+    let copy = at(3, commit(0, async_scope(at(4, store(&s, vec![ev(&tx)], ld(&a, vec![ev(&tx)]))))));
     let read = at(7, store(&c, vec![ev(&tx)], ld(&s, vec![next])));
     let mut body = vec![copy];
     if wait_before_read {
@@ -158,9 +151,7 @@ fn async_data_read_before_the_writer_waits_is_a_race_even_when_landed() {
     let f = async_exchange(true, false);
     let r = run(&f, &ramp_inputs(4, &["C"]), &config(None, Schedule::Eager)).unwrap();
     assert_eq!(fault_of(&r).kind, FaultKind::CrossThreadRace);
-    assert!(fault_of(&r)
-        .message
-        .ends_with("(group 0 of queue 0), which that thread has not waited for"));
+    assert!(fault_of(&r).message.ends_with("(group 0 of queue 0), which that thread has not waited for"));
     // Under lazy it has not even landed.
     let r = run(&f, &ramp_inputs(4, &["C"]), &config(None, Schedule::Lazy)).unwrap();
     assert_eq!(fault_of(&r).kind, FaultKind::ReadPendingAsync);
@@ -210,9 +201,7 @@ fn divergent_barriers_fault() {
     );
     let f = func(vec![&c], vec![], body);
     let r = run_lazy(&f, &inputs(vec![("C", tensor_f32(&[0.0; 4]))], vec![]));
-    assert!(fault_of(&r)
-        .message
-        .ends_with("threadIdx.x = 1 is at the barrier on line 6"));
+    assert!(fault_of(&r).message.ends_with("threadIdx.x = 1 is at the barrier on line 6"));
 }
 
 #[test]
@@ -223,10 +212,7 @@ fn unwaited_groups_at_the_end_of_a_block() {
         &tx,
         "threadIdx.x",
         4,
-        at(
-            3,
-            commit(2, async_scope(store(&c, vec![ev(&tx)], ld(&a, vec![ev(&tx)])))),
-        ),
+        at(3, commit(2, async_scope(store(&c, vec![ev(&tx)], ld(&a, vec![ev(&tx)]))))),
     );
     let f = func(vec![&a, &c], vec![], body);
     let r = run_lazy(&f, &ramp_inputs(4, &["C"]));
@@ -245,10 +231,7 @@ fn seed_a_tx_pipeline_per_thread_columns() {
     let (a1, c1) = (alias(&a, "A_1", F32, &[512]), alias(&c, "C_1", F32, &[512]));
     let b = scoped("B", F32, &[64], "shared");
     let (tx, i, v1, v2) = (var("tx"), var("i"), var("cse_v1"), var("cse_v2"));
-    let prologue = commit(
-        0,
-        async_scope(store(&b, vec![ev(&tx)], ld(&a1, vec![ev(&tx)]) * fl(2.0))),
-    );
+    let prologue = commit(0, async_scope(store(&b, vec![ev(&tx)], ld(&a1, vec![ev(&tx)]) * fl(2.0))));
     let produce = if_(
         Expr::lt(ev(&v1), int(16)),
         commit(
@@ -265,48 +248,21 @@ fn seed_a_tx_pipeline_per_thread_columns() {
         wait(
             0,
             int(1),
-            store(
-                &c1,
-                vec![ev(&v2)],
-                ld(&b, vec![Expr::floormod(ev(&i), int(2)) * int(32) + ev(&tx)]) + fl(1.0),
-            ),
+            store(&c1, vec![ev(&v2)], ld(&b, vec![Expr::floormod(ev(&i), int(2)) * int(32) + ev(&tx)]) + fl(1.0)),
         ),
     );
-    let body_loop = for_(
-        &i,
-        15,
-        let_(
-            &v1,
-            ev(&i) + int(1),
-            let_(&v2, ev(&i) * int(32) + ev(&tx), seq(vec![produce, consume])),
-        ),
-    );
-    let epilogue = wait(
-        0,
-        int(0),
-        store(&c1, vec![ev(&tx) + int(480)], ld(&b, vec![ev(&tx) + int(32)]) + fl(1.0)),
-    );
-    let kernel = launch(
-        &tx,
-        "threadIdx.x",
-        32,
-        alloc(&b, seq(vec![prologue, body_loop, epilogue])),
-    );
+    let body_loop =
+        for_(&i, 15, let_(&v1, ev(&i) + int(1), let_(&v2, ev(&i) * int(32) + ev(&tx), seq(vec![produce, consume]))));
+    let epilogue = wait(0, int(0), store(&c1, vec![ev(&tx) + int(480)], ld(&b, vec![ev(&tx) + int(32)]) + fl(1.0)));
+    let kernel = launch(&tx, "threadIdx.x", 32, alloc(&b, seq(vec![prologue, body_loop, epilogue])));
     let f = func(vec![&a, &c], vec![], decl(&a1, decl(&c1, kernel)));
     let values: Vec<f64> = (0..512).map(|k| f64::from(k % 37) * 0.5).collect();
     let ins = inputs(
-        vec![
-            ("A", tensor_of(F32, vec![16, 32], &values)),
-            ("C", tensor_of(F32, vec![16, 32], &[0.0; 512])),
-        ],
+        vec![("A", tensor_of(F32, vec![16, 32], &values)), ("C", tensor_of(F32, vec![16, 32], &[0.0; 512]))],
         vec![],
     );
     let expected: Vec<f64> = values.iter().map(|v| v * 2.0 + 1.0).collect();
-    for (seed, schedule) in [
-        (None, Schedule::Lazy),
-        (Some(4), Schedule::Eager),
-        (Some(8), Schedule::Random(2)),
-    ] {
+    for (seed, schedule) in [(None, Schedule::Lazy), (Some(4), Schedule::Eager), (Some(8), Schedule::Random(2))] {
         let r = run(&f, &ins, &config(seed, schedule)).unwrap();
         completed(&r);
         assert_eq!(out_f64(&r, "C"), expected);
@@ -336,10 +292,7 @@ fn two_axes_and_blocks_of_blocks() {
     let ins = inputs(vec![("C", tensor_of(I32, vec![2, 2, 3], &[0.0; 12]))], vec![]);
     let r = run(&f, &ins, &config(Some(1), Schedule::Lazy)).unwrap();
     completed(&r);
-    assert_eq!(
-        r.outputs["C"].to_i64_vec(),
-        vec![0, 1, 2, 10, 11, 12, 100, 101, 102, 110, 111, 112]
-    );
+    assert_eq!(r.outputs["C"].to_i64_vec(), vec![0, 1, 2, 10, 11, 12, 100, 101, 102, 110, 111, 112]);
     assert_eq!(r.stats.max_threads, 6);
 }
 
@@ -351,12 +304,7 @@ fn thread_faults_name_block_and_thread() {
         &bx,
         "blockIdx.x",
         2,
-        launch(
-            &tx,
-            "threadIdx.x",
-            2,
-            at(4, store(&c, vec![ev(&bx), ev(&tx) * ev(&bx) * int(2)], int(1))),
-        ),
+        launch(&tx, "threadIdx.x", 2, at(4, store(&c, vec![ev(&bx), ev(&tx) * ev(&bx) * int(2)], int(1)))),
     );
     let f = func(vec![&c], vec![], body);
     let r = run_lazy(&f, &inputs(vec![("C", tensor_of(I32, vec![2, 2], &[0.0; 4]))], vec![]));
@@ -392,12 +340,7 @@ fn shared_allocations_are_one_per_block_and_local_ones_per_thread() {
     );
     let f = func(vec![&c], vec![], body);
     for seed in [None, Some(7)] {
-        let r = run(
-            &f,
-            &inputs(vec![("C", tensor_f32(&[0.0; 4]))], vec![]),
-            &config(seed, Schedule::Lazy),
-        )
-        .unwrap();
+        let r = run(&f, &inputs(vec![("C", tensor_f32(&[0.0; 4]))], vec![]), &config(seed, Schedule::Lazy)).unwrap();
         completed(&r);
         assert_eq!(out_f64(&r, "C"), vec![5.0, 6.0, 7.0, 8.0]);
     }
@@ -433,20 +376,10 @@ fn oversized_blocks_are_a_resource_error() {
         &tz,
         "threadIdx.z",
         huge,
-        for_thread(
-            &ty,
-            "threadIdx.y",
-            huge,
-            for_thread(&tx, "threadIdx.x", huge, store(&c, vec![int(0)], fl(1.0))),
-        ),
+        for_thread(&ty, "threadIdx.y", huge, for_thread(&tx, "threadIdx.x", huge, store(&c, vec![int(0)], fl(1.0)))),
     );
     let f = func(vec![&c], vec![], body);
-    let err = run(
-        &f,
-        &inputs(vec![("C", tensor_f32(&[0.0]))], vec![]),
-        &RunConfig::default(),
-    )
-    .unwrap_err();
+    let err = run(&f, &inputs(vec![("C", tensor_f32(&[0.0]))], vec![]), &RunConfig::default()).unwrap_err();
     assert!(matches!(err, crate::interp::InterpError::ResourceLimit(_)), "{err}");
 }
 
@@ -470,10 +403,7 @@ fn sblock(
         annotations,
         alloc_buffers: allocs
             .into_iter()
-            .map(|buffer| crate::stmt::BlockAlloc {
-                buffer,
-                annotations: Default::default(),
-            })
+            .map(|buffer| crate::stmt::BlockAlloc { buffer, annotations: Default::default() })
             .collect(),
         init: None,
         body,
@@ -494,21 +424,13 @@ fn seed_a_tx_after_pipeline_with_block_annotations() {
         None,
         &[(COMMIT, 0), (SCOPE, 1)],
         vec![],
-        store(
-            &b,
-            vec![fm(int(0)), int(0), ev(&tx)],
-            ld(&a, vec![int(0), ev(&tx)]) * fl(2.0),
-        ),
+        store(&b, vec![fm(int(0)), int(0), ev(&tx)], ld(&a, vec![int(0), ev(&tx)]) * fl(2.0)),
     );
     let produce = sblock(
         Some(Expr::lt(ev(&i) + int(1), int(16))),
         &[(COMMIT, 0), (SCOPE, 1)],
         vec![],
-        store(
-            &b,
-            vec![fm(ev(&i) + int(1)), int(0), ev(&tx)],
-            ld(&a, vec![ev(&i) + int(1), ev(&tx)]) * fl(2.0),
-        ),
+        store(&b, vec![fm(ev(&i) + int(1)), int(0), ev(&tx)], ld(&a, vec![ev(&i) + int(1), ev(&tx)]) * fl(2.0)),
     );
     let consume = sblock(
         Some(Expr::lt(ev(&i) + int(1) - int(1), int(16))),
@@ -525,33 +447,18 @@ fn seed_a_tx_after_pipeline_with_block_annotations() {
         None,
         &[(WAIT, 0), (COUNT, 0)],
         vec![],
-        store(
-            &c,
-            vec![int(15), ev(&tx)],
-            ld(&b, vec![fm(int(15)), int(0), ev(&tx)]) + fl(1.0),
-        ),
+        store(&c, vec![int(15), ev(&tx)], ld(&b, vec![fm(int(15)), int(0), ev(&tx)]) + fl(1.0)),
     );
-    let kernel = for_thread(
-        &tx,
-        "threadIdx.x",
-        32,
-        sblock(None, &[], vec![b.clone()], seq(vec![prologue, body, epilogue])),
-    );
+    let kernel =
+        for_thread(&tx, "threadIdx.x", 32, sblock(None, &[], vec![b.clone()], seq(vec![prologue, body, epilogue])));
     let f = func(vec![&a, &c], vec![], kernel);
     let values: Vec<f64> = (0..512).map(|k| f64::from(k % 19) - 4.0).collect();
     let ins = inputs(
-        vec![
-            ("A", tensor_of(F32, vec![16, 32], &values)),
-            ("C", tensor_of(F32, vec![16, 32], &[0.0; 512])),
-        ],
+        vec![("A", tensor_of(F32, vec![16, 32], &values)), ("C", tensor_of(F32, vec![16, 32], &[0.0; 512]))],
         vec![],
     );
     let expected: Vec<f64> = values.iter().map(|v| v * 2.0 + 1.0).collect();
-    for (seed, schedule) in [
-        (None, Schedule::Lazy),
-        (Some(1), Schedule::Eager),
-        (Some(2), Schedule::Random(9)),
-    ] {
+    for (seed, schedule) in [(None, Schedule::Lazy), (Some(1), Schedule::Eager), (Some(2), Schedule::Random(9))] {
         let r = run(&f, &ins, &config(seed, schedule)).unwrap();
         completed(&r);
         assert_eq!(out_f64(&r, "C"), expected);

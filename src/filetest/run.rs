@@ -11,7 +11,8 @@
 //!
 //! Before `->`: the schedule, optionally `vs FILE` (a reference program, relative to the case)
 //! and `NAME=VALUE` inputs: integers or floats for scalar parameters, `arange`, `zeros` or
-//! `ones` for buffers, `seed=N` for the random inputs of everything else. After `->`: `ok`, a
+//! `ones` for buffers, `seed=N` for the random inputs of everything else, `order=N` to permute
+//! the order of threads between barriers, `fuel=N` for the statement budget. After `->`: `ok`, a
 //! fault, a mismatch, or the values of output buffers (`NAME=[...]`, several separated by
 //! ` ; `). `BLESS=1` rewrites everything after `->` with what the interpreter finds.
 
@@ -31,6 +32,8 @@ struct RunSpec {
     scalars: BTreeMap<String, ScalarValue>,
     fills: BTreeMap<String, String>,
     seed: u64,
+    thread_order: Option<u64>,
+    fuel: Option<u64>,
     expect: String,
 }
 
@@ -45,6 +48,8 @@ fn parse_spec(line: &str) -> Result<RunSpec, String> {
         scalars: BTreeMap::new(),
         fills: BTreeMap::new(),
         seed: 0,
+        thread_order: None,
+        fuel: None,
         expect: expect.trim().to_string(),
     };
     while let Some(word) = words.next() {
@@ -58,6 +63,10 @@ fn parse_spec(line: &str) -> Result<RunSpec, String> {
                 run.fills.insert(name.to_string(), value.to_string());
             }
             _ if name == "seed" => run.seed = value.parse().map_err(|_| format!("bad seed `{value}`"))?,
+            _ if name == "order" => {
+                run.thread_order = Some(value.parse().map_err(|_| format!("bad thread order `{value}`"))?)
+            }
+            _ if name == "fuel" => run.fuel = Some(value.parse().map_err(|_| format!("bad fuel `{value}`"))?),
             _ => {
                 let v = match value.parse::<i64>() {
                     Ok(i) => ScalarValue::Int(i),
@@ -116,7 +125,12 @@ pub(super) fn run_run(case: &Case, bless: bool) -> Verdict {
 
 fn outcome(case: &Case, func: &PrimFunc, spec: &RunSpec) -> Result<String, String> {
     let inputs = inputs_for(func, spec)?;
-    let config = RunConfig { schedule: spec.schedule, thread_order_seed: None, ..RunConfig::default() };
+    let defaults = RunConfig::default();
+    let config = RunConfig {
+        schedule: spec.schedule,
+        thread_order_seed: spec.thread_order,
+        fuel: spec.fuel.unwrap_or(defaults.fuel),
+    };
     if let Some(reference) = &spec.reference {
         let original = load_reference(case, reference, &func.name)?;
         let cmp = compare(&original, func, &inputs, &config).map_err(|e| e.to_string())?;

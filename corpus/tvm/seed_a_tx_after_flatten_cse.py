@@ -1,5 +1,5 @@
 # test: run
-# desc: seed a_tx as TVM 0.27 prints it after flatten cse, run against its input under each schedule
+# desc: seed a_tx as TVM 0.27 prints it after flatten cse, run against its input under each schedule (the file must also round-trip through the printer)
 # run: lazy vs seed_a_tx_input.py -> ok
 # run: eager vs seed_a_tx_input.py -> ok
 # run: random:1 vs seed_a_tx_input.py -> ok

@@ -1,5 +1,5 @@
 # test: run
-# desc: seed c as TVM 0.27 prints it after pipeline, run against its input under each schedule
+# desc: seed c as TVM 0.27 prints it after pipeline, run against its input under each schedule (the file must also round-trip through the printer)
 # run: lazy vs seed_c_input.py -> mismatch: the transformed program faults: line 51: read of A_shared[0, 0] (element 0) while an async write to it is pending (group 0 of queue 0, committed at line 27) at i = 0
 # run: eager vs seed_c_input.py -> ok
 # run: random:1 vs seed_c_input.py -> ok

@@ -1,5 +1,5 @@
 //! The `run` kind: execute the program with the reference interpreter and compare with
-//! `# run:` expectations.
+//! `# run:` expectations. The program must also round-trip through the printer.
 //!
 //! ```text
 //! # run: lazy -> ok
@@ -84,6 +84,10 @@ pub(super) fn run_run(case: &Case, bless: bool) -> Verdict {
         Ok(m) => m,
         Err(v) => return v,
     };
+    // Every program a case runs must also survive the printer: print, re-parse, compare.
+    if let Err(v) = super::text::round_trip(&module) {
+        return v;
+    }
     let Some(func) = module.functions.first() else { return Verdict::Fail("the module has no function".into()) };
     if case.runs.is_empty() {
         return Verdict::Fail("a `run` case needs at least one `# run:` line".into());

@@ -241,8 +241,15 @@ impl<'m> Checker<'m> {
             enc.threads = reader.clone();
             let (ui, u_runs) = enc.instance(query, u, &format!("xu{k}"))?;
             let same = self.same_address(enc, query, k + 10_000, &si, &ui)?;
+            // Written before the read: the writer's wait and a barrier must come in between.
+            // Read before the write: a barrier must separate them, or the writer may run ahead
+            // and issue the write first (the threads of one phase run in any order).
             let mut synced = vec![Bool::from_bool(false)];
+            let mut separated = vec![Bool::from_bool(false)];
             for &b in &barriers {
+                enc.threads = writer.clone();
+                let (exists_w, last_w) = enc.last_before(b, &si)?;
+                separated.push(Bool::and(&[exists_w, enc.before(&ui, &last_w)]));
                 enc.threads = reader.clone();
                 let (exists, last) = enc.last_before(b, &ui)?;
                 // The same barrier, reached by the writer thread.
@@ -255,8 +262,11 @@ impl<'m> Checker<'m> {
                 synced.push(Bool::and(&[exists, enc.before(&si, &at_writer), done.gt(&group)]));
             }
             let distinct: Vec<Bool> = writer.iter().map(|(l, v)| v.eq(&reader[l]).not()).collect();
-            let violated =
-                Bool::and(&[s_runs, u_runs, Bool::or(&distinct), same, enc.before(&si, &ui), Bool::or(&synced).not()]);
+            let unsynchronized = Bool::or(&[
+                Bool::and(&[enc.before(&si, &ui), Bool::or(&synced).not()]),
+                Bool::and(&[enc.before(&ui, &si), Bool::or(&separated).not()]),
+            ]);
+            let violated = Bool::and(&[s_runs, u_runs, Bool::or(&distinct), same, unsynchronized]);
             let hit = query.int(&format!("xhit_{k}")).map_err(|e| Unsupported(e.to_string()))?;
             query.assume(hit.eq(violated.ite(&Int::from_i64(1), &Int::from_i64(0))));
             violations.push(violated);
@@ -350,7 +360,7 @@ impl<'m> Checker<'m> {
                 .join(", ")
         };
         let reason = format!(
-            "the read {} (line {}){} by thread {} uses data that thread {} wrote asynchronously at line {}{} without that thread's wait and a barrier in between",
+            "the access {} (line {}){} by thread {} and the asynchronous write by thread {} at line {}{} are not separated by that thread's wait and a barrier",
             m.events[u].text,
             m.events[u].span.line,
             at(&format!("xu{k}")),

@@ -3,8 +3,8 @@
 //! indices readable (`x + 0`, `1 * x`, constants), in the operands' own integer type.
 //!
 //! Invariants: folding is exact (two's-complement wrap in the type's width, int32 and int64
-//! only; other widths are never folded); an operand is never dropped unless it is a constant,
-//! so a trap or a load inside an index is still evaluated; both operands of a built node
+//! only; other widths are never folded); an operand is only dropped (`x * 0`) when it can
+//! neither trap nor load, so every trap and access of an index is still evaluated; both operands of a built node
 //! have one type (the caller converts with `convert`).
 
 use tirproof_ir::{BinOp, DataType, Expr, TypeCode};
@@ -100,8 +100,22 @@ pub(crate) fn mul(a: Expr, b: Expr) -> Expr {
         },
         (Some(1), None) => b,
         (None, Some(1)) => a,
+        (Some(0), None) if trap_free(&b) => imm(0, t),
+        (None, Some(0)) if trap_free(&a) => imm(0, t),
         (Some(_), None) => Expr::binary(BinOp::Mul, b, a),
         _ => Expr::binary(BinOp::Mul, a, b),
+    }
+}
+
+/// Whether evaluating `e` can neither trap nor touch memory (so dropping it is exact).
+fn trap_free(e: &Expr) -> bool {
+    match e {
+        Expr::Int { .. } | Expr::Var(_) => true,
+        Expr::Binary { op: BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Min | BinOp::Max, lhs, rhs } => {
+            trap_free(lhs) && trap_free(rhs)
+        }
+        Expr::Cast { value, .. } => trap_free(value),
+        _ => false,
     }
 }
 
@@ -145,10 +159,11 @@ mod tests {
     }
 
     #[test]
-    fn never_drops_a_non_constant_operand() {
+    fn drops_only_operands_that_cannot_trap() {
         let i = Var::new("i", DataType::INT32);
-        let e = mul(Expr::var(&i), Expr::int(0));
-        assert_eq!(e, Expr::var(&i) * Expr::int(0));
+        assert_eq!(mul(Expr::var(&i), Expr::int(0)), Expr::int(0));
+        let trapping = Expr::floordiv(Expr::int(1), Expr::var(&i));
+        assert_eq!(mul(trapping.clone(), Expr::int(0)), trapping * Expr::int(0));
     }
 
     #[test]

@@ -130,7 +130,7 @@ fn plan(census: &Census, errors: &mut Vec<Diagnostic>, func_span: Span) -> HashM
                 let shared = if aliases.is_empty() {
                     String::new()
                 } else {
-                    format!("; {} share its data and are left unflattened with it", aliases.join(", "))
+                    format!(" (it shares its data with {}, so none of them is flattened)", aliases.join(", "))
                 };
                 errors.push(Diagnostic::error(span, format!("buffer `{buffer}` cannot be flattened: {why}{shared}")));
             }

@@ -15,7 +15,9 @@
 //! in chain order). A block whose async key also starts its body is refused: the two chains
 //! would merge into one with a repeated key.
 
-use tirproof_ir::annotation::{ASYNC_COMMIT_QUEUE_SCOPE, ASYNC_SCOPE, ASYNC_WAIT_INFLIGHT_COUNT, ASYNC_WAIT_QUEUE_SCOPE};
+use tirproof_ir::annotation::{
+    ASYNC_COMMIT_QUEUE_SCOPE, ASYNC_SCOPE, ASYNC_WAIT_INFLIGHT_COUNT, ASYNC_WAIT_QUEUE_SCOPE,
+};
 use tirproof_ir::subst::Substitution;
 use tirproof_ir::visit::{walk_expr, walk_stmt_mut, MutVisitor, Visitor};
 use tirproof_ir::{
@@ -53,7 +55,8 @@ impl Pass for LowerOpaqueBlock {
 }
 
 /// The async attribute keys a block annotation carries over to its lowered body.
-const ASYNC_KEYS: [&str; 4] = [ASYNC_SCOPE, ASYNC_COMMIT_QUEUE_SCOPE, ASYNC_WAIT_QUEUE_SCOPE, ASYNC_WAIT_INFLIGHT_COUNT];
+const ASYNC_KEYS: [&str; 4] =
+    [ASYNC_SCOPE, ASYNC_COMMIT_QUEUE_SCOPE, ASYNC_WAIT_QUEUE_SCOPE, ASYNC_WAIT_INFLIGHT_COUNT];
 
 #[derive(Default)]
 struct Lowerer {

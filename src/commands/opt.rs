@@ -104,13 +104,12 @@ fn resolve(names: &[String]) -> anyhow::Result<Vec<Box<dyn Pass>>> {
         .collect()
 }
 
+/// A pass's output module and notes, or its refusal.
+type PassOutcome = Result<(IRModule, Vec<String>), tirproof_passes::PassError>;
+
 /// Runs `pass` `repeat` times on copies of `module`; returns the last result (with the
 /// pass's notes) and the times.
-fn run_timed(
-    pass: &dyn Pass,
-    module: &IRModule,
-    repeat: u32,
-) -> (Result<(IRModule, Vec<String>), tirproof_passes::PassError>, Vec<Duration>) {
+fn run_timed(pass: &dyn Pass, module: &IRModule, repeat: u32) -> (PassOutcome, Vec<Duration>) {
     let mut times = Vec::with_capacity(repeat as usize);
     let mut last = Ok((module.clone(), Vec::new()));
     for _ in 0..repeat {

@@ -44,7 +44,8 @@ impl FlatLayout {
         let shape = buffer.shape();
         let explicit = buffer.strides();
         if !explicit.is_empty() && explicit.len() != shape.len() {
-            let strides = if explicit.len() == 1 { "1 stride".to_string() } else { format!("{} strides", explicit.len()) };
+            let strides =
+                if explicit.len() == 1 { "1 stride".to_string() } else { format!("{} strides", explicit.len()) };
             return Err(format!("it has {strides} for {} dimensions", shape.len()));
         }
         let mut dtype = DataType::INT32;

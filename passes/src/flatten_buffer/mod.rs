@@ -67,7 +67,10 @@ pub fn flatten_func(func: &mut PrimFunc) -> Result<(), Vec<Diagnostic>> {
         .blocks
         .iter()
         .map(|(name, span)| {
-            Diagnostic::error(*span, format!("block `{name}` is not lowered; run lower-opaque-block before flatten-buffer"))
+            Diagnostic::error(
+                *span,
+                format!("block `{name}` is not lowered; run lower-opaque-block before flatten-buffer"),
+            )
         })
         .collect();
     errors.extend(undeclared(&census));
@@ -154,7 +157,8 @@ impl Rewriter<'_> {
         match layout.index(indices) {
             Ok(index) => Some((layout.flat.clone(), index)),
             Err(why) => {
-                self.errors.push(Diagnostic::error(self.span, format!("access to `{buffer}` cannot be flattened: {why}")));
+                self.errors
+                    .push(Diagnostic::error(self.span, format!("access to `{buffer}` cannot be flattened: {why}")));
                 None
             }
         }
@@ -193,7 +197,8 @@ impl MutVisitor for Rewriter<'_> {
             }
             StmtKind::AllocBuffer { buffer, .. } | StmtKind::DeclBuffer { buffer, .. } => self.flat_buffer(buffer),
             StmtKind::Allocate(Allocate { extents, .. }) if extents.len() != 1 => {
-                let t = extents.iter().fold(tirproof_ir::DataType::INT32, |t, e| crate::index_arith::wider(t, e.dtype()));
+                let t =
+                    extents.iter().fold(tirproof_ir::DataType::INT32, |t, e| crate::index_arith::wider(t, e.dtype()));
                 *extents = vec![product(extents.drain(..), t)];
             }
             _ => {}
@@ -226,7 +231,10 @@ def main(A: T.Buffer((16, 32), "float32"), C: T.Buffer((16, 32), "float32")):
 "#,
         )
         .unwrap();
-        assert!(out.contains("def main(A: T.Buffer((16, 32), \"float32\"), C: T.Buffer((16, 32), \"float32\")):"), "{out}");
+        assert!(
+            out.contains("def main(A: T.Buffer((16, 32), \"float32\"), C: T.Buffer((16, 32), \"float32\")):"),
+            "{out}"
+        );
         assert!(out.contains("A_1 = T.decl_buffer((512,), \"float32\", data=A.data)"), "{out}");
         assert!(out.contains("B = T.alloc_buffer((64,), \"float32\", scope=\"shared\")"), "{out}");
         assert!(out.contains("B[i % 2 * 32 + 3] = A_1[i * 32 + 3]"), "{out}");

@@ -123,13 +123,16 @@ impl Rewriter {
             Ok(m) => m,
             Err(why) => {
                 let at = print_ramp(&base, lanes);
-                self.notes.push(format!("{}: access to `{buffer}` at `{at}` left alone: {why}", self.span));
+                let note = format!("{}: access to `{buffer}` at `{at}` left alone: {why}", self.span);
+                // A load and a store of one element in one statement say the same thing once.
+                if self.notes.last() != Some(&note) {
+                    self.notes.push(note);
+                }
                 return;
             }
         };
         let index = divide(&base, u64::from(m), &self.facts.lets);
-        let new_last =
-            if m == lanes { index } else { Expr::ramp(index.clone(), imm(1, index.dtype()), lanes / m) };
+        let new_last = if m == lanes { index } else { Expr::ramp(index.clone(), imm(1, index.dtype()), lanes / m) };
         let alias = self.alias(buffer, m);
         *buffer = alias;
         if let Some(last) = indices.last_mut() {
@@ -228,11 +231,11 @@ fn eligible(buffer: &Buffer, m: u16, base: &Expr, facts: &Facts) -> Result<u16, 
     if !unit {
         return Err("it has explicit strides".into());
     }
-    let m64 = i64::from(m);
-    if !const_int(buffer.elem_offset()).is_some_and(|e| e % m64 == 0) {
+    let multiple_of_m = |e: Option<i64>| e.is_some_and(|e| e % i64::from(m) == 0);
+    if !multiple_of_m(const_int(buffer.elem_offset())) {
         return Err(format!("its element offset is not a constant multiple of {m}"));
     }
-    if buffer.shape().len() > 1 && !buffer.shape().last().and_then(const_int).is_some_and(|n| n % m64 == 0) {
+    if buffer.shape().len() > 1 && !multiple_of_m(buffer.shape().last().and_then(const_int)) {
         return Err(format!("its last extent is not a constant multiple of {m}"));
     }
     if !is_multiple(base, u64::from(m), &facts.lets) {

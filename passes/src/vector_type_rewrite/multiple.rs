@@ -103,7 +103,10 @@ mod tests {
         let x = Expr::var(&i);
         let lets = Lets::new();
         assert_eq!(divide(&((x.clone() + Expr::int(1)) * Expr::int(4)), 4, &lets), x.clone() + Expr::int(1));
-        assert_eq!(divide(&(x.clone() * Expr::int(8) + Expr::int(12)), 4, &lets), x.clone() * Expr::int(2) + Expr::int(3));
+        assert_eq!(
+            divide(&(x.clone() * Expr::int(8) + Expr::int(12)), 4, &lets),
+            x.clone() * Expr::int(2) + Expr::int(3)
+        );
     }
 
     #[test]

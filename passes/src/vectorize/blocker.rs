@@ -47,7 +47,9 @@ impl fmt::Display for Blocker {
                 f.write_str("a `T.if_then_else` condition depends on the loop variable (only the taken arm may run)")
             }
             Blocker::Call { name, why } => write!(f, "the call to `{name}` cannot be vectorized ({why})"),
-            Blocker::Attr(key) => write!(f, "its body contains the attribute `{key}`, which must run once per iteration"),
+            Blocker::Attr(key) => {
+                write!(f, "its body contains the attribute `{key}`, which must run once per iteration")
+            }
             Blocker::Lanes(why) => write!(f, "lanes would not match: {why}"),
             Blocker::NonLastIndex { buffer, dim } => {
                 write!(f, "index {dim} of `{buffer}` depends on the loop variable; only the last index may be a vector")

@@ -130,10 +130,9 @@ fn own_element_per_iteration(
     match store.buffer.strides().last() {
         None => Ok(()),
         Some(s) if const_int(s).is_some_and(|s| s != 0) => Ok(()),
-        Some(s) => Err(dependence(
-            &store.buffer,
-            format!("its last stride `{}` is not a non-zero constant", print_expr(s)),
-        )),
+        Some(s) => {
+            Err(dependence(&store.buffer, format!("its last stride `{}` is not a non-zero constant", print_expr(s))))
+        }
     }
 }
 
@@ -144,8 +143,12 @@ fn coefficient(e: &Expr, var: &Var, lets: &HashMap<VarId, Expr>) -> Option<i64> 
         Expr::Var(v) if v == var => Some(1),
         Expr::Var(v) => lets.get(&v.id()).map_or(Some(0), |value| coefficient(value, var, lets)),
         Expr::Int { .. } => Some(0),
-        Expr::Binary { op: BinOp::Add, lhs, rhs } => coefficient(lhs, var, lets)?.checked_add(coefficient(rhs, var, lets)?),
-        Expr::Binary { op: BinOp::Sub, lhs, rhs } => coefficient(lhs, var, lets)?.checked_sub(coefficient(rhs, var, lets)?),
+        Expr::Binary { op: BinOp::Add, lhs, rhs } => {
+            coefficient(lhs, var, lets)?.checked_add(coefficient(rhs, var, lets)?)
+        }
+        Expr::Binary { op: BinOp::Sub, lhs, rhs } => {
+            coefficient(lhs, var, lets)?.checked_sub(coefficient(rhs, var, lets)?)
+        }
         Expr::Binary { op: BinOp::Mul, lhs, rhs } => {
             let (a, b) = (coefficient(lhs, var, lets)?, coefficient(rhs, var, lets)?);
             match (a, b, const_int(lhs), const_int(rhs)) {

@@ -161,6 +161,9 @@ def main(A: T.Buffer((8,), "float32")):
 "#,
         );
         assert!(out.contains("for i in range(7):"), "{out}");
-        assert!(notes[0].contains("stays serial: `A` is written in the loop and is accessed at [i + 1] and at [i]"), "{notes:?}");
+        assert!(
+            notes[0].contains("stays serial: `A` is written in the loop and is accessed at [i + 1] and at [i]"),
+            "{notes:?}"
+        );
     }
 }

@@ -241,6 +241,34 @@ def main(A: T.Buffer((16, 32), "float32"), C: T.Buffer((16, 32), "float32")):
     }
 
     #[test]
+    fn refuses_an_undeclared_alias_and_names_its_owner() {
+        let mut m = parse_module(
+            r#"
+@T.prim_func
+def main(A: T.Buffer((16,), "float32")):
+    A[0] = T.float32(1.0)
+"#,
+        )
+        .unwrap();
+        let func = &mut m.functions[0];
+        let a = func.param_buffers().next().unwrap().clone();
+        let mut spec = a.to_spec();
+        spec.name = "A_view".into();
+        spec.shape = vec![Expr::int(2), Expr::int(8)];
+        let view = spec.build();
+        let store = tirproof_ir::BufferStore {
+            buffer: view,
+            indices: vec![Expr::int(1), Expr::int(2)],
+            value: Expr::float(2.0, tirproof_ir::DataType::FLOAT32),
+        };
+        func.body = Stmt::seq(vec![func.body.clone(), Stmt::synthetic(StmtKind::Store(store))]);
+        let before = print_module(&m);
+        let err = FlattenBuffer.run(&mut m).unwrap_err().to_string();
+        assert!(err.contains("buffer `A_view` is used without a declaration (it shares its data with `A`)"), "{err}");
+        assert_eq!(print_module(&m), before, "a refused function is left untouched");
+    }
+
+    #[test]
     fn refuses_unlowered_blocks() {
         let err = flatten(
             r#"

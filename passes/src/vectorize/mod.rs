@@ -151,6 +151,47 @@ def main(A: T.Buffer((64,), "float32"), C: T.Buffer((64,), "float32")):
     }
 
     #[test]
+    fn extents_that_the_checker_rejects_are_still_handled() {
+        // The checker wants constant, positive extents; the pass must not depend on that.
+        let (out, notes) = vectorize(
+            r#"
+@T.prim_func
+def main(A: T.Buffer((8,), "float32"), n: T.int32):
+    for i in T.vectorized(n):
+        A[i] = T.float32(0.0)
+    for i in T.vectorized(0):
+        A[i] = T.float32(1.0)
+    for i in T.vectorized(2, 3):
+        A[i] = T.float32(2.0)
+"#,
+        );
+        assert!(notes[0].contains("stays serial: its extent `n` is not a constant"), "{notes:?}");
+        assert!(notes[1].contains("has no iterations and was removed"), "{notes:?}");
+        assert!(out.contains("for i in range(n):") && out.contains("A[2] = T.float32(2.0)"), "{out}");
+        assert!(!out.contains("T.float32(1.0)"), "{out}");
+    }
+
+    #[test]
+    fn impure_calls_and_nested_vectorized_loops_block() {
+        let (out, notes) = vectorize(
+            r#"
+@T.prim_func
+def main(A: T.Buffer((64,), "float32")):
+    for i in T.vectorized(4):
+        A[i] = T.call_extern("float32", "rand")
+    for j in T.vectorized(4):
+        for i in T.vectorized(4):
+            A[j * 4 + i] = T.float32(1.0)
+"#,
+        );
+        assert!(notes[0].contains("the call to `rand` cannot be vectorized (an external call)"), "{notes:?}");
+        // The inner loop vectorizes; the outer one then sees a Ramp that depends on `j`.
+        assert!(notes[1].contains("vectorized into 4 lanes"), "{notes:?}");
+        assert!(notes[2].contains("loop `j` in `main` stays serial: `A` is written in the loop and its index `T.Ramp(j * 4, 1, 4)` is not an affine function of `j`"), "{notes:?}");
+        assert!(out.contains("for j in range(4):"), "{out}");
+    }
+
+    #[test]
     fn blocked_loops_become_serial_with_a_reason() {
         let (out, notes) = vectorize(
             r#"

@@ -7,6 +7,7 @@
 //! # check: B[i % 2]        text the printed output must contain, in this order
 //! # error: 5:9: error: ... a diagnostic the file must produce (all of them, in order)
 //! # passes: cse          the passes a `pass` / `pass-error` case runs (default: the pipeline)
+//! # run: lazy -> ok       an interpreter run and its expected result (see `run`)
 //! ```
 //!
 //! Line numbers in diagnostics count from the top of the file, header included. With
@@ -14,6 +15,7 @@
 //! rewritten in place, atomically, instead of failing.
 
 mod pipeline;
+mod run;
 mod text;
 
 pub use pipeline::EXPECTED_MARKER;
@@ -34,6 +36,8 @@ pub enum Kind {
     Pipeline,
     /// The `# passes:` refuse the program with exactly the `# error:` diagnostics.
     PassError,
+    /// The interpreter's results match the `# run:` lines.
+    Run,
 }
 
 impl Kind {
@@ -44,6 +48,7 @@ impl Kind {
             "error" => Some(Kind::Error),
             "pipeline" | "pass" => Some(Kind::Pipeline),
             "pass-error" => Some(Kind::PassError),
+            "run" => Some(Kind::Run),
             _ => None,
         }
     }
@@ -55,12 +60,13 @@ impl Kind {
             Kind::Error => "error",
             Kind::Pipeline => "pipeline",
             Kind::PassError => "pass-error",
+            Kind::Run => "run",
         }
     }
 }
 
 /// Directive keys a header line may use.
-const DIRECTIVES: [&str; 5] = ["test", "check", "error", "desc", "passes"];
+const DIRECTIVES: [&str; 6] = ["test", "check", "error", "desc", "passes", "run"];
 
 /// A parsed case file.
 #[derive(Clone, Debug)]
@@ -77,6 +83,8 @@ pub struct Case {
     pub errors: Vec<String>,
     /// `# passes: a,b` for the pass kinds (default: the pipeline pass).
     pub passes: Vec<String>,
+    /// `# run:` lines, in order (see `run`).
+    pub runs: Vec<String>,
 }
 
 /// How a case went.
@@ -98,6 +106,7 @@ impl Case {
         let mut header = Vec::new();
         let (mut kind, mut checks, mut errors) = (None, Vec::new(), Vec::new());
         let mut passes = vec!["inject-software-pipeline".to_string()];
+        let mut runs = Vec::new();
         for line in text.lines() {
             let Some((key, value)) = directive(line) else { break };
             header.push(line.to_string());
@@ -105,12 +114,13 @@ impl Case {
                 "test" => kind = Some(Kind::from_name(value).ok_or_else(|| format!("unknown test kind `{value}`"))?),
                 "check" => checks.push(value.to_string()),
                 "error" => errors.push(value.to_string()),
+                "run" => runs.push(value.to_string()),
                 "passes" => passes = value.split(',').map(|p| p.trim().to_string()).collect(),
                 _ => {}
             }
         }
         let kind = kind.ok_or_else(|| format!("{}: missing `# test: KIND` header line", path.display()))?;
-        Ok(Case { path: path.to_path_buf(), kind, text, header, checks, errors, passes })
+        Ok(Case { path: path.to_path_buf(), kind, text, header, checks, errors, passes, runs })
     }
 
     /// The program after the header, without leading blank lines.
@@ -129,6 +139,7 @@ impl Case {
             Kind::Error => text::run_error(self, bless),
             Kind::Pipeline => pipeline::run_pipeline(self, bless),
             Kind::PassError => pipeline::run_pass_error(self, bless),
+            Kind::Run => run::run_run(self, bless),
         }
     }
 

@@ -44,7 +44,7 @@ impl Machine<'_> {
     }
 
     /// Resolves an access to its storage and scalar offset (per-dimension bounds checked).
-    #[inline]
+    #[inline(always)]
     fn locate<'t>(&self, th: &'t Thread, buf: u32, idx: &[i64], write: bool) -> R<(usize, i64, &'t Layout)> {
         let Some(layout) = th.frame.layouts.get(buf as usize).and_then(Option::as_ref) else {
             return Err(Trap::ill_formed(format!(
@@ -70,15 +70,33 @@ impl Machine<'_> {
     /// Loads a one-lane access.
     #[inline]
     pub(crate) fn load_s(&mut self, th: &mut Thread, a: &Access) -> R<u64> {
+        if let Some((slot, num)) = a.var_index {
+            let i = as_i64(num, th.frame.scalars[slot as usize]);
+            return self.load_at(th, a.buf, &[i]);
+        }
+        if let ([index], [num]) = (&a.indices[..], &a.index_nums[..]) {
+            // The common one-dimensional case, without gathering indices.
+            let i = as_i64(*num, self.eval_s(th, index)?);
+            return self.load_at(th, a.buf, &[i]);
+        }
         let n = a.indices.len();
         let idx = self.scalar_indices(th, a, n)?;
-        let (storage, off, layout) = self.locate(th, a.buf, &idx[..n], false)?;
-        match self.mem.storages[storage].read(off, th.race.as_ref()) {
+        self.load_at(th, a.buf, &idx[..n])
+    }
+
+    #[inline(always)]
+    fn load_at(&mut self, th: &mut Thread, buf: u32, idx: &[i64]) -> R<u64> {
+        let (storage, off, layout) = self.locate(th, buf, idx, false)?;
+        let storage = &self.mem.storages[storage];
+        if let (Some(bits), None) = (storage.try_read(off, th.race.as_ref()), layout.storage_num) {
+            return Ok(bits);
+        }
+        match storage.read(off, th.race.as_ref()) {
             Ok(bits) => Ok(match layout.storage_num {
                 None => bits,
                 Some(from) => reinterpret(bits, from, layout.num),
             }),
-            Err(e) => Err(self.access_fault(th, e, false, a.buf, &idx[..n], off)),
+            Err(e) => Err(self.access_fault(th, e, false, buf, idx, off)),
         }
     }
 
@@ -112,15 +130,16 @@ impl Machine<'_> {
         let n = s.access.indices.len();
         if s.value.lanes() == 1 && s.access.index_lanes == 1 {
             let bits = self.eval_s(th, &s.value)?;
+            if let Some((slot, num)) = s.access.var_index {
+                let i = as_i64(num, th.frame.scalars[slot as usize]);
+                return self.store_at(th, s, bits, &[i]);
+            }
+            if let ([index], [num]) = (&s.access.indices[..], &s.access.index_nums[..]) {
+                let i = as_i64(*num, self.eval_s(th, index)?);
+                return self.store_at(th, s, bits, &[i]);
+            }
             let idx = self.scalar_indices(th, &s.access, n)?;
-            let (storage, off, layout) = self.locate(th, s.access.buf, &idx[..n], true)?;
-            let bits = match layout.storage_num {
-                None => bits,
-                Some(to) => reinterpret(bits, layout.num, to),
-            };
-            self.write_element(th, s, storage, off, bits, &idx[..n])?;
-            self.record_store(th, s, off);
-            return Ok(());
+            return self.store_at(th, s, bits, &idx[..n]);
         }
         let values = self.eval_v(th, &s.value)?;
         let mut idx = self.scalar_indices(th, &s.access, n.saturating_sub(1))?;
@@ -147,14 +166,27 @@ impl Machine<'_> {
         Ok(())
     }
 
+    /// Stores one scalar at a one-lane access.
+    #[inline(always)]
+    fn store_at(&mut self, th: &mut Thread, s: &StoreIns, bits: u64, idx: &[i64]) -> R<()> {
+        let (storage, off, layout) = self.locate(th, s.access.buf, idx, true)?;
+        let bits = match layout.storage_num {
+            None => bits,
+            Some(to) => reinterpret(bits, layout.num, to),
+        };
+        self.write_element(th, s, storage, off, bits, idx)?;
+        self.record_store(th, s, off);
+        Ok(())
+    }
+
     #[inline]
     fn record_store(&mut self, th: &Thread, s: &StoreIns, elem: i64) {
         let buf = s.access.buf;
         let kind = if s.is_async { EventKind::AsyncStore { buf, elem } } else { EventKind::Store { buf, elem } };
-        self.history.push(Event { kind, line: self.line(s.stmt), who: th.who });
+        self.history.push(Event { kind, stmt: s.stmt, who: th.who });
     }
 
-    #[inline]
+    #[inline(always)]
     fn write_element(
         &mut self,
         th: &mut Thread,
@@ -164,13 +196,18 @@ impl Machine<'_> {
         bits: u64,
         idx: &[i64],
     ) -> R<()> {
-        let line = self.line(s.stmt);
         if !s.is_async {
+            if self.mem.storages[storage].try_write(off, bits, th.race.as_ref()) {
+                return Ok(());
+            }
+            // The line is only recorded for race tracking; skip the lookup otherwise.
+            let line = if th.race.is_some() { self.line(s.stmt) } else { 0 };
             return match self.mem.storages[storage].write(off, bits, th.race.as_ref(), line) {
                 Ok(()) => Ok(()),
                 Err(e) => Err(self.access_fault(th, e, true, s.access.buf, idx, off)),
             };
         }
+        let line = self.line(s.stmt);
         let pending = Pending { issue_line: line, thread: th.tid, group: None };
         match self.mem.storages[storage].issue(off, pending, th.race.as_ref()) {
             Ok(index) => {

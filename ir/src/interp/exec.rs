@@ -162,7 +162,7 @@ impl<'p> Machine<'p> {
                     return Ok(Flow::Barrier(*stmt));
                 }
                 // A barrier outside a block of threads synchronizes nothing.
-                self.history.push(Event { kind: EventKind::Barrier, line: self.line(*stmt), who: th.who });
+                self.history.push(Event { kind: EventKind::Barrier, stmt: *stmt, who: th.who });
             }
             Ins::Wait { stmt, queue, queue_num, count, count_num } => {
                 self.wait(th, *stmt, (queue, *queue_num), (count, *count_num))?
@@ -186,9 +186,19 @@ impl<'p> Machine<'p> {
     }
 
     /// Charges `n` statements of fuel; under the random schedule, maybe lands a group.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn tick(&mut self, th: &mut Thread, stmt: u32, n: u32) -> R<()> {
         self.stats.statements += u64::from(n);
+        if self.stats.statements > self.fuel || th.asyncs.incomplete > 0 {
+            return self.tick_slow(th, stmt);
+        }
+        Ok(())
+    }
+
+    /// The rare part of `tick`: fuel exhausted, or groups in flight under `Random`.
+    #[cold]
+    #[inline(never)]
+    fn tick_slow(&mut self, th: &mut Thread, stmt: u32) -> R<()> {
         if self.stats.statements > self.fuel {
             self.stats.statements = self.fuel;
             return Err(Trap::fault(
@@ -196,7 +206,7 @@ impl<'p> Machine<'p> {
                 format!("fuel exhausted: the budget of {} statements is spent", self.fuel),
             ));
         }
-        if th.asyncs.incomplete > 0 && matches!(self.schedule, Schedule::Random(_)) {
+        if matches!(self.schedule, Schedule::Random(_)) {
             self.random_completion(th, stmt);
         }
         Ok(())
@@ -208,7 +218,8 @@ impl<'p> Machine<'p> {
         if extent <= 0 {
             return Ok(Flow::Jump(l.exit));
         }
-        let fits = |v: i64| norm(l.num, v as u64) == v as u64;
+        let signed = matches!(l.num, Num::Int(_));
+        let fits = |v: i64| norm(l.num, v as u64) == v as u64 && (signed || v >= 0);
         match min.checked_add(extent) {
             Some(end) if fits(min) && fits(end - 1) => {
                 th.frame.scalars[l.var as usize] = min as u64;
@@ -368,7 +379,7 @@ impl<'p> Machine<'p> {
             span: info.map_or(crate::span::Span::UNKNOWN, |s| s.span),
             loop_vars,
             thread,
-            history: self.history.render(&|b| self.buf_name(b)),
+            history: self.history.render(&|b| self.buf_name(b), &|stmt| self.line(stmt)),
         }
     }
 }

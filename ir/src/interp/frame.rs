@@ -26,6 +26,8 @@ pub(crate) struct Layout {
     pub(crate) elem_offset: i64,
     /// The storage's kind when it differs from `num` (an alias reinterpreting the bits).
     pub(crate) storage_num: Option<Num>,
+    /// `(extent, stride)` of a one-dimensional layout, kept inline for the fast path.
+    dim1: Option<(i64, i64)>,
 }
 
 impl Layout {
@@ -49,13 +51,24 @@ impl Layout {
         } else {
             strides
         };
-        Some(Layout { data, num, lanes, shape, strides, elem_offset, storage_num: None })
+        let dim1 = match (&shape[..], &strides[..]) {
+            ([extent], [stride]) => Some((*extent, *stride)),
+            _ => None,
+        };
+        Some(Layout { data, num, lanes, shape, strides, elem_offset, storage_num: None, dim1 })
     }
 
     /// The scalar offset of the first lane of element `idx`, or `None` when an index is
     /// outside its dimension (or the arithmetic overflows).
     #[inline]
     pub(crate) fn scalar_offset(&self, idx: &[i64]) -> Option<i64> {
+        if let (Some((extent, stride)), [i]) = (self.dim1, idx) {
+            // One dimension, the common case after flattening.
+            if *i < 0 || *i >= extent {
+                return None;
+            }
+            return self.elem_offset.checked_add(i.checked_mul(stride)?)?.checked_mul(self.lanes);
+        }
         let mut off = self.elem_offset;
         for ((i, extent), stride) in idx.iter().zip(&self.shape).zip(&self.strides) {
             if *i < 0 || *i >= *extent {

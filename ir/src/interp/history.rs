@@ -60,7 +60,8 @@ pub(crate) enum EventKind {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Event {
     pub(crate) kind: EventKind,
-    pub(crate) line: u32,
+    /// The statement (resolved to its line only when rendered).
+    pub(crate) stmt: u32,
     pub(crate) who: Who,
 }
 
@@ -83,13 +84,14 @@ impl History {
         (self.recorded - n..self.recorded).map(|i| self.ring[i % CAPACITY]).collect()
     }
 
-    /// The events as text, oldest first; `buf_name` names buffers by slot.
-    pub(crate) fn render(&self, buf_name: &dyn Fn(u32) -> String) -> Vec<String> {
-        self.events().iter().map(|e| render_event(e, buf_name)).collect()
+    /// The events as text, oldest first; `buf_name` names buffers by slot and `line` gives
+    /// the line of a statement.
+    pub(crate) fn render(&self, buf_name: &dyn Fn(u32) -> String, line: &dyn Fn(u32) -> u32) -> Vec<String> {
+        self.events().iter().map(|e| render_event(e, buf_name, line(e.stmt))).collect()
     }
 }
 
-fn render_event(e: &Event, buf_name: &dyn Fn(u32) -> String) -> String {
+fn render_event(e: &Event, buf_name: &dyn Fn(u32) -> String, line: u32) -> String {
     let what = match e.kind {
         EventKind::Barrier => "barrier".to_string(),
         EventKind::Store { buf, elem } => format!("store to {} (element {elem})", buf_name(buf)),
@@ -105,7 +107,7 @@ fn render_event(e: &Event, buf_name: &dyn Fn(u32) -> String) -> String {
         }
         EventKind::Complete { queue, seq } => format!("group {seq} of queue {queue} completed by the schedule"),
     };
-    let line = if e.line == 0 { "line ?".to_string() } else { format!("line {}", e.line) };
+    let line = if line == 0 { "line ?".to_string() } else { format!("line {line}") };
     let who = e.who.label();
     if who.is_empty() {
         format!("{line}: {what}")
@@ -122,9 +124,9 @@ mod tests {
     fn keeps_the_last_events_in_order() {
         let mut h = History::default();
         for line in 1..=10 {
-            h.push(Event { kind: EventKind::Commit { queue: 0, seq: line }, line, who: Who::default() });
+            h.push(Event { kind: EventKind::Commit { queue: 0, seq: line }, stmt: line, who: Who::default() });
         }
-        let lines: Vec<u32> = h.events().iter().map(|e| e.line).collect();
+        let lines: Vec<u32> = h.events().iter().map(|e| e.stmt).collect();
         assert_eq!(lines, (3..=10).collect::<Vec<_>>());
     }
 
@@ -133,15 +135,15 @@ mod tests {
         let mut h = History::default();
         h.push(Event {
             kind: EventKind::AsyncStore { buf: 0, elem: 3 },
-            line: 7,
+            stmt: 7,
             who: Who { axes: 1, coords: [2, 0, 0] },
         });
         h.push(Event {
             kind: EventKind::Wait { queue: 0, keep: 1, retired: Some((0, 2)) },
-            line: 9,
+            stmt: 9,
             who: Who::default(),
         });
-        let text = h.render(&|_| "B".to_string());
+        let text = h.render(&|_| "B".to_string(), &|stmt| stmt);
         assert_eq!(text[0], "line 7: threadIdx.x = 2: async store to B (element 3) issued");
         assert_eq!(text[1], "line 9: wait on queue 0 until at most 1 in flight (retired groups 0 to 2)");
     }

@@ -16,6 +16,7 @@ use super::compile::compile_params;
 use super::error::{InterpError, TrapKind};
 use super::exec::Machine;
 use super::frame::Layout;
+use super::memory::Data;
 use super::program::ParamBinding;
 use super::tensor::Tensor;
 use super::thread::Thread;
@@ -106,7 +107,9 @@ impl Machine<'_> {
                     ),
                 });
             }
-            let bits = tensor.bits().iter().map(|b| norm(l.num, *b)).collect();
+            // Tensors hold canonical bits already (their constructors normalize); the storage
+            // shares them until its first write.
+            let bits = Data::Shared(tensor.shared_bits());
             let storage = self.mem.alloc(name, l.num, len, Some(bits), true).map_err(|t| to_error(name, t))?;
             th.frame.data[layout.data as usize] = storage;
             th.frame.layouts[layout.buf as usize] = Some(l);
@@ -118,14 +121,14 @@ impl Machine<'_> {
         Ok(storages)
     }
 
-    /// The final contents of the parameter storages.
-    pub(crate) fn outputs(&self, params: &[ParamStorage]) -> BTreeMap<String, Tensor> {
+    /// The final contents of the parameter storages (moved out: the run is over).
+    pub(crate) fn take_outputs(&mut self, params: &[ParamStorage]) -> BTreeMap<String, Tensor> {
         params
             .iter()
             .filter_map(|p| {
-                let data = self.mem.storages.get(p.storage as usize)?.data.clone();
-                let tensor = Tensor::from_bits(p.dtype, p.shape.clone(), data).ok()?;
-                Some((p.name.clone(), tensor))
+                let storage = self.mem.storages.get_mut(p.storage as usize)?;
+                let data = std::mem::replace(&mut storage.data, Data::Owned(Vec::new()));
+                Some((p.name.clone(), Tensor::from_shared(p.dtype, p.shape.clone(), data.into_shared())))
             })
             .collect()
     }

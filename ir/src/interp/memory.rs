@@ -8,18 +8,23 @@
 //! - `pending`: an asynchronous write issued and not yet completed; the element must not be
 //!   read or written until it completes (the map is empty in synchronous programs);
 //! - `writers`: the last writer (thread, barrier epoch, async group) when several threads
-//!   share the storage; allocated on the first write from a multi-thread block only.
+//!   share the storage; kept in chunks of `WRITER_CHUNK` elements allocated on the first
+//!   write to them from a multi-thread block, so memory follows what threads touch.
 //!
 //! Invariants: `data.len() == len`; `init` is empty or has `len` entries; `writers` is
-//! empty or has `len` entries; a pending element is never overwritten by a plain write.
+//! empty or has one (possibly unallocated) chunk per `WRITER_CHUNK` elements; a pending element is never overwritten by a plain write.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::error::{Trap, R};
 use super::value::Num;
 
 /// The interpreter's memory budget, in scalar elements over all live storages.
-pub(crate) const MAX_LIVE_ELEMENTS: usize = 1 << 27;
+pub(crate) const MAX_LIVE_ELEMENTS: usize = 1 << 26;
+
+/// Elements per chunk of writer records.
+const WRITER_CHUNK: usize = 1024;
 
 /// Identifies the async group a pending write belongs to, once committed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,15 +84,58 @@ pub(crate) enum AccessError {
     Race(Writer),
 }
 
+/// The elements of a storage: owned, or a caller's tensor shared until the first write (so
+/// read-only parameters are never copied).
+#[derive(Debug)]
+pub(crate) enum Data {
+    Owned(Vec<u64>),
+    Shared(Arc<Vec<u64>>),
+}
+
+impl Data {
+    #[inline]
+    pub(crate) fn as_slice(&self) -> &[u64] {
+        match self {
+            Data::Owned(v) => v,
+            Data::Shared(a) => a,
+        }
+    }
+
+    /// The elements, copied out of the shared tensor on first use.
+    #[inline]
+    fn to_mut(&mut self) -> &mut Vec<u64> {
+        if let Data::Shared(a) = self {
+            let owned = std::mem::take(Arc::make_mut(a));
+            *self = Data::Owned(owned);
+        }
+        match self {
+            Data::Owned(v) => v,
+            Data::Shared(a) => Arc::make_mut(a),
+        }
+    }
+
+    /// The elements as a tensor's shared buffer (no copy).
+    pub(crate) fn into_shared(self) -> Arc<Vec<u64>> {
+        match self {
+            Data::Owned(v) => Arc::new(v),
+            Data::Shared(a) => a,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.as_slice().len()
+    }
+}
+
 #[derive(Debug)]
 pub(crate) struct Storage {
     /// The name of the buffer or variable that allocated it, for messages.
     pub(crate) name: String,
     pub(crate) num: Num,
-    pub(crate) data: Vec<u64>,
+    pub(crate) data: Data,
     init: Vec<bool>,
     pending: HashMap<usize, Pending>,
-    writers: Vec<Writer>,
+    writers: Vec<Option<Box<[Writer]>>>,
     /// Whether several threads may see it (not a per-thread local), so races are tracked.
     pub(crate) shared: bool,
     pub(crate) live: bool,
@@ -102,9 +150,41 @@ impl Storage {
         }
     }
 
+    /// Reads element `off` when nothing needs checking beyond bounds and poison (no pending
+    /// async write anywhere in the storage, no tracked writers); `None` sends the caller to
+    /// `read`, which checks everything and explains failures.
+    #[inline(always)]
+    pub(crate) fn try_read(&self, off: i64, race: Option<&RaceCtx>) -> Option<u64> {
+        let i = usize::try_from(off).ok()?;
+        let bits = *self.data.as_slice().get(i)?;
+        let simple = self.pending.is_empty()
+            && (self.init.is_empty() || self.init.get(i) == Some(&true))
+            && (race.is_none() || self.writers.is_empty());
+        simple.then_some(bits)
+    }
+
+    /// Writes element `off` when nothing needs checking or recording beyond bounds; `false`
+    /// sends the caller to `write`.
+    #[inline(always)]
+    pub(crate) fn try_write(&mut self, off: i64, bits: u64, race: Option<&RaceCtx>) -> bool {
+        if !self.pending.is_empty() || race.is_some() {
+            return false;
+        }
+        let (Ok(i), Data::Owned(data)) = (usize::try_from(off), &mut self.data) else {
+            return false;
+        };
+        let Some(slot) = data.get_mut(i) else {
+            return false;
+        };
+        *slot = bits;
+        if let Some(flag) = self.init.get_mut(i) {
+            *flag = true;
+        }
+        true
+    }
+
     /// Reads element `off`, checking poison, pending async writes and (with `race`) whether
     /// another thread's write to it is visible yet.
-    #[inline]
     pub(crate) fn read(&self, off: i64, race: Option<&RaceCtx>) -> Result<u64, AccessError> {
         let i = self.index(off)?;
         // A pending async write explains an uninitialized element better than poison does.
@@ -119,11 +199,14 @@ impl Storage {
         if let (Some(r), false) = (race, self.writers.is_empty()) {
             self.check_race(i, r)?;
         }
-        Ok(self.data[i])
+        Ok(self.data.as_slice()[i])
     }
 
     fn check_race(&self, i: usize, r: &RaceCtx) -> Result<(), AccessError> {
-        let w = self.writers[i];
+        let Some(Some(chunk)) = self.writers.get(i / WRITER_CHUNK) else {
+            return Ok(());
+        };
+        let w = chunk[i % WRITER_CHUNK];
         if w.region != r.region || w.thread == r.thread {
             return Ok(());
         }
@@ -140,7 +223,6 @@ impl Storage {
     }
 
     /// Writes element `off` synchronously.
-    #[inline]
     pub(crate) fn write(&mut self, off: i64, bits: u64, race: Option<&RaceCtx>, line: u32) -> Result<(), AccessError> {
         let i = self.index(off)?;
         if !self.pending.is_empty() {
@@ -148,7 +230,10 @@ impl Storage {
                 return Err(AccessError::Pending(*p));
             }
         }
-        self.data[i] = bits;
+        match &mut self.data {
+            Data::Owned(v) => v[i] = bits,
+            shared => shared.to_mut()[i] = bits,
+        }
         if !self.init.is_empty() {
             self.init[i] = true;
         }
@@ -160,9 +245,17 @@ impl Storage {
 
     fn record(&mut self, i: usize, r: &RaceCtx, line: u32, async_write: Option<AsyncWrite>) {
         if self.writers.is_empty() {
-            self.writers = vec![Writer::NONE; self.data.len()];
+            self.writers = vec![None; self.data.len().div_ceil(WRITER_CHUNK)];
         }
-        self.writers[i] = Writer { region: r.region, thread: r.thread, epoch: r.epoch, line, async_write };
+        let Some(chunk) = self.writers.get_mut(i / WRITER_CHUNK) else {
+            return;
+        };
+        let chunk = chunk.get_or_insert_with(|| vec![Writer::NONE; WRITER_CHUNK].into_boxed_slice());
+        chunk[i % WRITER_CHUNK] = Writer { region: r.region, thread: r.thread, epoch: r.epoch, line, async_write };
+    }
+
+    fn writer_mut(&mut self, i: usize) -> Option<&mut Writer> {
+        self.writers.get_mut(i / WRITER_CHUNK)?.as_mut()?.get_mut(i % WRITER_CHUNK)
     }
 
     /// Marks element `off` as the destination of an async write; returns its index.
@@ -184,7 +277,7 @@ impl Storage {
         if let Some(p) = self.pending.get_mut(&i) {
             p.group = Some(group);
         }
-        if let Some(w) = self.writers.get_mut(i) {
+        if let Some(w) = self.writer_mut(i) {
             if let (true, Some(a)) = (w.thread == thread, w.async_write.as_mut()) {
                 if a.group.is_none() {
                     a.group = Some(group);
@@ -196,7 +289,7 @@ impl Storage {
     /// Completes the async write to element `i`: the value lands and the element is free.
     pub(crate) fn complete(&mut self, i: usize, bits: u64) {
         self.pending.remove(&i);
-        if let Some(slot) = self.data.get_mut(i) {
+        if let Some(slot) = self.data.to_mut().get_mut(i) {
             *slot = bits;
         }
         if let Some(flag) = self.init.get_mut(i) {
@@ -206,7 +299,7 @@ impl Storage {
 
     /// The writing thread's wait retired the async write to element `i` at barrier `epoch`.
     pub(crate) fn mark_waited(&mut self, i: usize, thread: u32, group: GroupRef, epoch: u32) {
-        if let Some(w) = self.writers.get_mut(i) {
+        if let Some(w) = self.writer_mut(i) {
             if let (true, Some(a)) = (w.thread == thread, w.async_write.as_mut()) {
                 if a.group.map(|g| (g.queue, g.seq)) == Some((group.queue, group.seq)) {
                     a.waited_epoch = Some(epoch);
@@ -226,9 +319,9 @@ pub(crate) struct Memory {
 }
 
 impl Memory {
-    /// A new storage of `len` elements: `contents` for parameters (fully initialized), or
-    /// poisoned zeros for allocations.
-    pub(crate) fn alloc(&mut self, name: &str, num: Num, len: i64, contents: Option<Vec<u64>>, shared: bool) -> R<u32> {
+    /// A new storage of `len` elements: `contents` for parameters (fully initialized, `len`
+    /// elements), or poisoned zeros for allocations.
+    pub(crate) fn alloc(&mut self, name: &str, num: Num, len: i64, contents: Option<Data>, shared: bool) -> R<u32> {
         let len = usize::try_from(len)
             .map_err(|_| Trap::ill_formed(format!("allocation of `{name}` with negative size {len}")))?;
         let total = self.live_elements.saturating_add(len);
@@ -240,7 +333,7 @@ impl Memory {
         self.live_elements = total;
         let (data, init) = match contents {
             Some(data) => (data, Vec::new()),
-            None => (vec![0; len], vec![false; len]),
+            None => (Data::Owned(vec![0; len]), vec![false; len]),
         };
         let storage = Storage {
             name: name.to_string(),
@@ -273,7 +366,7 @@ impl Memory {
         s.live = false;
         self.live_elements = self.live_elements.saturating_sub(s.data.len());
         if s.pending.is_empty() {
-            s.data = Vec::new();
+            s.data = Data::Owned(Vec::new());
             s.init = Vec::new();
             s.writers = Vec::new();
             self.free.push(idx);
@@ -303,7 +396,7 @@ mod tests {
     #[test]
     fn pending_writes_block_access_until_complete() {
         let mut mem = Memory::default();
-        let s = mem.alloc("A", Num::Int(32), 2, Some(vec![1, 2]), true).unwrap() as usize;
+        let s = mem.alloc("A", Num::Int(32), 2, Some(Data::Owned(vec![1, 2])), true).unwrap() as usize;
         let p = Pending { issue_line: 5, thread: 0, group: None };
         let i = mem.storages[s].issue(0, p, None).unwrap();
         assert_eq!(mem.storages[s].read(0, None), Err(AccessError::Pending(p)));

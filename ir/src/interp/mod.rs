@@ -17,12 +17,17 @@
 //! failing to give the program a meaning is an [`InterpError`].
 //!
 //! # Example
-//! ```ignore
-//! let inputs = random_inputs(&func, 7, &BTreeMap::new())?;
-//! let result = run(&func, &inputs, &RunConfig::default())?;
+//! ```
+//! # use std::collections::BTreeMap;
+//! # use tirproof_ir::interp::{random_inputs, run, InterpError, Outcome, RunConfig};
+//! # fn check(func: &tirproof_ir::PrimFunc) -> Result<(), InterpError> {
+//! let inputs = random_inputs(func, 7, &BTreeMap::new())?;
+//! let result = run(func, &inputs, &RunConfig::default())?;
 //! if let Outcome::Fault(fault) = &result.outcome {
-//!     eprintln!("{}", fault.details());
+//!     println!("{}", fault.details());
 //! }
+//! # Ok(())
+//! # }
 //! ```
 //!
 //! # Layout of the module
@@ -158,6 +163,10 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    pub fn is_completed(&self) -> bool {
+        matches!(self, Outcome::Completed)
+    }
+
     pub fn fault(&self) -> Option<&Fault> {
         match self {
             Outcome::Completed => None,
@@ -226,7 +235,7 @@ pub fn run(func: &PrimFunc, inputs: &Inputs, config: &RunConfig) -> Result<RunRe
         // Land what was left in flight so the outputs are defined.
         main.asyncs.complete_all(&mut machine.mem);
     }
-    Ok(RunResult { outcome, outputs: machine.outputs(&params), stats: machine.stats })
+    Ok(RunResult { outcome, outputs: machine.take_outputs(&params), stats: machine.stats })
 }
 
 #[cfg(test)]

@@ -160,6 +160,8 @@ pub(crate) struct Access {
     pub(crate) index_nums: Vec<Num>,
     /// Lanes of the last index (N).
     pub(crate) index_lanes: u16,
+    /// For `B[v]` with one scalar variable index: its slot and kind (the fast path).
+    pub(crate) var_index: Option<(u32, Num)>,
 }
 
 #[derive(Debug)]

@@ -47,7 +47,7 @@ impl Machine<'_> {
             }
             dims[axis] = u32::try_from(largest).unwrap_or(u32::MAX);
         }
-        let n: u64 = dims.iter().map(|d| u64::from(*d)).product();
+        let n = dims.iter().fold(1u64, |acc, d| acc.saturating_mul(u64::from(*d)));
         if n > MAX_THREADS {
             return Err(Trap::resource(format!("a block of {n} threads (the interpreter allows {MAX_THREADS})")));
         }
@@ -102,7 +102,7 @@ impl Machine<'_> {
                 th.pass_barrier();
             }
             self.stats.barriers += 1;
-            self.history.push(Event { kind: EventKind::Barrier, line: self.line(stmt), who: Who::default() });
+            self.history.push(Event { kind: EventKind::Barrier, stmt, who: Who::default() });
         }
     }
 
@@ -172,7 +172,7 @@ impl Machine<'_> {
             span: crate::span::Span::new(line, 0),
             loop_vars: Vec::new(),
             thread,
-            history: self.history.render(&|b| self.buf_name(b)),
+            history: self.history.render(&|b| self.buf_name(b), &|stmt| self.line(stmt)),
         })
     }
 
@@ -189,11 +189,7 @@ impl Machine<'_> {
         let waiter = Waiter { thread: th.tid, epoch: th.epoch };
         let retired = th.asyncs.wait(&mut self.mem, q, keep, waiter);
         self.stats.waits += 1;
-        self.history.push(Event {
-            kind: EventKind::Wait { queue: q, keep: n, retired },
-            line: self.line(stmt),
-            who: th.who,
-        });
+        self.history.push(Event { kind: EventKind::Wait { queue: q, keep: n, retired }, stmt, who: th.who });
         Ok(())
     }
 
@@ -204,7 +200,7 @@ impl Machine<'_> {
         let eager = self.schedule == Schedule::Eager;
         let seq = th.asyncs.commit(&mut self.mem, q, line, th.tid, eager);
         self.stats.commits += 1;
-        self.history.push(Event { kind: EventKind::Commit { queue: q, seq }, line, who: th.who });
+        self.history.push(Event { kind: EventKind::Commit { queue: q, seq }, stmt, who: th.who });
         Ok(())
     }
 
@@ -215,7 +211,7 @@ impl Machine<'_> {
             return;
         }
         if let Some((queue, seq)) = th.asyncs.complete_random(&mut self.mem, &mut self.sched_rng) {
-            self.history.push(Event { kind: EventKind::Complete { queue, seq }, line: self.line(stmt), who: th.who });
+            self.history.push(Event { kind: EventKind::Complete { queue, seq }, stmt, who: th.who });
         }
     }
 }

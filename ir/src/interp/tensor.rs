@@ -5,6 +5,7 @@
 //! bitwise (NaN payloads and signed zeros included). Constructors normalize their input.
 
 use std::fmt;
+use std::sync::Arc;
 
 use crate::dtype::DataType;
 
@@ -16,7 +17,8 @@ pub struct Tensor {
     /// The scalar element type (a vector buffer's tensor has a trailing dimension of lanes).
     pub dtype: DataType,
     pub shape: Vec<usize>,
-    bits: Vec<u64>,
+    /// Shared, so the interpreter reads a parameter without copying it.
+    bits: Arc<Vec<u64>>,
 }
 
 fn bad(message: String) -> InterpError {
@@ -43,8 +45,18 @@ impl Tensor {
     pub fn from_bits(dtype: DataType, shape: Vec<usize>, bits: Vec<u64>) -> Result<Tensor, InterpError> {
         let num = kind(dtype)?;
         check_len(&shape, bits.len())?;
-        let bits = bits.into_iter().map(|b| norm(num, b)).collect();
+        let bits = Arc::new(bits.into_iter().map(|b| norm(num, b)).collect());
         Ok(Tensor { dtype, shape, bits })
+    }
+
+    /// A tensor from bits already canonical for `dtype` (the interpreter's own storage).
+    pub(crate) fn from_shared(dtype: DataType, shape: Vec<usize>, bits: Arc<Vec<u64>>) -> Tensor {
+        Tensor { dtype, shape, bits }
+    }
+
+    /// The elements, shared.
+    pub(crate) fn shared_bits(&self) -> Arc<Vec<u64>> {
+        Arc::clone(&self.bits)
     }
 
     /// A tensor from floats: rounded to nearest for float types, truncated for integers.
@@ -129,7 +141,7 @@ impl Tensor {
         if self.dtype != other.dtype || self.shape != other.shape {
             return Some(0);
         }
-        self.bits.iter().zip(&other.bits).position(|(a, b)| a != b)
+        self.bits.iter().zip(other.bits.iter()).position(|(a, b)| a != b)
     }
 }
 

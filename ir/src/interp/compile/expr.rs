@@ -263,11 +263,16 @@ impl Compiler {
             }
             compiled.push(self.expr(index)?);
         }
+        let var_index = match (&compiled[..], &nums[..]) {
+            ([CExpr::Slot(slot)], [num]) => Some((*slot, *num)),
+            _ => None,
+        };
         Ok(Access {
             buf,
             index_lanes: indices.last().map_or(1, |i| i.dtype().lanes),
             indices: compiled,
             index_nums: nums,
+            var_index,
         })
     }
 

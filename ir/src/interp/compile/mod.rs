@@ -14,6 +14,8 @@
 mod expr;
 
 pub(crate) use expr::MAX_DIMS;
+#[cfg(test)]
+pub(crate) use stmt::is_async_key as is_async_attr;
 mod stmt;
 mod threads;
 
@@ -188,7 +190,11 @@ impl Compiler {
         for p in &func.params {
             let Some(buffer) = &p.buffer else { continue };
             let data = match self.scope.get(buffer.data()) {
-                Some(VarSlot::Data(slot)) => slot,
+                // A second parameter buffer over the same data: an alias of the first.
+                Some(VarSlot::Data(slot)) => {
+                    aliases.push(self.layout_ins(buffer)?);
+                    slot
+                }
                 _ => {
                     let slot = self.new_data();
                     self.scope.bind(buffer.data(), VarSlot::Data(slot));

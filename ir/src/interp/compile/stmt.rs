@@ -18,7 +18,7 @@ use super::super::value::Num;
 use super::{ill, CResult, Compiler, VarSlot};
 
 /// Whether an attribute key belongs to the async model.
-pub(super) fn is_async_key(key: &str) -> bool {
+pub(crate) fn is_async_key(key: &str) -> bool {
     matches!(key, ASYNC_SCOPE | ASYNC_COMMIT_QUEUE_SCOPE | ASYNC_WAIT_QUEUE_SCOPE | ASYNC_WAIT_INFLIGHT_COUNT)
 }
 

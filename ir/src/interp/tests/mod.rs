@@ -6,6 +6,7 @@
 //! generated programs) and `perf` (an ignored throughput measurement).
 
 pub(crate) mod build;
+pub(crate) mod gen;
 
 mod async_model;
 mod faults;

@@ -8,12 +8,12 @@ use proptest::test_runner::Config;
 use super::parse_module;
 
 const SEEDS: [&str; 6] = [
-    include_str!("../../../tests/data/tvm-printed/seed_a_input.py"),
-    include_str!("../../../tests/data/tvm-printed/seed_a_after_pipeline.py"),
-    include_str!("../../../tests/data/tvm-printed/seed_a_tx_after_flatten_cse.py"),
-    include_str!("../../../tests/data/tvm-printed/seed_b_after_flatten_cse.py"),
-    include_str!("../../../tests/data/tvm-printed/seed_c_after_pipeline.py"),
-    include_str!("../../../tests/data/tvm-printed/seed_c_input.py"),
+    include_str!("../../../../corpus/tvm/seed_a_input.py"),
+    include_str!("../../../../corpus/tvm/seed_a_after_pipeline.py"),
+    include_str!("../../../../corpus/tvm/seed_a_tx_after_flatten_cse.py"),
+    include_str!("../../../../corpus/tvm/seed_b_after_flatten_cse.py"),
+    include_str!("../../../../corpus/tvm/seed_c_after_pipeline.py"),
+    include_str!("../../../../corpus/tvm/seed_c_input.py"),
 ];
 
 /// Tokens worth inserting: every operator and delimiter, keywords, layout and dialect words.

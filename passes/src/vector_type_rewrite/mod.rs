@@ -62,7 +62,7 @@ impl Pass for VectorTypeRewrite {
 /// Rewrites `func`; returns the notes on accesses left alone.
 pub fn rewrite_func(func: &mut PrimFunc) -> Vec<String> {
     let mut facts = Facts::default();
-    func.param_buffers().for_each(|b| facts.visit_buffer_def(b));
+    facts.declared.extend(func.param_buffers().map(Buffer::id));
     facts.visit_stmt(&func.body);
     let mut r = Rewriter { facts, aliases: HashMap::new(), notes: Vec::new(), span: func.span };
     r.mutate_stmt(&mut func.body);
@@ -89,14 +89,18 @@ impl Visitor for Facts {
     }
 
     fn visit_stmt(&mut self, s: &Stmt) {
-        if let StmtKind::Let { var, value, .. } = &s.kind {
-            self.lets.insert(var.id(), value.clone());
+        match &s.kind {
+            StmtKind::Let { var, value, .. } => {
+                self.lets.insert(var.id(), value.clone());
+            }
+            // Only declarations the rewriter can put an alias in: not block allocations
+            // (the block's init would be outside the alias).
+            StmtKind::AllocBuffer { buffer, .. } | StmtKind::DeclBuffer { buffer, .. } => {
+                self.declared.insert(buffer.id());
+            }
+            _ => {}
         }
         walk_stmt(self, s);
-    }
-
-    fn visit_buffer_def(&mut self, buffer: &Buffer) {
-        self.declared.insert(buffer.id());
     }
 }
 

@@ -80,3 +80,19 @@ fn widths_are_powers_of_two_that_fit_sixteen_bytes() {
     assert_eq!(vector_width(DataType::FLOAT64, 3), None);
     assert_eq!(vector_width(DataType::INT8, 65535), None);
 }
+
+#[test]
+fn block_allocations_are_left_alone() {
+    let (out, notes) = rewrite(
+        r#"
+@T.prim_func(s_tir=True)
+def main(A: T.Buffer((8,), "float32")):
+    with T.sblock("b"):
+        S = T.sblock_alloc_buffer((8,), "float32", scope="shared")
+        S[T.Ramp(0, 1, 4)] = A[T.Ramp(0, 1, 4)]
+        A[T.Ramp(4, 1, 4)] = S[T.Ramp(0, 1, 4)]
+"#,
+    );
+    assert!(out.contains("S[T.Ramp(0, 1, 4)] = A_vec[0]"), "{out}");
+    assert!(notes.iter().any(|n| n.contains("`S`") && n.contains("no declaration to put an alias in")), "{notes:?}");
+}

@@ -74,30 +74,6 @@ fn parse_checked(text: &str) -> IRModule {
 
 const QUICK: [Schedule; 2] = [Schedule::Lazy, Schedule::Eager];
 
-/// A known problem upstream of the lowering passes: the pipeline pass can emit the waits of
-/// two queues as directly nested attributes, which the interpreter reads as one chain with a
-/// repeated key and refuses to run (`pipeline_props` fails on it too). Such programs cannot
-/// be compared, so the lowering chain is not judged on them.
-const UPSTREAM_UNRUNNABLE: &str = "appears twice in one attribute chain";
-
-/// The pipelined `original` (checked and compared), or `None` for the known upstream problem.
-fn pipelined(original: &IRModule, schedules: &[Schedule]) -> Result<Option<IRModule>, String> {
-    match run_chain(original, &["inject-software-pipeline"], schedules) {
-        Ok(m) => Ok(Some(m)),
-        Err(e) if e.contains(UPSTREAM_UNRUNNABLE) => Ok(None),
-        Err(e) => Err(e),
-    }
-}
-
-/// The pipeline pass, then the lowering chain; `Ok(false)` when the pipelined program hits
-/// the known upstream problem and nothing could be compared.
-fn pipeline_then_lower(original: &IRModule, schedules: &[Schedule]) -> Result<bool, String> {
-    match pipelined(original, schedules)? {
-        Some(p) => run_chain_from(original, p, &LOWERING, schedules).map(|_| true),
-        None => Ok(false),
-    }
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
 
@@ -147,20 +123,16 @@ fn every_pipeline_corpus_case_survives_the_whole_chain() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/pipeline");
     let files = expand_paths(&[dir]).expect("the corpus is readable");
     assert!(files.len() >= 30, "found only {} pipeline cases", files.len());
-    let mut failures = Vec::new();
-    let mut not_compared = Vec::new();
-    for path in &files {
-        let module = parse_checked(&case_program(path));
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        match pipeline_then_lower(&module, &standard_schedules()) {
-            Ok(true) => {}
-            Ok(false) => not_compared.push(name),
-            Err(e) => failures.push(format!("{name}: {e}")),
-        }
-    }
+    let mut passes = vec!["inject-software-pipeline"];
+    passes.extend(LOWERING);
+    let failures: Vec<String> = files
+        .iter()
+        .filter_map(|path| {
+            let module = parse_checked(&case_program(path));
+            run_chain(&module, &passes, &standard_schedules()).err().map(|e| format!("{}: {e}", path.display()))
+        })
+        .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-    // When the pipeline pass or the interpreter is fixed, this list empties: tighten it then.
-    assert_eq!(not_compared, ["two_async_stages_consumer_first.py", "two_async_stages_one_consumer.py"]);
 }
 
 /// TVM's seeds after its pipeline pass, lowered and flattened, do what they did: the same
@@ -168,9 +140,9 @@ fn every_pipeline_corpus_case_survives_the_whole_chain() {
 /// under the lazy schedule).
 #[test]
 fn tvm_seeds_lower_to_the_same_computation() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/text/roundtrip");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/tvm");
     for seed in ["a", "a_tx", "b", "c"] {
-        let path = dir.join(format!("tvm_seed_{seed}_after_pipeline.py"));
+        let path = dir.join(format!("seed_{seed}_after_pipeline.py"));
         let original = parse_checked(&case_program(&path));
         let mut lowered = original.clone();
         for name in ["lower-opaque-block", "flatten-buffer"] {

@@ -1,6 +1,6 @@
 # test: pass
 # passes: lower-opaque-block
-# desc: TVM's seed_a after InjectSoftwarePipeline, lowered: T.where to if, block allocations, async annotations to attributes
+# desc: corpus/tvm/seed_a_after_pipeline.py (TVM 0.27 after InjectSoftwarePipeline), lowered: T.where to if, block allocations, async annotations to attributes
 
 # from tvm.script import ir as I
 # from tvm.script import tirx as T

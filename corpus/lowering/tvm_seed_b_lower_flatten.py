@@ -1,6 +1,6 @@
 # test: pass
 # passes: lower-opaque-block,flatten-buffer
-# desc: TVM's seed_b after InjectSoftwarePipeline, lowered and flattened (compare shared/tvm-printed/seed_b_after_flatten_cse.py, which is also CSE'd)
+# desc: corpus/tvm/seed_b_after_pipeline.py (TVM 0.27 after InjectSoftwarePipeline), lowered and flattened (compare corpus/tvm/seed_b_after_flatten_cse.py, which is also CSE'd)
 
 # from tvm.script import ir as I
 # from tvm.script import tirx as T

@@ -12,8 +12,10 @@
 //! predicate, allocations, wait, body, commit), so the output computes exactly what the input
 //! computes; blocks are lowered innermost first; the annotation chain keeps the block's key
 //! order except that an in-flight count is moved right after its wait (the checker pairs them
-//! in chain order). A block whose async key also starts its body is refused: the two chains
-//! would merge into one with a repeated key.
+//! in chain order). When the body itself starts with async attributes, the block's chain and
+//! the body's read as one chain up to the first repeated key, where a nested chain starts
+//! (the interpreter's and the printer's rule); with at most one wait, one scope and one
+//! commit per chain, that is the same wait-body-commit order as the block's nesting.
 
 use tirproof_ir::annotation::{
     ASYNC_COMMIT_QUEUE_SCOPE, ASYNC_SCOPE, ASYNC_WAIT_INFLIGHT_COUNT, ASYNC_WAIT_QUEUE_SCOPE,
@@ -89,15 +91,6 @@ fn lower_block(block: &Block, span: Span) -> Result<Stmt, Diagnostic> {
         inner = Stmt::seq(vec![guarded_init(init, &block.iter_vars, span), inner]);
     }
     let attrs = async_attrs(&block.annotations, span)?;
-    if let Some(key) = merging_key(&attrs, &inner) {
-        return Err(Diagnostic::error(
-            span,
-            format!(
-                "block `{}` has the annotation `{key}` and its body starts with the same attribute; lowered, the two would merge into one chain with `{key}` twice",
-                block.name
-            ),
-        ));
-    }
     for (key, value) in attrs.into_iter().rev() {
         inner = located(StmtKind::Attr(AttrStmt { node: None, key, value, body: Box::new(inner) }), span);
     }
@@ -207,18 +200,6 @@ fn attr_value(key: &str, value: &AnnValue, span: Span) -> Result<Expr, Diagnosti
             format!("block annotation `{key}` is {}; an attribute needs an integer expression", other.kind_name()),
         )),
     }
-}
-
-/// A key of `attrs` that also appears in the chain of attributes `body` starts with.
-fn merging_key(attrs: &[(String, Expr)], body: &Stmt) -> Option<String> {
-    let mut cur = body;
-    while let StmtKind::Attr(a) = &cur.kind {
-        if attrs.iter().any(|(k, _)| *k == a.key) {
-            return Some(a.key.clone());
-        }
-        cur = &a.body;
-    }
-    None
 }
 
 #[cfg(test)]

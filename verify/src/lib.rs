@@ -34,5 +34,6 @@
 //! run on different threads.
 
 pub mod solver;
+pub mod waits;
 
 pub use solver::{Query, QueryError, Signedness, Verdict, DEFAULT_TIMEOUT, SYMBOL_PREFIX};

@@ -32,11 +32,14 @@ fn faults(func: &PrimFunc) -> Option<String> {
 /// counts, groups left in flight.
 fn async_faults(func: &PrimFunc) -> Option<String> {
     use tirproof_ir::interp::FaultKind::*;
-    faults_where(func, |k| matches!(k, ReadPendingAsync | WritePendingAsync | CrossThreadRace | NegativeWait | UnwaitedGroup))
+    faults_where(func, |k| {
+        matches!(k, ReadPendingAsync | WritePendingAsync | CrossThreadRace | NegativeWait | UnwaitedGroup)
+    })
 }
 
 fn faults_where(func: &PrimFunc, keep: impl Fn(tirproof_ir::interp::FaultKind) -> bool) -> Option<String> {
-    let ints: Vec<String> = func.scalar_params().filter(|v| v.dtype().is_integer()).map(|v| v.name().to_string()).collect();
+    let ints: Vec<String> =
+        func.scalar_params().filter(|v| v.dtype().is_integer()).map(|v| v.name().to_string()).collect();
     let assignments: Vec<BTreeMap<String, ScalarValue>> = if ints.is_empty() {
         vec![BTreeMap::new()]
     } else {
@@ -65,7 +68,13 @@ fn proved_within(func: &PrimFunc, seconds: u64) -> (bool, String) {
     // Agreement is about safety; tightness has its own tests.
     let options = Options { tightness: false, timeout: std::time::Duration::from_secs(seconds), ..Options::default() };
     let (report, _) = verify_func(func, &options);
-    let text = report.waits.iter().map(ToString::to_string).chain(report.findings.iter().map(|f| f.message.clone())).collect::<Vec<_>>().join("\n");
+    let text = report
+        .waits
+        .iter()
+        .map(ToString::to_string)
+        .chain(report.findings.iter().map(|f| f.message.clone()))
+        .collect::<Vec<_>>()
+        .join("\n");
     (report.all_proved(), text)
 }
 
@@ -77,7 +86,8 @@ fn corpus_modules(dirs: &[&str]) -> Vec<(String, IRModule)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
     let mut out = Vec::new();
     for dir in dirs {
-        let mut files: Vec<_> = std::fs::read_dir(root.join(dir)).expect("corpus dir").map(|e| e.expect("entry").path()).collect();
+        let mut files: Vec<_> =
+            std::fs::read_dir(root.join(dir)).expect("corpus dir").map(|e| e.expect("entry").path()).collect();
         files.sort();
         for path in files {
             let text = std::fs::read_to_string(&path).expect("readable");
@@ -99,7 +109,12 @@ fn verifier_and_interpreter_agree_on_the_corpus() {
         for func in &module.functions {
             let (ok, text) = proved(func);
             let fault = faults(func);
-            assert_eq!(ok, fault.is_none(), "{name}: verifier says {}, interpreter says {fault:?}\n{text}", if ok { "proved" } else { "refuted" });
+            assert_eq!(
+                ok,
+                fault.is_none(),
+                "{name}: verifier says {}, interpreter says {fault:?}\n{text}",
+                if ok { "proved" } else { "refuted" }
+            );
             checked += 1;
         }
     }
@@ -130,7 +145,13 @@ fn verifier_proves_the_pass_output_and_refutes_faulty_mutants_of_generated_loops
         let data = bytes(seed, 160);
         let mut u = Unstructured::new(&data);
         // Symbolic extents multiply the peeled copies (one per shorter extent); the corpus covers them.
-        let config = GenConfig { predicates: false, threads: false, symbolic_extents: false, max_stmts: 4, ..GenConfig::default() };
+        let config = GenConfig {
+            predicates: false,
+            threads: false,
+            symbolic_extents: false,
+            max_stmts: 4,
+            ..GenConfig::default()
+        };
         let (module, shape) = pipeline_program(&mut u, &config).expect("generation never fails");
         let mut output = module.clone();
         InjectSoftwarePipeline.run(&mut output).expect("the pass accepts generated loops");
@@ -140,7 +161,11 @@ fn verifier_proves_the_pass_output_and_refutes_faulty_mutants_of_generated_loops
         for mutant in mutants(func).into_iter().take(4) {
             if let Some(fault) = async_faults(&mutant) {
                 let (ok, _) = proved_within(&mutant, 2);
-                assert!(!ok, "seed {seed}: a mutant faults ({fault}) but is proved:\n{}", tirproof_ir::text::print_func(&mutant));
+                assert!(
+                    !ok,
+                    "seed {seed}: a mutant faults ({fault}) but is proved:\n{}",
+                    tirproof_ir::text::print_func(&mutant)
+                );
                 mutants_checked += 1;
             }
         }
@@ -158,7 +183,11 @@ fn verifier_refutes_every_faulty_mutant_of_the_pipeline_corpus() {
             for mutant in mutants(func) {
                 if let Some(fault) = async_faults(&mutant) {
                     let (ok, _) = proved(&mutant);
-                    assert!(!ok, "{name}: a mutant faults ({fault}) but is proved:\n{}", tirproof_ir::text::print_func(&mutant));
+                    assert!(
+                        !ok,
+                        "{name}: a mutant faults ({fault}) but is proved:\n{}",
+                        tirproof_ir::text::print_func(&mutant)
+                    );
                     checked += 1;
                 }
             }

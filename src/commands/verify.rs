@@ -29,8 +29,7 @@ pub struct Args {
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let files = expand_paths(&args.paths).context("cannot list the inputs")?;
-    let options =
-        Options {
+    let options = Options {
         timeout: Duration::from_secs_f64(args.timeout.max(0.001)),
         dump_smtlib: args.smtlib.is_some(),
         tightness: true,

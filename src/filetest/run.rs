@@ -110,7 +110,10 @@ pub(super) fn run_run(case: &Case, bless: bool) -> Verdict {
         actual_lines.push(format!("{} -> {actual}", head.trim_end()));
     }
     if failures.is_empty() {
-        return Verdict::Pass;
+        return match wait_summary(&module) {
+            Some(summary) => Verdict::Proved(summary),
+            None => Verdict::Pass,
+        };
     }
     if bless {
         let mut lines = actual_lines.into_iter();
@@ -191,4 +194,24 @@ fn show(tensor: &Tensor) -> String {
         tensor.to_i64_vec().iter().map(i64::to_string).collect()
     };
     format!("[{}]", values.join(", "))
+}
+
+/// What the verifier says about a program's waits, when it has any (for the main job's
+/// report; the verifier's agreement with these runs is tested on its own).
+fn wait_summary(module: &IRModule) -> Option<String> {
+    use tirproof_verify::waits::{verify_func, Options, WaitVerdict};
+    let (mut waits, mut tight, mut over, mut refuted, mut unknown) = (0, 0, 0, 0, 0);
+    for func in &module.functions {
+        let (report, _) = verify_func(func, &Options::default());
+        waits += report.waits.len();
+        tight += report.count(|v| matches!(v, WaitVerdict::ProvedTight));
+        over += report.count(|v| matches!(v, WaitVerdict::ProvedOverSynchronized { .. }));
+        refuted += report.count(|v| matches!(v, WaitVerdict::Refuted { .. })) + report.findings.len();
+        unknown += report.count(|v| matches!(v, WaitVerdict::Unknown { .. })) + report.unknown.len();
+    }
+    (waits + refuted + unknown > 0).then(|| {
+        format!(
+            "{waits} waits: {tight} proved and tight, {over} over-synchronized, {refuted} refuted, {unknown} unknown"
+        )
+    })
 }

@@ -130,7 +130,8 @@ fn verify_queue(checker: &mut Checker, q: i64, report: &mut FuncReport, measure_
         }
         if verdicts[i].is_none() {
             // With violations elsewhere on the queue, tightness is measured around them.
-            verdicts[i] = Some(if measure_tightness { tightness(checker, q, w, &excluded) } else { WaitVerdict::ProvedTight });
+            verdicts[i] =
+                Some(if measure_tightness { tightness(checker, q, w, &excluded) } else { WaitVerdict::ProvedTight });
         }
     }
     if let Some(failure) = checker.drained(q, None) {

@@ -188,13 +188,24 @@ impl<'m> Checker<'m> {
         let mut enc = Encoder::new(self.model, query, "thread_")?;
         let mut violations = Vec::new();
         let mut names = Vec::new();
+        // One instance of each use, shared by its pairs: `completed(u)` is the large part.
+        let mut uses: std::collections::HashMap<EventId, UseInstance> = std::collections::HashMap::new();
         for (k, &(s, u)) in pairs.iter().enumerate() {
+            if let std::collections::hash_map::Entry::Vacant(slot) = uses.entry(u) {
+                let prefix = format!("u{k}");
+                let (ui, runs) = enc.instance(query, u, &prefix)?;
+                let (done, per_wait) = self.completed(&mut enc, q, &ui, loosen)?;
+                slot.insert(UseInstance { prefix, inst: ui, runs, done, per_wait });
+            }
+            let shared = &uses[&u];
+            let (ui, u_runs, done, per_wait) =
+                (shared.inst.clone(), shared.runs.clone(), shared.done.clone(), shared.per_wait.clone());
+            let use_prefix = shared.prefix.clone();
             let (si, s_runs) = enc.instance(query, s, &format!("s{k}"))?;
-            let (ui, u_runs) = enc.instance(query, u, &format!("u{k}"))?;
             let same = self.same_address(&mut enc, query, k, &si, &ui)?;
             let group = self.group(&mut enc, q, &si)?;
-            let (done, per_wait) = self.completed(&mut enc, q, &ui, loosen)?;
-            let pn = PairNames::declare(query, k, &per_wait)?;
+            let mut pn = PairNames::declare(query, k, &per_wait)?;
+            pn.use_prefix = use_prefix;
             query.assume(pn.group.eq(&group));
             query.assume(pn.done.eq(&done));
             for ((_, exists, forced), (e, f)) in per_wait.iter().zip(&pn.waits) {
@@ -334,11 +345,11 @@ impl<'m> Checker<'m> {
             .max_by_key(|(i, _)| value(&format!("forced_{k}_{i}")).unwrap_or(i64::MIN))
             .map(|(i, w)| (*w, value(&format!("forced_{k}_{i}")).unwrap_or(0)));
         let group = value(&format!("group_{k}")).unwrap_or(0);
-        let reason = self.describe(q, (s, u), k, (group, governing), &values);
+        let reason = self.describe(q, (s, u), (k, &pn.use_prefix), (group, governing), &values);
         let params: Vec<&str> = self.model.params.iter().map(|p| p.name()).collect();
         let keep = |n: &str| {
             n.starts_with(&format!("s{k}_"))
-                || n.starts_with(&format!("u{k}_"))
+                || n.starts_with(&format!("{}_", pn.use_prefix))
                 || n.starts_with("thread_")
                 || n == format!("group_{k}")
                 || n == format!("completed_{k}")
@@ -385,7 +396,7 @@ impl<'m> Checker<'m> {
         &self,
         q: i64,
         (s, u): (EventId, EventId),
-        k: usize,
+        (k, use_prefix): (usize, &str),
         (group, governing): (i64, Option<(EventId, i64)>),
         values: &[(String, i64)],
     ) -> String {
@@ -402,7 +413,7 @@ impl<'m> Checker<'m> {
             use_.text,
             use_.span.line,
             store.span.line,
-            at_u = at(&format!("u{k}")).map_or(String::new(), |v| format!("at {v} ")),
+            at_u = at(use_prefix).map_or(String::new(), |v| format!("at {v} ")),
             at_s = at(&format!("s{k}")).map_or(String::new(), |v| format!(", {v}")),
         );
         match governing {
@@ -480,8 +491,19 @@ pub enum WaitFailure {
     Unknown(String),
 }
 
+/// A use's instance and what the waits before it completed, shared by its pairs.
+struct UseInstance {
+    prefix: String,
+    inst: Instance,
+    runs: Bool,
+    done: Int,
+    per_wait: Vec<WaitEffect>,
+}
+
 /// Names declared for one pair, so the model says which pair failed and why.
 pub struct PairNames {
+    /// The variable-name prefix of the pair's use instance.
+    use_prefix: String,
     hit: Int,
     group: Int,
     done: Int,
@@ -499,7 +521,14 @@ impl PairNames {
         for i in 0..per_wait.len() {
             waits.push((int(query, format!("exists_{k}_{i}"))?, int(query, format!("forced_{k}_{i}"))?));
         }
-        Ok(PairNames { hit, group, done, waits, waits_ids: per_wait.iter().map(|(w, _, _)| *w).collect() })
+        Ok(PairNames {
+            use_prefix: format!("u{k}"),
+            hit,
+            group,
+            done,
+            waits,
+            waits_ids: per_wait.iter().map(|(w, _, _)| *w).collect(),
+        })
     }
 }
 

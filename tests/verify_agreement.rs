@@ -286,7 +286,7 @@ impl MutVisitor for Mutator {
 }
 
 impl Mutator {
-    fn seq(&mut self, items: &mut Vec<Stmt>) {
+    fn seq(&mut self, items: &mut [Stmt]) {
         for i in 0..items.len() {
             if is_commit(&items[i]) {
                 let k = self.sites.commits;

@@ -109,10 +109,36 @@ fn every_pipeline_corpus_case_survives_the_whole_chain() {
         .iter()
         .filter_map(|path| {
             let module = parse_checked(&case_program(path));
-            run_chain(&module, &passes, &standard_schedules()).err().map(|e| format!("{}: {e}", path.display()))
+            match run_chain(&module, &passes, &standard_schedules()) {
+                Err(e) => Some(format!("{}: {e}", path.display())),
+                Ok(lowered) => unproved_waits(&lowered).map(|e| format!("{}: {e}", path.display())),
+            }
         })
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// After the whole chain every wait is still proved (safe) by the verifier.
+fn unproved_waits(module: &IRModule) -> Option<String> {
+    let options = tirproof_verify::waits::Options { tightness: false, ..Default::default() };
+    for func in &module.functions {
+        let (report, _) = tirproof_verify::waits::verify_func(func, &options);
+        if !report.all_proved() {
+            let lines: Vec<String> = report
+                .waits
+                .iter()
+                .map(ToString::to_string)
+                .chain(report.findings.iter().map(|f| f.message.clone()))
+                .chain(report.unknown.clone())
+                .collect();
+            return Some(format!(
+                "the verifier does not prove the lowered program:\n{}\n{}",
+                lines.join("\n"),
+                print_module(module)
+            ));
+        }
+    }
+    None
 }
 
 /// TVM's seeds after its pipeline pass, lowered and flattened, do what they did: the same

@@ -147,22 +147,21 @@ impl Emitter<'_> {
         // every iteration (a fixed point), so that waits an earlier wait already implies, in
         // this iteration or the previous one, are left out.
         let unknown: Bounds = self.groups.runs_per_step.keys().map(|q| (*q, None)).collect();
+        // The search only tracks bounds (cheap); the statements are built once, at the end.
         let mut start = unknown.clone();
-        let mut chosen: Option<(Vec<Stmt>, Bounds)> = None;
+        let mut fixed = None;
         for _ in 0..4 {
             let mut end = start.clone();
-            let body = self.step(&step, p, ext_model, &mut end);
+            self.simulate(&step, p, ext_model, &mut end);
             let next = merge(bounds, &end);
             if next == start {
-                chosen = Some((body, end));
+                fixed = Some(start);
                 break;
             }
             start = next;
         }
-        let (body, end) = chosen.unwrap_or_else(|| {
-            let mut end = unknown.clone();
-            (self.step(&step, p, ext_model, &mut end), end)
-        });
+        let mut end = fixed.unwrap_or(unknown);
+        let body = self.step(&step, p, ext_model, &mut end);
         // The loop may run no iteration at all (a symbolic extent equal to `p`), so the state
         // after it is the weaker of "before" and "after an iteration".
         let after = if extent.as_int().is_some_and(|n| n > 0) { end } else { merge(bounds, &end) };
@@ -243,19 +242,44 @@ impl Emitter<'_> {
     }
 
     fn wrap_waits(&self, k: usize, mut s: Stmt, t: i64, ext: i64, bounds: &mut Bounds) -> Stmt {
-        let queues: Vec<i64> = self.groups.queues_needed(k).collect();
-        for q in queues.into_iter().rev() {
-            let Some(count) = self.groups.wait_count(q, k, t, ext) else {
-                continue;
-            };
-            let implied = bounds.get(&q).copied().flatten().is_some_and(|b| b <= count);
-            if implied {
-                continue;
-            }
+        for (q, count) in self.waits_for(k, t, ext, bounds) {
             s = wait(q + self.queue_offset, count, s);
-            bounds.insert(q, Some(count));
         }
         s
+    }
+
+    /// The waits statement `k` needs at step `t`, innermost first (a wait an earlier one in
+    /// `bounds` already implies is left out), updating `bounds`.
+    fn waits_for(&self, k: usize, t: i64, ext: i64, bounds: &mut Bounds) -> Vec<(i64, i64)> {
+        let queues: Vec<i64> = self.groups.queues_needed(k).collect();
+        let mut out = Vec::new();
+        for q in queues.into_iter().rev() {
+            let Some(count) = self.groups.wait_count(q, k, t, ext) else { continue };
+            if bounds.get(&q).copied().flatten().is_some_and(|b| b <= count) {
+                continue;
+            }
+            bounds.insert(q, Some(count));
+            out.push((q, count));
+        }
+        out
+    }
+
+    /// What one step does to the bounds, without building its statements.
+    fn simulate(&self, step: &Step, t: i64, ext: i64, bounds: &mut Bounds) {
+        for &k in &self.groups.exec_order {
+            if !self.is_active(step, k, t, ext) {
+                continue;
+            }
+            self.waits_for(k, t, ext, bounds);
+            if let Some(r) = self.groups.run_of[k] {
+                let run = &self.groups.runs[r];
+                if run.members.last() == Some(&k) {
+                    if let Some(Some(b)) = bounds.get_mut(&run.stage) {
+                        *b += 1;
+                    }
+                }
+            }
+        }
     }
 
     /// Statement `k` for iteration `iteration`: fresh binders, versioned staging accesses.

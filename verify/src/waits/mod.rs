@@ -59,7 +59,16 @@ pub fn verify_func(func: &PrimFunc, options: &Options) -> (FuncReport, Vec<(Stri
         queries: 0,
     };
     let mut report = FuncReport { name: func.name.clone(), ..FuncReport::default() };
-    report.notes.push("data flow is not checked (no provenance in the input); race freedom is".into());
+    if model.has_provenance() {
+        report.notes.push("data flow checked with the pass's provenance".into());
+        match checker.data_flow() {
+            None => {}
+            Some(WaitFailure::Refuted(message, values)) => report.findings.push(Finding { line: 0, message, values }),
+            Some(WaitFailure::Unknown(why)) => report.unknown.push(why),
+        }
+    } else {
+        report.notes.push("data flow is not checked (no provenance in the input); race freedom is".into());
+    }
     for (span, why) in &model.unsupported {
         report.notes.push(format!("line {}: {why}", span.line));
     }

@@ -79,6 +79,9 @@ pub struct Event {
     pub span: Span,
     /// The statement, printed, for reports.
     pub text: String,
+    /// Where the pass that emitted the event's statement copied it from: (original statement,
+    /// original iteration) for each enclosing copy, outermost first. Empty without provenance.
+    pub origins: Vec<(u32, Expr)>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -100,6 +103,7 @@ impl Model {
             commits: Vec::new(),
             in_async: false,
             span: func.span,
+            origins: Vec::new(),
         };
         b.model.params = func.scalar_params().cloned().collect();
         b.stmt(&func.body);
@@ -110,6 +114,11 @@ impl Model {
     /// The loops an event's path enters, outermost first.
     pub fn loops_of(&self, event: &Event) -> Vec<LoopId> {
         event.path.iter().filter_map(|s| if let Step::Loop(l) = s { Some(*l) } else { None }).collect()
+    }
+
+    /// Whether any statement carries provenance.
+    pub fn has_provenance(&self) -> bool {
+        self.events.iter().any(|e| !e.origins.is_empty())
     }
 
     pub fn is_loop_var(&self, var: VarId) -> Option<LoopId> {
@@ -126,6 +135,7 @@ struct Builder {
     commits: Vec<EventId>,
     in_async: bool,
     span: Span,
+    origins: Vec<(u32, Expr)>,
 }
 
 impl Builder {
@@ -144,6 +154,7 @@ impl Builder {
             guards: self.guards.clone(),
             span: self.span,
             text,
+            origins: self.origins.clone(),
         });
         id
     }
@@ -157,7 +168,13 @@ impl Builder {
         if stmt.span.is_known() {
             self.span = stmt.span;
         }
+        if let Some(o) = &stmt.origin {
+            self.origins.push((o.stmt, o.iteration.clone()));
+        }
         self.stmt_kind(stmt);
+        if stmt.origin.is_some() {
+            self.origins.pop();
+        }
         self.span = saved;
     }
 

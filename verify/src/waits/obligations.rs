@@ -423,6 +423,103 @@ impl<'m> Checker<'m> {
         }
     }
 
+    /// Data flow, with the pass's provenance: two accesses to one element, at least one a
+    /// write, both in statements the pass copied, keep the order the original program gave
+    /// them (original iteration, then original statement). Then every read sees the write the
+    /// original program's read saw.
+    pub fn data_flow(&mut self) -> Option<WaitFailure> {
+        let m = self.model;
+        let accesses: Vec<EventId> = m
+            .events
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| !e.origins.is_empty() && access_of(e).is_some())
+            .map(|(i, _)| i)
+            .collect();
+        let mut pairs = Vec::new();
+        for &a in &accesses {
+            for &b in &accesses {
+                let (ea, eb) = (&m.events[a], &m.events[b]);
+                let writes = is_write(ea) || is_write(eb);
+                let same_storage =
+                    access_of(ea).zip(access_of(eb)).is_some_and(|(x, y)| storage(&x.buffer) == storage(&y.buffer));
+                if writes && same_storage {
+                    pairs.push((a, b));
+                }
+            }
+        }
+        if pairs.is_empty() {
+            return None;
+        }
+        let mut query = Query::new(format!("{} data flow", self.name)).with_timeout(self.timeout);
+        let built: Enc<()> = (|| {
+            let mut enc = Encoder::new(m, &mut query, "thread_")?;
+            let mut violations = vec![Bool::from_bool(false)];
+            for (k, &(a, b)) in pairs.iter().enumerate() {
+                let (ai, a_runs) = enc.instance(&mut query, a, &format!("a{k}"))?;
+                let (bi, b_runs) = enc.instance(&mut query, b, &format!("b{k}"))?;
+                let same = self.same_address(&mut enc, &mut query, k + 20_000, &ai, &bi)?;
+                let original = self.original_before(&mut enc, &mut query, &ai, &bi)?;
+                let violated = Bool::and(&[a_runs, b_runs, same, original, enc.before(&bi, &ai)]);
+                let hit = query.int(&format!("flow_{k}")).map_err(|e| Unsupported(e.to_string()))?;
+                query.assume(hit.eq(violated.ite(&Int::from_i64(1), &Int::from_i64(0))));
+                violations.push(violated);
+            }
+            query.require(Bool::or(&violations).not());
+            Ok(())
+        })();
+        if let Err(Unsupported(why)) = built {
+            return Some(WaitFailure::Unknown(format!("data flow not encoded exactly: {why}")));
+        }
+        match self.run(&query, "data_flow") {
+            Verdict::Proved | Verdict::Vacuous => None,
+            Verdict::Unknown(why) => Some(WaitFailure::Unknown(format!("data flow: {why}"))),
+            Verdict::Refuted(values) => {
+                let hit = (0..pairs.len()).find(|k| values.iter().any(|(n, v)| *n == format!("flow_{k}") && *v == 1));
+                let Some(k) = hit else {
+                    return Some(WaitFailure::Unknown("data flow: the model names no pair".into()));
+                };
+                let (a, b) = pairs[k];
+                let at = |p: &str| loop_values(m, &values, p).map_or(String::new(), |v| format!(" at {v}"));
+                let msg = format!(
+                    "data flow: {} (line {}){} comes before {} (line {}){} in the original program, but after it here; both touch the same element",
+                    m.events[a].text,
+                    m.events[a].span.line,
+                    at(&format!("a{k}")),
+                    m.events[b].text,
+                    m.events[b].span.line,
+                    at(&format!("b{k}")),
+                );
+                let keep = values
+                    .into_iter()
+                    .filter(|(n, _)| n.starts_with(&format!("a{k}_")) || n.starts_with(&format!("b{k}_")))
+                    .collect();
+                Some(WaitFailure::Refuted(msg, keep))
+            }
+        }
+    }
+
+    /// Instance `a` comes before instance `b` in the original program: compare their origins
+    /// (original iteration, then original statement), outermost copy first. Accesses of one
+    /// original statement instance keep their order and are never reported.
+    fn original_before(&self, enc: &mut Encoder, query: &mut Query, a: &Instance, b: &Instance) -> Enc<Bool> {
+        let (oa, ob) = (&self.model.events[a.event].origins, &self.model.events[b.event].origins);
+        let depth = oa.len().min(ob.len());
+        let mut levels = Vec::with_capacity(depth);
+        for d in 0..depth {
+            let ia = enc.int(&oa[d].1.clone(), a, Some(query))?;
+            let ib = enc.int(&ob[d].1.clone(), b, Some(query))?;
+            levels.push((ia, ib, oa[d].0, ob[d].0));
+        }
+        let mut before = Bool::from_bool(false);
+        for (ia, ib, ka, kb) in levels.into_iter().rev() {
+            let same_iteration = ia.eq(&ib);
+            let by_statement = if ka == kb { before.clone() } else { Bool::from_bool(ka < kb) };
+            before = Bool::or(&[ia.lt(&ib), Bool::and(&[same_iteration, by_statement])]);
+        }
+        Ok(before)
+    }
+
     /// Is some executed instance of `wait` negative?
     pub fn negative(&mut self, wait: EventId) -> Option<WaitFailure> {
         let mut query = Query::new(format!("{} negative count", self.name)).with_timeout(self.timeout);
@@ -530,6 +627,10 @@ impl PairNames {
             waits_ids: per_wait.iter().map(|(w, _, _)| *w).collect(),
         })
     }
+}
+
+fn is_write(event: &Event) -> bool {
+    matches!(event.kind, EventKind::Use { write: true, .. } | EventKind::AsyncStore { .. })
 }
 
 fn access_of(event: &Event) -> Option<&Access> {

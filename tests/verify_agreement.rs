@@ -364,3 +364,40 @@ impl MutVisitor for OtherVersion {
         tirproof_ir::visit::walk_expr_mut(self, expr);
     }
 }
+
+/// A refutation of a program with a symbolic extent names the extent; the interpreter run at
+/// that extent faults.
+#[test]
+fn counterexamples_replay_in_the_interpreter() {
+    let mut replayed = 0;
+    for name in ["symbolic_extent.py", "symbolic_extent_three_stages.py"] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/pipeline").join(name);
+        let module = parse_module(&std::fs::read_to_string(path).expect("readable")).expect("parses");
+        let mut output = module.clone();
+        InjectSoftwarePipeline.run(&mut output).expect("pipelines");
+        let func = &output.functions[0];
+        for k in 0..count(func).waits {
+            let mutant = mutate(func, Mutation::Loosen(k, 1));
+            let (report, _) = verify_func(&mutant, &Options { tightness: false, ..Options::default() });
+            let values = report
+                .waits
+                .iter()
+                .find_map(|w| match &w.verdict {
+                    tirproof_verify::waits::WaitVerdict::Refuted { values, .. } => Some(values.clone()),
+                    _ => None,
+                })
+                .or_else(|| report.findings.first().map(|f| f.values.clone()));
+            let Some(values) = values else { continue };
+            let Some(n) = values.iter().find(|(v, _)| v == "n").map(|(_, v)| *v) else { continue };
+            let scalars = BTreeMap::from([("n".to_string(), ScalarValue::Int(n))]);
+            let inputs = random_inputs(&mutant, 0, &scalars).expect("inputs");
+            let result = run(&mutant, &inputs, &RunConfig::default()).expect("runs");
+            assert!(
+                result.outcome.fault().is_some(),
+                "{name}, wait #{k}: refuted at n = {n}, but the interpreter completes"
+            );
+            replayed += 1;
+        }
+    }
+    assert!(replayed >= 3, "only {replayed} counterexamples replayed");
+}

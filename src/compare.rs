@@ -131,3 +131,13 @@ fn scalar_assignments(func: &PrimFunc) -> Vec<BTreeMap<String, ScalarValue>> {
         .map(|&value| ints.iter().map(|name| (name.clone(), ScalarValue::Int(value))).collect())
         .collect()
 }
+
+/// The values of a tensor as a list (`[1, 2.5, ...]`), all of them.
+pub fn show_tensor(tensor: &tirproof_ir::interp::Tensor) -> String {
+    let values: Vec<String> = if tensor.dtype.is_float() {
+        tensor.to_f64_vec().iter().map(|v| format!("{v}")).collect()
+    } else {
+        tensor.to_i64_vec().iter().map(i64::to_string).collect()
+    };
+    format!("[{}]", values.join(", "))
+}

@@ -156,7 +156,7 @@ fn outcome(case: &Case, func: &PrimFunc, spec: &RunSpec) -> Result<String, Strin
     if wanted.is_empty() {
         return Ok("ok".to_string());
     }
-    Ok(wanted.iter().map(|name| format!("{name}={}", show(&result.outputs[*name]))).collect::<Vec<_>>().join(" ; "))
+    Ok(wanted.iter().map(|name| format!("{name}={}", crate::compare::show_tensor(&result.outputs[*name]))).collect::<Vec<_>>().join(" ; "))
 }
 
 fn inputs_for(func: &PrimFunc, spec: &RunSpec) -> Result<Inputs, String> {
@@ -185,15 +185,6 @@ fn load_reference(case: &Case, file: &str, name: &str) -> Result<PrimFunc, Strin
     let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let module: IRModule = tirproof_ir::text::parse_module(&text).map_err(|d| format!("{}: {d}", path.display()))?;
     module.get(name).or(module.functions.first()).cloned().ok_or_else(|| format!("{} has no function", path.display()))
-}
-
-fn show(tensor: &Tensor) -> String {
-    let values: Vec<String> = if tensor.dtype.is_float() {
-        tensor.to_f64_vec().iter().map(|v| format!("{v}")).collect()
-    } else {
-        tensor.to_i64_vec().iter().map(i64::to_string).collect()
-    };
-    format!("[{}]", values.join(", "))
 }
 
 /// What the verifier says about a program's waits, when it has any (for the main job's

@@ -156,7 +156,11 @@ fn outcome(case: &Case, func: &PrimFunc, spec: &RunSpec) -> Result<String, Strin
     if wanted.is_empty() {
         return Ok("ok".to_string());
     }
-    Ok(wanted.iter().map(|name| format!("{name}={}", crate::compare::show_tensor(&result.outputs[*name]))).collect::<Vec<_>>().join(" ; "))
+    Ok(wanted
+        .iter()
+        .map(|name| format!("{name}={}", crate::compare::show_tensor(&result.outputs[*name])))
+        .collect::<Vec<_>>()
+        .join(" ; "))
 }
 
 fn inputs_for(func: &PrimFunc, spec: &RunSpec) -> Result<Inputs, String> {

@@ -79,3 +79,30 @@ fn every_dumped_query_is_accepted_by_the_z3_command_line() {
         assert!(["sat", "unsat"].contains(&first), "{name}: z3 answered {answer}");
     }
 }
+
+const MODULO_GUARDED: &str = r#"
+@T.prim_func
+def main(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
+    B = T.alloc_buffer((2,), "float32", scope="shared")
+    for i in range(16):
+        if i % 2 == 0:
+            with T.attr({"async_commit_queue_scope": 0, "async_scope": 1}):
+                B[0] = A[i]
+        if i % 2 == 1:
+            with T.attr({"async_wait_queue_scope": 0, "async_wait_inflight_count": COUNT}):
+                C[i] = B[0]
+"#;
+
+/// Commits and waits under a condition that is not an interval of the loop variable are
+/// counted by enumeration; the report says the proof is bounded, and the loosened twin is
+/// refuted.
+#[test]
+fn non_interval_conditions_get_a_bounded_encoding() {
+    let parse =
+        |count: &str| parse_module(&MODULO_GUARDED.replace("COUNT", count)).expect("parses").functions.remove(0);
+    let (report, _) = verify_func(&parse("0"), &Options::default());
+    assert!(report.all_proved(), "{report:?}");
+    assert!(report.notes.iter().any(|n| n.starts_with("bounded encoding")), "{:?}", report.notes);
+    let (report, _) = verify_func(&parse("1"), &Options::default());
+    assert!(report.waits.iter().any(|w| matches!(w.verdict, WaitVerdict::Refuted { .. })), "{report:?}");
+}

@@ -37,12 +37,19 @@ struct Range {
     hi: Option<Int>,
 }
 
-/// The conditions of an event split into per-loop intervals and loop-free facts.
+/// The conditions of an event split into per-loop intervals, loop-free facts, and other
+/// conditions of one loop variable (counted by enumeration, for a bounded number of
+/// iterations).
 #[derive(Clone, Default)]
 struct Guard {
     ranges: BTreeMap<LoopId, Vec<Range>>,
     facts: Vec<Bool>,
+    generic: BTreeMap<LoopId, Vec<Expr>>,
 }
+
+/// Iterations a loop may have when a condition on it is not an interval: counts enumerate
+/// them, and the query assumes the loop has no more (the report says so).
+pub const ENUMERATED_ITERATIONS: i64 = 64;
 
 pub struct Encoder<'m> {
     pub model: &'m Model,
@@ -50,6 +57,9 @@ pub struct Encoder<'m> {
     /// One variable per thread or block loop, shared by every instance in the query.
     pub threads: BTreeMap<LoopId, Int>,
     counter: usize,
+    /// Assumptions the bounded encodings made (loops with at most ENUMERATED_ITERATIONS
+    /// iterations); every query must assume them.
+    pub bounded: Vec<(LoopId, Bool)>,
 }
 
 impl<'m> Encoder<'m> {
@@ -60,7 +70,7 @@ impl<'m> Encoder<'m> {
             let v = query.int(&p.name().replace(['|', '\\'], "_")).map_err(|e| Unsupported(e.to_string()))?;
             params.insert(p.id(), v);
         }
-        let mut enc = Encoder { model, params, threads: BTreeMap::new(), counter: 0 };
+        let mut enc = Encoder { model, params, threads: BTreeMap::new(), counter: 0, bounded: Vec::new() };
         enc.threads = enc.declare_threads(query, thread_prefix)?;
         Ok(enc)
     }
@@ -244,11 +254,97 @@ impl<'m> Encoder<'m> {
                 Ok(())
             }
             Expr::Cmp { op, lhs, rhs } => {
-                let op = if negated { negate(*op) } else { *op };
-                self.comparison(op, lhs, rhs, g, empty)
+                let op2 = if negated { negate(*op) } else { *op };
+                let mut attempt = g.clone();
+                match self.comparison(op2, lhs, rhs, &mut attempt, empty) {
+                    Ok(()) => {
+                        *g = attempt;
+                        Ok(())
+                    }
+                    Err(_) => self.generic(cond, negated, g, empty),
+                }
             }
-            other => Err(Unsupported(format!("the condition {} around a commit or wait", print_expr(other)))),
+            other => self.generic(other, negated, g, empty),
         }
+    }
+
+    /// A condition that is not an interval: kept whole when it mentions one loop variable.
+    fn generic(&mut self, cond: &Expr, negated: bool, g: &mut Guard, empty: &Instance) -> Enc<()> {
+        let cond = if negated { Expr::logical_not(cond.clone()) } else { cond.clone() };
+        let mut loops: Vec<LoopId> =
+            super::model::vars_of(&cond).iter().filter_map(|v| self.model.is_loop_var(*v)).collect();
+        loops.sort_unstable();
+        loops.dedup();
+        match loops.as_slice() {
+            [] => {
+                let mut none = None;
+                let fact = self.bool_inner(&cond, empty, &mut none)?;
+                g.facts.push(fact);
+                Ok(())
+            }
+            [l] => {
+                g.generic.entry(*l).or_default().push(cond);
+                Ok(())
+            }
+            _ => Err(Unsupported(format!(
+                "the condition {} around a commit or wait mentions several loop variables",
+                print_expr(&cond)
+            ))),
+        }
+    }
+
+    /// Whether loop `l`'s conditions that are not intervals hold at `v`.
+    fn generic_at(&mut self, l: LoopId, guard: &Guard, v: &Int) -> Enc<Bool> {
+        let at = Instance { event: usize::MAX, vals: BTreeMap::from([(l, v.clone())]) };
+        let mut all = vec![Bool::from_bool(true)];
+        for cond in guard.generic.get(&l).cloned().into_iter().flatten() {
+            let mut none = None;
+            all.push(self.bool_inner(&cond, &at, &mut none)?);
+        }
+        Ok(Bool::and(&all))
+    }
+
+    /// How many values in `[lo, min(hi, upper))` satisfy loop `l`'s conditions.
+    fn span(&mut self, l: LoopId, g: &Guard, upper: &Int) -> Enc<Int> {
+        let (lo, hi) = self.valid(l, g)?;
+        let top = min(&hi, upper);
+        if !g.generic.contains_key(&l) {
+            return Ok(size(&lo, &top));
+        }
+        self.assume_bounded(l, &lo, &hi);
+        let mut terms = vec![Int::from_i64(0)];
+        for d in 0..ENUMERATED_ITERATIONS {
+            let j = Int::add(&[lo.clone(), Int::from_i64(d)]);
+            let ok = Bool::and(&[j.lt(&top), self.generic_at(l, g, &j)?]);
+            terms.push(ok.ite(&Int::from_i64(1), &Int::from_i64(0)));
+        }
+        Ok(Int::add(&terms))
+    }
+
+    /// The largest value below `min(hi, upper)` (and at least `lo`) that satisfies loop `l`'s
+    /// conditions, and whether there is one.
+    fn last_valid(&mut self, l: LoopId, g: &Guard, upper: &Int) -> Enc<(Bool, Int)> {
+        let (lo, hi) = self.valid(l, g)?;
+        let top = min(&hi, upper);
+        let prev = Int::sub(&[top.clone(), Int::from_i64(1)]);
+        if !g.generic.contains_key(&l) {
+            return Ok((prev.ge(&lo), prev));
+        }
+        self.assume_bounded(l, &lo, &hi);
+        let mut value = Int::from_i64(0);
+        let mut exists = Bool::from_bool(false);
+        for d in (1..=ENUMERATED_ITERATIONS).rev() {
+            let j = Int::sub(&[top.clone(), Int::from_i64(d)]);
+            let ok = Bool::and(&[j.ge(&lo), self.generic_at(l, g, &j)?]);
+            value = ok.ite(&j, &value);
+            exists = Bool::or(&[exists, ok]);
+        }
+        Ok((exists, value))
+    }
+
+    fn assume_bounded(&mut self, l: LoopId, lo: &Int, hi: &Int) {
+        let fits = Int::sub(&[hi.clone(), lo.clone()]).le(Int::from_i64(ENUMERATED_ITERATIONS));
+        self.bounded.push((l, fits));
     }
 
     /// `lhs op rhs` as an interval of one loop variable, or as a loop-free fact.
@@ -344,7 +440,7 @@ impl<'m> Encoder<'m> {
 
     /// Whether `event`'s conditions on loop `l` hold at value `v`.
     fn holds_at(&mut self, l: LoopId, guard: &Guard, v: &Int) -> Bool {
-        let mut all = vec![Bool::from_bool(true)];
+        let mut all = vec![self.generic_at(l, guard, v).unwrap_or_else(|_| Bool::from_bool(true))];
         for r in guard.ranges.get(&l).into_iter().flatten() {
             if let Some(x) = &r.lo {
                 all.push(v.ge(x));
@@ -381,8 +477,7 @@ impl<'m> Encoder<'m> {
                 if self.model.loops[*l].per_thread {
                     return Ok(same);
                 }
-                let (lo, hi) = self.valid(*l, g)?;
-                let earlier = size(&lo, &min(&hi, &v));
+                let earlier = self.span(*l, g, &v)?;
                 let all = self.count_all(p, i + 1, g)?;
                 Ok(Int::add(&[same, Int::mul(&[earlier, all])]))
             }
@@ -401,8 +496,8 @@ impl<'m> Encoder<'m> {
                     let v = self.threads.get(l).cloned().unwrap_or_else(|| Int::from_i64(0));
                     factors.push(self.holds_at(*l, g, &v).ite(&Int::from_i64(1), &Int::from_i64(0)));
                 } else {
-                    let (lo, hi) = self.valid(*l, g)?;
-                    factors.push(size(&lo, &hi));
+                    let (_, hi) = self.valid(*l, g)?;
+                    factors.push(self.span(*l, g, &hi)?);
                 }
             }
         }
@@ -447,11 +542,10 @@ impl<'m> Encoder<'m> {
                 if self.model.loops[*l].per_thread {
                     return Ok((same_exists, same));
                 }
-                let (lo, hi) = self.valid(*l, g)?;
-                let prev = Int::sub(&[min(&hi, &v), Int::from_i64(1)]);
+                let (prev_exists, prev) = self.last_valid(*l, g, &v)?;
                 let (rest_exists, mut rest) = self.last_all(p, i + 1, g)?;
-                rest.insert(*l, prev.clone());
-                let earlier_exists = Bool::and(&[prev.ge(&lo), rest_exists]);
+                rest.insert(*l, prev);
+                let earlier_exists = Bool::and(&[prev_exists, rest_exists]);
                 Ok((Bool::or(&[same_exists.clone(), earlier_exists]), choose(&same_exists, &same, &rest)))
             }
             (Some(Step::Child(x)), Some(Step::Child(y))) if x == y => self.last_rec(p, u, i + 1, at, g),
@@ -471,9 +565,10 @@ impl<'m> Encoder<'m> {
                     exists.push(self.holds_at(*l, g, &v));
                     vals.insert(*l, v);
                 } else {
-                    let (lo, hi) = self.valid(*l, g)?;
-                    exists.push(lo.lt(&hi));
-                    vals.insert(*l, Int::sub(&[hi, Int::from_i64(1)]));
+                    let (_, hi) = self.valid(*l, g)?;
+                    let (ok, last) = self.last_valid(*l, g, &hi)?;
+                    exists.push(ok);
+                    vals.insert(*l, last);
                 }
             }
         }

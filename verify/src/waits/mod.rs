@@ -53,6 +53,7 @@ pub fn verify_func(func: &PrimFunc, options: &Options) -> (FuncReport, Vec<(Stri
     let model = Model::of(func);
     let mut checker = Checker {
         model: &model,
+        bounded: Default::default(),
         timeout: options.timeout,
         name: func.name.clone(),
         dumps: options.dump_smtlib.then(Vec::new),
@@ -94,6 +95,13 @@ pub fn verify_func(func: &PrimFunc, options: &Options) -> (FuncReport, Vec<(Stri
         verify_queue(&mut checker, q, &mut report, options.tightness);
     }
     report.waits.sort_by_key(|w| (w.line, w.queue));
+    for l in checker.bounded.borrow().iter() {
+        report.notes.push(format!(
+            "bounded encoding: a condition on loop `{}` is not an interval; the proofs hold for at most {} iterations of it",
+            model.loops[*l].var.name(),
+            encode::ENUMERATED_ITERATIONS
+        ));
+    }
     report.queries = checker.queries;
     let dumps = checker.dumps.take().unwrap_or_default();
     (report, dumps)

@@ -28,6 +28,9 @@ pub struct Loosen {
 
 pub struct Checker<'m> {
     pub model: &'m Model,
+    /// Loops whose conditions were counted by enumeration: proofs assume they have at most
+    /// `ENUMERATED_ITERATIONS` iterations.
+    pub bounded: std::cell::RefCell<std::collections::BTreeSet<usize>>,
     pub timeout: Duration,
     pub name: String,
     /// Every query, as SMT-LIB, when dumps are asked for.
@@ -65,6 +68,14 @@ pub enum Safety {
 }
 
 impl<'m> Checker<'m> {
+    /// Adds the assumptions of the bounded encodings to the query, and remembers the loops.
+    fn assume_bounds(&self, enc: &mut Encoder, query: &mut Query) {
+        for (l, fits) in enc.bounded.drain(..) {
+            query.assume(fits);
+            self.bounded.borrow_mut().insert(l);
+        }
+    }
+
     fn run(&mut self, query: &Query, label: &str) -> Verdict {
         self.queries += 1;
         if let Some(d) = &mut self.dumps {
@@ -219,6 +230,7 @@ impl<'m> Checker<'m> {
         }
         self.cross_thread(&mut enc, query, q, pairs, loosen, &mut violations)?;
         query.require(Bool::or(&violations).not());
+        self.assume_bounds(&mut enc, query);
         Ok(names)
     }
 
@@ -466,6 +478,7 @@ impl<'m> Checker<'m> {
                 violations.push(violated);
             }
             query.require(Bool::or(&violations).not());
+            self.assume_bounds(&mut enc, &mut query);
             Ok(())
         })();
         if let Err(Unsupported(why)) = built {
@@ -528,6 +541,7 @@ impl<'m> Checker<'m> {
             let (w, runs) = enc.instance(&mut query, wait, "w")?;
             let n = self.count_of(&mut enc, wait, &w, None)?;
             query.require(Bool::and(&[runs, n.lt(Int::from_i64(0))]).not());
+            self.assume_bounds(&mut enc, &mut query);
             Ok(())
         })();
         if let Err(Unsupported(why)) = built {
@@ -558,6 +572,7 @@ impl<'m> Checker<'m> {
             query.assume(t.eq(&total));
             query.assume(d.eq(&done));
             query.require(done.ge(&total));
+            self.assume_bounds(&mut enc, &mut query);
             Ok(())
         })();
         if let Err(Unsupported(why)) = built {

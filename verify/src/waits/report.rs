@@ -10,6 +10,8 @@ use serde::Serialize;
 pub enum WaitVerdict {
     /// Safe, and one more group in flight would not be.
     ProvedTight,
+    /// Safe; how tight was not measured (`Options::tightness` off).
+    Proved,
     /// Safe, but `best` groups in flight would be safe too (`None`: the wait is not needed at
     /// all, any count is safe).
     ProvedOverSynchronized { best: Option<String>, by: Option<i64> },
@@ -21,7 +23,7 @@ pub enum WaitVerdict {
 
 impl WaitVerdict {
     pub fn is_proved(&self) -> bool {
-        matches!(self, WaitVerdict::ProvedTight | WaitVerdict::ProvedOverSynchronized { .. })
+        matches!(self, WaitVerdict::ProvedTight | WaitVerdict::Proved | WaitVerdict::ProvedOverSynchronized { .. })
     }
 }
 
@@ -72,6 +74,7 @@ impl fmt::Display for WaitReport {
         let head = format!("wait at line {} (queue {}, in-flight {})", self.line, self.queue, self.count);
         match &self.verdict {
             WaitVerdict::ProvedTight => write!(f, "{head}: proved and tight"),
+            WaitVerdict::Proved => write!(f, "{head}: proved (tightness not measured)"),
             WaitVerdict::ProvedOverSynchronized { best: Some(b), by } => {
                 write!(f, "{head}: proved but over-synchronized by {}; {b} is safe", by.unwrap_or(0))
             }

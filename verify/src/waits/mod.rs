@@ -148,7 +148,7 @@ fn verify_queue(checker: &mut Checker, q: i64, report: &mut FuncReport, measure_
         if verdicts[i].is_none() {
             // With violations elsewhere on the queue, tightness is measured around them.
             verdicts[i] =
-                Some(if measure_tightness { tightness(checker, q, w, &excluded) } else { WaitVerdict::ProvedTight });
+                Some(if measure_tightness { tightness(checker, q, w, &excluded) } else { WaitVerdict::Proved });
         }
     }
     if let Some(failure) = checker.drained(q, None) {

@@ -145,10 +145,16 @@ fn verify_queue(checker: &mut Checker, q: i64, report: &mut FuncReport, measure_
                 WaitFailure::Unknown(reason) => WaitVerdict::Unknown { reason },
             });
         }
-        if verdicts[i].is_none() {
-            // With violations elsewhere on the queue, tightness is measured around them.
-            verdicts[i] =
-                Some(if measure_tightness { tightness(checker, q, w, &excluded) } else { WaitVerdict::Proved });
+    }
+    // With violations elsewhere on the queue, tightness is measured around them.
+    let open: Vec<usize> = (0..waits.len()).filter(|&i| verdicts[i].is_none()).collect();
+    if measure_tightness {
+        for (i, verdict) in tightness_in_parallel(checker, q, &waits, &open, &excluded) {
+            verdicts[i] = Some(verdict);
+        }
+    } else {
+        for i in open {
+            verdicts[i] = Some(WaitVerdict::Proved);
         }
     }
     if let Some(failure) = checker.drained(q, None) {
@@ -167,6 +173,49 @@ fn verify_queue(checker: &mut Checker, q: i64, report: &mut FuncReport, measure_
             verdict: verdicts[i].take().unwrap_or(WaitVerdict::Unknown { reason: "not checked".into() }),
         });
     }
+}
+
+/// Tightness of several waits, on as many threads as the machine has (each thread has its own
+/// Z3 context; the queries are independent).
+fn tightness_in_parallel(
+    checker: &mut Checker,
+    q: i64,
+    waits: &[usize],
+    open: &[usize],
+    excluded: &[(usize, usize)],
+) -> Vec<(usize, WaitVerdict)> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(open.len()).max(1);
+    if threads == 1 || checker.dumps.is_some() {
+        return open.iter().map(|&i| (i, tightness(checker, q, waits[i], excluded))).collect();
+    }
+    let chunks: Vec<Vec<usize>> =
+        (0..threads).map(|t| open.iter().copied().skip(t).step_by(threads).collect()).collect();
+    let (model, timeout, name) = (checker.model, checker.timeout, checker.name.clone());
+    let results: Vec<(Vec<(usize, WaitVerdict)>, usize, Vec<usize>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = chunks
+            .into_iter()
+            .map(|chunk| {
+                let name = name.clone();
+                scope.spawn(move || {
+                    let mut local =
+                        Checker { model, bounded: Default::default(), timeout, name, dumps: None, queries: 0 };
+                    let verdicts: Vec<(usize, WaitVerdict)> =
+                        chunk.iter().map(|&i| (i, tightness(&mut local, q, waits[i], excluded))).collect();
+                    let bounded = local.bounded.borrow().iter().copied().collect();
+                    (verdicts, local.queries, bounded)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| (Vec::new(), 0, Vec::new()))).collect()
+    });
+    let mut out = Vec::new();
+    for (verdicts, queries, bounded) in results {
+        checker.queries += queries;
+        checker.bounded.borrow_mut().extend(bounded);
+        out.extend(verdicts);
+    }
+    // A thread that died leaves its waits without a verdict; they are reported unknown later.
+    out
 }
 
 /// Safe as written: is one more group in flight still safe, and how many more?

@@ -175,6 +175,9 @@ fn verify_queue(checker: &mut Checker, q: i64, report: &mut FuncReport, measure_
     }
 }
 
+/// What one tightness thread found: verdicts by wait index, queries run, loops it bounded.
+type ThreadResult = (Vec<(usize, WaitVerdict)>, usize, Vec<usize>);
+
 /// Tightness of several waits, on as many threads as the machine has (each thread has its own
 /// Z3 context; the queries are independent).
 fn tightness_in_parallel(
@@ -191,7 +194,7 @@ fn tightness_in_parallel(
     let chunks: Vec<Vec<usize>> =
         (0..threads).map(|t| open.iter().copied().skip(t).step_by(threads).collect()).collect();
     let (model, timeout, name) = (checker.model, checker.timeout, checker.name.clone());
-    let results: Vec<(Vec<(usize, WaitVerdict)>, usize, Vec<usize>)> = std::thread::scope(|scope| {
+    let results: Vec<ThreadResult> = std::thread::scope(|scope| {
         let handles: Vec<_> = chunks
             .into_iter()
             .map(|chunk| {

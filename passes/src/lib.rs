@@ -4,6 +4,7 @@
 //! corpus and the fuzzers run passes the same way. A pass either rewrites the module or
 //! returns located diagnostics; it never panics on a well-formed module and never prints.
 
+pub mod cse;
 pub mod flatten_buffer;
 pub mod fold;
 mod index_arith;
@@ -49,6 +50,8 @@ pub fn registry() -> Vec<Box<dyn Pass>> {
         Box::new(flatten_buffer::FlattenBuffer),
         Box::new(vectorize::VectorizeLoop),
         Box::new(vector_type_rewrite::VectorTypeRewrite),
+        Box::new(cse::Cse),
+        Box::new(cse::CseSemantic),
     ]
 }
 

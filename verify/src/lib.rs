@@ -1,7 +1,8 @@
 //! tirproof-verify: proofs about TIR with the Z3 SMT solver.
 //!
-//! This is the only crate of the workspace that imports `z3`. For now it holds the typed layer
-//! every proof goes through, [`solver`]: a [`Query`] is a set of assumptions and obligations over
+//! This is the only crate of the workspace that imports `z3`. [`cse`] validates common
+//! subexpression elimination (every rewritten expression proved equal to the original one, every
+//! rule of `cse-semantic` proved sound). Every proof goes through the typed layer [`solver`]: a [`Query`] is a set of assumptions and obligations over
 //! named integer and bit-vector variables; [`Query::check`] asks Z3 whether the obligations can
 //! fail under the assumptions, within a time limit, and answers with a [`Verdict`]. Only
 //! [`Verdict::Proved`] is a pass: a timeout or any other inconclusive answer is
@@ -33,6 +34,7 @@
 //! terms that go into it are built, checked and dropped on one thread. Independent queries may
 //! run on different threads.
 
+pub mod cse;
 pub mod solver;
 pub mod waits;
 

@@ -1,0 +1,138 @@
+//! The walk of a function: every statement is a scope (except where a binding may not go), and
+//! inside expressions every `Let` body and every lazy `if_then_else` arm is a scope.
+//!
+//! Each scope is first placed (`scope`), then the walk enters its children with the context
+//! extended by the binders it crosses (loop, let, launch, allocation and block variables), as
+//! TVM's mutator does after its own placement.
+//!
+//! Where no binding may go: the body of an attribute (`async_scope` must scope over its store,
+//! wait attributes over what they guard) and the body of a loop the pipeline pass will
+//! transform (its statements are counted by its annotations), down through the allocations and
+//! the block that wrap those statements. Bindings for such bodies are placed in the enclosing
+//! scope or in the statements inside.
+
+use tirproof_ir::annotation::PIPELINE_STAGE;
+use tirproof_ir::{Expr, PrimFunc, Stmt, StmtKind};
+
+use super::context::Context;
+use super::eligible::children_mut;
+use super::names::Names;
+use super::scope::{Placer, Stats};
+use super::strategy::Strategy;
+
+/// Runs CSE with `strategy` on `func`.
+pub fn run_func(func: &mut PrimFunc, strategy: &mut dyn Strategy) -> Stats {
+    let mut walk = Walk {
+        placer: Placer { strategy, names: Names::for_func(func), stats: Stats::default() },
+        ctx: Context::for_func(func),
+    };
+    let body = std::mem::replace(&mut func.body, Stmt::nop());
+    func.body = walk.stmt(body, true);
+    walk.placer.stats
+}
+
+struct Walk<'s> {
+    placer: Placer<'s>,
+    ctx: Context,
+}
+
+impl Walk<'_> {
+    fn stmt(&mut self, mut s: Stmt, may_bind: bool) -> Stmt {
+        if may_bind {
+            self.placer.place(&mut s, &self.ctx);
+        }
+        self.children(&mut s, may_bind);
+        s
+    }
+
+    fn sub(&mut self, s: &mut Stmt, may_bind: bool) {
+        let taken = std::mem::replace(s, Stmt::nop());
+        *s = self.stmt(taken, may_bind);
+    }
+
+    /// Enters the children of `s`; the body of an allocation or of a block without iteration
+    /// variables may bind only where `s` itself may (`wrapped`), since those wrap the statements
+    /// of a pipelined loop body.
+    fn children(&mut self, s: &mut Stmt, wrapped: bool) {
+        let mark = self.ctx.mark();
+        match &mut s.kind {
+            StmtKind::Store(store) => {
+                store.indices.iter_mut().for_each(|i| self.expr(i));
+                self.expr(&mut store.value);
+            }
+            StmtKind::Let { var, value, body } => {
+                self.expr(value);
+                self.ctx.push(var, Some(value));
+                self.sub(body, true);
+            }
+            StmtKind::For(f) => {
+                self.expr(&mut f.min);
+                self.expr(&mut f.extent);
+                self.ctx.push(&f.var, None);
+                let pipelined = f.annotations.get(PIPELINE_STAGE).is_some();
+                self.sub(&mut f.body, !pipelined);
+            }
+            StmtKind::If { cond, then_case, else_case } => {
+                self.expr(cond);
+                self.sub(then_case, true);
+                if let Some(e) = else_case {
+                    self.sub(e, true);
+                }
+            }
+            StmtKind::Seq(items) => items.iter_mut().for_each(|item| self.sub(item, true)),
+            StmtKind::Evaluate(e) => self.expr(e),
+            StmtKind::Attr(a) => self.sub(&mut a.body, false),
+            StmtKind::Allocate(a) => {
+                self.ctx.push(&a.data, None);
+                self.sub(&mut a.body, wrapped);
+            }
+            StmtKind::AllocBuffer { buffer, body, .. } => {
+                self.ctx.push(buffer.data(), None);
+                self.sub(body, wrapped);
+            }
+            StmtKind::DeclBuffer { body, .. } => self.sub(body, wrapped),
+            StmtKind::LaunchThread { var, body, .. } => {
+                self.ctx.push(var, None);
+                self.sub(body, true);
+            }
+            StmtKind::Block(block) => {
+                for iv in &block.iter_vars {
+                    self.ctx.push(&iv.var, None);
+                }
+                for alloc in &block.alloc_buffers {
+                    self.ctx.push(alloc.buffer.data(), None);
+                }
+                if let Some(init) = &mut block.init {
+                    self.sub(init, true);
+                }
+                self.sub(&mut block.body, wrapped || !block.iter_vars.is_empty());
+            }
+            StmtKind::Barrier { .. } => {}
+        }
+        self.ctx.restore(mark);
+    }
+
+    /// Enters the scopes inside an expression: `Let` bodies and lazy arms.
+    fn expr(&mut self, e: &mut Expr) {
+        match e {
+            Expr::Let { var, value, body } => {
+                self.expr(value);
+                let mark = self.ctx.mark();
+                self.ctx.push(var, Some(value));
+                self.scope(body);
+                self.ctx.restore(mark);
+            }
+            Expr::IfThenElse { cond, on_true, on_false } => {
+                self.expr(cond);
+                self.scope(on_true);
+                self.scope(on_false);
+            }
+            _ => children_mut(e).into_iter().for_each(|(c, _)| self.expr(c)),
+        }
+    }
+
+    fn scope(&mut self, e: &mut Expr) {
+        self.placer.place(e, &self.ctx);
+        self.expr(e);
+    }
+}

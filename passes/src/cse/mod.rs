@@ -1,0 +1,103 @@
+//! Common subexpression elimination: `cse` (syntactic, TVM's `CommonSubexprElimTIR`) and
+//! `cse-semantic` (the same placement, with computations grouped by an e-graph).
+//!
+//! A computation (see `eligible`) performed at least twice in a scope is bound once to a new
+//! variable `cse_vN` placed where all its variables are defined, and its occurrences read the
+//! variable. The placement (`scope`) follows TVM: biggest computations first, so longer
+//! computations end up bound inside shorter ones; a let of the context that already holds a
+//! computation is reused; rounds repeat until nothing changes. What it never does:
+//! - move a computation out of a lazy `if_then_else` arm (it may trap or be costly when the
+//!   arm is not taken);
+//! - bind a load or an impure call, or anything containing one, so no value is ever moved
+//!   across a store, a barrier or an async wait that could change it;
+//! - bind a computation where one of its variables is not defined (out of its loop, its let,
+//!   its block);
+//! - bind a computation that may trap (integer division by a non-constant, ...) before a point
+//!   where the original program does not definitely perform it.
+//!
+//! Both passes keep every existing binder (variables and buffers keep their identity), so a
+//! rewritten function can be checked against its original one (tirproof-verify's `cse`
+//! module proves each rewritten expression equal to the original under the new bindings).
+
+mod context;
+mod driver;
+pub mod eligible;
+mod key;
+pub mod metrics;
+mod names;
+mod replace;
+mod scope;
+pub mod semantic;
+mod strategy;
+mod table;
+
+#[cfg(test)]
+mod tests;
+
+use tirproof_ir::{IRModule, PrimFunc};
+
+use crate::{Pass, PassError};
+
+pub use scope::Stats;
+
+/// Which grouping of computations to use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Structurally equal computations.
+    Syntactic,
+    /// Computations an e-graph proves equal with the rules of `semantic::rules`.
+    Semantic,
+}
+
+/// Runs CSE on one function.
+pub fn eliminate(func: &mut PrimFunc, mode: Mode) -> Stats {
+    match mode {
+        Mode::Syntactic => driver::run_func(func, &mut strategy::Syntactic),
+        Mode::Semantic => driver::run_func(func, &mut semantic::Semantic::default()),
+    }
+}
+
+/// Runs CSE on every function of `module`, adding up the statistics.
+pub fn eliminate_module(module: &mut IRModule, mode: Mode) -> Stats {
+    let mut total = Stats::default();
+    for func in &mut module.functions {
+        let s = eliminate(func, mode);
+        total.introduced += s.introduced;
+        total.replaced += s.replaced;
+    }
+    total
+}
+
+/// The syntactic pass (`--passes cse`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Cse;
+
+impl Pass for Cse {
+    fn name(&self) -> &'static str {
+        "cse"
+    }
+    fn description(&self) -> &'static str {
+        "common subexpression elimination of structurally equal computations (TVM's CSE)"
+    }
+    fn run(&self, module: &mut IRModule) -> Result<(), PassError> {
+        eliminate_module(module, Mode::Syntactic);
+        Ok(())
+    }
+}
+
+/// The semantic pass (`--passes cse-semantic`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CseSemantic;
+
+impl Pass for CseSemantic {
+    fn name(&self) -> &'static str {
+        "cse-semantic"
+    }
+    fn description(&self) -> &'static str {
+        "common subexpression elimination of computations an e-graph proves equal"
+    }
+    fn run(&self, module: &mut IRModule) -> Result<(), PassError> {
+        eliminate_module(module, Mode::Semantic);
+        Ok(())
+    }
+}

@@ -62,7 +62,7 @@ fn float_to_int(x: &Float, from: DataType, to: DataType) -> Result<(Lane, Bool),
         (0.0, 2f64.powi(width as i32))
     };
     let t = x.round_to_integral_with_rounding_mode(&RoundingMode::round_towards_zero());
-    let fault = Bool::or(&[x.is_nan(), x.is_infinite(), t.lt(&bound(lo)), t.ge(&bound(hi))]);
+    let fault = Bool::or(&[x.is_nan(), x.is_infinite(), t.lt(bound(lo)), t.ge(bound(hi))]);
     let rtz = RoundingMode::round_towards_zero();
     let value =
         if signed { x.to_sbv_with_rounding_mode(&rtz, width) } else { x.to_ubv_with_rounding_mode(&rtz, width) };

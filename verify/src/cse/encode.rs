@@ -324,7 +324,11 @@ impl<'a> Encoder<'a> {
                     lanes.push(out);
                     faults.push(fault);
                 }
-                None => lanes.push(self.apply_lane(&format!("cast_{from}_{to}"), &[lane.clone()], to.element())?),
+                None => lanes.push(self.apply_lane(
+                    &format!("cast_{from}_{to}"),
+                    std::slice::from_ref(lane),
+                    to.element(),
+                )?),
             }
         }
         Ok(Sym::new(lanes, Bool::or(&faults)))

@@ -152,13 +152,13 @@ fn abs(x: &Int) -> Int {
 /// differ.
 fn trunc_div(a: &Int, b: &Int) -> Int {
     let zero = Int::from_i64(0);
-    let q = abs(a).div(&abs(b));
+    let q = abs(a).div(abs(b));
     a.lt(&zero).xor(b.lt(&zero)).ite(&neg(&q), &q)
 }
 
 /// The remainder with the sign of the dividend.
 fn trunc_mod(a: &Int, b: &Int) -> Int {
     let zero = Int::from_i64(0);
-    let r = abs(a).modulo(&abs(b));
+    let r = abs(a).modulo(abs(b));
     a.lt(&zero).ite(&neg(&r), &r)
 }

@@ -131,14 +131,11 @@ pub fn to_expr(term: &RecExpr<TirLang>, leaves: &Leaves) -> Result<Expr, ToExprE
 
 /// Builds the IR of `nodes[at]`; `leaf` turns leaves (and pattern variables, for patterns)
 /// into IR.
-pub fn build<L: Language + std::fmt::Display>(
+pub fn build<L: Language + std::fmt::Display + AsTir>(
     nodes: &[L],
     at: usize,
     leaf: &mut dyn FnMut(&L) -> Result<Expr, ToExprError>,
-) -> Result<Expr, ToExprError>
-where
-    L: AsTir,
-{
+) -> Result<Expr, ToExprError> {
     let node = &nodes[at];
     let Some(op) = node.as_tir() else { return leaf(node) };
     let kids = op

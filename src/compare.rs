@@ -88,9 +88,9 @@ pub fn standard_schedules() -> Vec<Schedule> {
     vec![Schedule::Lazy, Schedule::Eager, Schedule::Random(1), Schedule::Random(2)]
 }
 
-/// Values given to every integer scalar parameter in turn: short loops, exact fits and the
-/// steady state of a symbolic extent are all exercised.
-pub const SCALAR_VALUES: [i64; 6] = [1, 2, 3, 4, 7, 17];
+/// Values given to every integer scalar parameter in turn: every extent shorter than a deep
+/// pipeline (each has its own specialized code), exact fits and the steady state.
+pub const SCALAR_VALUES: [i64; 15] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 17, 31];
 
 /// Checks that every function of `original` agrees with its namesake in `transformed` on
 /// seeded random inputs, under each schedule and two thread orders, for each assignment of
@@ -130,4 +130,14 @@ fn scalar_assignments(func: &PrimFunc) -> Vec<BTreeMap<String, ScalarValue>> {
         .iter()
         .map(|&value| ints.iter().map(|name| (name.clone(), ScalarValue::Int(value))).collect())
         .collect()
+}
+
+/// The values of a tensor as a list (`[1, 2.5, ...]`), all of them.
+pub fn show_tensor(tensor: &tirproof_ir::interp::Tensor) -> String {
+    let values: Vec<String> = if tensor.dtype.is_float() {
+        tensor.to_f64_vec().iter().map(|v| format!("{v}")).collect()
+    } else {
+        tensor.to_i64_vec().iter().map(i64::to_string).collect()
+    };
+    format!("[{}]", values.join(", "))
 }

@@ -13,7 +13,7 @@ const EXIT_CODES: &str = "\
 Exit codes:
   0  everything is clean
   1  the input has problems (diagnostics, a program fault, outputs that differ,
-     failed corpus cases)
+     a wait refuted or unknown, failed corpus cases)
   2  usage error, or a file could not be read or written";
 
 /// Proofs and fuzzing for software-pipelined TVM TIR with asynchronous copies.
@@ -38,6 +38,9 @@ enum Command {
     /// Run a function with the reference interpreter (optionally against a reference program).
     #[command(after_help = EXIT_CODES)]
     Run(commands::run::Args),
+    /// Prove every async wait safe and tight (Z3), for our output and IR printed by TVM alike.
+    #[command(after_help = EXIT_CODES)]
+    Verify(commands::verify::Args),
     /// Run every corpus case under a directory and print one line per case.
     #[command(after_help = EXIT_CODES)]
     Corpus(commands::corpus::Args),
@@ -50,6 +53,7 @@ fn main() -> ExitCode {
         Command::Check(args) => commands::check::run(&args),
         Command::Opt(args) => commands::opt::run(&args),
         Command::Run(args) => commands::run::run_command(&args),
+        Command::Verify(args) => commands::verify::run(&args),
         Command::Corpus(args) => commands::corpus::run(&args),
     };
     match result {

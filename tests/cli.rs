@@ -23,7 +23,7 @@ fn code(out: &Output) -> i32 {
 
 #[test]
 fn fmt_prints_canonical_text_and_exits_zero() {
-    let out = tirproof(&["fmt", &corpus("text/roundtrip/tvm_seed_a_after_flatten_cse.py")]);
+    let out = tirproof(&["fmt", &corpus("tvm/seed_a_after_flatten_cse.py")]);
     assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("@I.ir_module") && text.contains("T.alloc_buffer((2,), \"float32\", scope=\"shared\""));

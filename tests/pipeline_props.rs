@@ -11,6 +11,7 @@ use tirproof_fuzz::gen::{pipeline_program, GenConfig};
 use tirproof_ir::check::check_module;
 use tirproof_ir::interp::Schedule;
 use tirproof_ir::text::print_module;
+use tirproof_ir::visit::MutVisitor;
 use tirproof_passes::pipeline::InjectSoftwarePipeline;
 use tirproof_passes::Pass;
 
@@ -32,5 +33,89 @@ proptest! {
         prop_assert!(!diags.has_errors(), "{shape:?}: the checker rejects the output: {diags}\n{}", print_module(&output));
         let verdict = check_equivalent(&module, &output, &[Schedule::Lazy, Schedule::Eager]);
         prop_assert!(verdict.is_ok(), "{shape:?}: {}\n--- original ---\n{}--- pipelined ---\n{}", verdict.err().unwrap_or_default(), print_module(&module), print_module(&output));
+    }
+}
+
+/// Every wait the pass emits is as large as is safe: one more in-flight group allowed by any
+/// single wait makes the lazy interpreter fault (or compute something else) for some input.
+/// Programs with conditions are left out: the pass counts as if every copy ran, which is
+/// safe, but a condition that skips copies can leave room it does not use.
+#[test]
+fn every_emitted_wait_is_tight_on_the_corpus() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/pipeline");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).expect("corpus/pipeline exists") {
+        let path = entry.expect("entry").path();
+        let text = std::fs::read_to_string(&path).expect("readable");
+        let module = tirproof_ir::text::parse_module(&text).expect("corpus cases parse");
+        let mut output = module.clone();
+        InjectSoftwarePipeline.run(&mut output).expect("corpus pipeline cases pass");
+        for k in 0..count_waits(&output) {
+            let mutant = loosen_wait(&output, k);
+            let verdict = check_equivalent(&module, &mutant, &[Schedule::Lazy]);
+            assert!(
+                verdict.is_err(),
+                "{}: wait #{k} can allow one more group in flight:\n{}",
+                path.display(),
+                print_module(&mutant)
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 50, "only {checked} waits checked");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases() / 4, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_emitted_wait_is_tight(bytes in proptest::collection::vec(any::<u8>(), 0..192)) {
+        let mut u = Unstructured::new(&bytes);
+        let config = GenConfig { predicates: false, ..GenConfig::default() };
+        let (module, shape) = pipeline_program(&mut u, &config).expect("generation never fails");
+        let mut output = module.clone();
+        InjectSoftwarePipeline.run(&mut output).expect("checked by the other property");
+        for k in 0..count_waits(&output) {
+            let mutant = loosen_wait(&output, k);
+            prop_assert!(check_equivalent(&module, &mutant, &[Schedule::Lazy]).is_err(), "{shape:?}: wait #{k} is not tight:\n{}", print_module(&output));
+        }
+    }
+}
+
+fn count_waits(module: &tirproof_ir::IRModule) -> usize {
+    let mut loosen = Loosen { target: usize::MAX, seen: 0 };
+    let mut copy = module.clone();
+    for f in &mut copy.functions {
+        loosen.mutate_stmt(&mut f.body);
+    }
+    loosen.seen
+}
+
+/// A copy of `module` whose `target`-th wait (in walk order) allows one more group in flight.
+fn loosen_wait(module: &tirproof_ir::IRModule, target: usize) -> tirproof_ir::IRModule {
+    let mut copy = module.clone();
+    let mut loosen = Loosen { target, seen: 0 };
+    for f in &mut copy.functions {
+        loosen.mutate_stmt(&mut f.body);
+    }
+    copy
+}
+
+struct Loosen {
+    target: usize,
+    seen: usize,
+}
+
+impl tirproof_ir::visit::MutVisitor for Loosen {
+    fn mutate_stmt(&mut self, stmt: &mut tirproof_ir::Stmt) {
+        if let tirproof_ir::StmtKind::Attr(a) = &mut stmt.kind {
+            if a.key == tirproof_ir::annotation::ASYNC_WAIT_INFLIGHT_COUNT {
+                if self.seen == self.target {
+                    a.value = a.value.clone() + tirproof_ir::Expr::int(1);
+                }
+                self.seen += 1;
+            }
+        }
+        tirproof_ir::visit::walk_stmt_mut(self, stmt);
     }
 }

@@ -5,7 +5,7 @@
 # from tvm.script import tirx as T
 
 @T.prim_func
-def main(x: T.int32, y: T.int32, n: T.int32, A: T.Buffer((128,), "int32")):
+def main(x: T.int32, y: T.int32, n: T.int32, A: T.Buffer((256,), "int32")):
     for i in range(n):
         A[i * 4 + x] = i * 4 + x + x * y
         A[i + 32] = x * y + x // n + x // n
@@ -16,7 +16,7 @@ def main(x: T.int32, y: T.int32, n: T.int32, A: T.Buffer((128,), "int32")):
 # # from tvm.script import tirx as T
 #
 # @T.prim_func
-# def main(x: T.int32, y: T.int32, n: T.int32, A: T.Buffer((128,), "int32")):
+# def main(x: T.int32, y: T.int32, n: T.int32, A: T.Buffer((256,), "int32")):
 #     cse_v1: T.let[T.int32] = x * y
 #     for i in range(n):
 #         cse_v3: T.let[T.int32] = x // n

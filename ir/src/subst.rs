@@ -151,6 +151,11 @@ impl MutVisitor for Substitution {
     }
 
     fn mutate_stmt(&mut self, stmt: &mut Stmt) {
+        // A provenance record names iterations in terms of the variables around the
+        // statement, so it follows the same renaming.
+        if let Some(origin) = &mut stmt.origin {
+            self.mutate_expr(&mut origin.iteration);
+        }
         match &mut stmt.kind {
             StmtKind::Let { var, value, body } => {
                 self.mutate_expr(value);

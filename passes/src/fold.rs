@@ -4,11 +4,12 @@
 //! immediates (floor semantics, wrapping arithmetic), and the identities `x + 0`, `x - 0`,
 //! `x * 1`, `0 + x`. Division by zero is left unfolded so the program keeps its trap.
 
-use tirproof_ir::visit::{walk_expr_mut, MutVisitor};
-use tirproof_ir::{BinOp, DataType, Expr, Stmt};
+use tirproof_ir::visit::{walk_expr_mut, walk_stmt_mut, MutVisitor};
+use tirproof_ir::{BinOp, CmpOp, DataType, Expr, LogicOp, Stmt, StmtKind};
 
 /// Folds every foldable integer subexpression of `stmt` in place (after a substitution has
-/// put constants where loop variables were).
+/// put constants where loop variables were), and drops the branches of conditionals whose
+/// condition became a constant.
 pub fn fold_stmt(stmt: &mut Stmt) {
     Folder.mutate_stmt(stmt);
 }
@@ -18,12 +19,58 @@ struct Folder;
 impl MutVisitor for Folder {
     fn mutate_expr(&mut self, expr: &mut Expr) {
         walk_expr_mut(self, expr);
-        if let Expr::Binary { op, lhs, rhs } = expr {
-            if matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::FloorDiv | BinOp::FloorMod) {
-                let folded = binary(*op, (**lhs).clone(), (**rhs).clone());
-                *expr = folded;
+        let folded = match expr {
+            Expr::Binary { op, lhs, rhs }
+                if matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::FloorDiv | BinOp::FloorMod) =>
+            {
+                Some(binary(*op, (**lhs).clone(), (**rhs).clone()))
+            }
+            Expr::Cmp { op, lhs, rhs } => match (int32(lhs), int32(rhs)) {
+                (Some(a), Some(b)) => Some(Expr::bool(compare(*op, a, b))),
+                _ => None,
+            },
+            Expr::Logic { op, lhs, rhs } => match (as_bool(lhs), as_bool(rhs), op) {
+                (Some(a), Some(b), LogicOp::And) => Some(Expr::bool(a && b)),
+                (Some(a), Some(b), LogicOp::Or) => Some(Expr::bool(a || b)),
+                (Some(false), _, LogicOp::And) | (_, Some(false), LogicOp::And) => Some(Expr::bool(false)),
+                (Some(true), _, LogicOp::Or) | (_, Some(true), LogicOp::Or) => Some(Expr::bool(true)),
+                _ => None,
+            },
+            Expr::Not(value) => as_bool(value).map(|b| Expr::bool(!b)),
+            _ => None,
+        };
+        if let Some(f) = folded {
+            *expr = f;
+        }
+    }
+
+    fn mutate_stmt(&mut self, stmt: &mut Stmt) {
+        walk_stmt_mut(self, stmt);
+        if let StmtKind::If { cond, then_case, else_case } = &mut stmt.kind {
+            match as_bool(cond) {
+                Some(true) => *stmt = std::mem::replace(then_case.as_mut(), Stmt::nop()),
+                Some(false) => *stmt = else_case.take().map_or_else(Stmt::nop, |e| *e),
+                None => {}
             }
         }
+    }
+}
+
+fn compare(op: CmpOp, a: i32, b: i32) -> bool {
+    match op {
+        CmpOp::Eq => a == b,
+        CmpOp::Ne => a != b,
+        CmpOp::Lt => a < b,
+        CmpOp::Le => a <= b,
+        CmpOp::Gt => a > b,
+        CmpOp::Ge => a >= b,
+    }
+}
+
+fn as_bool(e: &Expr) -> Option<bool> {
+    match e {
+        Expr::Int { value, dtype } if *dtype == DataType::BOOL => Some(*value != 0),
+        _ => None,
     }
 }
 

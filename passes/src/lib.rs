@@ -5,8 +5,13 @@
 //! returns located diagnostics; it never panics on a well-formed module and never prints.
 
 pub mod cse;
+pub mod flatten_buffer;
 pub mod fold;
+mod index_arith;
+pub mod lower_opaque_block;
 pub mod pipeline;
+pub mod vector_type_rewrite;
+pub mod vectorize;
 
 use tirproof_ir::{Diagnostics, IRModule};
 
@@ -30,11 +35,24 @@ pub trait Pass {
     /// One line for `--help` and the registry listing.
     fn description(&self) -> &'static str;
     fn run(&self, module: &mut IRModule) -> Result<(), PassError>;
+    /// Runs the pass and returns its notes for `--explain` (why a loop stayed serial, which
+    /// access was left alone). Passes without notes keep this default.
+    fn run_explained(&self, module: &mut IRModule) -> Result<Vec<String>, PassError> {
+        self.run(module).map(|()| Vec::new())
+    }
 }
 
 /// Every registered pass, in a stable order.
 pub fn registry() -> Vec<Box<dyn Pass>> {
-    vec![Box::new(pipeline::InjectSoftwarePipeline), Box::new(cse::Cse), Box::new(cse::CseSemantic)]
+    vec![
+        Box::new(pipeline::InjectSoftwarePipeline),
+        Box::new(lower_opaque_block::LowerOpaqueBlock),
+        Box::new(flatten_buffer::FlattenBuffer),
+        Box::new(vectorize::VectorizeLoop),
+        Box::new(vector_type_rewrite::VectorTypeRewrite),
+        Box::new(cse::Cse),
+        Box::new(cse::CseSemantic),
+    ]
 }
 
 /// The pass registered under `name`.

@@ -23,6 +23,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let files = expand_paths(&args.paths).context("cannot list the corpus")?;
     let bless = args.bless || filetest::bless_requested();
     let (mut passed, mut failed) = (0usize, 0usize);
+    let mut totals = WaitTotals::default();
     for file in &files {
         let start = Instant::now();
         let kind = Case::load(file).map_or("?", |c| c.kind.name());
@@ -32,6 +33,11 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             Verdict::Pass => {
                 passed += 1;
                 println!("ok      {:<9} {:>8.2} ms  {}", kind, ms, file.display());
+            }
+            Verdict::Proved(summary) => {
+                passed += 1;
+                totals.add(&summary);
+                println!("ok      {:<9} {:>8.2} ms  {}  ({summary})", kind, ms, file.display());
             }
             Verdict::Blessed => {
                 passed += 1;
@@ -43,10 +49,46 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             }
         }
     }
+    if totals.programs > 0 {
+        println!(
+            "verified {} programs: {} waits, {} proved and tight, {} over-synchronized, {} refuted, {} unknown",
+            totals.programs, totals.waits, totals.tight, totals.over, totals.refuted, totals.unknown
+        );
+    }
     println!("{passed} passed, {failed} failed");
     Ok(if failed == 0 { ExitCode::SUCCESS } else { super::input_problems() })
 }
 
 fn indent(text: &str) -> String {
     text.lines().map(|l| format!("    {l}")).collect::<Vec<_>>().join("\n")
+}
+
+/// Sums of the per-program wait summaries (`N waits: A proved and tight, B over-synchronized,
+/// C refuted, D unknown`).
+#[derive(Default)]
+struct WaitTotals {
+    programs: usize,
+    waits: usize,
+    tight: usize,
+    over: usize,
+    refuted: usize,
+    unknown: usize,
+}
+
+impl WaitTotals {
+    fn add(&mut self, summary: &str) {
+        let numbers: Vec<usize> = summary
+            .split(|c: char| !c.is_ascii_digit())
+            .filter(|s| !s.is_empty())
+            .filter_map(|s| s.parse().ok())
+            .collect();
+        if let [waits, tight, over, refuted, unknown] = numbers[..] {
+            self.programs += 1;
+            self.waits += waits;
+            self.tight += tight;
+            self.over += over;
+            self.refuted += refuted;
+            self.unknown += unknown;
+        }
+    }
 }

@@ -6,6 +6,7 @@ pub mod corpus;
 pub mod fmt;
 pub mod opt;
 pub mod run;
+pub mod verify;
 
 use std::process::ExitCode;
 

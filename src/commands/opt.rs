@@ -38,6 +38,9 @@ pub struct Args {
     /// Runs per pass for --time.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     repeat: u32,
+    /// Print the passes' explanations to stderr (why a loop stayed serial, ...).
+    #[arg(long)]
+    explain: bool,
     /// List the registered passes and exit.
     #[arg(long)]
     list: bool,
@@ -75,11 +78,14 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     for pass in &passes {
         let (result, times) = run_timed(pass.as_ref(), &module, args.repeat);
         match result {
-            Ok(next) => {
+            Ok((next, notes)) => {
                 if args.validate && VALIDATED.contains(&pass.name()) {
                     unproved += validate(pass.name(), &module, &next, Duration::from_secs(args.validate_timeout));
                 }
                 module = next;
+                if args.explain {
+                    notes.iter().for_each(|note| eprintln!("{}: {note}", pass.name()));
+                }
             }
             Err(err) => {
                 eprintln!("{}", src.render(&err.diagnostics));
@@ -143,20 +149,20 @@ fn resolve(names: &[String]) -> anyhow::Result<Vec<Box<dyn Pass>>> {
         .collect()
 }
 
-/// Runs `pass` `repeat` times on copies of `module`; returns the last result and the times.
-fn run_timed(
-    pass: &dyn Pass,
-    module: &IRModule,
-    repeat: u32,
-) -> (Result<IRModule, tirproof_passes::PassError>, Vec<Duration>) {
+/// A pass's output module and notes, or its refusal.
+type PassOutcome = Result<(IRModule, Vec<String>), tirproof_passes::PassError>;
+
+/// Runs `pass` `repeat` times on copies of `module`; returns the last result (with the
+/// pass's notes) and the times.
+fn run_timed(pass: &dyn Pass, module: &IRModule, repeat: u32) -> (PassOutcome, Vec<Duration>) {
     let mut times = Vec::with_capacity(repeat as usize);
-    let mut last = Ok(module.clone());
+    let mut last = Ok((module.clone(), Vec::new()));
     for _ in 0..repeat {
         let mut copy = module.clone();
         let start = Instant::now();
-        let outcome = pass.run(&mut copy);
+        let outcome = pass.run_explained(&mut copy);
         times.push(start.elapsed());
-        last = outcome.map(|()| copy);
+        last = outcome.map(|notes| (copy, notes));
     }
     (last, times)
 }

@@ -137,21 +137,11 @@ fn write_outputs(args: &Args, outputs: &BTreeMap<String, Tensor>) -> anyhow::Res
         }
         None => {
             for (name, tensor) in outputs {
-                println!("{name}: {}{:?} = {}", tensor.dtype, tensor.shape, show(tensor));
+                println!("{name}: {}{:?} = {}", tensor.dtype, tensor.shape, tirproof::compare::show_tensor(tensor));
             }
         }
     }
     Ok(())
-}
-
-/// The values of a tensor, all of them: a run's output is what the user asked to see.
-fn show(tensor: &Tensor) -> String {
-    let values: Vec<String> = if tensor.dtype.is_float() {
-        tensor.to_f64_vec().iter().map(|v| format!("{v}")).collect()
-    } else {
-        tensor.to_i64_vec().iter().map(i64::to_string).collect()
-    };
-    format!("[{}]", values.join(", "))
 }
 
 fn run_against(

@@ -91,6 +91,8 @@ pub struct Case {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Verdict {
     Pass,
+    /// Passed, with what the verifier proved about the output's waits.
+    Proved(String),
     Fail(String),
     /// The expectation was rewritten (bless mode).
     Blessed,
@@ -175,7 +177,7 @@ pub fn run_file(path: &Path, bless: bool) -> Verdict {
         };
         match verdict {
             Verdict::Blessed => blessed = true,
-            Verdict::Pass if blessed => return Verdict::Blessed,
+            Verdict::Pass | Verdict::Proved(_) if blessed => return Verdict::Blessed,
             other => return other,
         }
     }

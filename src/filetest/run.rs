@@ -1,5 +1,5 @@
 //! The `run` kind: execute the program with the reference interpreter and compare with
-//! `# run:` expectations.
+//! `# run:` expectations. The program must also round-trip through the printer.
 //!
 //! ```text
 //! # run: lazy -> ok
@@ -11,7 +11,8 @@
 //!
 //! Before `->`: the schedule, optionally `vs FILE` (a reference program, relative to the case)
 //! and `NAME=VALUE` inputs: integers or floats for scalar parameters, `arange`, `zeros` or
-//! `ones` for buffers, `seed=N` for the random inputs of everything else. After `->`: `ok`, a
+//! `ones` for buffers, `seed=N` for the random inputs of everything else, `order=N` to permute
+//! the order of threads between barriers, `fuel=N` for the statement budget. After `->`: `ok`, a
 //! fault, a mismatch, or the values of output buffers (`NAME=[...]`, several separated by
 //! ` ; `). `BLESS=1` rewrites everything after `->` with what the interpreter finds.
 
@@ -31,6 +32,8 @@ struct RunSpec {
     scalars: BTreeMap<String, ScalarValue>,
     fills: BTreeMap<String, String>,
     seed: u64,
+    thread_order: Option<u64>,
+    fuel: Option<u64>,
     expect: String,
 }
 
@@ -45,6 +48,8 @@ fn parse_spec(line: &str) -> Result<RunSpec, String> {
         scalars: BTreeMap::new(),
         fills: BTreeMap::new(),
         seed: 0,
+        thread_order: None,
+        fuel: None,
         expect: expect.trim().to_string(),
     };
     while let Some(word) = words.next() {
@@ -58,6 +63,10 @@ fn parse_spec(line: &str) -> Result<RunSpec, String> {
                 run.fills.insert(name.to_string(), value.to_string());
             }
             _ if name == "seed" => run.seed = value.parse().map_err(|_| format!("bad seed `{value}`"))?,
+            _ if name == "order" => {
+                run.thread_order = Some(value.parse().map_err(|_| format!("bad thread order `{value}`"))?)
+            }
+            _ if name == "fuel" => run.fuel = Some(value.parse().map_err(|_| format!("bad fuel `{value}`"))?),
             _ => {
                 let v = match value.parse::<i64>() {
                     Ok(i) => ScalarValue::Int(i),
@@ -75,6 +84,10 @@ pub(super) fn run_run(case: &Case, bless: bool) -> Verdict {
         Ok(m) => m,
         Err(v) => return v,
     };
+    // Every program a case runs must also survive the printer: print, re-parse, compare.
+    if let Err(v) = super::text::round_trip(&module) {
+        return v;
+    }
     let Some(func) = module.functions.first() else { return Verdict::Fail("the module has no function".into()) };
     if case.runs.is_empty() {
         return Verdict::Fail("a `run` case needs at least one `# run:` line".into());
@@ -97,7 +110,10 @@ pub(super) fn run_run(case: &Case, bless: bool) -> Verdict {
         actual_lines.push(format!("{} -> {actual}", head.trim_end()));
     }
     if failures.is_empty() {
-        return Verdict::Pass;
+        return match wait_summary(&module) {
+            Some(summary) => Verdict::Proved(summary),
+            None => Verdict::Pass,
+        };
     }
     if bless {
         let mut lines = actual_lines.into_iter();
@@ -116,7 +132,12 @@ pub(super) fn run_run(case: &Case, bless: bool) -> Verdict {
 
 fn outcome(case: &Case, func: &PrimFunc, spec: &RunSpec) -> Result<String, String> {
     let inputs = inputs_for(func, spec)?;
-    let config = RunConfig { schedule: spec.schedule, thread_order_seed: None, ..RunConfig::default() };
+    let defaults = RunConfig::default();
+    let config = RunConfig {
+        schedule: spec.schedule,
+        thread_order_seed: spec.thread_order,
+        fuel: spec.fuel.unwrap_or(defaults.fuel),
+    };
     if let Some(reference) = &spec.reference {
         let original = load_reference(case, reference, &func.name)?;
         let cmp = compare(&original, func, &inputs, &config).map_err(|e| e.to_string())?;
@@ -135,7 +156,11 @@ fn outcome(case: &Case, func: &PrimFunc, spec: &RunSpec) -> Result<String, Strin
     if wanted.is_empty() {
         return Ok("ok".to_string());
     }
-    Ok(wanted.iter().map(|name| format!("{name}={}", show(&result.outputs[*name]))).collect::<Vec<_>>().join(" ; "))
+    Ok(wanted
+        .iter()
+        .map(|name| format!("{name}={}", crate::compare::show_tensor(&result.outputs[*name])))
+        .collect::<Vec<_>>()
+        .join(" ; "))
 }
 
 fn inputs_for(func: &PrimFunc, spec: &RunSpec) -> Result<Inputs, String> {
@@ -166,11 +191,22 @@ fn load_reference(case: &Case, file: &str, name: &str) -> Result<PrimFunc, Strin
     module.get(name).or(module.functions.first()).cloned().ok_or_else(|| format!("{} has no function", path.display()))
 }
 
-fn show(tensor: &Tensor) -> String {
-    let values: Vec<String> = if tensor.dtype.is_float() {
-        tensor.to_f64_vec().iter().map(|v| format!("{v}")).collect()
-    } else {
-        tensor.to_i64_vec().iter().map(i64::to_string).collect()
-    };
-    format!("[{}]", values.join(", "))
+/// What the verifier says about a program's waits, when it has any (for the main job's
+/// report; the verifier's agreement with these runs is tested on its own).
+fn wait_summary(module: &IRModule) -> Option<String> {
+    use tirproof_verify::waits::{verify_func, Options, WaitVerdict};
+    let (mut waits, mut tight, mut over, mut refuted, mut unknown) = (0, 0, 0, 0, 0);
+    for func in &module.functions {
+        let (report, _) = verify_func(func, &Options::default());
+        waits += report.waits.len();
+        tight += report.count(|v| matches!(v, WaitVerdict::ProvedTight));
+        over += report.count(|v| matches!(v, WaitVerdict::ProvedOverSynchronized { .. }));
+        refuted += report.count(|v| matches!(v, WaitVerdict::Refuted { .. })) + report.findings.len();
+        unknown += report.count(|v| matches!(v, WaitVerdict::Unknown { .. })) + report.unknown.len();
+    }
+    (waits + refuted + unknown > 0).then(|| {
+        format!(
+            "{waits} waits: {tight} proved and tight, {over} over-synchronized, {refuted} refuted, {unknown} unknown"
+        )
+    })
 }

@@ -36,5 +36,6 @@
 
 pub mod cse;
 pub mod solver;
+pub mod waits;
 
 pub use solver::{Query, QueryError, Signedness, Verdict, DEFAULT_TIMEOUT, SYMBOL_PREFIX};

@@ -6,7 +6,8 @@
 //! never in an earlier stage than its producers; in the same stage it comes later in the
 //! order); the order is a random topological order of that constraint; async stages are a
 //! random subset of the stages used. A statement that reads predicated staging data runs under
-//! the conjunction of its producers' conditions, so it never reads a slot its producer skipped.
+//! the conjunction of its producers' conditions (transitively), so it never reads a slot its
+//! producer skipped.
 
 use arbitrary::{Result, Unstructured};
 use tirproof_ir::annotation::{PIPELINE_ASYNC_STAGES, PIPELINE_ORDER, PIPELINE_STAGE};
@@ -43,8 +44,9 @@ struct StmtPlan {
     input: Option<usize>,
     /// Writes a global output instead of a staging buffer.
     sink: bool,
-    /// `i % modulus != residue` guards it.
-    predicate: Option<(i64, i64)>,
+    /// Every `i % modulus != residue` that guards it: its own, and (transitively) those of
+    /// the statements whose staging data it reads.
+    conditions: Vec<(i64, i64)>,
     constant: f64,
 }
 
@@ -78,18 +80,20 @@ fn plan_statements(u: &mut Unstructured<'_>, n: usize, cfg: &GenConfig) -> Resul
         }
         let input = if sources.is_empty() || u.ratio(1, 3)? { Some(u.int_in_range(0..=1)?) } else { None };
         let sink = k + 1 == n || u.ratio(1, 3)?;
-        let own = if cfg.predicates && u.ratio(1, 5)? {
-            Some((*u.choose(&[2i64, 3])?, u.int_in_range(0..=1)?))
-        } else {
-            None
-        };
-        let inherited = sources.iter().find_map(|&p| plans[p].predicate);
-        let predicate = inherited.or(own);
+        let mut conditions: Vec<(i64, i64)> = Vec::new();
+        if cfg.predicates && u.ratio(1, 5)? {
+            conditions.push((*u.choose(&[2i64, 3])?, u.int_in_range(0..=1)?));
+        }
+        for &p in &sources {
+            for c in &plans[p].conditions {
+                if !conditions.contains(c) {
+                    conditions.push(*c);
+                }
+            }
+        }
         let constant = f64::from(u.int_in_range(1u8..=8)?) * 0.5;
-        plans.push(StmtPlan { sources, input, sink, predicate, constant });
+        plans.push(StmtPlan { sources, input, sink, conditions, constant });
     }
-    // A consumer runs under every condition of its producers; with different conditions the
-    // conjunction is needed, which the builder emits when sources disagree.
     Ok(plans)
 }
 
@@ -296,23 +300,12 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// The conjunction of this statement's condition and its producers' conditions.
+    /// The conjunction of every condition guarding statement `k`.
     fn condition(&self, k: usize) -> Option<Expr> {
-        let mut conds: Vec<(i64, i64)> = Vec::new();
-        let mut add = |c: Option<(i64, i64)>| {
-            if let Some(c) = c {
-                if !conds.contains(&c) {
-                    conds.push(c);
-                }
-            }
-        };
-        add(self.plans[k].predicate);
-        for &p in &self.plans[k].sources {
-            add(self.plans[p].predicate);
-        }
-        conds
-            .into_iter()
-            .map(|(m, r)| {
+        self.plans[k]
+            .conditions
+            .iter()
+            .map(|&(m, r)| {
                 Expr::cmp(tirproof_ir::CmpOp::Ne, Expr::floormod(Expr::var(&self.i), Expr::int(m)), Expr::int(r))
             })
             .reduce(Expr::and)

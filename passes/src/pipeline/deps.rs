@@ -142,6 +142,11 @@ fn add_dependences(
         for &b in &accessors {
             if p < b {
                 require_before(spec, (p, 0), (b, 0), name, Hazard::Flow)?;
+                if invariant && !staging {
+                    // The same element is rewritten every iteration and cannot be versioned:
+                    // the next iteration's write must wait for this iteration's use.
+                    require_before(spec, (b, 0), (p, 1), name, Hazard::Unversioned)?;
+                }
                 deps.insert(Dep { producer: p, consumer: b, delta: 0 });
             } else if p > b && invariant && !staging {
                 require_before(spec, (p, -1), (b, 0), name, Hazard::CarriedFlow)?;
@@ -168,6 +173,8 @@ enum Hazard {
     CarriedFlow,
     /// The earlier statement reads what the later one overwrites in the same iteration.
     Anti,
+    /// A buffer the pass cannot version would be overwritten by the next iteration first.
+    Unversioned,
 }
 
 /// Requires statement `a` in iteration `i + da` to run before `b` in iteration `i + db`.
@@ -193,6 +200,9 @@ fn require_before(
         ),
         Hazard::CarriedFlow => format!(
             "statement {b} uses `{buffer}` that statement {a} wrote in the previous iteration, but stages {stages} and orders {orders} run it before that write"
+        ),
+        Hazard::Unversioned => format!(
+            "statement {a} uses `{buffer}` after statement {b} writes it, but with stages {stages} and orders {orders} the next iteration's write would come first; `{buffer}` would need versions, which only a buffer the function allocates (T.alloc_buffer) can have"
         ),
         Hazard::Anti => format!(
             "statement {b} overwrites `{buffer}` that statement {a} reads earlier in the same iteration, but stages {stages} and orders {orders} run the write first"

@@ -141,24 +141,31 @@ impl Emitter<'_> {
 
     fn body_loop(&self, extent: Expr, p: i64, ext_model: i64, bounds: &mut Bounds) -> Stmt {
         let j = self.loop_var.fresh_copy();
-        // The body's waits and commits are the same in every iteration; the bound after the
-        // loop is what one iteration leaves when it starts from an unknown state.
-        let mut local = Bounds::new();
-        for q in self.groups.runs_per_step.keys() {
-            local.insert(*q, None);
+        let step = Step::Body { j: j.clone() };
+        // Every iteration starts either where the prologue ended or where the previous
+        // iteration ended. Starting from "unknown", find the bound that holds at the start of
+        // every iteration (a fixed point), so that waits an earlier wait already implies, in
+        // this iteration or the previous one, are left out.
+        let unknown: Bounds = self.groups.runs_per_step.keys().map(|q| (*q, None)).collect();
+        // The search only tracks bounds (cheap); the statements are built once, at the end.
+        let mut start = unknown.clone();
+        let mut fixed = None;
+        for _ in 0..4 {
+            let mut end = start.clone();
+            self.simulate(&step, p, ext_model, &mut end);
+            let next = merge(bounds, &end);
+            if next == start {
+                fixed = Some(start);
+                break;
+            }
+            start = next;
         }
-        let body = self.step(&Step::Body { j: j.clone() }, p, ext_model, &mut local);
+        let mut end = fixed.unwrap_or(unknown);
+        let body = self.step(&step, p, ext_model, &mut end);
         // The loop may run no iteration at all (a symbolic extent equal to `p`), so the state
-        // after it is the weaker of "before" and "after one iteration".
-        for (q, after) in local {
-            let before = bounds.get(&q).copied().flatten();
-            let merged = match (before, after) {
-                (Some(a), Some(b)) if extent.as_int().is_none_or(|n| n <= 0) => Some(a.max(b)),
-                (_, Some(b)) if extent.as_int().is_some_and(|n| n > 0) => Some(b),
-                _ => None,
-            };
-            bounds.insert(q, merged);
-        }
+        // after it is the weaker of "before" and "after an iteration".
+        let after = if extent.as_int().is_some_and(|n| n > 0) { end } else { merge(bounds, &end) };
+        *bounds = after;
         Stmt::new(
             StmtKind::For(Box::new(For {
                 var: j,
@@ -201,24 +208,29 @@ impl Emitter<'_> {
                 continue;
             }
             let mut s = self.instance(k, &self.iteration(step, k));
-            if self.spec.is_async(k) {
+            // A copy whose condition folded to false reads nothing, but its waits stay: they
+            // may be what completes a group before a later copy rewrites that group's slot.
+            // (Such a wait guards no read; the verifier reports it as over-synchronized.)
+            if self.spec.is_async(k) && !s.is_nop() {
                 s = attr(ASYNC_SCOPE, Expr::int(1), s);
             }
             if self.barriers && self.groups.has_producers(k) {
                 s = Stmt::seq(vec![barrier(), s]);
             }
             s = self.wrap_waits(k, s, t, ext, bounds);
-            match self.groups.run_of[k] {
-                None => out.push(s),
-                Some(r) => {
-                    run_members.push(s);
-                    let run = &self.groups.runs[r];
-                    if run.members.last() == Some(&k) {
-                        let queue = run.stage + self.queue_offset;
-                        out.push(attr(ASYNC_COMMIT_QUEUE_SCOPE, Expr::int(queue), Stmt::seq(run_members.split_off(0))));
-                        if let Some(Some(b)) = bounds.get_mut(&run.stage) {
-                            *b += 1;
-                        }
+            if !s.is_nop() {
+                match self.groups.run_of[k] {
+                    None => out.push(s),
+                    Some(_) => run_members.push(s),
+                }
+            }
+            if let Some(r) = self.groups.run_of[k] {
+                let run = &self.groups.runs[r];
+                if run.members.last() == Some(&k) {
+                    let queue = run.stage + self.queue_offset;
+                    out.push(attr(ASYNC_COMMIT_QUEUE_SCOPE, Expr::int(queue), Stmt::seq(run_members.split_off(0))));
+                    if let Some(Some(b)) = bounds.get_mut(&run.stage) {
+                        *b += 1;
                     }
                 }
             }
@@ -230,19 +242,44 @@ impl Emitter<'_> {
     }
 
     fn wrap_waits(&self, k: usize, mut s: Stmt, t: i64, ext: i64, bounds: &mut Bounds) -> Stmt {
-        let queues: Vec<i64> = self.groups.queues_needed(k).collect();
-        for q in queues.into_iter().rev() {
-            let Some(count) = self.groups.wait_count(q, k, t, ext) else {
-                continue;
-            };
-            let implied = bounds.get(&q).copied().flatten().is_some_and(|b| b <= count);
-            if implied {
-                continue;
-            }
+        for (q, count) in self.waits_for(k, t, ext, bounds) {
             s = wait(q + self.queue_offset, count, s);
-            bounds.insert(q, Some(count));
         }
         s
+    }
+
+    /// The waits statement `k` needs at step `t`, innermost first (a wait an earlier one in
+    /// `bounds` already implies is left out), updating `bounds`.
+    fn waits_for(&self, k: usize, t: i64, ext: i64, bounds: &mut Bounds) -> Vec<(i64, i64)> {
+        let queues: Vec<i64> = self.groups.queues_needed(k).collect();
+        let mut out = Vec::new();
+        for q in queues.into_iter().rev() {
+            let Some(count) = self.groups.wait_count(q, k, t, ext) else { continue };
+            if bounds.get(&q).copied().flatten().is_some_and(|b| b <= count) {
+                continue;
+            }
+            bounds.insert(q, Some(count));
+            out.push((q, count));
+        }
+        out
+    }
+
+    /// What one step does to the bounds, without building its statements.
+    fn simulate(&self, step: &Step, t: i64, ext: i64, bounds: &mut Bounds) {
+        for &k in &self.groups.exec_order {
+            if !self.is_active(step, k, t, ext) {
+                continue;
+            }
+            self.waits_for(k, t, ext, bounds);
+            if let Some(r) = self.groups.run_of[k] {
+                let run = &self.groups.runs[r];
+                if run.members.last() == Some(&k) {
+                    if let Some(Some(b)) = bounds.get_mut(&run.stage) {
+                        *b += 1;
+                    }
+                }
+            }
+        }
     }
 
     /// Statement `k` for iteration `iteration`: fresh binders, versioned staging accesses.
@@ -267,6 +304,21 @@ impl Emitter<'_> {
             .map(|q| wait(q + self.queue_offset, 0, Stmt::synthetic(StmtKind::Evaluate(Expr::int(0)))))
             .collect()
     }
+}
+
+/// The weaker of two states: the larger bound per queue, unknown where either is unknown.
+fn merge(a: &Bounds, b: &Bounds) -> Bounds {
+    let queues: std::collections::BTreeSet<i64> = a.keys().chain(b.keys()).copied().collect();
+    queues
+        .into_iter()
+        .map(|q| {
+            let bound = match (a.get(&q).copied().flatten(), b.get(&q).copied().flatten()) {
+                (Some(x), Some(y)) => Some(x.max(y)),
+                _ => None,
+            };
+            (q, bound)
+        })
+        .collect()
 }
 
 fn is_barrier(s: &Stmt) -> bool {

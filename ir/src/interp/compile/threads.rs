@@ -8,7 +8,8 @@
 //!
 //! Async chains: directly nested async attributes, in any order, act as one construct:
 //! wait (if `async_wait_queue_scope` + `async_wait_inflight_count`), then the body (async if
-//! `async_scope`), then commit (if `async_commit_queue_scope`). Block annotations written
+//! `async_scope`), then commit (if `async_commit_queue_scope`). A key that appears again
+//! further in starts a nested chain inside the body (a wait on a second queue, say). Block annotations written
 //! with `T.attr({...})` are the same chain around the block body.
 
 use crate::annotation::{
@@ -60,6 +61,17 @@ impl AsyncKeys {
         *slot = Some(value);
         self.n += 1;
         Ok(())
+    }
+
+    /// Whether `key` is already part of this chain.
+    fn has(&self, key: &str) -> bool {
+        match key {
+            ASYNC_COMMIT_QUEUE_SCOPE => self.commit.is_some(),
+            ASYNC_WAIT_QUEUE_SCOPE => self.wait.is_some(),
+            ASYNC_WAIT_INFLIGHT_COUNT => self.count.is_some(),
+            ASYNC_SCOPE => self.scope,
+            _ => false,
+        }
     }
 
     fn from_annotations(annotations: &Annotations) -> CResult<AsyncKeys> {
@@ -198,7 +210,9 @@ impl Compiler {
         loop {
             keys.set(&cur.key, cur.value.clone())?;
             match &cur.body.kind {
-                StmtKind::Attr(inner) if is_async_key(&inner.key) => cur = inner,
+                // A key met again starts a nested chain (two waits on different queues, say):
+                // it runs inside this chain's body.
+                StmtKind::Attr(inner) if is_async_key(&inner.key) && !keys.has(&inner.key) => cur = inner,
                 _ => break,
             }
         }

@@ -8,12 +8,12 @@ use proptest::test_runner::Config;
 use super::parse_module;
 
 const SEEDS: [&str; 6] = [
-    include_str!("../../../tests/data/tvm-printed/seed_a_input.py"),
-    include_str!("../../../tests/data/tvm-printed/seed_a_after_pipeline.py"),
-    include_str!("../../../tests/data/tvm-printed/seed_a_tx_after_flatten_cse.py"),
-    include_str!("../../../tests/data/tvm-printed/seed_b_after_flatten_cse.py"),
-    include_str!("../../../tests/data/tvm-printed/seed_c_after_pipeline.py"),
-    include_str!("../../../tests/data/tvm-printed/seed_c_input.py"),
+    include_str!("../../../../corpus/tvm/seed_a_input.py"),
+    include_str!("../../../../corpus/tvm/seed_a_after_pipeline.py"),
+    include_str!("../../../../corpus/tvm/seed_a_tx_after_flatten_cse.py"),
+    include_str!("../../../../corpus/tvm/seed_b_after_flatten_cse.py"),
+    include_str!("../../../../corpus/tvm/seed_c_after_pipeline.py"),
+    include_str!("../../../../corpus/tvm/seed_c_input.py"),
 ];
 
 /// Tokens worth inserting: every operator and delimiter, keywords, layout and dialect words.
@@ -69,8 +69,8 @@ const TOKENS: [&str; 48] = [
 ];
 
 /// Parses; errors must be located. An accepted module must also go through the checker
-/// without a panic and, when the checker accepts it, print to text that parses back to an
-/// equal module.
+/// without a panic and, when the checker accepts it, run in the interpreter without a panic
+/// and print to text that parses back to an equal module.
 fn check(source: &str) {
     match parse_module(source) {
         Err(diags) => {
@@ -84,6 +84,14 @@ fn check(source: &str) {
                 // The printer's round-trip promise is for well-formed modules; literal typing
                 // may read an ill-typed expression back differently.
                 return;
+            }
+            // The interpreter must not panic on any program the checker accepts (faults and
+            // its own errors are values).
+            for func in &module.functions {
+                if let Ok(inputs) = crate::interp::random_inputs(func, 1, &Default::default()) {
+                    let config = crate::interp::RunConfig { fuel: 2_000, ..Default::default() };
+                    let _ = crate::interp::run(func, &inputs, &config);
+                }
             }
             let printed = crate::text::print_module(&module);
             let reparsed = match parse_module(&printed) {

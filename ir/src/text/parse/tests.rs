@@ -234,7 +234,7 @@ fn func_of(source: &str) -> PrimFunc {
 
 macro_rules! printed {
     ($name:literal) => {
-        ($name, include_str!(concat!("../../../tests/data/tvm-printed/", $name)))
+        ($name, include_str!(concat!("../../../../corpus/tvm/", $name)))
     };
 }
 

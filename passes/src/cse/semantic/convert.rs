@@ -108,8 +108,10 @@ fn compare(op: CmpOp, k: [Id; 2]) -> TirLang {
 
 /// Adds `e` to `egraph`; `added` receives every node in the order it was added.
 pub fn add(egraph: &mut Graph, e: &Expr, leaves: &mut Leaves, added: &mut Vec<TirLang>) -> Option<Id> {
-    let kids =
-        crate::cse::eligible::children(e).map(|(c, _)| add(egraph, c, leaves, added)).collect::<Option<Vec<Id>>>()?;
+    let kids = crate::cse::eligible::children(e)
+        .iter()
+        .map(|(c, _)| add(egraph, c, leaves, added))
+        .collect::<Option<Vec<Id>>>()?;
     let node = node_of(e, &kids, leaves, true)?;
     added.push(node.clone());
     Some(egraph.add(node))
@@ -129,14 +131,11 @@ pub fn to_expr(term: &RecExpr<TirLang>, leaves: &Leaves) -> Result<Expr, ToExprE
 
 /// Builds the IR of `nodes[at]`; `leaf` turns leaves (and pattern variables, for patterns)
 /// into IR.
-pub fn build<L>(
+pub fn build<L: Language + std::fmt::Display + AsTir>(
     nodes: &[L],
     at: usize,
     leaf: &mut dyn FnMut(&L) -> Result<Expr, ToExprError>,
-) -> Result<Expr, ToExprError>
-where
-    L: Language + std::fmt::Display + AsTir,
-{
+) -> Result<Expr, ToExprError> {
     let node = &nodes[at];
     let Some(op) = node.as_tir() else { return leaf(node) };
     let kids = op

@@ -1,0 +1,67 @@
+# test: pass
+# passes: lower-opaque-block
+# desc: corpus/tvm/seed_a_after_pipeline.py (TVM 0.27 after InjectSoftwarePipeline), lowered: T.where to if, block allocations, async annotations to attributes
+
+# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
+        with T.sblock("root"):
+            T.reads()
+            T.writes()
+            with T.sblock(""):
+                T.reads(A[0:16])
+                T.writes(C[0:16])
+                B = T.sblock_alloc_buffer((2, 1), scope="shared")
+                with T.sblock(""):
+                    T.reads(A[0])
+                    T.writes(B[T.FloorMod(0, 2), 0])
+                    T.attr({"async_commit_queue_scope": 0, "async_scope": 1})
+                    B[T.FloorMod(0, 2), 0] = A[0] + T.float32(1.0)
+                with T.sblock(""):
+                    T.reads(A[1:16], B[0:2, 0])
+                    T.writes(B[0:2, 0], C[0:15])
+                    for i in range(15):
+                        with T.sblock(""):
+                            T.where(i + 1 < 16)
+                            T.reads(A[i + 1])
+                            T.writes(B[(i + 1) % 2, 0])
+                            T.attr({"async_commit_queue_scope": 0, "async_scope": 1})
+                            B[(i + 1) % 2, 0] = A[i + 1] + T.float32(1.0)
+                        with T.sblock(""):
+                            T.where(i + 1 - 1 < 16)
+                            T.reads(B[(i - 1 + 1) % 2, 0])
+                            T.writes(C[i - 1 + 1])
+                            T.attr({"async_wait_queue_scope": 0, "async_wait_inflight_count": 1})
+                            C[i - 1 + 1] = B[(i - 1 + 1) % 2, 0] + T.float32(1.0)
+                with T.sblock(""):
+                    T.reads(B[T.FloorMod(15, 2), 0])
+                    T.writes(C[15])
+                    T.attr({"async_wait_queue_scope": 0, "async_wait_inflight_count": 0})
+                    C[15] = B[T.FloorMod(15, 2), 0] + T.float32(1.0)
+
+
+# ---- expected output ----
+# # from tvm.script import ir as I
+# # from tvm.script import tirx as T
+#
+# @I.ir_module
+# class Module:
+#     @T.prim_func(s_tir=True)
+#     def main(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
+#         B = T.alloc_buffer((2, 1), "float32", scope="shared")
+#         with T.attr({"async_commit_queue_scope": 0, "async_scope": 1}):
+#             B[0 % 2, 0] = A[0] + T.float32(1.0)
+#         for i in range(15):
+#             if i + 1 < 16:
+#                 T.attr({"async_commit_queue_scope": 0, "async_scope": 1})
+#                 B[(i + 1) % 2, 0] = A[i + 1] + T.float32(1.0)
+#             if i + 1 - 1 < 16:
+#                 T.attr({"async_wait_queue_scope": 0, "async_wait_inflight_count": 1})
+#                 C[i - 1 + 1] = B[(i - 1 + 1) % 2, 0] + T.float32(1.0)
+#         T.attr({"async_wait_queue_scope": 0, "async_wait_inflight_count": 0})
+#         C[15] = B[15 % 2, 0] + T.float32(1.0)

@@ -1,0 +1,46 @@
+# test: run
+# desc: seed a_tx as TVM 0.27 prints it after pipeline, run against its input under each schedule (the file must also round-trip through the printer)
+# run: lazy vs seed_a_tx_input.py -> ok
+# run: eager vs seed_a_tx_input.py -> ok
+# run: random:1 vs seed_a_tx_input.py -> ok
+
+# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((16, 32), "float32"), C: T.Buffer((16, 32), "float32")):
+        # with T.sblock("root"):
+        for tx in T.thread_binding(32, thread="threadIdx.x"):
+            with T.sblock(""):
+                T.reads(A[0:16, tx])
+                T.writes(C[0:16, tx])
+                B = T.sblock_alloc_buffer((2, 1, 32), scope="shared")
+                with T.sblock(""):
+                    T.reads(A[0, tx])
+                    T.writes(B[T.FloorMod(0, 2), 0, tx])
+                    T.attr({"async_commit_queue_scope": 0, "async_scope": 1})
+                    B[T.FloorMod(0, 2), 0, tx] = A[0, tx] * T.float32(2.0)
+                with T.sblock(""):
+                    T.reads(A[1:16, tx], B[0:2, 0, tx])
+                    T.writes(B[0:2, 0, tx], C[0:15, tx])
+                    for i in range(15):
+                        with T.sblock(""):
+                            T.where(i + 1 < 16)
+                            T.reads(A[i + 1, tx])
+                            T.writes(B[(i + 1) % 2, 0, tx])
+                            T.attr({"async_commit_queue_scope": 0, "async_scope": 1})
+                            B[(i + 1) % 2, 0, tx] = A[i + 1, tx] * T.float32(2.0)
+                        with T.sblock(""):
+                            T.where(i + 1 - 1 < 16)
+                            T.reads(B[(i - 1 + 1) % 2, 0, tx])
+                            T.writes(C[i - 1 + 1, tx])
+                            T.attr({"async_wait_queue_scope": 0, "async_wait_inflight_count": 1})
+                            C[i - 1 + 1, tx] = B[(i - 1 + 1) % 2, 0, tx] + T.float32(1.0)
+                with T.sblock(""):
+                    T.reads(B[T.FloorMod(15, 2), 0, tx])
+                    T.writes(C[15, tx])
+                    T.attr({"async_wait_queue_scope": 0, "async_wait_inflight_count": 0})
+                    C[15, tx] = B[T.FloorMod(15, 2), 0, tx] + T.float32(1.0)

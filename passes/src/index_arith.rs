@@ -1,0 +1,176 @@
+//! Index arithmetic for the lowering passes (flattening, vectorization, vector-type rewrite):
+//! building `+` and `*` of integer index expressions with the folding that keeps emitted
+//! indices readable (`x + 0`, `1 * x`, constants), in the operands' own integer type.
+//!
+//! Invariants: folding is exact (two's-complement wrap in the type's width, int32 and int64
+//! only; other widths are never folded); an operand is only dropped (`x * 0`) when it can
+//! neither trap nor load, so every trap and access of an index is still evaluated; both operands of a built node
+//! have one type (the caller converts with `convert`).
+
+use tirproof_ir::{BinOp, DataType, Expr, TypeCode};
+
+/// The value of an integer immediate (not bool).
+pub(crate) fn const_int(e: &Expr) -> Option<i64> {
+    match e {
+        Expr::Int { value, dtype } if dtype.is_integer() && dtype.is_scalar() => Some(*value),
+        _ => None,
+    }
+}
+
+/// An immediate of `dtype`.
+pub(crate) fn imm(value: i64, dtype: DataType) -> Expr {
+    Expr::int_of(value, dtype)
+}
+
+/// `e` as a value of the integer type `dtype`: unchanged, a retyped immediate, or a cast.
+pub(crate) fn convert(e: Expr, dtype: DataType) -> Expr {
+    if e.dtype() == dtype {
+        return e;
+    }
+    match const_int(&e) {
+        Some(v) if wrap(v, dtype) == Some(v) => imm(v, dtype),
+        _ => Expr::cast(dtype, e),
+    }
+}
+
+/// `v` wrapped into `dtype`, when the type is one whose arithmetic is folded here.
+fn wrap(v: i64, dtype: DataType) -> Option<i64> {
+    if dtype.code != TypeCode::Int || !dtype.is_scalar() {
+        return None;
+    }
+    match dtype.bits {
+        // Truncation to the low 32 bits is the two's-complement wrap.
+        32 => Some(i64::from(v as i32)),
+        64 => Some(v),
+        _ => None,
+    }
+}
+
+/// Folds `a op b` for two constants of `dtype`.
+fn fold(op: BinOp, a: i64, b: i64, dtype: DataType) -> Option<i64> {
+    let raw = match op {
+        BinOp::Add => a.wrapping_add(b),
+        BinOp::Sub => a.wrapping_sub(b),
+        BinOp::Mul => a.wrapping_mul(b),
+        _ => return None,
+    };
+    wrap(a, dtype)?;
+    wrap(raw, dtype)
+}
+
+/// `a + b`, folded; `(x + c1) + c2` becomes `x + (c1 + c2)`, `x + -c` becomes `x - c`.
+pub(crate) fn add(a: Expr, b: Expr) -> Expr {
+    let t = a.dtype();
+    match (const_int(&a), const_int(&b)) {
+        (Some(x), Some(y)) => match fold(BinOp::Add, x, y, t) {
+            Some(v) => imm(v, t),
+            None => Expr::binary(BinOp::Add, a, b),
+        },
+        (Some(0), None) => b,
+        (None, Some(0)) => a,
+        (Some(_), None) => add(b, a),
+        (None, Some(c)) => add_const(a, c),
+        (None, None) => Expr::binary(BinOp::Add, a, b),
+    }
+}
+
+/// `a + c` for a non-constant `a`.
+fn add_const(a: Expr, c: i64) -> Expr {
+    let t = a.dtype();
+    if let Expr::Binary { op: BinOp::Add, lhs, rhs } = &a {
+        if let Some(inner) = const_int(rhs) {
+            if let Some(sum) = fold(BinOp::Add, inner, c, t) {
+                return add((**lhs).clone(), imm(sum, t));
+            }
+        }
+    }
+    match c.checked_neg() {
+        Some(neg) if c < 0 && wrap(neg, t) == Some(neg) => Expr::binary(BinOp::Sub, a, imm(neg, t)),
+        _ => Expr::binary(BinOp::Add, a, imm(c, t)),
+    }
+}
+
+/// `a * b`, folded; `x * 1` and `1 * x` become `x`, a constant factor goes to the right.
+pub(crate) fn mul(a: Expr, b: Expr) -> Expr {
+    let t = a.dtype();
+    match (const_int(&a), const_int(&b)) {
+        (Some(x), Some(y)) => match fold(BinOp::Mul, x, y, t) {
+            Some(v) => imm(v, t),
+            None => Expr::binary(BinOp::Mul, a, b),
+        },
+        (Some(1), None) => b,
+        (None, Some(1)) => a,
+        (Some(0), None) if trap_free(&b) => imm(0, t),
+        (None, Some(0)) if trap_free(&a) => imm(0, t),
+        (Some(_), None) => Expr::binary(BinOp::Mul, b, a),
+        _ => Expr::binary(BinOp::Mul, a, b),
+    }
+}
+
+/// Whether evaluating `e` can neither trap nor touch memory (so dropping it is exact).
+fn trap_free(e: &Expr) -> bool {
+    match e {
+        Expr::Int { .. } | Expr::Var(_) => true,
+        Expr::Binary { op: BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Min | BinOp::Max, lhs, rhs } => {
+            trap_free(lhs) && trap_free(rhs)
+        }
+        Expr::Cast { value, .. } => trap_free(value),
+        _ => false,
+    }
+}
+
+/// The product of `values`, folded (1 for none).
+pub(crate) fn product(values: impl IntoIterator<Item = Expr>, dtype: DataType) -> Expr {
+    values.into_iter().fold(imm(1, dtype), |acc, v| mul(acc, convert(v, dtype)))
+}
+
+/// The wider of two integer index types (int64 when either is; otherwise `a`).
+pub(crate) fn wider(a: DataType, b: DataType) -> DataType {
+    if b.is_integer() && b.bits > a.bits {
+        b.element()
+    } else {
+        a.element()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tirproof_ir::Var;
+
+    #[test]
+    fn folds_and_keeps_readable_forms() {
+        let i = Var::new("i", DataType::INT32);
+        let x = Expr::var(&i);
+        assert_eq!(add(imm(2, DataType::INT32), imm(3, DataType::INT32)), Expr::int(5));
+        assert_eq!(add(Expr::int(0), x.clone()), x);
+        assert_eq!(add(add(x.clone(), Expr::int(1)), Expr::int(2)), x.clone() + Expr::int(3));
+        assert_eq!(add(x.clone(), Expr::int(-4)), x.clone() - Expr::int(4));
+        assert_eq!(mul(Expr::int(1), x.clone()), x);
+        assert_eq!(mul(Expr::int(4), x.clone()), x.clone() * Expr::int(4));
+        assert_eq!(product([Expr::int(4), Expr::int(8)], DataType::INT32), Expr::int(32));
+    }
+
+    #[test]
+    fn wraps_in_the_type_width() {
+        assert_eq!(mul(Expr::int(1 << 20), Expr::int(1 << 12)), Expr::int(0));
+        let big = imm(1 << 40, DataType::INT64);
+        assert_eq!(mul(big.clone(), imm(2, DataType::INT64)), imm(1 << 41, DataType::INT64));
+    }
+
+    #[test]
+    fn drops_only_operands_that_cannot_trap() {
+        let i = Var::new("i", DataType::INT32);
+        assert_eq!(mul(Expr::var(&i), Expr::int(0)), Expr::int(0));
+        let trapping = Expr::floordiv(Expr::int(1), Expr::var(&i));
+        assert_eq!(mul(trapping.clone(), Expr::int(0)), trapping * Expr::int(0));
+    }
+
+    #[test]
+    fn converts_between_index_types() {
+        let i = Var::new("i", DataType::INT32);
+        assert_eq!(convert(Expr::int(3), DataType::INT64), imm(3, DataType::INT64));
+        assert_eq!(convert(Expr::var(&i), DataType::INT64), Expr::cast(DataType::INT64, Expr::var(&i)));
+        assert_eq!(wider(DataType::INT32, DataType::INT64), DataType::INT64);
+    }
+}

@@ -1,0 +1,665 @@
+//! Translating the model into Z3 terms: expressions, event instances, program order, and the
+//! closed forms that count commits and find the last wait before a point, without unrolling.
+//!
+//! An instance of an event is one integer per loop on its path (iteration values); thread and
+//! block loops use one variable per query, so every instance of a query belongs to one thread.
+//! Conditions on commits and waits must be conjunctions of comparisons that are affine in one
+//! loop variable with coefficient +1 or -1 (or mention no loop variable): each restricts that
+//! variable to an interval, which is what makes the counts closed forms. Anything else is
+//! reported as unsupported rather than approximated.
+
+use std::collections::{BTreeMap, HashMap};
+
+use tirproof_ir::text::print_expr;
+use tirproof_ir::{BinOp, CmpOp, Expr, LogicOp, VarId};
+use z3::ast::{Bool, Int};
+
+use super::model::{Event, EventId, LoopId, Model, Step};
+use crate::solver::Query;
+
+/// Why a construct has no exact encoding.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unsupported(pub String);
+
+pub type Enc<T> = Result<T, Unsupported>;
+
+/// Values of the loop variables of one event instance.
+#[derive(Clone)]
+pub struct Instance {
+    pub event: EventId,
+    pub vals: BTreeMap<LoopId, Int>,
+}
+
+/// An interval restriction `lo <= v < hi` of one loop variable, from a condition.
+#[derive(Clone)]
+struct Range {
+    lo: Option<Int>,
+    hi: Option<Int>,
+}
+
+/// The conditions of an event split into per-loop intervals, loop-free facts, and other
+/// conditions of one loop variable (counted by enumeration, for a bounded number of
+/// iterations).
+#[derive(Clone, Default)]
+struct Guard {
+    ranges: BTreeMap<LoopId, Vec<Range>>,
+    facts: Vec<Bool>,
+    generic: BTreeMap<LoopId, Vec<Expr>>,
+}
+
+/// Iterations a loop may have when a condition on it is not an interval: counts enumerate
+/// them, and the query assumes the loop has no more (the report says so).
+pub const ENUMERATED_ITERATIONS: i64 = 64;
+
+pub struct Encoder<'m> {
+    pub model: &'m Model,
+    pub params: HashMap<VarId, Int>,
+    /// One variable per thread or block loop, shared by every instance in the query.
+    pub threads: BTreeMap<LoopId, Int>,
+    counter: usize,
+    /// Assumptions the bounded encodings made (loops with at most ENUMERATED_ITERATIONS
+    /// iterations); every query must assume them.
+    pub bounded: Vec<(LoopId, Bool)>,
+}
+
+impl<'m> Encoder<'m> {
+    /// Declares the parameters and thread variables in `query`.
+    pub fn new(model: &'m Model, query: &mut Query, thread_prefix: &str) -> Enc<Self> {
+        let mut params = HashMap::new();
+        for p in &model.params {
+            let v = query.int(&p.name().replace(['|', '\\'], "_")).map_err(|e| Unsupported(e.to_string()))?;
+            params.insert(p.id(), v);
+        }
+        let mut enc = Encoder { model, params, threads: BTreeMap::new(), counter: 0, bounded: Vec::new() };
+        enc.threads = enc.declare_threads(query, thread_prefix)?;
+        Ok(enc)
+    }
+
+    /// A fresh set of thread variables (another thread), constrained to the thread ranges.
+    pub fn declare_threads(&mut self, query: &mut Query, prefix: &str) -> Enc<BTreeMap<LoopId, Int>> {
+        let mut threads = BTreeMap::new();
+        for (id, l) in self.model.loops.iter().enumerate().filter(|(_, l)| l.per_thread) {
+            let name = format!("{prefix}{}_{id}", l.var.name());
+            let v = query.int(&name).map_err(|e| Unsupported(e.to_string()))?;
+            threads.insert(id, v);
+        }
+        for (id, v) in &threads {
+            let (lo, hi) = self.loop_bounds(*id)?;
+            query.assume(Bool::and(&[v.ge(&lo), v.lt(&hi)]));
+        }
+        Ok(threads)
+    }
+
+    /// A fresh instance of `event`, and the constraint that it runs (its loop domains and
+    /// its conditions). The constraint is returned, not assumed, so that an event that never
+    /// runs does not make a whole query vacuous.
+    pub fn instance(&mut self, query: &mut Query, event: EventId, prefix: &str) -> Enc<(Instance, Bool)> {
+        let mut vals = BTreeMap::new();
+        let mut runs = vec![Bool::from_bool(true)];
+        for l in self.model.loops_of(&self.model.events[event]) {
+            let v = match self.threads.get(&l) {
+                Some(t) => t.clone(),
+                None => {
+                    let name = format!("{prefix}_{}_{l}", self.model.loops[l].var.name());
+                    let v = query.int(&name).map_err(|e| Unsupported(e.to_string()))?;
+                    let (lo, hi) = self.loop_bounds(l)?;
+                    runs.push(Bool::and(&[v.ge(&lo), v.lt(&hi)]));
+                    v
+                }
+            };
+            vals.insert(l, v);
+        }
+        let inst = Instance { event, vals };
+        for g in &self.model.events[event].guards.clone() {
+            runs.push(self.boolean(g, &inst, query)?);
+        }
+        Ok((inst, Bool::and(&runs)))
+    }
+
+    /// `[min, min + extent)` of a loop; bounds may mention parameters only.
+    fn loop_bounds(&mut self, l: LoopId) -> Enc<(Int, Int)> {
+        let info = &self.model.loops[l];
+        let empty = Instance { event: usize::MAX, vals: BTreeMap::new() };
+        let lo = self.int(&info.min.clone(), &empty, None)?;
+        let ext = self.int(&info.extent.clone(), &empty, None)?;
+        let hi = Int::add(&[lo.clone(), ext]);
+        Ok((lo, hi))
+    }
+
+    /// The value of an integer expression at an instance. Loads (data-dependent values) are
+    /// fresh unknowns when a query is given, else unsupported.
+    pub fn int(&mut self, e: &Expr, inst: &Instance, query: Option<&mut Query>) -> Enc<Int> {
+        let mut q = query;
+        self.int_inner(e, inst, &mut q)
+    }
+
+    fn int_inner(&mut self, e: &Expr, inst: &Instance, q: &mut Option<&mut Query>) -> Enc<Int> {
+        Ok(match e {
+            Expr::Int { value, .. } => Int::from_i64(*value),
+            Expr::Var(v) => self.var(v.id(), inst).ok_or_else(|| Unsupported(format!("the variable `{v}`")))?,
+            Expr::Cast { value, dtype } if dtype.is_integer() && value.dtype().is_integer() => {
+                self.int_inner(value, inst, q)?
+            }
+            Expr::Binary { op, lhs, rhs } => {
+                let (a, b) = (self.int_inner(lhs, inst, q)?, self.int_inner(rhs, inst, q)?);
+                binary(*op, &a, &b).ok_or_else(|| Unsupported(format!("the operator `{op}`")))?
+            }
+            Expr::Select { cond, on_true, on_false } | Expr::IfThenElse { cond, on_true, on_false } => {
+                let c = self.bool_inner(cond, inst, q)?;
+                c.ite(&self.int_inner(on_true, inst, q)?, &self.int_inner(on_false, inst, q)?)
+            }
+            Expr::Load(_) => match q {
+                Some(query) => {
+                    self.counter += 1;
+                    query.int(&format!("loaded_{}", self.counter)).map_err(|e| Unsupported(e.to_string()))?
+                }
+                None => return Err(Unsupported(format!("a value read from memory: {}", print_expr(e)))),
+            },
+            other => return Err(Unsupported(format!("the expression {}", print_expr(other)))),
+        })
+    }
+
+    pub fn boolean(&mut self, e: &Expr, inst: &Instance, query: &mut Query) -> Enc<Bool> {
+        let mut q = Some(query);
+        self.bool_inner(e, inst, &mut q)
+    }
+
+    fn bool_inner(&mut self, e: &Expr, inst: &Instance, q: &mut Option<&mut Query>) -> Enc<Bool> {
+        Ok(match e {
+            Expr::Int { value, .. } if e.dtype().is_bool() => Bool::from_bool(*value != 0),
+            Expr::Cmp { op, lhs, rhs } => {
+                let (a, b) = (self.int_inner(lhs, inst, q)?, self.int_inner(rhs, inst, q)?);
+                compare(*op, &a, &b)
+            }
+            Expr::Logic { op, lhs, rhs } => {
+                let (a, b) = (self.bool_inner(lhs, inst, q)?, self.bool_inner(rhs, inst, q)?);
+                match op {
+                    LogicOp::And => Bool::and(&[a, b]),
+                    LogicOp::Or => Bool::or(&[a, b]),
+                }
+            }
+            Expr::Not(v) => self.bool_inner(v, inst, q)?.not(),
+            _ => {
+                self.counter += 1;
+                match q {
+                    // A condition read from memory may go either way.
+                    Some(query) if matches!(e, Expr::Load(_)) => {
+                        let v = query.int(&format!("cond_{}", self.counter)).map_err(|e| Unsupported(e.to_string()))?;
+                        v.eq(Int::from_i64(1))
+                    }
+                    _ => return Err(Unsupported(format!("the condition {}", print_expr(e)))),
+                }
+            }
+        })
+    }
+
+    fn var(&self, id: VarId, inst: &Instance) -> Option<Int> {
+        if let Some(p) = self.params.get(&id) {
+            return Some(p.clone());
+        }
+        let l = self.model.is_loop_var(id)?;
+        inst.vals.get(&l).or_else(|| self.threads.get(&l)).cloned()
+    }
+
+    /// Whether instance `a` happens before instance `b` in one thread's program order.
+    pub fn before(&self, a: &Instance, b: &Instance) -> Bool {
+        let (pa, pb) = (&self.event(a.event).path, &self.event(b.event).path);
+        self.before_from(pa, pb, 0, a, b)
+    }
+
+    fn before_from(&self, pa: &[Step], pb: &[Step], i: usize, a: &Instance, b: &Instance) -> Bool {
+        match (pa.get(i), pb.get(i)) {
+            (Some(Step::Loop(l)), Some(Step::Loop(m))) if l == m => {
+                let deeper = self.before_from(pa, pb, i + 1, a, b);
+                match (a.vals.get(l), b.vals.get(l)) {
+                    (Some(x), Some(y)) if !self.model.loops[*l].per_thread => {
+                        Bool::or(&[x.lt(y), Bool::and(&[x.eq(y), deeper])])
+                    }
+                    _ => deeper,
+                }
+            }
+            (Some(Step::Child(x)), Some(Step::Child(y))) if x == y => self.before_from(pa, pb, i + 1, a, b),
+            (Some(Step::Child(x)), Some(Step::Child(y))) => Bool::from_bool(x < y),
+            _ => Bool::from_bool(false),
+        }
+    }
+
+    fn event(&self, id: EventId) -> &Event {
+        &self.model.events[id]
+    }
+
+    /// The conditions of an event as intervals (see the module docs).
+    fn guard(&mut self, event: EventId) -> Enc<Guard> {
+        let mut g = Guard::default();
+        let empty = Instance { event: usize::MAX, vals: BTreeMap::new() };
+        for cond in self.event(event).guards.clone() {
+            self.atoms(&cond, false, &mut g, &empty)?;
+        }
+        Ok(g)
+    }
+
+    fn atoms(&mut self, cond: &Expr, negated: bool, g: &mut Guard, empty: &Instance) -> Enc<()> {
+        match cond {
+            Expr::Logic { op: LogicOp::And, lhs, rhs } if !negated => {
+                self.atoms(lhs, false, g, empty)?;
+                self.atoms(rhs, false, g, empty)
+            }
+            Expr::Logic { op: LogicOp::Or, lhs, rhs } if negated => {
+                self.atoms(lhs, true, g, empty)?;
+                self.atoms(rhs, true, g, empty)
+            }
+            Expr::Not(inner) => self.atoms(inner, !negated, g, empty),
+            Expr::Int { value, .. } => {
+                g.facts.push(Bool::from_bool((*value != 0) != negated));
+                Ok(())
+            }
+            Expr::Cmp { op, lhs, rhs } => {
+                let op2 = if negated { negate(*op) } else { *op };
+                let mut attempt = g.clone();
+                match self.comparison(op2, lhs, rhs, &mut attempt, empty) {
+                    Ok(()) => {
+                        *g = attempt;
+                        Ok(())
+                    }
+                    Err(_) => self.generic(cond, negated, g, empty),
+                }
+            }
+            other => self.generic(other, negated, g, empty),
+        }
+    }
+
+    /// A condition that is not an interval: kept whole when it mentions one loop variable.
+    fn generic(&mut self, cond: &Expr, negated: bool, g: &mut Guard, empty: &Instance) -> Enc<()> {
+        let cond = if negated { Expr::logical_not(cond.clone()) } else { cond.clone() };
+        let mut loops: Vec<LoopId> =
+            super::model::vars_of(&cond).iter().filter_map(|v| self.model.is_loop_var(*v)).collect();
+        loops.sort_unstable();
+        loops.dedup();
+        match loops.as_slice() {
+            [] => {
+                let mut none = None;
+                let fact = self.bool_inner(&cond, empty, &mut none)?;
+                g.facts.push(fact);
+                Ok(())
+            }
+            [l] => {
+                g.generic.entry(*l).or_default().push(cond);
+                Ok(())
+            }
+            _ => Err(Unsupported(format!(
+                "the condition {} around a commit or wait mentions several loop variables",
+                print_expr(&cond)
+            ))),
+        }
+    }
+
+    /// Whether loop `l`'s conditions that are not intervals hold at `v`.
+    fn generic_at(&mut self, l: LoopId, guard: &Guard, v: &Int) -> Enc<Bool> {
+        let at = Instance { event: usize::MAX, vals: BTreeMap::from([(l, v.clone())]) };
+        let mut all = vec![Bool::from_bool(true)];
+        for cond in guard.generic.get(&l).cloned().into_iter().flatten() {
+            let mut none = None;
+            all.push(self.bool_inner(&cond, &at, &mut none)?);
+        }
+        Ok(Bool::and(&all))
+    }
+
+    /// How many values in `[lo, min(hi, upper))` satisfy loop `l`'s conditions.
+    fn span(&mut self, l: LoopId, g: &Guard, upper: &Int) -> Enc<Int> {
+        let (lo, hi) = self.valid(l, g)?;
+        let top = min(&hi, upper);
+        if !g.generic.contains_key(&l) {
+            return Ok(size(&lo, &top));
+        }
+        self.assume_bounded(l, &lo, &hi);
+        let mut terms = vec![Int::from_i64(0)];
+        for d in 0..ENUMERATED_ITERATIONS {
+            let j = Int::add(&[lo.clone(), Int::from_i64(d)]);
+            let ok = Bool::and(&[j.lt(&top), self.generic_at(l, g, &j)?]);
+            terms.push(ok.ite(&Int::from_i64(1), &Int::from_i64(0)));
+        }
+        Ok(Int::add(&terms))
+    }
+
+    /// The largest value below `min(hi, upper)` (and at least `lo`) that satisfies loop `l`'s
+    /// conditions, and whether there is one.
+    fn last_valid(&mut self, l: LoopId, g: &Guard, upper: &Int) -> Enc<(Bool, Int)> {
+        let (lo, hi) = self.valid(l, g)?;
+        let top = min(&hi, upper);
+        let prev = Int::sub(&[top.clone(), Int::from_i64(1)]);
+        if !g.generic.contains_key(&l) {
+            return Ok((prev.ge(&lo), prev));
+        }
+        self.assume_bounded(l, &lo, &hi);
+        let mut value = Int::from_i64(0);
+        let mut exists = Bool::from_bool(false);
+        for d in (1..=ENUMERATED_ITERATIONS).rev() {
+            let j = Int::sub(&[top.clone(), Int::from_i64(d)]);
+            let ok = Bool::and(&[j.ge(&lo), self.generic_at(l, g, &j)?]);
+            value = ok.ite(&j, &value);
+            exists = Bool::or(&[exists, ok]);
+        }
+        Ok((exists, value))
+    }
+
+    fn assume_bounded(&mut self, l: LoopId, lo: &Int, hi: &Int) {
+        let fits = Int::sub(&[hi.clone(), lo.clone()]).le(Int::from_i64(ENUMERATED_ITERATIONS));
+        self.bounded.push((l, fits));
+    }
+
+    /// `lhs op rhs` as an interval of one loop variable, or as a loop-free fact.
+    fn comparison(&mut self, op: CmpOp, lhs: &Expr, rhs: &Expr, g: &mut Guard, empty: &Instance) -> Enc<()> {
+        let diff = lhs.clone() - rhs.clone();
+        let (coeffs, rest) = self.linear(&diff)?;
+        let loops: Vec<(LoopId, i64)> = coeffs.into_iter().filter(|(_, c)| *c != 0).collect();
+        let rest = rest.unwrap_or_else(|| Int::from_i64(0));
+        match loops.as_slice() {
+            [] => {
+                g.facts.push(compare(op, &rest, &Int::from_i64(0)));
+                Ok(())
+            }
+            [(l, c)] if *c == 1 || *c == -1 => {
+                // c*v + rest op 0, with c = +-1: v op' -c*rest.
+                let (op, bound) = if *c == 1 { (op, rest.unary_minus()) } else { (flip(op), rest) };
+                let one = Int::from_i64(1);
+                let range = match op {
+                    CmpOp::Lt => Range { lo: None, hi: Some(bound) },
+                    CmpOp::Le => Range { lo: None, hi: Some(Int::add(&[bound, one])) },
+                    CmpOp::Gt => Range { lo: Some(Int::add(&[bound, one])), hi: None },
+                    CmpOp::Ge => Range { lo: Some(bound), hi: None },
+                    CmpOp::Eq => Range { lo: Some(bound.clone()), hi: Some(Int::add(&[bound, one])) },
+                    CmpOp::Ne => return Err(Unsupported("a `!=` condition around a commit or wait".into())),
+                };
+                g.ranges.entry(*l).or_default().push(range);
+                let _ = empty;
+                Ok(())
+            }
+            _ => Err(Unsupported(format!(
+                "the condition {} {op} {} around a commit or wait",
+                print_expr(lhs),
+                print_expr(rhs)
+            ))),
+        }
+    }
+
+    /// `e` as `sum(c_l * v_l) + rest`, where `rest` mentions no loop variable.
+    fn linear(&mut self, e: &Expr) -> Enc<(BTreeMap<LoopId, i64>, Option<Int>)> {
+        let empty = Instance { event: usize::MAX, vals: BTreeMap::new() };
+        match e {
+            Expr::Var(v) if self.model.is_loop_var(v.id()).is_some() => {
+                let l = self.model.is_loop_var(v.id()).unwrap_or(0);
+                Ok((BTreeMap::from([(l, 1)]), None))
+            }
+            Expr::Binary { op: op @ (BinOp::Add | BinOp::Sub), lhs, rhs } => {
+                let (mut a, ra) = self.linear(lhs)?;
+                let (b, rb) = self.linear(rhs)?;
+                let sign = if *op == BinOp::Add { 1 } else { -1 };
+                for (l, c) in b {
+                    *a.entry(l).or_default() += sign * c;
+                }
+                let rest = match (ra, rb) {
+                    (None, None) => None,
+                    (Some(x), None) => Some(x),
+                    (None, Some(y)) => Some(if sign == 1 { y } else { y.unary_minus() }),
+                    (Some(x), Some(y)) => Some(if sign == 1 { Int::add(&[x, y]) } else { Int::sub(&[x, y]) }),
+                };
+                Ok((a, rest))
+            }
+            Expr::Binary { op: BinOp::Mul, lhs, rhs } if lhs.as_int().is_some() || rhs.as_int().is_some() => {
+                let (k, other) = match lhs.as_int() {
+                    Some(k) => (k, rhs),
+                    None => (rhs.as_int().unwrap_or(0), lhs),
+                };
+                let (coeffs, rest) = self.linear(other)?;
+                let coeffs = coeffs.into_iter().map(|(l, c)| (l, c * k)).collect();
+                Ok((coeffs, rest.map(|r| Int::mul(&[r, Int::from_i64(k)]))))
+            }
+            other => {
+                let mentions_loop = super::model::vars_of(other).iter().any(|v| self.model.is_loop_var(*v).is_some());
+                if mentions_loop {
+                    return Err(Unsupported(format!("the non-affine expression {}", print_expr(other))));
+                }
+                Ok((BTreeMap::new(), Some(self.int(other, &empty, None)?)))
+            }
+        }
+    }
+
+    /// `[lo, hi)` of the iterations of loop `l` where `event`'s conditions on it hold.
+    fn valid(&mut self, l: LoopId, guard: &Guard) -> Enc<(Int, Int)> {
+        let (mut lo, mut hi) = self.loop_bounds(l)?;
+        for r in guard.ranges.get(&l).into_iter().flatten() {
+            if let Some(x) = &r.lo {
+                lo = max(&lo, x);
+            }
+            if let Some(y) = &r.hi {
+                hi = min(&hi, y);
+            }
+        }
+        Ok((lo, hi))
+    }
+
+    /// Whether `event`'s conditions on loop `l` hold at value `v`.
+    fn holds_at(&mut self, l: LoopId, guard: &Guard, v: &Int) -> Bool {
+        let mut all = vec![self.generic_at(l, guard, v).unwrap_or_else(|_| Bool::from_bool(true))];
+        for r in guard.ranges.get(&l).into_iter().flatten() {
+            if let Some(x) = &r.lo {
+                all.push(v.ge(x));
+            }
+            if let Some(y) = &r.hi {
+                all.push(v.lt(y));
+            }
+        }
+        Bool::and(&all)
+    }
+
+    /// How many instances of `event` run before instance `at`.
+    pub fn count_before(&mut self, event: EventId, at: &Instance) -> Enc<Int> {
+        let guard = self.guard(event)?;
+        let facts = Bool::and(&guard.facts.iter().cloned().chain([Bool::from_bool(true)]).collect::<Vec<_>>());
+        let path = self.event(event).path.clone();
+        let upath = self.event(at.event).path.clone();
+        let n = self.count_rec(&path, &upath, 0, at, &guard)?;
+        Ok(facts.ite(&n, &Int::from_i64(0)))
+    }
+
+    fn count_rec(&mut self, p: &[Step], u: &[Step], i: usize, at: &Instance, g: &Guard) -> Enc<Int> {
+        match (p.get(i), u.get(i)) {
+            (Some(Step::Loop(l)), Some(Step::Loop(m))) if l == m => {
+                let v = at.vals.get(l).cloned().ok_or_else(|| {
+                    Unsupported(format!(
+                        "an instance of event {} without the value of loop {l} ({:?})",
+                        at.event,
+                        at.vals.keys().collect::<Vec<_>>()
+                    ))
+                })?;
+                let deeper = self.count_rec(p, u, i + 1, at, g)?;
+                let same = self.holds_at(*l, g, &v).ite(&deeper, &Int::from_i64(0));
+                if self.model.loops[*l].per_thread {
+                    return Ok(same);
+                }
+                let earlier = self.span(*l, g, &v)?;
+                let all = self.count_all(p, i + 1, g)?;
+                Ok(Int::add(&[same, Int::mul(&[earlier, all])]))
+            }
+            (Some(Step::Child(x)), Some(Step::Child(y))) if x == y => self.count_rec(p, u, i + 1, at, g),
+            (Some(Step::Child(x)), Some(Step::Child(y))) if x < y => self.count_all(p, i, g),
+            _ => Ok(Int::from_i64(0)),
+        }
+    }
+
+    /// How many instances of the event the rest of its path has (from step `i`).
+    fn count_all(&mut self, p: &[Step], i: usize, g: &Guard) -> Enc<Int> {
+        let mut factors = vec![Int::from_i64(1)];
+        for step in &p[i..] {
+            if let Step::Loop(l) = step {
+                if self.model.loops[*l].per_thread {
+                    let v = self.threads.get(l).cloned().unwrap_or_else(|| Int::from_i64(0));
+                    factors.push(self.holds_at(*l, g, &v).ite(&Int::from_i64(1), &Int::from_i64(0)));
+                } else {
+                    let (_, hi) = self.valid(*l, g)?;
+                    factors.push(self.span(*l, g, &hi)?);
+                }
+            }
+        }
+        Ok(Int::mul(&factors))
+    }
+
+    /// The last instance of `event` before `at`: whether one exists, and its loop values.
+    pub fn last_before(&mut self, event: EventId, at: &Instance) -> Enc<(Bool, Instance)> {
+        let guard = self.guard(event)?;
+        let facts = Bool::and(&guard.facts.iter().cloned().chain([Bool::from_bool(true)]).collect::<Vec<_>>());
+        let path = self.event(event).path.clone();
+        let upath = self.event(at.event).path.clone();
+        let (exists, mut vals) = self.last_rec(&path, &upath, 0, at, &guard)?;
+        // Where no instance exists the values are unused (guarded by `exists`), but every
+        // loop needs one so that counting at this instance is well defined.
+        for l in self.model.loops_of(self.event(event)) {
+            vals.entry(l).or_insert_with(|| Int::from_i64(0));
+        }
+        Ok((Bool::and(&[facts, exists]), Instance { event, vals }))
+    }
+
+    fn last_rec(
+        &mut self,
+        p: &[Step],
+        u: &[Step],
+        i: usize,
+        at: &Instance,
+        g: &Guard,
+    ) -> Enc<(Bool, BTreeMap<LoopId, Int>)> {
+        match (p.get(i), u.get(i)) {
+            (Some(Step::Loop(l)), Some(Step::Loop(m))) if l == m => {
+                let v = at.vals.get(l).cloned().ok_or_else(|| {
+                    Unsupported(format!(
+                        "an instance of event {} without the value of loop {l} ({:?})",
+                        at.event,
+                        at.vals.keys().collect::<Vec<_>>()
+                    ))
+                })?;
+                let (same_exists, mut same) = self.last_rec(p, u, i + 1, at, g)?;
+                same.insert(*l, v.clone());
+                let same_exists = Bool::and(&[same_exists, self.holds_at(*l, g, &v)]);
+                if self.model.loops[*l].per_thread {
+                    return Ok((same_exists, same));
+                }
+                let (prev_exists, prev) = self.last_valid(*l, g, &v)?;
+                let (rest_exists, mut rest) = self.last_all(p, i + 1, g)?;
+                rest.insert(*l, prev);
+                let earlier_exists = Bool::and(&[prev_exists, rest_exists]);
+                Ok((Bool::or(&[same_exists.clone(), earlier_exists]), choose(&same_exists, &same, &rest)))
+            }
+            (Some(Step::Child(x)), Some(Step::Child(y))) if x == y => self.last_rec(p, u, i + 1, at, g),
+            (Some(Step::Child(x)), Some(Step::Child(y))) if x < y => self.last_all(p, i, g),
+            _ => Ok((Bool::from_bool(false), BTreeMap::new())),
+        }
+    }
+
+    /// The last instance of the rest of the path from step `i`.
+    fn last_all(&mut self, p: &[Step], i: usize, g: &Guard) -> Enc<(Bool, BTreeMap<LoopId, Int>)> {
+        let mut exists = vec![Bool::from_bool(true)];
+        let mut vals = BTreeMap::new();
+        for step in &p[i..] {
+            if let Step::Loop(l) = step {
+                if self.model.loops[*l].per_thread {
+                    let v = self.threads.get(l).cloned().unwrap_or_else(|| Int::from_i64(0));
+                    exists.push(self.holds_at(*l, g, &v));
+                    vals.insert(*l, v);
+                } else {
+                    let (_, hi) = self.valid(*l, g)?;
+                    let (ok, last) = self.last_valid(*l, g, &hi)?;
+                    exists.push(ok);
+                    vals.insert(*l, last);
+                }
+            }
+        }
+        Ok((Bool::and(&exists), vals))
+    }
+}
+
+fn choose(c: &Bool, a: &BTreeMap<LoopId, Int>, b: &BTreeMap<LoopId, Int>) -> BTreeMap<LoopId, Int> {
+    let keys: std::collections::BTreeSet<LoopId> = a.keys().chain(b.keys()).copied().collect();
+    keys.into_iter()
+        .map(|k| {
+            let x = a.get(&k).or_else(|| b.get(&k)).cloned().unwrap_or_else(|| Int::from_i64(0));
+            let y = b.get(&k).or_else(|| a.get(&k)).cloned().unwrap_or_else(|| Int::from_i64(0));
+            (k, c.ite(&x, &y))
+        })
+        .collect()
+}
+
+pub fn max(a: &Int, b: &Int) -> Int {
+    a.ge(b).ite(a, b)
+}
+
+pub fn min(a: &Int, b: &Int) -> Int {
+    a.le(b).ite(a, b)
+}
+
+/// `max(0, hi - lo)`.
+fn size(lo: &Int, hi: &Int) -> Int {
+    max(&Int::from_i64(0), &Int::sub(&[hi.clone(), lo.clone()]))
+}
+
+fn compare(op: CmpOp, a: &Int, b: &Int) -> Bool {
+    match op {
+        CmpOp::Eq => a.eq(b),
+        CmpOp::Ne => a.eq(b).not(),
+        CmpOp::Lt => a.lt(b),
+        CmpOp::Le => a.le(b),
+        CmpOp::Gt => a.gt(b),
+        CmpOp::Ge => a.ge(b),
+    }
+}
+
+fn negate(op: CmpOp) -> CmpOp {
+    match op {
+        CmpOp::Eq => CmpOp::Ne,
+        CmpOp::Ne => CmpOp::Eq,
+        CmpOp::Lt => CmpOp::Ge,
+        CmpOp::Le => CmpOp::Gt,
+        CmpOp::Gt => CmpOp::Le,
+        CmpOp::Ge => CmpOp::Lt,
+    }
+}
+
+/// The comparison with its sides exchanged.
+fn flip(op: CmpOp) -> CmpOp {
+    match op {
+        CmpOp::Lt => CmpOp::Gt,
+        CmpOp::Le => CmpOp::Ge,
+        CmpOp::Gt => CmpOp::Lt,
+        CmpOp::Ge => CmpOp::Le,
+        other => other,
+    }
+}
+
+/// TVM's integer operators over mathematical integers (indices do not overflow).
+fn binary(op: BinOp, a: &Int, b: &Int) -> Option<Int> {
+    let zero = Int::from_i64(0);
+    Some(match op {
+        BinOp::Add => Int::add(&[a.clone(), b.clone()]),
+        BinOp::Sub => Int::sub(&[a.clone(), b.clone()]),
+        BinOp::Mul => Int::mul(&[a.clone(), b.clone()]),
+        BinOp::FloorDiv => floordiv(a, b),
+        BinOp::FloorMod => Int::sub(&[a.clone(), Int::mul(&[b.clone(), floordiv(a, b)])]),
+        BinOp::TruncDiv | BinOp::Div => {
+            let q = floordiv(a, b);
+            let exact = Int::mul(&[b.clone(), q.clone()]).eq(a);
+            let negative = Bool::xor(&a.lt(&zero), b.lt(&zero));
+            Bool::and(&[negative, exact.not()]).ite(&Int::add(&[q.clone(), Int::from_i64(1)]), &q)
+        }
+        BinOp::TruncMod => {
+            let q = binary(BinOp::TruncDiv, a, b)?;
+            Int::sub(&[a.clone(), Int::mul(&[b.clone(), q])])
+        }
+        BinOp::Min => min(a, b),
+        BinOp::Max => max(a, b),
+        _ => return None,
+    })
+}
+
+/// Floor division: SMT-LIB `div` is Euclidean, which is the floor for positive divisors.
+fn floordiv(a: &Int, b: &Int) -> Int {
+    let zero = Int::from_i64(0);
+    b.gt(&zero).ite(&a.div(b), &a.unary_minus().div(b.unary_minus()))
+}

@@ -1,0 +1,366 @@
+//! The verification model of a function: its loops and the events the async obligations talk
+//! about (commits, waits, barriers, asynchronous stores and every other buffer access), each
+//! with its position in program order.
+//!
+//! A position is the path from the function body to the event: `Step::Loop` enters a loop's
+//! body (one step per iteration variable), `Step::Child(k)` picks the k-th part of a statement.
+//! Two event instances are ordered by comparing their paths: equal loop steps compare the
+//! iteration values, the first differing child step decides. An attribute scope has three
+//! parts: 0 before its body (where a wait happens), 1 the body, 2 after it (where a commit
+//! happens), so directly nested attributes run wait, body, commit in any nesting order.
+//! Let values, block iteration bindings and `T.where` predicates are substituted or recorded
+//! as guards; block annotations with async keys act as attributes around the block body.
+
+use tirproof_ir::annotation::{
+    AnnValue, ASYNC_COMMIT_QUEUE_SCOPE, ASYNC_SCOPE, ASYNC_WAIT_INFLIGHT_COUNT, ASYNC_WAIT_QUEUE_SCOPE,
+};
+use tirproof_ir::subst::Substitution;
+use tirproof_ir::text::print_expr;
+use tirproof_ir::visit::{walk_expr, Visitor};
+use tirproof_ir::{Buffer, Expr, ForKind, PrimFunc, Span, Stmt, StmtKind, Var, VarId};
+
+pub type LoopId = usize;
+pub type EventId = usize;
+
+/// One step of a position path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    Loop(LoopId),
+    Child(u32),
+}
+
+#[derive(Clone, Debug)]
+pub struct LoopInfo {
+    pub var: Var,
+    pub min: Expr,
+    pub extent: Expr,
+    /// Thread and block bindings: each thread has its own queues, so only the same value
+    /// of these variables relates two instances of one thread.
+    pub per_thread: bool,
+}
+
+/// A buffer access, in scalar elements of its storage.
+#[derive(Clone, Debug)]
+pub struct Access {
+    pub buffer: Buffer,
+    pub indices: Vec<Expr>,
+}
+
+#[derive(Clone, Debug)]
+pub enum EventKind {
+    Commit {
+        queue: i64,
+    },
+    Wait {
+        queue: i64,
+        count: Expr,
+    },
+    Barrier,
+    /// A store inside `async_scope`, with the commit that closes its group.
+    AsyncStore {
+        access: Access,
+        commit: Option<EventId>,
+    },
+    /// Any other load or store.
+    Use {
+        access: Access,
+        write: bool,
+    },
+    /// The end of the function (every group must be complete there).
+    End,
+}
+
+#[derive(Clone, Debug)]
+pub struct Event {
+    pub kind: EventKind,
+    pub path: Vec<Step>,
+    /// Conditions under which the event happens (enclosing `if`s and block predicates).
+    pub guards: Vec<Expr>,
+    pub span: Span,
+    /// The statement, printed, for reports.
+    pub text: String,
+    /// Where the pass that emitted the event's statement copied it from: (original statement,
+    /// original iteration) for each enclosing copy, outermost first. Empty without provenance.
+    pub origins: Vec<(u32, Expr)>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Model {
+    pub loops: Vec<LoopInfo>,
+    pub events: Vec<Event>,
+    /// Scalar parameters: free in every query.
+    pub params: Vec<Var>,
+    /// Constructs the model could not represent exactly, with where they are.
+    pub unsupported: Vec<(Span, String)>,
+}
+
+impl Model {
+    pub fn of(func: &PrimFunc) -> Model {
+        let mut b = Builder {
+            model: Model::default(),
+            path: Vec::new(),
+            guards: Vec::new(),
+            commits: Vec::new(),
+            in_async: false,
+            span: func.span,
+            origins: Vec::new(),
+        };
+        b.model.params = func.scalar_params().cloned().collect();
+        b.stmt(&func.body);
+        b.child(u32::MAX, |b| b.push_event(EventKind::End, "the end of the function".into()));
+        b.model
+    }
+
+    /// The loops an event's path enters, outermost first.
+    pub fn loops_of(&self, event: &Event) -> Vec<LoopId> {
+        event.path.iter().filter_map(|s| if let Step::Loop(l) = s { Some(*l) } else { None }).collect()
+    }
+
+    /// Whether any statement carries provenance.
+    pub fn has_provenance(&self) -> bool {
+        self.events.iter().any(|e| !e.origins.is_empty())
+    }
+
+    pub fn is_loop_var(&self, var: VarId) -> Option<LoopId> {
+        self.loops.iter().position(|l| l.var.id() == var)
+    }
+}
+
+struct Builder {
+    model: Model,
+    path: Vec<Step>,
+    guards: Vec<Expr>,
+    /// Enclosing commit scopes (their events are created when the scope closes; the ids are
+    /// reserved when it opens).
+    commits: Vec<EventId>,
+    in_async: bool,
+    span: Span,
+    origins: Vec<(u32, Expr)>,
+}
+
+impl Builder {
+    fn child<R>(&mut self, k: u32, f: impl FnOnce(&mut Self) -> R) -> R {
+        self.path.push(Step::Child(k));
+        let r = f(self);
+        self.path.pop();
+        r
+    }
+
+    fn push_event(&mut self, kind: EventKind, text: String) -> EventId {
+        let id = self.model.events.len();
+        self.model.events.push(Event {
+            kind,
+            path: self.path.clone(),
+            guards: self.guards.clone(),
+            span: self.span,
+            text,
+            origins: self.origins.clone(),
+        });
+        id
+    }
+
+    fn unsupported(&mut self, why: impl Into<String>) {
+        self.model.unsupported.push((self.span, why.into()));
+    }
+
+    fn stmt(&mut self, stmt: &Stmt) {
+        let saved = self.span;
+        if stmt.span.is_known() {
+            self.span = stmt.span;
+        }
+        if let Some(o) = &stmt.origin {
+            self.origins.push((o.stmt, o.iteration.clone()));
+        }
+        self.stmt_kind(stmt);
+        if stmt.origin.is_some() {
+            self.origins.pop();
+        }
+        self.span = saved;
+    }
+
+    fn stmt_kind(&mut self, stmt: &Stmt) {
+        match &stmt.kind {
+            StmtKind::Seq(items) => {
+                for (k, item) in items.iter().enumerate() {
+                    self.child(k as u32, |b| b.stmt(item));
+                }
+            }
+            StmtKind::Store(store) => {
+                self.accesses_in_exprs(store.indices.iter().chain(std::iter::once(&store.value)));
+                let access = Access { buffer: store.buffer.clone(), indices: store.indices.clone() };
+                let text = tirproof_ir::text::print_stmt(stmt).trim().to_string();
+                self.child(1, |b| {
+                    if b.in_async {
+                        let commit = b.commits.last().copied();
+                        b.push_event(EventKind::AsyncStore { access, commit }, text);
+                    } else {
+                        b.push_event(EventKind::Use { access, write: true }, text);
+                    }
+                });
+            }
+            StmtKind::Evaluate(e) => self.accesses_in_exprs(std::iter::once(e)),
+            StmtKind::Barrier { .. } => {
+                self.push_event(EventKind::Barrier, "T.tvm_storage_sync(\"shared\")".into());
+            }
+            StmtKind::If { cond, then_case, else_case } => {
+                self.accesses_in_exprs(std::iter::once(cond));
+                self.guards.push(cond.clone());
+                self.child(0, |b| b.stmt(then_case));
+                self.guards.pop();
+                if let Some(e) = else_case {
+                    self.guards.push(Expr::logical_not(cond.clone()));
+                    self.child(1, |b| b.stmt(e));
+                    self.guards.pop();
+                }
+            }
+            StmtKind::For(f) => self.for_loop(&f.var, &f.min, &f.extent, f.kind == ForKind::ThreadBinding, &f.body),
+            StmtKind::LaunchThread { var, extent, body, .. } => self.for_loop(var, &Expr::int(0), extent, true, body),
+            StmtKind::Let { var, value, body } => {
+                let inlined = Substitution::new().var(var, value.clone()).stmt(body);
+                self.stmt(&inlined);
+            }
+            StmtKind::Attr(a) => self.attr(&a.key, &a.value, &a.body),
+            StmtKind::Allocate(a) => self.stmt(&a.body),
+            StmtKind::AllocBuffer { body, .. } | StmtKind::DeclBuffer { body, .. } => self.stmt(body),
+            StmtKind::Block(block) => self.block(block),
+        }
+    }
+
+    fn for_loop(&mut self, var: &Var, min: &Expr, extent: &Expr, per_thread: bool, body: &Stmt) {
+        let id = self.model.loops.len();
+        self.model.loops.push(LoopInfo { var: var.clone(), min: min.clone(), extent: extent.clone(), per_thread });
+        self.path.push(Step::Loop(id));
+        self.stmt(body);
+        self.path.pop();
+    }
+
+    fn attr(&mut self, key: &str, value: &Expr, body: &Stmt) {
+        match key {
+            ASYNC_WAIT_QUEUE_SCOPE => {
+                let (count, inner) = match &body.kind {
+                    StmtKind::Attr(c) if c.key == ASYNC_WAIT_INFLIGHT_COUNT => (c.value.clone(), &*c.body),
+                    _ => {
+                        self.unsupported("a wait without its in-flight count");
+                        (Expr::int(0), body)
+                    }
+                };
+                let Some(queue) = self.queue(value) else { return self.stmt(inner) };
+                let text = format!("wait(queue {queue}, in-flight {})", print_expr(&count));
+                self.child(0, |b| b.push_event(EventKind::Wait { queue, count }, text));
+                self.child(1, |b| b.stmt(inner));
+            }
+            ASYNC_COMMIT_QUEUE_SCOPE => {
+                let Some(queue) = self.queue(value) else { return self.stmt(body) };
+                // Reserve the commit's id so stores inside can name it; fill it in after.
+                let id = self.push_event(EventKind::Commit { queue }, format!("commit(queue {queue})"));
+                self.commits.push(id);
+                self.child(1, |b| b.stmt(body));
+                self.commits.pop();
+                self.path.push(Step::Child(2));
+                self.model.events[id].path = self.path.clone();
+                self.path.pop();
+            }
+            ASYNC_SCOPE => {
+                let saved = self.in_async;
+                self.in_async = true;
+                self.child(1, |b| b.stmt(body));
+                self.in_async = saved;
+            }
+            _ => self.child(1, |b| b.stmt(body)),
+        }
+    }
+
+    fn queue(&mut self, value: &Expr) -> Option<i64> {
+        let q = value.as_int();
+        if q.is_none() {
+            self.unsupported(format!("a queue id that is not a constant: {}", print_expr(value)));
+        }
+        q
+    }
+
+    fn block(&mut self, block: &tirproof_ir::Block) {
+        let mut subst = Substitution::new();
+        for iv in &block.iter_vars {
+            subst = subst.var(&iv.var, iv.binding.clone());
+        }
+        let body = subst.stmt(&block.body);
+        if block.init.is_some() {
+            self.unsupported("a block with T.init()");
+        }
+        let predicate = block.predicate.as_ref().map(|p| subst.expr(p));
+        if let Some(p) = &predicate {
+            self.guards.push(p.clone());
+        }
+        // Block annotations with async keys are the attribute chain around the body.
+        let mut wrapped = body;
+        for (key, value) in block.annotations.entries.iter().rev() {
+            let expr = match value {
+                AnnValue::Int(i) => Expr::int(*i),
+                AnnValue::Expr(e) => e.clone(),
+                _ => continue,
+            };
+            if [ASYNC_SCOPE, ASYNC_COMMIT_QUEUE_SCOPE, ASYNC_WAIT_QUEUE_SCOPE, ASYNC_WAIT_INFLIGHT_COUNT]
+                .contains(&key.as_str())
+            {
+                wrapped = Stmt::new(
+                    StmtKind::Attr(tirproof_ir::AttrStmt {
+                        node: None,
+                        key: key.clone(),
+                        value: expr,
+                        body: Box::new(wrapped),
+                    }),
+                    block.body.span,
+                );
+            }
+        }
+        self.child(0, |b| b.stmt(&wrapped));
+        if predicate.is_some() {
+            self.guards.pop();
+        }
+    }
+
+    /// Loads inside expressions are uses too (they happen before the statement's store).
+    fn accesses_in_exprs<'e>(&mut self, exprs: impl Iterator<Item = &'e Expr>) {
+        struct Loads(Vec<(Buffer, Vec<Expr>)>);
+        impl Visitor for Loads {
+            fn visit_expr(&mut self, e: &Expr) {
+                if let Expr::Load(l) = e {
+                    self.0.push((l.buffer.clone(), l.indices.clone()));
+                }
+                walk_expr(self, e);
+            }
+        }
+        let mut loads = Loads(Vec::new());
+        for e in exprs {
+            loads.visit_expr(e);
+        }
+        self.child(0, |b| {
+            for (buffer, indices) in loads.0 {
+                let text =
+                    format!("{}[{}]", buffer.name(), indices.iter().map(print_expr).collect::<Vec<_>>().join(", "));
+                b.push_event(EventKind::Use { access: Access { buffer, indices }, write: false }, text);
+            }
+        });
+    }
+}
+
+/// Variables an expression mentions.
+pub fn vars_of(e: &Expr) -> Vec<VarId> {
+    struct Vars(Vec<VarId>);
+    impl Visitor for Vars {
+        fn visit_expr(&mut self, e: &Expr) {
+            if let Expr::Var(v) = e {
+                self.0.push(v.id());
+            }
+            walk_expr(self, e);
+        }
+    }
+    let mut v = Vars(Vec::new());
+    v.visit_expr(e);
+    v.0
+}
+
+/// Storage identity of a buffer: its data variable.
+pub fn storage(buffer: &Buffer) -> VarId {
+    buffer.data().id()
+}

@@ -1,0 +1,108 @@
+//! The wait verifier on programs printed by TVM 0.27: proofs and their refuted twins, and
+//! SMT-LIB dumps that the z3 command line accepts.
+
+use std::path::Path;
+use std::process::Command;
+
+use tirproof_ir::text::parse_module;
+use tirproof_ir::PrimFunc;
+use tirproof_verify::waits::{verify_func, Options, WaitVerdict};
+
+fn corpus(name: &str) -> PrimFunc {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus").join(name);
+    let text = std::fs::read_to_string(&path).expect("corpus file");
+    parse_module(&text).expect("parses").functions.remove(0)
+}
+
+fn with_count(func: &PrimFunc, from: &str, to: &str) -> PrimFunc {
+    let text = tirproof_ir::text::print_func(func).replacen(from, to, 1);
+    parse_module(&text).expect("still parses").functions.remove(0)
+}
+
+#[test]
+fn tvm_seed_a_is_proved_tight_and_its_loosened_twin_refuted() {
+    let func = corpus("tvm/seed_a_after_flatten_cse.py");
+    let (report, _) = verify_func(&func, &Options::default());
+    assert!(report.all_proved(), "{:?}", report.waits);
+    assert!(report.waits.iter().all(|w| w.verdict == WaitVerdict::ProvedTight));
+    let twin = with_count(&func, "\"async_wait_inflight_count\": 1", "\"async_wait_inflight_count\": 2");
+    let (report, _) = verify_func(&twin, &Options::default());
+    let refuted = report.waits.iter().find(|w| matches!(w.verdict, WaitVerdict::Refuted { .. }));
+    assert!(refuted.is_some(), "{:?}", report.waits);
+}
+
+#[test]
+fn tvm_seed_c_count_five_is_refuted_with_a_counterexample() {
+    let func = corpus("tvm/seed_c_after_pipeline.py");
+    let (report, _) = verify_func(&func, &Options::default());
+    let wait = report.waits.iter().find(|w| w.count == "5").expect("the body wait");
+    let WaitVerdict::Refuted { reason, values } = &wait.verdict else { panic!("not refuted: {:?}", wait.verdict) };
+    assert!(reason.contains("needs group") && reason.contains("complete"), "{reason}");
+    assert!(!values.is_empty());
+    // Its twin with the count that is right from the first iteration on is proved.
+    let fixed = with_count(&func, "\"async_wait_inflight_count\": 5", "\"async_wait_inflight_count\": 2");
+    let (report, _) = verify_func(&fixed, &Options::default());
+    let wait = report.waits.iter().find(|w| w.count == "2").expect("the body wait");
+    assert!(wait.verdict.is_proved(), "{:?}", wait.verdict);
+}
+
+#[test]
+fn tvm_seed_b_negative_looking_count_is_proved_never_negative_but_a_missing_predicate_is_refuted() {
+    let func = corpus("tvm/seed_b_after_flatten_cse.py");
+    let (report, _) = verify_func(&func, &Options::default());
+    assert!(report.all_proved(), "{:?} {:?}", report.waits, report.findings);
+    // Without the predicate around it, `0 - i` runs as -1.
+    let text = tirproof_ir::text::print_func(&func).replacen("if cse_v6 < 16:", "if True:", 1);
+    let twin = parse_module(&text).expect("parses").functions.remove(0);
+    let (report, _) = verify_func(&twin, &Options::default());
+    assert!(report
+        .waits
+        .iter()
+        .any(|w| matches!(&w.verdict, WaitVerdict::Refuted { reason, .. } if reason.contains("negative"))));
+}
+
+#[test]
+fn every_dumped_query_is_accepted_by_the_z3_command_line() {
+    let z3 = env!("TIRPROOF_Z3_BIN");
+    let func = corpus("tvm/seed_c_after_flatten_cse.py");
+    let options = Options { dump_smtlib: true, ..Options::default() };
+    let (_, dumps) = verify_func(&func, &options);
+    assert!(dumps.len() >= 3);
+    let dir = std::env::temp_dir().join(format!("tirproof-smt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    for (i, (name, text)) in dumps.iter().enumerate() {
+        let path = dir.join(format!("{i}.smt2"));
+        std::fs::write(&path, text).expect("write");
+        let out = Command::new(z3).arg(&path).output().expect("z3 runs");
+        let answer = String::from_utf8_lossy(&out.stdout);
+        let first = answer.lines().next().unwrap_or("");
+        assert!(["sat", "unsat"].contains(&first), "{name}: z3 answered {answer}");
+    }
+}
+
+const MODULO_GUARDED: &str = r#"
+@T.prim_func
+def main(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
+    B = T.alloc_buffer((2,), "float32", scope="shared")
+    for i in range(16):
+        if i % 2 == 0:
+            with T.attr({"async_commit_queue_scope": 0, "async_scope": 1}):
+                B[0] = A[i]
+        if i % 2 == 1:
+            with T.attr({"async_wait_queue_scope": 0, "async_wait_inflight_count": COUNT}):
+                C[i] = B[0]
+"#;
+
+/// Commits and waits under a condition that is not an interval of the loop variable are
+/// counted by enumeration; the report says the proof is bounded, and the loosened twin is
+/// refuted.
+#[test]
+fn non_interval_conditions_get_a_bounded_encoding() {
+    let parse =
+        |count: &str| parse_module(&MODULO_GUARDED.replace("COUNT", count)).expect("parses").functions.remove(0);
+    let (report, _) = verify_func(&parse("0"), &Options::default());
+    assert!(report.all_proved(), "{report:?}");
+    assert!(report.notes.iter().any(|n| n.starts_with("bounded encoding")), "{:?}", report.notes);
+    let (report, _) = verify_func(&parse("1"), &Options::default());
+    assert!(report.waits.iter().any(|w| matches!(w.verdict, WaitVerdict::Refuted { .. })), "{report:?}");
+}

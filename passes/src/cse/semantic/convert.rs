@@ -108,10 +108,8 @@ fn compare(op: CmpOp, k: [Id; 2]) -> TirLang {
 
 /// Adds `e` to `egraph`; `added` receives every node in the order it was added.
 pub fn add(egraph: &mut Graph, e: &Expr, leaves: &mut Leaves, added: &mut Vec<TirLang>) -> Option<Id> {
-    let kids = crate::cse::eligible::children(e)
-        .iter()
-        .map(|(c, _)| add(egraph, c, leaves, added))
-        .collect::<Option<Vec<Id>>>()?;
+    let kids =
+        crate::cse::eligible::children(e).map(|(c, _)| add(egraph, c, leaves, added)).collect::<Option<Vec<Id>>>()?;
     let node = node_of(e, &kids, leaves, true)?;
     added.push(node.clone());
     Some(egraph.add(node))

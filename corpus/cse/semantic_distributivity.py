@@ -17,13 +17,12 @@ def main(x: T.int32, y: T.int32, z: T.int32, A: T.Buffer((16,), "int32")):
 #
 # @T.prim_func
 # def main(x: T.int32, y: T.int32, z: T.int32, A: T.Buffer((16,), "int32")):
-#     cse_v7: T.let[T.int32] = y + z
-#     cse_v6: T.let[T.int32] = y - z
-#     cse_v5: T.let[T.int32] = x * cse_v6
-#     cse_v4: T.let[T.int32] = x * cse_v7
-#     cse_v3: T.let[T.int32] = x - y + z
-#     cse_v2: T.let[T.int32] = x - cse_v7
-#     cse_v1: T.let[T.int32] = x + cse_v6
+#     cse_v6: T.let[T.int32] = x - y
+#     cse_v5: T.let[T.int32] = x * (y - z)
+#     cse_v4: T.let[T.int32] = x * (y + z)
+#     cse_v3: T.let[T.int32] = cse_v6 + z
+#     cse_v2: T.let[T.int32] = cse_v6 - z
+#     cse_v1: T.let[T.int32] = x + y - z
 #     A[0] = cse_v4 + cse_v4
 #     A[1] = cse_v5 + cse_v5
 #     A[2] = cse_v1 + cse_v1

@@ -22,6 +22,7 @@ use super::strategy::Strategy;
 
 /// Runs CSE with `strategy` on `func`.
 pub fn run_func(func: &mut PrimFunc, strategy: &mut dyn Strategy) -> Stats {
+    strategy.begin_func(func);
     let mut walk = Walk {
         placer: Placer { strategy, names: Names::for_func(func), stats: Stats::default() },
         ctx: Context::for_func(func),

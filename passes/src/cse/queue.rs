@@ -63,9 +63,9 @@ pub fn decide<'a>(strategy: &mut dyn Strategy, table: &Table<'a>, head: &[&'a Ex
             None
         } else if let Some(var) = strategy.context_var(class, repr, ctx) {
             Some(With::Var(var))
-        } else if !is_computation(repr) {
+        } else if !is_computation(repr) && ctx.defines_all(repr) {
             Some(With::Leaf)
-        } else if c.count >= 2 && ctx.defines_all(repr) && (c.definite || !may_trap(repr)) {
+        } else if c.count >= 2 && is_computation(repr) && ctx.defines_all(repr) && (c.definite || !may_trap(repr)) {
             Some(With::New)
         } else {
             None

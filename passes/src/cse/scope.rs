@@ -132,6 +132,7 @@ impl Placer<'_> {
                 let var = self.names.fresh(action.repr.dtype());
                 ctx.note_binder(&var);
                 self.replace(holder, action.class, &action.repr, &Expr::Var(var.clone()));
+                self.strategy.bound(&var, &action.repr);
                 holder.wrap(var, action.repr);
                 self.stats.introduced += 1;
                 return true;

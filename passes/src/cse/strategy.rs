@@ -7,13 +7,17 @@
 //! Invariant: two expressions of one class for which `interchangeable` holds have the same
 //! value and fault under the same conditions, so either may replace the other.
 
-use tirproof_ir::{Expr, Var};
+use tirproof_ir::{Expr, PrimFunc, Var};
 
 use super::context::Context;
 use super::eligible::children;
 use super::key::{self, same_tree as expr_eq};
 
 pub trait Strategy {
+    /// Starts a function.
+    fn begin_func(&mut self, _func: &PrimFunc) {}
+    /// A variable the placement bound to `value`.
+    fn bound(&mut self, _var: &Var, _value: &Expr) {}
     /// Starts a round of a scope: its maximal computations and its context.
     fn begin(&mut self, computations: &[&Expr], ctx: &Context);
     /// The class of a computation of the scan, whose structural key is `key`.

@@ -28,3 +28,60 @@ fn cascade_binds_the_longer_computation_inside() {
     let v1 = out.find("cse_v1: T.let[T.int32] = cse_v2 + z").expect("cse_v1 bound");
     assert!(v2 < v1, "{out}");
 }
+
+const HEADER: &str = "from tvm.script import tirx as T\n\n@T.prim_func\n";
+
+fn program(params: &str, body: &str) -> String {
+    format!("{HEADER}def main({params}):\n{body}")
+}
+
+#[test]
+fn impure_calls_and_what_contains_them_are_never_bound() {
+    let text = program(
+        "n: T.int32, A: T.Buffer((8,), \"int32\")",
+        "    A[0] = T.call_extern(\"int32\", \"next_id\") + n * 2\n    A[1] = T.call_extern(\"int32\", \"next_id\") + n * 2\n",
+    );
+    for mode in [Mode::Syntactic, Mode::Semantic] {
+        let out = run(&text, mode);
+        assert!(out.contains("cse_v1: T.let[T.int32] = n * 2"), "{out}");
+        assert_eq!(out.matches("T.call_extern").count(), 2, "{out}");
+        assert!(!out.contains("cse_v2"), "{out}");
+    }
+}
+
+#[test]
+fn likely_stays_a_hint_around_its_bound_condition() {
+    let text = program(
+        "n: T.int32, A: T.Buffer((8,), \"int32\")",
+        "    if T.likely(n < 4):\n        A[1] = n + 1\n    if T.likely(n < 4):\n        A[2] = n + 2\n",
+    );
+    let out = run(&text, Mode::Syntactic);
+    assert!(out.contains("cse_v1: T.let[T.bool] = n < 4"), "{out}");
+    assert_eq!(out.matches("if T.likely(cse_v1):").count(), 2, "{out}");
+}
+
+#[test]
+fn a_second_run_changes_nothing() {
+    for mode in [Mode::Syntactic, Mode::Semantic] {
+        let once = run(CASCADE, mode);
+        let twice = run(&once, mode);
+        assert_eq!(once, twice);
+    }
+}
+
+#[test]
+fn both_passes_agree_on_the_seed_examples() {
+    assert_eq!(run(CASCADE, Mode::Syntactic), run(CASCADE, Mode::Semantic));
+}
+
+#[test]
+fn vector_computations_are_bound_with_vector_types() {
+    let text = program(
+        "i: T.int32, A: T.Buffer((64,), \"int32\"), B: T.Buffer((64,), \"int32\")",
+        "    A[T.Ramp(i, 1, 4) * T.Broadcast(2, 4)] = B[T.Ramp(i, 1, 4) * T.Broadcast(2, 4)]\n",
+    );
+    let out = run(&text, Mode::Syntactic);
+    assert!(out.contains("cse_v1: T.let[T.int32x4] = T.Ramp(i, 1, 4) * T.Broadcast(2, 4)"), "{out}");
+    let again = parse_module(&out).expect("the output parses");
+    assert_eq!(print_module(&again), out);
+}

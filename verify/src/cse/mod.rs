@@ -24,8 +24,20 @@
 //! is enabled for, with pattern variables that are arbitrary values and may fault, and refutes
 //! each rule's twin (see its documentation). `cargo test -p tirproof-verify` runs them all.
 //!
+//! # How an obligation is decided
+//!
+//! Two exact models of the IR's semantics: bit-vectors and IEEE terms (`encode`), and
+//! mathematical integers for scalar integer expressions (`int_model`, where Z3 reasons about
+//! quotients and polynomials instead of bit-blasting dividers and multipliers). A rewrite is
+//! first tried in the bit-vector model with integer division and products of two
+//! non-immediates uninterpreted (a sound abstraction: what holds for every interpretation holds
+//! for the real operation; faults stay exact), then in the integer model, then in the exact
+//! bit-vector model. The first `Proved` or `Refuted` wins; a refutation of the abstraction is
+//! never reported, only of an exact model.
+//!
 //! Layout: `sym` (symbolic values), `int_ops`, `float_ops` and `cast` (the operators), `encode`
-//! (expressions), `trap` (when a statement faults), `walk` (the parallel walk), `report`.
+//! (expressions), `int_model` (the integer model), `trap` (when a statement faults), `walk` (the
+//! parallel walk), `report`.
 
 mod cast;
 mod encode;

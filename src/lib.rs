@@ -5,10 +5,12 @@
 //! `filetest` runs the corpus cases (one file, one test) for both `tirproof corpus` and
 //! `cargo test`. The command-line front end itself lives in `main.rs` and `commands/`.
 
-pub mod compare;
 pub mod filetest;
 pub mod npy;
 pub mod source;
+
+/// Differential execution lives with the fuzzers' oracles; the CLI and the filetests use it too.
+pub use tirproof_fuzz::compare;
 
 use std::path::Path;
 

@@ -44,6 +44,15 @@ enum Command {
     /// Run every corpus case under a directory and print one line per case.
     #[command(after_help = EXIT_CODES)]
     Corpus(commands::corpus::Args),
+    /// Run the fuzzers' oracle chain on one program (the command a fuzzing report gives).
+    #[command(after_help = EXIT_CODES)]
+    Oracles(commands::oracles::Args),
+    /// Minimize a failing program while its failure signature holds, and write a report.
+    #[command(after_help = EXIT_CODES)]
+    Reduce(commands::reduce::Args),
+    /// Run a fuzzing campaign: generated programs through every oracle, findings minimized.
+    #[command(after_help = EXIT_CODES)]
+    Fuzz(commands::fuzz::Args),
 }
 
 fn main() -> ExitCode {
@@ -55,6 +64,9 @@ fn main() -> ExitCode {
         Command::Run(args) => commands::run::run_command(&args),
         Command::Verify(args) => commands::verify::run(&args),
         Command::Corpus(args) => commands::corpus::run(&args),
+        Command::Oracles(args) => commands::oracles::run(&args),
+        Command::Reduce(args) => commands::reduce::run(&args),
+        Command::Fuzz(args) => commands::fuzz::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -1,4 +1,12 @@
-//! tirproof-fuzz: generators of valid programs, driven by `arbitrary::Unstructured` so that
-//! proptest, cargo-fuzz and long campaigns share one source of programs.
+//! tirproof-fuzz: generators of valid programs, differential oracles and the differential
+//! execution they share.
+//!
+//! Generators are driven by `arbitrary::Unstructured` so that proptest, cargo-fuzz and long
+//! campaigns share one source of programs; the oracles answer with closed outcome enums.
 
+pub mod campaign;
+pub mod compare;
 pub mod gen;
+pub mod oracle;
+pub mod reduce;
+pub mod report;

@@ -4,7 +4,10 @@
 pub mod check;
 pub mod corpus;
 pub mod fmt;
+pub mod fuzz;
 pub mod opt;
+pub mod oracles;
+pub mod reduce;
 pub mod run;
 pub mod verify;
 

@@ -8,12 +8,14 @@
 //! # error: 5:9: error: ... a diagnostic the file must produce (all of them, in order)
 //! # passes: cse          the passes a `pass` / `pass-error` case runs (default: the pipeline)
 //! # run: lazy -> ok       an interpreter run and its expected result (see `run`)
+//! # oracles: equivalence  the fuzzers' oracles a `fuzz` case runs (default: all)
 //! ```
 //!
 //! Line numbers in diagnostics count from the top of the file, header included. With
 //! `bless`, a case whose expectation can be regenerated (printed text, error lines) is
 //! rewritten in place, atomically, instead of failing.
 
+mod fuzz;
 mod pipeline;
 mod run;
 mod text;
@@ -38,6 +40,9 @@ pub enum Kind {
     PassError,
     /// The interpreter's results match the `# run:` lines.
     Run,
+    /// The fuzzers' oracle chain (the `# oracles:`, default all) passes: regressions found by
+    /// the fuzzers live in `corpus/regressions/` as these.
+    Fuzz,
 }
 
 impl Kind {
@@ -49,6 +54,7 @@ impl Kind {
             "pipeline" | "pass" => Some(Kind::Pipeline),
             "pass-error" => Some(Kind::PassError),
             "run" => Some(Kind::Run),
+            "fuzz" => Some(Kind::Fuzz),
             _ => None,
         }
     }
@@ -61,12 +67,13 @@ impl Kind {
             Kind::Pipeline => "pipeline",
             Kind::PassError => "pass-error",
             Kind::Run => "run",
+            Kind::Fuzz => "fuzz",
         }
     }
 }
 
 /// Directive keys a header line may use.
-const DIRECTIVES: [&str; 6] = ["test", "check", "error", "desc", "passes", "run"];
+const DIRECTIVES: [&str; 7] = ["test", "check", "error", "desc", "passes", "run", "oracles"];
 
 /// A parsed case file.
 #[derive(Clone, Debug)]
@@ -85,6 +92,8 @@ pub struct Case {
     pub passes: Vec<String>,
     /// `# run:` lines, in order (see `run`).
     pub runs: Vec<String>,
+    /// `# oracles: a,b` for `fuzz` cases (empty: all).
+    pub oracles: Vec<String>,
 }
 
 /// How a case went.
@@ -109,6 +118,7 @@ impl Case {
         let (mut kind, mut checks, mut errors) = (None, Vec::new(), Vec::new());
         let mut passes = vec!["inject-software-pipeline".to_string()];
         let mut runs = Vec::new();
+        let mut oracles = Vec::new();
         for line in text.lines() {
             let Some((key, value)) = directive(line) else { break };
             header.push(line.to_string());
@@ -117,12 +127,13 @@ impl Case {
                 "check" => checks.push(value.to_string()),
                 "error" => errors.push(value.to_string()),
                 "run" => runs.push(value.to_string()),
+                "oracles" => oracles = value.split(',').map(|p| p.trim().to_string()).collect(),
                 "passes" => passes = value.split(',').map(|p| p.trim().to_string()).collect(),
                 _ => {}
             }
         }
         let kind = kind.ok_or_else(|| format!("{}: missing `# test: KIND` header line", path.display()))?;
-        Ok(Case { path: path.to_path_buf(), kind, text, header, checks, errors, passes, runs })
+        Ok(Case { path: path.to_path_buf(), kind, text, header, checks, errors, passes, runs, oracles })
     }
 
     /// The program after the header, without leading blank lines.
@@ -142,6 +153,7 @@ impl Case {
             Kind::Pipeline => pipeline::run_pipeline(self, bless),
             Kind::PassError => pipeline::run_pass_error(self, bless),
             Kind::Run => run::run_run(self, bless),
+            Kind::Fuzz => fuzz::run_fuzz(self),
         }
     }
 

@@ -42,6 +42,9 @@ pub struct Emitter<'a> {
     /// Threads exchange data through shared memory: a barrier goes before every statement
     /// that reads it (after its waits) and at the end of every step.
     pub barriers: bool,
+    /// Test-only (`PlantedBugPipeline`): one count too large where the producer is two or more
+    /// stages earlier.
+    pub planted_bug: bool,
     pub span: Span,
 }
 
@@ -255,6 +258,7 @@ impl Emitter<'_> {
         let mut out = Vec::new();
         for q in queues.into_iter().rev() {
             let Some(count) = self.groups.wait_count(q, k, t, ext) else { continue };
+            let count = count + i64::from(self.planted_bug && self.groups.needs_distant(k, q));
             if bounds.get(&q).copied().flatten().is_some_and(|b| b <= count) {
                 continue;
             }

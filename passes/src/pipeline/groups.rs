@@ -133,6 +133,12 @@ impl Groups {
             .min()
     }
 
+    /// Whether statement `k` needs a group of queue `stage` produced two or more stages earlier.
+    pub fn needs_distant(&self, k: usize, stage: i64) -> bool {
+        let distance = |p: usize| self.stages[k] - self.stages[p];
+        self.needs[k].get(&stage).is_some_and(|needs| needs.iter().any(|&(p, _)| distance(p) >= 2))
+    }
+
     /// Whether statement `k` reads what another statement of the loop writes.
     pub fn has_producers(&self, k: usize) -> bool {
         self.consumes[k]

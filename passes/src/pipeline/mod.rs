@@ -33,6 +33,32 @@ use spec::{is_pipelined, read_spec};
 
 pub struct InjectSoftwarePipeline;
 
+/// A deliberately wrong variant of the pass, for testing the fuzzers themselves: wherever a
+/// statement waits for a queue whose producer runs two or more stages earlier, the emitted
+/// in-flight count is one too large (unsafe). It is not in the registry; only tests and the
+/// fuzzing library's planted-bug mode name it.
+pub struct PlantedBugPipeline;
+
+impl Pass for PlantedBugPipeline {
+    fn name(&self) -> &'static str {
+        "inject-software-pipeline-planted-bug"
+    }
+
+    fn description(&self) -> &'static str {
+        "inject-software-pipeline with one wait count one too large in one pattern (fuzzer tests only)"
+    }
+
+    fn run(&self, module: &mut IRModule) -> Result<(), PassError> {
+        run_on_module(module, Options { planted_bug: true })
+    }
+}
+
+/// How the pass runs; the default is the correct pass.
+#[derive(Clone, Copy, Debug, Default)]
+struct Options {
+    planted_bug: bool,
+}
+
 impl Pass for InjectSoftwarePipeline {
     fn name(&self) -> &'static str {
         "inject-software-pipeline"
@@ -43,24 +69,32 @@ impl Pass for InjectSoftwarePipeline {
     }
 
     fn run(&self, module: &mut IRModule) -> Result<(), PassError> {
-        let mut errors = Diagnostics::new();
-        for func in &mut module.functions {
-            for d in pipeline_func(func) {
-                errors.push(d);
-            }
+        run_on_module(module, Options::default())
+    }
+}
+
+fn run_on_module(module: &mut IRModule, options: Options) -> Result<(), PassError> {
+    let mut errors = Diagnostics::new();
+    for func in &mut module.functions {
+        for d in pipeline_func_with(func, options) {
+            errors.push(d);
         }
-        if errors.is_empty() {
-            Ok(())
-        } else {
-            errors.sort();
-            Err(errors.into())
-        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        errors.sort();
+        Err(errors.into())
     }
 }
 
 /// Pipelines every annotated loop of `func`; returns the problems found.
 pub fn pipeline_func(func: &mut PrimFunc) -> Vec<Diagnostic> {
-    let mut rewriter = Rewriter::default();
+    pipeline_func_with(func, Options::default())
+}
+
+fn pipeline_func_with(func: &mut PrimFunc, options: Options) -> Vec<Diagnostic> {
+    let mut rewriter = Rewriter { options, ..Rewriter::default() };
     rewriter.mutate_stmt(&mut func.body);
     rewriter.errors
 }
@@ -74,6 +108,7 @@ struct Rewriter {
     replaced: HashMap<BufferId, (Buffer, Span)>,
     /// Thread-index bindings (loops or launches) enclosing the current statement.
     thread_depth: usize,
+    options: Options,
 }
 
 impl MutVisitor for Rewriter {
@@ -163,6 +198,7 @@ impl Rewriter {
             queue_offset: next_free_queue(&body.stmts),
             body_annotations: without_pipeline_keys(&f.annotations),
             barriers: analysis.exchanges_shared_data,
+            planted_bug: self.options.planted_bug,
             span,
         };
         let mut result = emitter.emit(&f.extent);

@@ -1,0 +1,250 @@
+//! Fuzzing campaigns: many generated programs through the oracle chain on several threads;
+//! findings deduplicated by signature, each reported as soon as it is found, then minimized.
+//!
+//! Program `i` of a campaign with seed `s` is generated from bytes drawn from a ChaCha stream
+//! keyed by `(s, i)`, so any program can be regenerated from its origin line. The output
+//! directory holds `campaign.json` (the seed and the index below which every program is done,
+//! rewritten atomically) and `findings/<signature>/` (a report per signature, see
+//! [`crate::report`]). Starting a campaign on an existing directory resumes it: same seed,
+//! from the recorded index, with the signatures already reported counted as known.
+//!
+//! A finding is written (unminimized) before it is announced, and rewritten when minimized,
+//! both atomically, so a campaign killed at any moment loses no finding it has printed.
+
+mod state;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use arbitrary::Unstructured;
+use rand::{RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use tirproof_ir::IRModule;
+
+use crate::gen::{pipeline_program, GenConfig};
+use crate::oracle::{Chain, ChainConfig, ChainResult, OracleName, Outcome, PassVariant, Signature};
+use crate::reduce::{reduce, ReduceConfig, Reduction, Size};
+use crate::report::write_report;
+
+pub use state::{CampaignError, CampaignState};
+
+/// Bytes of generator input per program.
+const BYTES_PER_PROGRAM: usize = 512;
+
+#[derive(Clone, Debug)]
+pub struct CampaignConfig {
+    pub out: PathBuf,
+    pub seed: u64,
+    pub jobs: usize,
+    /// Stop starting programs after this long (`None`: only `max_programs` stops it).
+    pub duration: Option<Duration>,
+    /// Stop after this many programs in total (counting those of earlier runs).
+    pub max_programs: Option<u64>,
+    pub chain: ChainConfig,
+    pub gen: GenConfig,
+    /// Time budget of each minimization.
+    pub reduce_budget: Duration,
+}
+
+/// What a campaign tells its observer (the CLI's progress bar).
+#[derive(Clone, Debug)]
+pub enum Event {
+    /// A program went through the chain.
+    Program { index: u64, failed: bool },
+    /// A new signature, written (unminimized) to `dir`.
+    Finding { signature: Signature, dir: PathBuf, origin: String },
+    /// A finding was minimized and its report rewritten.
+    Minimized { signature: Signature, dir: PathBuf, before: Size, after: Size, seconds: f64 },
+    /// A finding could not be written or minimized.
+    Problem { message: String },
+}
+
+/// Pass, skip and fail counts per oracle.
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+pub struct OracleCounts {
+    pub pass: u64,
+    pub skip: u64,
+    pub fail: u64,
+}
+
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Summary {
+    pub seed: u64,
+    /// Programs run by this invocation.
+    pub programs: u64,
+    /// The index this invocation started at (above 0 when resumed).
+    pub resumed_at: u64,
+    pub seconds: f64,
+    pub oracles: BTreeMap<String, OracleCounts>,
+    /// Every signature seen, with how many programs showed it in this invocation.
+    pub signatures: BTreeMap<String, u64>,
+    /// Signatures first reported by this invocation.
+    pub new_findings: Vec<String>,
+}
+
+/// The program of campaign `seed` at `index`.
+pub fn program(seed: u64, index: u64, gen: &GenConfig) -> IRModule {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    rng.set_stream(index);
+    let mut bytes = vec![0u8; BYTES_PER_PROGRAM];
+    rng.fill_bytes(&mut bytes);
+    let generated = pipeline_program(&mut Unstructured::new(&bytes), gen);
+    // The generator succeeds on any bytes (running out picks the smallest choices).
+    generated.map(|(module, _)| module).unwrap_or_else(|_| IRModule { class_name: None, functions: Vec::new() })
+}
+
+/// Where program `index` of campaign `seed` came from, for reports.
+pub fn origin(seed: u64, index: u64) -> String {
+    format!("tirproof fuzz campaign seed {seed}, program {index}")
+}
+
+/// Runs a campaign (see the module documentation), calling `observe` from worker threads.
+pub fn run_campaign(config: &CampaignConfig, observe: &(dyn Fn(Event) + Sync)) -> Result<Summary, CampaignError> {
+    let (mut state, known) = CampaignState::open(&config.out, config.seed)?;
+    let start_index = state.done_below;
+    let shared = Shared {
+        config,
+        observe,
+        next: AtomicU64::new(start_index),
+        in_flight: Mutex::new(BTreeSet::new()),
+        known: Mutex::new(known),
+        summary: Mutex::new(Summary { seed: config.seed, resumed_at: start_index, ..Summary::default() }),
+        stop: AtomicBool::new(false),
+        deadline: config.duration.map(|d| Instant::now() + d),
+        state_lock: Mutex::new(()),
+    };
+    let began = Instant::now();
+    std::thread::scope(|scope| {
+        for _ in 0..config.jobs.max(1) {
+            scope.spawn(|| shared.work());
+        }
+    });
+    state.done_below = shared.next.load(Ordering::SeqCst).min(config.max_programs.unwrap_or(u64::MAX));
+    state.save(&config.out)?;
+    let mut summary = shared.summary.into_inner().unwrap_or_else(|e| e.into_inner());
+    summary.seconds = began.elapsed().as_secs_f64();
+    Ok(summary)
+}
+
+struct Shared<'a> {
+    config: &'a CampaignConfig,
+    observe: &'a (dyn Fn(Event) + Sync),
+    next: AtomicU64,
+    in_flight: Mutex<BTreeSet<u64>>,
+    known: Mutex<BTreeSet<Signature>>,
+    summary: Mutex<Summary>,
+    stop: AtomicBool,
+    deadline: Option<Instant>,
+    state_lock: Mutex<()>,
+}
+
+impl Shared<'_> {
+    fn work(&self) {
+        while let Some(index) = self.claim() {
+            let input = program(self.config.seed, index, &self.config.gen);
+            let chain = ChainConfig { seed: index, ..self.config.chain.clone() };
+            let result = Chain { config: &chain }.run(&input);
+            self.record(&result);
+            let failed = result.failure().is_some();
+            (self.observe)(Event::Program { index, failed });
+            if let Some(failure) = result.failure() {
+                self.handle_failure(index, &input, &chain, failure.signature());
+            }
+            self.finish(index);
+        }
+    }
+
+    /// The next program index, or `None` when the campaign is over.
+    fn claim(&self) -> Option<u64> {
+        if self.stop.load(Ordering::SeqCst) || self.deadline.is_some_and(|d| Instant::now() >= d) {
+            return None;
+        }
+        let index = self.next.fetch_add(1, Ordering::SeqCst);
+        if self.config.max_programs.is_some_and(|max| index >= max) {
+            self.stop.store(true, Ordering::SeqCst);
+            return None;
+        }
+        lock(&self.in_flight).insert(index);
+        Some(index)
+    }
+
+    /// Marks `index` done and saves the campaign state when the done prefix grew.
+    fn finish(&self, index: u64) {
+        let done_below = {
+            let mut in_flight = lock(&self.in_flight);
+            in_flight.remove(&index);
+            in_flight.first().copied().unwrap_or_else(|| self.next.load(Ordering::SeqCst))
+        };
+        if index % 64 == 0 {
+            self.save_state(done_below);
+        }
+    }
+
+    fn save_state(&self, done_below: u64) {
+        let _guard = lock(&self.state_lock);
+        let state = CampaignState { seed: self.config.seed, done_below };
+        if let Err(e) = state.save(&self.config.out) {
+            (self.observe)(Event::Problem { message: e.to_string() });
+        }
+    }
+
+    fn record(&self, result: &ChainResult) {
+        let mut summary = lock(&self.summary);
+        summary.programs += 1;
+        for (oracle, outcome, _) in &result.outcomes {
+            let counts = summary.oracles.entry(oracle.name().to_string()).or_default();
+            match outcome {
+                Outcome::Pass => counts.pass += 1,
+                Outcome::Skip(_) => counts.skip += 1,
+                Outcome::Fail(_) => counts.fail += 1,
+            }
+        }
+        if let Some(failure) = result.failure() {
+            *summary.signatures.entry(failure.signature().to_string()).or_default() += 1;
+        }
+    }
+
+    /// Reports a new signature at once, then minimizes it and rewrites the report.
+    fn handle_failure(&self, index: u64, input: &IRModule, chain: &ChainConfig, signature: Signature) {
+        if !lock(&self.known).insert(signature.clone()) {
+            return;
+        }
+        lock(&self.summary).new_findings.push(signature.to_string());
+        let dir = self.config.out.join("findings").join(signature.slug());
+        let origin = origin(self.config.seed, index);
+        let planted = chain.pass == PassVariant::PlantedBug;
+        let unreduced = ReduceConfig { chain: chain.clone(), oracle: None, budget: Duration::ZERO };
+        match reduce(input, &unreduced) {
+            Ok(r) => self.write(&dir, &r, &origin, planted),
+            Err(e) => (self.observe)(Event::Problem { message: format!("{signature}: {e}") }),
+        }
+        (self.observe)(Event::Finding { signature: signature.clone(), dir: dir.clone(), origin: origin.clone() });
+        let oracle: Option<OracleName> = signature.oracle.parse().ok();
+        let config = ReduceConfig { chain: chain.clone(), oracle, budget: self.config.reduce_budget };
+        match reduce(input, &config) {
+            Ok(r) if r.failure.signature() == signature => {
+                self.write(&dir, &r, &origin, planted);
+                let seconds = r.elapsed.as_secs_f64();
+                let (before, after) = (r.original_size, r.reduced_size);
+                (self.observe)(Event::Minimized { signature, dir, before, after, seconds });
+            }
+            Ok(_) => {}
+            Err(e) => (self.observe)(Event::Problem { message: format!("minimizing {signature}: {e}") }),
+        }
+    }
+
+    fn write(&self, dir: &Path, reduction: &Reduction, origin: &str, planted: bool) {
+        if let Err(e) = write_report(dir, reduction, origin, planted) {
+            (self.observe)(Event::Problem { message: format!("cannot write {}: {e}", dir.display()) });
+        }
+    }
+}
+
+/// A poisoned lock only means another worker panicked while holding it; the data (counters
+/// and sets) is still consistent enough to go on with.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}

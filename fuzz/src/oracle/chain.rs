@@ -1,0 +1,173 @@
+//! The oracle chain: runs the pipeline pass on an input program, then the enabled oracles in
+//! order, stopping at the first failure.
+//!
+//! Every step runs under [`panics::catch`](super::panics::catch), so a panic in the pass, the
+//! checker, the interpreter, the verifier or CSE is a `no-panic` failure naming the step. The
+//! chain is deterministic: the same input and configuration give the same result.
+
+use std::time::{Duration, Instant};
+
+use tirproof_ir::check::check_module;
+use tirproof_ir::visit::{walk_stmt, Visitor};
+use tirproof_ir::{IRModule, Stmt, StmtKind};
+use tirproof_passes::pipeline::{InjectSoftwarePipeline, PlantedBugPipeline};
+use tirproof_passes::Pass;
+
+use super::panics::catch;
+use super::{cse, equivalence, text, waits, Failure, FailureClass, OracleName, Outcome};
+
+/// Which pipeline pass the chain tests.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PassVariant {
+    #[default]
+    Real,
+    /// The pass with a deliberate bug (`PlantedBugPipeline`), to test the fuzzers themselves.
+    PlantedBug,
+}
+
+#[derive(Clone, Debug)]
+pub struct ChainConfig {
+    pub pass: PassVariant,
+    /// The oracles to run, in chain order (`no-panic` is always on).
+    pub oracles: Vec<OracleName>,
+    /// Time limit of each Z3 query.
+    pub timeout: Duration,
+    /// Seeds the random schedule, the inputs and the choice of the mutated wait.
+    pub seed: u64,
+}
+
+impl Default for ChainConfig {
+    fn default() -> Self {
+        ChainConfig {
+            pass: PassVariant::Real,
+            oracles: OracleName::ALL.to_vec(),
+            timeout: Duration::from_secs(10),
+            seed: 0,
+        }
+    }
+}
+
+impl ChainConfig {
+    /// Only `oracle` (and the pass it needs).
+    pub fn only(oracle: OracleName) -> Self {
+        ChainConfig { oracles: vec![oracle], ..ChainConfig::default() }
+    }
+
+    fn enabled(&self, oracle: OracleName) -> bool {
+        oracle == OracleName::NoPanic || self.oracles.contains(&oracle)
+    }
+}
+
+/// What one run of the chain found.
+#[derive(Clone, Debug, Default)]
+pub struct ChainResult {
+    /// Each oracle that ran, its outcome and how long it took.
+    pub outcomes: Vec<(OracleName, Outcome, Duration)>,
+    /// The pipeline pass's output, when it produced one.
+    pub output: Option<IRModule>,
+}
+
+impl ChainResult {
+    pub fn failure(&self) -> Option<&Failure> {
+        self.outcomes.iter().find_map(|(_, o, _)| o.failure())
+    }
+}
+
+pub struct Chain<'a> {
+    pub config: &'a ChainConfig,
+}
+
+impl Chain<'_> {
+    /// Runs the pass and the enabled oracles on `input`.
+    pub fn run(&self, input: &IRModule) -> ChainResult {
+        let mut result = ChainResult::default();
+        let output = self.step(&mut result, OracleName::Pipeline, || pipeline(self.config.pass, input));
+        let Some(output) = output else { return result };
+        result.output = Some(output.clone());
+        let seed = self.config.seed;
+        let timeout = self.config.timeout;
+        let predicated = has_conditions(input);
+        let steps: [(OracleName, &dyn Fn() -> Outcome); 5] = [
+            (OracleName::Equivalence, &|| equivalence::check(OracleName::Equivalence, input, &output, seed)),
+            (OracleName::WaitsTight, &|| waits::tight(&output, predicated, timeout)),
+            (OracleName::Agreement, &|| waits::agreement(&output, seed, timeout)),
+            (OracleName::Cse, &|| cse::check(&output, seed, timeout)),
+            (OracleName::RoundTrip, &|| round_trip(input, &output)),
+        ];
+        for (oracle, check) in steps {
+            if !self.config.enabled(oracle) {
+                continue;
+            }
+            let passed = self.step(&mut result, oracle, || (check(), Some(())));
+            if passed.is_none() {
+                break;
+            }
+        }
+        result
+    }
+
+    /// Runs one step, records its outcome; `Some` when the chain may go on.
+    fn step<T>(
+        &self,
+        result: &mut ChainResult,
+        oracle: OracleName,
+        f: impl FnOnce() -> (Outcome, Option<T>),
+    ) -> Option<T> {
+        let start = Instant::now();
+        let (outcome, value) = match catch(f) {
+            Ok(pair) => pair,
+            Err(panic) => {
+                let class = FailureClass::Panic { during: oracle, location: panic.location.clone() };
+                let message = format!("panic while checking {oracle} at {}: {}", panic.location, panic.message);
+                (Outcome::Fail(Failure::new(OracleName::NoPanic, class, message)), None)
+            }
+        };
+        let go_on = !matches!(outcome, Outcome::Fail(_));
+        if self.config.enabled(oracle) || !go_on {
+            result.outcomes.push((oracle, outcome, start.elapsed()));
+        }
+        value.filter(|_| go_on)
+    }
+}
+
+/// The pass's output, or why there is none.
+fn pipeline(variant: PassVariant, input: &IRModule) -> (Outcome, Option<IRModule>) {
+    let mut output = input.clone();
+    let ran = match variant {
+        PassVariant::Real => InjectSoftwarePipeline.run(&mut output),
+        PassVariant::PlantedBug => PlantedBugPipeline.run(&mut output),
+    };
+    if let Err(e) = ran {
+        let message = format!("the pipeline pass rejects a valid program: {e}");
+        return (Outcome::Fail(Failure::new(OracleName::Pipeline, FailureClass::PassRejected, message)), None);
+    }
+    let diags = check_module(&output);
+    if diags.has_errors() {
+        let message = format!("the checker rejects the pass's output: {diags}");
+        return (Outcome::Fail(Failure::new(OracleName::Pipeline, FailureClass::CheckerRejected, message)), None);
+    }
+    (Outcome::Pass, Some(output))
+}
+
+fn round_trip(input: &IRModule, output: &IRModule) -> Outcome {
+    match text::check(input, "input") {
+        Outcome::Pass => text::check(output, "output"),
+        other => other,
+    }
+}
+
+/// Whether any statement of `module` runs under a condition.
+fn has_conditions(module: &IRModule) -> bool {
+    struct Find(bool);
+    impl Visitor for Find {
+        fn visit_stmt(&mut self, stmt: &Stmt) {
+            self.0 |= matches!(stmt.kind, StmtKind::If { .. });
+            walk_stmt(self, stmt);
+        }
+    }
+    let mut find = Find(false);
+    for func in &module.functions {
+        find.visit_stmt(&func.body);
+    }
+    find.0
+}

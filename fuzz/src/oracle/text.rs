@@ -1,0 +1,29 @@
+//! The `round-trip` oracle: a program printed and parsed back is the same program (modulo
+//! renaming), and printing it again gives the same text.
+
+use tirproof_ir::structural::module_diff;
+use tirproof_ir::text::{parse_module, print_module};
+use tirproof_ir::IRModule;
+
+use super::{Failure, FailureClass, OracleName, Outcome};
+
+pub fn check(module: &IRModule, what: &str) -> Outcome {
+    let text = print_module(module);
+    let parsed = match parse_module(&text) {
+        Ok(parsed) => parsed,
+        Err(errors) => {
+            let message = format!("the printed {what} does not parse: {errors}");
+            return Outcome::Fail(Failure::new(OracleName::RoundTrip, FailureClass::ReparseFailed, message));
+        }
+    };
+    if let Some(diff) = module_diff(module, &parsed) {
+        let message = format!("the printed {what} parses to a different program: {diff}");
+        return Outcome::Fail(Failure::new(OracleName::RoundTrip, FailureClass::RoundTripChanged, message));
+    }
+    let again = print_module(&parsed);
+    if again != text {
+        let message = format!("printing the reparsed {what} gives different text");
+        return Outcome::Fail(Failure::new(OracleName::RoundTrip, FailureClass::RoundTripChanged, message));
+    }
+    Outcome::Pass
+}

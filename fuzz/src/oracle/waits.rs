@@ -1,0 +1,171 @@
+//! The `waits-tight` and `agreement` oracles, both about the verifier.
+//!
+//! `waits-tight`: every wait of the pass's output is proved safe and as large as is safe. The
+//! pass counts as if every copy of a predicated statement ran, so for programs with conditions
+//! a proved but over-synchronized wait is accepted (safe is required, tight is not).
+//!
+//! `agreement`: on a mutant of the output (one wait, picked by the seed, allows one more group
+//! in flight), the verifier proves the mutant exactly when the lazy interpreter runs it without
+//! an async-protocol fault, for every tried value of the integer parameters.
+
+use std::time::Duration;
+
+use tirproof_ir::annotation::ASYNC_WAIT_INFLIGHT_COUNT;
+use tirproof_ir::interp::{random_inputs, run, FaultKind, RunConfig};
+use tirproof_ir::visit::{walk_stmt, walk_stmt_mut, MutVisitor, Visitor};
+use tirproof_ir::{Expr, IRModule, PrimFunc, Stmt, StmtKind};
+use tirproof_verify::waits::{verify_func, FuncReport, Options, WaitVerdict};
+
+use super::equivalence::{describe_fault, scalar_assignments, show_scalars};
+use super::{Failure, FailureClass, OracleName, Outcome};
+
+/// Every wait of every function of `output` proved (and tight unless `predicated`).
+pub fn tight(output: &IRModule, predicated: bool, timeout: Duration) -> Outcome {
+    let options = Options { timeout, ..Options::default() };
+    for func in &output.functions {
+        let (report, _) = verify_func(func, &options);
+        if let Some(failure) = first_problem(&report, predicated) {
+            return Outcome::Fail(failure);
+        }
+    }
+    Outcome::Pass
+}
+
+fn first_problem(report: &FuncReport, predicated: bool) -> Option<Failure> {
+    let oracle = OracleName::WaitsTight;
+    for wait in &report.waits {
+        let class = match &wait.verdict {
+            WaitVerdict::ProvedTight | WaitVerdict::Proved => continue,
+            WaitVerdict::ProvedOverSynchronized { .. } if predicated => continue,
+            WaitVerdict::ProvedOverSynchronized { .. } => FailureClass::WaitOverSynchronized,
+            WaitVerdict::Refuted { .. } => FailureClass::WaitRefuted,
+            WaitVerdict::Unknown { .. } => FailureClass::VerifierUnknown,
+        };
+        let failure = Failure::new(oracle, class, format!("`{}`: {wait}", report.name));
+        return Some(match &wait.verdict {
+            WaitVerdict::Refuted { values, .. } => failure.with_counterexample(show_values(values)),
+            _ => failure,
+        });
+    }
+    if let Some(finding) = report.findings.first() {
+        let message = format!("`{}`: line {}: {}", report.name, finding.line, finding.message);
+        let failure = Failure::new(oracle, FailureClass::WaitRefuted, message);
+        return Some(failure.with_counterexample(show_values(&finding.values)));
+    }
+    report
+        .unknown
+        .first()
+        .map(|why| Failure::new(oracle, FailureClass::VerifierUnknown, format!("`{}`: undecided: {why}", report.name)))
+}
+
+fn show_values(values: &[(String, i64)]) -> String {
+    if values.is_empty() {
+        return "(no variable values)".into();
+    }
+    values.iter().map(|(name, v)| format!("{name} = {v}")).collect::<Vec<_>>().join(", ")
+}
+
+/// The verifier and the lazy interpreter agree on a loosened wait of `output`.
+pub fn agreement(output: &IRModule, seed: u64, timeout: Duration) -> Outcome {
+    let total: usize = output.functions.iter().map(|f| count_waits(&f.body)).sum();
+    if total == 0 {
+        return Outcome::Skip("the output has no waits to loosen".into());
+    }
+    let target = usize::try_from(seed % total as u64).unwrap_or(0);
+    let (mutant, line) = loosen_wait(output, target);
+    let options = Options { timeout, tightness: false, ..Options::default() };
+    for func in &mutant.functions {
+        let (report, _) = verify_func(func, &options);
+        if !report.unknown.is_empty() || report.waits.iter().any(|w| matches!(w.verdict, WaitVerdict::Unknown { .. })) {
+            let message = format!("`{}` with the wait at line {line} loosened by 1: undecided", func.name);
+            return Outcome::Fail(Failure::new(OracleName::Agreement, FailureClass::VerifierUnknown, message));
+        }
+        let proved = report.all_proved();
+        let fault = async_fault(func);
+        if proved == fault.is_none() {
+            continue;
+        }
+        let message = match proved {
+            true => format!("the verifier proves `{}` with the wait at line {line} loosened by 1, but it faults", func.name),
+            false => format!(
+                "the verifier refutes `{}` with the wait at line {line} loosened by 1, but the lazy interpreter runs it without a fault",
+                func.name
+            ),
+        };
+        let refutation = report.waits.iter().find(|w| !w.verdict.is_proved()).map(ToString::to_string);
+        let evidence = fault.or(refutation).unwrap_or_default();
+        let class = FailureClass::Disagreement { verifier_proved: proved };
+        return Outcome::Fail(Failure::new(OracleName::Agreement, class, message).with_counterexample(evidence));
+    }
+    Outcome::Pass
+}
+
+/// The first fault of the async protocol under the lazy schedule, for any tried scalar value
+/// and two thread orders.
+fn async_fault(func: &PrimFunc) -> Option<String> {
+    use FaultKind::*;
+    for scalars in scalar_assignments(func) {
+        let Ok(inputs) = random_inputs(func, 0, &scalars) else { continue };
+        for thread_order_seed in [None, Some(1)] {
+            let config = RunConfig { thread_order_seed, ..RunConfig::default() };
+            let Ok(result) = run(func, &inputs, &config) else { continue };
+            let Some(fault) = result.outcome.fault() else { continue };
+            if matches!(
+                fault.kind,
+                ReadPendingAsync | WritePendingAsync | CrossThreadRace | NegativeWait | UnwaitedGroup
+            ) {
+                return Some(format!("{} with {}", describe_fault(fault), show_scalars(&scalars)));
+            }
+        }
+    }
+    None
+}
+
+fn count_waits(stmt: &Stmt) -> usize {
+    struct Count(usize);
+    impl Visitor for Count {
+        fn visit_stmt(&mut self, stmt: &Stmt) {
+            if is_wait_count(stmt) {
+                self.0 += 1;
+            }
+            walk_stmt(self, stmt);
+        }
+    }
+    let mut count = Count(0);
+    count.visit_stmt(stmt);
+    count.0
+}
+
+fn is_wait_count(stmt: &Stmt) -> bool {
+    matches!(&stmt.kind, StmtKind::Attr(a) if a.key == ASYNC_WAIT_INFLIGHT_COUNT)
+}
+
+/// A copy of `module` whose `target`-th wait (in walk order) allows one more group in flight,
+/// and the line of that wait.
+pub fn loosen_wait(module: &IRModule, target: usize) -> (IRModule, u32) {
+    struct Loosen {
+        target: usize,
+        seen: usize,
+        line: u32,
+    }
+    impl MutVisitor for Loosen {
+        fn mutate_stmt(&mut self, stmt: &mut Stmt) {
+            if is_wait_count(stmt) {
+                if self.seen == self.target {
+                    self.line = stmt.span.line;
+                    if let StmtKind::Attr(a) = &mut stmt.kind {
+                        a.value = a.value.clone() + Expr::int(1);
+                    }
+                }
+                self.seen += 1;
+            }
+            walk_stmt_mut(self, stmt);
+        }
+    }
+    let mut copy = module.clone();
+    let mut loosen = Loosen { target, seen: 0, line: 0 };
+    for func in &mut copy.functions {
+        loosen.mutate_stmt(&mut func.body);
+    }
+    (copy, loosen.line)
+}

@@ -1,0 +1,147 @@
+//! `tirproof fuzz --out DIR`: a fuzzing campaign with a progress bar; findings are printed as
+//! they are written, and a summary (also `DIR/summary.json`) ends the run.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressStyle};
+use tirproof_fuzz::campaign::{run_campaign, CampaignConfig, Event, Summary};
+use tirproof_fuzz::gen::GenConfig;
+use tirproof_fuzz::oracle::OracleName;
+use tirproof_fuzz::report::describe;
+
+use super::oracles::ChainArgs;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The campaign directory (created; an existing campaign there is resumed).
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// How long to run (`90s`, `10m`, `2h`).
+    #[arg(long, value_parser = humantime::parse_duration, default_value = "10m")]
+    time: Duration,
+    /// Stop after this many programs in all (counting earlier runs of the campaign).
+    #[arg(long)]
+    programs: Option<u64>,
+    /// Worker threads (default: the number of cores).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Run only these oracles (repeatable; default: all of them).
+    #[arg(long = "oracle", value_name = "NAME")]
+    oracles: Vec<OracleName>,
+    /// Time budget of each minimization, in seconds.
+    #[arg(long, default_value_t = 60.0)]
+    reduce_budget: f64,
+    #[command(flatten)]
+    chain: ChainArgs,
+}
+
+pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let config = CampaignConfig {
+        out: args.out.clone(),
+        seed: args.chain.seed,
+        jobs,
+        duration: Some(args.time),
+        max_programs: args.programs,
+        chain: args.chain.config(&args.oracles),
+        gen: GenConfig::default(),
+        reduce_budget: Duration::from_secs_f64(args.reduce_budget.max(0.0)),
+    };
+    let bar = ProgressBar::new_spinner();
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+    );
+    bar.enable_steady_tick(Duration::from_millis(200));
+    let progress = Progress {
+        bar: &bar,
+        start: Instant::now(),
+        programs: AtomicU64::new(0),
+        failed: AtomicU64::new(0),
+        findings: AtomicU64::new(0),
+    };
+    let summary = run_campaign(&config, &|event| progress.observe(event))
+        .with_context(|| format!("campaign in {}", args.out.display()))?;
+    bar.finish_and_clear();
+    print_summary(&summary, jobs);
+    let json = serde_json::to_string_pretty(&summary)? + "\n";
+    tirproof::write_atomically(&args.out.join("summary.json"), json.as_bytes())?;
+    Ok(if summary.new_findings.is_empty() && summary.signatures.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        super::input_problems()
+    })
+}
+
+struct Progress<'a> {
+    bar: &'a ProgressBar,
+    start: Instant,
+    programs: AtomicU64,
+    failed: AtomicU64,
+    findings: AtomicU64,
+}
+
+impl Progress<'_> {
+    /// Above the bar on a terminal; plain lines on stdout otherwise (a hidden bar prints
+    /// nothing), so findings are never silent.
+    fn say(&self, line: String) {
+        if self.bar.is_hidden() {
+            println!("{line}");
+        } else {
+            self.bar.println(line);
+        }
+    }
+
+    fn observe(&self, event: Event) {
+        match event {
+            Event::Program { failed, .. } => {
+                let programs = self.programs.fetch_add(1, Ordering::Relaxed) + 1;
+                let failed = self.failed.fetch_add(u64::from(failed), Ordering::Relaxed) + u64::from(failed);
+                let rate = programs as f64 / self.start.elapsed().as_secs_f64().max(1e-3);
+                let findings = self.findings.load(Ordering::Relaxed);
+                self.bar.set_message(format!(
+                    "{programs} programs ({rate:.1}/s), {} passed all oracles, {failed} failed, {findings} findings",
+                    programs - failed
+                ));
+            }
+            Event::Finding { signature, dir, origin } => {
+                self.findings.fetch_add(1, Ordering::Relaxed);
+                self.say(format!("finding: {signature} ({origin})\n  report: {}", dir.join("REPORT.md").display()));
+            }
+            Event::Minimized { signature, before, after, seconds, .. } => {
+                self.say(format!(
+                    "minimized {signature}: {} -> {} in {seconds:.1} s",
+                    describe(&before),
+                    describe(&after)
+                ));
+            }
+            Event::Problem { message } => self.say(format!("problem: {message}")),
+        }
+    }
+}
+
+fn print_summary(summary: &Summary, jobs: usize) {
+    let rate = summary.programs as f64 / summary.seconds.max(1e-3);
+    println!(
+        "{} programs in {:.1} s ({rate:.1}/s, {:.1}/s per job, {jobs} jobs), seed {}, from program {}",
+        summary.programs,
+        summary.seconds,
+        rate / jobs as f64,
+        summary.seed,
+        summary.resumed_at
+    );
+    for (oracle, counts) in &summary.oracles {
+        println!("  {oracle:<12} pass {:>7}  skip {:>6}  fail {:>6}", counts.pass, counts.skip, counts.fail);
+    }
+    if summary.signatures.is_empty() {
+        println!("no findings");
+    }
+    for (signature, count) in &summary.signatures {
+        let new = if summary.new_findings.contains(signature) { " (new)" } else { "" };
+        println!("  {signature}: {count} programs{new}");
+    }
+}

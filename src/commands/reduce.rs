@@ -1,0 +1,68 @@
+//! `tirproof reduce FILE --oracle NAME`: minimize a failing program and write its report.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context;
+use tirproof::source::Source;
+use tirproof_fuzz::oracle::OracleName;
+use tirproof_fuzz::reduce::{reduce, ReduceConfig, ReduceError};
+use tirproof_fuzz::report::{describe, write_report};
+
+use super::oracles::ChainArgs;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The failing TVMScript program (the input of the pipeline pass).
+    file: PathBuf,
+    /// The oracle whose failure to keep (default: the first oracle that fails).
+    #[arg(long, value_name = "NAME")]
+    oracle: Option<OracleName>,
+    /// Where to write the report (REPORT.md, report.json, minimized.py, regression.py, ...).
+    #[arg(long, value_name = "DIR", default_value = "reduced")]
+    out: PathBuf,
+    /// Stop minimizing after this many seconds (the result still fails the same way).
+    #[arg(long, default_value_t = 120.0)]
+    budget: f64,
+    #[command(flatten)]
+    chain: ChainArgs,
+}
+
+pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    let src = Source::read(&args.file).with_context(|| format!("cannot read {}", args.file.display()))?;
+    let module = match src.parse_and_check() {
+        Ok(m) => m,
+        Err(diags) => {
+            eprintln!("{}", src.render(&diags));
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let config = ReduceConfig {
+        chain: args.chain.config(&[]),
+        oracle: args.oracle,
+        budget: Duration::from_secs_f64(args.budget.max(0.0)),
+    };
+    let reduction = match reduce(&module, &config) {
+        Ok(r) => r,
+        Err(e @ (ReduceError::DoesNotFail(_) | ReduceError::OtherFailure { .. })) => {
+            eprintln!("{}: {e}; nothing to reduce", src.name);
+            return Ok(super::input_problems());
+        }
+        Err(e) => return Err(e).context(src.name.clone()),
+    };
+    let origin = format!("`{}`", args.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
+    let data = write_report(&args.out, &reduction, &origin, args.chain.planted_bug)
+        .with_context(|| format!("cannot write the report into {}", args.out.display()))?;
+    println!("{}: {}", data.signature, data.message);
+    println!(
+        "reduced from {} to {} in {:.1} s ({} candidates, {} kept)",
+        describe(&reduction.original_size),
+        describe(&reduction.reduced_size),
+        data.reduce_seconds,
+        data.attempts,
+        data.steps.len()
+    );
+    println!("report: {}", args.out.join("REPORT.md").display());
+    Ok(super::input_problems())
+}

@@ -10,3 +10,4 @@ pub mod gen;
 pub mod oracle;
 pub mod reduce;
 pub mod report;
+pub mod targets;

@@ -47,7 +47,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         Ok(r) => r,
         Err(e @ (ReduceError::DoesNotFail(_) | ReduceError::OtherFailure { .. })) => {
             eprintln!("{}: {e}; nothing to reduce", src.name);
-            return Ok(super::input_problems());
+            return Ok(ExitCode::from(2));
         }
         Err(e) => return Err(e).context(src.name.clone()),
     };

@@ -28,6 +28,7 @@ use tirproof_ir::interp::FaultKind;
 
 pub use chain::{Chain, ChainConfig, ChainResult, PassVariant};
 pub use equivalence::scalar_assignments;
+pub use text::check as round_trip;
 
 /// The oracles, in the order a chain runs them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

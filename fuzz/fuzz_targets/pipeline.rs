@@ -1,0 +1,11 @@
+//! cargo-fuzz target `pipeline` (see `tirproof_fuzz::targets::pipeline`): `cargo fuzz run pipeline`.
+//! Built without cargo-fuzz it replays the inputs named on its command line instead.
+#![cfg_attr(fuzzing, no_main)]
+
+#[cfg(fuzzing)]
+libfuzzer_sys::fuzz_target!(|data: &[u8]| tirproof_fuzz::targets::pipeline(data));
+
+#[cfg(not(fuzzing))]
+fn main() -> std::process::ExitCode {
+    tirproof_fuzz::targets::replay_main("pipeline", tirproof_fuzz::targets::pipeline)
+}

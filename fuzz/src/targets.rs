@@ -1,0 +1,104 @@
+//! The bodies of the cargo-fuzz targets (`fuzz/fuzz_targets/`), as plain functions so that
+//! `cargo test` can replay each target's corpus on the stable toolchain without libFuzzer.
+//!
+//! A target panics when an oracle fails: that is how libFuzzer learns of a crash. Generated
+//! programs come from [`crate::gen`], so libFuzzer's byte mutations become program mutations.
+//! Z3 queries get a short limit here (a fuzzer runs millions of inputs); an inconclusive
+//! answer still counts as a failure.
+
+use std::path::Path;
+use std::time::Duration;
+
+use arbitrary::Unstructured;
+use tirproof_ir::check::check_module;
+use tirproof_ir::text::parse_module;
+
+use crate::gen::{pipeline_program, GenConfig};
+use crate::oracle::{round_trip, Chain, ChainConfig, OracleName, Outcome};
+
+/// Time limit of each Z3 query in a fuzz target.
+const TARGET_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A target: panics when an oracle fails on the input.
+pub type Target = fn(&[u8]);
+
+/// The targets, by name (the file names under `fuzz/fuzz_targets/`).
+pub const TARGETS: [(&str, Target); 4] = [("parse", parse), ("pipeline", pipeline), ("verify", verify), ("cse", cse)];
+
+/// Any bytes as program text: the parser and checker never panic, and what parses and checks
+/// survives a print/parse round trip.
+pub fn parse(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let Ok(module) = parse_module(&text) else { return };
+    if check_module(&module).has_errors() {
+        return;
+    }
+    if let Outcome::Fail(failure) = round_trip(&module, "program") {
+        panic!("{failure}");
+    }
+}
+
+/// A generated loop: the pipeline pass accepts it and its output computes the same.
+pub fn pipeline(data: &[u8]) {
+    if let Some(module) = generated(data) {
+        run_chain(&module, &[OracleName::Pipeline, OracleName::Equivalence]);
+    }
+}
+
+/// A generated loop: the verifier proves the pass's waits tight and agrees with the lazy
+/// interpreter on a loosened wait.
+pub fn verify(data: &[u8]) {
+    if let Some(module) = generated(data) {
+        run_chain(&module, &[OracleName::WaitsTight, OracleName::Agreement]);
+    }
+}
+
+/// A generated loop, pipelined: both CSE modes are validated by Z3 and interpreter-equal.
+pub fn cse(data: &[u8]) {
+    if let Some(module) = generated(data) {
+        run_chain(&module, &[OracleName::Cse]);
+    }
+}
+
+fn generated(data: &[u8]) -> Option<tirproof_ir::IRModule> {
+    pipeline_program(&mut Unstructured::new(data), &GenConfig::default()).ok().map(|(module, _)| module)
+}
+
+fn run_chain(module: &tirproof_ir::IRModule, oracles: &[OracleName]) {
+    let config = ChainConfig { oracles: oracles.to_vec(), timeout: TARGET_TIMEOUT, ..ChainConfig::default() };
+    let result = Chain { config: &config }.run(module);
+    if let Some(failure) = result.failure() {
+        panic!("{failure}\n{}", failure.counterexample.as_deref().unwrap_or(""));
+    }
+}
+
+/// The `main` of a target binary built without cargo-fuzz: runs `target` on every file named
+/// on the command line (directories: every file inside), reporting the first failure.
+pub fn replay_main(name: &str, target: Target) -> std::process::ExitCode {
+    let mut count = 0;
+    for arg in std::env::args_os().skip(1) {
+        match replay_path(Path::new(&arg), target, &mut count) {
+            Ok(()) => {}
+            Err(message) => {
+                eprintln!("{name}: {message}");
+                return std::process::ExitCode::FAILURE;
+            }
+        }
+    }
+    println!("{name}: {count} inputs replayed without a failure");
+    std::process::ExitCode::SUCCESS
+}
+
+/// Runs `target` on `path` (a file, or every file of a directory, sorted).
+pub fn replay_path(path: &Path, target: Target, count: &mut usize) -> Result<(), String> {
+    if path.is_dir() {
+        let entries = std::fs::read_dir(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut files: Vec<_> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
+        files.sort();
+        return files.iter().try_for_each(|f| replay_path(f, target, count));
+    }
+    let data = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    *count += 1;
+    crate::oracle::panics::catch(|| target(&data))
+        .map_err(|p| format!("{} fails: {} (at {})", path.display(), p.message, p.location))
+}

@@ -1,0 +1,102 @@
+//! The fuzzers against a known bug: with the pipeline pass's planted bug (one wait count one
+//! too large when the producer is two or more stages earlier), a campaign finds it, the
+//! minimizer shrinks it to at most 3 statements within 60 s, and the report is complete. A
+//! second run of the same campaign resumes where the first stopped and does not report the
+//! same signature again.
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use tirproof_fuzz::campaign::{run_campaign, CampaignConfig, Event};
+use tirproof_fuzz::gen::GenConfig;
+use tirproof_fuzz::oracle::{ChainConfig, OracleName, PassVariant};
+use tirproof_fuzz::report::FILES;
+use tirproof_ir::annotation::PIPELINE_STAGE;
+use tirproof_ir::visit::{walk_stmt, Visitor};
+use tirproof_ir::{AnnValue, Stmt, StmtKind};
+
+const SIGNATURE: &str = "equivalence/fault:output:read-pending-async";
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tirproof-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn config(out: PathBuf, max_programs: u64) -> CampaignConfig {
+    CampaignConfig {
+        out,
+        seed: 7,
+        jobs: 2,
+        duration: Some(Duration::from_secs(300)),
+        max_programs: Some(max_programs),
+        chain: ChainConfig {
+            pass: PassVariant::PlantedBug,
+            oracles: vec![OracleName::Pipeline, OracleName::Equivalence],
+            ..ChainConfig::default()
+        },
+        gen: GenConfig::default(),
+        reduce_budget: Duration::from_secs(60),
+    }
+}
+
+/// The most statements of any pipelined loop in `text`.
+fn pipelined_statements(text: &str) -> usize {
+    struct Most(usize);
+    impl Visitor for Most {
+        fn visit_stmt(&mut self, stmt: &Stmt) {
+            if let StmtKind::For(f) = &stmt.kind {
+                let n = f.annotations.get(PIPELINE_STAGE).and_then(AnnValue::as_int_list).map_or(0, |l| l.len());
+                self.0 = self.0.max(n);
+            }
+            walk_stmt(self, stmt);
+        }
+    }
+    let module = tirproof_ir::text::parse_module(text).expect("minimized programs parse");
+    let mut most = Most(0);
+    module.functions.iter().for_each(|f| most.visit_stmt(&f.body));
+    most.0
+}
+
+#[test]
+fn a_campaign_finds_the_planted_bug_and_minimizes_it() {
+    let out = scratch("planted");
+    let events = Mutex::new(Vec::new());
+    let summary = run_campaign(&config(out.clone(), 200), &|e| events.lock().expect("lock").push(e)).expect("runs");
+    assert!(summary.new_findings.iter().any(|s| s == SIGNATURE), "{summary:#?}");
+    let events = events.into_inner().expect("lock");
+    let minimized = events
+        .iter()
+        .find_map(|e| match e {
+            Event::Minimized { signature, dir, seconds, .. } if signature.to_string() == SIGNATURE => {
+                Some((dir, *seconds))
+            }
+            _ => None,
+        })
+        .expect("the finding is minimized");
+    let (dir, seconds) = minimized;
+    assert!(seconds < 60.0, "minimizing took {seconds} s");
+    for file in FILES {
+        assert!(dir.join(file).is_file(), "the report lacks {file}");
+    }
+    let text = std::fs::read_to_string(dir.join("minimized.py")).expect("readable");
+    let statements = pipelined_statements(&text);
+    assert!((1..=3).contains(&statements), "{statements} statements left:\n{text}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).expect("readable")).expect("json");
+    assert_eq!(report["oracle"], "equivalence");
+    assert!(report["counterexample"].as_str().is_some_and(|c| c.contains("pending")), "{report}");
+    assert!(report["reproduce"].as_str().is_some_and(|c| c.contains("--planted-bug")), "{report}");
+    let md = std::fs::read_to_string(dir.join("REPORT.md")).expect("readable");
+    assert!(md.contains("## Minimized program") && md.contains("## Counterexample"), "{md}");
+    let regression = std::fs::read_to_string(dir.join("regression.py")).expect("readable");
+    assert!(regression.starts_with("# test: fuzz\n# oracles: equivalence\n"), "{regression}");
+
+    // Resuming: the second run starts where the first stopped and knows the signature.
+    let again = run_campaign(&config(out.clone(), 260), &|_| {}).expect("resumes");
+    assert_eq!(again.resumed_at, 200);
+    assert_eq!(again.programs, 60);
+    assert!(!again.new_findings.iter().any(|s| s == SIGNATURE), "{again:#?}");
+    let _ = std::fs::remove_dir_all(&out);
+}

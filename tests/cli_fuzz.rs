@@ -1,0 +1,92 @@
+//! `tirproof oracles`, `reduce` and `fuzz` as a user meets them: exit codes, reports on disk,
+//! a campaign that resumes.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn tirproof(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tirproof")).args(args).output().expect("the binary runs")
+}
+
+fn data(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name).display().to_string()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tirproof-cli-fuzz-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn code(out: &Output) -> i32 {
+    out.status.code().unwrap_or(-1)
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn oracles_pass_on_the_real_pass_and_fail_on_the_planted_bug() {
+    let file = data("two_stages_apart.py");
+    let clean = tirproof(&["oracles", &file, "--oracle", "equivalence", "--oracle", "waits-tight"]);
+    assert_eq!(code(&clean), 0, "{}", stdout(&clean));
+    assert!(stdout(&clean).contains("waits-tight: pass"), "{}", stdout(&clean));
+    let buggy = tirproof(&["oracles", &file, "--planted-bug"]);
+    assert_eq!(code(&buggy), 1, "{}", stdout(&buggy));
+    assert!(
+        stdout(&buggy).contains("equivalence: FAIL equivalence/fault:output:read-pending-async"),
+        "{}",
+        stdout(&buggy)
+    );
+}
+
+#[test]
+fn reduce_writes_a_report_and_refuses_a_program_that_does_not_fail() {
+    let file = data("two_stages_apart.py");
+    let out_dir = scratch("reduce");
+    let dir = out_dir.display().to_string();
+    let out = tirproof(&["reduce", &file, "--oracle", "waits-tight", "--planted-bug", "--out", &dir]);
+    assert_eq!(code(&out), 1, "{}\n{}", stdout(&out), String::from_utf8_lossy(&out.stderr));
+    assert!(stdout(&out).contains("waits-tight/wait-refuted"), "{}", stdout(&out));
+    let md = std::fs::read_to_string(out_dir.join("REPORT.md")).expect("REPORT.md");
+    assert!(md.contains("tirproof oracles minimized.py --oracle waits-tight --planted-bug"), "{md}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("report.json")).expect("json")).expect("parses");
+    assert_eq!(json["signature"]["class"], "wait-refuted");
+    // The reproduce command, run where the report is, shows the failure again.
+    let again = Command::new(env!("CARGO_BIN_EXE_tirproof"))
+        .current_dir(&out_dir)
+        .args(["oracles", "minimized.py", "--oracle", "waits-tight", "--planted-bug"])
+        .output()
+        .expect("runs");
+    assert_eq!(code(&again), 1, "{}", stdout(&again));
+
+    let clean = tirproof(&["reduce", &file, "--oracle", "equivalence", "--out", &dir]);
+    assert_eq!(code(&clean), 2);
+    assert!(String::from_utf8_lossy(&clean.stderr).contains("does not fail"));
+    let _ = std::fs::remove_dir_all(&out_dir);
+}
+
+#[test]
+fn a_campaign_writes_its_summary_and_resumes() {
+    let out_dir = scratch("campaign");
+    let dir = out_dir.display().to_string();
+    let args = ["fuzz", "--out", &dir, "--jobs", "1", "--oracle", "pipeline", "--oracle", "equivalence"];
+    let first = tirproof(&[&args[..], &["--programs", "6"]].concat());
+    assert_eq!(code(&first), 0, "{}", stdout(&first));
+    assert!(stdout(&first).contains("6 programs"), "{}", stdout(&first));
+    let second = tirproof(&[&args[..], &["--programs", "10"]].concat());
+    assert_eq!(code(&second), 0, "{}", stdout(&second));
+    assert!(
+        stdout(&second).contains("4 programs") && stdout(&second).contains("from program 6"),
+        "{}",
+        stdout(&second)
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("summary.json")).expect("summary")).expect("json");
+    assert_eq!(summary["resumed_at"], 6);
+    let other_seed = tirproof(&[&args[..], &["--programs", "12", "--seed", "9"]].concat());
+    assert_eq!(code(&other_seed), 2, "a campaign directory keeps its seed");
+    let _ = std::fs::remove_dir_all(&out_dir);
+}

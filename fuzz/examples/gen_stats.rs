@@ -1,11 +1,12 @@
 //! Prints histograms of what the generators produce from random bytes, to check that the
 //! proptests explore every pattern (`cargo run --release -p tirproof-fuzz --example gen_stats`):
-//! the pipeline generator's shapes and patterns (and any expected pattern it never reached).
+//! the pipeline generator's shapes and patterns (and any expected pattern it never reached),
+//! and the defects of the invalid-annotation generator.
 
 use std::collections::BTreeMap;
 
 use arbitrary::Unstructured;
-use tirproof_fuzz::gen::{expected_patterns, pipeline_program, GenConfig};
+use tirproof_fuzz::gen::{expected_patterns, invalid_annotation_program, pipeline_program, GenConfig};
 
 const PROGRAMS: usize = 2000;
 
@@ -39,6 +40,12 @@ fn main() {
         bump(format!("threads {}", shape.threads));
         for pattern in shape.patterns() {
             bump(format!("pattern {pattern}"));
+        }
+    }
+    for _ in 0..PROGRAMS {
+        let data = bytes.next(192);
+        if let Ok((_, defect)) = invalid_annotation_program(&mut Unstructured::new(&data)) {
+            bump(format!("defect {defect:?}"));
         }
     }
     for pattern in expected_patterns() {

@@ -1,10 +1,12 @@
-//! Generators of programs that are valid by construction for the pipeline pass.
+//! Generators of programs: valid by construction for the pipeline pass, and invalid in chosen
+//! ways for its error paths.
 //!
 //! Every choice is drawn from an `arbitrary::Unstructured`, so the same bytes always give the
 //! same program, any byte string gives some program of the promised kind (running out of
 //! bytes picks the smallest choices), and a fuzzer's byte-level mutations become program-level
 //! mutations.
 
+mod invalid;
 mod ir;
 mod loop_ir;
 mod nested;
@@ -13,6 +15,7 @@ mod plan;
 mod schedule;
 mod shape;
 
+pub use invalid::{invalid_annotation_program, Defect};
 pub use nested::nested_pipeline_program;
 pub use pipeline::pipeline_program;
 pub use shape::{expected_patterns, Pattern, PipelineShape, StmtShape, Target};

@@ -1,5 +1,5 @@
-//! Generators of programs: valid by construction for the pipeline pass, and invalid in chosen
-//! ways for its error paths.
+//! Generators of programs: valid by construction for the pipeline pass, invalid in chosen ways
+//! for its error paths, and mutated text for the parser.
 //!
 //! Every choice is drawn from an `arbitrary::Unstructured`, so the same bytes always give the
 //! same program, any byte string gives some program of the promised kind (running out of
@@ -9,6 +9,7 @@
 mod invalid;
 mod ir;
 mod loop_ir;
+mod mutate;
 mod nested;
 mod pipeline;
 mod plan;
@@ -16,6 +17,7 @@ mod schedule;
 mod shape;
 
 pub use invalid::{invalid_annotation_program, Defect};
+pub use mutate::mutated_text;
 pub use nested::nested_pipeline_program;
 pub use pipeline::pipeline_program;
 pub use shape::{expected_patterns, Pattern, PipelineShape, StmtShape, Target};

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use tirproof_ir::text::print_module;
 
-use crate::oracle::Signature;
+use crate::oracle::{Failure, Signature};
 use crate::reduce::{Reduction, Size};
 
 /// The data of `report.json`.
@@ -66,6 +66,33 @@ pub fn write_report(dir: &Path, reduction: &Reduction, origin: &str, planted_bug
     }
     std::fs::rename(&staging, dir)?;
     Ok(data)
+}
+
+/// The report of a failure on text that does not parse into a program (a parser panic): the
+/// text as found, unminimized.
+pub fn write_text_report(dir: &Path, failure: &Failure, text: &str, origin: &str) -> io::Result<()> {
+    let signature = failure.signature();
+    let data = serde_json::json!({
+        "signature": signature,
+        "oracle": failure.oracle.name(),
+        "message": failure.message,
+        "counterexample": failure.counterexample,
+        "origin": origin,
+        "reproduce": "tirproof check input.py",
+    });
+    let md = format!(
+        "# {signature}\n\n{}\n\nFound in: {origin}\n\n## Reproduce\n\n```sh\ntirproof check input.py\n```\n\n## Input (`input.py`)\n\n```python\n{text}\n```\n",
+        failure.message
+    );
+    let json = serde_json::to_string_pretty(&data).map_err(io::Error::other)? + "\n";
+    let staging = staging_dir(dir)?;
+    for (name, body) in [("REPORT.md", md.as_str()), ("report.json", json.as_str()), ("input.py", text)] {
+        std::fs::write(staging.join(name), body)?;
+    }
+    if dir.exists() {
+        std::fs::remove_dir_all(dir)?;
+    }
+    std::fs::rename(&staging, dir)
 }
 
 fn staging_dir(dir: &Path) -> io::Result<PathBuf> {

@@ -35,6 +35,10 @@ pub struct Args {
     /// Time budget of each minimization, in seconds.
     #[arg(long, default_value_t = 60.0)]
     reduce_budget: f64,
+    /// Only valid programs (by default one in ten has invalid annotations and one in ten is
+    /// mutated text, for the error paths).
+    #[arg(long)]
+    valid_only: bool,
     #[command(flatten)]
     chain: ChainArgs,
 }
@@ -50,6 +54,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         chain: args.chain.config(&args.oracles),
         gen: GenConfig::default(),
         reduce_budget: Duration::from_secs_f64(args.reduce_budget.max(0.0)),
+        mixed: !args.valid_only,
     };
     let bar = ProgressBar::new_spinner();
     bar.set_style(

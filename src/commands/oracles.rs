@@ -43,6 +43,7 @@ impl ChainArgs {
             oracles: if oracles.is_empty() { OracleName::ALL.to_vec() } else { oracles.to_vec() },
             timeout: Duration::from_secs_f64(self.timeout.max(0.001)),
             seed: self.seed,
+            ..ChainConfig::default()
         }
     }
 }

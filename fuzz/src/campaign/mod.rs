@@ -24,10 +24,12 @@ use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use tirproof_ir::IRModule;
 
-use crate::gen::{pipeline_program, GenConfig};
-use crate::oracle::{Chain, ChainConfig, ChainResult, OracleName, Outcome, PassVariant, Signature};
+use crate::gen::{invalid_annotation_program, mutated_text, pipeline_program, GenConfig};
+use crate::oracle::{
+    parse_text, Chain, ChainConfig, ChainResult, InputMode, OracleName, Outcome, PassVariant, Signature,
+};
 use crate::reduce::{reduce, ReduceConfig, Reduction, Size};
-use crate::report::write_report;
+use crate::report::{write_report, write_text_report};
 
 pub use state::{CampaignError, CampaignState};
 
@@ -47,6 +49,8 @@ pub struct CampaignConfig {
     pub gen: GenConfig,
     /// Time budget of each minimization.
     pub reduce_budget: Duration,
+    /// Also programs with invalid annotations and mutated text (one in ten each).
+    pub mixed: bool,
 }
 
 /// What a campaign tells its observer (the CLI's progress bar).
@@ -87,13 +91,43 @@ pub struct Summary {
 
 /// The program of campaign `seed` at `index`.
 pub fn program(seed: u64, index: u64, gen: &GenConfig) -> IRModule {
+    let bytes = program_bytes(seed, index);
+    let generated = pipeline_program(&mut Unstructured::new(&bytes), gen);
+    // The generator succeeds on any bytes (running out picks the smallest choices).
+    generated.map(|(module, _)| module).unwrap_or_else(|_| IRModule { class_name: None, functions: Vec::new() })
+}
+
+/// A campaign's input: a module and what it is known to be, or text for the parser.
+#[derive(Clone, Debug)]
+pub enum Input {
+    Module(IRModule, InputMode),
+    Text(String),
+}
+
+/// Input `index` of campaign `seed`: with `mixed`, one in ten has invalid annotations and one in
+/// ten is mutated text; the rest are valid programs.
+pub fn input(seed: u64, index: u64, gen: &GenConfig, mixed: bool) -> Input {
+    let bytes = program_bytes(seed, index);
+    let mut u = Unstructured::new(&bytes);
+    match index % 10 {
+        7 if mixed => match invalid_annotation_program(&mut u) {
+            Ok((module, _)) => Input::Module(module, InputMode::InvalidAnnotations),
+            Err(_) => Input::Module(program(seed, index, gen), InputMode::Valid),
+        },
+        9 if mixed => {
+            let base = tirproof_ir::text::print_module(&program(seed, index, gen));
+            Input::Text(mutated_text(&mut u, &base).unwrap_or(base))
+        }
+        _ => Input::Module(program(seed, index, gen), InputMode::Valid),
+    }
+}
+
+fn program_bytes(seed: u64, index: u64) -> Vec<u8> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     rng.set_stream(index);
     let mut bytes = vec![0u8; BYTES_PER_PROGRAM];
     rng.fill_bytes(&mut bytes);
-    let generated = pipeline_program(&mut Unstructured::new(&bytes), gen);
-    // The generator succeeds on any bytes (running out picks the smallest choices).
-    generated.map(|(module, _)| module).unwrap_or_else(|_| IRModule { class_name: None, functions: Vec::new() })
+    bytes
 }
 
 /// Where program `index` of campaign `seed` came from, for reports.
@@ -144,16 +178,53 @@ struct Shared<'a> {
 impl Shared<'_> {
     fn work(&self) {
         while let Some(index) = self.claim() {
-            let input = program(self.config.seed, index, &self.config.gen);
-            let chain = ChainConfig { seed: index, ..self.config.chain.clone() };
-            let result = Chain { config: &chain }.run(&input);
-            self.record(&result);
-            let failed = result.failure().is_some();
-            (self.observe)(Event::Program { index, failed });
-            if let Some(failure) = result.failure() {
-                self.handle_failure(index, &input, &chain, failure.signature());
+            match input(self.config.seed, index, &self.config.gen, self.config.mixed) {
+                Input::Module(module, mode) => self.run_module(index, &module, mode),
+                Input::Text(text) => self.run_text(index, &text),
             }
             self.finish(index);
+        }
+    }
+
+    fn run_module(&self, index: u64, module: &IRModule, mode: InputMode) {
+        let chain = ChainConfig { seed: index, mode, ..self.config.chain.clone() };
+        let result = Chain { config: &chain }.run(module);
+        self.record(&result);
+        let failed = result.failure().is_some();
+        (self.observe)(Event::Program { index, failed });
+        if let Some(failure) = result.failure() {
+            self.handle_failure(index, module, &chain, failure.signature());
+        }
+    }
+
+    /// Mutated text: a parser or checker panic is reported as it is (there is no program to
+    /// minimize); what parses and checks goes through the chain like any other program.
+    fn run_text(&self, index: u64, text: &str) {
+        match parse_text(text) {
+            Ok(Some(module)) => self.run_module(index, &module, InputMode::Unknown),
+            Ok(None) => {
+                lock(&self.summary).programs += 1;
+                (self.observe)(Event::Program { index, failed: false });
+            }
+            Err(failure) => {
+                let result = ChainResult {
+                    outcomes: vec![(OracleName::NoPanic, Outcome::Fail(failure.clone()), Duration::ZERO)],
+                    output: None,
+                };
+                self.record(&result);
+                (self.observe)(Event::Program { index, failed: true });
+                let signature = failure.signature();
+                if !lock(&self.known).insert(signature.clone()) {
+                    return;
+                }
+                lock(&self.summary).new_findings.push(signature.to_string());
+                let dir = self.config.out.join("findings").join(signature.slug());
+                let origin = origin(self.config.seed, index);
+                if let Err(e) = write_text_report(&dir, &failure, text, &origin) {
+                    (self.observe)(Event::Problem { message: format!("cannot write {}: {e}", dir.display()) });
+                }
+                (self.observe)(Event::Finding { signature, dir, origin });
+            }
         }
     }
 

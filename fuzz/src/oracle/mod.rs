@@ -26,9 +26,9 @@ use std::str::FromStr;
 use serde::Serialize;
 use tirproof_ir::interp::FaultKind;
 
-pub use chain::{Chain, ChainConfig, ChainResult, PassVariant};
+pub use chain::{Chain, ChainConfig, ChainResult, InputMode, PassVariant};
 pub use equivalence::scalar_assignments;
-pub use text::check as round_trip;
+pub use text::{check as round_trip, parse_text};
 
 /// The oracles, in the order a chain runs them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -126,6 +126,10 @@ pub enum FailureClass {
     Panic { during: OracleName, location: String },
     /// The pipeline pass refused a program that is valid by construction.
     PassRejected,
+    /// The pipeline pass accepted a program whose annotations are invalid by construction.
+    PassAcceptedInvalid,
+    /// The pipeline pass refused a program with a diagnostic that has no location.
+    UnlocatedDiagnostic,
     /// The pass returned a program the checker rejects.
     CheckerRejected,
     /// A program faulted in the interpreter.
@@ -158,6 +162,8 @@ impl FailureClass {
         match self {
             FailureClass::Panic { during, location } => format!("panic:{during}@{location}"),
             FailureClass::PassRejected => "pass-rejected".into(),
+            FailureClass::PassAcceptedInvalid => "pass-accepted-invalid".into(),
+            FailureClass::UnlocatedDiagnostic => "unlocated-diagnostic".into(),
             FailureClass::CheckerRejected => "checker-rejected".into(),
             FailureClass::Fault { side, kind } => format!("fault:{}:{kind}", side.name()),
             FailureClass::OutputMismatch => "output-mismatch".into(),

@@ -27,3 +27,18 @@ pub fn check(module: &IRModule, what: &str) -> Outcome {
     }
     Outcome::Pass
 }
+
+/// Parses and checks mutated text: `Ok(None)` when the parser or checker refuses it (with
+/// diagnostics: the expected outcome for most mutations), `Err` when either panics.
+pub fn parse_text(text: &str) -> Result<Option<IRModule>, Failure> {
+    let parsed = super::panics::catch(|| {
+        let module = parse_module(text).ok()?;
+        let diags = tirproof_ir::check::check_module(&module);
+        (!diags.has_errors()).then_some(module)
+    });
+    parsed.map_err(|panic| {
+        let class = FailureClass::Panic { during: OracleName::RoundTrip, location: panic.location.clone() };
+        let message = format!("panic while parsing or checking text at {}: {}", panic.location, panic.message);
+        Failure::new(OracleName::NoPanic, class, message)
+    })
+}

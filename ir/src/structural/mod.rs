@@ -13,6 +13,8 @@
 //!
 //! Sequences are compared after flattening (`Seq[Seq[a, b], c]` is `Seq[a, b, c]`, `Seq[a]` is
 //! `a`), since the text format cannot tell them apart and TVM flattens them on construction.
+//! `T.evaluate(0)` is a no-op and compares like the empty sequence (the printer writes an
+//! empty body as `T.evaluate(0)`, which parses back as an evaluation).
 //!
 //! Invariant: `x == y` implies `hash(x) == hash(y)`. The hash numbers binding occurrences in
 //! walk order (de Bruijn-like) with the same walk as the equality, and uses a fixed hasher, so
@@ -153,7 +155,7 @@ enum View<'a> {
 }
 
 fn view(stmt: &Stmt) -> View<'_> {
-    if !matches!(stmt.kind, StmtKind::Seq(_)) {
+    if !matches!(stmt.kind, StmtKind::Seq(_)) && !is_noop(stmt) {
         return View::One(stmt);
     }
     let mut items = Vec::new();
@@ -171,9 +173,15 @@ fn flatten_into<'a>(stmt: &'a Stmt, out: &mut Vec<&'a Stmt>) {
     while let Some(s) = stack.pop() {
         match &s.kind {
             StmtKind::Seq(items) => stack.extend(items.iter().rev()),
+            _ if is_noop(s) => {}
             _ => out.push(s),
         }
     }
+}
+
+/// `T.evaluate(0)`.
+fn is_noop(stmt: &Stmt) -> bool {
+    matches!(&stmt.kind, StmtKind::Evaluate(crate::Expr::Int { value: 0, .. }))
 }
 
 /// A short name of a statement's kind, used in paths and diffs.

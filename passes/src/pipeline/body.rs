@@ -99,3 +99,20 @@ fn contains_load(e: &Expr) -> bool {
     f.visit_expr(e);
     f.0
 }
+
+/// The first statement of an async stage that stores nothing: an async stage holds copies, and
+/// a commit group around no store is ill-formed.
+pub fn async_without_store(stmts: &[Stmt], is_async: impl Fn(usize) -> bool) -> Option<usize> {
+    struct Stores(bool);
+    impl Visitor for Stores {
+        fn visit_stmt(&mut self, stmt: &Stmt) {
+            self.0 |= matches!(stmt.kind, StmtKind::Store(_));
+            tirproof_ir::visit::walk_stmt(self, stmt);
+        }
+    }
+    (0..stmts.len()).find(|&k| {
+        let mut stores = Stores(false);
+        stores.visit_stmt(&stmts[k]);
+        is_async(k) && !stores.0
+    })
+}

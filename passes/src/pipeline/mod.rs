@@ -26,7 +26,7 @@ use tirproof_ir::{
 };
 
 use crate::{Pass, PassError};
-use body::split_body;
+use body::{async_without_store, split_body};
 use emit::{Emitter, Versioned};
 use groups::Groups;
 use spec::{is_pipelined, read_spec};
@@ -177,6 +177,9 @@ impl Rewriter {
             return Err(fail(format!("only serial loops can be pipelined; this loop is `{}`", f.kind.constructor())));
         }
         let body = split_body(&f.body, spec.len()).map_err(fail)?;
+        if let Some(k) = async_without_store(&body.stmts, |k| spec.is_async(k)) {
+            return Err(fail(format!("statement {k} is in async stage {} but stores nothing", spec.stages[k])));
+        }
         let mut candidates: HashSet<BufferId> = self.allocated.iter().map(Buffer::id).collect();
         candidates.extend(body.locals.iter().map(|l| l.buffer.id()));
         let locals: HashSet<BufferId> = body.locals.iter().map(|l| l.buffer.id()).collect();

@@ -107,9 +107,19 @@ fn check_permutation(orders: &[i64], span: Span, errors: &mut Vec<Diagnostic>) {
     }
 }
 
+/// The largest stage accepted: the pass peels that many steps and keeps that many versions of
+/// a staging buffer, so a larger stage is a typo, not a pipeline (and would overflow).
+pub const MAX_STAGE: i64 = 256;
+
 fn check_stages(stages: &[i64], span: Span, errors: &mut Vec<Diagnostic>) {
     if let Some(bad) = stages.iter().find(|&&s| s < 0) {
         errors.push(Diagnostic::error(span, format!("pipeline stage {bad} is negative; stages start at 0")));
+    }
+    if let Some(bad) = stages.iter().find(|&&s| s > MAX_STAGE) {
+        errors.push(Diagnostic::error(
+            span,
+            format!("pipeline stage {bad} is larger than {MAX_STAGE}, the most supported"),
+        ));
     }
 }
 

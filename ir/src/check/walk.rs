@@ -233,6 +233,9 @@ impl Checker {
         }
         for (d, e) in b.shape().iter().enumerate() {
             self.buffer_dim(e, site, format_args!("extent {d} of buffer `{b}`"));
+            if let Some(n) = e.as_int().filter(|&n| n < 0) {
+                self.error(format!("extent {d} of buffer `{b}` is negative ({n})"));
+            }
         }
         for (d, e) in b.strides().iter().enumerate() {
             self.buffer_dim(e, site, format_args!("stride {d} of buffer `{b}`"));

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use tirproof_ir::check::check_module;
 use tirproof_ir::visit::{walk_stmt, Visitor};
 use tirproof_ir::{IRModule, Stmt, StmtKind};
+use tirproof_passes::pipeline::spec::is_pipelined;
 use tirproof_passes::pipeline::{InjectSoftwarePipeline, PlantedBugPipeline};
 use tirproof_passes::Pass;
 
@@ -102,11 +103,11 @@ impl Chain<'_> {
         result.output = Some(output.clone());
         let seed = self.config.seed;
         let timeout = self.config.timeout;
-        let predicated = has_conditions(input);
+        let known = waits::Known { predicated: has_conditions(input), nested: has_nested_pipelines(input) };
         let loose = mode == InputMode::Unknown;
         let steps: [(OracleName, &dyn Fn() -> Outcome); 5] = [
             (OracleName::Equivalence, &|| equivalence::check(OracleName::Equivalence, input, &output, seed, loose)),
-            (OracleName::WaitsTight, &|| waits::tight(&output, predicated, timeout)),
+            (OracleName::WaitsTight, &|| waits::tight(&output, known, timeout)),
             (OracleName::Agreement, &|| waits::agreement(&output, seed, timeout)),
             (OracleName::Cse, &|| cse::check(&output, seed, timeout)),
             (OracleName::RoundTrip, &|| round_trip(input, &output)),
@@ -183,6 +184,28 @@ fn round_trip(input: &IRModule, output: &IRModule) -> Outcome {
         Outcome::Pass => text::check(output, "output"),
         other => other,
     }
+}
+
+/// Whether a pipelined loop of `module` holds another one.
+fn has_nested_pipelines(module: &IRModule) -> bool {
+    struct Find {
+        depth: usize,
+        nested: bool,
+    }
+    impl Visitor for Find {
+        fn visit_stmt(&mut self, stmt: &Stmt) {
+            let pipelined = matches!(&stmt.kind, StmtKind::For(f) if is_pipelined(&f.annotations));
+            self.nested |= pipelined && self.depth > 0;
+            self.depth += usize::from(pipelined);
+            walk_stmt(self, stmt);
+            self.depth -= usize::from(pipelined);
+        }
+    }
+    let mut find = Find { depth: 0, nested: false };
+    for func in &module.functions {
+        find.visit_stmt(&func.body);
+    }
+    find.nested
 }
 
 /// Whether any statement of `module` runs under a condition.

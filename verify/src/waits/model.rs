@@ -106,7 +106,9 @@ impl Model {
             origins: Vec::new(),
         };
         b.model.params = func.scalar_params().cloned().collect();
-        b.stmt(&func.body);
+        // The body is child 0 and the end a later child, so the end comes after every event
+        // even when the body is a single loop (its path would otherwise start with the loop).
+        b.child(0, |b| b.stmt(&func.body));
         b.child(u32::MAX, |b| b.push_event(EventKind::End, "the end of the function".into()));
         b.model
     }

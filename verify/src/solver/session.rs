@@ -96,6 +96,10 @@ impl Scope<'_> {
         let Some(obligation) = self.query.obligations.get(index) else {
             return Outcome::Unknown(format!("query `{}` has no obligation {index}", self.query.name));
         };
+        if obligation.as_bool() == Some(true) {
+            // Nothing to ask the solver: the obligation is the constant `true`.
+            return Outcome::Holds;
+        }
         let Some(time_left) = self.time_left() else { return Outcome::Unknown(timed_out(self.query)) };
         self.solver.push();
         self.solver.assert(obligation.not());

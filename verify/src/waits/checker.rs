@@ -20,7 +20,8 @@ use std::time::Duration;
 use tirproof_ir::Expr;
 use z3::ast::{Bool, Int};
 
-use super::encode::{max, Enc, Encoder, Instance, Unsupported};
+use super::encode::{Enc, Encoder, Instance, Unsupported};
+use super::fold::{add, and, eq, ge, implies, ite, lt, max, mul, not, sub};
 use super::model::{Access, Event, EventId, EventKind, LoopId, Model};
 use crate::solver::{Counterexample, Outcome, Query, Scope, Session, Verdict};
 
@@ -153,7 +154,7 @@ impl<'m> Checker<'m> {
         for k in self.commits(q) {
             terms.push(enc.count_before(k, at)?);
         }
-        Ok(Int::add(&terms))
+        Ok(add(&terms))
     }
 
     /// The in-flight count of a wait at one of its instances, plus its slack if it has one.
@@ -163,7 +164,7 @@ impl<'m> Checker<'m> {
         };
         let n = enc.int(&count.clone(), at, None)?;
         Ok(match slack.of(wait) {
-            Some(s) => Int::add(&[n, s.clone()]),
+            Some(s) => add(&[n, s.clone()]),
             None => n,
         })
     }
@@ -175,8 +176,8 @@ impl<'m> Checker<'m> {
         let mut per_wait = Vec::new();
         for w in self.waits(q) {
             let (exists, last) = enc.last_before(w, at)?;
-            let forced = Int::sub(&[self.committed(enc, q, &last)?, self.count_of(enc, w, &last, slack)?]);
-            done = exists.ite(&max(&done, &forced), &done);
+            let forced = sub(&self.committed(enc, q, &last)?, &self.count_of(enc, w, &last, slack)?);
+            done = ite(&exists, &max(&done, &forced), &done);
             per_wait.push((w, exists, forced));
         }
         Ok((done, per_wait))
@@ -203,7 +204,7 @@ impl<'m> Checker<'m> {
     ) -> Enc<Bool> {
         let a = self.address(enc, query, &format!("lane_s{k}"), s)?;
         let b = self.address(enc, query, &format!("lane_u{k}"), u)?;
-        Ok(a.eq(&b))
+        Ok(eq(&a, &b))
     }
 
     /// The scalar element an access touches (a vector access: one of its lanes, chosen freely).
@@ -220,20 +221,18 @@ impl<'m> Checker<'m> {
                 Expr::Ramp { base, stride, lanes } => ((**base).clone(), Some((**stride).clone()), *lanes),
                 other => (other.clone(), None, 1),
             };
-            flat.push(Int::mul(&[enc.int(&base, inst, Some(query))?, stride.clone()]));
+            flat.push(mul(&[enc.int(&base, inst, Some(query))?, stride.clone()]));
             if let Some(step) = step {
                 let lane = lane_in(query, &format!("{lane_name}_{d}"), i64::from(lanes))?;
-                lane_terms.push(Int::mul(&[lane, enc.int(&step, inst, Some(query))?, stride]));
+                lane_terms.push(mul(&[lane, enc.int(&step, inst, Some(query))?, stride]));
             }
         }
         let elem_lanes = i64::from(node.dtype.lanes);
-        let mut scalar = Int::mul(&[Int::add(&flat), Int::from_i64(elem_lanes)]);
+        let mut scalar = mul(&[add(&flat), Int::from_i64(elem_lanes)]);
         if elem_lanes > 1 {
-            scalar = Int::add(&[scalar, lane_in(query, &format!("{lane_name}_elem"), elem_lanes)?]);
+            scalar = add(&[scalar, lane_in(query, &format!("{lane_name}_elem"), elem_lanes)?]);
         }
-        lane_terms
-            .iter()
-            .for_each(|t| scalar = Int::add(&[scalar.clone(), Int::mul(&[t.clone(), Int::from_i64(elem_lanes)])]));
+        lane_terms.iter().for_each(|t| scalar = add(&[scalar.clone(), mul(&[t.clone(), Int::from_i64(elem_lanes)])]));
         Ok(scalar)
     }
 
@@ -244,7 +243,7 @@ impl<'m> Checker<'m> {
             let mut enc = Encoder::new(self.model, &mut query, "thread_")?;
             let (w, runs) = enc.instance(&mut query, wait, "w")?;
             let n = self.count_of(&mut enc, wait, &w, &Slack::default())?;
-            let index = query.require(Bool::and(&[runs, n.lt(Int::from_i64(0))]).not());
+            let index = query.require(not(&and(&[runs, lt(&n, &Int::from_i64(0))])));
             self.assume_bounds(&mut enc, &mut query);
             Ok(index)
         })();
@@ -274,9 +273,9 @@ pub enum Failure {
 /// The group `group` is not complete after the waits `effects` (with `completed` as in the
 /// module docs: `group >= completed`), as a conjunction over the waits.
 pub fn incomplete(group: &Int, effects: &[WaitEffect]) -> Bool {
-    let mut all = vec![group.ge(Int::from_i64(0))];
-    all.extend(effects.iter().map(|(_, exists, forced)| exists.implies(group.ge(forced))));
-    Bool::and(&all)
+    let mut all = vec![ge(group, &Int::from_i64(0))];
+    all.extend(effects.iter().map(|(_, exists, forced)| implies(exists, &ge(group, forced))));
+    and(&all)
 }
 
 /// Declares an integer variable, as an encoding error when the name is taken.

@@ -10,6 +10,7 @@ use z3::ast::Bool;
 
 use super::checker::{access_of, is_write, loop_values, Checker, WaitFailure};
 use super::encode::{Enc, Encoder, Instance, Unsupported};
+use super::fold::{and, eq, lt, not, or};
 use super::model::{storage, EventId};
 use crate::solver::{Counterexample, Outcome, Query, Verdict};
 
@@ -77,7 +78,8 @@ impl<'m> Checker<'m> {
             let (bi, b_runs) = enc.instance(query, b, &format!("b{k}"))?;
             let same = self.same_address(&mut enc, query, k + 20_000, &ai, &bi)?;
             let original = self.original_before(&mut enc, query, &ai, &bi)?;
-            obligations.push(query.require(Bool::and(&[a_runs, b_runs, same, original, enc.before(&bi, &ai)]).not()));
+            let reordered = and(&[a_runs, b_runs, same, original, enc.before(&bi, &ai)]);
+            obligations.push(query.require(not(&reordered)));
         }
         self.assume_bounds(&mut enc, query);
         Ok(obligations)
@@ -118,9 +120,9 @@ impl<'m> Checker<'m> {
         }
         let mut before = Bool::from_bool(false);
         for (ia, ib, ka, kb) in levels.into_iter().rev() {
-            let same_iteration = ia.eq(&ib);
+            let same_iteration = eq(&ia, &ib);
             let by_statement = if ka == kb { before.clone() } else { Bool::from_bool(ka < kb) };
-            before = Bool::or(&[ia.lt(&ib), Bool::and(&[same_iteration, by_statement])]);
+            before = or(&[lt(&ia, &ib), and(&[same_iteration, by_statement])]);
         }
         Ok(before)
     }

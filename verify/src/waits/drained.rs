@@ -7,6 +7,7 @@ use z3::ast::Int;
 
 use super::checker::{incomplete, Checker, Failure, Loosen, Slack, WaitFailure};
 use super::encode::{Enc, Encoder};
+use super::fold::{not, sub};
 use super::model::EventKind;
 use crate::solver::Query;
 
@@ -34,8 +35,8 @@ impl<'m> Checker<'m> {
         let total = self.committed(&mut enc, q, &e)?;
         let (done, effects) = self.completed(&mut enc, q, &e, &slack)?;
         // All complete: the last group, `total - 1`, is.
-        let last = Int::sub(&[total.clone(), Int::from_i64(1)]);
-        let index = query.require(incomplete(&last, &effects).not());
+        let last = sub(&total, &Int::from_i64(1));
+        let index = query.require(not(&incomplete(&last, &effects)));
         self.assume_bounds(&mut enc, &mut query);
         Ok(Some(QueueDrained { q, query, slack, index, total, done }))
     }

@@ -5,7 +5,7 @@
 //!
 //! `model` extracts loops and events from any TVMScript (our pipeline output, TVM's S-TIR or
 //! flattened TIR); `encode` gives the closed forms (commits before a point, the last wait
-//! before a point); `checker` holds the solver session and the counts the obligations are
+//! before a point), built with `fold`, which folds constants as terms are built; `checker` holds the solver session and the counts the obligations are
 //! built from; `safety`, `drained` and `dataflow` encode and check the queries, `tightness`
 //! measures how over-synchronized a safe wait is; `report` holds the verdicts.
 //!
@@ -23,6 +23,7 @@ mod checker;
 mod dataflow;
 mod drained;
 mod encode;
+mod fold;
 mod model;
 mod report;
 mod safety;

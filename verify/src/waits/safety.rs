@@ -17,6 +17,7 @@ use z3::ast::{Bool, Int};
 
 use super::checker::{access_of, incomplete, loop_values, Checker, Loosen, Slack, WaitEffect};
 use super::encode::{Enc, Encoder, Instance};
+use super::fold::{and, eq, not, or};
 use super::model::{storage, EventId, EventKind, Step};
 use crate::solver::{Counterexample, Outcome, Query, Verdict};
 
@@ -141,11 +142,11 @@ impl<'m> Checker<'m> {
         let same = self.same_address(enc, query, k, &si, &used.inst)?;
         let group = self.group(enc, q, &si)?;
         let pending = incomplete(&group, &used.per_wait);
-        let violated = Bool::and(&[s_runs, used.runs.clone(), enc.before(&si, &used.inst), same, pending]);
+        let violated = and(&[s_runs, used.runs.clone(), enc.before(&si, &used.inst), same, pending]);
         Ok(Pair {
             store: s,
             use_: used.inst.event,
-            same_thread: query.require(violated.not()),
+            same_thread: query.require(not(&violated)),
             cross_thread: None,
             use_prefix: used.prefix.clone(),
             group,
@@ -167,7 +168,7 @@ impl<'m> Checker<'m> {
             if shared {
                 let violated =
                     self.cross_pair(enc, query, (q, k), (pair.store, pair.use_), slack, (&writer, &reader))?;
-                pair.cross_thread = Some(query.require(violated.not()));
+                pair.cross_thread = Some(query.require(not(&violated)));
             }
         }
         enc.threads = writer;
@@ -198,7 +199,7 @@ impl<'m> Checker<'m> {
         for b in self.events_where(|k| matches!(k, EventKind::Barrier)) {
             enc.threads = writer.clone();
             let (exists_w, last_w) = enc.last_before(b, &si)?;
-            separated.push(Bool::and(&[exists_w, enc.before(&ui, &last_w)]));
+            separated.push(and(&[exists_w, enc.before(&ui, &last_w)]));
             enc.threads = reader.clone();
             let (exists, last) = enc.last_before(b, &ui)?;
             // The same barrier, reached by the writer thread.
@@ -208,14 +209,12 @@ impl<'m> Checker<'m> {
             }
             enc.threads = writer.clone();
             let (_, effects) = self.completed(enc, q, &at_writer, slack)?;
-            synced.push(Bool::and(&[exists, enc.before(&si, &at_writer), incomplete(&group, &effects).not()]));
+            synced.push(and(&[exists, enc.before(&si, &at_writer), not(&incomplete(&group, &effects))]));
         }
-        let distinct: Vec<Bool> = writer.iter().map(|(l, v)| v.eq(&reader[l]).not()).collect();
-        let unsynchronized = Bool::or(&[
-            Bool::and(&[enc.before(&si, &ui), Bool::or(&synced).not()]),
-            Bool::and(&[enc.before(&ui, &si), Bool::or(&separated).not()]),
-        ]);
-        Ok(Bool::and(&[s_runs, u_runs, Bool::or(&distinct), same, unsynchronized]))
+        let distinct: Vec<Bool> = writer.iter().map(|(l, v)| not(&eq(v, &reader[l]))).collect();
+        let unsynchronized =
+            or(&[and(&[enc.before(&si, &ui), not(&or(&synced))]), and(&[enc.before(&ui, &si), not(&or(&separated))])]);
+        Ok(and(&[s_runs, u_runs, or(&distinct), same, unsynchronized]))
     }
 
     /// Checks the pairs of `safety` in `order` (indices into its pairs), skipping `excluded`,

@@ -14,6 +14,7 @@
 //! A wait's count is `count + slack` when the query declares a slack for it ([`Slack`]): one
 //! encoding then answers "is it still safe with this wait loosened by k" for every k.
 
+use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
@@ -67,21 +68,31 @@ impl Slack {
     }
 }
 
-/// How many checks ran, and their SMT-LIB scripts when dumps are asked for.
+/// How many checks ran, and their SMT-LIB scripts when dumps are asked for. (Counted behind
+/// a shared reference: a check runs while its scope borrows the checker's session.)
 pub struct Log {
-    pub queries: usize,
-    pub dumps: Option<Vec<(String, String)>>,
+    queries: Cell<usize>,
+    dumps: Option<RefCell<Vec<(String, String)>>>,
     name: String,
 }
 
 impl Log {
     /// Checks obligation `index` of `scope`, counting it and keeping its script.
-    pub fn check(&mut self, scope: &Scope, index: usize, label: &str) -> Outcome {
-        self.queries += 1;
-        if let Some(d) = &mut self.dumps {
-            d.push((format!("{}_{label}", self.name), scope.to_smtlib(index)));
+    pub fn check(&self, scope: &Scope, index: usize, label: &str) -> Outcome {
+        self.queries.set(self.queries.get() + 1);
+        if let Some(dumps) = &self.dumps {
+            dumps.borrow_mut().push((format!("{}_{label}", self.name), scope.to_smtlib(index)));
         }
         scope.check(index)
+    }
+
+    pub fn queries(&self) -> usize {
+        self.queries.get()
+    }
+
+    /// The scripts kept so far (none when dumps were not asked for).
+    pub fn take_dumps(&mut self) -> Vec<(String, String)> {
+        self.dumps.as_mut().map(|d| std::mem::take(d.get_mut())).unwrap_or_default()
     }
 }
 
@@ -101,7 +112,7 @@ impl<'m> Checker<'m> {
         Checker {
             model,
             session: Session::default(),
-            log: Log { queries: 0, dumps: dump.then(Vec::new), name: name.to_owned() },
+            log: Log { queries: Cell::new(0), dumps: dump.then(RefCell::default), name: name.to_owned() },
             bounded: BTreeSet::new(),
             timeout,
             name: name.to_owned(),
@@ -123,7 +134,7 @@ impl<'m> Checker<'m> {
 
     /// Checks obligation `index` of `query` under its assumptions and `extra`, as
     /// [`Query::check`] would check a query of that one obligation.
-    pub fn prove(&mut self, query: &Query, extra: &[Bool], index: usize, label: &str) -> Result<(), Failure> {
+    pub fn prove(&self, query: &Query, extra: &[Bool], index: usize, label: &str) -> Result<(), Failure> {
         let scope = self.session.open(query, extra);
         match self.log.check(&scope, index, label) {
             Outcome::Holds => match scope.assumptions() {

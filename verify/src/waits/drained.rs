@@ -42,7 +42,7 @@ impl<'m> Checker<'m> {
     }
 
     /// Are all of the queue's groups complete when the function ends (with `loosen` applied)?
-    pub fn drained(&mut self, drained: &QueueDrained, loosen: Option<Loosen>) -> Option<WaitFailure> {
+    pub fn drained(&self, drained: &QueueDrained, loosen: Option<Loosen>) -> Option<WaitFailure> {
         let facts = drained.slack.facts(loosen);
         match self.prove(&drained.query, &facts, drained.index, &format!("q{}_drained", drained.q)) {
             Ok(()) | Err(Failure::Vacuous) => None,

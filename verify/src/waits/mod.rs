@@ -39,6 +39,7 @@ pub use report::{Finding, FuncReport, WaitReport, WaitVerdict};
 use checker::{Checker, WaitFailure};
 use encode::Unsupported;
 use model::{EventId, EventKind, Model};
+use safety::{QueueSafety, Round};
 use tightness::Queue;
 
 /// How to verify.
@@ -109,8 +110,8 @@ pub fn verify_func(func: &PrimFunc, options: &Options) -> (FuncReport, Vec<(Stri
             encode::ENUMERATED_ITERATIONS
         ));
     }
-    report.queries = checker.log.queries;
-    let dumps = checker.log.dumps.take().unwrap_or_default();
+    report.queries = checker.log.queries();
+    let dumps = checker.log.take_dumps();
     (report, dumps)
 }
 
@@ -119,34 +120,7 @@ fn verify_queue(checker: &mut Checker, q: i64, report: &mut FuncReport, measure_
     let mut verdicts: Vec<Option<WaitVerdict>> = vec![None; waits.len()];
     let safety = checker.encode_safety(q);
     let drained = checker.encode_drained(q);
-    // Safety: find violations, attributing each to the wait that governed the use.
-    let mut excluded = Vec::new();
-    let unknown = match &safety {
-        Err(Unsupported(why)) => Some(format!("not encoded exactly: {why}")),
-        Ok(encoded) => {
-            let round = checker.safety(encoded, None, &[], (&encoded.all(), MAX_VIOLATIONS));
-            for v in round.violations {
-                excluded.push((v.store, v.use_));
-                let refuted = WaitVerdict::Refuted { reason: v.reason.clone(), values: v.values.clone() };
-                match v.wait.and_then(|w| waits.iter().position(|x| *x == w)) {
-                    Some(i) if verdicts[i].is_none() => verdicts[i] = Some(refuted),
-                    Some(_) => {}
-                    None => report.findings.push(Finding {
-                        line: checker.model.events[v.use_].span.line,
-                        message: v.reason,
-                        values: v.values,
-                    }),
-                }
-            }
-            round.unknown
-        }
-    };
-    if let Some(why) = unknown {
-        report.unknown.push(format!("queue {q}: {why}"));
-        for v in verdicts.iter_mut().filter(|v| v.is_none()) {
-            *v = Some(WaitVerdict::Unknown { reason: why.clone() });
-        }
-    }
+    let excluded = find_violations(checker, q, &safety, (&waits, &mut verdicts), report);
     for (i, &w) in waits.iter().enumerate() {
         if let Some(failure) = checker.negative(w) {
             verdicts[i] = Some(match failure {
@@ -172,6 +146,43 @@ fn verify_queue(checker: &mut Checker, q: i64, report: &mut FuncReport, measure_
         }
     }
     report_waits(checker, q, &waits, verdicts, report);
+}
+
+/// Safety of queue `q` as written: refutes the wait that governed each violating use (or
+/// reports a finding when no wait ran before it), marks the waits unknown when a pair could
+/// not be decided, and returns the violating (store, use) pairs.
+fn find_violations(
+    checker: &Checker,
+    q: i64,
+    safety: &Result<QueueSafety, Unsupported>,
+    (waits, verdicts): (&[EventId], &mut [Option<WaitVerdict>]),
+    report: &mut FuncReport,
+) -> Vec<(EventId, EventId)> {
+    let round = match safety {
+        Err(Unsupported(why)) => Round { violations: Vec::new(), unknown: Some(format!("not encoded exactly: {why}")) },
+        Ok(encoded) => checker.safety(encoded, None, &[], (&encoded.all(), MAX_VIOLATIONS)),
+    };
+    let mut excluded = Vec::new();
+    for v in round.violations {
+        excluded.push((v.store, v.use_));
+        let refuted = WaitVerdict::Refuted { reason: v.reason.clone(), values: v.values.clone() };
+        match v.wait.and_then(|w| waits.iter().position(|x| *x == w)) {
+            Some(i) if verdicts[i].is_none() => verdicts[i] = Some(refuted),
+            Some(_) => {}
+            None => report.findings.push(Finding {
+                line: checker.model.events[v.use_].span.line,
+                message: v.reason,
+                values: v.values,
+            }),
+        }
+    }
+    if let Some(why) = round.unknown {
+        report.unknown.push(format!("queue {q}: {why}"));
+        for v in verdicts.iter_mut().filter(|v| v.is_none()) {
+            *v = Some(WaitVerdict::Unknown { reason: why.clone() });
+        }
+    }
+    excluded
 }
 
 fn report_waits(

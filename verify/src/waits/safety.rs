@@ -19,11 +19,11 @@ use super::checker::{access_of, incomplete, loop_values, Checker, Loosen, Slack,
 use super::encode::{Enc, Encoder, Instance};
 use super::fold::{and, eq, not, or};
 use super::model::{storage, EventId, EventKind, Step};
-use crate::solver::{Counterexample, Outcome, Query, Verdict};
+use crate::solver::{Counterexample, Outcome, Query, Scope, Verdict};
 
 /// The encoded safety of one queue.
 pub struct QueueSafety {
-    pub q: i64,
+    q: i64,
     query: Query,
     slack: Slack,
     pairs: Vec<Pair>,
@@ -221,29 +221,23 @@ impl<'m> Checker<'m> {
     /// with `loosen` applied, until `limit` violations are found. When every pair holds, the
     /// assumptions are checked too: contradictory ones make the round unknown.
     pub fn safety(
-        &mut self,
+        &self,
         safety: &QueueSafety,
         loosen: Option<Loosen>,
         excluded: &[(EventId, EventId)],
         (order, limit): (&[usize], usize),
     ) -> Round {
         let mut round = Round { violations: Vec::new(), unknown: None };
-        let open: Vec<usize> = order.iter().copied().filter(|&k| !excluded.contains(&safety.pair(k).key())).collect();
+        let open: Vec<usize> = order.iter().copied().filter(|&k| !excluded.contains(&safety.pairs[k].key())).collect();
         if open.is_empty() {
             return round;
         }
-        let facts = safety.slack.facts(loosen);
-        let scope = self.session.open(&safety.query, &facts);
-        let label = format!("q{}_safety", safety.q);
+        let scope = self.session.open(&safety.query, &safety.slack.facts(loosen));
         for k in open {
-            let pair = safety.pair(k);
-            for (index, cross) in pair.obligations() {
-                match self.log.check(&scope, index, &label) {
-                    Outcome::Holds => continue,
-                    Outcome::Unknown(why) => round.unknown = round.unknown.or(Some(why)),
-                    Outcome::Fails(found) => round.violations.push(self.explain(safety.q, (k, pair), cross, &found)),
-                }
-                break;
+            match self.check_pair(&scope, safety, k) {
+                None => {}
+                Some(Ok(violation)) => round.violations.push(violation),
+                Some(Err(why)) => round.unknown = round.unknown.or(Some(why)),
             }
             if round.violations.len() >= limit {
                 return round;
@@ -257,6 +251,21 @@ impl<'m> Checker<'m> {
             };
         }
         round
+    }
+
+    /// The first obligation of pair `k` that fails, explained, or why one could not be
+    /// decided; `None` when all hold.
+    fn check_pair(&self, scope: &Scope, safety: &QueueSafety, k: usize) -> Option<Result<Violation, String>> {
+        let pair = &safety.pairs[k];
+        let label = format!("q{}_safety", safety.q);
+        for (index, cross) in pair.obligations() {
+            match self.log.check(scope, index, &label) {
+                Outcome::Holds => {}
+                Outcome::Unknown(why) => return Some(Err(why)),
+                Outcome::Fails(found) => return Some(Ok(self.explain(safety.q, (k, pair), cross, &found))),
+            }
+        }
+        None
     }
 
     /// The violation of pair `k` in a counterexample.
@@ -371,10 +380,6 @@ impl QueueSafety {
         let mut order = self.all();
         order.sort_by_key(|&k| std::cmp::Reverse(shared(k)));
         order
-    }
-
-    fn pair(&self, k: usize) -> &Pair {
-        &self.pairs[k]
     }
 }
 

@@ -33,7 +33,7 @@ enum Loosened {
 }
 
 /// The verdict on a wait that is safe as written.
-pub fn tightness(checker: &mut Checker, queue: &Queue, wait: EventId) -> WaitVerdict {
+pub fn tightness(checker: &Checker, queue: &Queue, wait: EventId) -> WaitVerdict {
     match safe_with(checker, queue, wait, 1) {
         Loosened::Unsafe => return WaitVerdict::ProvedTight,
         Loosened::Unknown(why) => return WaitVerdict::Unknown { reason: format!("tightness: {why}") },
@@ -71,7 +71,7 @@ pub fn tightness(checker: &mut Checker, queue: &Queue, wait: EventId) -> WaitVer
     WaitVerdict::ProvedOverSynchronized { best: Some(best), by: Some(good) }
 }
 
-fn safe_with(checker: &mut Checker, queue: &Queue, wait: EventId, by: i64) -> Loosened {
+fn safe_with(checker: &Checker, queue: &Queue, wait: EventId, by: i64) -> Loosened {
     let loosen = Some(Loosen { wait, by });
     let order = queue.safety.nearest_first(checker, wait);
     let round = checker.safety(queue.safety, loosen, queue.excluded, (&order, 1));
@@ -90,7 +90,7 @@ fn safe_with(checker: &mut Checker, queue: &Queue, wait: EventId, by: i64) -> Lo
 
 /// Whether the queue is drained at the end, when its encoding exists.
 pub fn drained(
-    checker: &mut Checker,
+    checker: &Checker,
     encoded: &Result<Option<QueueDrained>, Unsupported>,
     loosen: Option<Loosen>,
 ) -> Option<WaitFailure> {

@@ -14,22 +14,27 @@
 //!   scope has left, and none starts once it is spent ([`Outcome::Unknown`]);
 //! * the solver holds nothing between scopes: a scope pops what it pushed when dropped.
 
+use std::cell::Cell;
 use std::time::{Duration, Instant};
 
 use z3::ast::{Bool, Int};
 use z3::{Model, SatResult, Solver};
 
-use super::{no_model, reason_unknown, set_timeout, vacuity_verdict, Query, Verdict};
+use super::{no_model, reason_unknown, set_timeout, timeout_ms, vacuity_verdict, Query, Verdict};
 
 /// A Z3 solver reused for many queries on one thread (its terms belong to the thread's Z3
 /// context).
 pub struct Session {
     solver: Solver,
+    /// The time limit the solver's checks have now, in Z3's whole milliseconds. Setting it
+    /// updates every parameter of the solver, which costs more than a small check, so it is
+    /// set only when it changes: a limit of `n` ms is kept while at least `n` ms are left.
+    limit_ms: Cell<Option<u32>>,
 }
 
 impl Default for Session {
     fn default() -> Self {
-        Session { solver: Solver::new() }
+        Session { solver: Solver::new(), limit_ms: Cell::new(None) }
     }
 }
 
@@ -41,13 +46,22 @@ impl Session {
         for fact in query.assumptions.iter().chain(extra) {
             self.solver.assert(fact);
         }
-        Scope { solver: &self.solver, query, extra: extra.to_vec(), deadline: Instant::now() + query.timeout }
+        Scope { session: self, query, extra: extra.to_vec(), deadline: Instant::now() + query.timeout }
+    }
+
+    /// Makes the next check stop after at most `time_left`.
+    fn limit(&self, time_left: Duration) {
+        let ms = timeout_ms(time_left);
+        if self.limit_ms.get() != Some(ms) {
+            set_timeout(&self.solver, time_left);
+            self.limit_ms.set(Some(ms));
+        }
     }
 }
 
 /// One query's assumptions, asserted on a session's solver.
 pub struct Scope<'s> {
-    solver: &'s Solver,
+    session: &'s Session,
     query: &'s Query,
     extra: Vec<Bool>,
     deadline: Instant,
@@ -101,15 +115,15 @@ impl Scope<'_> {
             return Outcome::Holds;
         }
         let Some(time_left) = self.time_left() else { return Outcome::Unknown(timed_out(self.query)) };
-        self.solver.push();
-        self.solver.assert(obligation.not());
-        set_timeout(self.solver, time_left);
-        let outcome = match self.solver.check() {
+        self.session.solver.push();
+        self.session.solver.assert(obligation.not());
+        self.session.limit(time_left);
+        let outcome = match self.session.solver.check() {
             SatResult::Unsat => Outcome::Holds,
             SatResult::Sat => self.counterexample(),
             SatResult::Unknown => Outcome::Unknown(self.reason_unknown()),
         };
-        self.solver.pop(1);
+        self.session.solver.pop(1);
         outcome
     }
 
@@ -121,8 +135,8 @@ impl Scope<'_> {
             return Verdict::Proved;
         }
         let Some(time_left) = self.time_left() else { return Verdict::Unknown(timed_out(self.query)) };
-        set_timeout(self.solver, time_left);
-        vacuity_verdict(self.solver.check(), self.solver)
+        self.session.limit(time_left);
+        vacuity_verdict(self.session.solver.check(), &self.session.solver)
     }
 
     /// The check of obligation `index` as a standalone SMT-LIB 2 script (see
@@ -140,7 +154,7 @@ impl Scope<'_> {
     }
 
     fn counterexample(&self) -> Outcome {
-        let found = self.solver.get_model().ok_or_else(no_model).and_then(|model| {
+        let found = self.session.solver.get_model().ok_or_else(no_model).and_then(|model| {
             let values = self.query.values_in(&model)?;
             Ok(Counterexample { model, values })
         });
@@ -152,7 +166,7 @@ impl Scope<'_> {
 
     /// Z3's reason, with the time limit named as such (Z3 says "canceled" when it fires).
     fn reason_unknown(&self) -> String {
-        let why = reason_unknown(self.solver);
+        let why = reason_unknown(&self.session.solver);
         if why == "canceled" || self.time_left().is_none() {
             timed_out(self.query)
         } else {
@@ -163,7 +177,7 @@ impl Scope<'_> {
 
 impl Drop for Scope<'_> {
     fn drop(&mut self) {
-        self.solver.pop(1);
+        self.session.solver.pop(1);
     }
 }
 

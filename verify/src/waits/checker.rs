@@ -219,7 +219,7 @@ impl<'m> Checker<'m> {
     }
 
     /// The scalar element an access touches (a vector access: one of its lanes, chosen freely).
-    fn address(&self, enc: &mut Encoder, query: &mut Query, lane_name: &str, inst: &Instance) -> Enc<Int> {
+    pub fn address(&self, enc: &mut Encoder, query: &mut Query, lane_name: &str, inst: &Instance) -> Enc<Int> {
         let access = access_of(&self.model.events[inst.event]).ok_or_else(|| Unsupported("not an access".into()))?;
         let node = access.buffer.node();
         let shape: Vec<Expr> = node.shape.clone();

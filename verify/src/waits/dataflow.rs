@@ -6,7 +6,9 @@
 //! One query with an obligation per pair of accesses, checked one pair at a time; the first
 //! reordered pair is reported.
 
-use z3::ast::Bool;
+use std::collections::HashMap;
+
+use z3::ast::{Bool, Int};
 
 use super::checker::{access_of, is_write, loop_values, Checker, WaitFailure};
 use super::encode::{Enc, Encoder, Instance, Unsupported};
@@ -30,11 +32,11 @@ impl<'m> Checker<'m> {
         };
         let scope = self.session.open(&query, &[]);
         let mut unknown = None;
-        for (k, (&pair, &index)) in pairs.iter().zip(&obligations).enumerate() {
+        for (&pair, &index) in pairs.iter().zip(&obligations) {
             match self.log.check(&scope, index, "data_flow") {
                 Outcome::Holds => {}
                 Outcome::Unknown(why) => unknown = unknown.or(Some(why)),
-                Outcome::Fails(found) => return Some(self.reordered(k, pair, &found)),
+                Outcome::Fails(found) => return Some(self.reordered(pair, &found)),
             }
         }
         let unknown = unknown.or_else(|| match scope.assumptions() {
@@ -72,35 +74,59 @@ impl<'m> Checker<'m> {
     /// One obligation per pair: it is not reordered (`a` comes first originally, `b` now).
     fn encode_flow(&mut self, query: &mut Query, pairs: &[(EventId, EventId)]) -> Enc<Vec<usize>> {
         let mut enc = Encoder::new(self.model, query, "thread_")?;
+        let mut slots = HashMap::new();
         let mut obligations = Vec::with_capacity(pairs.len());
-        for (k, &(a, b)) in pairs.iter().enumerate() {
-            let (ai, a_runs) = enc.instance(query, a, &format!("a{k}"))?;
-            let (bi, b_runs) = enc.instance(query, b, &format!("b{k}"))?;
-            let same = self.same_address(&mut enc, query, k + 20_000, &ai, &bi)?;
-            let original = self.original_before(&mut enc, query, &ai, &bi)?;
-            let reordered = and(&[a_runs, b_runs, same, original, enc.before(&bi, &ai)]);
+        for &(a, b) in pairs {
+            let first = self.slot(&mut enc, query, &mut slots, (a, 'a'))?;
+            let second = self.slot(&mut enc, query, &mut slots, (b, 'b'))?;
+            let original = self.original_before(&mut enc, query, &first.inst, &second.inst)?;
+            let same = eq(&first.address, &second.address);
+            let reordered = and(&[first.runs, second.runs, same, original, enc.before(&second.inst, &first.inst)]);
             obligations.push(query.require(not(&reordered)));
         }
         self.assume_bounds(&mut enc, query);
         Ok(obligations)
     }
 
-    fn reordered(&self, k: usize, (a, b): (EventId, EventId), found: &Counterexample) -> WaitFailure {
+    /// The instance of `event` on `side` ('a' first in a pair, 'b' second), encoded once and
+    /// shared by every pair that has the event on that side (each pair is checked on its own,
+    /// so sharing variables between pairs changes nothing). Its variables start with
+    /// `{side}{event}`.
+    fn slot(
+        &self,
+        enc: &mut Encoder,
+        query: &mut Query,
+        slots: &mut HashMap<(EventId, char), Slot>,
+        (event, side): (EventId, char),
+    ) -> Enc<Slot> {
+        if let Some(known) = slots.get(&(event, side)) {
+            return Ok(known.clone());
+        }
+        let prefix = format!("{side}{event}");
+        let (inst, runs) = enc.instance(query, event, &prefix)?;
+        let address = self.address(enc, query, &format!("lane_{prefix}"), &inst)?;
+        let slot = Slot { inst, runs, address };
+        slots.insert((event, side), slot.clone());
+        Ok(slot)
+    }
+
+    fn reordered(&self, (a, b): (EventId, EventId), found: &Counterexample) -> WaitFailure {
         let m = self.model;
         let values = found.values();
+        let (first, second) = (format!("a{a}"), format!("b{b}"));
         let at = |p: &str| loop_values(m, values, p).map_or(String::new(), |v| format!(" at {v}"));
         let msg = format!(
             "data flow: {} (line {}){} comes before {} (line {}){} in the original program, but after it here; both touch the same element",
             m.events[a].text,
             m.events[a].span.line,
-            at(&format!("a{k}")),
+            at(&first),
             m.events[b].text,
             m.events[b].span.line,
-            at(&format!("b{k}")),
+            at(&second),
         );
         let keep = values
             .iter()
-            .filter(|(n, _)| n.starts_with(&format!("a{k}_")) || n.starts_with(&format!("b{k}_")))
+            .filter(|(n, _)| n.starts_with(&format!("{first}_")) || n.starts_with(&format!("{second}_")))
             .cloned()
             .collect();
         WaitFailure::Refuted(msg, keep)
@@ -126,4 +152,13 @@ impl<'m> Checker<'m> {
         }
         Ok(before)
     }
+}
+
+/// An access instance shared by the pairs of one side (see `Checker::slot`).
+#[derive(Clone)]
+struct Slot {
+    inst: Instance,
+    runs: Bool,
+    /// The scalar element it touches.
+    address: Int,
 }

@@ -58,6 +58,10 @@ pub struct Encoder<'m> {
     /// One variable per thread or block loop, shared by every instance in the query.
     pub threads: BTreeMap<LoopId, Int>,
     counter: usize,
+    /// Loop bounds and event conditions already encoded (they depend on the parameters only;
+    /// bounds that mention a loop variable are not kept).
+    bounds: HashMap<LoopId, (Int, Int)>,
+    guards: HashMap<EventId, Guard>,
     /// Assumptions the bounded encodings made (loops with at most ENUMERATED_ITERATIONS
     /// iterations); every query must assume them.
     pub bounded: Vec<(LoopId, Bool)>,
@@ -71,7 +75,15 @@ impl<'m> Encoder<'m> {
             let v = query.int(&p.name().replace(['|', '\\'], "_")).map_err(|e| Unsupported(e.to_string()))?;
             params.insert(p.id(), v);
         }
-        let mut enc = Encoder { model, params, threads: BTreeMap::new(), counter: 0, bounded: Vec::new() };
+        let mut enc = Encoder {
+            model,
+            params,
+            threads: BTreeMap::new(),
+            counter: 0,
+            bounds: HashMap::new(),
+            guards: HashMap::new(),
+            bounded: Vec::new(),
+        };
         enc.threads = enc.declare_threads(query, thread_prefix)?;
         Ok(enc)
     }
@@ -119,11 +131,19 @@ impl<'m> Encoder<'m> {
 
     /// `[min, min + extent)` of a loop; bounds may mention parameters only.
     fn loop_bounds(&mut self, l: LoopId) -> Enc<(Int, Int)> {
+        if let Some(known) = self.bounds.get(&l) {
+            return Ok(known.clone());
+        }
         let info = &self.model.loops[l];
+        let (min, extent) = (info.min.clone(), info.extent.clone());
         let empty = Instance { event: usize::MAX, vals: BTreeMap::new() };
-        let lo = self.int(&info.min.clone(), &empty, None)?;
-        let ext = self.int(&info.extent.clone(), &empty, None)?;
+        let lo = self.int(&min, &empty, None)?;
+        let ext = self.int(&extent, &empty, None)?;
         let hi = add(&[lo.clone(), ext]);
+        let mentions_loop = |e: &Expr| super::model::vars_of(e).iter().any(|v| self.model.is_loop_var(*v).is_some());
+        if !mentions_loop(&min) && !mentions_loop(&extent) {
+            self.bounds.insert(l, (lo.clone(), hi.clone()));
+        }
         Ok((lo, hi))
     }
 
@@ -229,11 +249,15 @@ impl<'m> Encoder<'m> {
 
     /// The conditions of an event as intervals (see the module docs).
     fn guard(&mut self, event: EventId) -> Enc<Guard> {
+        if let Some(known) = self.guards.get(&event) {
+            return Ok(known.clone());
+        }
         let mut g = Guard::default();
         let empty = Instance { event: usize::MAX, vals: BTreeMap::new() };
         for cond in self.event(event).guards.clone() {
             self.atoms(&cond, false, &mut g, &empty)?;
         }
+        self.guards.insert(event, g.clone());
         Ok(g)
     }
 

@@ -35,18 +35,30 @@ struct Pair {
     use_: EventId,
     same_thread: usize,
     cross_thread: Option<usize>,
-    /// The variable-name prefix of the use instance (shared by the pairs of one use).
+    /// The variable-name prefixes of the store and use instances.
+    store_prefix: String,
     use_prefix: String,
     group: Int,
     done: Int,
     per_wait: Vec<WaitEffect>,
 }
 
-/// A use instance and what the waits before it completed, shared by the pairs of the use.
+/// A store instance, its group and the element it writes, shared by the pairs of the store.
+struct StoreInstance {
+    prefix: String,
+    inst: Instance,
+    runs: Bool,
+    group: Int,
+    address: Int,
+}
+
+/// A use instance, the element it touches and what the waits before it completed, shared by
+/// the pairs of the use.
 struct UseInstance {
     prefix: String,
     inst: Instance,
     runs: Bool,
+    address: Int,
     done: Int,
     per_wait: Vec<WaitEffect>,
 }
@@ -91,21 +103,26 @@ impl<'m> Checker<'m> {
         pairs
     }
 
-    /// Encodes the safety of queue `q`: every pair, with a slack on every wait.
+    /// Encodes the safety of queue `q`: every pair, with a slack on every wait. Each store and
+    /// each use is encoded once and shared by its pairs (each pair is checked on its own, so
+    /// sharing variables between pairs changes nothing).
     pub fn encode_safety(&mut self, q: i64) -> Enc<QueueSafety> {
         let mut query = self.query(&format!("queue {q} safety"));
         let slack = Slack::declare(&mut query, &self.waits(q))?;
         let mut enc = Encoder::new(self.model, &mut query, "thread_")?;
+        let mut stores: HashMap<EventId, StoreInstance> = HashMap::new();
         let mut uses: HashMap<EventId, UseInstance> = HashMap::new();
         let mut pairs = Vec::new();
-        for (k, (s, u)) in self.pairs(q).into_iter().enumerate() {
+        for (s, u) in self.pairs(q) {
+            let stored = match stores.entry(s) {
+                Entry::Occupied(known) => known.into_mut(),
+                Entry::Vacant(slot) => slot.insert(self.store_instance(&mut enc, &mut query, q, s)?),
+            };
             let used = match uses.entry(u) {
                 Entry::Occupied(known) => known.into_mut(),
-                Entry::Vacant(slot) => {
-                    slot.insert(self.use_instance(&mut enc, &mut query, q, u, &format!("u{k}"), &slack)?)
-                }
+                Entry::Vacant(slot) => slot.insert(self.use_instance(&mut enc, &mut query, q, u, &slack)?),
             };
-            pairs.push(self.encode_pair(&mut enc, &mut query, q, (k, s), used)?);
+            pairs.push(encode_pair(&enc, &mut query, stored, used));
         }
         if !enc.threads.is_empty() {
             self.cross_thread(&mut enc, &mut query, q, &slack, &mut pairs)?;
@@ -114,45 +131,30 @@ impl<'m> Checker<'m> {
         Ok(QueueSafety { q, query, slack, pairs })
     }
 
+    /// An instance of store `s` (variables `s{s}_...`), its group and the element it writes.
+    fn store_instance(&self, enc: &mut Encoder, query: &mut Query, q: i64, s: EventId) -> Enc<StoreInstance> {
+        let prefix = format!("s{s}");
+        let (inst, runs) = enc.instance(query, s, &prefix)?;
+        let group = self.group(enc, q, &inst)?;
+        let address = self.address(enc, query, &format!("lane_{prefix}"), &inst)?;
+        Ok(StoreInstance { prefix, inst, runs, group, address })
+    }
+
+    /// An instance of use `u` (variables `u{u}_...`), the element it touches, and what the
+    /// waits before it completed.
     fn use_instance(
         &self,
         enc: &mut Encoder,
         query: &mut Query,
         q: i64,
         u: EventId,
-        prefix: &str,
         slack: &Slack,
     ) -> Enc<UseInstance> {
-        let (inst, runs) = enc.instance(query, u, prefix)?;
+        let prefix = format!("u{u}");
+        let (inst, runs) = enc.instance(query, u, &prefix)?;
+        let address = self.address(enc, query, &format!("lane_{prefix}"), &inst)?;
         let (done, per_wait) = self.completed(enc, q, &inst, slack)?;
-        Ok(UseInstance { prefix: prefix.to_owned(), inst, runs, done, per_wait })
-    }
-
-    /// The pair `k`, store `s` and the use of `used`: the store runs before the use, on the
-    /// same element, and its group is not complete.
-    fn encode_pair(
-        &self,
-        enc: &mut Encoder,
-        query: &mut Query,
-        q: i64,
-        (k, s): (usize, EventId),
-        used: &UseInstance,
-    ) -> Enc<Pair> {
-        let (si, s_runs) = enc.instance(query, s, &format!("s{k}"))?;
-        let same = self.same_address(enc, query, k, &si, &used.inst)?;
-        let group = self.group(enc, q, &si)?;
-        let pending = incomplete(&group, &used.per_wait);
-        let violated = and(&[s_runs, used.runs.clone(), enc.before(&si, &used.inst), same, pending]);
-        Ok(Pair {
-            store: s,
-            use_: used.inst.event,
-            same_thread: query.require(not(&violated)),
-            cross_thread: None,
-            use_prefix: used.prefix.clone(),
-            group,
-            done: used.done.clone(),
-            per_wait: used.per_wait.clone(),
-        })
+        Ok(UseInstance { prefix, inst, runs, address, done, per_wait })
     }
 
     /// Data another thread wrote asynchronously is visible only after that thread's wait
@@ -282,10 +284,11 @@ impl<'m> Checker<'m> {
         let governing = forced.iter().max_by_key(|(_, f)| f.unwrap_or(i64::MIN)).map(|(w, f)| (*w, f.unwrap_or(0)));
         let group = found.int(&pair.group).unwrap_or(0);
         let values = found.values();
-        let reason = self.describe(q, (pair.store, pair.use_), (k, &pair.use_prefix), (group, governing), values);
+        let prefixes = (pair.store_prefix.as_str(), pair.use_prefix.as_str());
+        let reason = self.describe(q, (pair.store, pair.use_), prefixes, (group, governing), values);
         let params: Vec<&str> = self.model.params.iter().map(|p| p.name()).collect();
         let keep = |n: &str| {
-            n.starts_with(&format!("s{k}_"))
+            n.starts_with(&format!("{}_", pair.store_prefix))
                 || n.starts_with(&format!("{}_", pair.use_prefix))
                 || n.starts_with("thread_")
                 || params.contains(&n)
@@ -334,7 +337,7 @@ impl<'m> Checker<'m> {
         &self,
         q: i64,
         (s, u): (EventId, EventId),
-        (k, use_prefix): (usize, &str),
+        (store_prefix, use_prefix): (&str, &str),
         (group, governing): (i64, Option<(EventId, i64)>),
         values: &[(String, i64)],
     ) -> String {
@@ -352,7 +355,7 @@ impl<'m> Checker<'m> {
             use_.span.line,
             store.span.line,
             at_u = at(use_prefix).map_or(String::new(), |v| format!("at {v} ")),
-            at_s = at(&format!("s{k}")).map_or(String::new(), |v| format!(", {v}")),
+            at_s = at(store_prefix).map_or(String::new(), |v| format!(", {v}")),
         );
         match governing {
             Some((_, forced)) if forced <= 0 => format!("{need}, but the waits before it complete no group yet"),
@@ -364,6 +367,26 @@ impl<'m> Checker<'m> {
 
 /// The variables of one thread (per thread or block loop).
 type Threads = std::collections::BTreeMap<usize, Int>;
+
+/// The pair of `stored` and `used`: the store runs before the use, on the same element, and
+/// its group is not complete.
+fn encode_pair(enc: &Encoder, query: &mut Query, stored: &StoreInstance, used: &UseInstance) -> Pair {
+    let pending = incomplete(&stored.group, &used.per_wait);
+    let same = eq(&stored.address, &used.address);
+    let before = enc.before(&stored.inst, &used.inst);
+    let violated = and(&[stored.runs.clone(), used.runs.clone(), before, same, pending]);
+    Pair {
+        store: stored.inst.event,
+        use_: used.inst.event,
+        same_thread: query.require(not(&violated)),
+        cross_thread: None,
+        store_prefix: stored.prefix.clone(),
+        use_prefix: used.prefix.clone(),
+        group: stored.group.clone(),
+        done: used.done.clone(),
+        per_wait: used.per_wait.clone(),
+    }
+}
 
 impl QueueSafety {
     /// Every pair, in encoding order.

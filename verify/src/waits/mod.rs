@@ -5,15 +5,18 @@
 //!
 //! `model` extracts loops and events from any TVMScript (our pipeline output, TVM's S-TIR or
 //! flattened TIR); `encode` gives the closed forms (commits before a point, the last wait
-//! before a point), built with `fold`, which folds constants as terms are built; `checker` holds the solver session and the counts the obligations are
-//! built from; `safety`, `drained` and `dataflow` encode and check the queries, `tightness`
-//! measures how over-synchronized a safe wait is; `report` holds the verdicts.
+//! before a point), built with `fold`, which folds constants as terms are built; `checker`
+//! holds the solver session and the counts the obligations are built from; `safety`,
+//! `drained` and `dataflow` encode and check the queries, `tightness` measures how
+//! over-synchronized a safe wait is; `report` holds the verdicts.
 //!
 //! How queries run: every query of a function runs on one Z3 solver (a
 //! [`Session`](crate::solver::Session)), each check in its own push/pop scope. A query with
 //! one obligation per pair of accesses is checked one pair at a time (small checks are far
-//! cheaper than one large disjunction), and a queue is encoded once, with a slack on every
-//! wait, for its safety and every tightness question. The time limit holds per query.
+//! cheaper than one large disjunction; each event is encoded once and shared by its pairs),
+//! and a queue is encoded once, with a slack on every wait, for its safety and every
+//! tightness question. The time limit holds per query; `queries` in the report counts the
+//! checks, and a dump holds one standalone script per check.
 //!
 //! Data flow (whether a read sees the producer instance the original program meant) needs
 //! the pass's provenance, which text does not carry: from text, race freedom is checked and

@@ -8,7 +8,9 @@
 //! [`Verdict::Proved`] is a pass: a timeout or any other inconclusive answer is
 //! [`Verdict::Unknown`], and contradictory assumptions are [`Verdict::Vacuous`]. Every query can
 //! be written out as SMT-LIB 2 ([`Query::to_smtlib`]) and replayed with the `z3` command line
-//! tool.
+//! tool. Many queries can share one solver: a [`solver::Session`] checks a query's
+//! obligations one at a time, each in a push/pop scope, with the same verdicts and time limit
+//! (the wait verifier runs all its queries this way).
 //!
 //! # Which Z3
 //!

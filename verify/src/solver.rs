@@ -11,13 +11,20 @@
 //! | unknown (time limit, incompleteness) | [`Verdict::Unknown`] with Z3's reason |
 //!
 //! Only [`Verdict::Proved`] is a pass ([`Verdict::is_proved`]).
+//!
+//! A [`Session`] (module `session`) checks many queries on one solver, and the obligations of
+//! a query one at a time ([`Scope::check`]), with the same verdicts.
 
 use std::fmt;
 use std::time::{Duration, Instant};
 
 use thiserror::Error;
 use z3::ast::{Bool, Int, BV};
-use z3::{Params, SatResult, Solver};
+use z3::{Model, Params, SatResult, Solver};
+
+mod session;
+
+pub use session::{Counterexample, Outcome, Scope, Session};
 
 /// The prefix of the Z3 constant of every declared variable (see [`Query`]).
 pub const SYMBOL_PREFIX: &str = "v_";
@@ -211,9 +218,11 @@ impl Query {
         self.assumptions.push(fact);
     }
 
-    /// Adds an obligation: a fact to prove from the assumptions.
-    pub fn require(&mut self, obligation: Bool) {
+    /// Adds an obligation: a fact to prove from the assumptions. Returns its index, which names
+    /// it to a [`Scope`] that checks obligations one at a time.
+    pub fn require(&mut self, obligation: Bool) -> usize {
         self.obligations.push(obligation);
+        self.obligations.len() - 1
     }
 
     /// Runs Z3 on the assumptions and the negated obligations, within the time limit.
@@ -241,14 +250,18 @@ impl Query {
     /// proved (not counting the vacuity check of [`Query::check`]), `sat` refuted.
     #[must_use]
     pub fn to_smtlib(&self) -> String {
+        self.script(&[self.goal().not()], &self.name)
+    }
+
+    /// The SMT-LIB 2 script of the assumptions and `facts`, for the `z3` command line tool.
+    fn script(&self, facts: &[Bool], title: &str) -> String {
         let solver = Solver::new();
-        for fact in &self.assumptions {
+        for fact in self.assumptions.iter().chain(facts) {
             solver.assert(fact);
         }
-        solver.assert(self.goal().not());
-        let name = self.name.replace(['\n', '\r'], " ");
+        let title = title.replace(['\n', '\r'], " ");
         format!(
-            "; tirproof query: {name}\n\
+            "; tirproof query: {title}\n\
              ; assumptions and negated obligations: unsat = proved, sat = refuted, unknown = not a pass\n\
              (set-option :timeout {})\n{}",
             timeout_ms(self.timeout),
@@ -285,21 +298,20 @@ impl Query {
         for fact in &self.assumptions {
             solver.assert(fact);
         }
-        match solver.check() {
-            SatResult::Sat => Verdict::Proved,
-            SatResult::Unsat => Verdict::Vacuous,
-            SatResult::Unknown => Verdict::Unknown(format!(
-                "the obligations follow from the assumptions, but whether the assumptions can hold is unknown: {}",
-                reason_unknown(&solver)
-            )),
-        }
+        vacuity_verdict(solver.check(), &solver)
     }
 
     /// The counterexample in the model of a satisfiable check.
     fn counterexample(&self, solver: &Solver) -> Verdict {
-        let Some(model) = solver.get_model() else {
-            return Verdict::Unknown("Z3 found a counterexample but returned no model".to_owned());
-        };
+        match solver.get_model().ok_or_else(no_model).and_then(|model| self.values_in(&model)) {
+            Ok(values) => Verdict::Refuted(values),
+            Err(why) => Verdict::Unknown(why),
+        }
+    }
+
+    /// The values of the declared variables in `model`, in declaration order; why not, when one
+    /// does not fit in an i64.
+    fn values_in(&self, model: &Model) -> Result<Vec<(String, i64)>, String> {
         let mut values = Vec::with_capacity(self.variables.len());
         for (name, term) in &self.variables {
             let value = match term {
@@ -309,28 +321,49 @@ impl Query {
                 }
             };
             let Some(value) = value else {
-                return Verdict::Unknown(format!(
-                    "Z3 found a counterexample, but the value of `{name}` does not fit in an i64"
-                ));
+                return Err(format!("Z3 found a counterexample, but the value of `{name}` does not fit in an i64"));
             };
             values.push((name.clone(), value));
         }
-        Verdict::Refuted(values)
+        Ok(values)
     }
 }
 
 /// A solver whose every check stops after `timeout`.
 fn solver_with_timeout(timeout: Duration) -> Solver {
     let solver = Solver::new();
+    set_timeout(&solver, timeout);
+    solver
+}
+
+/// Makes every later check of `solver` stop after `timeout`.
+fn set_timeout(solver: &Solver, timeout: Duration) {
     let mut params = Params::new();
     params.set_u32("timeout", timeout_ms(timeout));
     solver.set_params(&params);
-    solver
+}
+
+/// Why a satisfiable check has no counterexample.
+fn no_model() -> String {
+    "Z3 found a counterexample but returned no model".to_owned()
 }
 
 /// A time limit in Z3's unit, whole milliseconds, at least 1 (0 would mean no limit).
 fn timeout_ms(timeout: Duration) -> u32 {
     u32::try_from(timeout.as_millis()).unwrap_or(u32::MAX).max(1)
+}
+
+/// The verdict on obligations that follow from the assumptions, once `result` says whether
+/// the assumptions alone can hold.
+fn vacuity_verdict(result: SatResult, solver: &Solver) -> Verdict {
+    match result {
+        SatResult::Sat => Verdict::Proved,
+        SatResult::Unsat => Verdict::Vacuous,
+        SatResult::Unknown => Verdict::Unknown(format!(
+            "the obligations follow from the assumptions, but whether the assumptions can hold is unknown: {}",
+            reason_unknown(solver)
+        )),
+    }
 }
 
 /// Why the last check of `solver` was inconclusive.

@@ -7,6 +7,7 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use tirproof_verify::solver::{Outcome, Session};
 use tirproof_verify::{Query, QueryError, Signedness, Verdict, DEFAULT_TIMEOUT};
 use z3::ast::{Int, BV};
 
@@ -224,4 +225,66 @@ fn names_that_need_quoting_survive_the_smtlib_dump() {
     let script = query.to_smtlib();
     assert!(script.starts_with("; tirproof query: odd names on two lines\n"), "{script}");
     assert_eq!(z3_tool(&script), "sat");
+}
+
+/// Two obligations over `x` in `[0, 10)`: `x < 10` holds, `x < 5` does not.
+fn two_obligations() -> (Query, usize, usize) {
+    let mut query = Query::new("x in [0, 10)");
+    let x = query.int("x").unwrap();
+    query.assume(x.ge(0));
+    query.assume(x.lt(10));
+    let holds = query.require(x.lt(10));
+    let fails = query.require(x.lt(5));
+    (query, holds, fails)
+}
+
+#[test]
+fn a_session_checks_each_obligation_on_its_own() {
+    let (query, holds, fails) = two_obligations();
+    let session = Session::default();
+    let scope = session.open(&query, &[]);
+    assert!(matches!(scope.check(holds), Outcome::Holds));
+    let Outcome::Fails(found) = scope.check(fails) else { panic!("x < 5 is refuted") };
+    assert_eq!(found.values().len(), 1);
+    assert!((5..10).contains(&found.values()[0].1), "{:?}", found.values());
+    assert_eq!(scope.assumptions(), Verdict::Proved);
+    assert!(matches!(scope.check(7), Outcome::Unknown(_)), "no such obligation");
+    // The query as a whole agrees: it is refuted, and each check replays with the z3 tool.
+    assert!(matches!(query.check(), Verdict::Refuted(_)));
+    assert_eq!(z3_tool(&scope.to_smtlib(holds)), "unsat");
+    assert_eq!(z3_tool(&scope.to_smtlib(fails)), "sat");
+}
+
+#[test]
+fn a_session_keeps_nothing_between_scopes_and_takes_extra_facts() {
+    let (query, _, fails) = two_obligations();
+    let session = Session::default();
+    let x = Int::new_const(format!("{}x", tirproof_verify::SYMBOL_PREFIX));
+    {
+        let scope = session.open(&query, &[x.lt(5)]);
+        assert!(matches!(scope.check(fails), Outcome::Holds), "x < 5 is assumed here");
+    }
+    let scope = session.open(&query, &[]);
+    assert!(matches!(scope.check(fails), Outcome::Fails(_)), "the extra fact is gone");
+    drop(scope);
+    let scope = session.open(&query, &[x.gt(20)]);
+    assert!(matches!(scope.check(fails), Outcome::Holds));
+    assert_eq!(scope.assumptions(), Verdict::Vacuous, "x > 20 contradicts x < 10");
+}
+
+#[test]
+fn a_session_honours_the_time_limit_and_recovers_after_it() {
+    let (timed_out, elapsed, recovered) = within(Duration::from_secs(60), || {
+        let session = Session::default();
+        let hard = prime_has_no_factors().with_timeout(Duration::from_millis(500));
+        let start = Instant::now();
+        let timed_out = matches!(session.open(&hard, &[]).check(0), Outcome::Unknown(why) if why.contains("timeout"));
+        let elapsed = start.elapsed();
+        let (easy, holds, _) = two_obligations();
+        let recovered = matches!(session.open(&easy, &[]).check(holds), Outcome::Holds);
+        (timed_out, elapsed, recovered)
+    });
+    assert!(timed_out, "not a timeout");
+    assert!(elapsed < Duration::from_secs(3), "the 500 ms limit took {elapsed:?}");
+    assert!(recovered, "the session is usable after a timeout");
 }

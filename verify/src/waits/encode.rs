@@ -14,6 +14,7 @@ use tirproof_ir::text::print_expr;
 use tirproof_ir::{BinOp, CmpOp, Expr, LogicOp, VarId};
 use z3::ast::{Bool, Int};
 
+use super::fold::{add, and, div, eq, ge, gt, ite, le, lt, max, min, mul, neg, not, or, sub};
 use super::model::{Event, EventId, LoopId, Model, Step};
 use crate::solver::Query;
 
@@ -57,6 +58,10 @@ pub struct Encoder<'m> {
     /// One variable per thread or block loop, shared by every instance in the query.
     pub threads: BTreeMap<LoopId, Int>,
     counter: usize,
+    /// Loop bounds and event conditions already encoded (they depend on the parameters only;
+    /// bounds that mention a loop variable are not kept).
+    bounds: HashMap<LoopId, (Int, Int)>,
+    guards: HashMap<EventId, Guard>,
     /// Assumptions the bounded encodings made (loops with at most ENUMERATED_ITERATIONS
     /// iterations); every query must assume them.
     pub bounded: Vec<(LoopId, Bool)>,
@@ -70,7 +75,15 @@ impl<'m> Encoder<'m> {
             let v = query.int(&p.name().replace(['|', '\\'], "_")).map_err(|e| Unsupported(e.to_string()))?;
             params.insert(p.id(), v);
         }
-        let mut enc = Encoder { model, params, threads: BTreeMap::new(), counter: 0, bounded: Vec::new() };
+        let mut enc = Encoder {
+            model,
+            params,
+            threads: BTreeMap::new(),
+            counter: 0,
+            bounds: HashMap::new(),
+            guards: HashMap::new(),
+            bounded: Vec::new(),
+        };
         enc.threads = enc.declare_threads(query, thread_prefix)?;
         Ok(enc)
     }
@@ -85,7 +98,7 @@ impl<'m> Encoder<'m> {
         }
         for (id, v) in &threads {
             let (lo, hi) = self.loop_bounds(*id)?;
-            query.assume(Bool::and(&[v.ge(&lo), v.lt(&hi)]));
+            query.assume(and(&[ge(v, &lo), lt(v, &hi)]));
         }
         Ok(threads)
     }
@@ -103,7 +116,7 @@ impl<'m> Encoder<'m> {
                     let name = format!("{prefix}_{}_{l}", self.model.loops[l].var.name());
                     let v = query.int(&name).map_err(|e| Unsupported(e.to_string()))?;
                     let (lo, hi) = self.loop_bounds(l)?;
-                    runs.push(Bool::and(&[v.ge(&lo), v.lt(&hi)]));
+                    runs.push(and(&[ge(&v, &lo), lt(&v, &hi)]));
                     v
                 }
             };
@@ -113,16 +126,24 @@ impl<'m> Encoder<'m> {
         for g in &self.model.events[event].guards.clone() {
             runs.push(self.boolean(g, &inst, query)?);
         }
-        Ok((inst, Bool::and(&runs)))
+        Ok((inst, and(&runs)))
     }
 
     /// `[min, min + extent)` of a loop; bounds may mention parameters only.
     fn loop_bounds(&mut self, l: LoopId) -> Enc<(Int, Int)> {
+        if let Some(known) = self.bounds.get(&l) {
+            return Ok(known.clone());
+        }
         let info = &self.model.loops[l];
+        let (min, extent) = (info.min.clone(), info.extent.clone());
         let empty = Instance { event: usize::MAX, vals: BTreeMap::new() };
-        let lo = self.int(&info.min.clone(), &empty, None)?;
-        let ext = self.int(&info.extent.clone(), &empty, None)?;
-        let hi = Int::add(&[lo.clone(), ext]);
+        let lo = self.int(&min, &empty, None)?;
+        let ext = self.int(&extent, &empty, None)?;
+        let hi = add(&[lo.clone(), ext]);
+        let mentions_loop = |e: &Expr| super::model::vars_of(e).iter().any(|v| self.model.is_loop_var(*v).is_some());
+        if !mentions_loop(&min) && !mentions_loop(&extent) {
+            self.bounds.insert(l, (lo.clone(), hi.clone()));
+        }
         Ok((lo, hi))
     }
 
@@ -146,7 +167,7 @@ impl<'m> Encoder<'m> {
             }
             Expr::Select { cond, on_true, on_false } | Expr::IfThenElse { cond, on_true, on_false } => {
                 let c = self.bool_inner(cond, inst, q)?;
-                c.ite(&self.int_inner(on_true, inst, q)?, &self.int_inner(on_false, inst, q)?)
+                ite(&c, &self.int_inner(on_true, inst, q)?, &self.int_inner(on_false, inst, q)?)
             }
             Expr::Load(_) => match q {
                 Some(query) => {
@@ -174,11 +195,11 @@ impl<'m> Encoder<'m> {
             Expr::Logic { op, lhs, rhs } => {
                 let (a, b) = (self.bool_inner(lhs, inst, q)?, self.bool_inner(rhs, inst, q)?);
                 match op {
-                    LogicOp::And => Bool::and(&[a, b]),
-                    LogicOp::Or => Bool::or(&[a, b]),
+                    LogicOp::And => and(&[a, b]),
+                    LogicOp::Or => or(&[a, b]),
                 }
             }
-            Expr::Not(v) => self.bool_inner(v, inst, q)?.not(),
+            Expr::Not(v) => not(&self.bool_inner(v, inst, q)?),
             _ => {
                 self.counter += 1;
                 match q {
@@ -212,9 +233,7 @@ impl<'m> Encoder<'m> {
             (Some(Step::Loop(l)), Some(Step::Loop(m))) if l == m => {
                 let deeper = self.before_from(pa, pb, i + 1, a, b);
                 match (a.vals.get(l), b.vals.get(l)) {
-                    (Some(x), Some(y)) if !self.model.loops[*l].per_thread => {
-                        Bool::or(&[x.lt(y), Bool::and(&[x.eq(y), deeper])])
-                    }
+                    (Some(x), Some(y)) if !self.model.loops[*l].per_thread => or(&[lt(x, y), and(&[eq(x, y), deeper])]),
                     _ => deeper,
                 }
             }
@@ -230,11 +249,15 @@ impl<'m> Encoder<'m> {
 
     /// The conditions of an event as intervals (see the module docs).
     fn guard(&mut self, event: EventId) -> Enc<Guard> {
+        if let Some(known) = self.guards.get(&event) {
+            return Ok(known.clone());
+        }
         let mut g = Guard::default();
         let empty = Instance { event: usize::MAX, vals: BTreeMap::new() };
         for cond in self.event(event).guards.clone() {
             self.atoms(&cond, false, &mut g, &empty)?;
         }
+        self.guards.insert(event, g.clone());
         Ok(g)
     }
 
@@ -301,7 +324,7 @@ impl<'m> Encoder<'m> {
             let mut none = None;
             all.push(self.bool_inner(&cond, &at, &mut none)?);
         }
-        Ok(Bool::and(&all))
+        Ok(and(&all))
     }
 
     /// How many values in `[lo, min(hi, upper))` satisfy loop `l`'s conditions.
@@ -314,11 +337,11 @@ impl<'m> Encoder<'m> {
         self.assume_bounded(l, &lo, &hi);
         let mut terms = vec![Int::from_i64(0)];
         for d in 0..ENUMERATED_ITERATIONS {
-            let j = Int::add(&[lo.clone(), Int::from_i64(d)]);
-            let ok = Bool::and(&[j.lt(&top), self.generic_at(l, g, &j)?]);
-            terms.push(ok.ite(&Int::from_i64(1), &Int::from_i64(0)));
+            let j = add(&[lo.clone(), Int::from_i64(d)]);
+            let ok = and(&[lt(&j, &top), self.generic_at(l, g, &j)?]);
+            terms.push(ite(&ok, &Int::from_i64(1), &Int::from_i64(0)));
         }
-        Ok(Int::add(&terms))
+        Ok(add(&terms))
     }
 
     /// The largest value below `min(hi, upper)` (and at least `lo`) that satisfies loop `l`'s
@@ -326,24 +349,24 @@ impl<'m> Encoder<'m> {
     fn last_valid(&mut self, l: LoopId, g: &Guard, upper: &Int) -> Enc<(Bool, Int)> {
         let (lo, hi) = self.valid(l, g)?;
         let top = min(&hi, upper);
-        let prev = Int::sub(&[top.clone(), Int::from_i64(1)]);
+        let prev = sub(&top, &Int::from_i64(1));
         if !g.generic.contains_key(&l) {
-            return Ok((prev.ge(&lo), prev));
+            return Ok((ge(&prev, &lo), prev));
         }
         self.assume_bounded(l, &lo, &hi);
         let mut value = Int::from_i64(0);
         let mut exists = Bool::from_bool(false);
         for d in (1..=ENUMERATED_ITERATIONS).rev() {
-            let j = Int::sub(&[top.clone(), Int::from_i64(d)]);
-            let ok = Bool::and(&[j.ge(&lo), self.generic_at(l, g, &j)?]);
-            value = ok.ite(&j, &value);
-            exists = Bool::or(&[exists, ok]);
+            let j = sub(&top, &Int::from_i64(d));
+            let ok = and(&[ge(&j, &lo), self.generic_at(l, g, &j)?]);
+            value = ite(&ok, &j, &value);
+            exists = or(&[exists, ok]);
         }
         Ok((exists, value))
     }
 
     fn assume_bounded(&mut self, l: LoopId, lo: &Int, hi: &Int) {
-        let fits = Int::sub(&[hi.clone(), lo.clone()]).le(Int::from_i64(ENUMERATED_ITERATIONS));
+        let fits = le(&sub(hi, lo), &Int::from_i64(ENUMERATED_ITERATIONS));
         self.bounded.push((l, fits));
     }
 
@@ -360,14 +383,14 @@ impl<'m> Encoder<'m> {
             }
             [(l, c)] if *c == 1 || *c == -1 => {
                 // c*v + rest op 0, with c = +-1: v op' -c*rest.
-                let (op, bound) = if *c == 1 { (op, rest.unary_minus()) } else { (flip(op), rest) };
+                let (op, bound) = if *c == 1 { (op, neg(&rest)) } else { (flip(op), rest) };
                 let one = Int::from_i64(1);
                 let range = match op {
                     CmpOp::Lt => Range { lo: None, hi: Some(bound) },
-                    CmpOp::Le => Range { lo: None, hi: Some(Int::add(&[bound, one])) },
-                    CmpOp::Gt => Range { lo: Some(Int::add(&[bound, one])), hi: None },
+                    CmpOp::Le => Range { lo: None, hi: Some(add(&[bound, one])) },
+                    CmpOp::Gt => Range { lo: Some(add(&[bound, one])), hi: None },
                     CmpOp::Ge => Range { lo: Some(bound), hi: None },
-                    CmpOp::Eq => Range { lo: Some(bound.clone()), hi: Some(Int::add(&[bound, one])) },
+                    CmpOp::Eq => Range { lo: Some(bound.clone()), hi: Some(add(&[bound, one])) },
                     CmpOp::Ne => return Err(Unsupported("a `!=` condition around a commit or wait".into())),
                 };
                 g.ranges.entry(*l).or_default().push(range);
@@ -400,8 +423,8 @@ impl<'m> Encoder<'m> {
                 let rest = match (ra, rb) {
                     (None, None) => None,
                     (Some(x), None) => Some(x),
-                    (None, Some(y)) => Some(if sign == 1 { y } else { y.unary_minus() }),
-                    (Some(x), Some(y)) => Some(if sign == 1 { Int::add(&[x, y]) } else { Int::sub(&[x, y]) }),
+                    (None, Some(y)) => Some(if sign == 1 { y } else { neg(&y) }),
+                    (Some(x), Some(y)) => Some(if sign == 1 { add(&[x, y]) } else { sub(&x, &y) }),
                 };
                 Ok((a, rest))
             }
@@ -412,7 +435,7 @@ impl<'m> Encoder<'m> {
                 };
                 let (coeffs, rest) = self.linear(other)?;
                 let coeffs = coeffs.into_iter().map(|(l, c)| (l, c * k)).collect();
-                Ok((coeffs, rest.map(|r| Int::mul(&[r, Int::from_i64(k)]))))
+                Ok((coeffs, rest.map(|r| mul(&[r, Int::from_i64(k)]))))
             }
             other => {
                 let mentions_loop = super::model::vars_of(other).iter().any(|v| self.model.is_loop_var(*v).is_some());
@@ -443,23 +466,23 @@ impl<'m> Encoder<'m> {
         let mut all = vec![self.generic_at(l, guard, v).unwrap_or_else(|_| Bool::from_bool(true))];
         for r in guard.ranges.get(&l).into_iter().flatten() {
             if let Some(x) = &r.lo {
-                all.push(v.ge(x));
+                all.push(ge(v, x));
             }
             if let Some(y) = &r.hi {
-                all.push(v.lt(y));
+                all.push(lt(v, y));
             }
         }
-        Bool::and(&all)
+        and(&all)
     }
 
     /// How many instances of `event` run before instance `at`.
     pub fn count_before(&mut self, event: EventId, at: &Instance) -> Enc<Int> {
         let guard = self.guard(event)?;
-        let facts = Bool::and(&guard.facts.iter().cloned().chain([Bool::from_bool(true)]).collect::<Vec<_>>());
+        let facts = and(&guard.facts);
         let path = self.event(event).path.clone();
         let upath = self.event(at.event).path.clone();
         let n = self.count_rec(&path, &upath, 0, at, &guard)?;
-        Ok(facts.ite(&n, &Int::from_i64(0)))
+        Ok(ite(&facts, &n, &Int::from_i64(0)))
     }
 
     fn count_rec(&mut self, p: &[Step], u: &[Step], i: usize, at: &Instance, g: &Guard) -> Enc<Int> {
@@ -473,13 +496,13 @@ impl<'m> Encoder<'m> {
                     ))
                 })?;
                 let deeper = self.count_rec(p, u, i + 1, at, g)?;
-                let same = self.holds_at(*l, g, &v).ite(&deeper, &Int::from_i64(0));
+                let same = ite(&self.holds_at(*l, g, &v), &deeper, &Int::from_i64(0));
                 if self.model.loops[*l].per_thread {
                     return Ok(same);
                 }
                 let earlier = self.span(*l, g, &v)?;
                 let all = self.count_all(p, i + 1, g)?;
-                Ok(Int::add(&[same, Int::mul(&[earlier, all])]))
+                Ok(add(&[same, mul(&[earlier, all])]))
             }
             (Some(Step::Child(x)), Some(Step::Child(y))) if x == y => self.count_rec(p, u, i + 1, at, g),
             (Some(Step::Child(x)), Some(Step::Child(y))) if x < y => self.count_all(p, i, g),
@@ -494,20 +517,20 @@ impl<'m> Encoder<'m> {
             if let Step::Loop(l) = step {
                 if self.model.loops[*l].per_thread {
                     let v = self.threads.get(l).cloned().unwrap_or_else(|| Int::from_i64(0));
-                    factors.push(self.holds_at(*l, g, &v).ite(&Int::from_i64(1), &Int::from_i64(0)));
+                    factors.push(ite(&self.holds_at(*l, g, &v), &Int::from_i64(1), &Int::from_i64(0)));
                 } else {
                     let (_, hi) = self.valid(*l, g)?;
                     factors.push(self.span(*l, g, &hi)?);
                 }
             }
         }
-        Ok(Int::mul(&factors))
+        Ok(mul(&factors))
     }
 
     /// The last instance of `event` before `at`: whether one exists, and its loop values.
     pub fn last_before(&mut self, event: EventId, at: &Instance) -> Enc<(Bool, Instance)> {
         let guard = self.guard(event)?;
-        let facts = Bool::and(&guard.facts.iter().cloned().chain([Bool::from_bool(true)]).collect::<Vec<_>>());
+        let facts = and(&guard.facts);
         let path = self.event(event).path.clone();
         let upath = self.event(at.event).path.clone();
         let (exists, mut vals) = self.last_rec(&path, &upath, 0, at, &guard)?;
@@ -516,7 +539,7 @@ impl<'m> Encoder<'m> {
         for l in self.model.loops_of(self.event(event)) {
             vals.entry(l).or_insert_with(|| Int::from_i64(0));
         }
-        Ok((Bool::and(&[facts, exists]), Instance { event, vals }))
+        Ok((and(&[facts, exists]), Instance { event, vals }))
     }
 
     fn last_rec(
@@ -538,15 +561,15 @@ impl<'m> Encoder<'m> {
                 })?;
                 let (same_exists, mut same) = self.last_rec(p, u, i + 1, at, g)?;
                 same.insert(*l, v.clone());
-                let same_exists = Bool::and(&[same_exists, self.holds_at(*l, g, &v)]);
+                let same_exists = and(&[same_exists, self.holds_at(*l, g, &v)]);
                 if self.model.loops[*l].per_thread {
                     return Ok((same_exists, same));
                 }
                 let (prev_exists, prev) = self.last_valid(*l, g, &v)?;
                 let (rest_exists, mut rest) = self.last_all(p, i + 1, g)?;
                 rest.insert(*l, prev);
-                let earlier_exists = Bool::and(&[prev_exists, rest_exists]);
-                Ok((Bool::or(&[same_exists.clone(), earlier_exists]), choose(&same_exists, &same, &rest)))
+                let earlier_exists = and(&[prev_exists, rest_exists]);
+                Ok((or(&[same_exists.clone(), earlier_exists]), choose(&same_exists, &same, &rest)))
             }
             (Some(Step::Child(x)), Some(Step::Child(y))) if x == y => self.last_rec(p, u, i + 1, at, g),
             (Some(Step::Child(x)), Some(Step::Child(y))) if x < y => self.last_all(p, i, g),
@@ -572,7 +595,7 @@ impl<'m> Encoder<'m> {
                 }
             }
         }
-        Ok((Bool::and(&exists), vals))
+        Ok((and(&exists), vals))
     }
 }
 
@@ -582,32 +605,24 @@ fn choose(c: &Bool, a: &BTreeMap<LoopId, Int>, b: &BTreeMap<LoopId, Int>) -> BTr
         .map(|k| {
             let x = a.get(&k).or_else(|| b.get(&k)).cloned().unwrap_or_else(|| Int::from_i64(0));
             let y = b.get(&k).or_else(|| a.get(&k)).cloned().unwrap_or_else(|| Int::from_i64(0));
-            (k, c.ite(&x, &y))
+            (k, ite(c, &x, &y))
         })
         .collect()
 }
 
-pub fn max(a: &Int, b: &Int) -> Int {
-    a.ge(b).ite(a, b)
-}
-
-pub fn min(a: &Int, b: &Int) -> Int {
-    a.le(b).ite(a, b)
-}
-
 /// `max(0, hi - lo)`.
 fn size(lo: &Int, hi: &Int) -> Int {
-    max(&Int::from_i64(0), &Int::sub(&[hi.clone(), lo.clone()]))
+    max(&Int::from_i64(0), &sub(hi, lo))
 }
 
 fn compare(op: CmpOp, a: &Int, b: &Int) -> Bool {
     match op {
-        CmpOp::Eq => a.eq(b),
-        CmpOp::Ne => a.eq(b).not(),
-        CmpOp::Lt => a.lt(b),
-        CmpOp::Le => a.le(b),
-        CmpOp::Gt => a.gt(b),
-        CmpOp::Ge => a.ge(b),
+        CmpOp::Eq => eq(a, b),
+        CmpOp::Ne => not(&eq(a, b)),
+        CmpOp::Lt => lt(a, b),
+        CmpOp::Le => le(a, b),
+        CmpOp::Gt => gt(a, b),
+        CmpOp::Ge => ge(a, b),
     }
 }
 
@@ -637,20 +652,20 @@ fn flip(op: CmpOp) -> CmpOp {
 fn binary(op: BinOp, a: &Int, b: &Int) -> Option<Int> {
     let zero = Int::from_i64(0);
     Some(match op {
-        BinOp::Add => Int::add(&[a.clone(), b.clone()]),
-        BinOp::Sub => Int::sub(&[a.clone(), b.clone()]),
-        BinOp::Mul => Int::mul(&[a.clone(), b.clone()]),
+        BinOp::Add => add(&[a.clone(), b.clone()]),
+        BinOp::Sub => sub(a, b),
+        BinOp::Mul => mul(&[a.clone(), b.clone()]),
         BinOp::FloorDiv => floordiv(a, b),
-        BinOp::FloorMod => Int::sub(&[a.clone(), Int::mul(&[b.clone(), floordiv(a, b)])]),
+        BinOp::FloorMod => sub(a, &mul(&[b.clone(), floordiv(a, b)])),
         BinOp::TruncDiv | BinOp::Div => {
             let q = floordiv(a, b);
-            let exact = Int::mul(&[b.clone(), q.clone()]).eq(a);
-            let negative = Bool::xor(&a.lt(&zero), b.lt(&zero));
-            Bool::and(&[negative, exact.not()]).ite(&Int::add(&[q.clone(), Int::from_i64(1)]), &q)
+            let exact = eq(&mul(&[b.clone(), q.clone()]), a);
+            let negative = Bool::xor(&lt(a, &zero), lt(b, &zero));
+            ite(&and(&[negative, not(&exact)]), &add(&[q.clone(), Int::from_i64(1)]), &q)
         }
         BinOp::TruncMod => {
             let q = binary(BinOp::TruncDiv, a, b)?;
-            Int::sub(&[a.clone(), Int::mul(&[b.clone(), q])])
+            sub(a, &mul(&[b.clone(), q]))
         }
         BinOp::Min => min(a, b),
         BinOp::Max => max(a, b),
@@ -661,5 +676,5 @@ fn binary(op: BinOp, a: &Int, b: &Int) -> Option<Int> {
 /// Floor division: SMT-LIB `div` is Euclidean, which is the floor for positive divisors.
 fn floordiv(a: &Int, b: &Int) -> Int {
     let zero = Int::from_i64(0);
-    b.gt(&zero).ite(&a.div(b), &a.unary_minus().div(b.unary_minus()))
+    ite(&gt(b, &zero), &div(a, b), &div(&neg(a), &neg(b)))
 }

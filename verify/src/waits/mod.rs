@@ -5,15 +5,32 @@
 //!
 //! `model` extracts loops and events from any TVMScript (our pipeline output, TVM's S-TIR or
 //! flattened TIR); `encode` gives the closed forms (commits before a point, the last wait
-//! before a point); `obligations` builds and runs the queries; `report` holds the verdicts.
+//! before a point), built with `fold`, which folds constants as terms are built; `checker`
+//! holds the solver session and the counts the obligations are built from; `safety`,
+//! `drained` and `dataflow` encode and check the queries, `tightness` measures how
+//! over-synchronized a safe wait is; `report` holds the verdicts.
+//!
+//! How queries run: every query of a function runs on one Z3 solver (a
+//! [`Session`](crate::solver::Session)), each check in its own push/pop scope. A query with
+//! one obligation per pair of accesses is checked one pair at a time (small checks are far
+//! cheaper than one large disjunction; each event is encoded once and shared by its pairs),
+//! and a queue is encoded once, with a slack on every wait, for its safety and every
+//! tightness question. The time limit holds per query; `queries` in the report counts the
+//! checks, and a dump holds one standalone script per check.
+//!
 //! Data flow (whether a read sees the producer instance the original program meant) needs
 //! the pass's provenance, which text does not carry: from text, race freedom is checked and
 //! the report says so.
 
+mod checker;
+mod dataflow;
+mod drained;
 mod encode;
+mod fold;
 mod model;
-mod obligations;
 mod report;
+mod safety;
+mod tightness;
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -22,8 +39,11 @@ use tirproof_ir::PrimFunc;
 
 pub use report::{Finding, FuncReport, WaitReport, WaitVerdict};
 
-use model::{EventKind, Model};
-use obligations::{Checker, Loosen, Safety, WaitFailure};
+use checker::{Checker, WaitFailure};
+use encode::Unsupported;
+use model::{EventId, EventKind, Model};
+use safety::{QueueSafety, Round};
+use tightness::Queue;
 
 /// How to verify.
 #[derive(Clone, Debug)]
@@ -43,22 +63,13 @@ impl Default for Options {
     }
 }
 
-/// Largest loosening tried when measuring how over-synchronized a wait is.
-const MAX_SLACK: i64 = 64;
 /// Violations reported per queue before giving up on finding more.
 const MAX_VIOLATIONS: usize = 8;
 
 /// Verifies every wait of `func`. The second value holds the SMT-LIB dumps, if asked for.
 pub fn verify_func(func: &PrimFunc, options: &Options) -> (FuncReport, Vec<(String, String)>) {
     let model = Model::of(func);
-    let mut checker = Checker {
-        model: &model,
-        bounded: Default::default(),
-        timeout: options.timeout,
-        name: func.name.clone(),
-        dumps: options.dump_smtlib.then(Vec::new),
-        queries: 0,
-    };
+    let mut checker = Checker::new(&model, &func.name, options.timeout, options.dump_smtlib);
     let mut report = FuncReport { name: func.name.clone(), ..FuncReport::default() };
     if model.has_provenance() {
         report.notes.push("data flow checked with the pass's provenance".into());
@@ -95,49 +106,24 @@ pub fn verify_func(func: &PrimFunc, options: &Options) -> (FuncReport, Vec<(Stri
         verify_queue(&mut checker, q, &mut report, options.tightness);
     }
     report.waits.sort_by_key(|w| (w.line, w.queue));
-    for l in checker.bounded.borrow().iter() {
+    for l in &checker.bounded {
         report.notes.push(format!(
             "bounded encoding: a condition on loop `{}` is not an interval; the proofs hold for at most {} iterations of it",
             model.loops[*l].var.name(),
             encode::ENUMERATED_ITERATIONS
         ));
     }
-    report.queries = checker.queries;
-    let dumps = checker.dumps.take().unwrap_or_default();
+    report.queries = checker.log.queries();
+    let dumps = checker.log.take_dumps();
     (report, dumps)
 }
 
 fn verify_queue(checker: &mut Checker, q: i64, report: &mut FuncReport, measure_tightness: bool) {
     let waits = checker.waits(q);
     let mut verdicts: Vec<Option<WaitVerdict>> = vec![None; waits.len()];
-    let index = |w: usize| waits.iter().position(|x| *x == w);
-    // Safety: find violations, attributing each to the wait that governed the use.
-    let mut excluded = Vec::new();
-    for _ in 0..MAX_VIOLATIONS {
-        match checker.safety(q, None, &excluded) {
-            Safety::Safe => break,
-            Safety::Unknown(why) => {
-                report.unknown.push(format!("queue {q}: {why}"));
-                for v in verdicts.iter_mut().filter(|v| v.is_none()) {
-                    *v = Some(WaitVerdict::Unknown { reason: why.clone() });
-                }
-                break;
-            }
-            Safety::Violated(v) => {
-                excluded.push((v.store, v.use_));
-                let refuted = WaitVerdict::Refuted { reason: v.reason.clone(), values: v.values.clone() };
-                match v.wait.and_then(index) {
-                    Some(i) if verdicts[i].is_none() => verdicts[i] = Some(refuted),
-                    Some(_) => {}
-                    None => report.findings.push(Finding {
-                        line: checker.model.events[v.use_].span.line,
-                        message: v.reason,
-                        values: v.values,
-                    }),
-                }
-            }
-        }
-    }
+    let safety = checker.encode_safety(q);
+    let drained = checker.encode_drained(q);
+    let excluded = find_violations(checker, q, &safety, (&waits, &mut verdicts), report);
     for (i, &w) in waits.iter().enumerate() {
         if let Some(failure) = checker.negative(w) {
             verdicts[i] = Some(match failure {
@@ -147,22 +133,68 @@ fn verify_queue(checker: &mut Checker, q: i64, report: &mut FuncReport, measure_
         }
     }
     // With violations elsewhere on the queue, tightness is measured around them.
-    let open: Vec<usize> = (0..waits.len()).filter(|&i| verdicts[i].is_none()).collect();
-    if measure_tightness {
-        for (i, verdict) in tightness_in_parallel(checker, q, &waits, &open, &excluded) {
-            verdicts[i] = Some(verdict);
-        }
-    } else {
-        for i in open {
-            verdicts[i] = Some(WaitVerdict::Proved);
-        }
+    for (i, verdict) in verdicts.iter_mut().enumerate().filter(|(_, v)| v.is_none()) {
+        *verdict = Some(match &safety {
+            Ok(encoded) if measure_tightness => {
+                let queue = Queue { safety: encoded, drained: &drained, excluded: &excluded };
+                tightness::tightness(checker, &queue, waits[i])
+            }
+            _ => WaitVerdict::Proved,
+        });
     }
-    if let Some(failure) = checker.drained(q, None) {
+    if let Some(failure) = tightness::drained(checker, &drained, None) {
         match failure {
             WaitFailure::Refuted(message, values) => report.findings.push(Finding { line: 0, message, values }),
             WaitFailure::Unknown(why) => report.unknown.push(format!("queue {q} drained at the end: {why}")),
         }
     }
+    report_waits(checker, q, &waits, verdicts, report);
+}
+
+/// Safety of queue `q` as written: refutes the wait that governed each violating use (or
+/// reports a finding when no wait ran before it), marks the waits unknown when a pair could
+/// not be decided, and returns the violating (store, use) pairs.
+fn find_violations(
+    checker: &Checker,
+    q: i64,
+    safety: &Result<QueueSafety, Unsupported>,
+    (waits, verdicts): (&[EventId], &mut [Option<WaitVerdict>]),
+    report: &mut FuncReport,
+) -> Vec<(EventId, EventId)> {
+    let round = match safety {
+        Err(Unsupported(why)) => Round { violations: Vec::new(), unknown: Some(format!("not encoded exactly: {why}")) },
+        Ok(encoded) => checker.safety(encoded, None, &[], (&encoded.all(), MAX_VIOLATIONS)),
+    };
+    let mut excluded = Vec::new();
+    for v in round.violations {
+        excluded.push((v.store, v.use_));
+        let refuted = WaitVerdict::Refuted { reason: v.reason.clone(), values: v.values.clone() };
+        match v.wait.and_then(|w| waits.iter().position(|x| *x == w)) {
+            Some(i) if verdicts[i].is_none() => verdicts[i] = Some(refuted),
+            Some(_) => {}
+            None => report.findings.push(Finding {
+                line: checker.model.events[v.use_].span.line,
+                message: v.reason,
+                values: v.values,
+            }),
+        }
+    }
+    if let Some(why) = round.unknown {
+        report.unknown.push(format!("queue {q}: {why}"));
+        for v in verdicts.iter_mut().filter(|v| v.is_none()) {
+            *v = Some(WaitVerdict::Unknown { reason: why.clone() });
+        }
+    }
+    excluded
+}
+
+fn report_waits(
+    checker: &Checker,
+    q: i64,
+    waits: &[EventId],
+    mut verdicts: Vec<Option<WaitVerdict>>,
+    report: &mut FuncReport,
+) {
     for (i, &w) in waits.iter().enumerate() {
         let event = &checker.model.events[w];
         let EventKind::Wait { count, .. } = &event.kind else { continue };
@@ -173,101 +205,4 @@ fn verify_queue(checker: &mut Checker, q: i64, report: &mut FuncReport, measure_
             verdict: verdicts[i].take().unwrap_or(WaitVerdict::Unknown { reason: "not checked".into() }),
         });
     }
-}
-
-/// What one tightness thread found: verdicts by wait index, queries run, loops it bounded.
-type ThreadResult = (Vec<(usize, WaitVerdict)>, usize, Vec<usize>);
-
-/// Tightness of several waits, on as many threads as the machine has (each thread has its own
-/// Z3 context; the queries are independent).
-fn tightness_in_parallel(
-    checker: &mut Checker,
-    q: i64,
-    waits: &[usize],
-    open: &[usize],
-    excluded: &[(usize, usize)],
-) -> Vec<(usize, WaitVerdict)> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(open.len()).max(1);
-    if threads == 1 || checker.dumps.is_some() {
-        return open.iter().map(|&i| (i, tightness(checker, q, waits[i], excluded))).collect();
-    }
-    let chunks: Vec<Vec<usize>> =
-        (0..threads).map(|t| open.iter().copied().skip(t).step_by(threads).collect()).collect();
-    let (model, timeout, name) = (checker.model, checker.timeout, checker.name.clone());
-    let results: Vec<ThreadResult> = std::thread::scope(|scope| {
-        let handles: Vec<_> = chunks
-            .into_iter()
-            .map(|chunk| {
-                let name = name.clone();
-                scope.spawn(move || {
-                    let mut local =
-                        Checker { model, bounded: Default::default(), timeout, name, dumps: None, queries: 0 };
-                    let verdicts: Vec<(usize, WaitVerdict)> =
-                        chunk.iter().map(|&i| (i, tightness(&mut local, q, waits[i], excluded))).collect();
-                    let bounded = local.bounded.borrow().iter().copied().collect();
-                    (verdicts, local.queries, bounded)
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| (Vec::new(), 0, Vec::new()))).collect()
-    });
-    let mut out = Vec::new();
-    for (verdicts, queries, bounded) in results {
-        checker.queries += queries;
-        checker.bounded.borrow_mut().extend(bounded);
-        out.extend(verdicts);
-    }
-    // A thread that died leaves its waits without a verdict; they are reported unknown later.
-    out
-}
-
-/// Safe as written: is one more group in flight still safe, and how many more?
-fn tightness(checker: &mut Checker, q: i64, wait: usize, excluded: &[(usize, usize)]) -> WaitVerdict {
-    // Loosened, the wait must still keep every use safe and leave nothing in flight at the end.
-    let safe_with = |checker: &mut Checker, by: i64| {
-        let loosen = Some(Loosen { wait, by });
-        match checker.safety(q, loosen, excluded) {
-            Safety::Safe => match checker.drained(q, loosen) {
-                None => Safety::Safe,
-                Some(WaitFailure::Unknown(why)) => Safety::Unknown(why),
-                Some(WaitFailure::Refuted(..)) => Safety::Violated(obligations::Violation::at_end()),
-            },
-            other => other,
-        }
-    };
-    match safe_with(checker, 1) {
-        Safety::Violated(_) => return WaitVerdict::ProvedTight,
-        Safety::Unknown(why) => return WaitVerdict::Unknown { reason: format!("tightness: {why}") },
-        Safety::Safe => {}
-    }
-    // Find the largest safe loosening: double, then bisect.
-    let (mut good, mut bad) = (1, None);
-    let mut by = 2;
-    while by <= MAX_SLACK {
-        match safe_with(checker, by) {
-            Safety::Safe => good = by,
-            Safety::Violated(_) => {
-                bad = Some(by);
-                break;
-            }
-            Safety::Unknown(why) => return WaitVerdict::Unknown { reason: format!("tightness: {why}") },
-        }
-        by *= 2;
-    }
-    let Some(mut bad) = bad else { return WaitVerdict::ProvedOverSynchronized { best: None, by: None } };
-    while bad - good > 1 {
-        let mid = (good + bad) / 2;
-        match safe_with(checker, mid) {
-            Safety::Safe => good = mid,
-            _ => bad = mid,
-        }
-    }
-    let EventKind::Wait { count, .. } = &checker.model.events[wait].kind else {
-        return WaitVerdict::ProvedOverSynchronized { best: None, by: Some(good) };
-    };
-    let best = match count.as_int() {
-        Some(n) => (n + good).to_string(),
-        None => format!("{} + {good}", tirproof_ir::text::print_expr(count)),
-    };
-    WaitVerdict::ProvedOverSynchronized { best: Some(best), by: Some(good) }
 }

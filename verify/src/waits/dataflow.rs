@@ -1,0 +1,164 @@
+//! Data flow, with the pass's provenance: two accesses to one element, at least one a write,
+//! both in statements the pass copied, keep the order the original program gave them
+//! (original iteration, then original statement). Then every read sees the write the
+//! original program's read saw.
+//!
+//! One query with an obligation per pair of accesses, checked one pair at a time; the first
+//! reordered pair is reported.
+
+use std::collections::HashMap;
+
+use z3::ast::{Bool, Int};
+
+use super::checker::{access_of, is_write, loop_values, Checker, WaitFailure};
+use super::encode::{Enc, Encoder, Instance, Unsupported};
+use super::fold::{and, eq, lt, not, or};
+use super::model::{storage, EventId};
+use crate::solver::{Counterexample, Outcome, Query, Verdict};
+
+impl<'m> Checker<'m> {
+    /// The first pair of accesses whose order differs from the original program's, if any.
+    pub fn data_flow(&mut self) -> Option<WaitFailure> {
+        let pairs = self.flow_pairs();
+        if pairs.is_empty() {
+            return None;
+        }
+        let mut query = self.query("data flow");
+        let obligations = match self.encode_flow(&mut query, &pairs) {
+            Ok(obligations) => obligations,
+            Err(Unsupported(why)) => {
+                return Some(WaitFailure::Unknown(format!("data flow not encoded exactly: {why}")))
+            }
+        };
+        let scope = self.session.open(&query, &[]);
+        let mut unknown = None;
+        for (&pair, &index) in pairs.iter().zip(&obligations) {
+            match self.log.check(&scope, index, "data_flow") {
+                Outcome::Holds => {}
+                Outcome::Unknown(why) => unknown = unknown.or(Some(why)),
+                Outcome::Fails(found) => return Some(self.reordered(pair, &found)),
+            }
+        }
+        let unknown = unknown.or_else(|| match scope.assumptions() {
+            Verdict::Unknown(why) => Some(why),
+            _ => None,
+        });
+        unknown.map(|why| WaitFailure::Unknown(format!("data flow: {why}")))
+    }
+
+    /// Pairs of accesses with provenance to the same storage, at least one a write.
+    fn flow_pairs(&self) -> Vec<(EventId, EventId)> {
+        let m = self.model;
+        let accesses: Vec<EventId> = m
+            .events
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| !e.origins.is_empty() && access_of(e).is_some())
+            .map(|(i, _)| i)
+            .collect();
+        let mut pairs = Vec::new();
+        for &a in &accesses {
+            for &b in &accesses {
+                let (ea, eb) = (&m.events[a], &m.events[b]);
+                let writes = is_write(ea) || is_write(eb);
+                let same_storage =
+                    access_of(ea).zip(access_of(eb)).is_some_and(|(x, y)| storage(&x.buffer) == storage(&y.buffer));
+                if writes && same_storage {
+                    pairs.push((a, b));
+                }
+            }
+        }
+        pairs
+    }
+
+    /// One obligation per pair: it is not reordered (`a` comes first originally, `b` now).
+    fn encode_flow(&mut self, query: &mut Query, pairs: &[(EventId, EventId)]) -> Enc<Vec<usize>> {
+        let mut enc = Encoder::new(self.model, query, "thread_")?;
+        let mut slots = HashMap::new();
+        let mut obligations = Vec::with_capacity(pairs.len());
+        for &(a, b) in pairs {
+            let first = self.slot(&mut enc, query, &mut slots, (a, 'a'))?;
+            let second = self.slot(&mut enc, query, &mut slots, (b, 'b'))?;
+            let original = self.original_before(&mut enc, query, &first.inst, &second.inst)?;
+            let same = eq(&first.address, &second.address);
+            let reordered = and(&[first.runs, second.runs, same, original, enc.before(&second.inst, &first.inst)]);
+            obligations.push(query.require(not(&reordered)));
+        }
+        self.assume_bounds(&mut enc, query);
+        Ok(obligations)
+    }
+
+    /// The instance of `event` on `side` ('a' first in a pair, 'b' second), encoded once and
+    /// shared by every pair that has the event on that side (each pair is checked on its own,
+    /// so sharing variables between pairs changes nothing). Its variables start with
+    /// `{side}{event}`.
+    fn slot(
+        &self,
+        enc: &mut Encoder,
+        query: &mut Query,
+        slots: &mut HashMap<(EventId, char), Slot>,
+        (event, side): (EventId, char),
+    ) -> Enc<Slot> {
+        if let Some(known) = slots.get(&(event, side)) {
+            return Ok(known.clone());
+        }
+        let prefix = format!("{side}{event}");
+        let (inst, runs) = enc.instance(query, event, &prefix)?;
+        let address = self.address(enc, query, &format!("lane_{prefix}"), &inst)?;
+        let slot = Slot { inst, runs, address };
+        slots.insert((event, side), slot.clone());
+        Ok(slot)
+    }
+
+    fn reordered(&self, (a, b): (EventId, EventId), found: &Counterexample) -> WaitFailure {
+        let m = self.model;
+        let values = found.values();
+        let (first, second) = (format!("a{a}"), format!("b{b}"));
+        let at = |p: &str| loop_values(m, values, p).map_or(String::new(), |v| format!(" at {v}"));
+        let msg = format!(
+            "data flow: {} (line {}){} comes before {} (line {}){} in the original program, but after it here; both touch the same element",
+            m.events[a].text,
+            m.events[a].span.line,
+            at(&first),
+            m.events[b].text,
+            m.events[b].span.line,
+            at(&second),
+        );
+        let keep = values
+            .iter()
+            .filter(|(n, _)| n.starts_with(&format!("{first}_")) || n.starts_with(&format!("{second}_")))
+            .cloned()
+            .collect();
+        WaitFailure::Refuted(msg, keep)
+    }
+
+    /// Instance `a` comes before instance `b` in the original program: compare their origins
+    /// (original iteration, then original statement), outermost copy first. Accesses of one
+    /// original statement instance keep their order and are never reported.
+    fn original_before(&self, enc: &mut Encoder, query: &mut Query, a: &Instance, b: &Instance) -> Enc<Bool> {
+        let (oa, ob) = (&self.model.events[a.event].origins, &self.model.events[b.event].origins);
+        let depth = oa.len().min(ob.len());
+        let mut levels = Vec::with_capacity(depth);
+        for d in 0..depth {
+            let ia = enc.int(&oa[d].1.clone(), a, Some(query))?;
+            let ib = enc.int(&ob[d].1.clone(), b, Some(query))?;
+            levels.push((ia, ib, oa[d].0, ob[d].0));
+        }
+        let mut before = Bool::from_bool(false);
+        for (ia, ib, ka, kb) in levels.into_iter().rev() {
+            let same_iteration = eq(&ia, &ib);
+            let by_statement = if ka == kb { before.clone() } else { Bool::from_bool(ka < kb) };
+            before = or(&[lt(&ia, &ib), and(&[same_iteration, by_statement])]);
+        }
+        Ok(before)
+    }
+}
+
+/// An access instance shared by the pairs of one side (see `Checker::slot`).
+#[derive(Clone)]
+struct Slot {
+    inst: Instance,
+    runs: Bool,
+    /// The scalar element it touches.
+    address: Int,
+}

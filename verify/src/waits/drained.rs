@@ -1,0 +1,65 @@
+//! Whether every group of a queue is complete when the function ends.
+//!
+//! Encoded once per queue ([`QueueDrained`]), with a slack on every wait like the queue's
+//! safety, so that tightness can ask it again with one wait loosened.
+
+use z3::ast::Int;
+
+use super::checker::{incomplete, Checker, Failure, Loosen, Slack, WaitFailure};
+use super::encode::{Enc, Encoder};
+use super::fold::{not, sub};
+use super::model::EventKind;
+use crate::solver::Query;
+
+/// The encoded "drained at the end" obligation of one queue.
+pub struct QueueDrained {
+    q: i64,
+    query: Query,
+    slack: Slack,
+    index: usize,
+    /// Groups committed by the end, and groups the waits completed.
+    total: Int,
+    done: Int,
+}
+
+impl<'m> Checker<'m> {
+    /// Encodes the obligation of queue `q`; `None` when the model has no end event.
+    pub fn encode_drained(&mut self, q: i64) -> Enc<Option<QueueDrained>> {
+        let Some(end) = self.events_where(|k| matches!(k, EventKind::End)).first().copied() else {
+            return Ok(None);
+        };
+        let mut query = self.query(&format!("queue {q} drained"));
+        let slack = Slack::declare(&mut query, &self.waits(q))?;
+        let mut enc = Encoder::new(self.model, &mut query, "thread_")?;
+        let (e, _) = enc.instance(&mut query, end, "end")?;
+        let total = self.committed(&mut enc, q, &e)?;
+        let (done, effects) = self.completed(&mut enc, q, &e, &slack)?;
+        // All complete: the last group, `total - 1`, is.
+        let last = sub(&total, &Int::from_i64(1));
+        let index = query.require(not(&incomplete(&last, &effects)));
+        self.assume_bounds(&mut enc, &mut query);
+        Ok(Some(QueueDrained { q, query, slack, index, total, done }))
+    }
+
+    /// Are all of the queue's groups complete when the function ends (with `loosen` applied)?
+    pub fn drained(&self, drained: &QueueDrained, loosen: Option<Loosen>) -> Option<WaitFailure> {
+        let facts = drained.slack.facts(loosen);
+        match self.prove(&drained.query, &facts, drained.index, &format!("q{}_drained", drained.q)) {
+            Ok(()) | Err(Failure::Vacuous) => None,
+            Err(Failure::Unknown(why)) => Some(WaitFailure::Unknown(why)),
+            Err(Failure::Refuted(found)) => {
+                let committed = found.int(&drained.total).unwrap_or(0);
+                let completed = found.int(&drained.done).unwrap_or(0);
+                let msg = format!(
+                    "{committed} groups of queue {} are committed but only {} are complete when the function ends",
+                    drained.q,
+                    completed.max(0)
+                );
+                let mut values: Vec<(String, i64)> =
+                    found.values().iter().filter(|(n, _)| !n.starts_with("slack_")).cloned().collect();
+                values.extend([("committed".to_owned(), committed), ("completed".to_owned(), completed)]);
+                Some(WaitFailure::Refuted(msg, values))
+            }
+        }
+    }
+}

@@ -1,0 +1,102 @@
+//! How over-synchronized a proved wait is: is one more group in flight still safe, and how
+//! many more?
+//!
+//! Loosened by `k`, the wait must still keep every use safe and leave nothing in flight at
+//! the end. Safety is monotone in `k` (a larger count completes fewer groups), so the search
+//! tries 1, then doubles up to [`MAX_SLACK`] and bisects. Each question reuses the queue's
+//! encoding with the wait's slack set to `k`, and checks first the pairs nearest the wait,
+//! where a violation usually shows.
+
+use super::checker::{Checker, Loosen, WaitFailure};
+use super::drained::QueueDrained;
+use super::encode::Unsupported;
+use super::model::{EventId, EventKind};
+use super::report::WaitVerdict;
+use super::safety::QueueSafety;
+
+/// Largest loosening tried when measuring how over-synchronized a wait is.
+const MAX_SLACK: i64 = 64;
+
+/// The encodings of one queue, and the pairs whose violations are already reported (the
+/// search measures around them).
+pub struct Queue<'a> {
+    pub safety: &'a QueueSafety,
+    pub drained: &'a Result<Option<QueueDrained>, Unsupported>,
+    pub excluded: &'a [(EventId, EventId)],
+}
+
+/// Whether the queue stays safe with one wait loosened.
+enum Loosened {
+    Safe,
+    Unsafe,
+    Unknown(String),
+}
+
+/// The verdict on a wait that is safe as written.
+pub fn tightness(checker: &Checker, queue: &Queue, wait: EventId) -> WaitVerdict {
+    match safe_with(checker, queue, wait, 1) {
+        Loosened::Unsafe => return WaitVerdict::ProvedTight,
+        Loosened::Unknown(why) => return WaitVerdict::Unknown { reason: format!("tightness: {why}") },
+        Loosened::Safe => {}
+    }
+    // Find the largest safe loosening: double, then bisect.
+    let (mut good, mut bad) = (1, None);
+    let mut by = 2;
+    while by <= MAX_SLACK {
+        match safe_with(checker, queue, wait, by) {
+            Loosened::Safe => good = by,
+            Loosened::Unsafe => {
+                bad = Some(by);
+                break;
+            }
+            Loosened::Unknown(why) => return WaitVerdict::Unknown { reason: format!("tightness: {why}") },
+        }
+        by *= 2;
+    }
+    let Some(mut bad) = bad else { return WaitVerdict::ProvedOverSynchronized { best: None, by: None } };
+    while bad - good > 1 {
+        let mid = (good + bad) / 2;
+        match safe_with(checker, queue, wait, mid) {
+            Loosened::Safe => good = mid,
+            _ => bad = mid,
+        }
+    }
+    let EventKind::Wait { count, .. } = &checker.model.events[wait].kind else {
+        return WaitVerdict::ProvedOverSynchronized { best: None, by: Some(good) };
+    };
+    let best = match count.as_int() {
+        Some(n) => (n + good).to_string(),
+        None => format!("{} + {good}", tirproof_ir::text::print_expr(count)),
+    };
+    WaitVerdict::ProvedOverSynchronized { best: Some(best), by: Some(good) }
+}
+
+fn safe_with(checker: &Checker, queue: &Queue, wait: EventId, by: i64) -> Loosened {
+    let loosen = Some(Loosen { wait, by });
+    let order = queue.safety.nearest_first(checker, wait);
+    let round = checker.safety(queue.safety, loosen, queue.excluded, (&order, 1));
+    if !round.violations.is_empty() {
+        return Loosened::Unsafe;
+    }
+    if let Some(why) = round.unknown {
+        return Loosened::Unknown(why);
+    }
+    match drained(checker, queue.drained, loosen) {
+        None => Loosened::Safe,
+        Some(WaitFailure::Unknown(why)) => Loosened::Unknown(why),
+        Some(WaitFailure::Refuted(..)) => Loosened::Unsafe,
+    }
+}
+
+/// Whether the queue is drained at the end, when its encoding exists.
+pub fn drained(
+    checker: &Checker,
+    encoded: &Result<Option<QueueDrained>, Unsupported>,
+    loosen: Option<Loosen>,
+) -> Option<WaitFailure> {
+    match encoded {
+        Ok(Some(d)) => checker.drained(d, loosen),
+        Ok(None) => None,
+        Err(Unsupported(why)) => Some(WaitFailure::Unknown(format!("not encoded exactly: {why}"))),
+    }
+}

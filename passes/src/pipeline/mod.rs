@@ -13,6 +13,7 @@ mod body;
 mod deps;
 mod emit;
 mod groups;
+mod pending;
 pub mod spec;
 
 use std::collections::{HashMap, HashSet};
@@ -177,6 +178,7 @@ impl Rewriter {
             return Err(fail(format!("only serial loops can be pipelined; this loop is `{}`", f.kind.constructor())));
         }
         let body = split_body(&f.body, spec.len()).map_err(fail)?;
+        pending::check_async_statements(&body.stmts, &spec).map_err(fail)?;
         let mut candidates: HashSet<BufferId> = self.allocated.iter().map(Buffer::id).collect();
         candidates.extend(body.locals.iter().map(|l| l.buffer.id()));
         let locals: HashSet<BufferId> = body.locals.iter().map(|l| l.buffer.id()).collect();

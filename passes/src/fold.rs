@@ -7,6 +7,8 @@
 use tirproof_ir::visit::{walk_expr_mut, walk_stmt_mut, MutVisitor};
 use tirproof_ir::{BinOp, CmpOp, DataType, Expr, LogicOp, Stmt, StmtKind};
 
+use crate::provenance::replace;
+
 /// Folds every foldable integer subexpression of `stmt` in place (after a substitution has
 /// put constants where loop variables were), and drops the branches of conditionals whose
 /// condition became a constant.
@@ -46,13 +48,15 @@ impl MutVisitor for Folder {
 
     fn mutate_stmt(&mut self, stmt: &mut Stmt) {
         walk_stmt_mut(self, stmt);
-        if let StmtKind::If { cond, then_case, else_case } = &mut stmt.kind {
-            match as_bool(cond) {
-                Some(true) => *stmt = std::mem::replace(then_case.as_mut(), Stmt::nop()),
-                Some(false) => *stmt = else_case.take().map_or_else(Stmt::nop, |e| *e),
-                None => {}
-            }
-        }
+        let StmtKind::If { cond, then_case, else_case } = &mut stmt.kind else {
+            return;
+        };
+        let branch = match as_bool(cond) {
+            Some(true) => std::mem::replace(then_case.as_mut(), Stmt::nop()),
+            Some(false) => else_case.take().map_or_else(Stmt::nop, |e| *e),
+            None => return,
+        };
+        replace(stmt, branch);
     }
 }
 
@@ -165,5 +169,17 @@ mod tests {
         assert_eq!(add(Expr::var(&i), Expr::int(0)), Expr::var(&i));
         assert_eq!(sub(Expr::var(&i), Expr::int(-2)), Expr::var(&i) + Expr::int(2));
         assert_eq!(add(Expr::var(&i), Expr::int(-2)), Expr::var(&i) - Expr::int(2));
+    }
+
+    #[test]
+    fn a_folded_conditional_leaves_its_origin_on_the_branch() {
+        let origin = tirproof_ir::Origin { stmt: 3, stage: 1, iteration: Expr::int(2) };
+        let branch = Stmt::synthetic(StmtKind::Evaluate(Expr::int(0)));
+        let cond = Expr::bool(true);
+        let mut s = Stmt::synthetic(StmtKind::If { cond, then_case: Box::new(branch), else_case: None });
+        s = s.with_origin(origin.clone());
+        fold_stmt(&mut s);
+        assert!(matches!(s.kind, StmtKind::Evaluate(_)));
+        assert_eq!(s.origin.as_deref(), Some(&origin));
     }
 }

@@ -1,13 +1,17 @@
 //! Index arithmetic for the lowering passes (flattening, vectorization, vector-type rewrite):
 //! building `+` and `*` of integer index expressions with the folding that keeps emitted
-//! indices readable (`x + 0`, `1 * x`, constants), in the operands' own integer type.
+//! indices readable (`x + 0`, `1 * x`, constants), in the operands' own integer type; and the
+//! affine test (`a * var + uniform`) that dependence checks use to tell iterations apart.
 //!
 //! Invariants: folding is exact (two's-complement wrap in the type's width, int32 and int64
 //! only; other widths are never folded); an operand is only dropped (`x * 0`) when it can
 //! neither trap nor load, so every trap and access of an index is still evaluated; both operands of a built node
 //! have one type (the caller converts with `convert`).
 
-use tirproof_ir::{BinOp, DataType, Expr, TypeCode};
+use std::collections::HashMap;
+
+use tirproof_ir::visit::{walk_expr, Visitor};
+use tirproof_ir::{BinOp, DataType, Expr, TypeCode, Var, VarId};
 
 /// The value of an integer immediate (not bool).
 pub(crate) fn const_int(e: &Expr) -> Option<i64> {
@@ -133,10 +137,63 @@ pub(crate) fn wider(a: DataType, b: DataType) -> DataType {
     }
 }
 
+/// The constant `a` such that `e = a * var + (something uniform)`; `None` when `e` depends on
+/// `var` in another way.
+pub(crate) fn coefficient(e: &Expr, var: &Var, lets: &HashMap<VarId, Expr>) -> Option<i64> {
+    match e {
+        Expr::Var(v) if v == var => Some(1),
+        Expr::Var(v) => lets.get(&v.id()).map_or(Some(0), |value| coefficient(value, var, lets)),
+        Expr::Int { .. } => Some(0),
+        Expr::Binary { op: BinOp::Add, lhs, rhs } => {
+            coefficient(lhs, var, lets)?.checked_add(coefficient(rhs, var, lets)?)
+        }
+        Expr::Binary { op: BinOp::Sub, lhs, rhs } => {
+            coefficient(lhs, var, lets)?.checked_sub(coefficient(rhs, var, lets)?)
+        }
+        Expr::Binary { op: BinOp::Mul, lhs, rhs } => {
+            let (a, b) = (coefficient(lhs, var, lets)?, coefficient(rhs, var, lets)?);
+            match (a, b, const_int(lhs), const_int(rhs)) {
+                (0, 0, _, _) => Some(0),
+                (_, 0, _, Some(c)) => a.checked_mul(c),
+                (0, _, Some(c), _) => b.checked_mul(c),
+                _ => None,
+            }
+        }
+        Expr::Cast { dtype, value } if dtype.is_integer() && dtype.bits >= value.dtype().bits => {
+            coefficient(value, var, lets)
+        }
+        _ if mentions(e, var, lets) => None,
+        _ => Some(0),
+    }
+}
+
+/// Whether `e` mentions `var`, directly or through a let-bound variable.
+pub(crate) fn mentions(e: &Expr, var: &Var, lets: &HashMap<VarId, Expr>) -> bool {
+    struct Finds<'a> {
+        var: &'a Var,
+        lets: &'a HashMap<VarId, Expr>,
+        found: bool,
+    }
+    impl Visitor for Finds<'_> {
+        fn visit_expr(&mut self, e: &Expr) {
+            if let Expr::Var(v) = e {
+                if v == self.var {
+                    self.found = true;
+                } else if let Some(value) = self.lets.get(&v.id()) {
+                    self.visit_expr(value);
+                }
+            }
+            walk_expr(self, e);
+        }
+    }
+    let mut f = Finds { var, lets, found: false };
+    f.visit_expr(e);
+    f.found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tirproof_ir::Var;
 
     #[test]
     fn folds_and_keeps_readable_forms() {
@@ -172,5 +229,17 @@ mod tests {
         assert_eq!(convert(Expr::int(3), DataType::INT64), imm(3, DataType::INT64));
         assert_eq!(convert(Expr::var(&i), DataType::INT64), Expr::cast(DataType::INT64, Expr::var(&i)));
         assert_eq!(wider(DataType::INT32, DataType::INT64), DataType::INT64);
+    }
+
+    #[test]
+    fn affine_coefficients() {
+        let i = Var::new("i", DataType::INT32);
+        let n = Var::new("n", DataType::INT32);
+        let lets = HashMap::new();
+        let e = (Expr::var(&i) + Expr::int(1)) * Expr::int(4) - Expr::var(&n);
+        assert_eq!(coefficient(&e, &i, &lets), Some(4));
+        assert_eq!(coefficient(&(Expr::var(&i) * Expr::var(&n)), &i, &lets), None);
+        assert_eq!(coefficient(&Expr::floormod(Expr::var(&i), Expr::int(2)), &i, &lets), None);
+        assert_eq!(coefficient(&Expr::floormod(Expr::var(&n), Expr::int(2)), &i, &lets), Some(0));
     }
 }

@@ -10,6 +10,7 @@ pub mod fold;
 mod index_arith;
 pub mod lower_opaque_block;
 pub mod pipeline;
+mod provenance;
 pub mod vector_type_rewrite;
 pub mod vectorize;
 

@@ -27,6 +27,7 @@ use tirproof_ir::{
     Span, Stmt, StmtKind,
 };
 
+use crate::provenance::{replace, seq};
 use crate::{Pass, PassError};
 
 pub struct LowerOpaqueBlock;
@@ -70,13 +71,15 @@ impl MutVisitor for Lowerer {
         walk_stmt_mut(self, stmt);
         match &mut stmt.kind {
             StmtKind::Block(block) => match lower_block(block, stmt.span) {
-                Ok(lowered) => *stmt = lowered,
+                Ok(lowered) => replace(stmt, lowered),
                 Err(d) => self.errors.push(d),
             },
-            // A lowered block may be a sequence inside a sequence; keep sequences flat.
-            StmtKind::Seq(items) if items.iter().any(|s| matches!(s.kind, StmtKind::Seq(_))) => {
+            // A lowered block may be a sequence inside a sequence; keep sequences flat, except
+            // those that carry provenance (flattening would drop it).
+            StmtKind::Seq(items) if items.iter().any(|s| s.origin.is_none() && matches!(s.kind, StmtKind::Seq(_))) => {
                 let span = stmt.span;
-                *stmt = Stmt::seq(std::mem::take(items));
+                let flat = seq(std::mem::take(items));
+                replace(stmt, flat);
                 stmt.span = span;
             }
             _ => {}

@@ -19,6 +19,7 @@ use tirproof_ir::{Annotations, AttrStmt, BinOp, Buffer, Expr, For, ForKind, Orig
 use super::groups::Groups;
 use super::spec::PipelineSpec;
 use crate::fold;
+use crate::provenance::{attach, seq};
 
 /// A staging buffer and the versioned buffer that replaces it.
 #[derive(Clone, Debug)]
@@ -107,7 +108,7 @@ impl Emitter<'_> {
             }
         }
         out.extend(self.drain(&bounds));
-        Stmt::seq(out)
+        seq(out)
     }
 
     fn emit_symbolic(&self, ext: &Expr) -> Stmt {
@@ -125,7 +126,7 @@ impl Emitter<'_> {
             general.extend(self.step(&Step::Tail { e, ext: ext.clone() }, model + e, model, &mut bounds));
         }
         general.extend(self.drain(&bounds));
-        let general = Stmt::seq(general);
+        let general = seq(general);
         if p == 0 {
             return general;
         }
@@ -177,7 +178,7 @@ impl Emitter<'_> {
                 kind: ForKind::Serial,
                 thread: None,
                 annotations: self.body_annotations.clone(),
-                body: Stmt::seq(body),
+                body: seq(body),
             })),
             self.span,
         )
@@ -218,7 +219,7 @@ impl Emitter<'_> {
                 s = attr(ASYNC_SCOPE, Expr::int(1), s);
             }
             if self.barriers && self.groups.has_producers(k) {
-                s = Stmt::seq(vec![barrier(), s]);
+                s = seq(vec![barrier(), s]);
             }
             s = self.wrap_waits(k, s, t, ext, bounds);
             if !s.is_nop() {
@@ -231,7 +232,7 @@ impl Emitter<'_> {
                 let run = &self.groups.runs[r];
                 if run.members.last() == Some(&k) {
                     let queue = run.stage + self.queue_offset;
-                    out.push(attr(ASYNC_COMMIT_QUEUE_SCOPE, Expr::int(queue), Stmt::seq(run_members.split_off(0))));
+                    out.push(attr(ASYNC_COMMIT_QUEUE_SCOPE, Expr::int(queue), seq(run_members.split_off(0))));
                     if let Some(Some(b)) = bounds.get_mut(&run.stage) {
                         *b += 1;
                     }
@@ -296,7 +297,9 @@ impl Emitter<'_> {
         }
         fold::fold_stmt(&mut s);
         let stmt = u32::try_from(k).unwrap_or(u32::MAX);
-        s.with_origin(Origin { stmt, stage: self.spec.stages[k], iteration: iteration.clone() })
+        // Every part gets the origin: the copy may be a sequence (an inner pipeline), which
+        // the step's sequences flatten.
+        attach(s, &Origin { stmt, stage: self.spec.stages[k], iteration: iteration.clone() })
     }
 
     /// A final `wait(q, 0)` for every queue that may still have groups in flight.

@@ -13,6 +13,7 @@ mod body;
 mod deps;
 mod emit;
 mod groups;
+mod pending;
 pub mod spec;
 
 use std::collections::{HashMap, HashSet};
@@ -180,6 +181,7 @@ impl Rewriter {
         if let Some(k) = async_without_store(&body.stmts, |k| spec.is_async(k)) {
             return Err(fail(format!("statement {k} is in async stage {} but stores nothing", spec.stages[k])));
         }
+        pending::check_async_statements(&body.stmts, &spec).map_err(fail)?;
         let mut candidates: HashSet<BufferId> = self.allocated.iter().map(Buffer::id).collect();
         candidates.extend(body.locals.iter().map(|l| l.buffer.id()));
         let locals: HashSet<BufferId> = body.locals.iter().map(|l| l.buffer.id()).collect();
@@ -290,4 +292,44 @@ fn first_use(scope: &Stmt, buffer: &Buffer) -> Option<u32> {
     let mut f = Finder { buffer, line: None, current: 0 };
     f.visit_stmt(scope);
     f.line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The origins enclosing each store of `s` (by original statement), outermost first.
+    fn store_origins(s: &Stmt) -> Vec<Vec<u32>> {
+        struct Chains {
+            current: Vec<u32>,
+            out: Vec<Vec<u32>>,
+        }
+        impl Visitor for Chains {
+            fn visit_stmt(&mut self, s: &Stmt) {
+                self.current.extend(s.origin.iter().map(|o| o.stmt));
+                if matches!(s.kind, StmtKind::Store(_)) {
+                    self.out.push(self.current.clone());
+                }
+                walk_stmt(self, s);
+                if s.origin.is_some() {
+                    self.current.pop();
+                }
+            }
+        }
+        let mut c = Chains { current: Vec::new(), out: Vec::new() };
+        c.visit_stmt(s);
+        c.out
+    }
+
+    #[test]
+    fn copies_of_an_inner_pipeline_keep_the_outer_origin() {
+        let text = include_str!("../../../corpus/pipeline/nested_inner_sequence.py");
+        let mut module = tirproof_ir::text::parse_module(text).expect("test program parses");
+        let func = &mut module.functions[0];
+        assert!(pipeline_func(func).is_empty());
+        let chains = store_origins(&func.body);
+        // The copy loop is emitted twice (prologue, body loop); the inner pipeline, a bare
+        // sequence of two stores, twice too (body loop, epilogue).
+        assert_eq!(chains, vec![vec![0], vec![0], vec![1, 0], vec![1, 0], vec![1, 0], vec![1, 0]]);
+    }
 }

@@ -17,10 +17,10 @@ use std::collections::HashMap;
 
 use tirproof_ir::text::print_expr;
 use tirproof_ir::visit::{walk_expr, walk_stmt, Visitor};
-use tirproof_ir::{BinOp, Buffer, Expr, Stmt, StmtKind, Var, VarId};
+use tirproof_ir::{Buffer, Expr, Stmt, StmtKind, Var, VarId};
 
 use super::blocker::Blocker;
-use crate::index_arith::const_int;
+use crate::index_arith::{coefficient, const_int};
 
 /// One load or store in the loop body.
 struct Access {
@@ -133,77 +133,5 @@ fn own_element_per_iteration(
         Some(s) => {
             Err(dependence(&store.buffer, format!("its last stride `{}` is not a non-zero constant", print_expr(s))))
         }
-    }
-}
-
-/// The constant `a` such that `e = a * var + (something uniform)`; `None` when `e` depends on
-/// `var` in another way.
-fn coefficient(e: &Expr, var: &Var, lets: &HashMap<VarId, Expr>) -> Option<i64> {
-    match e {
-        Expr::Var(v) if v == var => Some(1),
-        Expr::Var(v) => lets.get(&v.id()).map_or(Some(0), |value| coefficient(value, var, lets)),
-        Expr::Int { .. } => Some(0),
-        Expr::Binary { op: BinOp::Add, lhs, rhs } => {
-            coefficient(lhs, var, lets)?.checked_add(coefficient(rhs, var, lets)?)
-        }
-        Expr::Binary { op: BinOp::Sub, lhs, rhs } => {
-            coefficient(lhs, var, lets)?.checked_sub(coefficient(rhs, var, lets)?)
-        }
-        Expr::Binary { op: BinOp::Mul, lhs, rhs } => {
-            let (a, b) = (coefficient(lhs, var, lets)?, coefficient(rhs, var, lets)?);
-            match (a, b, const_int(lhs), const_int(rhs)) {
-                (0, 0, _, _) => Some(0),
-                (_, 0, _, Some(c)) => a.checked_mul(c),
-                (0, _, Some(c), _) => b.checked_mul(c),
-                _ => None,
-            }
-        }
-        Expr::Cast { dtype, value } if dtype.is_integer() && dtype.bits >= value.dtype().bits => {
-            coefficient(value, var, lets)
-        }
-        _ if mentions(e, var, lets) => None,
-        _ => Some(0),
-    }
-}
-
-/// Whether `e` mentions `var`, directly or through a let-bound variable.
-fn mentions(e: &Expr, var: &Var, lets: &HashMap<VarId, Expr>) -> bool {
-    struct Finds<'a> {
-        var: &'a Var,
-        lets: &'a HashMap<VarId, Expr>,
-        found: bool,
-    }
-    impl Visitor for Finds<'_> {
-        fn visit_expr(&mut self, e: &Expr) {
-            if let Expr::Var(v) = e {
-                if v == self.var {
-                    self.found = true;
-                } else if let Some(value) = self.lets.get(&v.id()) {
-                    self.visit_expr(value);
-                }
-            }
-            walk_expr(self, e);
-        }
-    }
-    let mut f = Finds { var, lets, found: false };
-    f.visit_expr(e);
-    f.found
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use tirproof_ir::DataType;
-
-    #[test]
-    fn affine_coefficients() {
-        let i = Var::new("i", DataType::INT32);
-        let n = Var::new("n", DataType::INT32);
-        let lets = HashMap::new();
-        let e = (Expr::var(&i) + Expr::int(1)) * Expr::int(4) - Expr::var(&n);
-        assert_eq!(coefficient(&e, &i, &lets), Some(4));
-        assert_eq!(coefficient(&(Expr::var(&i) * Expr::var(&n)), &i, &lets), None);
-        assert_eq!(coefficient(&Expr::floormod(Expr::var(&i), Expr::int(2)), &i, &lets), None);
-        assert_eq!(coefficient(&Expr::floormod(Expr::var(&n), Expr::int(2)), &i, &lets), Some(0));
     }
 }

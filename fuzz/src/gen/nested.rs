@@ -11,8 +11,8 @@
 //! is the one consumer of every copy, in the same or a later outer stage.
 //!
 //! The inner loop's outer stage is never async: async stages are for copies, and the pass
-//! accepts a compound statement that reads its own writes in an async stage but emits a
-//! program in which those reads race with the pending writes (a known problem of the pass).
+//! refuses a compound statement that reads (or rewrites) an element it wrote asynchronously
+//! in the same iteration, which an accumulating inner loop does.
 
 use arbitrary::{Result, Unstructured};
 use tirproof_ir::{Annotations, Buffer, BufferStore, DataType, Expr, IRModule, Stmt, StmtKind, Var};

@@ -91,7 +91,11 @@ pub fn agreement(output: &IRModule, seed: u64, timeout: Duration) -> Outcome {
             return Outcome::Fail(Failure::new(OracleName::Agreement, FailureClass::VerifierUnknown, message));
         }
         let proved = report.all_proved();
-        let fault = async_fault(func);
+        let fault = match lazy_runs(func) {
+            LazyRuns::AsyncFault(f) => Some(f),
+            LazyRuns::Clean => None,
+            LazyRuns::Inconclusive(why) => return Outcome::Skip(why),
+        };
         if proved == fault.is_none() {
             continue;
         }
@@ -102,7 +106,12 @@ pub fn agreement(output: &IRModule, seed: u64, timeout: Duration) -> Outcome {
                 func.name
             ),
         };
-        let refutation = report.waits.iter().find(|w| !w.verdict.is_proved()).map(ToString::to_string);
+        let refutation = report
+            .waits
+            .iter()
+            .find(|w| !w.verdict.is_proved())
+            .map(ToString::to_string)
+            .or_else(|| report.findings.first().map(|f| format!("line {}: {}", f.line, f.message)));
         let evidence = fault.or(refutation).unwrap_or_default();
         let class = FailureClass::Disagreement { verifier_proved: proved };
         return Outcome::Fail(Failure::new(OracleName::Agreement, class, message).with_counterexample(evidence));
@@ -110,25 +119,43 @@ pub fn agreement(output: &IRModule, seed: u64, timeout: Duration) -> Outcome {
     Outcome::Pass
 }
 
-/// The first fault of the async protocol under the lazy schedule, for any tried scalar value
-/// and two thread orders.
-fn async_fault(func: &PrimFunc) -> Option<String> {
+/// What the lazy interpreter says about a mutant over every tried scalar value and two thread
+/// orders.
+enum LazyRuns {
+    /// A fault of the async protocol (the first one found).
+    AsyncFault(String),
+    /// Every run completed without a fault.
+    Clean,
+    /// Some run stopped at another fault (or could not run) before it could show one: the
+    /// interpreter has no answer about the async protocol there.
+    Inconclusive(String),
+}
+
+fn lazy_runs(func: &PrimFunc) -> LazyRuns {
     use FaultKind::*;
+    let mut inconclusive = None;
     for scalars in scalar_assignments(func) {
         let Ok(inputs) = random_inputs(func, 0, &scalars) else { continue };
         for thread_order_seed in [None, Some(1)] {
             let config = RunConfig { thread_order_seed, ..RunConfig::default() };
-            let Ok(result) = run(func, &inputs, &config) else { continue };
+            let result = match run(func, &inputs, &config) {
+                Ok(result) => result,
+                Err(e) => {
+                    inconclusive.get_or_insert_with(|| format!("the interpreter cannot run the mutant: {e}"));
+                    continue;
+                }
+            };
             let Some(fault) = result.outcome.fault() else { continue };
             if matches!(
                 fault.kind,
                 ReadPendingAsync | WritePendingAsync | CrossThreadRace | NegativeWait | UnwaitedGroup
             ) {
-                return Some(format!("{} with {}", describe_fault(fault), show_scalars(&scalars)));
+                return LazyRuns::AsyncFault(format!("{} with {}", describe_fault(fault), show_scalars(&scalars)));
             }
+            inconclusive.get_or_insert_with(|| format!("the mutant stops at another fault first: {fault}"));
         }
     }
-    None
+    inconclusive.map_or(LazyRuns::Clean, LazyRuns::Inconclusive)
 }
 
 fn count_waits(stmt: &Stmt) -> usize {

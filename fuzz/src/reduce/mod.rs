@@ -3,8 +3,8 @@
 //! It first runs the oracle chain on the input and fails with [`ReduceError::DoesNotFail`]
 //! unless the input fails (with the given signature, when one is given). Then it applies the
 //! edits of [`edits`] greedily, most aggressive first, keeping a candidate only when it is
-//! smaller by [`Size`], the checker accepts it, and the chain fails on it with the same
-//! [`Signature`]. It stops at a fixed point (no edit applies) or at the time budget. Only the
+//! smaller by [`Size`], the checker accepts it, it runs without a fault on its own (when the
+//! input did), and the chain fails on it with the same [`Signature`]. It stops at a fixed point (no edit applies) or at the time budget. Only the
 //! oracle of the signature runs on candidates, which keeps each attempt cheap. Deterministic:
 //! the same input, configuration and budget (when it is not reached) give the same result.
 
@@ -15,9 +15,10 @@ mod size;
 use std::time::{Duration, Instant};
 
 use tirproof_ir::check::check_module;
+use tirproof_ir::interp::{random_inputs, run, RunConfig};
 use tirproof_ir::IRModule;
 
-use crate::oracle::{Chain, ChainConfig, ChainResult, Failure, OracleName, Signature};
+use crate::oracle::{scalar_assignments, Chain, ChainConfig, ChainResult, Failure, OracleName, Signature};
 
 pub use edits::{Edit, EDITS};
 pub use size::Size;
@@ -79,7 +80,16 @@ pub fn reduce(input: &IRModule, config: &ReduceConfig) -> Result<Reduction, Redu
     let failure = first.failure().cloned().ok_or(ReduceError::DoesNotFail(None))?;
     let signature = failure.signature();
     chain.oracles = vec![failure.oracle];
-    let mut search = Search { chain, signature, current: input.clone(), result: first, steps: Vec::new(), attempts: 0 };
+    let input_runs_cleanly = runs_cleanly(input);
+    let mut search = Search {
+        chain,
+        signature,
+        current: input.clone(),
+        result: first,
+        steps: Vec::new(),
+        attempts: 0,
+        input_runs_cleanly,
+    };
     let budget_reached = search.run(start + config.budget);
     let reduced_size = Size::of(&search.current);
     let failure = search.result.failure().cloned().unwrap_or(failure);
@@ -104,6 +114,20 @@ struct Search {
     result: ChainResult,
     steps: Vec<&'static str>,
     attempts: usize,
+    /// The original input runs without a fault: so must every kept candidate (a candidate that
+    /// faults on its own would drift into failing for a reason that is not the bug).
+    input_runs_cleanly: bool,
+}
+
+/// Whether every function of `module` runs without a fault under the lazy schedule, for each
+/// tried value of its integer parameters.
+fn runs_cleanly(module: &IRModule) -> bool {
+    module.functions.iter().all(|func| {
+        scalar_assignments(func).iter().all(|scalars| {
+            let Ok(inputs) = random_inputs(func, 0, scalars) else { return false };
+            run(func, &inputs, &RunConfig::default()).is_ok_and(|r| r.outcome.fault().is_none())
+        })
+    })
 }
 
 impl Search {
@@ -145,6 +169,9 @@ impl Search {
 
     fn keeps_failing(&mut self, candidate: &IRModule) -> bool {
         if Size::of(candidate) >= Size::of(&self.current) || check_module(candidate).has_errors() {
+            return false;
+        }
+        if self.input_runs_cleanly && !runs_cleanly(candidate) {
             return false;
         }
         self.attempts += 1;

@@ -144,6 +144,9 @@ impl<'p> Machine<'p> {
             Ins::Free { data, per_block } => {
                 let idx = std::mem::replace(&mut th.frame.data[*data as usize], NO_STORAGE);
                 if !*per_block && idx != NO_STORAGE {
+                    if self.mem.has_pending(idx) {
+                        th.retired.insert(*data, idx);
+                    }
                     self.mem.free(idx);
                 }
             }
@@ -300,7 +303,12 @@ impl<'p> Machine<'p> {
             (Some(region), true) => region.allocs.get(&a.data).copied(),
             _ => None,
         };
-        let idx = match existing {
+        // An allocation executed again (a loop iteration) gets the storage it had while an async
+        // write to that storage is pending, as registers and stack slots are reused on a GPU:
+        // the new write then meets the pending one instead of a fresh copy.
+        let reused =
+            if a.per_block { None } else { th.retired.remove(&a.data).filter(|&old| self.mem.revive(old, len)) };
+        let idx = match existing.or(reused) {
             Some(idx) => idx,
             None => {
                 let idx = self.mem.alloc(&a.name, a.num, len, None, a.shared)?;

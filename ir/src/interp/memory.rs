@@ -354,6 +354,26 @@ impl Memory {
         Ok(idx)
     }
 
+    /// Whether an async write to the storage is still pending.
+    pub(crate) fn has_pending(&self, idx: u32) -> bool {
+        self.storages.get(idx as usize).is_some_and(|s| !s.pending.is_empty())
+    }
+
+    /// Starts a new lifetime of a storage that ended with async writes pending (and so was
+    /// kept), for the next execution of the same allocation: its elements are uninitialized
+    /// again, its pending writes stay pending. False when it cannot be reused.
+    pub(crate) fn revive(&mut self, idx: u32, len: i64) -> bool {
+        let Ok(len) = usize::try_from(len) else { return false };
+        let Some(s) = self.storages.get_mut(idx as usize) else { return false };
+        if s.live || s.data.len() != len || len == 0 {
+            return false;
+        }
+        s.live = true;
+        s.init = vec![false; len];
+        self.live_elements = self.live_elements.saturating_add(len);
+        true
+    }
+
     /// Ends the lifetime of a storage. Its slot is reused unless async writes to it are still
     /// pending (they must land somewhere when their group completes).
     pub(crate) fn free(&mut self, idx: u32) {

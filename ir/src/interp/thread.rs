@@ -6,6 +6,8 @@
 //! counts the barriers the thread has passed; all threads of a block pass barriers together,
 //! so equal epochs mean "no barrier in between".
 
+use std::collections::HashMap;
+
 use super::async_queue::AsyncState;
 use super::frame::Frame;
 use super::history::Who;
@@ -23,6 +25,9 @@ pub(crate) struct Thread {
     pub(crate) in_region: bool,
     /// Set in blocks of more than one thread: accesses are checked for races.
     pub(crate) race: Option<RaceCtx>,
+    /// Storages of this thread's allocations that ended with async writes still pending, by
+    /// data slot: the allocation's next execution reuses the storage (see `Exec::alloc`).
+    pub(crate) retired: HashMap<u32, u32>,
 }
 
 impl Thread {
@@ -35,6 +40,7 @@ impl Thread {
             epoch: 0,
             in_region: false,
             race: None,
+            retired: HashMap::new(),
         }
     }
 
@@ -49,6 +55,7 @@ impl Thread {
             epoch: 0,
             in_region: true,
             race: region.map(|region| RaceCtx { region, thread: tid, epoch: 0 }),
+            retired: HashMap::new(),
         }
     }
 

@@ -135,3 +135,14 @@ pub fn describe_fault(fault: &Fault) -> String {
     }
     text
 }
+
+/// Whether every function of `module` runs without a fault under the lazy schedule, for each
+/// tried value of its integer parameters.
+pub fn runs_cleanly(module: &IRModule) -> bool {
+    module.functions.iter().all(|func| {
+        scalar_assignments(func).iter().all(|scalars| {
+            let Ok(inputs) = random_inputs(func, 0, scalars) else { return false };
+            tirproof_ir::interp::run(func, &inputs, &RunConfig::default()).is_ok_and(|r| r.outcome.fault().is_none())
+        })
+    })
+}

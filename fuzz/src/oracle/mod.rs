@@ -27,7 +27,7 @@ use serde::Serialize;
 use tirproof_ir::interp::FaultKind;
 
 pub use chain::{Chain, ChainConfig, ChainResult, InputMode, PassVariant};
-pub use equivalence::scalar_assignments;
+pub use equivalence::{runs_cleanly, scalar_assignments};
 pub use text::{check as round_trip, parse_text};
 
 /// The oracles, in the order a chain runs them.

@@ -15,10 +15,9 @@ mod size;
 use std::time::{Duration, Instant};
 
 use tirproof_ir::check::check_module;
-use tirproof_ir::interp::{random_inputs, run, RunConfig};
 use tirproof_ir::IRModule;
 
-use crate::oracle::{scalar_assignments, Chain, ChainConfig, ChainResult, Failure, OracleName, Signature};
+use crate::oracle::{runs_cleanly, Chain, ChainConfig, ChainResult, Failure, OracleName, Signature};
 
 pub use edits::{Edit, EDITS};
 pub use size::Size;
@@ -117,17 +116,6 @@ struct Search {
     /// The original input runs without a fault: so must every kept candidate (a candidate that
     /// faults on its own would drift into failing for a reason that is not the bug).
     input_runs_cleanly: bool,
-}
-
-/// Whether every function of `module` runs without a fault under the lazy schedule, for each
-/// tried value of its integer parameters.
-fn runs_cleanly(module: &IRModule) -> bool {
-    module.functions.iter().all(|func| {
-        scalar_assignments(func).iter().all(|scalars| {
-            let Ok(inputs) = random_inputs(func, 0, scalars) else { return false };
-            run(func, &inputs, &RunConfig::default()).is_ok_and(|r| r.outcome.fault().is_none())
-        })
-    })
 }
 
 impl Search {

@@ -48,15 +48,22 @@ impl ChainArgs {
     }
 }
 
-pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    let src = Source::read(&args.file).with_context(|| format!("cannot read {}", args.file.display()))?;
-    let module = match src.parse_and_check() {
-        Ok(m) => m,
+/// Reads, parses and checks the program a fuzzing command works on; `None` (after printing
+/// the diagnostics) when it does not parse or check: exit code 2, the input of these commands
+/// must be a valid program.
+pub fn load_program(path: &std::path::Path) -> anyhow::Result<Option<(Source, tirproof_ir::IRModule)>> {
+    let src = Source::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    match src.parse_and_check() {
+        Ok(module) => Ok(Some((src, module))),
         Err(diags) => {
             eprintln!("{}", src.render(&diags));
-            return Ok(ExitCode::from(2));
+            Ok(None)
         }
-    };
+    }
+}
+
+pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    let Some((_, module)) = load_program(&args.file)? else { return Ok(ExitCode::from(2)) };
     let config = args.chain.config(&args.oracles);
     let result = Chain { config: &config }.run(&module);
     for (oracle, outcome, elapsed) in &result.outcomes {

@@ -5,12 +5,11 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context;
-use tirproof::source::Source;
 use tirproof_fuzz::oracle::OracleName;
 use tirproof_fuzz::reduce::{reduce, ReduceConfig, ReduceError};
 use tirproof_fuzz::report::{describe, write_report};
 
-use super::oracles::ChainArgs;
+use super::oracles::{load_program, ChainArgs};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -30,14 +29,7 @@ pub struct Args {
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    let src = Source::read(&args.file).with_context(|| format!("cannot read {}", args.file.display()))?;
-    let module = match src.parse_and_check() {
-        Ok(m) => m,
-        Err(diags) => {
-            eprintln!("{}", src.render(&diags));
-            return Ok(ExitCode::from(2));
-        }
-    };
+    let Some((src, module)) = load_program(&args.file)? else { return Ok(ExitCode::from(2)) };
     let config = ReduceConfig {
         chain: args.chain.config(&[]),
         oracle: args.oracle,

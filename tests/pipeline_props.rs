@@ -8,10 +8,10 @@ use arbitrary::Unstructured;
 use proptest::prelude::*;
 use tirproof::compare::check_equivalent;
 use tirproof_fuzz::gen::{pipeline_program, GenConfig};
+use tirproof_fuzz::oracle::waits_in;
 use tirproof_ir::check::check_module;
 use tirproof_ir::interp::Schedule;
 use tirproof_ir::text::print_module;
-use tirproof_ir::visit::MutVisitor;
 use tirproof_passes::pipeline::InjectSoftwarePipeline;
 use tirproof_passes::Pass;
 
@@ -85,39 +85,10 @@ proptest! {
 }
 
 fn count_waits(module: &tirproof_ir::IRModule) -> usize {
-    let mut loosen = Loosen { target: usize::MAX, seen: 0 };
-    let mut copy = module.clone();
-    for f in &mut copy.functions {
-        loosen.mutate_stmt(&mut f.body);
-    }
-    loosen.seen
+    waits_in(module)
 }
 
 /// A copy of `module` whose `target`-th wait (in walk order) allows one more group in flight.
 fn loosen_wait(module: &tirproof_ir::IRModule, target: usize) -> tirproof_ir::IRModule {
-    let mut copy = module.clone();
-    let mut loosen = Loosen { target, seen: 0 };
-    for f in &mut copy.functions {
-        loosen.mutate_stmt(&mut f.body);
-    }
-    copy
-}
-
-struct Loosen {
-    target: usize,
-    seen: usize,
-}
-
-impl tirproof_ir::visit::MutVisitor for Loosen {
-    fn mutate_stmt(&mut self, stmt: &mut tirproof_ir::Stmt) {
-        if let tirproof_ir::StmtKind::Attr(a) = &mut stmt.kind {
-            if a.key == tirproof_ir::annotation::ASYNC_WAIT_INFLIGHT_COUNT {
-                if self.seen == self.target {
-                    a.value = a.value.clone() + tirproof_ir::Expr::int(1);
-                }
-                self.seen += 1;
-            }
-        }
-        tirproof_ir::visit::walk_stmt_mut(self, stmt);
-    }
+    tirproof_fuzz::oracle::loosen_wait(module, target).0
 }

@@ -100,7 +100,7 @@ pub fn check_equivalent(original: &IRModule, transformed: &IRModule, schedules: 
         let other = transformed
             .get(&func.name)
             .ok_or_else(|| format!("the transformed module has no function `{}`", func.name))?;
-        for scalars in scalar_assignments(func) {
+        for scalars in scalar_assignments(func, &SCALAR_VALUES) {
             let inputs = random_inputs(func, 0, &scalars).map_err(|e| format!("inputs of `{}`: {e}", func.name))?;
             for &schedule in schedules {
                 for thread_order_seed in [None, Some(1)] {
@@ -120,16 +120,15 @@ pub fn check_equivalent(original: &IRModule, transformed: &IRModule, schedules: 
     Ok(())
 }
 
-fn scalar_assignments(func: &PrimFunc) -> Vec<BTreeMap<String, ScalarValue>> {
+/// One assignment per value in `values` (every integer scalar parameter gets that value), or
+/// the one empty assignment when there are none.
+pub fn scalar_assignments(func: &PrimFunc, values: &[i64]) -> Vec<BTreeMap<String, ScalarValue>> {
     let ints: Vec<String> =
         func.scalar_params().filter(|v| v.dtype().is_integer()).map(|v| v.name().to_string()).collect();
     if ints.is_empty() {
         return vec![BTreeMap::new()];
     }
-    SCALAR_VALUES
-        .iter()
-        .map(|&value| ints.iter().map(|name| (name.clone(), ScalarValue::Int(value))).collect())
-        .collect()
+    values.iter().map(|&value| ints.iter().map(|name| (name.clone(), ScalarValue::Int(value))).collect()).collect()
 }
 
 /// The values of a tensor as a list (`[1, 2.5, ...]`), all of them.

@@ -43,9 +43,9 @@ pub const FILES: [&str; 6] = ["REPORT.md", "report.json", "original.py", "minimi
 /// Writes the report of `reduction` into the directory `dir` (created; an existing report
 /// there is replaced as a whole).
 pub fn write_report(dir: &Path, reduction: &Reduction, origin: &str, planted_bug: bool) -> io::Result<ReportData> {
-    let data = report_data(reduction, origin, planted_bug);
     let original = print_module(&reduction.original);
     let minimized = print_module(&reduction.reduced);
+    let data = report_data(reduction, origin, planted_bug, &original, &minimized);
     let output =
         reduction.result.output.as_ref().map(print_module).unwrap_or_else(|| "# the pass produced no output\n".into());
     let json = serde_json::to_string_pretty(&data).map_err(io::Error::other)?;
@@ -57,14 +57,7 @@ pub fn write_report(dir: &Path, reduction: &Reduction, origin: &str, planted_bug
         ("output.py", output),
         ("regression.py", regression_case(&data, &minimized)),
     ];
-    let staging = staging_dir(dir)?;
-    for (name, text) in &files {
-        std::fs::write(staging.join(name), text)?;
-    }
-    if dir.exists() {
-        std::fs::remove_dir_all(dir)?;
-    }
-    std::fs::rename(&staging, dir)?;
+    publish(dir, files.iter().map(|(name, text)| (*name, text.as_str())))?;
     Ok(data)
 }
 
@@ -85,14 +78,29 @@ pub fn write_text_report(dir: &Path, failure: &Failure, text: &str, origin: &str
         failure.message
     );
     let json = serde_json::to_string_pretty(&data).map_err(io::Error::other)? + "\n";
+    publish(dir, [("REPORT.md", md.as_str()), ("report.json", json.as_str()), ("input.py", text)])
+}
+
+/// Writes `files` into a staging directory beside `dir`, then swaps it in for `dir`.
+fn publish<'a>(dir: &Path, files: impl IntoIterator<Item = (&'a str, &'a str)>) -> io::Result<()> {
     let staging = staging_dir(dir)?;
-    for (name, body) in [("REPORT.md", md.as_str()), ("report.json", json.as_str()), ("input.py", text)] {
-        std::fs::write(staging.join(name), body)?;
+    for (name, text) in files {
+        std::fs::write(staging.join(name), text)?;
     }
     if dir.exists() {
         std::fs::remove_dir_all(dir)?;
     }
     std::fs::rename(&staging, dir)
+}
+
+/// Writes through a temporary file in the same directory, then renames it over `path`, so a
+/// reader never sees a half-written file and an interrupted write loses nothing.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path)
 }
 
 fn staging_dir(dir: &Path) -> io::Result<PathBuf> {
@@ -107,7 +115,7 @@ fn staging_dir(dir: &Path) -> io::Result<PathBuf> {
     Ok(staging)
 }
 
-fn report_data(reduction: &Reduction, origin: &str, planted_bug: bool) -> ReportData {
+fn report_data(reduction: &Reduction, origin: &str, planted_bug: bool, original: &str, minimized: &str) -> ReportData {
     let failure = &reduction.failure;
     let flag = if planted_bug { " --planted-bug" } else { "" };
     ReportData {
@@ -117,8 +125,8 @@ fn report_data(reduction: &Reduction, origin: &str, planted_bug: bool) -> Report
         counterexample: failure.counterexample.clone(),
         size_before: reduction.original_size,
         size_after: reduction.reduced_size,
-        text_lines_before: print_module(&reduction.original).lines().count(),
-        text_lines_after: print_module(&reduction.reduced).lines().count(),
+        text_lines_before: original.lines().count(),
+        text_lines_after: minimized.lines().count(),
         steps: reduction.steps.clone(),
         attempts: reduction.attempts,
         reduce_seconds: reduction.elapsed.as_secs_f64(),

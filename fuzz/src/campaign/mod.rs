@@ -214,12 +214,7 @@ impl Shared<'_> {
                 self.record(&result);
                 (self.observe)(Event::Program { index, failed: true });
                 let signature = failure.signature();
-                if !lock(&self.known).insert(signature.clone()) {
-                    return;
-                }
-                lock(&self.summary).new_findings.push(signature.to_string());
-                let dir = self.config.out.join("findings").join(signature.slug());
-                let origin = origin(self.config.seed, index);
+                let Some((dir, origin)) = self.claim_new(&signature, index) else { return };
                 if let Err(e) = write_text_report(&dir, &failure, text, &origin) {
                     (self.observe)(Event::Problem { message: format!("cannot write {}: {e}", dir.display()) });
                 }
@@ -280,12 +275,7 @@ impl Shared<'_> {
 
     /// Reports a new signature at once, then minimizes it and rewrites the report.
     fn handle_failure(&self, index: u64, input: &IRModule, chain: &ChainConfig, signature: Signature) {
-        if !lock(&self.known).insert(signature.clone()) {
-            return;
-        }
-        lock(&self.summary).new_findings.push(signature.to_string());
-        let dir = self.config.out.join("findings").join(signature.slug());
-        let origin = origin(self.config.seed, index);
+        let Some((dir, origin)) = self.claim_new(&signature, index) else { return };
         let planted = chain.pass == PassVariant::PlantedBug;
         let unreduced = ReduceConfig { chain: chain.clone(), oracle: None, budget: Duration::ZERO };
         match reduce(input, &unreduced) {
@@ -305,6 +295,16 @@ impl Shared<'_> {
             Ok(_) => {}
             Err(e) => (self.observe)(Event::Problem { message: format!("minimizing {signature}: {e}") }),
         }
+    }
+
+    /// Records `signature` as found by program `index`: its report directory and origin line,
+    /// or `None` when it was already known.
+    fn claim_new(&self, signature: &Signature, index: u64) -> Option<(PathBuf, String)> {
+        if !lock(&self.known).insert(signature.clone()) {
+            return None;
+        }
+        lock(&self.summary).new_findings.push(signature.to_string());
+        Some((self.config.out.join("findings").join(signature.slug()), origin(self.config.seed, index)))
     }
 
     fn write(&self, dir: &Path, reduction: &Reduction, origin: &str, planted: bool) {

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::oracle::Signature;
+use crate::report::write_atomically;
 
 const STATE_FILE: &str = "campaign.json";
 
@@ -77,13 +78,4 @@ fn known_signatures(dir: &Path) -> Result<BTreeSet<Signature>, CampaignError> {
         known.insert(head.signature);
     }
     Ok(known)
-}
-
-/// Writes through a temporary file in the same directory, then renames it over `path`.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, path)
 }

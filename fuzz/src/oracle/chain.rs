@@ -111,9 +111,8 @@ impl Chain<'_> {
         let seed = self.config.seed;
         let timeout = self.config.timeout;
         let known = waits::Known { predicated: has_conditions(input), nested: has_nested_pipelines(input) };
-        let loose = mode == InputMode::Unknown;
         let steps: [(OracleName, &dyn Fn() -> Outcome); 5] = [
-            (OracleName::Equivalence, &|| equivalence::check(OracleName::Equivalence, input, &output, seed, loose)),
+            (OracleName::Equivalence, &|| equivalence::check(OracleName::Equivalence, input, &output, seed)),
             (OracleName::WaitsTight, &|| waits::tight(&output, known, timeout)),
             (OracleName::Agreement, &|| waits::agreement(&output, seed, timeout)),
             (OracleName::Cse, &|| cse::check(&output, seed, timeout)),

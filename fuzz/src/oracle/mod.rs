@@ -29,6 +29,7 @@ use tirproof_ir::interp::FaultKind;
 pub use chain::{Chain, ChainConfig, ChainResult, InputMode, PassVariant};
 pub use equivalence::{runs_cleanly, scalar_assignments};
 pub use text::{check as round_trip, parse_text};
+pub use waits::{loosen_wait, waits_in};
 
 /// The oracles, in the order a chain runs them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

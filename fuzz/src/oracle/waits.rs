@@ -77,7 +77,7 @@ fn show_values(values: &[(String, i64)]) -> String {
 
 /// The verifier and the lazy interpreter agree on a loosened wait of `output`.
 pub fn agreement(output: &IRModule, seed: u64, timeout: Duration) -> Outcome {
-    let total: usize = output.functions.iter().map(|f| count_waits(&f.body)).sum();
+    let total = waits_in(output);
     if total == 0 {
         return Outcome::Skip("the output has no waits to loosen".into());
     }
@@ -156,6 +156,11 @@ fn lazy_runs(func: &PrimFunc) -> LazyRuns {
         }
     }
     inconclusive.map_or(LazyRuns::Clean, LazyRuns::Inconclusive)
+}
+
+/// How many wait statements (`async_wait_inflight_count`) `module` has, in walk order.
+pub fn waits_in(module: &IRModule) -> usize {
+    module.functions.iter().map(|f| count_waits(&f.body)).sum()
 }
 
 fn count_waits(stmt: &Stmt) -> usize {

@@ -126,3 +126,41 @@ fn a_group_left_in_flight_under_an_enclosing_loop_is_refuted() {
         assert!(finding.is_some(), "{header}: {:?} {:?}", report.waits, report.findings);
     }
 }
+
+fn parse_func(text: &str) -> PrimFunc {
+    parse_module(text).expect("parses").functions.remove(0)
+}
+
+/// The two branches of one `if` never both run in one iteration, but a branch of an earlier
+/// iteration does run before the other branch of a later one: a group committed in the then
+/// branch of iteration 0 must be complete when the else branch of iteration 1 reads it.
+#[test]
+fn branches_of_one_if_are_exclusive_only_within_one_iteration() {
+    let text = "@T.prim_func\ndef main(A: T.Buffer((1,), \"float32\"), Out: T.Buffer((1,), \"float32\")):\n    S = T.alloc_buffer((1,), \"float32\", scope=\"shared\")\n    for i in range(2):\n        if i < 1:\n            with T.attr({\"async_commit_queue_scope\": 0, \"async_scope\": 1}):\n                S[0] = A[0]\n        else:\n            with T.attr({\"async_wait_queue_scope\": 0, \"async_wait_inflight_count\": 0}):\n                Out[0] = S[0]\n";
+    let func = parse_func(text);
+    let (report, _) = verify_func(&func, &Options::default());
+    assert!(report.all_proved(), "{:?} {:?}", report.waits, report.findings);
+    assert!(report.waits.iter().all(|w| w.verdict == WaitVerdict::ProvedTight), "{:?}", report.waits);
+    let twin = with_count(&func, "\"async_wait_inflight_count\": 0", "\"async_wait_inflight_count\": 1");
+    let (report, _) = verify_func(&twin, &Options::default());
+    let refuted = report.waits.iter().find(|w| matches!(w.verdict, WaitVerdict::Refuted { .. }));
+    assert!(refuted.is_some(), "{:?}", report.waits);
+}
+
+/// Different threads may take different branches of one `if`: a thread that writes shared
+/// memory asynchronously in the then branch races with another thread reading it in the else
+/// branch. Refuted; its twin, with the wait and a barrier between the two `if`s, is proved.
+#[test]
+fn threads_on_different_branches_of_one_if_can_race() {
+    let head = "@T.prim_func\ndef main(A: T.Buffer((1,), \"float32\"), Out: T.Buffer((1,), \"float32\")):\n    S = T.alloc_buffer((1,), \"float32\", scope=\"shared\")\n    for tx in T.thread_binding(2, thread=\"threadIdx.x\"):\n";
+    let write = "            with T.attr({\"async_commit_queue_scope\": 0, \"async_scope\": 1}):\n                S[0] = A[0]\n            with T.attr({\"async_wait_queue_scope\": 0, \"async_wait_inflight_count\": 0}):\n                T.evaluate(0)\n";
+    let racy = parse_func(&format!("{head}        if tx < 1:\n{write}        else:\n            Out[0] = S[0]\n"));
+    let (report, _) = verify_func(&racy, &Options::default());
+    let race = report.findings.iter().find(|f| f.message.contains("barrier"));
+    assert!(race.is_some(), "{:?} {:?}", report.waits, report.findings);
+    let synced = parse_func(&format!(
+        "{head}        if tx < 1:\n{write}        T.tvm_storage_sync(\"shared\")\n        if tx >= 1:\n            Out[0] = S[0]\n"
+    ));
+    let (report, _) = verify_func(&synced, &Options::default());
+    assert!(report.all_proved(), "{:?} {:?}", report.waits, report.findings);
+}

@@ -289,6 +289,12 @@ pub fn incomplete(group: &Int, effects: &[WaitEffect]) -> Bool {
     and(&all)
 }
 
+/// The waits of `effects` whose last instance can exist: the only ones whose slack can change
+/// an obligation built from `effects`.
+pub fn governing(effects: &[WaitEffect]) -> impl Iterator<Item = EventId> + '_ {
+    effects.iter().filter(|(_, exists, _)| exists.as_bool() != Some(false)).map(|(w, _, _)| *w)
+}
+
 /// Declares an integer variable, as an encoding error when the name is taken.
 pub fn declare_int(query: &mut Query, name: &str) -> Enc<Int> {
     query.int(name).map_err(|e| Unsupported(e.to_string()))

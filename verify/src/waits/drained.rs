@@ -5,10 +5,10 @@
 
 use z3::ast::Int;
 
-use super::checker::{incomplete, Checker, Failure, Loosen, Slack, WaitFailure};
+use super::checker::{governing, incomplete, Checker, Failure, Loosen, Slack, WaitFailure};
 use super::encode::{Enc, Encoder};
 use super::fold::{not, sub};
-use super::model::EventKind;
+use super::model::{EventId, EventKind};
 use crate::solver::Query;
 
 /// The encoded "drained at the end" obligation of one queue.
@@ -20,6 +20,15 @@ pub struct QueueDrained {
     /// Groups committed by the end, and groups the waits completed.
     total: Int,
     done: Int,
+    /// The waits whose count the obligation depends on.
+    waits: Vec<EventId>,
+}
+
+impl QueueDrained {
+    /// Whether loosening `wait` can change the obligation.
+    pub fn depends_on(&self, wait: EventId) -> bool {
+        self.waits.contains(&wait)
+    }
 }
 
 impl<'m> Checker<'m> {
@@ -38,7 +47,8 @@ impl<'m> Checker<'m> {
         let last = sub(&total, &Int::from_i64(1));
         let index = query.require(not(&incomplete(&last, &effects)));
         self.assume_bounds(&mut enc, &mut query);
-        Ok(Some(QueueDrained { q, query, slack, index, total, done }))
+        let waits = governing(&effects).collect();
+        Ok(Some(QueueDrained { q, query, slack, index, total, done, waits }))
     }
 
     /// Are all of the queue's groups complete when the function ends (with `loosen` applied)?

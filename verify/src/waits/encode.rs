@@ -222,23 +222,38 @@ impl<'m> Encoder<'m> {
         inst.vals.get(&l).or_else(|| self.threads.get(&l)).cloned()
     }
 
-    /// Whether instance `a` happens before instance `b` in one thread's program order.
+    /// Whether instance `a` happens before instance `b` in program order. Instances of
+    /// different threads (different values of a thread loop) are ordered by their positions
+    /// alone, as if each thread ran both branches of an `if`; within one thread, the two
+    /// branches of one execution of an `if` are never both run.
     pub fn before(&self, a: &Instance, b: &Instance) -> Bool {
         let (pa, pb) = (&self.event(a.event).path, &self.event(b.event).path);
-        self.before_from(pa, pb, 0, a, b)
+        self.before_from((pa, pb), 0, (a, b), true)
     }
 
-    fn before_from(&self, pa: &[Step], pb: &[Step], i: usize, a: &Instance, b: &Instance) -> Bool {
+    fn before_from(
+        &self,
+        (pa, pb): (&[Step], &[Step]),
+        i: usize,
+        (a, b): (&Instance, &Instance),
+        one_thread: bool,
+    ) -> Bool {
         match (pa.get(i), pb.get(i)) {
             (Some(Step::Loop(l)), Some(Step::Loop(m))) if l == m => {
-                let deeper = self.before_from(pa, pb, i + 1, a, b);
-                match (a.vals.get(l), b.vals.get(l)) {
-                    (Some(x), Some(y)) if !self.model.loops[*l].per_thread => or(&[lt(x, y), and(&[eq(x, y), deeper])]),
+                let per_thread = self.model.loops[*l].per_thread;
+                let (x, y) = (a.vals.get(l), b.vals.get(l));
+                let one_thread = one_thread && (!per_thread || matches!((x, y), (Some(x), Some(y)) if x == y));
+                let deeper = self.before_from((pa, pb), i + 1, (a, b), one_thread);
+                match (x, y) {
+                    (Some(x), Some(y)) if !per_thread => or(&[lt(x, y), and(&[eq(x, y), deeper])]),
                     _ => deeper,
                 }
             }
-            (Some(Step::Child(x)), Some(Step::Child(y))) if x == y => self.before_from(pa, pb, i + 1, a, b),
+            (Some(Step::Child(x)), Some(Step::Child(y))) | (Some(Step::Branch(x)), Some(Step::Branch(y))) if x == y => {
+                self.before_from((pa, pb), i + 1, (a, b), one_thread)
+            }
             (Some(Step::Child(x)), Some(Step::Child(y))) => Bool::from_bool(x < y),
+            (Some(Step::Branch(x)), Some(Step::Branch(y))) => Bool::from_bool(!one_thread && x < y),
             _ => Bool::from_bool(false),
         }
     }
@@ -504,8 +519,11 @@ impl<'m> Encoder<'m> {
                 let all = self.count_all(p, i + 1, g)?;
                 Ok(add(&[same, mul(&[earlier, all])]))
             }
-            (Some(Step::Child(x)), Some(Step::Child(y))) if x == y => self.count_rec(p, u, i + 1, at, g),
+            (Some(Step::Child(x)), Some(Step::Child(y))) | (Some(Step::Branch(x)), Some(Step::Branch(y))) if x == y => {
+                self.count_rec(p, u, i + 1, at, g)
+            }
             (Some(Step::Child(x)), Some(Step::Child(y))) if x < y => self.count_all(p, i, g),
+            // Later children, and the other branch of the same `if` (which did not run).
             _ => Ok(Int::from_i64(0)),
         }
     }
@@ -571,8 +589,11 @@ impl<'m> Encoder<'m> {
                 let earlier_exists = and(&[prev_exists, rest_exists]);
                 Ok((or(&[same_exists.clone(), earlier_exists]), choose(&same_exists, &same, &rest)))
             }
-            (Some(Step::Child(x)), Some(Step::Child(y))) if x == y => self.last_rec(p, u, i + 1, at, g),
+            (Some(Step::Child(x)), Some(Step::Child(y))) | (Some(Step::Branch(x)), Some(Step::Branch(y))) if x == y => {
+                self.last_rec(p, u, i + 1, at, g)
+            }
             (Some(Step::Child(x)), Some(Step::Child(y))) if x < y => self.last_all(p, i, g),
+            // Later children, and the other branch of the same `if` (which did not run).
             _ => Ok((Bool::from_bool(false), BTreeMap::new())),
         }
     }

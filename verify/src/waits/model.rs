@@ -3,11 +3,13 @@
 //! with its position in program order.
 //!
 //! A position is the path from the function body to the event: `Step::Loop` enters a loop's
-//! body (one step per iteration variable), `Step::Child(k)` picks the k-th part of a statement.
-//! Two event instances are ordered by comparing their paths: equal loop steps compare the
-//! iteration values, the first differing child step decides. An attribute scope has three
-//! parts: 0 before its body (where a wait happens), 1 the body, 2 after it (where a commit
-//! happens), so directly nested attributes run wait, body, commit in any nesting order.
+//! body (one step per iteration variable), `Step::Child(k)` picks the k-th part of a
+//! statement, `Step::Branch(k)` the then (0) or else (1) branch of an `if`. Two event
+//! instances are ordered by comparing their paths: equal loop steps compare the iteration
+//! values, the first differing child step decides, and within one thread two instances that
+//! part at the branches of one execution of an `if` never both run. An attribute scope has
+//! three parts: 0 before its body (where a wait happens), 1 the body, 2 after it (where a
+//! commit happens), so directly nested attributes run wait, body, commit in any nesting order.
 //! Let values, block iteration bindings and `T.where` predicates are substituted or recorded
 //! as guards; block annotations with async keys act as attributes around the block body.
 
@@ -27,6 +29,9 @@ pub type EventId = usize;
 pub enum Step {
     Loop(LoopId),
     Child(u32),
+    /// The then (0) or else (1) branch of an `if`: in one execution of the `if`, only one
+    /// of the two runs.
+    Branch(u32),
 }
 
 #[derive(Clone, Debug)]
@@ -148,6 +153,13 @@ impl Builder {
         r
     }
 
+    fn branch<R>(&mut self, k: u32, f: impl FnOnce(&mut Self) -> R) -> R {
+        self.path.push(Step::Branch(k));
+        let r = f(self);
+        self.path.pop();
+        r
+    }
+
     fn push_event(&mut self, kind: EventKind, text: String) -> EventId {
         let id = self.model.events.len();
         self.model.events.push(Event {
@@ -207,11 +219,11 @@ impl Builder {
             StmtKind::If { cond, then_case, else_case } => {
                 self.accesses_in_exprs(std::iter::once(cond));
                 self.guards.push(cond.clone());
-                self.child(0, |b| b.stmt(then_case));
+                self.branch(0, |b| b.stmt(then_case));
                 self.guards.pop();
                 if let Some(e) = else_case {
                     self.guards.push(Expr::logical_not(cond.clone()));
-                    self.child(1, |b| b.stmt(e));
+                    self.branch(1, |b| b.stmt(e));
                     self.guards.pop();
                 }
             }

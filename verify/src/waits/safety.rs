@@ -15,7 +15,7 @@ use std::collections::hash_map::{Entry, HashMap};
 
 use z3::ast::{Bool, Int};
 
-use super::checker::{access_of, incomplete, loop_values, Checker, Loosen, Slack, WaitEffect};
+use super::checker::{access_of, governing, incomplete, loop_values, Checker, Loosen, Slack, WaitEffect};
 use super::encode::{Enc, Encoder, Instance};
 use super::fold::{and, eq, not, or};
 use super::model::{storage, EventId, EventKind, Step};
@@ -41,6 +41,8 @@ struct Pair {
     group: Int,
     done: Int,
     per_wait: Vec<WaitEffect>,
+    /// The waits whose count the pair's obligations depend on.
+    waits: Vec<EventId>,
 }
 
 /// A store instance, its group and the element it writes, shared by the pairs of the store.
@@ -168,16 +170,17 @@ impl<'m> Checker<'m> {
             let shared =
                 access_of(&self.model.events[pair.store]).is_some_and(|a| a.buffer.scope().starts_with("shared"));
             if shared {
-                let violated =
+                let (violated, waits) =
                     self.cross_pair(enc, query, (q, k), (pair.store, pair.use_), slack, (&writer, &reader))?;
                 pair.cross_thread = Some(query.require(not(&violated)));
+                pair.waits.extend(waits);
             }
         }
         enc.threads = writer;
         Ok(())
     }
 
-    /// The cross-thread violation of pair `k`.
+    /// The cross-thread violation of pair `k`, and the waits it depends on.
     fn cross_pair(
         &self,
         enc: &mut Encoder,
@@ -186,7 +189,7 @@ impl<'m> Checker<'m> {
         (s, u): (EventId, EventId),
         slack: &Slack,
         (writer, reader): (&Threads, &Threads),
-    ) -> Enc<Bool> {
+    ) -> Enc<(Bool, Vec<EventId>)> {
         enc.threads = writer.clone();
         let (si, s_runs) = enc.instance(query, s, &format!("xs{k}"))?;
         let group = self.group(enc, q, &si)?;
@@ -196,6 +199,7 @@ impl<'m> Checker<'m> {
         // Written before the read: the writer's wait and a barrier must come in between.
         // Read before the write: a barrier must separate them, or the writer may run ahead
         // and issue the write first (the threads of one phase run in any order).
+        let mut waits = Vec::new();
         let mut synced = vec![Bool::from_bool(false)];
         let mut separated = vec![Bool::from_bool(false)];
         for b in self.events_where(|k| matches!(k, EventKind::Barrier)) {
@@ -211,12 +215,13 @@ impl<'m> Checker<'m> {
             }
             enc.threads = writer.clone();
             let (_, effects) = self.completed(enc, q, &at_writer, slack)?;
+            waits.extend(governing(&effects));
             synced.push(and(&[exists, enc.before(&si, &at_writer), not(&incomplete(&group, &effects))]));
         }
         let distinct: Vec<Bool> = writer.iter().map(|(l, v)| not(&eq(v, &reader[l]))).collect();
         let unsynchronized =
             or(&[and(&[enc.before(&si, &ui), not(&or(&synced))]), and(&[enc.before(&ui, &si), not(&or(&separated))])]);
-        Ok(and(&[s_runs, u_runs, or(&distinct), same, unsynchronized]))
+        Ok((and(&[s_runs, u_runs, or(&distinct), same, unsynchronized]), waits))
     }
 
     /// Checks the pairs of `safety` in `order` (indices into its pairs), skipping `excluded`,
@@ -385,6 +390,7 @@ fn encode_pair(enc: &Encoder, query: &mut Query, stored: &StoreInstance, used: &
         group: stored.group.clone(),
         done: used.done.clone(),
         per_wait: used.per_wait.clone(),
+        waits: governing(&used.per_wait).collect(),
     }
 }
 
@@ -394,13 +400,15 @@ impl QueueSafety {
         (0..self.pairs.len()).collect()
     }
 
-    /// The pairs in the order most likely to show a violation when `wait` is loosened first:
-    /// uses that share the longest part of their position with the wait (those inside the
-    /// wait's scope, then those in the same loop body, ...). Any order gives the same verdicts.
+    /// The pairs whose obligations depend on `wait`'s count (the others hold or fail
+    /// whatever it is), in the order most likely to show a violation when it is loosened
+    /// first: uses that share the longest part of their position with the wait (those inside
+    /// the wait's scope, then those in the same loop body, ...). Any order gives the same
+    /// verdicts.
     pub fn nearest_first(&self, checker: &Checker, wait: EventId) -> Vec<usize> {
         let events = &checker.model.events;
         let shared = |k: usize| common_prefix(&events[wait].path, &events[self.pairs[k].use_].path);
-        let mut order = self.all();
+        let mut order: Vec<usize> = self.all().into_iter().filter(|&k| self.pairs[k].waits.contains(&wait)).collect();
         order.sort_by_key(|&k| std::cmp::Reverse(shared(k)));
         order
     }

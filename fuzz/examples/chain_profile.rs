@@ -1,0 +1,71 @@
+//! Where the oracle chain spends its time: runs programs of one campaign seed through the
+//! chain and prints, per oracle, the total and the slowest programs
+//! (`cargo run --release -p tirproof-fuzz --example chain_profile -- [SEED] [PROGRAMS]`).
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use tirproof_fuzz::campaign::program;
+use tirproof_fuzz::gen::GenConfig;
+use tirproof_fuzz::oracle::{Chain, ChainConfig};
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let seed: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(1);
+    let programs: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(100);
+    let dump: Option<u64> = args.next().and_then(|a| a.parse().ok());
+    let gen = GenConfig::default();
+    if let Some(index) = dump {
+        print!("{}", tirproof_ir::text::print::print_module(&program(seed, index, &gen)));
+        return;
+    }
+    let mut totals: BTreeMap<String, Duration> = BTreeMap::new();
+    let mut slowest: Vec<(Duration, u64, String)> = Vec::new();
+    let start = Instant::now();
+    for index in 0..programs {
+        let t = Instant::now();
+        let input = program(seed, index, &gen);
+        let generate = t.elapsed();
+        *totals.entry("generate".into()).or_default() += generate;
+        let config = ChainConfig { seed: index, ..ChainConfig::default() };
+        let result = Chain { config: &config }.run(&input);
+        for (oracle, outcome, time) in &result.outcomes {
+            *totals.entry(oracle.to_string()).or_default() += *time;
+            slowest.push((*time, index, format!("{oracle} {}", outcome_word(outcome))));
+        }
+        if let Some(f) = result.failure() {
+            println!("program {index}: {}", f.message.lines().next().unwrap_or(""));
+        }
+    }
+    let elapsed = start.elapsed();
+    println!("{programs} programs in {elapsed:.2?}: {:.1} programs/s", programs as f64 / elapsed.as_secs_f64());
+    for (name, total) in &totals {
+        println!("  {name:<12} {total:>10.2?}  ({:.1}%)", 100.0 * total.as_secs_f64() / elapsed.as_secs_f64());
+    }
+    print_percentiles(&slowest);
+    slowest.sort_by_key(|s| std::cmp::Reverse(s.0));
+    for (time, index, what) in slowest.iter().take(15) {
+        println!("  slow: program {index:>4} {what:<24} {time:.2?}");
+    }
+}
+
+fn outcome_word(outcome: &tirproof_fuzz::oracle::Outcome) -> &'static str {
+    match outcome {
+        tirproof_fuzz::oracle::Outcome::Pass => "pass",
+        tirproof_fuzz::oracle::Outcome::Skip(_) => "skip",
+        tirproof_fuzz::oracle::Outcome::Fail(_) => "FAIL",
+    }
+}
+
+/// The median and 90th percentile of each oracle's time per program.
+fn print_percentiles(times: &[(Duration, u64, String)]) {
+    let mut by_oracle: BTreeMap<&str, Vec<Duration>> = BTreeMap::new();
+    for (time, _, what) in times {
+        by_oracle.entry(what.split(' ').next().unwrap_or("")).or_default().push(*time);
+    }
+    for (oracle, mut times) in by_oracle {
+        times.sort();
+        let at = |q: f64| times[((times.len() - 1) as f64 * q) as usize];
+        println!("  {oracle:<12} median {:>9.2?}  p90 {:>9.2?}", at(0.5), at(0.9));
+    }
+}

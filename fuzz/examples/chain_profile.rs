@@ -1,6 +1,8 @@
 //! Where the oracle chain spends its time: runs programs of one campaign seed through the
 //! chain and prints, per oracle, the total and the slowest programs
-//! (`cargo run --release -p tirproof-fuzz --example chain_profile -- [SEED] [PROGRAMS]`).
+//! (`cargo run --release -p tirproof-fuzz --example chain_profile -- [SEED] [PROGRAMS]
+//! [ORACLE]`; with ORACLE, only that oracle runs after the pass). With PROGRAMS 0 and a third
+//! number INDEX, it prints program INDEX of the seed instead.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -13,7 +15,10 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let seed: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(1);
     let programs: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(100);
-    let dump: Option<u64> = args.next().and_then(|a| a.parse().ok());
+    let third = args.next();
+    let dump: Option<u64> = third.as_deref().filter(|_| programs == 0).and_then(|a| a.parse().ok());
+    let only: Option<tirproof_fuzz::oracle::OracleName> =
+        third.as_deref().filter(|_| programs > 0).and_then(|a| a.parse().ok());
     let gen = GenConfig::default();
     if let Some(index) = dump {
         print!("{}", tirproof_ir::text::print::print_module(&program(seed, index, &gen)));
@@ -27,7 +32,8 @@ fn main() {
         let input = program(seed, index, &gen);
         let generate = t.elapsed();
         *totals.entry("generate".into()).or_default() += generate;
-        let config = ChainConfig { seed: index, ..ChainConfig::default() };
+        let base = only.map_or_else(ChainConfig::default, ChainConfig::only);
+        let config = ChainConfig { seed: index, ..base };
         let result = Chain { config: &config }.run(&input);
         for (oracle, outcome, time) in &result.outcomes {
             *totals.entry(oracle.to_string()).or_default() += *time;

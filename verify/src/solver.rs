@@ -13,18 +13,21 @@
 //! Only [`Verdict::Proved`] is a pass ([`Verdict::is_proved`]).
 //!
 //! A [`Session`] (module `session`) checks many queries on one solver, and the obligations of
-//! a query one at a time ([`Scope::check`]), with the same verdicts.
+//! a query one at a time ([`Scope::check`]), with the same verdicts. Time limits are enforced
+//! by a [`Watchdog`] (module `watchdog`) rather than Z3's per-check timer.
 
 use std::fmt;
 use std::time::{Duration, Instant};
 
 use thiserror::Error;
 use z3::ast::{Bool, Int, BV};
-use z3::{Model, Params, SatResult, Solver};
+use z3::{Model, SatResult, Solver};
 
 mod session;
+mod watchdog;
 
 pub use session::{Counterexample, Outcome, Scope, Session};
+pub use watchdog::{watched, Watchdog};
 
 /// The prefix of the Z3 constant of every declared variable (see [`Query`]).
 pub const SYMBOL_PREFIX: &str = "v_";
@@ -163,8 +166,8 @@ impl Query {
         }
     }
 
-    /// The same query with another time limit. Z3 counts it in whole milliseconds (at least
-    /// one); it bounds the whole of [`Query::check`].
+    /// The same query with another time limit; it bounds the whole of [`Query::check`]
+    /// (SMT-LIB dumps state it in whole milliseconds, at least one).
     #[must_use]
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
@@ -232,16 +235,34 @@ impl Query {
     /// a proof.
     #[must_use]
     pub fn check(&self) -> Verdict {
-        let start = Instant::now();
-        let solver = solver_with_timeout(self.timeout);
+        watched(|watchdog| self.check_watched(watchdog))
+    }
+
+    /// [`Query::check`] under a watchdog the caller holds (cheaper for many queries in a row).
+    #[must_use]
+    pub fn check_watched(&self, watchdog: &Watchdog) -> Verdict {
+        let deadline = Instant::now() + self.timeout;
+        let solver = Solver::new();
+
         for fact in &self.assumptions {
             solver.assert(fact);
         }
         solver.assert(self.goal().not());
-        match solver.check() {
+        match watchdog.check(&solver, deadline) {
             SatResult::Sat => self.counterexample(&solver),
-            SatResult::Unknown => Verdict::Unknown(reason_unknown(&solver)),
-            SatResult::Unsat => self.check_assumptions(self.timeout.saturating_sub(start.elapsed())),
+            SatResult::Unknown => Verdict::Unknown(self.reason_unknown(&solver, deadline)),
+            SatResult::Unsat => self.check_assumptions(watchdog, deadline),
+        }
+    }
+
+    /// Z3's reason for an inconclusive check, with the time limit named as such (Z3 says
+    /// "canceled" when the watchdog stops it).
+    fn reason_unknown(&self, solver: &Solver, deadline: Instant) -> String {
+        let why = reason_unknown(solver);
+        if why == "canceled" || Instant::now() >= deadline {
+            format!("timeout: query `{}` ran out of its {:?}", self.name, self.timeout)
+        } else {
+            why
         }
     }
 
@@ -290,15 +311,21 @@ impl Query {
     }
 
     /// The verdict after the obligations were found to follow from the assumptions.
-    fn check_assumptions(&self, time_left: Duration) -> Verdict {
+    fn check_assumptions(&self, watchdog: &Watchdog, deadline: Instant) -> Verdict {
         if self.assumptions.is_empty() {
             return Verdict::Proved;
         }
-        let solver = solver_with_timeout(time_left);
+        if Instant::now() >= deadline {
+            return Verdict::Unknown(format!(
+                "the obligations follow from the assumptions, but the time limit of query `{}` ran out before it was known whether they can hold",
+                self.name
+            ));
+        }
+        let solver = Solver::new();
         for fact in &self.assumptions {
             solver.assert(fact);
         }
-        vacuity_verdict(solver.check(), &solver)
+        vacuity_verdict(watchdog.check(&solver, deadline), || self.reason_unknown(&solver, deadline))
     }
 
     /// The counterexample in the model of a satisfiable check.
@@ -329,20 +356,6 @@ impl Query {
     }
 }
 
-/// A solver whose every check stops after `timeout`.
-fn solver_with_timeout(timeout: Duration) -> Solver {
-    let solver = Solver::new();
-    set_timeout(&solver, timeout);
-    solver
-}
-
-/// Makes every later check of `solver` stop after `timeout`.
-fn set_timeout(solver: &Solver, timeout: Duration) {
-    let mut params = Params::new();
-    params.set_u32("timeout", timeout_ms(timeout));
-    solver.set_params(&params);
-}
-
 /// Why a satisfiable check has no counterexample.
 fn no_model() -> String {
     "Z3 found a counterexample but returned no model".to_owned()
@@ -355,13 +368,13 @@ fn timeout_ms(timeout: Duration) -> u32 {
 
 /// The verdict on obligations that follow from the assumptions, once `result` says whether
 /// the assumptions alone can hold.
-fn vacuity_verdict(result: SatResult, solver: &Solver) -> Verdict {
+fn vacuity_verdict(result: SatResult, why_unknown: impl FnOnce() -> String) -> Verdict {
     match result {
         SatResult::Sat => Verdict::Proved,
         SatResult::Unsat => Verdict::Vacuous,
         SatResult::Unknown => Verdict::Unknown(format!(
             "the obligations follow from the assumptions, but whether the assumptions can hold is unknown: {}",
-            reason_unknown(solver)
+            why_unknown()
         )),
     }
 }

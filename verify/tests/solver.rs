@@ -7,7 +7,7 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use tirproof_verify::solver::{Outcome, Session};
+use tirproof_verify::solver::{watched, Outcome, Session};
 use tirproof_verify::{Query, QueryError, Signedness, Verdict, DEFAULT_TIMEOUT};
 use z3::ast::{Int, BV};
 
@@ -240,49 +240,56 @@ fn two_obligations() -> (Query, usize, usize) {
 
 #[test]
 fn a_session_checks_each_obligation_on_its_own() {
-    let (query, holds, fails) = two_obligations();
-    let session = Session::default();
-    let scope = session.open(&query, &[]);
-    assert!(matches!(scope.check(holds), Outcome::Holds));
-    let Outcome::Fails(found) = scope.check(fails) else { panic!("x < 5 is refuted") };
-    assert_eq!(found.values().len(), 1);
-    assert!((5..10).contains(&found.values()[0].1), "{:?}", found.values());
-    assert_eq!(scope.assumptions(), Verdict::Proved);
-    assert!(matches!(scope.check(7), Outcome::Unknown(_)), "no such obligation");
-    // The query as a whole agrees: it is refuted, and each check replays with the z3 tool.
-    assert!(matches!(query.check(), Verdict::Refuted(_)));
-    assert_eq!(z3_tool(&scope.to_smtlib(holds)), "unsat");
-    assert_eq!(z3_tool(&scope.to_smtlib(fails)), "sat");
+    watched(|watchdog| {
+        let (query, holds, fails) = two_obligations();
+        let session = Session::new(watchdog);
+        let scope = session.open(&query, &[]);
+        assert!(matches!(scope.check(holds), Outcome::Holds));
+        let Outcome::Fails(found) = scope.check(fails) else { panic!("x < 5 is refuted") };
+        assert_eq!(found.values().len(), 1);
+        assert!((5..10).contains(&found.values()[0].1), "{:?}", found.values());
+        assert_eq!(scope.assumptions(), Verdict::Proved);
+        assert!(matches!(scope.check(7), Outcome::Unknown(_)), "no such obligation");
+        // The query as a whole agrees: it is refuted, and each check replays with the z3 tool.
+        assert!(matches!(query.check(), Verdict::Refuted(_)));
+        assert_eq!(z3_tool(&scope.to_smtlib(holds)), "unsat");
+        assert_eq!(z3_tool(&scope.to_smtlib(fails)), "sat");
+    });
 }
 
 #[test]
 fn a_session_keeps_nothing_between_scopes_and_takes_extra_facts() {
-    let (query, _, fails) = two_obligations();
-    let session = Session::default();
-    let x = Int::new_const(format!("{}x", tirproof_verify::SYMBOL_PREFIX));
-    {
-        let scope = session.open(&query, &[x.lt(5)]);
-        assert!(matches!(scope.check(fails), Outcome::Holds), "x < 5 is assumed here");
-    }
-    let scope = session.open(&query, &[]);
-    assert!(matches!(scope.check(fails), Outcome::Fails(_)), "the extra fact is gone");
-    drop(scope);
-    let scope = session.open(&query, &[x.gt(20)]);
-    assert!(matches!(scope.check(fails), Outcome::Holds));
-    assert_eq!(scope.assumptions(), Verdict::Vacuous, "x > 20 contradicts x < 10");
+    watched(|watchdog| {
+        let (query, _, fails) = two_obligations();
+        let session = Session::new(watchdog);
+        let x = Int::new_const(format!("{}x", tirproof_verify::SYMBOL_PREFIX));
+        {
+            let scope = session.open(&query, &[x.lt(5)]);
+            assert!(matches!(scope.check(fails), Outcome::Holds), "x < 5 is assumed here");
+        }
+        let scope = session.open(&query, &[]);
+        assert!(matches!(scope.check(fails), Outcome::Fails(_)), "the extra fact is gone");
+        drop(scope);
+        let scope = session.open(&query, &[x.gt(20)]);
+        assert!(matches!(scope.check(fails), Outcome::Holds));
+        assert_eq!(scope.assumptions(), Verdict::Vacuous, "x > 20 contradicts x < 10");
+    });
 }
 
 #[test]
 fn a_session_honours_the_time_limit_and_recovers_after_it() {
     let (timed_out, elapsed, recovered) = within(Duration::from_secs(60), || {
-        let session = Session::default();
-        let hard = prime_has_no_factors().with_timeout(Duration::from_millis(500));
-        let start = Instant::now();
-        let timed_out = matches!(session.open(&hard, &[]).check(0), Outcome::Unknown(why) if why.contains("timeout"));
-        let elapsed = start.elapsed();
-        let (easy, holds, _) = two_obligations();
-        let recovered = matches!(session.open(&easy, &[]).check(holds), Outcome::Holds);
-        (timed_out, elapsed, recovered)
+        watched(|watchdog| {
+            let session = Session::new(watchdog);
+            let hard = prime_has_no_factors().with_timeout(Duration::from_millis(500));
+            let start = Instant::now();
+            let timed_out =
+                matches!(session.open(&hard, &[]).check(0), Outcome::Unknown(why) if why.contains("timeout"));
+            let elapsed = start.elapsed();
+            let (easy, holds, _) = two_obligations();
+            let recovered = matches!(session.open(&easy, &[]).check(holds), Outcome::Holds);
+            (timed_out, elapsed, recovered)
+        })
     });
     assert!(timed_out, "not a timeout");
     assert!(elapsed < Duration::from_secs(3), "the 500 ms limit took {elapsed:?}");

@@ -42,7 +42,10 @@ pub struct Encoder<'a> {
     /// Values of let-bound variables already encoded, by (original) id.
     lets: HashMap<VarId, Vec<Lane>>,
     names: HashSet<String>,
-    functions: HashMap<String, FuncDecl>,
+    /// Uninterpreted functions by name, one per signature.
+    functions: HashMap<String, Vec<(Vec<Sort>, Sort, FuncDecl)>>,
+    /// Whether any float term was encoded.
+    pub floats: bool,
     strings: Vec<String>,
     /// Memory version and impure-call count of each side.
     memory: [u32; 2],
@@ -69,6 +72,7 @@ impl<'a> Encoder<'a> {
             lets: HashMap::new(),
             names: HashSet::new(),
             functions: HashMap::new(),
+            floats: false,
             strings: Vec::new(),
             memory: [0; 2],
             impure: [0; 2],
@@ -189,17 +193,20 @@ impl<'a> Encoder<'a> {
         Ok(Lane::Fp(value))
     }
 
-    /// An uninterpreted function `name` applied to `args`, with result sort `range`.
+    /// An uninterpreted function `name` applied to `args`, with result sort `range`: one
+    /// function per name and signature (sorts compare as Z3 terms, without printing them).
     fn apply(&mut self, name: &str, args: &[Lane], range: &Sort) -> Dynamic {
         let dynamic: Vec<Dynamic> = args.iter().map(Lane::dynamic).collect();
         let sorts: Vec<Sort> = dynamic.iter().map(|d| d.get_sort()).collect();
-        let key = format!("{name}:{}:{range}", sorts.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(","));
-        let f = self
-            .functions
-            .entry(key)
-            .or_insert_with(|| FuncDecl::new(format!("uf_{name}"), &sorts.iter().collect::<Vec<_>>(), range));
+        let overloads = self.functions.entry(name.to_owned()).or_default();
+        let known = overloads.iter().position(|(domain, r, _)| domain == &sorts && r == range);
+        let index = known.unwrap_or_else(|| {
+            let f = FuncDecl::new(format!("uf_{name}"), &sorts.iter().collect::<Vec<_>>(), range);
+            overloads.push((sorts, range.clone(), f));
+            overloads.len() - 1
+        });
         let refs: Vec<&dyn Ast> = dynamic.iter().map(|d| d as &dyn Ast).collect();
-        f.apply(&refs)
+        overloads[index].2.apply(&refs)
     }
 
     fn apply_lane(&mut self, name: &str, args: &[Lane], t: DataType) -> Result<Lane, EncodeError> {
@@ -215,6 +222,8 @@ impl<'a> Encoder<'a> {
 
     /// The value of `e`, read as part of `side`.
     pub fn expr(&mut self, e: &Expr, side: Side) -> Result<Sym, EncodeError> {
+        // Every float term comes from a node of float type, and every node passes here.
+        self.floats |= e.dtype().is_float();
         match e {
             Expr::Int { value, dtype } => int_immediate(*value, *dtype),
             Expr::Float { value, dtype } => float_immediate(*value, *dtype),

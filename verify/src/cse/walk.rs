@@ -26,25 +26,39 @@ use super::int_model::{self, IntModel};
 use super::report::{Obligation, ObligationKind, ValidationReport};
 use super::trap::definite_fault;
 use super::{EncodeError, Env, LetValue, Side};
-use crate::solver::{Query, Verdict};
+use crate::solver::{watched, Query, Session, Verdict, Watchdog};
 use z3::ast::Bool;
 
-pub struct Walk {
+pub struct Walk<'w> {
     env: Env,
     timeout: Duration,
+    /// One solver for the obligations without floats (a fresh Z3 solver costs more than a
+    /// small check).
+    session: Session<'w>,
+    watchdog: &'w Watchdog<'w>,
     report: ValidationReport,
     path: Vec<String>,
     /// Every variable the original function binds.
     original_binders: HashSet<VarId>,
 }
 
-impl Walk {
+impl Walk<'_> {
     pub fn run(original: &PrimFunc, rewritten: &PrimFunc, timeout: Duration) -> ValidationReport {
+        watched(|watchdog| Walk::run_watched(original, rewritten, (timeout, watchdog)))
+    }
+
+    fn run_watched(
+        original: &PrimFunc,
+        rewritten: &PrimFunc,
+        (timeout, watchdog): (Duration, &Watchdog),
+    ) -> ValidationReport {
         let mut binders = Binders::default();
         binders.visit_stmt(&original.body);
         let mut walk = Walk {
             env: Env::default(),
             timeout,
+            session: Session::new(watchdog),
+            watchdog,
             report: ValidationReport { function: original.name.clone(), ..ValidationReport::default() },
             path: vec!["body".to_string()],
             original_binders: binders.0,
@@ -302,7 +316,7 @@ impl Walk {
         };
         let (reached, goal) = built.ok()?;
         query.require(reached.implies(&goal));
-        Some(query.check())
+        Some(self.session.check_query(&query))
     }
 
     /// Runs one obligation: first with integer division uninterpreted (sound, and much easier
@@ -329,12 +343,16 @@ impl Walk {
                 enc = enc.abstracting_division();
             }
             enc.reach_all();
-            goal(&mut enc).map(|g| (enc.reached(), g, enc.divides))
+            goal(&mut enc).map(|g| (enc.reached(), g, enc.divides, enc.floats))
         };
         match built {
-            Ok((reached, goal, divides)) => {
+            Ok((reached, goal, divides, floats)) => {
                 query.require(reached.implies(&goal));
-                (query.check(), divides)
+                // Z3 solves float terms far faster on a fresh solver, where it preprocesses
+                // them (bit-blasting), than on the session's incremental one.
+                let verdict =
+                    if floats { query.check_watched(self.watchdog) } else { self.session.check_query(&query) };
+                (verdict, divides)
             }
             Err(e) => (Verdict::Unknown(format!("cannot encode: {e}")), false),
         }

@@ -10,58 +10,65 @@
 //! * the verdicts are those of [`Query::check`]: the obligations hold together exactly when
 //!   each holds, and [`Scope::assumptions`] (asked after every obligation held) tells a proof
 //!   from contradictory assumptions ([`Verdict::Vacuous`]);
-//! * a query never runs longer than its time limit: every check of a scope gets the time the
-//!   scope has left, and none starts once it is spent ([`Outcome::Unknown`]);
+//! * a query never runs much longer than its time limit: every check of a scope is stopped by
+//!   the session's [`Watchdog`] at the scope's deadline, and none starts once it has passed
+//!   ([`Outcome::Unknown`]);
 //! * the solver holds nothing between scopes: a scope pops what it pushed when dropped.
 
-use std::cell::Cell;
 use std::time::{Duration, Instant};
 
 use z3::ast::{Bool, Int};
 use z3::{Model, SatResult, Solver};
 
-use super::{no_model, reason_unknown, set_timeout, timeout_ms, vacuity_verdict, Query, Verdict};
+use super::{no_model, reason_unknown, vacuity_verdict, Query, Verdict, Watchdog};
 
 /// A Z3 solver reused for many queries on one thread (its terms belong to the thread's Z3
-/// context).
-pub struct Session {
+/// context), with the watchdog that enforces their time limits.
+pub struct Session<'w> {
     solver: Solver,
-    /// The time limit the solver's checks have now, in Z3's whole milliseconds. Setting it
-    /// updates every parameter of the solver, which costs more than a small check, so it is
-    /// set only when it changes: a limit of `n` ms is kept while at least `n` ms are left.
-    limit_ms: Cell<Option<u32>>,
+    watchdog: &'w Watchdog<'w>,
 }
 
-impl Default for Session {
-    fn default() -> Self {
-        Session { solver: Solver::new(), limit_ms: Cell::new(None) }
+impl<'w> Session<'w> {
+    /// A session on the calling thread's context; `watchdog` must watch that context (see
+    /// [`watched`](super::watched)).
+    pub fn new(watchdog: &'w Watchdog<'w>) -> Self {
+        Session { solver: Solver::new(), watchdog }
     }
-}
 
-impl Session {
+    /// The verdict of [`Query::check`] on `query`, from this session's solver: the obligations
+    /// one at a time (the first that fails gives the counterexample), then the assumptions.
+    pub fn check_query(&self, query: &Query) -> Verdict {
+        let scope = self.open(query, &[]);
+        for index in 0..query.obligations.len() {
+            match scope.check(index) {
+                Outcome::Holds => {}
+                Outcome::Fails(found) => return Verdict::Refuted(found.values),
+                Outcome::Unknown(why) => return Verdict::Unknown(why),
+            }
+        }
+        scope.assumptions()
+    }
+
+    /// Runs the solver's check, stopped at `deadline`.
+    fn check(&self, deadline: Instant) -> SatResult {
+        self.watchdog.check(&self.solver, deadline)
+    }
+
     /// Asserts `query`'s assumptions and `extra` (facts for this use of the query only) until
     /// the returned scope is dropped. The query's time limit starts now.
-    pub fn open<'s>(&'s self, query: &'s Query, extra: &[Bool]) -> Scope<'s> {
+    pub fn open<'s>(&'s self, query: &'s Query, extra: &[Bool]) -> Scope<'s, 'w> {
         self.solver.push();
         for fact in query.assumptions.iter().chain(extra) {
             self.solver.assert(fact);
         }
         Scope { session: self, query, extra: extra.to_vec(), deadline: Instant::now() + query.timeout }
     }
-
-    /// Makes the next check stop after at most `time_left`.
-    fn limit(&self, time_left: Duration) {
-        let ms = timeout_ms(time_left);
-        if self.limit_ms.get() != Some(ms) {
-            set_timeout(&self.solver, time_left);
-            self.limit_ms.set(Some(ms));
-        }
-    }
 }
 
 /// One query's assumptions, asserted on a session's solver.
-pub struct Scope<'s> {
-    session: &'s Session,
+pub struct Scope<'s, 'w> {
+    session: &'s Session<'w>,
     query: &'s Query,
     extra: Vec<Bool>,
     deadline: Instant,
@@ -103,7 +110,7 @@ impl Counterexample {
     }
 }
 
-impl Scope<'_> {
+impl Scope<'_, '_> {
     /// Checks obligation `index` (see [`Query::require`]) alone under the assumptions.
     #[must_use]
     pub fn check(&self, index: usize) -> Outcome {
@@ -114,11 +121,12 @@ impl Scope<'_> {
             // Nothing to ask the solver: the obligation is the constant `true`.
             return Outcome::Holds;
         }
-        let Some(time_left) = self.time_left() else { return Outcome::Unknown(timed_out(self.query)) };
+        if self.time_left().is_none() {
+            return Outcome::Unknown(timed_out(self.query));
+        }
         self.session.solver.push();
         self.session.solver.assert(obligation.not());
-        self.session.limit(time_left);
-        let outcome = match self.session.solver.check() {
+        let outcome = match self.session.check(self.deadline) {
             SatResult::Unsat => Outcome::Holds,
             SatResult::Sat => self.counterexample(),
             SatResult::Unknown => Outcome::Unknown(self.reason_unknown()),
@@ -134,9 +142,10 @@ impl Scope<'_> {
         if self.query.assumptions.is_empty() && self.extra.is_empty() {
             return Verdict::Proved;
         }
-        let Some(time_left) = self.time_left() else { return Verdict::Unknown(timed_out(self.query)) };
-        self.session.limit(time_left);
-        vacuity_verdict(self.session.solver.check(), &self.session.solver)
+        if self.time_left().is_none() {
+            return Verdict::Unknown(timed_out(self.query));
+        }
+        vacuity_verdict(self.session.check(self.deadline), || self.reason_unknown())
     }
 
     /// The check of obligation `index` as a standalone SMT-LIB 2 script (see
@@ -175,7 +184,7 @@ impl Scope<'_> {
     }
 }
 
-impl Drop for Scope<'_> {
+impl Drop for Scope<'_, '_> {
     fn drop(&mut self) {
         self.session.solver.pop(1);
     }

@@ -24,7 +24,7 @@ use z3::ast::{Bool, Int};
 use super::encode::{Enc, Encoder, Instance, Unsupported};
 use super::fold::{add, and, eq, ge, implies, ite, lt, max, mul, not, sub};
 use super::model::{Access, Event, EventId, EventKind, LoopId, Model};
-use crate::solver::{Counterexample, Outcome, Query, Scope, Session, Verdict};
+use crate::solver::{Counterexample, Outcome, Query, Scope, Session, Verdict, Watchdog};
 
 /// A change to one wait's count, to ask whether a larger count would still be safe.
 #[derive(Clone, Copy, Debug)]
@@ -98,7 +98,7 @@ impl Log {
 
 pub struct Checker<'m> {
     pub model: &'m Model,
-    pub session: Session,
+    pub session: Session<'m>,
     pub log: Log,
     /// Loops whose conditions were counted by enumeration: proofs assume they have at most
     /// `ENUMERATED_ITERATIONS` iterations.
@@ -108,10 +108,10 @@ pub struct Checker<'m> {
 }
 
 impl<'m> Checker<'m> {
-    pub fn new(model: &'m Model, name: &str, timeout: Duration, dump: bool) -> Self {
+    pub fn new(model: &'m Model, name: &str, (timeout, watchdog): (Duration, &'m Watchdog<'m>), dump: bool) -> Self {
         Checker {
             model,
-            session: Session::default(),
+            session: Session::new(watchdog),
             log: Log { queries: Cell::new(0), dumps: dump.then(RefCell::default), name: name.to_owned() },
             bounded: BTreeSet::new(),
             timeout,

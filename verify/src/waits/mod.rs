@@ -39,6 +39,7 @@ use tirproof_ir::PrimFunc;
 
 pub use report::{Finding, FuncReport, WaitReport, WaitVerdict};
 
+use crate::solver::{watched, Watchdog};
 use checker::{Checker, WaitFailure};
 use encode::Unsupported;
 use model::{EventId, EventKind, Model};
@@ -69,7 +70,16 @@ const MAX_VIOLATIONS: usize = 8;
 /// Verifies every wait of `func`. The second value holds the SMT-LIB dumps, if asked for.
 pub fn verify_func(func: &PrimFunc, options: &Options) -> (FuncReport, Vec<(String, String)>) {
     let model = Model::of(func);
-    let mut checker = Checker::new(&model, &func.name, options.timeout, options.dump_smtlib);
+    watched(|watchdog| verify_model(func, &model, options, watchdog))
+}
+
+fn verify_model<'m>(
+    func: &PrimFunc,
+    model: &'m Model,
+    options: &Options,
+    watchdog: &'m Watchdog<'m>,
+) -> (FuncReport, Vec<(String, String)>) {
+    let mut checker = Checker::new(model, &func.name, (options.timeout, watchdog), options.dump_smtlib);
     let mut report = FuncReport { name: func.name.clone(), ..FuncReport::default() };
     if model.has_provenance() {
         report.notes.push("data flow checked with the pass's provenance".into());

@@ -1,0 +1,129 @@
+//! Time limits for Z3 checks, enforced by one watching thread per [`watched`] call instead of
+//! Z3's own `timeout` parameter.
+//!
+//! Why: with a `timeout`, Z3 arms a timer for every check and, when the check ends, spins until
+//! the timer thread has let go of it; for the small checks the verifier runs by the thousand,
+//! that hand-off cost more than the checks themselves. Here a check only records its deadline
+//! under a mutex; the watching thread sleeps until the earliest deadline and interrupts the
+//! context's running check (`Z3_interrupt`, through the `z3` crate's `ContextHandle`) once it
+//! has passed.
+//!
+//! Invariants:
+//! * the watcher interrupts only while a check is armed and its deadline has passed, and it
+//!   repeats the interrupt every [`RETRY`] until the check is disarmed, so an interrupt that
+//!   lands before Z3 started listening is not lost (an interrupt between checks is harmless:
+//!   the next check starts uninterrupted);
+//! * the watcher is woken only when a deadline comes earlier than the one it sleeps towards,
+//!   so checks under one query's deadline cost a lock each and no thread switch;
+//! * the watcher stops and is joined before [`watched`] returns, even when the closure panics.
+
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use z3::{Context, ContextHandle, SatResult, Solver};
+
+/// How often an overdue check is interrupted again until it returns.
+const RETRY: Duration = Duration::from_millis(10);
+
+/// Checks on this thread's Z3 context with deadlines; see [`watched`].
+pub struct Watchdog<'a> {
+    shared: &'a Shared,
+}
+
+#[derive(Default)]
+struct Shared {
+    state: Mutex<State>,
+    wake: Condvar,
+}
+
+#[derive(Default)]
+struct State {
+    /// The deadline of the check running now, if one is.
+    armed: Option<Instant>,
+    /// When the watcher wakes up next (`None`: not until it is notified).
+    sleeping_until: Option<Instant>,
+    stop: bool,
+}
+
+/// Runs `f` with a watchdog over the calling thread's Z3 context (the one `z3` terms and solvers
+/// made on this thread belong to).
+pub fn watched<R>(f: impl FnOnce(&Watchdog) -> R) -> R {
+    let context = Context::thread_local();
+    let handle = context.handle();
+    let shared = Shared::default();
+    std::thread::scope(|scope| {
+        scope.spawn(|| watch(&shared, &handle));
+        let _stop = StopOnDrop(&shared);
+        f(&Watchdog { shared: &shared })
+    })
+}
+
+impl Watchdog<'_> {
+    /// Runs `solver.check()`, interrupted once `deadline` has passed (the answer is then
+    /// `Unknown`, and Z3 gives "canceled" as the reason).
+    pub fn check(&self, solver: &Solver, deadline: Instant) -> SatResult {
+        self.arm(deadline);
+        let _disarm = Disarm(self.shared);
+        solver.check()
+    }
+
+    fn arm(&self, deadline: Instant) {
+        let mut state = self.shared.lock();
+        state.armed = Some(deadline);
+        if state.sleeping_until.is_none_or(|until| deadline < until) {
+            self.shared.wake.notify_one();
+        }
+    }
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // The state stays consistent under a panic (plain assignments), so a poisoned lock is
+        // still usable.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// The watching thread: sleeps until the armed deadline, then interrupts until disarmed.
+fn watch(shared: &Shared, handle: &ContextHandle<'_>) {
+    let mut state = shared.lock();
+    loop {
+        if state.stop {
+            return;
+        }
+        let now = Instant::now();
+        let wait = match state.armed {
+            Some(deadline) if deadline <= now => {
+                handle.interrupt();
+                Some(RETRY)
+            }
+            Some(deadline) => Some(deadline - now),
+            None => None,
+        };
+        state.sleeping_until = wait.map(|w| now + w);
+        state = match wait {
+            Some(w) => shared.wake.wait_timeout(state, w).unwrap_or_else(PoisonError::into_inner).0,
+            None => shared.wake.wait(state).unwrap_or_else(PoisonError::into_inner),
+        };
+    }
+}
+
+/// Disarms the check when it returns (or unwinds).
+struct Disarm<'a>(&'a Shared);
+
+impl Drop for Disarm<'_> {
+    fn drop(&mut self) {
+        self.0.lock().armed = None;
+    }
+}
+
+/// Stops the watcher when the closure of [`watched`] returns (or unwinds), so that the scope
+/// can join it.
+struct StopOnDrop<'a>(&'a Shared);
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.lock().stop = true;
+        self.0.wake.notify_one();
+    }
+}

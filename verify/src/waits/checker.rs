@@ -26,11 +26,13 @@ use super::fold::{add, and, eq, ge, implies, ite, lt, max, mul, not, sub};
 use super::model::{Access, Event, EventId, EventKind, LoopId, Model};
 use crate::solver::{Counterexample, Outcome, Query, Scope, Session, Verdict, Watchdog};
 
-/// A change to one wait's count, to ask whether a larger count would still be safe.
+/// A change to one wait's count, to ask whether a larger count would still be safe: `by`
+/// more, or (with `at_least`) any amount from `by` on.
 #[derive(Clone, Copy, Debug)]
 pub struct Loosen {
     pub wait: EventId,
     pub by: i64,
+    pub at_least: bool,
 }
 
 /// A wait statement's last instance before a point: the wait, whether it exists, and how
@@ -57,10 +59,15 @@ impl Slack {
         Ok(Slack(slack))
     }
 
-    /// The facts that fix every slack: `loosen.by` for the loosened wait, 0 for the others.
+    /// The facts that fix every slack: `loosen.by` (or at least that) for the loosened wait,
+    /// 0 for the others.
     pub fn facts(&self, loosen: Option<Loosen>) -> Vec<Bool> {
-        let by = |w: EventId| loosen.filter(|l| l.wait == w).map_or(0, |l| l.by);
-        self.0.iter().map(|(w, s)| s.eq(Int::from_i64(by(*w)))).collect()
+        let fact = |(w, s): (&EventId, &Int)| match loosen.filter(|l| l.wait == *w) {
+            Some(Loosen { by, at_least: true, .. }) => s.ge(Int::from_i64(by)),
+            Some(Loosen { by, .. }) => s.eq(Int::from_i64(by)),
+            None => s.eq(Int::from_i64(0)),
+        };
+        self.0.iter().map(fact).collect()
     }
 
     fn of(&self, wait: EventId) -> Option<&Int> {

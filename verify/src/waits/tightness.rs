@@ -3,9 +3,10 @@
 //!
 //! Loosened by `k`, the wait must still keep every use safe and leave nothing in flight at
 //! the end. Safety is monotone in `k` (a larger count completes fewer groups), so the search
-//! tries 1, then doubles up to [`MAX_SLACK`] and bisects. Each question reuses the queue's
-//! encoding with the wait's slack set to `k`, and checks first the pairs nearest the wait,
-//! where a violation usually shows.
+//! asks: is `k = 1` unsafe (tight)? is every `k >= 2` safe (the wait is not needed)? and
+//! otherwise doubles up to [`MAX_SLACK`] and bisects. Each question reuses the queue's
+//! encoding with the wait's slack fixed (or bounded below), and checks first the pairs
+//! nearest the wait, where a violation usually shows.
 
 use super::checker::{Checker, Loosen, WaitFailure};
 use super::drained::QueueDrained;
@@ -14,7 +15,8 @@ use super::model::{EventId, EventKind};
 use super::report::WaitVerdict;
 use super::safety::QueueSafety;
 
-/// Largest loosening tried when measuring how over-synchronized a wait is.
+/// Largest loosening the search measures exactly; a wait safe at this one but not at every
+/// larger one is reported as over-synchronized by this much.
 const MAX_SLACK: i64 = 64;
 
 /// The encodings of one queue, and the pairs whose violations are already reported (the
@@ -34,31 +36,38 @@ enum Loosened {
 
 /// The verdict on a wait that is safe as written.
 pub fn tightness(checker: &Checker, queue: &Queue, wait: EventId) -> WaitVerdict {
-    match safe_with(checker, queue, wait, 1) {
+    let unknown = |why: String| WaitVerdict::Unknown { reason: format!("tightness: {why}") };
+    match safe_with(checker, queue, Loosen { wait, by: 1, at_least: false }) {
         Loosened::Unsafe => return WaitVerdict::ProvedTight,
-        Loosened::Unknown(why) => return WaitVerdict::Unknown { reason: format!("tightness: {why}") },
+        Loosened::Unknown(why) => return unknown(why),
         Loosened::Safe => {}
+    }
+    match safe_with(checker, queue, Loosen { wait, by: 2, at_least: true }) {
+        Loosened::Safe => return WaitVerdict::ProvedOverSynchronized { best: None, by: None },
+        Loosened::Unknown(why) => return unknown(why),
+        Loosened::Unsafe => {}
     }
     // Find the largest safe loosening: double, then bisect.
     let (mut good, mut bad) = (1, None);
     let mut by = 2;
     while by <= MAX_SLACK {
-        match safe_with(checker, queue, wait, by) {
+        match safe_with(checker, queue, Loosen { wait, by, at_least: false }) {
             Loosened::Safe => good = by,
             Loosened::Unsafe => {
                 bad = Some(by);
                 break;
             }
-            Loosened::Unknown(why) => return WaitVerdict::Unknown { reason: format!("tightness: {why}") },
+            Loosened::Unknown(why) => return unknown(why),
         }
         by *= 2;
     }
-    let Some(mut bad) = bad else { return WaitVerdict::ProvedOverSynchronized { best: None, by: None } };
-    while bad - good > 1 {
-        let mid = (good + bad) / 2;
-        match safe_with(checker, queue, wait, mid) {
-            Loosened::Safe => good = mid,
-            _ => bad = mid,
+    if let Some(mut bad) = bad {
+        while bad - good > 1 {
+            let mid = (good + bad) / 2;
+            match safe_with(checker, queue, Loosen { wait, by: mid, at_least: false }) {
+                Loosened::Safe => good = mid,
+                _ => bad = mid,
+            }
         }
     }
     let EventKind::Wait { count, .. } = &checker.model.events[wait].kind else {
@@ -71,11 +80,12 @@ pub fn tightness(checker: &Checker, queue: &Queue, wait: EventId) -> WaitVerdict
     WaitVerdict::ProvedOverSynchronized { best: Some(best), by: Some(good) }
 }
 
-/// Whether the queue stays safe with `wait` loosened by `by`. Only what depends on the wait's
-/// count is asked again (the rest was checked as written): first whether the queue is still
-/// drained at the end (one check), then the pairs the wait governs, nearest first.
-fn safe_with(checker: &Checker, queue: &Queue, wait: EventId, by: i64) -> Loosened {
-    let loosen = Some(Loosen { wait, by });
+/// Whether the queue stays safe with a wait loosened. Only what depends on the wait's count is
+/// asked again (the rest was checked as written): first whether the queue is still drained at
+/// the end (one check), then the pairs the wait governs, nearest first.
+fn safe_with(checker: &Checker, queue: &Queue, loosened: Loosen) -> Loosened {
+    let wait = loosened.wait;
+    let loosen = Some(loosened);
     if matches!(queue.drained, Ok(Some(encoded)) if encoded.depends_on(wait)) {
         match drained(checker, queue.drained, loosen) {
             None => {}

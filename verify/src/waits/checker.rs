@@ -256,6 +256,11 @@ impl<'m> Checker<'m> {
 
     /// Is some executed instance of `wait` negative?
     pub fn negative(&mut self, wait: EventId) -> Option<WaitFailure> {
+        if let EventKind::Wait { count, .. } = &self.model.events[wait].kind {
+            if count.as_int().is_some_and(|n| n >= 0) {
+                return None;
+            }
+        }
         let mut query = self.query("negative count");
         let built: Enc<usize> = (|| {
             let mut enc = Encoder::new(self.model, &mut query, "thread_")?;

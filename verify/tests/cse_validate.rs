@@ -129,3 +129,23 @@ fn integer_rewrites_in_wrapping_arithmetic() {
     let report = check(&program("    A[0] = x * 4 // 4\n"), &program("    A[0] = x\n"));
     assert!(refuted(&report, ObligationKind::Rewrite), "{report}");
 }
+
+/// A float sum whose index expressions were rewritten (the shape `cse-semantic` makes of
+/// pipelined loads): proved through its operands, each a small integer obligation. The twin
+/// with a wrong index is refuted (by the whole expression, where congruence cannot prove it).
+#[test]
+fn rewritten_indices_inside_a_float_expression_are_proved_operand_by_operand() {
+    let f = |body: &str| {
+        format!("{HEADER}def main(A: T.Buffer((64,), \"float32\"), B: T.Buffer((64,), \"float32\"), C: T.Buffer((2,), \"float32\")):\n    for i in range(8):\n{body}")
+    };
+    let original = f("        A[i] = T.float32(4.0) + B[(3 + i + 1) * 2] + C[(3 + i - 2) % 2]\n");
+    let rewritten = |second: &str| {
+        f(&format!(
+            "        cse_v1: T.int32 = (i + 4) * 2\n        cse_v2: T.int32 = {second}\n        A[i] = T.float32(4.0) + B[cse_v1] + C[cse_v2]\n"
+        ))
+    };
+    let report = check(&original, &rewritten("(i + 1) % 2"));
+    assert!(report.is_proved(), "{report}");
+    let report = check(&original, &rewritten("(i + 2) % 2"));
+    assert!(refuted(&report, ObligationKind::Rewrite), "{report}");
+}

@@ -35,11 +35,16 @@
 //! bit-vector model. The first `Proved` or `Refuted` wins; a refutation of the abstraction is
 //! never reported, only of an exact model.
 //!
+//! Before a rewrite goes to Z3 whole, `congruence` tries to split it: two applications of the
+//! same operator are equal when their operands are, pairwise, and those (usually small
+//! integer index expressions) are proved on their own.
+//!
 //! Layout: `sym` (symbolic values), `int_ops`, `float_ops` and `cast` (the operators), `encode`
-//! (expressions), `int_model` (the integer model), `trap` (when a statement faults), `walk` (the
-//! parallel walk), `report`.
+//! (expressions), `int_model` (the integer model), `congruence`, `trap` (when a statement
+//! faults), `walk` (the parallel walk), `report`.
 
 mod cast;
+mod congruence;
 mod encode;
 mod float_ops;
 mod int_model;

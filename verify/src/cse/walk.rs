@@ -21,6 +21,7 @@ use tirproof_ir::text::{print_expr, print_stmt};
 use tirproof_ir::visit::{walk_expr, Visitor};
 use tirproof_ir::{Buffer, CallEffect, Expr, PrimFunc, Stmt, StmtKind, Var, VarId};
 
+use super::congruence::{decomposable, operand_pairs};
 use super::encode::{same_value, Encoder};
 use super::int_model::{self, IntModel};
 use super::report::{Obligation, ObligationKind, ValidationReport};
@@ -283,9 +284,48 @@ impl Walk<'_> {
         self.env.lets.insert(var.id(), bound);
     }
 
-    /// A rewrite obligation: the bit-vector model with division and products uninterpreted,
-    /// then (for scalar integer expressions) the integer model, then the exact bit-vector model.
+    /// A rewrite obligation: by congruence when both sides apply the same operator and every
+    /// operand pair is proved (see `congruence`), else as a whole.
     fn check_rewrite(&mut self, o: &Expr, n: &Expr) -> Verdict {
+        if decomposable(o) && decomposable(n) {
+            if let Some(pairs) = operand_pairs(o, n, |a, b| self.same_buffer(a, b)) {
+                if pairs.into_iter().all(|(a, b)| self.congruent(a, b)) {
+                    return Verdict::Proved;
+                }
+            }
+        }
+        self.check_whole(o, n)
+    }
+
+    /// Whether `o` and `n` are proved to have the same value and faults: the same leaf, by
+    /// congruence, or as a whole.
+    fn congruent(&mut self, o: &Expr, n: &Expr) -> bool {
+        if self.same_leaf(o, n) {
+            return true;
+        }
+        if let Some(pairs) = operand_pairs(o, n, |a, b| self.same_buffer(a, b)) {
+            if pairs.into_iter().all(|(a, b)| self.congruent(a, b)) {
+                return true;
+            }
+        }
+        self.check_whole(o, n).is_proved()
+    }
+
+    /// The same constant, or the same variable (a rewritten variable's original counterpart).
+    fn same_leaf(&self, o: &Expr, n: &Expr) -> bool {
+        match (o, n) {
+            (Expr::Var(a), Expr::Var(b)) => {
+                a.id() == b.id() || self.env.rename.get(&b.id()).is_some_and(|v| v.id() == a.id())
+            }
+            (Expr::Int { .. } | Expr::Float { .. } | Expr::Str(_), _) => expr_eq(o, n),
+            _ => false,
+        }
+    }
+
+    /// A rewrite obligation as a whole: the bit-vector model with division and products
+    /// uninterpreted, then (for scalar integer expressions) the integer model, then the exact
+    /// bit-vector model.
+    fn check_whole(&mut self, o: &Expr, n: &Expr) -> Verdict {
         let goal = |enc: &mut Encoder<'_>| {
             let a = enc.expr(o, Side::Original)?;
             let b = enc.expr(n, Side::Rewritten)?;

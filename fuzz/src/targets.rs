@@ -16,7 +16,7 @@ use tirproof_ir::text::parse_module;
 use crate::gen::{pipeline_program, GenConfig};
 use crate::oracle::{round_trip, Chain, ChainConfig, OracleName, Outcome};
 
-/// Time limit of each Z3 query in a fuzz target.
+/// Time limit of each Z3 check in a fuzz target.
 const TARGET_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// A target: panics when an oracle fails on the input.

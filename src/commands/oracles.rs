@@ -23,7 +23,7 @@ pub struct Args {
 /// The options `oracles`, `reduce` and `fuzz` share.
 #[derive(clap::Args)]
 pub struct ChainArgs {
-    /// Time limit of each Z3 query, in seconds.
+    /// Time limit of each Z3 check, in seconds.
     #[arg(long, default_value_t = 10.0)]
     pub timeout: f64,
     /// Seed of the random schedule, the inputs and the mutated wait (of the campaign, for

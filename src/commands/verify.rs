@@ -22,7 +22,7 @@ pub struct Args {
     /// Write every query as an SMT-LIB file into this directory.
     #[arg(long, value_name = "DIR")]
     smtlib: Option<PathBuf>,
-    /// Time limit of each query, in seconds.
+    /// Time limit of each solver check, in seconds.
     #[arg(long, default_value_t = 10.0)]
     timeout: f64,
     /// Prove safety only: do not measure how over-synchronized proved waits are (fewer

@@ -29,6 +29,17 @@ mod watchdog;
 pub use session::{Counterexample, Outcome, Scope, Session};
 pub use watchdog::{watched, Watchdog};
 
+/// Runs `f` with a new Z3 context as the thread's context (every term, solver and watchdog
+/// made inside belongs to it), dropped afterwards.
+///
+/// Why: Z3's search depends on the internal ids of terms, which grow with everything a
+/// long-lived context has seen; in a fuzzing campaign, one thread's context then made a
+/// verification that takes 0.1 s in a fresh process run past its time limit. A fresh context
+/// per verification makes every result the one a standalone run reproduces.
+pub fn in_fresh_context<R: Send + Sync>(f: impl FnOnce() -> R + Send + Sync) -> R {
+    z3::with_z3_config(&z3::Config::new(), f)
+}
+
 /// The prefix of the Z3 constant of every declared variable (see [`Query`]).
 pub const SYMBOL_PREFIX: &str = "v_";
 

@@ -45,7 +45,7 @@ pub struct ChainConfig {
     pub mode: InputMode,
     /// The oracles to run, in chain order (`no-panic` is always on).
     pub oracles: Vec<OracleName>,
-    /// Time limit of each Z3 query.
+    /// Time limit of each Z3 check.
     pub timeout: Duration,
     /// Seeds the random schedule, the inputs and the choice of the mutated wait.
     pub seed: u64,

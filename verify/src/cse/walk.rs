@@ -27,7 +27,7 @@ use super::int_model::{self, IntModel};
 use super::report::{Obligation, ObligationKind, ValidationReport};
 use super::trap::definite_fault;
 use super::{EncodeError, Env, LetValue, Side};
-use crate::solver::{watched, Query, Session, Verdict, Watchdog};
+use crate::solver::{in_fresh_context, watched, Query, Session, Verdict, Watchdog};
 use z3::ast::Bool;
 
 pub struct Walk<'w> {
@@ -45,7 +45,7 @@ pub struct Walk<'w> {
 
 impl Walk<'_> {
     pub fn run(original: &PrimFunc, rewritten: &PrimFunc, timeout: Duration) -> ValidationReport {
-        watched(|watchdog| Walk::run_watched(original, rewritten, (timeout, watchdog)))
+        in_fresh_context(|| watched(|watchdog| Walk::run_watched(original, rewritten, (timeout, watchdog))))
     }
 
     fn run_watched(

@@ -10,17 +10,24 @@
 //! * the verdicts are those of [`Query::check`]: the obligations hold together exactly when
 //!   each holds, and [`Scope::assumptions`] (asked after every obligation held) tells a proof
 //!   from contradictory assumptions ([`Verdict::Vacuous`]);
-//! * a query never runs much longer than its time limit: every check of a scope is stopped by
-//!   the session's [`Watchdog`] at the scope's deadline, and none starts once it has passed
-//!   ([`Outcome::Unknown`]);
+//! * the query's time limit holds for each check of a scope (each obligation is a proof of its
+//!   own; a query of thousands of small obligations must not run out of one shared budget):
+//!   the session's [`Watchdog`] stops a check that overruns it. A check first gets a tenth of
+//!   it on the session's solver, then (if that did not decide it) the whole limit on a fresh
+//!   solver, whose preprocessing decides some checks the incremental solver cannot; only then
+//!   is it [`Outcome::Unknown`];
 //! * the solver holds nothing between scopes: a scope pops what it pushed when dropped.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use z3::ast::{Bool, Int};
 use z3::{Model, SatResult, Solver};
 
 use super::{no_model, reason_unknown, vacuity_verdict, Query, Verdict, Watchdog};
+
+/// The share of a check's time limit it first gets on the session's solver; when that is not
+/// enough, the check is run again on a fresh solver with the whole limit.
+const FIRST_TRY_SHARE: u32 = 10;
 
 /// A Z3 solver reused for many queries on one thread (its terms belong to the thread's Z3
 /// context), with the watchdog that enforces their time limits.
@@ -56,13 +63,13 @@ impl<'w> Session<'w> {
     }
 
     /// Asserts `query`'s assumptions and `extra` (facts for this use of the query only) until
-    /// the returned scope is dropped. The query's time limit starts now.
+    /// the returned scope is dropped.
     pub fn open<'s>(&'s self, query: &'s Query, extra: &[Bool]) -> Scope<'s, 'w> {
         self.solver.push();
         for fact in query.assumptions.iter().chain(extra) {
             self.solver.assert(fact);
         }
-        Scope { session: self, query, extra: extra.to_vec(), deadline: Instant::now() + query.timeout }
+        Scope { session: self, query, extra: extra.to_vec() }
     }
 }
 
@@ -71,7 +78,6 @@ pub struct Scope<'s, 'w> {
     session: &'s Session<'w>,
     query: &'s Query,
     extra: Vec<Bool>,
-    deadline: Instant,
 }
 
 /// What the check of one obligation says.
@@ -121,18 +127,34 @@ impl Scope<'_, '_> {
             // Nothing to ask the solver: the obligation is the constant `true`.
             return Outcome::Holds;
         }
-        if self.time_left().is_none() {
-            return Outcome::Unknown(timed_out(self.query));
-        }
         self.session.solver.push();
         self.session.solver.assert(obligation.not());
-        let outcome = match self.session.check(self.deadline) {
-            SatResult::Unsat => Outcome::Holds,
-            SatResult::Sat => self.counterexample(),
-            SatResult::Unknown => Outcome::Unknown(self.reason_unknown()),
+        let first_try = Instant::now() + self.query.timeout / FIRST_TRY_SHARE;
+        let outcome = match self.session.check(first_try) {
+            SatResult::Unsat => Some(Outcome::Holds),
+            SatResult::Sat => Some(counterexample(self.query, &self.session.solver)),
+            SatResult::Unknown => None,
         };
         self.session.solver.pop(1);
-        outcome
+        outcome.unwrap_or_else(|| self.check_fresh(obligation))
+    }
+
+    /// Checks an obligation on a fresh solver, with the whole time limit: Z3 preprocesses a
+    /// fresh solver's problem (solving equations, simplifying `div` and `mod` by constants)
+    /// where the session's incremental solver does not, so some checks that the session
+    /// cannot decide in seconds take milliseconds there.
+    fn check_fresh(&self, obligation: &Bool) -> Outcome {
+        let solver = Solver::new();
+        for fact in self.query.assumptions.iter().chain(&self.extra) {
+            solver.assert(fact);
+        }
+        solver.assert(obligation.not());
+        let deadline = Instant::now() + self.query.timeout;
+        match self.session.watchdog.check(&solver, deadline) {
+            SatResult::Unsat => Outcome::Holds,
+            SatResult::Sat => counterexample(self.query, &solver),
+            SatResult::Unknown => Outcome::Unknown(timeout_reason(self.query, reason_unknown(&solver), deadline)),
+        }
     }
 
     /// After every obligation held: [`Verdict::Proved`] when the assumptions can hold,
@@ -142,10 +164,8 @@ impl Scope<'_, '_> {
         if self.query.assumptions.is_empty() && self.extra.is_empty() {
             return Verdict::Proved;
         }
-        if self.time_left().is_none() {
-            return Verdict::Unknown(timed_out(self.query));
-        }
-        vacuity_verdict(self.session.check(self.deadline), || self.reason_unknown())
+        let deadline = Instant::now() + self.query.timeout;
+        vacuity_verdict(self.session.check(deadline), || self.reason_unknown(deadline))
     }
 
     /// The check of obligation `index` as a standalone SMT-LIB 2 script (see
@@ -157,30 +177,30 @@ impl Scope<'_, '_> {
         self.query.script(&facts, &format!("{} #{index}", self.query.name))
     }
 
-    /// The time this scope has left, if any.
-    fn time_left(&self) -> Option<Duration> {
-        self.deadline.checked_duration_since(Instant::now()).filter(|d| !d.is_zero())
-    }
-
-    fn counterexample(&self) -> Outcome {
-        let found = self.session.solver.get_model().ok_or_else(no_model).and_then(|model| {
-            let values = self.query.values_in(&model)?;
-            Ok(Counterexample { model, values })
-        });
-        match found {
-            Ok(counterexample) => Outcome::Fails(counterexample),
-            Err(why) => Outcome::Unknown(why),
-        }
-    }
-
     /// Z3's reason, with the time limit named as such (Z3 says "canceled" when it fires).
-    fn reason_unknown(&self) -> String {
-        let why = reason_unknown(&self.session.solver);
-        if why == "canceled" || self.time_left().is_none() {
-            timed_out(self.query)
-        } else {
-            why
-        }
+    fn reason_unknown(&self, deadline: Instant) -> String {
+        timeout_reason(self.query, reason_unknown(&self.session.solver), deadline)
+    }
+}
+
+/// The counterexample in the model of `solver`'s satisfiable check.
+fn counterexample(query: &Query, solver: &Solver) -> Outcome {
+    let found = solver.get_model().ok_or_else(no_model).and_then(|model| {
+        let values = query.values_in(&model)?;
+        Ok(Counterexample { model, values })
+    });
+    match found {
+        Ok(counterexample) => Outcome::Fails(counterexample),
+        Err(why) => Outcome::Unknown(why),
+    }
+}
+
+/// `why`, or the time limit named as such when it ran out (Z3 says "canceled" then).
+fn timeout_reason(query: &Query, why: String, deadline: Instant) -> String {
+    if why == "canceled" || Instant::now() >= deadline {
+        timed_out(query)
+    } else {
+        why
     }
 }
 
@@ -191,5 +211,5 @@ impl Drop for Scope<'_, '_> {
 }
 
 fn timed_out(query: &Query) -> String {
-    format!("timeout: query `{}` ran out of its {:?}", query.name, query.timeout)
+    format!("timeout: a check of query `{}` ran out of its {:?}", query.name, query.timeout)
 }

@@ -15,8 +15,8 @@
 //! one obligation per pair of accesses is checked one pair at a time (small checks are far
 //! cheaper than one large disjunction; each event is encoded once and shared by its pairs),
 //! and a queue is encoded once, with a slack on every wait, for its safety and every
-//! tightness question. The time limit holds per query; `queries` in the report counts the
-//! checks, and a dump holds one standalone script per check.
+//! tightness question. The time limit holds for each check; `queries` in the report counts
+//! the checks, and a dump holds one standalone script per check.
 //!
 //! Data flow (whether a read sees the producer instance the original program meant) needs
 //! the pass's provenance, which text does not carry: from text, race freedom is checked and
@@ -39,7 +39,7 @@ use tirproof_ir::PrimFunc;
 
 pub use report::{Finding, FuncReport, WaitReport, WaitVerdict};
 
-use crate::solver::{watched, Watchdog};
+use crate::solver::{in_fresh_context, watched, Watchdog};
 use checker::{Checker, WaitFailure};
 use encode::Unsupported;
 use model::{EventId, EventKind, Model};
@@ -49,7 +49,7 @@ use tightness::Queue;
 /// How to verify.
 #[derive(Clone, Debug)]
 pub struct Options {
-    /// Time limit of each query.
+    /// Time limit of each solver check.
     pub timeout: Duration,
     /// Keep every query as SMT-LIB (name, text) in the report's dumps.
     pub dump_smtlib: bool,
@@ -70,7 +70,7 @@ const MAX_VIOLATIONS: usize = 8;
 /// Verifies every wait of `func`. The second value holds the SMT-LIB dumps, if asked for.
 pub fn verify_func(func: &PrimFunc, options: &Options) -> (FuncReport, Vec<(String, String)>) {
     let model = Model::of(func);
-    watched(|watchdog| verify_model(func, &model, options, watchdog))
+    in_fresh_context(|| watched(|watchdog| verify_model(func, &model, options, watchdog)))
 }
 
 fn verify_model<'m>(

@@ -1,6 +1,6 @@
 //! The command line as a user meets it: exit codes, diagnostics on stderr, output on stdout.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 fn tirproof(args: &[&str]) -> Output {
@@ -11,10 +11,9 @@ fn corpus(path: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus").join(path).display().to_string()
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tirproof-cli-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
+/// A scratch directory, removed when the test ends.
+fn scratch(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new().prefix(&format!("tirproof-cli-{name}-")).tempdir().expect("scratch dir")
 }
 
 fn code(out: &Output) -> i32 {
@@ -64,7 +63,8 @@ fn help_documents_exit_codes() {
 
 #[test]
 fn opt_pipelines_and_run_reference_agrees_under_every_schedule() {
-    let dir = scratch("opt");
+    let scratch_dir = scratch("opt");
+    let dir = scratch_dir.path();
     let out_file = dir.join("out.py");
     let input = corpus("pipeline/rfc_c_interleaved.py");
     let out = tirproof(&["opt", &input, "--passes", "inject-software-pipeline", "-o", &out_file.display().to_string()]);
@@ -77,7 +77,8 @@ fn opt_pipelines_and_run_reference_agrees_under_every_schedule() {
 
 #[test]
 fn run_reference_reports_a_fault_when_a_wait_is_too_loose() {
-    let dir = scratch("loose");
+    let scratch_dir = scratch("loose");
+    let dir = scratch_dir.path();
     let input = corpus("pipeline/rfc_c_interleaved.py");
     let out = tirproof(&["opt", &input, "--passes", "inject-software-pipeline"]);
     let text = String::from_utf8_lossy(&out.stdout)
@@ -91,7 +92,8 @@ fn run_reference_reports_a_fault_when_a_wait_is_too_loose() {
 
 #[test]
 fn run_writes_npy_outputs_and_reads_them_back_as_inputs() {
-    let dir = scratch("npy");
+    let scratch_dir = scratch("npy");
+    let dir = scratch_dir.path();
     let input = corpus("pipeline/rfc_a_async.py");
     let out = tirproof(&["run", &input, "--output", &dir.display().to_string(), "--seed", "3"]);
     assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));

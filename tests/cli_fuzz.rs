@@ -12,10 +12,12 @@ fn data(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name).display().to_string()
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tirproof-cli-fuzz-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+/// A path in a scratch directory (the directory is removed when the test ends); nothing is at
+/// the path yet.
+fn scratch(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::Builder::new().prefix("tirproof-cli-fuzz-").tempdir().expect("scratch dir");
+    let path = dir.path().join(name);
+    (dir, path)
 }
 
 fn code(out: &Output) -> i32 {
@@ -44,7 +46,7 @@ fn oracles_pass_on_the_real_pass_and_fail_on_the_planted_bug() {
 #[test]
 fn reduce_writes_a_report_and_refuses_a_program_that_does_not_fail() {
     let file = data("two_stages_apart.py");
-    let out_dir = scratch("reduce");
+    let (_scratch, out_dir) = scratch("reduce");
     let dir = out_dir.display().to_string();
     let out = tirproof(&["reduce", &file, "--oracle", "waits-tight", "--planted-bug", "--out", &dir]);
     assert_eq!(code(&out), 1, "{}\n{}", stdout(&out), String::from_utf8_lossy(&out.stderr));
@@ -65,12 +67,11 @@ fn reduce_writes_a_report_and_refuses_a_program_that_does_not_fail() {
     let clean = tirproof(&["reduce", &file, "--oracle", "equivalence", "--out", &dir]);
     assert_eq!(code(&clean), 2);
     assert!(String::from_utf8_lossy(&clean.stderr).contains("does not fail"));
-    let _ = std::fs::remove_dir_all(&out_dir);
 }
 
 #[test]
 fn a_campaign_writes_its_summary_and_resumes() {
-    let out_dir = scratch("campaign");
+    let (_scratch, out_dir) = scratch("campaign");
     let dir = out_dir.display().to_string();
     let args = ["fuzz", "--out", &dir, "--jobs", "1", "--oracle", "pipeline", "--oracle", "equivalence"];
     let first = tirproof(&[&args[..], &["--programs", "6"]].concat());
@@ -88,5 +89,4 @@ fn a_campaign_writes_its_summary_and_resumes() {
     assert_eq!(summary["resumed_at"], 6);
     let other_seed = tirproof(&[&args[..], &["--programs", "12", "--seed", "9"]].concat());
     assert_eq!(code(&other_seed), 2, "a campaign directory keeps its seed");
-    let _ = std::fs::remove_dir_all(&out_dir);
 }

@@ -18,10 +18,12 @@ use tirproof_ir::{AnnValue, Stmt, StmtKind};
 
 const SIGNATURE: &str = "equivalence/fault:output:read-pending-async";
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tirproof-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+/// A path in a scratch directory (the directory is removed when the test ends); nothing is at
+/// the path yet.
+fn scratch(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::Builder::new().prefix("tirproof-fuzz-").tempdir().expect("scratch dir");
+    let path = dir.path().join(name);
+    (dir, path)
 }
 
 fn config(out: PathBuf, max_programs: u64) -> CampaignConfig {
@@ -62,7 +64,7 @@ fn pipelined_statements(text: &str) -> usize {
 
 #[test]
 fn a_campaign_finds_the_planted_bug_and_minimizes_it() {
-    let out = scratch("planted");
+    let (_scratch, out) = scratch("planted");
     let events = Mutex::new(Vec::new());
     let summary = run_campaign(&config(out.clone(), 200), &|e| events.lock().expect("lock").push(e)).expect("runs");
     assert!(summary.new_findings.iter().any(|s| s == SIGNATURE), "{summary:#?}");
@@ -99,5 +101,4 @@ fn a_campaign_finds_the_planted_bug_and_minimizes_it() {
     assert_eq!(again.resumed_at, 200);
     assert_eq!(again.programs, 60);
     assert!(!again.new_findings.iter().any(|s| s == SIGNATURE), "{again:#?}");
-    let _ = std::fs::remove_dir_all(&out);
 }

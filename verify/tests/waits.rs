@@ -68,8 +68,8 @@ fn every_dumped_query_is_accepted_by_the_z3_command_line() {
     let options = Options { dump_smtlib: true, ..Options::default() };
     let (_, dumps) = verify_func(&func, &options);
     assert!(dumps.len() >= 3);
-    let dir = std::env::temp_dir().join(format!("tirproof-smt-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let scratch = tempfile::Builder::new().prefix("tirproof-smt-").tempdir().expect("temp dir");
+    let dir = scratch.path();
     for (i, (name, text)) in dumps.iter().enumerate() {
         let path = dir.join(format!("{i}.smt2"));
         std::fs::write(&path, text).expect("write");

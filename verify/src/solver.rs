@@ -266,12 +266,12 @@ impl Query {
         }
     }
 
-    /// Z3's reason for an inconclusive check, with the time limit named as such (Z3 says
-    /// "canceled" when the watchdog stops it).
+    /// Z3's reason for an inconclusive check of `solver` for this query, with the time limit
+    /// named as such (Z3 says "canceled" when the watchdog stops it).
     fn reason_unknown(&self, solver: &Solver, deadline: Instant) -> String {
         let why = reason_unknown(solver);
         if why == "canceled" || Instant::now() >= deadline {
-            format!("timeout: query `{}` ran out of its {:?}", self.name, self.timeout)
+            format!("timeout: a check of query `{}` ran out of its {:?}", self.name, self.timeout)
         } else {
             why
         }
@@ -325,12 +325,6 @@ impl Query {
     fn check_assumptions(&self, watchdog: &Watchdog, deadline: Instant) -> Verdict {
         if self.assumptions.is_empty() {
             return Verdict::Proved;
-        }
-        if Instant::now() >= deadline {
-            return Verdict::Unknown(format!(
-                "the obligations follow from the assumptions, but the time limit of query `{}` ran out before it was known whether they can hold",
-                self.name
-            ));
         }
         let solver = Solver::new();
         for fact in &self.assumptions {

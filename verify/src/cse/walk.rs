@@ -36,7 +36,6 @@ pub struct Walk<'w> {
     /// One solver for the obligations without floats (a fresh Z3 solver costs more than a
     /// small check).
     session: Session<'w>,
-    watchdog: &'w Watchdog<'w>,
     report: ValidationReport,
     path: Vec<String>,
     /// Every variable the original function binds.
@@ -59,7 +58,6 @@ impl Walk<'_> {
             env: Env::default(),
             timeout,
             session: Session::new(watchdog),
-            watchdog,
             report: ValidationReport { function: original.name.clone(), ..ValidationReport::default() },
             path: vec!["body".to_string()],
             original_binders: binders.0,
@@ -287,12 +285,8 @@ impl Walk<'_> {
     /// A rewrite obligation: by congruence when both sides apply the same operator and every
     /// operand pair is proved (see `congruence`), else as a whole.
     fn check_rewrite(&mut self, o: &Expr, n: &Expr) -> Verdict {
-        if decomposable(o) && decomposable(n) {
-            if let Some(pairs) = operand_pairs(o, n, |a, b| self.same_buffer(a, b)) {
-                if pairs.into_iter().all(|(a, b)| self.congruent(a, b)) {
-                    return Verdict::Proved;
-                }
-            }
+        if decomposable(o) && decomposable(n) && self.operands_proved(o, n) {
+            return Verdict::Proved;
         }
         self.check_whole(o, n)
     }
@@ -300,15 +294,13 @@ impl Walk<'_> {
     /// Whether `o` and `n` are proved to have the same value and faults: the same leaf, by
     /// congruence, or as a whole.
     fn congruent(&mut self, o: &Expr, n: &Expr) -> bool {
-        if self.same_leaf(o, n) {
-            return true;
-        }
-        if let Some(pairs) = operand_pairs(o, n, |a, b| self.same_buffer(a, b)) {
-            if pairs.into_iter().all(|(a, b)| self.congruent(a, b)) {
-                return true;
-            }
-        }
-        self.check_whole(o, n).is_proved()
+        self.same_leaf(o, n) || self.operands_proved(o, n) || self.check_whole(o, n).is_proved()
+    }
+
+    /// Both apply the same operator, and every operand pair is [`Walk::congruent`].
+    fn operands_proved(&mut self, o: &Expr, n: &Expr) -> bool {
+        let pairs = operand_pairs(o, n, |a, b| self.same_buffer(a, b));
+        pairs.is_some_and(|pairs| pairs.into_iter().all(|(a, b)| self.congruent(a, b)))
     }
 
     /// The same constant, or the same variable (a rewritten variable's original counterpart).
@@ -391,7 +383,7 @@ impl Walk<'_> {
                 // Z3 solves float terms far faster on a fresh solver, where it preprocesses
                 // them (bit-blasting), than on the session's incremental one.
                 let verdict =
-                    if floats { query.check_watched(self.watchdog) } else { self.session.check_query(&query) };
+                    if floats { self.session.check_query_fresh(&query) } else { self.session.check_query(&query) };
                 (verdict, divides)
             }
             Err(e) => (Verdict::Unknown(format!("cannot encode: {e}")), false),

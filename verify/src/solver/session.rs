@@ -23,7 +23,7 @@ use std::time::Instant;
 use z3::ast::{Bool, Int};
 use z3::{Model, SatResult, Solver};
 
-use super::{no_model, reason_unknown, vacuity_verdict, Query, Verdict, Watchdog};
+use super::{no_model, vacuity_verdict, Query, Verdict, Watchdog};
 
 /// The share of a check's time limit it first gets on the session's solver; when that is not
 /// enough, the check is run again on a fresh solver with the whole limit.
@@ -55,6 +55,11 @@ impl<'w> Session<'w> {
             }
         }
         scope.assumptions()
+    }
+
+    /// [`Query::check`] on a fresh solver, under this session's watchdog.
+    pub fn check_query_fresh(&self, query: &Query) -> Verdict {
+        query.check_watched(self.watchdog)
     }
 
     /// Runs the solver's check, stopped at `deadline`.
@@ -153,7 +158,7 @@ impl Scope<'_, '_> {
         match self.session.watchdog.check(&solver, deadline) {
             SatResult::Unsat => Outcome::Holds,
             SatResult::Sat => counterexample(self.query, &solver),
-            SatResult::Unknown => Outcome::Unknown(timeout_reason(self.query, reason_unknown(&solver), deadline)),
+            SatResult::Unknown => Outcome::Unknown(self.query.reason_unknown(&solver, deadline)),
         }
     }
 
@@ -179,7 +184,7 @@ impl Scope<'_, '_> {
 
     /// Z3's reason, with the time limit named as such (Z3 says "canceled" when it fires).
     fn reason_unknown(&self, deadline: Instant) -> String {
-        timeout_reason(self.query, reason_unknown(&self.session.solver), deadline)
+        self.query.reason_unknown(&self.session.solver, deadline)
     }
 }
 
@@ -195,21 +200,8 @@ fn counterexample(query: &Query, solver: &Solver) -> Outcome {
     }
 }
 
-/// `why`, or the time limit named as such when it ran out (Z3 says "canceled" then).
-fn timeout_reason(query: &Query, why: String, deadline: Instant) -> String {
-    if why == "canceled" || Instant::now() >= deadline {
-        timed_out(query)
-    } else {
-        why
-    }
-}
-
 impl Drop for Scope<'_, '_> {
     fn drop(&mut self) {
         self.session.solver.pop(1);
     }
-}
-
-fn timed_out(query: &Query) -> String {
-    format!("timeout: a check of query `{}` ran out of its {:?}", query.name, query.timeout)
 }

@@ -13,8 +13,9 @@
 //!   repeats the interrupt every [`RETRY`] until the check is disarmed, so an interrupt that
 //!   lands before Z3 started listening is not lost (an interrupt between checks is harmless:
 //!   the next check starts uninterrupted);
-//! * the watcher is woken only when a deadline comes earlier than the one it sleeps towards,
-//!   so checks under one query's deadline cost a lock each and no thread switch;
+//! * the watcher is woken only when a deadline comes earlier than the one it sleeps towards
+//!   (or it sleeps with none), so a run of checks costs a lock each and a thread switch at
+//!   most about once per time limit;
 //! * the watcher stops and is joined before [`watched`] returns, even when the closure panics.
 
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};

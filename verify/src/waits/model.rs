@@ -147,14 +147,16 @@ struct Builder {
 
 impl Builder {
     fn child<R>(&mut self, k: u32, f: impl FnOnce(&mut Self) -> R) -> R {
-        self.path.push(Step::Child(k));
-        let r = f(self);
-        self.path.pop();
-        r
+        self.at(Step::Child(k), f)
     }
 
     fn branch<R>(&mut self, k: u32, f: impl FnOnce(&mut Self) -> R) -> R {
-        self.path.push(Step::Branch(k));
+        self.at(Step::Branch(k), f)
+    }
+
+    /// Runs `f` one `step` deeper in the path.
+    fn at<R>(&mut self, step: Step, f: impl FnOnce(&mut Self) -> R) -> R {
+        self.path.push(step);
         let r = f(self);
         self.path.pop();
         r

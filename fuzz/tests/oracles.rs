@@ -1,6 +1,10 @@
 //! The oracle chain on generated programs: the real passes pass every oracle; the planted bug
 //! is caught, by the equivalence oracle (a fault under the lazy schedule) and by the verifier.
 //!
+//! The agreement oracle's two answers for a loosened wait (the tightness `waits-tight`
+//! measured, and a verification of the loosened text) agree, and a report that claims the
+//! opposite is caught.
+//!
 //! 40 programs by default; `TIRPROOF_PROPTEST_CASES` for more.
 
 use std::time::Instant;
@@ -9,8 +13,10 @@ use arbitrary::Unstructured;
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use tirproof_fuzz::gen::{pipeline_program, GenConfig};
-use tirproof_fuzz::oracle::{Chain, ChainConfig, OracleName, PassVariant};
+use tirproof_fuzz::oracle::waits::{self, Known, VERIFY_MUTANT_TEXT_EVERY};
+use tirproof_fuzz::oracle::{waits_in, Chain, ChainConfig, FailureClass, OracleName, Outcome, PassVariant};
 use tirproof_ir::text::print_module;
+use tirproof_verify::waits::{FuncReport, WaitVerdict};
 
 fn cases() -> usize {
     std::env::var("TIRPROOF_PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(40)
@@ -54,4 +60,50 @@ fn the_planted_bug_is_caught() {
     }
     eprintln!("{caught:?}");
     assert!(caught.keys().any(|s| s.starts_with("equivalence/fault:output:read-pending-async")), "{caught:?}");
+}
+
+/// Runs `agreement` on every wait of `output` it can reach with a seed that also verifies the
+/// loosened text, with `reports` as what `waits-tight` measured; the classes of its failures.
+fn agreement_failures(output: &tirproof_ir::IRModule, reports: &[FuncReport]) -> Vec<FailureClass> {
+    let timeout = std::time::Duration::from_secs(10);
+    let total = waits_in(output) as u64;
+    let seeds = (0..total * VERIFY_MUTANT_TEXT_EVERY).step_by(VERIFY_MUTANT_TEXT_EVERY as usize);
+    seeds
+        .filter_map(|seed| waits::agreement(output, seed, timeout, Some(reports)).failure().map(|f| f.class.clone()))
+        .collect()
+}
+
+/// Each `ProvedTight` turned into "not needed" and back.
+fn flip_tightness(reports: &mut [FuncReport]) -> usize {
+    let mut flipped = 0;
+    for wait in reports.iter_mut().flat_map(|r| r.waits.iter_mut()) {
+        wait.verdict = match wait.verdict {
+            WaitVerdict::ProvedTight => WaitVerdict::ProvedOverSynchronized { best: None, by: None },
+            WaitVerdict::ProvedOverSynchronized { .. } => WaitVerdict::ProvedTight,
+            _ => continue,
+        };
+        flipped += 1;
+    }
+    flipped
+}
+
+#[test]
+fn measured_tightness_agrees_with_the_loosened_text() {
+    let known = Known { predicated: true, nested: true };
+    let (mut checked, mut caught) = (0, 0);
+    for seed in 0..12 {
+        let pass = ChainConfig::only(OracleName::Pipeline);
+        let Some(output) = Chain { config: &pass }.run(&program(seed)).output else { continue };
+        let (outcome, mut reports) = waits::tight(&output, known, std::time::Duration::from_secs(10));
+        assert!(matches!(outcome, Outcome::Pass), "seed {seed}: {outcome:?}");
+        let failures = agreement_failures(&output, &reports);
+        assert!(failures.is_empty(), "seed {seed}: {failures:?}");
+        if flip_tightness(&mut reports) > 0 {
+            checked += 1;
+            let failures = agreement_failures(&output, &reports);
+            caught += usize::from(failures.contains(&FailureClass::TightnessInconsistent));
+        }
+    }
+    assert!(checked >= 5, "only {checked} programs had waits");
+    assert_eq!(caught, checked, "every flipped report is caught");
 }

@@ -5,6 +5,7 @@
 //! checker, the interpreter, the verifier or CSE is a `no-panic` failure naming the step. The
 //! chain is deterministic: the same input and configuration give the same result.
 
+use std::cell::RefCell;
 use std::time::{Duration, Instant};
 
 use tirproof_ir::check::check_module;
@@ -111,10 +112,16 @@ impl Chain<'_> {
         let seed = self.config.seed;
         let timeout = self.config.timeout;
         let known = waits::Known { predicated: has_conditions(input), nested: has_nested_pipelines(input) };
+        // What `waits-tight` measured, reused by `agreement`.
+        let measured = RefCell::new(None);
         let steps: [(OracleName, &dyn Fn() -> Outcome); 5] = [
             (OracleName::Equivalence, &|| equivalence::check(OracleName::Equivalence, input, &output, seed)),
-            (OracleName::WaitsTight, &|| waits::tight(&output, known, timeout)),
-            (OracleName::Agreement, &|| waits::agreement(&output, seed, timeout)),
+            (OracleName::WaitsTight, &|| {
+                let (outcome, reports) = waits::tight(&output, known, timeout);
+                *measured.borrow_mut() = Some(reports);
+                outcome
+            }),
+            (OracleName::Agreement, &|| waits::agreement(&output, seed, timeout, measured.borrow().as_deref())),
             (OracleName::Cse, &|| cse::check(&output, seed, timeout)),
             (OracleName::RoundTrip, &|| round_trip(input, &output)),
         ];

@@ -18,7 +18,7 @@ mod cse;
 mod equivalence;
 pub mod panics;
 mod text;
-mod waits;
+pub mod waits;
 
 use std::fmt;
 use std::str::FromStr;
@@ -147,6 +147,9 @@ pub enum FailureClass {
     VerifierUnknown,
     /// The verifier proved a mutant the interpreter shows faulty, or refuted one it runs fine.
     Disagreement { verifier_proved: bool },
+    /// The verifier's tightness measure of a wait and its verdict on the text with that wait
+    /// loosened by 1 differ.
+    TightnessInconsistent,
     /// A CSE rewrite that Z3 did not prove.
     CseUnvalidated,
     /// CSE output that computes something else or faults.
@@ -178,6 +181,7 @@ impl FailureClass {
             FailureClass::Disagreement { verifier_proved: false } => {
                 "disagreement:verifier-refuted-a-correct-program".into()
             }
+            FailureClass::TightnessInconsistent => "tightness-inconsistent".into(),
             FailureClass::CseUnvalidated => "cse-unvalidated".into(),
             FailureClass::CseMismatch => "cse-mismatch".into(),
             FailureClass::ReparseFailed => "reparse-failed".into(),

@@ -28,16 +28,19 @@ pub struct Known {
     pub nested: bool,
 }
 
-/// Every wait of every function of `output` proved (and tight, but for the known exceptions).
-pub fn tight(output: &IRModule, known: Known, timeout: Duration) -> Outcome {
+/// Every wait of every function of `output` proved (and tight, but for the known exceptions),
+/// and the verifier's reports, which `agreement` reuses.
+pub fn tight(output: &IRModule, known: Known, timeout: Duration) -> (Outcome, Vec<FuncReport>) {
     let options = Options { timeout, ..Options::default() };
+    let mut reports = Vec::with_capacity(output.functions.len());
     for func in &output.functions {
         let (report, _) = verify_func(func, &options);
         if let Some(failure) = first_problem(&report, known) {
-            return Outcome::Fail(failure);
+            return (Outcome::Fail(failure), Vec::new());
         }
+        reports.push(report);
     }
-    Outcome::Pass
+    (Outcome::Pass, reports)
 }
 
 fn first_problem(report: &FuncReport, known: Known) -> Option<Failure> {
@@ -75,48 +78,120 @@ fn show_values(values: &[(String, i64)]) -> String {
     values.iter().map(|(name, v)| format!("{name} = {v}")).collect::<Vec<_>>().join(", ")
 }
 
+/// One program in this many has its mutant verified from its text even when `waits-tight`
+/// already measured the loosened wait: that keeps the verifier's text-level refutations under
+/// test in campaigns, and checks the two answers against each other.
+pub const VERIFY_MUTANT_TEXT_EVERY: u64 = 4;
+
 /// The verifier and the lazy interpreter agree on a loosened wait of `output`.
-pub fn agreement(output: &IRModule, seed: u64, timeout: Duration) -> Outcome {
+///
+/// The verifier's answer for the mutant comes from `measured` (the reports of `waits-tight` on
+/// `output`, all proved) when it has the wait: the mutant is proved exactly when the wait is
+/// not tight. Only the wait's count changed, and neither data flow (program order) nor the
+/// other waits' obligations depend on it. Otherwise, and for one seed in
+/// [`VERIFY_MUTANT_TEXT_EVERY`], the mutant is verified from scratch; with both answers, they
+/// must agree too.
+pub fn agreement(output: &IRModule, seed: u64, timeout: Duration, measured: Option<&[FuncReport]>) -> Outcome {
     let total = waits_in(output);
     if total == 0 {
         return Outcome::Skip("the output has no waits to loosen".into());
     }
     let target = usize::try_from(seed % total as u64).unwrap_or(0);
     let (mutant, line) = loosen_wait(output, target);
-    let options = Options { timeout, tightness: false, ..Options::default() };
-    for func in &mutant.functions {
-        let (report, _) = verify_func(func, &options);
-        if !report.unknown.is_empty() || report.waits.iter().any(|w| matches!(w.verdict, WaitVerdict::Unknown { .. })) {
-            let message = format!("`{}` with the wait at line {line} loosened by 1: undecided", func.name);
-            return Outcome::Fail(Failure::new(OracleName::Agreement, FailureClass::VerifierUnknown, message));
-        }
-        let proved = report.all_proved();
-        let fault = match lazy_runs(func) {
-            LazyRuns::AsyncFault(f) => Some(f),
-            LazyRuns::Clean => None,
-            LazyRuns::Inconclusive(why) => return Outcome::Skip(why),
-        };
-        if proved == fault.is_none() {
-            continue;
-        }
-        let message = match proved {
-            true => format!("the verifier proves `{}` with the wait at line {line} loosened by 1, but it faults", func.name),
-            false => format!(
-                "the verifier refutes `{}` with the wait at line {line} loosened by 1, but the lazy interpreter runs it without a fault",
-                func.name
-            ),
-        };
-        let refutation = report
-            .waits
-            .iter()
-            .find(|w| !w.verdict.is_proved())
-            .map(ToString::to_string)
-            .or_else(|| report.findings.first().map(|f| format!("line {}: {}", f.line, f.message)));
-        let evidence = fault.or(refutation).unwrap_or_default();
-        let class = FailureClass::Disagreement { verifier_proved: proved };
-        return Outcome::Fail(Failure::new(OracleName::Agreement, class, message).with_counterexample(evidence));
+    let Some((index, local)) = locate_wait(output, target) else {
+        return Outcome::Skip("the loosened wait is in no function".into());
+    };
+    let func = &mutant.functions[index];
+    let what = format!("`{}` with the wait at line {line} loosened by 1", func.name);
+    let claimed = measured.and_then(|reports| claim(reports.get(index)?, local));
+    let proved = match claimed {
+        Some(proved) if seed % VERIFY_MUTANT_TEXT_EVERY != 0 => proved,
+        _ => match verify_mutant(func, timeout) {
+            Err(()) => {
+                let message = format!("{what}: undecided");
+                return Outcome::Fail(Failure::new(OracleName::Agreement, FailureClass::VerifierUnknown, message));
+            }
+            Ok((proved, _)) if claimed.is_some_and(|c| c != proved) => {
+                let message = format!(
+                    "{what}: the verifier measured the wait {} but {} the loosened text",
+                    if proved { "tight" } else { "not tight" },
+                    if proved { "proves" } else { "refutes" },
+                );
+                return Outcome::Fail(Failure::new(
+                    OracleName::Agreement,
+                    FailureClass::TightnessInconsistent,
+                    message,
+                ));
+            }
+            Ok((proved, refutation)) => return compare_with_interpreter(func, &what, proved, refutation),
+        },
+    };
+    compare_with_interpreter(func, &what, proved, None)
+}
+
+/// The verifier's answer for a function with its wait number `local` loosened by 1, from
+/// its report on the function as written (every obligation proved): `Some(true)` when the
+/// wait is measured over-synchronized, `Some(false)` when tight, `None` when the report does
+/// not say.
+fn claim(report: &FuncReport, local: usize) -> Option<bool> {
+    if !report.all_proved() {
+        return None;
     }
-    Outcome::Pass
+    match report.waits.iter().find(|w| w.index == local)?.verdict {
+        WaitVerdict::ProvedTight => Some(false),
+        WaitVerdict::ProvedOverSynchronized { .. } => Some(true),
+        _ => None,
+    }
+}
+
+/// Verifies the mutant from its text: whether every obligation is proved, and the first
+/// refutation; `Err` when something was not decided.
+fn verify_mutant(func: &PrimFunc, timeout: Duration) -> Result<(bool, Option<String>), ()> {
+    let options = Options { timeout, tightness: false, ..Options::default() };
+    let (report, _) = verify_func(func, &options);
+    if !report.unknown.is_empty() || report.waits.iter().any(|w| matches!(w.verdict, WaitVerdict::Unknown { .. })) {
+        return Err(());
+    }
+    let refutation = report
+        .waits
+        .iter()
+        .find(|w| !w.verdict.is_proved())
+        .map(ToString::to_string)
+        .or_else(|| report.findings.first().map(|f| format!("line {}: {}", f.line, f.message)));
+    Ok((report.all_proved(), refutation))
+}
+
+/// The verifier's answer against the lazy interpreter's runs of the mutant.
+fn compare_with_interpreter(func: &PrimFunc, what: &str, proved: bool, refutation: Option<String>) -> Outcome {
+    let fault = match lazy_runs(func) {
+        LazyRuns::AsyncFault(f) => Some(f),
+        LazyRuns::Clean => None,
+        LazyRuns::Inconclusive(why) => return Outcome::Skip(why),
+    };
+    if proved == fault.is_none() {
+        return Outcome::Pass;
+    }
+    let message = match proved {
+        true => format!("the verifier proves {what}, but it faults"),
+        false => format!("the verifier refutes {what}, but the lazy interpreter runs it without a fault"),
+    };
+    let evidence = fault.or(refutation).unwrap_or_default();
+    let class = FailureClass::Disagreement { verifier_proved: proved };
+    Outcome::Fail(Failure::new(OracleName::Agreement, class, message).with_counterexample(evidence))
+}
+
+/// The function holding the `target`-th wait of `module` (walk order), and the wait's number
+/// within it.
+fn locate_wait(module: &IRModule, target: usize) -> Option<(usize, usize)> {
+    let mut before = 0;
+    for (index, func) in module.functions.iter().enumerate() {
+        let here = count_waits(&func.body);
+        if target < before + here {
+            return Some((index, target - before));
+        }
+        before += here;
+    }
+    None
 }
 
 /// What the lazy interpreter says about a mutant over every tried scalar value and two thread

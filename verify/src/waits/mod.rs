@@ -205,10 +205,12 @@ fn report_waits(
     mut verdicts: Vec<Option<WaitVerdict>>,
     report: &mut FuncReport,
 ) {
+    let all_waits = checker.events_where(|k| matches!(k, EventKind::Wait { .. }));
     for (i, &w) in waits.iter().enumerate() {
         let event = &checker.model.events[w];
         let EventKind::Wait { count, .. } = &event.kind else { continue };
         report.waits.push(WaitReport {
+            index: all_waits.partition_point(|&x| x < w),
             line: event.span.line,
             queue: q,
             count: tirproof_ir::text::print_expr(count),

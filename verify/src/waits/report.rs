@@ -29,6 +29,9 @@ impl WaitVerdict {
 
 #[derive(Clone, Debug, Serialize)]
 pub struct WaitReport {
+    /// The wait's position among the function's wait statements, in program order (from 0):
+    /// names a wait where lines do not (IR built in memory has none).
+    pub index: usize,
     pub line: u32,
     pub queue: i64,
     /// The in-flight count as written.

@@ -18,6 +18,8 @@
 //!   is it [`Outcome::Unknown`];
 //! * the solver holds nothing between scopes: a scope pops what it pushed when dropped.
 
+use std::cell::RefCell;
+use std::collections::HashSet;
 use std::time::Instant;
 
 use z3::ast::{Bool, Int};
@@ -74,7 +76,7 @@ impl<'w> Session<'w> {
         for fact in query.assumptions.iter().chain(extra) {
             self.solver.assert(fact);
         }
-        Scope { session: self, query, extra: extra.to_vec() }
+        Scope { session: self, query, extra: extra.to_vec(), held: RefCell::default() }
     }
 }
 
@@ -83,6 +85,8 @@ pub struct Scope<'s, 'w> {
     session: &'s Session<'w>,
     query: &'s Query,
     extra: Vec<Bool>,
+    /// Obligations proved in this scope: pairs of different events often build the same term.
+    held: RefCell<HashSet<Bool>>,
 }
 
 /// What the check of one obligation says.
@@ -128,8 +132,9 @@ impl Scope<'_, '_> {
         let Some(obligation) = self.query.obligations.get(index) else {
             return Outcome::Unknown(format!("query `{}` has no obligation {index}", self.query.name));
         };
-        if obligation.as_bool() == Some(true) {
-            // Nothing to ask the solver: the obligation is the constant `true`.
+        if obligation.as_bool() == Some(true) || self.held.borrow().contains(obligation) {
+            // Nothing to ask the solver: the obligation is the constant `true`, or the same
+            // term (Z3 terms are hash-consed) already held in this scope.
             return Outcome::Holds;
         }
         self.session.solver.push();
@@ -141,7 +146,11 @@ impl Scope<'_, '_> {
             SatResult::Unknown => None,
         };
         self.session.solver.pop(1);
-        outcome.unwrap_or_else(|| self.check_fresh(obligation))
+        let outcome = outcome.unwrap_or_else(|| self.check_fresh(obligation));
+        if matches!(outcome, Outcome::Holds) {
+            self.held.borrow_mut().insert(obligation.clone());
+        }
+        outcome
     }
 
     /// Checks an obligation on a fresh solver, with the whole time limit: Z3 preprocesses a

@@ -31,6 +31,16 @@ pub struct Instance {
     pub vals: BTreeMap<LoopId, Int>,
 }
 
+/// What identifies an instance in a query: its event and its loop values (Z3 terms compare
+/// and hash by identity, and equal terms are one term).
+type InstanceKey = (EventId, Vec<(LoopId, Int)>);
+
+impl Instance {
+    fn key(&self) -> InstanceKey {
+        (self.event, self.vals.iter().map(|(l, v)| (*l, v.clone())).collect())
+    }
+}
+
 /// An interval restriction `lo <= v < hi` of one loop variable, from a condition.
 #[derive(Clone)]
 struct Range {
@@ -62,6 +72,12 @@ pub struct Encoder<'m> {
     /// bounds that mention a loop variable are not kept).
     bounds: HashMap<LoopId, (Int, Int)>,
     guards: HashMap<EventId, Guard>,
+    /// Closed forms already built, by event and instance: a use's completed groups ask for
+    /// the same commit counts and last waits at the same instances again and again (every
+    /// wait of a queue times every commit), and Z3 terms are hash-consed, so equal instances
+    /// have equal keys.
+    counts: HashMap<(EventId, InstanceKey), Int>,
+    lasts: HashMap<(EventId, InstanceKey), (Bool, Instance)>,
     /// Assumptions the bounded encodings made (loops with at most ENUMERATED_ITERATIONS
     /// iterations); every query must assume them.
     pub bounded: Vec<(LoopId, Bool)>,
@@ -82,6 +98,8 @@ impl<'m> Encoder<'m> {
             counter: 0,
             bounds: HashMap::new(),
             guards: HashMap::new(),
+            counts: HashMap::new(),
+            lasts: HashMap::new(),
             bounded: Vec::new(),
         };
         enc.threads = enc.declare_threads(query, thread_prefix)?;
@@ -492,6 +510,16 @@ impl<'m> Encoder<'m> {
 
     /// How many instances of `event` run before instance `at`.
     pub fn count_before(&mut self, event: EventId, at: &Instance) -> Enc<Int> {
+        let key = (event, at.key());
+        if let Some(known) = self.counts.get(&key) {
+            return Ok(known.clone());
+        }
+        let n = self.count_before_uncached(event, at)?;
+        self.counts.insert(key, n.clone());
+        Ok(n)
+    }
+
+    fn count_before_uncached(&mut self, event: EventId, at: &Instance) -> Enc<Int> {
         let guard = self.guard(event)?;
         let facts = and(&guard.facts);
         let path = self.event(event).path.clone();
@@ -547,6 +575,16 @@ impl<'m> Encoder<'m> {
 
     /// The last instance of `event` before `at`: whether one exists, and its loop values.
     pub fn last_before(&mut self, event: EventId, at: &Instance) -> Enc<(Bool, Instance)> {
+        let key = (event, at.key());
+        if let Some(known) = self.lasts.get(&key) {
+            return Ok(known.clone());
+        }
+        let last = self.last_before_uncached(event, at)?;
+        self.lasts.insert(key, last.clone());
+        Ok(last)
+    }
+
+    fn last_before_uncached(&mut self, event: EventId, at: &Instance) -> Enc<(Bool, Instance)> {
         let guard = self.guard(event)?;
         let facts = and(&guard.facts);
         let path = self.event(event).path.clone();

@@ -16,6 +16,7 @@
 //! a query one at a time ([`Scope::check`]), with the same verdicts. Time limits are enforced
 //! by a [`Watchdog`] (module `watchdog`) rather than Z3's per-check timer.
 
+use std::cell::Cell;
 use std::fmt;
 use std::time::{Duration, Instant};
 
@@ -30,14 +31,49 @@ pub use session::{Counterexample, Outcome, Scope, Session};
 pub use watchdog::{watched, Watchdog};
 
 /// Runs `f` with a new Z3 context as the thread's context (every term, solver and watchdog
-/// made inside belongs to it), dropped afterwards.
+/// made inside belongs to it), dropped afterwards; inside [`in_one_context`], runs `f` in that
+/// context instead.
 ///
 /// Why: Z3's search depends on the internal ids of terms, which grow with everything a
 /// long-lived context has seen; in a fuzzing campaign, one thread's context then made a
 /// verification that takes 0.1 s in a fresh process run past its time limit. A fresh context
 /// per verification makes every result the one a standalone run reproduces.
 pub fn in_fresh_context<R: Send + Sync>(f: impl FnOnce() -> R + Send + Sync) -> R {
+    if ONE_CONTEXT.get() {
+        return f();
+    }
     z3::with_z3_config(&z3::Config::new(), f)
+}
+
+thread_local! {
+    /// Whether the thread runs inside [`in_one_context`].
+    static ONE_CONTEXT: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f` in a new Z3 context that every verification and validation inside shares (rather
+/// than one each), dropped afterwards.
+///
+/// For a fixed sequence of verifications, such as the oracles run on one program: creating a
+/// context costs about 0.4 ms, more than many small verifications, and the sequence is still
+/// reproduced exactly by running it again.
+pub fn in_one_context<R: Send + Sync>(f: impl FnOnce() -> R + Send + Sync) -> R {
+    if ONE_CONTEXT.get() {
+        return f();
+    }
+    z3::with_z3_config(&z3::Config::new(), || {
+        ONE_CONTEXT.set(true);
+        // Cleared on the way out, a panic included (the chain catches panics and goes on).
+        let _reset = ResetOnDrop;
+        f()
+    })
+}
+
+struct ResetOnDrop;
+
+impl Drop for ResetOnDrop {
+    fn drop(&mut self) {
+        ONE_CONTEXT.set(false);
+    }
 }
 
 /// The prefix of the Z3 constant of every declared variable (see [`Query`]).
@@ -402,8 +438,30 @@ fn bv_value(bits: u64, width: u32, signedness: Signedness) -> Option<i64> {
 
 #[cfg(test)]
 mod tests {
-    use super::{bv_value, timeout_ms, Signedness};
+    use super::{bv_value, in_fresh_context, in_one_context, timeout_ms, Signedness};
     use std::time::Duration;
+
+    /// The thread's Z3 context, as an address (comparable across closures).
+    fn context_address() -> usize {
+        z3::Context::thread_local().get_z3_context().as_ptr() as usize
+    }
+
+    #[test]
+    fn verifications_inside_one_context_share_it() {
+        let (outer, inner) = in_one_context(|| (context_address(), in_fresh_context(context_address)));
+        assert_eq!(outer, inner);
+        // Outside, each verification gets its own.
+        let (outer, inner) = in_fresh_context(|| (context_address(), in_fresh_context(context_address)));
+        assert_ne!(outer, inner);
+    }
+
+    #[test]
+    fn a_panic_inside_one_context_does_not_leave_it_shared() {
+        let caught = std::panic::catch_unwind(|| in_one_context(|| panic!("inside")));
+        assert!(caught.is_err());
+        let (outer, inner) = in_fresh_context(|| (context_address(), in_fresh_context(context_address)));
+        assert_ne!(outer, inner, "the next verifications share nothing");
+    }
 
     #[test]
     fn bit_vector_values_are_read_with_their_signedness() {

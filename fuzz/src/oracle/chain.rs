@@ -14,6 +14,7 @@ use tirproof_ir::{IRModule, Stmt, StmtKind};
 use tirproof_passes::pipeline::spec::is_pipelined;
 use tirproof_passes::pipeline::{InjectSoftwarePipeline, PlantedBugPipeline};
 use tirproof_passes::Pass;
+use tirproof_verify::solver::in_one_context;
 
 use super::panics::catch;
 use super::{cse, equivalence, runs_cleanly, text, waits, Failure, FailureClass, OracleName, Outcome};
@@ -95,8 +96,13 @@ pub struct Chain<'a> {
 }
 
 impl Chain<'_> {
-    /// Runs the pass and the enabled oracles on `input`.
+    /// Runs the pass and the enabled oracles on `input`, with one Z3 context for all of their
+    /// verifications and validations.
     pub fn run(&self, input: &IRModule) -> ChainResult {
+        in_one_context(|| self.run_oracles(input))
+    }
+
+    fn run_oracles(&self, input: &IRModule) -> ChainResult {
         let mut result = ChainResult::default();
         let mode = self.config.mode;
         let output = self.step(&mut result, OracleName::Pipeline, || pipeline(self.config.pass, mode, input));

@@ -27,7 +27,7 @@ use std::collections::{HashMap, HashSet};
 use tirproof_ir::{BufferId, BufferLoad, Call, CallEffect, DataType, Expr, Var, VarId};
 use z3::ast::RoundingMode;
 use z3::ast::{Ast, Bool, Dynamic, Float, BV};
-use z3::{FuncDecl, Sort};
+use z3::{AstKind, FuncDecl, Sort, SortKind};
 
 use super::sym::{any, bv_width, float_format, from_bool, is_signed, lane_sort, Lane, Sym};
 use super::{cast, float_ops, int_ops, EncodeError, Env, LetValue, Side};
@@ -497,11 +497,68 @@ fn float_immediate(value: f64, t: DataType) -> Result<Sym, EncodeError> {
 
 /// `a` and `b` are the same value with the same faults: they fault together, and when they do
 /// not, every lane is equal.
+/// Whether `term` has a floating-point subterm (a walk of its DAG, each shared node once).
+pub fn mentions_floats(term: &Bool) -> bool {
+    let mut seen = HashSet::new();
+    let mut stack = vec![Dynamic::from_ast(term)];
+    while let Some(node) = stack.pop() {
+        if node.get_sort().kind() == SortKind::FloatingPoint {
+            return true;
+        }
+        if node.kind() == AstKind::App {
+            stack.extend(node.children().into_iter().filter(|c| seen.insert(c.clone())));
+        }
+    }
+    false
+}
+
 pub fn same_value(a: &Sym, b: &Sym) -> Result<Bool, EncodeError> {
     if a.lanes.len() != b.lanes.len() {
         return Err(EncodeError::Internal(format!("{} lanes against {}", a.lanes.len(), b.lanes.len())));
     }
-    let lanes = a.lanes.iter().zip(&b.lanes).map(|(x, y)| x.same(y)).collect::<Result<Vec<_>, _>>()?;
-    let equal = if lanes.is_empty() { Bool::from_bool(true) } else { Bool::and(&lanes) };
-    Ok(Bool::and(&[a.trap.iff(&b.trap), a.trap.not().implies(&equal)]))
+    // Identical terms are left out: when both sides encode to the same terms (a rewrite
+    // that only named a subexpression), the goal is the constant `true` and needs no solver.
+    let pairs = a.lanes.iter().zip(&b.lanes).filter(|(x, y)| !x.identical(y));
+    let lanes = pairs.map(|(x, y)| x.same(y)).collect::<Result<Vec<_>, _>>()?;
+    let mut goal = Vec::new();
+    if a.trap != b.trap {
+        goal.push(a.trap.iff(&b.trap));
+    }
+    if !lanes.is_empty() {
+        goal.push(a.trap.not().implies(Bool::and(&lanes)));
+    }
+    Ok(if goal.is_empty() { Bool::from_bool(true) } else { Bool::and(&goal) })
+}
+
+#[cfg(test)]
+mod tests {
+    use z3::ast::{Ast, Bool, Float, BV};
+
+    use super::{mentions_floats, same_value, Lane, Sym};
+    use crate::solver::in_fresh_context;
+
+    #[test]
+    fn floats_are_found_only_in_goals_that_have_them() {
+        in_fresh_context(|| {
+            let (x, y) = (Float::new_const("x", 8, 24), Float::new_const("y", 8, 24));
+            let b = Bool::new_const("b");
+            assert!(mentions_floats(&b.implies(x.eq(&y))));
+            assert!(!mentions_floats(&b.implies(BV::new_const("i", 32).eq(BV::from_u64(1, 32)))));
+            assert!(!mentions_floats(&Bool::from_bool(true)));
+        });
+    }
+
+    #[test]
+    fn identical_sides_need_no_solver_and_different_ones_do() {
+        in_fresh_context(|| {
+            let lane = |name: &str| Lane::Fp(Float::new_const(name, 8, 24));
+            let trap = Bool::new_const("trap");
+            let side = |name: &str| Sym { lanes: vec![lane(name)], trap: trap.clone() };
+            let same = same_value(&side("x"), &side("x")).expect("one type");
+            assert_eq!(same.as_bool(), Some(true));
+            let different = same_value(&side("x"), &side("y")).expect("one type");
+            assert_eq!(different.as_bool(), None);
+            assert!(mentions_floats(&different));
+        });
+    }
 }

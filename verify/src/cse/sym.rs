@@ -55,6 +55,16 @@ impl Lane {
         }
     }
 
+    /// The same term (Z3 terms are hash-consed, so identical structure is identity): equal
+    /// without asking a solver.
+    pub fn identical(&self, other: &Lane) -> bool {
+        match (self, other) {
+            (Lane::Bv(a), Lane::Bv(b)) => a == b,
+            (Lane::Fp(a), Lane::Fp(b)) => a == b,
+            _ => false,
+        }
+    }
+
     /// SMT equality of two lanes of one type.
     pub fn same(&self, other: &Lane) -> Result<Bool, EncodeError> {
         match (self, other) {

@@ -532,7 +532,7 @@ pub fn same_value(a: &Sym, b: &Sym) -> Result<Bool, EncodeError> {
 
 #[cfg(test)]
 mod tests {
-    use z3::ast::{Ast, Bool, Float, BV};
+    use z3::ast::{Bool, Float, BV};
 
     use super::{mentions_floats, same_value, Lane, Sym};
     use crate::solver::in_fresh_context;

@@ -107,3 +107,23 @@ fn measured_tightness_agrees_with_the_loosened_text() {
     assert!(checked >= 5, "only {checked} programs had waits");
     assert_eq!(caught, checked, "every flipped report is caught");
 }
+
+/// A program whose verification takes far longer than its budget: the checks still running are
+/// stopped, and the oracles stopped or not run are skips, never failures.
+#[test]
+fn a_spent_budget_stops_the_chain_with_skips() {
+    // Program 49 of campaign seed 1: a six-stage pipeline over a symbolic extent, about half a
+    // second of verification.
+    let input = tirproof_fuzz::campaign::program(1, 49, &GenConfig::default());
+    let config = ChainConfig { seed: 49, ..ChainConfig::default() };
+    let deadline = Instant::now() + std::time::Duration::from_millis(20);
+    let result = Chain { config: &config }.run_until(&input, Some(deadline));
+    assert!(result.failure().is_none(), "{:?}", result.failure());
+    assert!(result.stopped);
+    let budget = tirproof_verify::solver::BUDGET_SPENT;
+    let skipped = result.outcomes.iter().filter(|(_, o, _)| matches!(o, Outcome::Skip(why) if why.starts_with(budget)));
+    assert!(skipped.count() >= 2, "{:?}", result.outcomes);
+    // With no budget, the same program passes every oracle.
+    let result = Chain { config: &config }.run(&input);
+    assert!(result.failure().is_none() && !result.stopped);
+}

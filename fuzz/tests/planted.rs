@@ -40,6 +40,7 @@ fn config(out: PathBuf, max_programs: u64) -> CampaignConfig {
         },
         gen: GenConfig::default(),
         reduce_budget: Duration::from_secs(60),
+        program_budget: Duration::from_secs(60),
         mixed: true,
     }
 }

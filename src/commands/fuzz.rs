@@ -35,6 +35,10 @@ pub struct Args {
     /// Time budget of each minimization, in seconds.
     #[arg(long, default_value_t = 60.0)]
     reduce_budget: f64,
+    /// Time budget of each program's oracles (`30s`, `2m`): checks still running when it is
+    /// spent are stopped, and the oracles they belong to count as skipped, not failed.
+    #[arg(long, value_parser = humantime::parse_duration, default_value = "60s")]
+    program_budget: Duration,
     /// Only valid programs (by default one in ten has invalid annotations and one in ten is
     /// mutated text, for the error paths).
     #[arg(long)]
@@ -54,6 +58,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         chain: args.chain.config(&args.oracles),
         gen: GenConfig::default(),
         reduce_budget: Duration::from_secs_f64(args.reduce_budget.max(0.0)),
+        program_budget: args.program_budget,
         mixed: !args.valid_only,
     };
     let bar = ProgressBar::new_spinner();

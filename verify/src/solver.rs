@@ -24,9 +24,11 @@ use thiserror::Error;
 use z3::ast::{Bool, Int, BV};
 use z3::{Model, SatResult, Solver};
 
+mod budget;
 mod session;
 mod watchdog;
 
+pub use budget::{budget_spent, within_budget, BUDGET_SPENT};
 pub use session::{Counterexample, Outcome, Scope, Session};
 pub use watchdog::{watched, Watchdog};
 
@@ -306,7 +308,9 @@ impl Query {
     /// named as such (Z3 says "canceled" when the watchdog stops it).
     fn reason_unknown(&self, solver: &Solver, deadline: Instant) -> String {
         let why = reason_unknown(solver);
-        if why == "canceled" || Instant::now() >= deadline {
+        if budget_spent() && (why == "canceled" || Instant::now() >= budget::within(deadline)) {
+            format!("{BUDGET_SPENT}: a check of query `{}` was stopped", self.name)
+        } else if why == "canceled" || Instant::now() >= deadline {
             format!("timeout: a check of query `{}` ran out of its {:?}", self.name, self.timeout)
         } else {
             why

@@ -49,6 +49,10 @@ pub struct CampaignConfig {
     pub gen: GenConfig,
     /// Time budget of each minimization.
     pub reduce_budget: Duration,
+    /// Time budget of each program's oracles; a program that runs out of it counts its stopped
+    /// oracles as skips. At the end of the campaign (`duration`), the programs still running
+    /// are stopped too, and left for a resumed campaign to run again.
+    pub program_budget: Duration,
     /// Also programs with invalid annotations and mutated text (one in ten each).
     pub mixed: bool,
 }
@@ -144,6 +148,7 @@ pub fn run_campaign(config: &CampaignConfig, observe: &(dyn Fn(Event) + Sync)) -
         observe,
         next: AtomicU64::new(start_index),
         in_flight: Mutex::new(BTreeSet::new()),
+        cut: Mutex::new(BTreeSet::new()),
         known: Mutex::new(known),
         summary: Mutex::new(Summary { seed: config.seed, resumed_at: start_index, ..Summary::default() }),
         stop: AtomicBool::new(false),
@@ -156,7 +161,8 @@ pub fn run_campaign(config: &CampaignConfig, observe: &(dyn Fn(Event) + Sync)) -
             scope.spawn(|| shared.work());
         }
     });
-    state.done_below = shared.next.load(Ordering::SeqCst).min(config.max_programs.unwrap_or(u64::MAX));
+    let first_cut = lock(&shared.cut).first().copied().unwrap_or(u64::MAX);
+    state.done_below = shared.next.load(Ordering::SeqCst).min(config.max_programs.unwrap_or(u64::MAX)).min(first_cut);
     state.save(&config.out)?;
     let mut summary = shared.summary.into_inner().unwrap_or_else(|e| e.into_inner());
     summary.seconds = began.elapsed().as_secs_f64();
@@ -168,6 +174,8 @@ struct Shared<'a> {
     observe: &'a (dyn Fn(Event) + Sync),
     next: AtomicU64,
     in_flight: Mutex<BTreeSet<u64>>,
+    /// Programs the end of the campaign stopped before they were done.
+    cut: Mutex<BTreeSet<u64>>,
     known: Mutex<BTreeSet<Signature>>,
     summary: Mutex<Summary>,
     stop: AtomicBool,
@@ -188,7 +196,13 @@ impl Shared<'_> {
 
     fn run_module(&self, index: u64, module: &IRModule, mode: InputMode) {
         let chain = ChainConfig { seed: index, mode, ..self.config.chain.clone() };
-        let result = Chain { config: &chain }.run(module);
+        let own = Instant::now() + self.config.program_budget;
+        let deadline = self.deadline.map_or(own, |end| end.min(own));
+        let result = Chain { config: &chain }.run_until(module, Some(deadline));
+        if result.stopped && deadline < own {
+            // Cut short by the end of the campaign, not by its own budget: not done.
+            lock(&self.cut).insert(index);
+        }
         self.record(&result);
         let failed = result.failure().is_some();
         (self.observe)(Event::Program { index, failed });
@@ -210,6 +224,7 @@ impl Shared<'_> {
                 let result = ChainResult {
                     outcomes: vec![(OracleName::NoPanic, Outcome::Fail(failure.clone()), Duration::ZERO)],
                     output: None,
+                    stopped: false,
                 };
                 self.record(&result);
                 (self.observe)(Event::Program { index, failed: true });

@@ -14,7 +14,7 @@ use tirproof_ir::{IRModule, Stmt, StmtKind};
 use tirproof_passes::pipeline::spec::is_pipelined;
 use tirproof_passes::pipeline::{InjectSoftwarePipeline, PlantedBugPipeline};
 use tirproof_passes::Pass;
-use tirproof_verify::solver::in_one_context;
+use tirproof_verify::solver::{budget_spent, in_one_context, within_budget, BUDGET_SPENT};
 
 use super::panics::catch;
 use super::{cse, equivalence, runs_cleanly, text, waits, Failure, FailureClass, OracleName, Outcome};
@@ -51,6 +51,8 @@ pub struct ChainConfig {
     pub timeout: Duration,
     /// Seeds the random schedule, the inputs and the choice of the mutated wait.
     pub seed: u64,
+    /// Time budget of a program (see [`Chain::run_until`]); `None`: none.
+    pub budget: Option<Duration>,
 }
 
 impl Default for ChainConfig {
@@ -61,6 +63,7 @@ impl Default for ChainConfig {
             oracles: OracleName::ALL.to_vec(),
             timeout: Duration::from_secs(10),
             seed: 0,
+            budget: None,
         }
     }
 }
@@ -83,6 +86,8 @@ pub struct ChainResult {
     pub outcomes: Vec<(OracleName, Outcome, Duration)>,
     /// The pipeline pass's output, when it produced one.
     pub output: Option<IRModule>,
+    /// The time budget ran out: some oracles were stopped or not run (and say so as skips).
+    pub stopped: bool,
 }
 
 impl ChainResult {
@@ -97,9 +102,16 @@ pub struct Chain<'a> {
 
 impl Chain<'_> {
     /// Runs the pass and the enabled oracles on `input`, with one Z3 context for all of their
-    /// verifications and validations.
+    /// verifications and validations, within the configured budget.
     pub fn run(&self, input: &IRModule) -> ChainResult {
-        in_one_context(|| self.run_oracles(input))
+        self.run_until(input, self.config.budget.map(|budget| Instant::now() + budget))
+    }
+
+    /// [`Chain::run`], with every Z3 check stopped at `deadline`: once it has passed, the
+    /// oracles still to run are skipped, and an oracle whose checks it stopped is a skip, not
+    /// a failure (an undecided check is a failure only when nothing cut it short).
+    pub fn run_until(&self, input: &IRModule, deadline: Option<Instant>) -> ChainResult {
+        in_one_context(|| within_budget(deadline, || self.run_oracles(input)))
     }
 
     fn run_oracles(&self, input: &IRModule) -> ChainResult {
@@ -135,11 +147,17 @@ impl Chain<'_> {
             if !self.config.enabled(oracle) {
                 continue;
             }
-            let passed = self.step(&mut result, oracle, || (check(), Some(())));
+            if budget_spent() {
+                result.outcomes.push((oracle, Outcome::Skip(BUDGET_SPENT.into()), Duration::ZERO));
+                continue;
+            }
+            let passed = self.step(&mut result, oracle, || (stopped_is_skip(check()), Some(())));
             if passed.is_none() {
                 break;
             }
         }
+        let cut = |o: &Outcome| matches!(o, Outcome::Skip(why) if why.starts_with(BUDGET_SPENT));
+        result.stopped |= result.outcomes.iter().any(|(_, outcome, _)| cut(outcome));
         result
     }
 
@@ -196,6 +214,22 @@ fn pipeline(variant: PassVariant, mode: InputMode, input: &IRModule) -> (Outcome
         return (Outcome::Fail(Failure::new(OracleName::Pipeline, FailureClass::CheckerRejected, message)), None);
     }
     (Outcome::Pass, Some(output))
+}
+
+/// A failure that only says checks were not decided, when the time budget stopped them, is
+/// a skip.
+fn stopped_is_skip(outcome: Outcome) -> Outcome {
+    match outcome {
+        Outcome::Fail(f) if matches!(f.class, FailureClass::VerifierUnknown | FailureClass::CseUnvalidated) => {
+            let evidence = format!("{} {}", f.message, f.counterexample.as_deref().unwrap_or(""));
+            if budget_spent() && evidence.contains(BUDGET_SPENT) {
+                Outcome::Skip(format!("{BUDGET_SPENT}: {}", f.message))
+            } else {
+                Outcome::Fail(f)
+            }
+        }
+        other => other,
+    }
 }
 
 fn round_trip(input: &IRModule, output: &IRModule) -> Outcome {

@@ -107,8 +107,8 @@ pub fn agreement(output: &IRModule, seed: u64, timeout: Duration, measured: Opti
     let proved = match claimed {
         Some(proved) if seed % VERIFY_MUTANT_TEXT_EVERY != 0 => proved,
         _ => match verify_mutant(func, timeout) {
-            Err(()) => {
-                let message = format!("{what}: undecided");
+            Err(why) => {
+                let message = format!("{what}: undecided: {why}");
                 return Outcome::Fail(Failure::new(OracleName::Agreement, FailureClass::VerifierUnknown, message));
             }
             Ok((proved, _)) if claimed.is_some_and(|c| c != proved) => {
@@ -145,12 +145,16 @@ fn claim(report: &FuncReport, local: usize) -> Option<bool> {
 }
 
 /// Verifies the mutant from its text: whether every obligation is proved, and the first
-/// refutation; `Err` when something was not decided.
-fn verify_mutant(func: &PrimFunc, timeout: Duration) -> Result<(bool, Option<String>), ()> {
+/// refutation; `Err` with the reason when something was not decided.
+fn verify_mutant(func: &PrimFunc, timeout: Duration) -> Result<(bool, Option<String>), String> {
     let options = Options { timeout, tightness: false, ..Options::default() };
     let (report, _) = verify_func(func, &options);
-    if !report.unknown.is_empty() || report.waits.iter().any(|w| matches!(w.verdict, WaitVerdict::Unknown { .. })) {
-        return Err(());
+    let undecided_wait = report.waits.iter().find_map(|w| match &w.verdict {
+        WaitVerdict::Unknown { reason } => Some(reason.clone()),
+        _ => None,
+    });
+    if let Some(why) = report.unknown.first().cloned().or(undecided_wait) {
+        return Err(why);
     }
     let refutation = report
         .waits

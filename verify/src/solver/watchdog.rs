@@ -60,10 +60,11 @@ pub fn watched<R>(f: impl FnOnce(&Watchdog) -> R) -> R {
 }
 
 impl Watchdog<'_> {
-    /// Runs `solver.check()`, interrupted once `deadline` has passed (the answer is then
-    /// `Unknown`, and Z3 gives "canceled" as the reason).
+    /// Runs `solver.check()`, interrupted once `deadline` (or the thread's time budget) has
+    /// passed (the answer is then `Unknown`, and Z3 gives "canceled" as the reason).
     pub fn check(&self, solver: &Solver, deadline: Instant) -> SatResult {
-        self.arm(deadline);
+        // The thread's time budget, when it ends first (see `budget`).
+        self.arm(super::budget::within(deadline));
         let _disarm = Disarm(self.shared);
         solver.check()
     }

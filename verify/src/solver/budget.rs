@@ -1,0 +1,84 @@
+//! A time budget for everything one thread asks Z3 until it is lifted: the oracle chain gives
+//! each program one, so that a program with thousands of slow checks cannot hold a fuzzing
+//! campaign past its end.
+//!
+//! Invariants: while a budget is set, no check runs past it (the watchdog stops each check at
+//! the earlier of its own deadline and the budget); a check the budget stopped is `unknown`
+//! with [`BUDGET_SPENT`] as its reason, which is how callers tell it from a check that ran
+//! out of its own time limit; the budget is lifted when [`within_budget`] returns or unwinds.
+
+use std::cell::Cell;
+use std::time::Instant;
+
+/// The reason of every check the budget stopped.
+pub const BUDGET_SPENT: &str = "the time budget of the run is spent";
+
+thread_local! {
+    static BUDGET: Cell<Option<Instant>> = const { Cell::new(None) };
+}
+
+/// Runs `f` with every Z3 check of this thread stopped at `deadline` (no budget: `None`).
+/// An enclosing budget that ends earlier still holds.
+pub fn within_budget<R>(deadline: Option<Instant>, f: impl FnOnce() -> R) -> R {
+    let outer = BUDGET.get();
+    let inner = match (outer, deadline) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+    BUDGET.set(inner);
+    let _restore = Restore(outer);
+    f()
+}
+
+/// Whether this thread's budget, if it has one, is spent.
+#[must_use]
+pub fn budget_spent() -> bool {
+    BUDGET.get().is_some_and(|end| Instant::now() >= end)
+}
+
+/// `deadline`, or the budget's end if that comes first.
+pub(super) fn within(deadline: Instant) -> Instant {
+    BUDGET.get().map_or(deadline, |end| end.min(deadline))
+}
+
+struct Restore(Option<Instant>);
+
+impl Drop for Restore {
+    fn drop(&mut self) {
+        BUDGET.set(self.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use super::{budget_spent, within, within_budget};
+
+    #[test]
+    fn a_budget_holds_inside_only_and_the_earlier_end_wins() {
+        let later = Instant::now() + Duration::from_secs(3600);
+        assert!(!budget_spent());
+        assert_eq!(within(later), later);
+        let soon = Instant::now() + Duration::from_secs(60);
+        within_budget(Some(soon), || {
+            assert_eq!(within(later), soon);
+            within_budget(Some(later), || assert_eq!(within(later), soon, "the enclosing budget still holds"));
+            within_budget(None, || assert_eq!(within(later), soon));
+        });
+        assert_eq!(within(later), later);
+    }
+
+    #[test]
+    fn a_past_budget_is_spent_and_lifted_after_a_panic() {
+        let past = Instant::now();
+        let caught = std::panic::catch_unwind(|| {
+            within_budget(Some(past), || {
+                assert!(budget_spent());
+                panic!("inside");
+            })
+        });
+        assert!(caught.is_err());
+        assert!(!budget_spent());
+    }
+}

@@ -13,7 +13,7 @@ use z3::ast::{Bool, Int};
 use super::checker::{access_of, is_write, loop_values, Checker, WaitFailure};
 use super::encode::{Enc, Encoder, Instance, Unsupported};
 use super::fold::{and, eq, lt, not, or};
-use super::model::{storage, EventId};
+use super::model::{storage, vars_of, EventId, LoopId, Step};
 use crate::solver::{Counterexample, Outcome, Query, Verdict};
 
 impl<'m> Checker<'m> {
@@ -132,7 +132,8 @@ impl<'m> Checker<'m> {
         WaitFailure::Refuted(msg, keep)
     }
 
-    /// Instance `a` comes before instance `b` in the original program: compare their origins
+    /// Instance `a` comes before instance `b` in the original program: first the loops around
+    /// both that the pass left alone (see [`Checker::untouched_loops`]), then their origins
     /// (original iteration, then original statement), outermost copy first. Accesses of one
     /// original statement instance keep their order and are never reported.
     fn original_before(&self, enc: &mut Encoder, query: &mut Query, a: &Instance, b: &Instance) -> Enc<Bool> {
@@ -150,7 +151,36 @@ impl<'m> Checker<'m> {
             let by_statement = if ka == kb { before.clone() } else { Bool::from_bool(ka < kb) };
             before = or(&[lt(&ia, &ib), and(&[same_iteration, by_statement])]);
         }
+        for l in self.untouched_loops(a.event, b.event).into_iter().rev() {
+            let (Some(x), Some(y)) = (a.vals.get(&l), b.vals.get(&l)) else { continue };
+            before = or(&[lt(x, y), and(&[eq(x, y), before])]);
+        }
         Ok(before)
+    }
+
+    /// The serial loops around both events, outermost first, that the pass did not touch:
+    /// from the outside, up to the first loop whose variable an origin of either event
+    /// mentions (a loop the pass emitted for a pipeline) or where their positions part. Their
+    /// iterations are the original program's, in its order; thread loops are left out (both
+    /// instances of a query are in one thread).
+    fn untouched_loops(&self, a: EventId, b: EventId) -> Vec<LoopId> {
+        let m = self.model;
+        let (ea, eb) = (&m.events[a], &m.events[b]);
+        let mentioned: Vec<_> = ea.origins.iter().chain(&eb.origins).flat_map(|(_, e)| vars_of(e)).collect();
+        let mut loops = Vec::new();
+        for (x, y) in ea.path.iter().zip(&eb.path) {
+            if x != y {
+                break;
+            }
+            let Step::Loop(l) = x else { continue };
+            if mentioned.contains(&m.loops[*l].var.id()) {
+                break;
+            }
+            if !m.loops[*l].per_thread {
+                loops.push(*l);
+            }
+        }
+        loops
     }
 }
 

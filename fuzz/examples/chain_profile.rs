@@ -2,7 +2,8 @@
 //! chain and prints, per oracle, the total and the slowest programs
 //! (`cargo run --release -p tirproof-fuzz --example chain_profile -- [SEED] [PROGRAMS]
 //! [ORACLE]`; with ORACLE, only that oracle runs after the pass). With PROGRAMS 0 and a third
-//! number INDEX, it prints program INDEX of the seed instead.
+//! number INDEX, it prints program INDEX of the seed instead. The last lines give the rate per
+//! kind of program (constant or symbolic extents, nested pipelines).
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -26,6 +27,7 @@ fn main() {
     }
     let mut totals: BTreeMap<String, Duration> = BTreeMap::new();
     let mut slowest: Vec<(Duration, u64, String)> = Vec::new();
+    let mut kinds: BTreeMap<&str, (u32, Duration)> = BTreeMap::new();
     let start = Instant::now();
     for index in 0..programs {
         let t = Instant::now();
@@ -35,6 +37,9 @@ fn main() {
         let base = only.map_or_else(ChainConfig::default, ChainConfig::only);
         let config = ChainConfig { seed: index, ..base };
         let result = Chain { config: &config }.run(&input);
+        let entry = kinds.entry(kind_of(&input)).or_default();
+        entry.0 += 1;
+        entry.1 += t.elapsed();
         for (oracle, outcome, time) in &result.outcomes {
             *totals.entry(oracle.to_string()).or_default() += *time;
             slowest.push((*time, index, format!("{oracle} {}", outcome_word(outcome))));
@@ -49,9 +54,27 @@ fn main() {
         println!("  {name:<12} {total:>10.2?}  ({:.1}%)", 100.0 * total.as_secs_f64() / elapsed.as_secs_f64());
     }
     print_percentiles(&slowest);
+    for (kind, (count, total)) in &kinds {
+        let rate = f64::from(*count) / total.as_secs_f64();
+        println!("  {kind:<18} {count:>5} programs, {:>9.2?} each on average: {rate:.1}/s", *total / *count);
+    }
     slowest.sort_by_key(|s| std::cmp::Reverse(s.0));
     for (time, index, what) in slowest.iter().take(15) {
         println!("  slow: program {index:>4} {what:<24} {time:.2?}");
+    }
+}
+
+/// What makes a program slow to verify: an extent that is a parameter (the pass emits the
+/// general loop and a specialization per shorter extent), or a pipeline inside another.
+fn kind_of(input: &tirproof_ir::IRModule) -> &'static str {
+    let symbolic = input.functions.iter().any(|f| f.params.iter().any(|p| p.buffer.is_none()));
+    let text = tirproof_ir::text::print::print_module(input);
+    let pipelines = text.matches("software_pipeline_stage").count();
+    match (symbolic, pipelines > 1) {
+        (true, true) => "symbolic, nested",
+        (true, false) => "symbolic extent",
+        (false, true) => "nested pipelines",
+        (false, false) => "constant extents",
     }
 }
 

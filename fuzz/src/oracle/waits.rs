@@ -103,7 +103,8 @@ pub fn agreement(output: &IRModule, seed: u64, timeout: Duration, measured: Opti
     };
     let func = &mutant.functions[index];
     let what = format!("`{}` with the wait at line {line} loosened by 1", func.name);
-    let claimed = measured.and_then(|reports| claim(reports.get(index)?, local));
+    let waits_here = count_waits(&output.functions[index].body);
+    let claimed = measured.and_then(|reports| claim(reports.get(index)?, (local, waits_here)));
     let proved = match claimed {
         Some(proved) if seed % VERIFY_MUTANT_TEXT_EVERY != 0 => proved,
         _ => match verify_mutant(func, timeout) {
@@ -129,12 +130,13 @@ pub fn agreement(output: &IRModule, seed: u64, timeout: Duration, measured: Opti
     compare_with_interpreter(func, &what, proved, None)
 }
 
-/// The verifier's answer for a function with its wait number `local` loosened by 1, from
-/// its report on the function as written (every obligation proved): `Some(true)` when the
-/// wait is measured over-synchronized, `Some(false)` when tight, `None` when the report does
-/// not say.
-fn claim(report: &FuncReport, local: usize) -> Option<bool> {
-    if !report.all_proved() {
+/// The verifier's answer for a function with its wait number `local` (of `total` wait
+/// statements) loosened by 1, from its report on the function as written (every obligation
+/// proved): `Some(true)` when the wait is measured over-synchronized, `Some(false)` when
+/// tight, `None` when the report does not say (or counts the waits differently, as for an
+/// in-flight count outside a wait scope).
+fn claim(report: &FuncReport, (local, total): (usize, usize)) -> Option<bool> {
+    if !report.all_proved() || report.waits.len() != total {
         return None;
     }
     match report.waits.iter().find(|w| w.index == local)?.verdict {

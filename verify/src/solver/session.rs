@@ -45,6 +45,15 @@ impl<'w> Session<'w> {
         Session { solver: Solver::new(), watchdog }
     }
 
+    /// A session whose solver Z3 configures for `logic` (an SMT-LIB logic name) once, rather
+    /// than for each check from what the check asserts. The logic only configures: a term
+    /// outside it is not rejected, and a check it leaves undecided goes to a fresh solver
+    /// configured the usual way (see [`Scope::check`]).
+    pub fn for_logic(watchdog: &'w Watchdog<'w>, logic: &str) -> Self {
+        let solver = Solver::new_for_logic(logic).unwrap_or_default();
+        Session { solver, watchdog }
+    }
+
     /// The verdict of [`Query::check`] on `query`, from this session's solver: the obligations
     /// one at a time (the first that fails gives the counterexample), then the assumptions.
     pub fn check_query(&self, query: &Query) -> Verdict {

@@ -64,6 +64,14 @@ fn reduce_writes_a_report_and_refuses_a_program_that_does_not_fail() {
         .expect("runs");
     assert_eq!(code(&again), 1, "{}", stdout(&again));
 
+    // A failure found with another seed says so: in the command and in the regression case.
+    let seeded = tirproof(&["reduce", &file, "--oracle", "waits-tight", "--planted-bug", "--seed", "3", "--out", &dir]);
+    assert_eq!(code(&seeded), 1, "{}", stdout(&seeded));
+    let md = std::fs::read_to_string(out_dir.join("REPORT.md")).expect("REPORT.md");
+    assert!(md.contains("tirproof oracles minimized.py --oracle waits-tight --planted-bug --seed 3"), "{md}");
+    let regression = std::fs::read_to_string(out_dir.join("regression.py")).expect("regression.py");
+    assert!(regression.lines().any(|l| l == "# seed: 3"), "{regression}");
+
     let clean = tirproof(&["reduce", &file, "--oracle", "equivalence", "--out", &dir]);
     assert_eq!(code(&clean), 2);
     assert!(String::from_utf8_lossy(&clean.stderr).contains("does not fail"));

@@ -35,6 +35,8 @@ pub struct ReportData {
     pub reproduce: String,
     /// Where the program came from (a campaign's seed and index, or an input file's name).
     pub origin: String,
+    /// The chain's seed the failure needs (`--seed`, `# seed:`).
+    pub seed: u64,
 }
 
 /// The files a report consists of.
@@ -117,7 +119,10 @@ fn staging_dir(dir: &Path) -> io::Result<PathBuf> {
 
 fn report_data(reduction: &Reduction, origin: &str, planted_bug: bool, original: &str, minimized: &str) -> ReportData {
     let failure = &reduction.failure;
-    let flag = if planted_bug { " --planted-bug" } else { "" };
+    let mut flag = if planted_bug { " --planted-bug".to_string() } else { String::new() };
+    if reduction.seed != 0 {
+        flag.push_str(&format!(" --seed {}", reduction.seed));
+    }
     ReportData {
         signature: failure.signature(),
         oracle: failure.oracle.name().to_string(),
@@ -133,6 +138,7 @@ fn report_data(reduction: &Reduction, origin: &str, planted_bug: bool, original:
         budget_reached: reduction.budget_reached,
         reproduce: format!("tirproof oracles minimized.py --oracle {}{flag}", failure.oracle),
         origin: origin.to_string(),
+        seed: reduction.seed,
     }
 }
 
@@ -183,6 +189,9 @@ pub fn regression_case(data: &ReportData, minimized: &str) -> String {
     let mut text = String::new();
     let _ = writeln!(text, "# test: fuzz");
     let _ = writeln!(text, "# oracles: {}", data.oracle);
+    if data.seed != 0 {
+        let _ = writeln!(text, "# seed: {}", data.seed);
+    }
     let _ = writeln!(text, "# desc: found by the fuzzers as {} ({})", data.signature, data.origin);
     text.push('\n');
     text.push_str(minimized);

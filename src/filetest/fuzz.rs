@@ -17,7 +17,7 @@ pub fn run_fuzz(case: &Case) -> Verdict {
         Ok(list) => list,
         Err(e) => return Verdict::Fail(e.to_string()),
     };
-    let config = ChainConfig { oracles, ..ChainConfig::default() };
+    let config = ChainConfig { oracles, seed: case.seed, ..ChainConfig::default() };
     let result = Chain { config: &config }.run(&module);
     match result.failure() {
         None => Verdict::Pass,

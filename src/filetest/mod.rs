@@ -9,6 +9,7 @@
 //! # passes: cse          the passes a `pass` / `pass-error` case runs (default: the pipeline)
 //! # run: lazy -> ok       an interpreter run and its expected result (see `run`)
 //! # oracles: equivalence  the fuzzers' oracles a `fuzz` case runs (default: all)
+//! # seed: 33891           the seed of a `fuzz` case's chain (schedule, inputs, mutated wait)
 //! ```
 //!
 //! Line numbers in diagnostics count from the top of the file, header included. With
@@ -73,7 +74,7 @@ impl Kind {
 }
 
 /// Directive keys a header line may use.
-const DIRECTIVES: [&str; 7] = ["test", "check", "error", "desc", "passes", "run", "oracles"];
+const DIRECTIVES: [&str; 8] = ["test", "check", "error", "desc", "passes", "run", "oracles", "seed"];
 
 /// A parsed case file.
 #[derive(Clone, Debug)]
@@ -94,6 +95,8 @@ pub struct Case {
     pub runs: Vec<String>,
     /// `# oracles: a,b` for `fuzz` cases (empty: all).
     pub oracles: Vec<String>,
+    /// `# seed: N` for `fuzz` cases (default 0).
+    pub seed: u64,
 }
 
 /// How a case went.
@@ -119,6 +122,7 @@ impl Case {
         let mut passes = vec!["inject-software-pipeline".to_string()];
         let mut runs = Vec::new();
         let mut oracles = Vec::new();
+        let mut seed = 0;
         for line in text.lines() {
             let Some((key, value)) = directive(line) else { break };
             header.push(line.to_string());
@@ -129,11 +133,12 @@ impl Case {
                 "run" => runs.push(value.to_string()),
                 "oracles" => oracles = value.split(',').map(|p| p.trim().to_string()).collect(),
                 "passes" => passes = value.split(',').map(|p| p.trim().to_string()).collect(),
+                "seed" => seed = value.trim().parse().map_err(|_| format!("`# seed: {value}` is not a number"))?,
                 _ => {}
             }
         }
         let kind = kind.ok_or_else(|| format!("{}: missing `# test: KIND` header line", path.display()))?;
-        Ok(Case { path: path.to_path_buf(), kind, text, header, checks, errors, passes, runs, oracles })
+        Ok(Case { path: path.to_path_buf(), kind, text, header, checks, errors, passes, runs, oracles, seed })
     }
 
     /// The program after the header, without leading blank lines.

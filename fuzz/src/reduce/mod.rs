@@ -51,6 +51,8 @@ pub struct Reduction {
     pub elapsed: Duration,
     /// Whether the time budget stopped the search before a fixed point.
     pub budget_reached: bool,
+    /// The chain's seed (which schedule, inputs and mutated wait the failure needs).
+    pub seed: u64,
 }
 
 /// What to reduce for.
@@ -103,6 +105,7 @@ pub fn reduce(input: &IRModule, config: &ReduceConfig) -> Result<Reduction, Redu
         attempts: search.attempts,
         elapsed: start.elapsed(),
         budget_reached,
+        seed: config.chain.seed,
     })
 }
 

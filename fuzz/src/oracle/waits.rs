@@ -10,10 +10,11 @@
 //! in flight), the verifier proves the mutant exactly when the lazy interpreter runs it without
 //! an async-protocol fault, for every tried value of the integer parameters.
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use tirproof_ir::annotation::ASYNC_WAIT_INFLIGHT_COUNT;
-use tirproof_ir::interp::{random_inputs, run, FaultKind, RunConfig};
+use tirproof_ir::interp::{random_inputs, run, FaultKind, RunConfig, ScalarValue};
 use tirproof_ir::visit::{walk_stmt, walk_stmt_mut, MutVisitor, Visitor};
 use tirproof_ir::{Expr, IRModule, PrimFunc, Stmt, StmtKind};
 use tirproof_verify::waits::{verify_func, FuncReport, Options, WaitVerdict};
@@ -105,29 +106,34 @@ pub fn agreement(output: &IRModule, seed: u64, timeout: Duration, measured: Opti
     let what = format!("`{}` with the wait at line {line} loosened by 1", func.name);
     let waits_here = count_waits(&output.functions[index].body);
     let claimed = measured.and_then(|reports| claim(reports.get(index)?, (local, waits_here)));
-    let proved = match claimed {
-        Some(proved) if seed % VERIFY_MUTANT_TEXT_EVERY != 0 => proved,
+    let answer = match claimed {
+        Some(proved) if seed % VERIFY_MUTANT_TEXT_EVERY != 0 => Answer { proved, refutation: None, values: Vec::new() },
         _ => match verify_mutant(func, timeout) {
             Err(why) => {
                 let message = format!("{what}: undecided: {why}");
                 return Outcome::Fail(Failure::new(OracleName::Agreement, FailureClass::VerifierUnknown, message));
             }
-            Ok((proved, _)) if claimed.is_some_and(|c| c != proved) => {
+            Ok(answer) if claimed.is_some_and(|c| c != answer.proved) => {
                 let message = format!(
                     "{what}: the verifier measured the wait {} but {} the loosened text",
-                    if proved { "tight" } else { "not tight" },
-                    if proved { "proves" } else { "refutes" },
+                    if answer.proved { "tight" } else { "not tight" },
+                    if answer.proved { "proves" } else { "refutes" },
                 );
-                return Outcome::Fail(Failure::new(
-                    OracleName::Agreement,
-                    FailureClass::TightnessInconsistent,
-                    message,
-                ));
+                let class = FailureClass::TightnessInconsistent;
+                return Outcome::Fail(Failure::new(OracleName::Agreement, class, message));
             }
-            Ok((proved, refutation)) => return compare_with_interpreter(func, &what, proved, refutation),
+            Ok(answer) => answer,
         },
     };
-    compare_with_interpreter(func, &what, proved, None)
+    compare_with_interpreter(func, &what, answer, &|| verify_mutant(func, timeout).ok())
+}
+
+/// What the verifier says about a mutant: proved or not, the first refutation and its
+/// counterexample's values (empty when it was not verified from its text).
+struct Answer {
+    proved: bool,
+    refutation: Option<String>,
+    values: Vec<(String, i64)>,
 }
 
 /// The verifier's answer for a function with its wait number `local` (of `total` wait
@@ -146,9 +152,8 @@ fn claim(report: &FuncReport, (local, total): (usize, usize)) -> Option<bool> {
     }
 }
 
-/// Verifies the mutant from its text: whether every obligation is proved, and the first
-/// refutation; `Err` with the reason when something was not decided.
-fn verify_mutant(func: &PrimFunc, timeout: Duration) -> Result<(bool, Option<String>), String> {
+/// Verifies the mutant from its text; `Err` with the reason when something was not decided.
+fn verify_mutant(func: &PrimFunc, timeout: Duration) -> Result<Answer, String> {
     let options = Options { timeout, tightness: false, ..Options::default() };
     let (report, _) = verify_func(func, &options);
     let undecided_wait = report.waits.iter().find_map(|w| match &w.verdict {
@@ -158,32 +163,73 @@ fn verify_mutant(func: &PrimFunc, timeout: Duration) -> Result<(bool, Option<Str
     if let Some(why) = report.unknown.first().cloned().or(undecided_wait) {
         return Err(why);
     }
-    let refutation = report
-        .waits
-        .iter()
-        .find(|w| !w.verdict.is_proved())
-        .map(ToString::to_string)
-        .or_else(|| report.findings.first().map(|f| format!("line {}: {}", f.line, f.message)));
-    Ok((report.all_proved(), refutation))
+    let refuted = report.waits.iter().find_map(|w| match &w.verdict {
+        WaitVerdict::Refuted { values, .. } => Some((w.to_string(), values.clone())),
+        _ => None,
+    });
+    let finding = report.findings.first().map(|f| (format!("line {}: {}", f.line, f.message), f.values.clone()));
+    let (refutation, values) = refuted.or(finding).unzip();
+    Ok(Answer { proved: report.all_proved(), refutation, values: values.unwrap_or_default() })
 }
 
-/// The verifier's answer against the lazy interpreter's runs of the mutant.
-fn compare_with_interpreter(func: &PrimFunc, what: &str, proved: bool, refutation: Option<String>) -> Outcome {
-    let fault = match lazy_runs(func) {
+/// The verifier's answer against the lazy interpreter's runs of the mutant. When the verifier
+/// refutes a mutant that runs cleanly for the usual parameter values, the values of its
+/// counterexample (from `recheck` when `answer` has none) are run too: a symbolic extent's
+/// counterexample may need one the usual values miss.
+fn compare_with_interpreter(
+    func: &PrimFunc,
+    what: &str,
+    answer: Answer,
+    recheck: &dyn Fn() -> Option<Answer>,
+) -> Outcome {
+    let mut fault = match lazy_runs(func, scalar_assignments(func)) {
         LazyRuns::AsyncFault(f) => Some(f),
         LazyRuns::Clean => None,
         LazyRuns::Inconclusive(why) => return Outcome::Skip(why),
     };
-    if proved == fault.is_none() {
+    if !answer.proved && fault.is_none() {
+        let values = if answer.values.is_empty() {
+            recheck().map(|a| a.values).unwrap_or_default()
+        } else {
+            answer.values.clone()
+        };
+        if let Some(assignment) = replay_assignment(func, &values) {
+            fault = match lazy_runs(func, vec![assignment]) {
+                LazyRuns::AsyncFault(f) => Some(f),
+                LazyRuns::Clean => None,
+                LazyRuns::Inconclusive(why) => return Outcome::Skip(why),
+            };
+        }
+    }
+    if answer.proved == fault.is_none() {
         return Outcome::Pass;
     }
-    let message = match proved {
+    let message = match answer.proved {
         true => format!("the verifier proves {what}, but it faults"),
         false => format!("the verifier refutes {what}, but the lazy interpreter runs it without a fault"),
     };
-    let evidence = fault.or(refutation).unwrap_or_default();
-    let class = FailureClass::Disagreement { verifier_proved: proved };
+    let evidence = fault.or(answer.refutation).unwrap_or_default();
+    let class = FailureClass::Disagreement { verifier_proved: answer.proved };
     Outcome::Fail(Failure::new(OracleName::Agreement, class, message).with_counterexample(evidence))
+}
+
+/// Largest parameter value of a counterexample the interpreter replays (an extent: the run
+/// takes time in proportion).
+const MAX_REPLAYED_VALUE: i64 = 1 << 16;
+
+/// The integer parameters of `func` with their values in a counterexample (1 for those it
+/// does not constrain); `None` when it names none of them, or a value too large to run.
+fn replay_assignment(func: &PrimFunc, values: &[(String, i64)]) -> Option<BTreeMap<String, ScalarValue>> {
+    let params: Vec<String> =
+        func.scalar_params().filter(|v| v.dtype().is_integer()).map(|v| v.name().to_string()).collect();
+    let value_of = |name: &str| values.iter().find(|(n, _)| n == name).map(|(_, v)| *v);
+    if params.iter().all(|p| value_of(p).is_none()) {
+        return None;
+    }
+    let assignment: BTreeMap<String, ScalarValue> =
+        params.iter().map(|p| (p.clone(), ScalarValue::Int(value_of(p).unwrap_or(1)))).collect();
+    let fits = assignment.values().all(|v| matches!(v, ScalarValue::Int(n) if n.abs() <= MAX_REPLAYED_VALUE));
+    fits.then_some(assignment)
 }
 
 /// The function holding the `target`-th wait of `module` (walk order), and the wait's number
@@ -212,10 +258,10 @@ enum LazyRuns {
     Inconclusive(String),
 }
 
-fn lazy_runs(func: &PrimFunc) -> LazyRuns {
+fn lazy_runs(func: &PrimFunc, assignments: Vec<BTreeMap<String, ScalarValue>>) -> LazyRuns {
     use FaultKind::*;
     let mut inconclusive = None;
-    for scalars in scalar_assignments(func) {
+    for scalars in assignments {
         let Ok(inputs) = random_inputs(func, 0, &scalars) else { continue };
         for thread_order_seed in [None, Some(1)] {
             let config = RunConfig { thread_order_seed, ..RunConfig::default() };

@@ -172,35 +172,17 @@ fn verify_mutant(func: &PrimFunc, timeout: Duration) -> Result<Answer, String> {
     Ok(Answer { proved: report.all_proved(), refutation, values: values.unwrap_or_default() })
 }
 
-/// The verifier's answer against the lazy interpreter's runs of the mutant. When the verifier
-/// refutes a mutant that runs cleanly for the usual parameter values, the values of its
-/// counterexample (from `recheck` when `answer` has none) are run too: a symbolic extent's
-/// counterexample may need one the usual values miss.
+/// The verifier's answer against the lazy interpreter's runs of the mutant.
 fn compare_with_interpreter(
     func: &PrimFunc,
     what: &str,
     answer: Answer,
     recheck: &dyn Fn() -> Option<Answer>,
 ) -> Outcome {
-    let mut fault = match lazy_runs(func, scalar_assignments(func)) {
-        LazyRuns::AsyncFault(f) => Some(f),
-        LazyRuns::Clean => None,
-        LazyRuns::Inconclusive(why) => return Outcome::Skip(why),
+    let fault = match interpreter_fault(func, &answer, recheck) {
+        Ok(fault) => fault,
+        Err(why) => return Outcome::Skip(why),
     };
-    if !answer.proved && fault.is_none() {
-        let values = if answer.values.is_empty() {
-            recheck().map(|a| a.values).unwrap_or_default()
-        } else {
-            answer.values.clone()
-        };
-        if let Some(assignment) = replay_assignment(func, &values) {
-            fault = match lazy_runs(func, vec![assignment]) {
-                LazyRuns::AsyncFault(f) => Some(f),
-                LazyRuns::Clean => None,
-                LazyRuns::Inconclusive(why) => return Outcome::Skip(why),
-            };
-        }
-    }
     if answer.proved == fault.is_none() {
         return Outcome::Pass;
     }
@@ -211,6 +193,27 @@ fn compare_with_interpreter(
     let evidence = fault.or(answer.refutation).unwrap_or_default();
     let class = FailureClass::Disagreement { verifier_proved: answer.proved };
     Outcome::Fail(Failure::new(OracleName::Agreement, class, message).with_counterexample(evidence))
+}
+
+/// The interpreter's async fault on the mutant, if it shows one; `Err` when it has no answer.
+/// When the verifier refutes a mutant that runs cleanly for the usual parameter values, the
+/// values of its counterexample (from `recheck` when `answer` has none) are run too: a
+/// symbolic extent's counterexample may need one the usual values miss.
+fn interpreter_fault(
+    func: &PrimFunc,
+    answer: &Answer,
+    recheck: &dyn Fn() -> Option<Answer>,
+) -> Result<Option<String>, String> {
+    let fault = lazy_runs(func, scalar_assignments(func)).fault()?;
+    if answer.proved || fault.is_some() {
+        return Ok(fault);
+    }
+    let values =
+        if answer.values.is_empty() { recheck().map(|a| a.values).unwrap_or_default() } else { answer.values.clone() };
+    match replay_assignment(func, &values) {
+        Some(assignment) => lazy_runs(func, vec![assignment]).fault(),
+        None => Ok(None),
+    }
 }
 
 /// Largest parameter value of a counterexample the interpreter replays (an extent: the run
@@ -256,6 +259,17 @@ enum LazyRuns {
     /// Some run stopped at another fault (or could not run) before it could show one: the
     /// interpreter has no answer about the async protocol there.
     Inconclusive(String),
+}
+
+impl LazyRuns {
+    /// The async fault, if any; `Err` with the reason when the runs are inconclusive.
+    fn fault(self) -> Result<Option<String>, String> {
+        match self {
+            LazyRuns::AsyncFault(f) => Ok(Some(f)),
+            LazyRuns::Clean => Ok(None),
+            LazyRuns::Inconclusive(why) => Err(why),
+        }
+    }
 }
 
 fn lazy_runs(func: &PrimFunc, assignments: Vec<BTreeMap<String, ScalarValue>>) -> LazyRuns {

@@ -119,11 +119,11 @@ fn a_spent_budget_stops_the_chain_with_skips() {
     let deadline = Instant::now() + std::time::Duration::from_millis(20);
     let result = Chain { config: &config }.run_until(&input, Some(deadline));
     assert!(result.failure().is_none(), "{:?}", result.failure());
-    assert!(result.stopped);
+    assert!(result.stopped());
     let budget = tirproof_verify::solver::BUDGET_SPENT;
     let skipped = result.outcomes.iter().filter(|(_, o, _)| matches!(o, Outcome::Skip(why) if why.starts_with(budget)));
     assert!(skipped.count() >= 2, "{:?}", result.outcomes);
     // With no budget, the same program passes every oracle.
     let result = Chain { config: &config }.run(&input);
-    assert!(result.failure().is_none() && !result.stopped);
+    assert!(result.failure().is_none() && !result.stopped());
 }

@@ -18,6 +18,7 @@
 
 use std::cell::Cell;
 use std::fmt;
+use std::thread::LocalKey;
 use std::time::{Duration, Instant};
 
 use thiserror::Error;
@@ -62,20 +63,21 @@ pub fn in_one_context<R: Send + Sync>(f: impl FnOnce() -> R + Send + Sync) -> R 
     if ONE_CONTEXT.get() {
         return f();
     }
-    z3::with_z3_config(&z3::Config::new(), || {
-        ONE_CONTEXT.set(true);
-        // Cleared on the way out, a panic included (the chain catches panics and goes on).
-        let _reset = ResetOnDrop;
-        f()
-    })
+    z3::with_z3_config(&z3::Config::new(), || with_cell(&ONE_CONTEXT, true, f))
 }
 
-struct ResetOnDrop;
-
-impl Drop for ResetOnDrop {
-    fn drop(&mut self) {
-        ONE_CONTEXT.set(false);
+/// Runs `f` with the thread-local `cell` set to `value`, and its value before restored on the
+/// way out, a panic included (the oracle chain catches panics and goes on).
+fn with_cell<T: Copy + 'static, R>(cell: &'static LocalKey<Cell<T>>, value: T, f: impl FnOnce() -> R) -> R {
+    struct Restore<T: Copy + 'static>(&'static LocalKey<Cell<T>>, T);
+    impl<T: Copy + 'static> Drop for Restore<T> {
+        fn drop(&mut self) {
+            self.0.set(self.1);
+        }
     }
+    let _restore = Restore(cell, cell.get());
+    cell.set(value);
+    f()
 }
 
 /// The prefix of the Z3 constant of every declared variable (see [`Query`]).

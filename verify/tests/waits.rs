@@ -10,8 +10,7 @@ use tirproof_verify::waits::{verify_func, Options, WaitVerdict};
 
 fn corpus(name: &str) -> PrimFunc {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus").join(name);
-    let text = std::fs::read_to_string(&path).expect("corpus file");
-    parse_module(&text).expect("parses").functions.remove(0)
+    parse_func(&std::fs::read_to_string(&path).expect("corpus file"))
 }
 
 fn with_count(func: &PrimFunc, from: &str, to: &str) -> PrimFunc {
@@ -19,16 +18,22 @@ fn with_count(func: &PrimFunc, from: &str, to: &str) -> PrimFunc {
     parse_module(&text).expect("still parses").functions.remove(0)
 }
 
-#[test]
-fn tvm_seed_a_is_proved_tight_and_its_loosened_twin_refuted() {
-    let func = corpus("tvm/seed_a_after_flatten_cse.py");
-    let (report, _) = verify_func(&func, &Options::default());
-    assert!(report.all_proved(), "{:?}", report.waits);
-    assert!(report.waits.iter().all(|w| w.verdict == WaitVerdict::ProvedTight));
-    let twin = with_count(&func, "\"async_wait_inflight_count\": 1", "\"async_wait_inflight_count\": 2");
+/// Every wait of `func` is proved tight, and with the first in-flight count `from` made `to`
+/// (one more), a wait is refuted.
+fn assert_tight_and_loosened_twin_refuted(func: &PrimFunc, from: u32, to: u32) {
+    let (report, _) = verify_func(func, &Options::default());
+    assert!(report.all_proved(), "{:?} {:?}", report.waits, report.findings);
+    assert!(report.waits.iter().all(|w| w.verdict == WaitVerdict::ProvedTight), "{:?}", report.waits);
+    let count = |n: u32| format!("\"async_wait_inflight_count\": {n}");
+    let twin = with_count(func, &count(from), &count(to));
     let (report, _) = verify_func(&twin, &Options::default());
     let refuted = report.waits.iter().find(|w| matches!(w.verdict, WaitVerdict::Refuted { .. }));
     assert!(refuted.is_some(), "{:?}", report.waits);
+}
+
+#[test]
+fn tvm_seed_a_is_proved_tight_and_its_loosened_twin_refuted() {
+    assert_tight_and_loosened_twin_refuted(&corpus("tvm/seed_a_after_flatten_cse.py"), 1, 2);
 }
 
 #[test]
@@ -137,14 +142,7 @@ fn parse_func(text: &str) -> PrimFunc {
 #[test]
 fn branches_of_one_if_are_exclusive_only_within_one_iteration() {
     let text = "@T.prim_func\ndef main(A: T.Buffer((1,), \"float32\"), Out: T.Buffer((1,), \"float32\")):\n    S = T.alloc_buffer((1,), \"float32\", scope=\"shared\")\n    for i in range(2):\n        if i < 1:\n            with T.attr({\"async_commit_queue_scope\": 0, \"async_scope\": 1}):\n                S[0] = A[0]\n        else:\n            with T.attr({\"async_wait_queue_scope\": 0, \"async_wait_inflight_count\": 0}):\n                Out[0] = S[0]\n";
-    let func = parse_func(text);
-    let (report, _) = verify_func(&func, &Options::default());
-    assert!(report.all_proved(), "{:?} {:?}", report.waits, report.findings);
-    assert!(report.waits.iter().all(|w| w.verdict == WaitVerdict::ProvedTight), "{:?}", report.waits);
-    let twin = with_count(&func, "\"async_wait_inflight_count\": 0", "\"async_wait_inflight_count\": 1");
-    let (report, _) = verify_func(&twin, &Options::default());
-    let refuted = report.waits.iter().find(|w| matches!(w.verdict, WaitVerdict::Refuted { .. }));
-    assert!(refuted.is_some(), "{:?}", report.waits);
+    assert_tight_and_loosened_twin_refuted(&parse_func(text), 0, 1);
 }
 
 /// Different threads may take different branches of one `if`: a thread that writes shared

@@ -199,7 +199,7 @@ impl Shared<'_> {
         let own = Instant::now() + self.config.program_budget;
         let deadline = self.deadline.map_or(own, |end| end.min(own));
         let result = Chain { config: &chain }.run_until(module, Some(deadline));
-        if result.stopped && deadline < own {
+        if result.stopped() && deadline < own {
             // Cut short by the end of the campaign, not by its own budget: not done.
             lock(&self.cut).insert(index);
         }
@@ -224,7 +224,6 @@ impl Shared<'_> {
                 let result = ChainResult {
                     outcomes: vec![(OracleName::NoPanic, Outcome::Fail(failure.clone()), Duration::ZERO)],
                     output: None,
-                    stopped: false,
                 };
                 self.record(&result);
                 (self.observe)(Event::Program { index, failed: true });

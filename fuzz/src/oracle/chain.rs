@@ -86,13 +86,17 @@ pub struct ChainResult {
     pub outcomes: Vec<(OracleName, Outcome, Duration)>,
     /// The pipeline pass's output, when it produced one.
     pub output: Option<IRModule>,
-    /// The time budget ran out: some oracles were stopped or not run (and say so as skips).
-    pub stopped: bool,
 }
 
 impl ChainResult {
     pub fn failure(&self) -> Option<&Failure> {
         self.outcomes.iter().find_map(|(_, o, _)| o.failure())
+    }
+
+    /// Whether the time budget ran out: some oracles were stopped or not run (and say so as
+    /// skips).
+    pub fn stopped(&self) -> bool {
+        self.outcomes.iter().any(|(_, o, _)| matches!(o, Outcome::Skip(why) if why.starts_with(BUDGET_SPENT)))
     }
 }
 
@@ -156,8 +160,6 @@ impl Chain<'_> {
                 break;
             }
         }
-        let cut = |o: &Outcome| matches!(o, Outcome::Skip(why) if why.starts_with(BUDGET_SPENT));
-        result.stopped |= result.outcomes.iter().any(|(_, outcome, _)| cut(outcome));
         result
     }
 

@@ -99,15 +99,14 @@ pub fn agreement(output: &IRModule, seed: u64, timeout: Duration, measured: Opti
     }
     let target = usize::try_from(seed % total as u64).unwrap_or(0);
     let (mutant, line) = loosen_wait(output, target);
-    let Some((index, local)) = locate_wait(output, target) else {
+    let Some((index, local, waits_here)) = locate_wait(output, target) else {
         return Outcome::Skip("the loosened wait is in no function".into());
     };
     let func = &mutant.functions[index];
     let what = format!("`{}` with the wait at line {line} loosened by 1", func.name);
-    let waits_here = count_waits(&output.functions[index].body);
     let claimed = measured.and_then(|reports| claim(reports.get(index)?, (local, waits_here)));
     let answer = match claimed {
-        Some(proved) if seed % VERIFY_MUTANT_TEXT_EVERY != 0 => Answer { proved, refutation: None, values: Vec::new() },
+        Some(proved) if seed % VERIFY_MUTANT_TEXT_EVERY != 0 => Answer { proved, refutation: None, values: None },
         _ => match verify_mutant(func, timeout) {
             Err(why) => {
                 let message = format!("{what}: undecided: {why}");
@@ -129,11 +128,11 @@ pub fn agreement(output: &IRModule, seed: u64, timeout: Duration, measured: Opti
 }
 
 /// What the verifier says about a mutant: proved or not, the first refutation and its
-/// counterexample's values (empty when it was not verified from its text).
+/// counterexample's values (`None` when it was not verified from its text).
 struct Answer {
     proved: bool,
     refutation: Option<String>,
-    values: Vec<(String, i64)>,
+    values: Option<Vec<(String, i64)>>,
 }
 
 /// The verifier's answer for a function with its wait number `local` (of `total` wait
@@ -169,7 +168,7 @@ fn verify_mutant(func: &PrimFunc, timeout: Duration) -> Result<Answer, String> {
     });
     let finding = report.findings.first().map(|f| (format!("line {}: {}", f.line, f.message), f.values.clone()));
     let (refutation, values) = refuted.or(finding).unzip();
-    Ok(Answer { proved: report.all_proved(), refutation, values: values.unwrap_or_default() })
+    Ok(Answer { proved: report.all_proved(), refutation, values: Some(values.unwrap_or_default()) })
 }
 
 /// The verifier's answer against the lazy interpreter's runs of the mutant.
@@ -208,8 +207,10 @@ fn interpreter_fault(
     if answer.proved || fault.is_some() {
         return Ok(fault);
     }
-    let values =
-        if answer.values.is_empty() { recheck().map(|a| a.values).unwrap_or_default() } else { answer.values.clone() };
+    let values = match &answer.values {
+        Some(values) => values.clone(),
+        None => recheck().and_then(|a| a.values).unwrap_or_default(),
+    };
     match replay_assignment(func, &values) {
         Some(assignment) => lazy_runs(func, vec![assignment]).fault(),
         None => Ok(None),
@@ -235,14 +236,14 @@ fn replay_assignment(func: &PrimFunc, values: &[(String, i64)]) -> Option<BTreeM
     fits.then_some(assignment)
 }
 
-/// The function holding the `target`-th wait of `module` (walk order), and the wait's number
-/// within it.
-fn locate_wait(module: &IRModule, target: usize) -> Option<(usize, usize)> {
+/// The function holding the `target`-th wait of `module` (walk order), the wait's number
+/// within it, and how many waits the function has.
+fn locate_wait(module: &IRModule, target: usize) -> Option<(usize, usize, usize)> {
     let mut before = 0;
     for (index, func) in module.functions.iter().enumerate() {
         let here = count_waits(&func.body);
         if target < before + here {
-            return Some((index, target - before));
+            return Some((index, target - before, here));
         }
         before += here;
     }

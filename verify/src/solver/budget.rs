@@ -20,14 +20,11 @@ thread_local! {
 /// Runs `f` with every Z3 check of this thread stopped at `deadline` (no budget: `None`).
 /// An enclosing budget that ends earlier still holds.
 pub fn within_budget<R>(deadline: Option<Instant>, f: impl FnOnce() -> R) -> R {
-    let outer = BUDGET.get();
-    let inner = match (outer, deadline) {
+    let inner = match (BUDGET.get(), deadline) {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
     };
-    BUDGET.set(inner);
-    let _restore = Restore(outer);
-    f()
+    super::with_cell(&BUDGET, inner, f)
 }
 
 /// Whether this thread's budget, if it has one, is spent.
@@ -39,14 +36,6 @@ pub fn budget_spent() -> bool {
 /// `deadline`, or the budget's end if that comes first.
 pub(super) fn within(deadline: Instant) -> Instant {
     BUDGET.get().map_or(deadline, |end| end.min(deadline))
-}
-
-struct Restore(Option<Instant>);
-
-impl Drop for Restore {
-    fn drop(&mut self) {
-        BUDGET.set(self.0);
-    }
 }
 
 #[cfg(test)]

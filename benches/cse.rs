@@ -7,9 +7,9 @@
 mod programs;
 
 use criterion::{black_box, criterion_group, criterion_main, BatchSize, Criterion};
-use tirproof_ir::text::parse_module;
 use tirproof_ir::PrimFunc;
 use tirproof_passes::cse::{eliminate, Mode};
+use tirproof_reader::parse_module;
 
 fn parse(text: &str) -> Option<PrimFunc> {
     parse_module(text).ok()?.functions.into_iter().next()

@@ -3,9 +3,9 @@
 //! iteration clones the parsed module and runs the pass, as `tirproof opt --time` does.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
-use tirproof_ir::text::parse_module;
 use tirproof_passes::pipeline::InjectSoftwarePipeline;
 use tirproof_passes::Pass;
+use tirproof_reader::parse_module;
 
 const RFC_THREE_STATEMENTS: &str = include_str!("../corpus/pipeline/rfc_b_two_queues.py");
 const RFC_INTERLEAVED: &str = include_str!("../corpus/pipeline/rfc_c_interleaved.py");

@@ -4,7 +4,8 @@
 //! attributes and loops so every printer and parser path is exercised.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
-use tirproof_ir::text::{parse_module, print_module};
+use tirproof_ir::print::print_module;
+use tirproof_reader::parse_module;
 
 /// A module whose function body holds `n` statements (counting every nested statement).
 fn generated_source(n: usize) -> String {

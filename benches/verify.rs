@@ -9,10 +9,10 @@ use std::collections::BTreeMap;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use tirproof_ir::interp::{random_inputs, run, RunConfig};
-use tirproof_ir::text::parse_module;
 use tirproof_ir::IRModule;
 use tirproof_passes::pipeline::InjectSoftwarePipeline;
 use tirproof_passes::Pass;
+use tirproof_reader::parse_module;
 use tirproof_verify::waits::{verify_func, Options};
 
 const NESTED: &str = include_str!("../corpus/pipeline/nested_pipelines.py");

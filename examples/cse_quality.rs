@@ -9,10 +9,10 @@ mod programs;
 
 use std::time::{Duration, Instant};
 
-use tirproof_ir::text::parse_module;
 use tirproof_ir::PrimFunc;
 use tirproof_passes::cse::metrics::operations;
 use tirproof_passes::cse::{eliminate, Mode};
+use tirproof_reader::parse_module;
 
 /// Runs per measurement (the median is reported).
 const RUNS: usize = 201;

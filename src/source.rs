@@ -7,8 +7,8 @@
 use std::path::{Path, PathBuf};
 
 use tirproof_ir::check::check_module;
-use tirproof_ir::text::parse_module;
 use tirproof_ir::{Diagnostics, IRModule};
+use tirproof_reader::parse_module;
 
 /// A file's name and text.
 #[derive(Clone, Debug)]

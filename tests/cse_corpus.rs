@@ -6,8 +6,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use tirproof::source::expand_paths;
-use tirproof_ir::text::parse_module;
 use tirproof_passes::cse::{eliminate_module, Mode};
+use tirproof_reader::parse_module;
 use tirproof_verify::cse::validate_module;
 
 #[test]

@@ -13,8 +13,9 @@ use proptest::prelude::*;
 use tirproof::compare::check_equivalent;
 use tirproof_ir::check::check_module;
 use tirproof_ir::interp::Schedule;
-use tirproof_ir::text::{parse_module, print_module};
+use tirproof_ir::print::print_module;
 use tirproof_passes::cse::{eliminate_module, Mode};
+use tirproof_reader::parse_module;
 use tirproof_verify::cse::validate_module;
 
 /// A fixed seed (override with `TIRPROOF_PROPTEST_SEED`): every case runs Z3 queries with

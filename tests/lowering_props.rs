@@ -22,10 +22,11 @@ use tirproof::source::{expand_paths, Source};
 use tirproof_fuzz::gen::{pipeline_program, GenConfig};
 use tirproof_ir::check::check_module;
 use tirproof_ir::interp::{random_inputs, run, Outcome, RunConfig, Schedule};
+use tirproof_ir::print::print_module;
 use tirproof_ir::structural::{module_diff, module_eq};
-use tirproof_ir::text::{parse_module, print_module};
 use tirproof_ir::IRModule;
 use tirproof_passes::lookup;
+use tirproof_reader::parse_module;
 
 /// The lowering chain after the pipeline pass, in the order TVM runs them.
 const LOWERING: [&str; 4] = ["lower-opaque-block", "flatten-buffer", "vectorize-loop", "vector-type-rewrite"];

@@ -11,7 +11,7 @@ use tirproof_fuzz::gen::{pipeline_program, GenConfig};
 use tirproof_fuzz::oracle::waits_in;
 use tirproof_ir::check::check_module;
 use tirproof_ir::interp::Schedule;
-use tirproof_ir::text::print_module;
+use tirproof_ir::print::print_module;
 use tirproof_passes::pipeline::InjectSoftwarePipeline;
 use tirproof_passes::Pass;
 
@@ -47,7 +47,7 @@ fn every_emitted_wait_is_tight_on_the_corpus() {
     for entry in std::fs::read_dir(&dir).expect("corpus/pipeline exists") {
         let path = entry.expect("entry").path();
         let text = std::fs::read_to_string(&path).expect("readable");
-        let module = tirproof_ir::text::parse_module(&text).expect("corpus cases parse");
+        let module = tirproof_reader::parse_module(&text).expect("corpus cases parse");
         let mut output = module.clone();
         InjectSoftwarePipeline.run(&mut output).expect("corpus pipeline cases pass");
         for k in 0..count_waits(&output) {

@@ -15,11 +15,12 @@ use tirproof::compare::SCALAR_VALUES;
 use tirproof_fuzz::gen::{pipeline_program, GenConfig};
 use tirproof_ir::annotation::{ASYNC_COMMIT_QUEUE_SCOPE, ASYNC_WAIT_INFLIGHT_COUNT, ASYNC_WAIT_QUEUE_SCOPE};
 use tirproof_ir::interp::{random_inputs, run, RunConfig, ScalarValue};
-use tirproof_ir::text::{parse_module, print_module};
+use tirproof_ir::print::print_module;
 use tirproof_ir::visit::{walk_stmt_mut, MutVisitor};
 use tirproof_ir::{Expr, IRModule, PrimFunc, Stmt, StmtKind};
 use tirproof_passes::pipeline::InjectSoftwarePipeline;
 use tirproof_passes::Pass;
+use tirproof_reader::parse_module;
 use tirproof_verify::waits::{verify_func, Options};
 
 /// Does `func` fault under the lazy schedule for some value of its integer parameters?
@@ -164,7 +165,7 @@ fn verifier_proves_the_pass_output_and_refutes_faulty_mutants_of_generated_loops
                 assert!(
                     !ok,
                     "seed {seed}: a mutant faults ({fault}) but is proved:\n{}",
-                    tirproof_ir::text::print_func(&mutant)
+                    tirproof_ir::print::print_func(&mutant)
                 );
                 mutants_checked += 1;
             }
@@ -186,7 +187,7 @@ fn verifier_refutes_every_faulty_mutant_of_the_pipeline_corpus() {
                     assert!(
                         !ok,
                         "{name}: a mutant faults ({fault}) but is proved:\n{}",
-                        tirproof_ir::text::print_func(&mutant)
+                        tirproof_ir::print::print_func(&mutant)
                     );
                     checked += 1;
                 }
@@ -369,7 +370,7 @@ fn check_data_flow(source: &str) {
     assert!(report.findings.iter().any(|f| f.message.starts_with("data flow")), "{report:?}");
 
     // From text there is no provenance: only race freedom is checked, and the report says so.
-    let reparsed = parse_module(&tirproof_ir::text::print_func(&wrong)).expect("parses");
+    let reparsed = parse_module(&tirproof_ir::print::print_func(&wrong)).expect("parses");
     let (report, _) = verify_func(&reparsed.functions[0], &Options::default());
     assert!(report.notes.iter().any(|n| n.contains("data flow is not checked")));
 }

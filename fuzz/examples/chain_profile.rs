@@ -22,7 +22,7 @@ fn main() {
         third.as_deref().filter(|_| programs > 0).and_then(|a| a.parse().ok());
     let gen = GenConfig::default();
     if let Some(index) = dump {
-        print!("{}", tirproof_ir::text::print::print_module(&program(seed, index, &gen)));
+        print!("{}", tirproof_ir::print::print_module(&program(seed, index, &gen)));
         return;
     }
     let mut totals: BTreeMap<String, Duration> = BTreeMap::new();
@@ -68,7 +68,7 @@ fn main() {
 /// general loop and a specialization per shorter extent), or a pipeline inside another.
 fn kind_of(input: &tirproof_ir::IRModule) -> &'static str {
     let symbolic = input.functions.iter().any(|f| f.params.iter().any(|p| p.buffer.is_none()));
-    let text = tirproof_ir::text::print::print_module(input);
+    let text = tirproof_ir::print::print_module(input);
     let pipelines = text.matches("software_pipeline_stage").count();
     match (symbolic, pipelines > 1) {
         (true, true) => "symbolic, nested",

@@ -11,7 +11,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use tirproof_ir::text::print_module;
+use tirproof_ir::print::print_module;
 
 use crate::oracle::{Failure, Signature};
 use crate::reduce::{Reduction, Size};

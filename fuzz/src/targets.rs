@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use arbitrary::Unstructured;
 use tirproof_ir::check::check_module;
-use tirproof_ir::text::parse_module;
+use tirproof_reader::parse_module;
 
 use crate::gen::{pipeline_program, GenConfig};
 use crate::oracle::{round_trip, Chain, ChainConfig, OracleName, Outcome};

@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use arbitrary::Unstructured;
 use proptest::prelude::*;
 use tirproof_fuzz::gen::{invalid_annotation_program, Defect};
-use tirproof_ir::text::print_module;
+use tirproof_ir::print::print_module;
 use tirproof_passes::pipeline::InjectSoftwarePipeline;
 use tirproof_passes::Pass;
 

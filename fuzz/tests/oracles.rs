@@ -15,7 +15,7 @@ use rand_chacha::ChaCha8Rng;
 use tirproof_fuzz::gen::{pipeline_program, GenConfig};
 use tirproof_fuzz::oracle::waits::{self, Known, VERIFY_MUTANT_TEXT_EVERY};
 use tirproof_fuzz::oracle::{waits_in, Chain, ChainConfig, FailureClass, OracleName, Outcome, PassVariant};
-use tirproof_ir::text::print_module;
+use tirproof_ir::print::print_module;
 use tirproof_verify::waits::{FuncReport, WaitVerdict};
 
 fn cases() -> usize {

@@ -13,7 +13,7 @@ use proptest::prelude::*;
 use tirproof_fuzz::gen::{expected_patterns, nested_pipeline_program, pipeline_program, GenConfig, PipelineShape};
 use tirproof_ir::check::check_module;
 use tirproof_ir::interp::{random_inputs, run, Outcome, RunConfig, ScalarValue, Schedule};
-use tirproof_ir::text::print_module;
+use tirproof_ir::print::print_module;
 use tirproof_ir::{IRModule, PrimFunc};
 use tirproof_passes::pipeline::InjectSoftwarePipeline;
 use tirproof_passes::Pass;

@@ -57,7 +57,7 @@ fn pipelined_statements(text: &str) -> usize {
             walk_stmt(self, stmt);
         }
     }
-    let module = tirproof_ir::text::parse_module(text).expect("minimized programs parse");
+    let module = tirproof_reader::parse_module(text).expect("minimized programs parse");
     let mut most = Most(0);
     module.functions.iter().for_each(|f| most.visit_stmt(&f.body));
     most.0

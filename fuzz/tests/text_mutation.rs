@@ -12,10 +12,11 @@ use arbitrary::Unstructured;
 use proptest::prelude::*;
 use tirproof_fuzz::gen::{mutated_text, pipeline_program, GenConfig};
 use tirproof_ir::check::check_module;
+use tirproof_ir::print::print_module;
 use tirproof_ir::structural::module_eq;
-use tirproof_ir::text::{parse_module, print_module};
 use tirproof_passes::pipeline::InjectSoftwarePipeline;
 use tirproof_passes::Pass;
+use tirproof_reader::parse_module;
 
 fn cases() -> u32 {
     std::env::var("TIRPROOF_PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(300)

@@ -29,8 +29,8 @@ pub mod check;
 pub mod diag;
 pub mod interp;
 pub mod intrinsics;
+pub mod print;
 pub mod structural;
 pub mod subst;
-pub mod text;
 
 pub use diag::{Diagnostic, Diagnostics};

@@ -208,7 +208,8 @@ fn attr_value(key: &str, value: &AnnValue, span: Span) -> Result<Expr, Diagnosti
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tirproof_ir::text::{parse_module, print_module};
+    use tirproof_ir::print::print_module;
+    use tirproof_reader::parse_module;
 
     fn lower(src: &str) -> String {
         let mut m = parse_module(src).expect("parses");

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use tirproof::source::Source;
-use tirproof_ir::text::print_module;
+use tirproof_ir::print::print_module;
 
 #[derive(clap::Args)]
 pub struct Args {

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context};
 use tirproof::source::Source;
 use tirproof_ir::check::check_module;
-use tirproof_ir::text::print_module;
+use tirproof_ir::print::print_module;
 use tirproof_ir::IRModule;
 use tirproof_passes::{lookup, registry, Pass};
 
@@ -108,7 +108,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         return Ok(super::input_problems());
     }
     let text =
-        if args.provenance { tirproof_ir::text::print_module_with_provenance(&module) } else { print_module(&module) };
+        if args.provenance { tirproof_ir::print::print_module_with_provenance(&module) } else { print_module(&module) };
     match &args.output {
         Some(path) => tirproof::write_atomically(path, text.as_bytes())?,
         None => print!("{text}"),

@@ -7,7 +7,7 @@ use tirproof_fuzz::oracle::{Chain, ChainConfig, OracleName};
 use super::{Case, Verdict};
 
 pub fn run_fuzz(case: &Case) -> Verdict {
-    let module = match tirproof_ir::text::parse_module(case.body()) {
+    let module = match tirproof_reader::parse_module(case.body()) {
         Ok(m) => m,
         Err(diags) => return Verdict::Fail(format!("does not parse: {diags}")),
     };

@@ -6,7 +6,7 @@
 //! `BLESS=1` regenerates). A `pass-error` case lists the pass's diagnostics as `# error:` lines.
 
 use tirproof_ir::check::check_module;
-use tirproof_ir::text::print_module;
+use tirproof_ir::print::print_module;
 use tirproof_ir::IRModule;
 use tirproof_ir::{Diagnostic, Diagnostics, Span};
 
@@ -92,7 +92,7 @@ pub(super) fn run_pipeline(case: &Case, bless: bool) -> Verdict {
 pub(super) fn run_pass_error(case: &Case, bless: bool) -> Verdict {
     // Parse only: the checker would already reject some of these annotations, and the point
     // is the pass's own diagnostics (it also runs on modules built in memory).
-    let module = match tirproof_ir::text::parse_module(&case.text) {
+    let module = match tirproof_reader::parse_module(&case.text) {
         Ok(m) => m,
         Err(d) => return Verdict::Fail(format!("the program does not parse:\n{}", d.render("<case>", &case.text))),
     };

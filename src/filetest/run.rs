@@ -187,7 +187,7 @@ fn inputs_for(func: &PrimFunc, spec: &RunSpec) -> Result<Inputs, String> {
 fn load_reference(case: &Case, file: &str, name: &str) -> Result<PrimFunc, String> {
     let path = case.path.parent().unwrap_or(Path::new(".")).join(file);
     let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let module: IRModule = tirproof_ir::text::parse_module(&text).map_err(|d| format!("{}: {d}", path.display()))?;
+    let module: IRModule = tirproof_reader::parse_module(&text).map_err(|d| format!("{}: {d}", path.display()))?;
     module.get(name).or(module.functions.first()).cloned().ok_or_else(|| format!("{} has no function", path.display()))
 }
 

@@ -1,8 +1,9 @@
 //! The text-format kinds: `print`, `roundtrip` and `error`.
 
+use tirproof_ir::print::print_module;
 use tirproof_ir::structural::{module_diff, module_eq};
-use tirproof_ir::text::{parse_module, print_module};
 use tirproof_ir::IRModule;
+use tirproof_reader::parse_module;
 
 use super::{Case, Verdict};
 use crate::source::Source;

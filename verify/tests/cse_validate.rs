@@ -5,9 +5,9 @@
 
 use std::time::Duration;
 
-use tirproof_ir::text::parse_module;
 use tirproof_ir::{IRModule, PrimFunc};
 use tirproof_passes::cse::{eliminate, Mode};
+use tirproof_reader::parse_module;
 use tirproof_verify::cse::{validate, ObligationKind, ValidationReport};
 use tirproof_verify::Verdict;
 
@@ -52,7 +52,7 @@ fn the_seed_examples_are_proved() {
     }
     // Twin: the same output with the inner binding changed is refuted.
     let mut wrong = cse(&cascade, Mode::Syntactic);
-    let text = tirproof_ir::text::print_func(&wrong).replace("cse_v2 + z", "cse_v2 - z");
+    let text = tirproof_ir::print::print_func(&wrong).replace("cse_v2 + z", "cse_v2 - z");
     wrong = func(&text);
     let report = validate(&cascade, &wrong, TIMEOUT);
     assert!(refuted(&report, ObligationKind::Rewrite), "{report}");

@@ -4,8 +4,8 @@
 use std::path::Path;
 use std::process::Command;
 
-use tirproof_ir::text::parse_module;
 use tirproof_ir::PrimFunc;
+use tirproof_reader::parse_module;
 use tirproof_verify::waits::{verify_func, Options, WaitVerdict};
 
 fn corpus(name: &str) -> PrimFunc {
@@ -14,7 +14,7 @@ fn corpus(name: &str) -> PrimFunc {
 }
 
 fn with_count(func: &PrimFunc, from: &str, to: &str) -> PrimFunc {
-    let text = tirproof_ir::text::print_func(func).replacen(from, to, 1);
+    let text = tirproof_ir::print::print_func(func).replacen(from, to, 1);
     parse_module(&text).expect("still parses").functions.remove(0)
 }
 
@@ -57,7 +57,7 @@ fn tvm_seed_b_negative_looking_count_is_proved_never_negative_but_a_missing_pred
     let (report, _) = verify_func(&func, &Options::default());
     assert!(report.all_proved(), "{:?} {:?}", report.waits, report.findings);
     // Without the predicate around it, `0 - i` runs as -1.
-    let text = tirproof_ir::text::print_func(&func).replacen("if cse_v6 < 16:", "if True:", 1);
+    let text = tirproof_ir::print::print_func(&func).replacen("if cse_v6 < 16:", "if True:", 1);
     let twin = parse_module(&text).expect("parses").functions.remove(0);
     let (report, _) = verify_func(&twin, &Options::default());
     assert!(report

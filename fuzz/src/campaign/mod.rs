@@ -119,7 +119,7 @@ pub fn input(seed: u64, index: u64, gen: &GenConfig, mixed: bool) -> Input {
             Err(_) => Input::Module(program(seed, index, gen), InputMode::Valid),
         },
         9 if mixed => {
-            let base = tirproof_ir::text::print_module(&program(seed, index, gen));
+            let base = tirproof_ir::print::print_module(&program(seed, index, gen));
             Input::Text(mutated_text(&mut u, &base).unwrap_or(base))
         }
         _ => Input::Module(program(seed, index, gen), InputMode::Valid),

@@ -9,9 +9,10 @@
 
 use arbitrary::{Result, Unstructured};
 use tirproof_ir::annotation::{PIPELINE_ASYNC_STAGES, PIPELINE_ORDER, PIPELINE_STAGE};
-use tirproof_ir::text::{parse_module, print_module};
+use tirproof_ir::print::print_module;
 use tirproof_ir::visit::{walk_stmt_mut, MutVisitor};
 use tirproof_ir::{AnnValue, Annotations, For, ForKind, IRModule, Stmt, StmtKind};
+use tirproof_reader::parse_module;
 
 use super::ir::int_list;
 use super::shape::PipelineShape;

@@ -1,9 +1,10 @@
 //! The `round-trip` oracle: a program printed and parsed back is the same program (modulo
 //! renaming), and printing it again gives the same text.
 
+use tirproof_ir::print::print_module;
 use tirproof_ir::structural::module_diff;
-use tirproof_ir::text::{parse_module, print_module};
 use tirproof_ir::IRModule;
+use tirproof_reader::parse_module;
 
 use super::{Failure, FailureClass, OracleName, Outcome};
 

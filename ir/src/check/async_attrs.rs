@@ -19,8 +19,8 @@ use crate::annotation::{
     AnnValue, ASYNC_COMMIT_QUEUE_SCOPE, ASYNC_SCOPE, ASYNC_WAIT_INFLIGHT_COUNT, ASYNC_WAIT_QUEUE_SCOPE,
 };
 use crate::expr::Expr;
+use crate::print::print_expr;
 use crate::stmt::{AttrStmt, Block, Stmt, StmtKind};
-use crate::text::print_expr;
 
 /// How an attribute of a chain fares in the wait/count pairing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

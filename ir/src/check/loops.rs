@@ -7,8 +7,8 @@
 
 use super::Checker;
 use crate::expr::Expr;
+use crate::print::print_expr;
 use crate::stmt::{is_valid_thread_tag, For, ForKind};
-use crate::text::print_expr;
 use crate::var::Var;
 
 impl Checker {

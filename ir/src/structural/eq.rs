@@ -13,8 +13,8 @@ use crate::annotation::{AnnValue, Annotations};
 use crate::buffer::{Buffer, BufferId, BufferRegion, Range};
 use crate::expr::{BufferLoad, Call, Expr};
 use crate::func::{Param, PrimFunc};
+use crate::print::print_expr;
 use crate::stmt::{Allocate, AttrStmt, Block, BlockAlloc, BufferStore, For, IterVar, Stmt, StmtKind};
-use crate::text::print_expr;
 use crate::var::{Var, VarId};
 
 /// The result of pairing two binding occurrences.

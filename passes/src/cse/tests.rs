@@ -1,7 +1,8 @@
 //! Unit tests of the placement, on programs written in TVMScript.
 
-use tirproof_ir::text::{parse_module, print_module};
+use tirproof_ir::print::print_module;
 use tirproof_ir::IRModule;
+use tirproof_reader::parse_module;
 
 use super::{eliminate_module, Mode};
 

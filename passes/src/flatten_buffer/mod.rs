@@ -210,7 +210,8 @@ impl MutVisitor for Rewriter<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tirproof_ir::text::{parse_module, print_module};
+    use tirproof_ir::print::print_module;
+    use tirproof_reader::parse_module;
 
     fn flatten(src: &str) -> Result<String, String> {
         let mut m = parse_module(src).map_err(|d| d.to_string())?;

@@ -324,7 +324,7 @@ mod tests {
     #[test]
     fn copies_of_an_inner_pipeline_keep_the_outer_origin() {
         let text = include_str!("../../../corpus/pipeline/nested_inner_sequence.py");
-        let mut module = tirproof_ir::text::parse_module(text).expect("test program parses");
+        let mut module = tirproof_reader::parse_module(text).expect("test program parses");
         let func = &mut module.functions[0];
         assert!(pipeline_func(func).is_empty());
         let chains = store_origins(&func.body);

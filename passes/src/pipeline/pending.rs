@@ -207,7 +207,7 @@ mod tests {
         let text = format!(
             "# from tvm.script import tirx as T\n\n@T.prim_func\ndef main(A: T.Buffer((16,), \"float32\"), C: T.Buffer((16,), \"float32\"), D: T.Buffer((2, 8), \"float32\")):\n    for k0 in range(4):\n{body}"
         );
-        let module = tirproof_ir::text::parse_module(&text).expect("test program parses");
+        let module = tirproof_reader::parse_module(&text).expect("test program parses");
         let Some(StmtKind::For(f)) = module.functions.first().map(|f| &f.body.kind) else {
             return Vec::new();
         };

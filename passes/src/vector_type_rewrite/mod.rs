@@ -24,7 +24,7 @@ mod multiple;
 
 use std::collections::{HashMap, HashSet};
 
-use tirproof_ir::text::print_expr;
+use tirproof_ir::print::print_expr;
 use tirproof_ir::visit::{walk_expr, walk_expr_mut, walk_stmt, walk_stmt_mut, MutVisitor, Visitor};
 use tirproof_ir::{Buffer, BufferId, BufferSpec, DataType, Expr, IRModule, PrimFunc, Span, Stmt, StmtKind};
 

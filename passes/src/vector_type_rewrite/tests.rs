@@ -3,7 +3,8 @@
 
 use super::*;
 use tirproof_ir::check::check_module;
-use tirproof_ir::text::{parse_module, print_module};
+use tirproof_ir::print::print_module;
+use tirproof_reader::parse_module;
 
 fn rewrite(src: &str) -> (String, Vec<String>) {
     let mut m = parse_module(src).expect("parses");

@@ -15,7 +15,7 @@
 
 use std::collections::HashMap;
 
-use tirproof_ir::text::print_expr;
+use tirproof_ir::print::print_expr;
 use tirproof_ir::visit::{walk_expr, walk_stmt, Visitor};
 use tirproof_ir::{Buffer, Expr, Stmt, StmtKind, Var, VarId};
 

@@ -23,8 +23,8 @@ mod stmt;
 
 pub use blocker::Blocker;
 
+use tirproof_ir::print::print_expr;
 use tirproof_ir::subst::Substitution;
-use tirproof_ir::text::print_expr;
 use tirproof_ir::visit::{walk_stmt_mut, MutVisitor};
 use tirproof_ir::{For, ForKind, IRModule, Stmt, StmtKind};
 
@@ -124,7 +124,8 @@ fn vectorize_loop(f: &For) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tirproof_ir::text::{parse_module, print_module};
+    use tirproof_ir::print::print_module;
+    use tirproof_reader::parse_module;
 
     fn vectorize(src: &str) -> (String, Vec<String>) {
         let mut m = parse_module(src).expect("parses");

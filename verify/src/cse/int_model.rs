@@ -190,7 +190,7 @@ impl<'q> IntModel<'q> {
                 let out = if dtype.code == TypeCode::Bool { bit(&truthy(&x)) } else { wrap(&x, *dtype)? };
                 Ok(Value::exact(out, v.fault))
             }
-            _ => Err(EncodeError::Unsupported(format!("`{}` in the integer model", tirproof_ir::text::print_expr(e)))),
+            _ => Err(EncodeError::Unsupported(format!("`{}` in the integer model", tirproof_ir::print::print_expr(e)))),
         }
     }
 

@@ -16,8 +16,8 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
+use tirproof_ir::print::{print_expr, print_stmt};
 use tirproof_ir::structural::expr_eq;
-use tirproof_ir::text::{print_expr, print_stmt};
 use tirproof_ir::visit::{walk_expr, Visitor};
 use tirproof_ir::{Buffer, CallEffect, Expr, PrimFunc, Stmt, StmtKind, Var, VarId};
 

@@ -10,7 +10,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use tirproof_ir::text::print_expr;
+use tirproof_ir::print::print_expr;
 use tirproof_ir::{BinOp, CmpOp, Expr, LogicOp, VarId};
 use z3::ast::{Bool, Int};
 

@@ -213,7 +213,7 @@ fn report_waits(
             index: all_waits.partition_point(|&x| x < w),
             line: event.span.line,
             queue: q,
-            count: tirproof_ir::text::print_expr(count),
+            count: tirproof_ir::print::print_expr(count),
             verdict: verdicts[i].take().unwrap_or(WaitVerdict::Unknown { reason: "not checked".into() }),
         });
     }

@@ -16,8 +16,8 @@
 use tirproof_ir::annotation::{
     AnnValue, ASYNC_COMMIT_QUEUE_SCOPE, ASYNC_SCOPE, ASYNC_WAIT_INFLIGHT_COUNT, ASYNC_WAIT_QUEUE_SCOPE,
 };
+use tirproof_ir::print::print_expr;
 use tirproof_ir::subst::Substitution;
-use tirproof_ir::text::print_expr;
 use tirproof_ir::visit::{walk_expr, Visitor};
 use tirproof_ir::{Buffer, Expr, ForKind, PrimFunc, Span, Stmt, StmtKind, Var, VarId};
 
@@ -204,7 +204,7 @@ impl Builder {
             StmtKind::Store(store) => {
                 self.accesses_in_exprs(store.indices.iter().chain(std::iter::once(&store.value)));
                 let access = Access { buffer: store.buffer.clone(), indices: store.indices.clone() };
-                let text = tirproof_ir::text::print_stmt(stmt).trim().to_string();
+                let text = tirproof_ir::print::print_stmt(stmt).trim().to_string();
                 self.child(1, |b| {
                     if b.in_async {
                         let commit = b.commits.last().copied();

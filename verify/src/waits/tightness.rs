@@ -75,7 +75,7 @@ pub fn tightness(checker: &Checker, queue: &Queue, wait: EventId) -> WaitVerdict
     };
     let best = match count.as_int() {
         Some(n) => (n + good).to_string(),
-        None => format!("{} + {good}", tirproof_ir::text::print_expr(count)),
+        None => format!("{} + {good}", tirproof_ir::print::print_expr(count)),
     };
     WaitVerdict::ProvedOverSynchronized { best: Some(best), by: Some(good) }
 }

@@ -8,12 +8,12 @@ use proptest::test_runner::Config;
 use super::parse_module;
 
 const SEEDS: [&str; 6] = [
-    include_str!("../../../../corpus/tvm/seed_a_input.py"),
-    include_str!("../../../../corpus/tvm/seed_a_after_pipeline.py"),
-    include_str!("../../../../corpus/tvm/seed_a_tx_after_flatten_cse.py"),
-    include_str!("../../../../corpus/tvm/seed_b_after_flatten_cse.py"),
-    include_str!("../../../../corpus/tvm/seed_c_after_pipeline.py"),
-    include_str!("../../../../corpus/tvm/seed_c_input.py"),
+    include_str!("../../../corpus/tvm/seed_a_input.py"),
+    include_str!("../../../corpus/tvm/seed_a_after_pipeline.py"),
+    include_str!("../../../corpus/tvm/seed_a_tx_after_flatten_cse.py"),
+    include_str!("../../../corpus/tvm/seed_b_after_flatten_cse.py"),
+    include_str!("../../../corpus/tvm/seed_c_after_pipeline.py"),
+    include_str!("../../../corpus/tvm/seed_c_input.py"),
 ];
 
 /// Tokens worth inserting: every operator and delimiter, keywords, layout and dialect words.
@@ -80,7 +80,7 @@ fn check(source: &str) {
             }
         }
         Ok(module) => {
-            if crate::check::check_module(&module).has_errors() {
+            if tirproof_ir::check::check_module(&module).has_errors() {
                 // The printer's round-trip promise is for well-formed modules; literal typing
                 // may read an ill-typed expression back differently.
                 return;
@@ -88,19 +88,19 @@ fn check(source: &str) {
             // The interpreter must not panic on any program the checker accepts (faults and
             // its own errors are values).
             for func in &module.functions {
-                if let Ok(inputs) = crate::interp::random_inputs(func, 1, &Default::default()) {
-                    let config = crate::interp::RunConfig { fuel: 2_000, ..Default::default() };
-                    let _ = crate::interp::run(func, &inputs, &config);
+                if let Ok(inputs) = tirproof_ir::interp::random_inputs(func, 1, &Default::default()) {
+                    let config = tirproof_ir::interp::RunConfig { fuel: 2_000, ..Default::default() };
+                    let _ = tirproof_ir::interp::run(func, &inputs, &config);
                 }
             }
-            let printed = crate::text::print_module(&module);
+            let printed = tirproof_ir::print::print_module(&module);
             let reparsed = match parse_module(&printed) {
                 Ok(m) => m,
                 // Parentheses the printer adds can push a program at the nesting cap over it.
                 Err(d) if d.iter().all(|e| e.message.starts_with("nesting too deep")) => return,
                 Err(d) => panic!("printed module does not parse: {d}\n{printed}\n--- from ---\n{source}"),
             };
-            let diff = crate::structural::module_diff(&module, &reparsed);
+            let diff = tirproof_ir::structural::module_diff(&module, &reparsed);
             assert!(diff.is_none(), "round trip changes the module: {diff:?}\n{printed}");
         }
     }

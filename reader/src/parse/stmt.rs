@@ -8,11 +8,11 @@
 //! bound after its value is lowered (`x = x + 1` reads the outer `x`); a definition whose
 //! lowering failed binds the name as poisoned, so its uses do not cascade into new errors.
 
-use crate::dtype::DataType;
-use crate::expr::Expr;
-use crate::span::Span;
-use crate::stmt::{BufferStore, Stmt, StmtKind};
-use crate::var::Var;
+use tirproof_ir::dtype::DataType;
+use tirproof_ir::expr::Expr;
+use tirproof_ir::span::Span;
+use tirproof_ir::stmt::{BufferStore, Stmt, StmtKind};
+use tirproof_ir::var::Var;
 
 use super::ast::{Ident, PExpr, PExprKind, PIndex, PStmt, PStmtKind};
 use super::binder::{Binder, Scoped};

@@ -15,8 +15,8 @@
 
 use std::fmt;
 
-use crate::diag::Diagnostic;
-use crate::span::Span;
+use tirproof_ir::diag::Diagnostic;
+use tirproof_ir::span::Span;
 
 /// Operators and delimiters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

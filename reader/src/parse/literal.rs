@@ -9,10 +9,10 @@
 //! literals are ever retyped (never a computed expression), and out-of-range values are
 //! reported, never wrapped silently.
 
-use crate::annotation::{AnnValue, Annotations};
-use crate::dtype::{DataType, TypeCode};
-use crate::expr::Expr;
-use crate::span::Span;
+use tirproof_ir::annotation::{AnnValue, Annotations};
+use tirproof_ir::dtype::{DataType, TypeCode};
+use tirproof_ir::expr::Expr;
+use tirproof_ir::span::Span;
 
 use super::ast::{PExpr, PExprKind, UnaryOp};
 use super::lower::Lowerer;

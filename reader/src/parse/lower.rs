@@ -8,9 +8,9 @@
 //! substitutes a placeholder (`Expr::int(0)`, an empty statement or a poisoned name) and goes
 //! on, so independent errors in one function are all reported.
 
-use crate::diag::Diagnostic;
-use crate::expr::Expr;
-use crate::span::Span;
+use tirproof_ir::diag::Diagnostic;
+use tirproof_ir::expr::Expr;
+use tirproof_ir::span::Span;
 
 use super::ast::{Kwarg, PExpr};
 use super::scope::Scopes;

@@ -7,9 +7,9 @@
 //! new one is a fresh `Var` or `Buffer`). Invariant: lookups search the innermost frame first
 //! and, inside a frame, the latest binding first.
 
-use crate::buffer::Buffer;
-use crate::expr::Expr;
-use crate::var::Var;
+use tirproof_ir::buffer::Buffer;
+use tirproof_ir::expr::Expr;
+use tirproof_ir::var::Var;
 
 /// What a name stands for.
 #[derive(Clone, Debug)]
@@ -82,7 +82,7 @@ impl Scopes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dtype::DataType;
+    use tirproof_ir::dtype::DataType;
 
     #[test]
     fn inner_frames_shadow_and_expire() {

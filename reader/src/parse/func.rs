@@ -9,12 +9,12 @@
 //! yet. Invariant: each function is lowered in fresh scopes and counters, so errors never
 //! leak between functions.
 
-use crate::annotation::Annotations;
-use crate::buffer::SCOPE_GLOBAL;
-use crate::dtype::DataType;
-use crate::func::{Param, PrimFunc};
-use crate::span::Span;
-use crate::var::Var;
+use tirproof_ir::annotation::Annotations;
+use tirproof_ir::buffer::SCOPE_GLOBAL;
+use tirproof_ir::dtype::DataType;
+use tirproof_ir::func::{Param, PrimFunc};
+use tirproof_ir::span::Span;
+use tirproof_ir::var::Var;
 
 use super::ast::{Ident, Kwarg, PExpr, PExprKind, PFunc, PIndex, PParam, PStmt, PStmtKind};
 use super::buffer::{BUFFER_SIG, MATCH_BUFFER_SIG};

@@ -2,11 +2,11 @@
 //! it produces has the expected shape.
 
 use super::parse_module;
-use crate::annotation::AnnValue;
-use crate::buffer::{Buffer, BufferRegion};
-use crate::expr::Expr;
-use crate::func::{IRModule, PrimFunc};
-use crate::stmt::{Stmt, StmtKind};
+use tirproof_ir::annotation::AnnValue;
+use tirproof_ir::buffer::{Buffer, BufferRegion};
+use tirproof_ir::expr::Expr;
+use tirproof_ir::func::{IRModule, PrimFunc};
+use tirproof_ir::stmt::{Stmt, StmtKind};
 
 /// A compact, test-only rendering of IR (the real printer lives in `text::print`): variables
 /// and buffers print as `name#id` so that identity is visible.
@@ -234,7 +234,7 @@ fn func_of(source: &str) -> PrimFunc {
 
 macro_rules! printed {
     ($name:literal) => {
-        ($name, include_str!(concat!("../../../../corpus/tvm/", $name)))
+        ($name, include_str!(concat!("../../../corpus/tvm/", $name)))
     };
 }
 
@@ -307,7 +307,7 @@ fn seed_b_epilogue_wait_count_is_a_subtraction() {
     while let Some(stmt) = stack.pop() {
         match &stmt.kind {
             StmtKind::Attr(attr) if attr.key == "async_wait_inflight_count" => {
-                if let Expr::Binary { op: crate::expr::BinOp::Sub, lhs, rhs } = &attr.value {
+                if let Expr::Binary { op: tirproof_ir::expr::BinOp::Sub, lhs, rhs } = &attr.value {
                     assert_eq!(**lhs, Expr::int(0));
                     assert_eq!(rhs.as_var().map(|v| v.name()), Some("i"));
                     found = true;
@@ -605,5 +605,5 @@ fn symbolic_shapes_and_subscript_buffers() {
     assert_eq!(n.name(), "n");
     let StmtKind::For(f) = &func.body.kind else { panic!() };
     assert_eq!(f.extent, Expr::var(n));
-    assert_eq!(func.params[1].buffer.as_ref().map(|b| b.dtype()), Some(crate::dtype::DataType::INT8));
+    assert_eq!(func.params[1].buffer.as_ref().map(|b| b.dtype()), Some(tirproof_ir::dtype::DataType::INT8));
 }

@@ -9,13 +9,13 @@
 //! get its own frame); `Binder::levels` is the IR nesting the binder adds, which the caller
 //! counts against the depth limit.
 
-use crate::annotation::Annotations;
-use crate::buffer::Buffer;
-use crate::dtype::DataType;
-use crate::expr::Expr;
-use crate::span::Span;
-use crate::stmt::{is_valid_thread_tag, Allocate, AttrStmt, Stmt, StmtKind};
-use crate::var::Var;
+use tirproof_ir::annotation::Annotations;
+use tirproof_ir::buffer::Buffer;
+use tirproof_ir::dtype::DataType;
+use tirproof_ir::expr::Expr;
+use tirproof_ir::span::Span;
+use tirproof_ir::stmt::{is_valid_thread_tag, Allocate, AttrStmt, Stmt, StmtKind};
+use tirproof_ir::var::Var;
 
 use super::ast::{Ident, Kwarg, PExpr, PExprKind};
 use super::lower::{Lowerer, Sig};

@@ -7,9 +7,9 @@
 //! mistake yields one diagnostic and parsing resumes. Recursion depth is counted by
 //! `enter`/`leave` and capped at `MAX_NESTING`.
 
-use crate::diag::Diagnostic;
-use crate::span::Span;
-use crate::text::lex::{Punct, Token, TokenKind};
+use crate::lex::{Punct, Token, TokenKind};
+use tirproof_ir::diag::Diagnostic;
+use tirproof_ir::span::Span;
 
 use super::ast::Ident;
 use super::MAX_NESTING;

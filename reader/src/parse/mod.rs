@@ -38,10 +38,10 @@ mod fuzz_tests;
 #[cfg(test)]
 mod tests;
 
-use crate::diag::{Diagnostic, Diagnostics};
-use crate::func::IRModule;
-use crate::span::Span;
-use crate::text::lex::lex;
+use crate::lex::lex;
+use tirproof_ir::diag::{Diagnostic, Diagnostics};
+use tirproof_ir::func::IRModule;
+use tirproof_ir::span::Span;
 
 use ast::{PClass, PFile};
 use cursor::Cursor;

@@ -9,8 +9,8 @@
 //! tree below it (a leaf is 1), and the grammar never builds a tree higher than
 //! `MAX_NESTING`, so every recursive walk over it is bounded.
 
-use crate::expr::{BinOp, CmpOp, LogicOp};
-use crate::span::Span;
+use tirproof_ir::expr::{BinOp, CmpOp, LogicOp};
+use tirproof_ir::span::Span;
 
 #[derive(Clone, Debug, PartialEq)]
 pub(super) struct PExpr {

@@ -7,10 +7,10 @@
 //! the literal typing rule of `literal.rs`. Invariant: recursion follows the surface tree,
 //! whose height the grammar capped.
 
-use crate::buffer::Buffer;
-use crate::dtype::DataType;
-use crate::expr::{BinOp, Call, CallEffect, CmpOp, Expr, LogicOp};
-use crate::span::Span;
+use tirproof_ir::buffer::Buffer;
+use tirproof_ir::dtype::DataType;
+use tirproof_ir::expr::{BinOp, Call, CallEffect, CmpOp, Expr, LogicOp};
+use tirproof_ir::span::Span;
 
 use super::ast::{ArithOp, PExpr, PExprKind, PIndex, UnaryOp};
 use super::literal::{literal, Lit};
@@ -279,7 +279,7 @@ impl Lowerer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::var::Var;
+    use tirproof_ir::var::Var;
 
     #[test]
     fn min_extent_rule() {

@@ -7,11 +7,11 @@
 //! its body lowered (with the loop variables poisoned), so errors inside it are reported
 //! without cascading from the header.
 
-use crate::annotation::Annotations;
-use crate::expr::Expr;
-use crate::span::Span;
-use crate::stmt::{For, ForKind, Stmt, StmtKind};
-use crate::var::Var;
+use tirproof_ir::annotation::Annotations;
+use tirproof_ir::expr::Expr;
+use tirproof_ir::span::Span;
+use tirproof_ir::stmt::{For, ForKind, Stmt, StmtKind};
+use tirproof_ir::var::Var;
 
 use super::ast::{Ident, Kwarg, PExpr, PStmt};
 use super::expr::{constant_like, min_extent};

@@ -11,16 +11,16 @@
 //! grammar nor any later walk over its output can overflow the stack. Prefix operators are
 //! collected in a loop, so a long run of `-` costs no stack.
 
-use crate::diag::Diagnostic;
-use crate::expr::{BinOp, CmpOp, LogicOp};
-use crate::span::Span;
-use crate::text::lex::{Punct, TokenKind};
+use crate::lex::{Punct, TokenKind};
+use tirproof_ir::diag::Diagnostic;
+use tirproof_ir::expr::{BinOp, CmpOp, LogicOp};
+use tirproof_ir::span::Span;
 
 use super::ast::{ArithOp, Kwarg, PExpr, PExprKind, PIndex, UnaryOp};
 use super::cursor::{is_keyword, Abort, Cursor, PResult};
 use super::MAX_NESTING;
 
-/// Binding powers (higher binds tighter), as in `crate::expr::prec`.
+/// Binding powers (higher binds tighter), as in `tirproof_ir::expr::prec`.
 const OR: u8 = 1;
 const AND: u8 = 2;
 const NOT: u8 = 3;
@@ -457,7 +457,7 @@ fn index_from_parts(parts: Vec<PExpr>, span: Span) -> Option<PIndex> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::text::lex::lex;
+    use crate::lex::lex;
 
     fn parse(src: &str) -> Result<PExpr, Vec<String>> {
         let mut cursor = Cursor::new(lex(src).tokens);

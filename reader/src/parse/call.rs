@@ -1,16 +1,16 @@
 //! Lowering of calls in expression position: `T.FloorMod`-style operator functions,
 //! `T.if_then_else`, `T.Select`, casts, `T.ramp`, `T.broadcast`, `T.Let`, typed immediates
-//! (`T.float32(1.0)`), `T.call_extern`, and the intrinsics of `crate::intrinsics`.
+//! (`T.float32(1.0)`), `T.call_extern`, and the intrinsics of `tirproof_ir::intrinsics`.
 //!
 //! Invariants: every callee is checked for its argument count before any argument is read,
 //! so no lookup can fail on a short list; an unknown `T.foo` is "unknown intrinsic `T.foo`";
 //! statement-only forms (`T.allocate`, `T.serial`, ...) are rejected here with a message
 //! that says so, rather than as unknown intrinsics.
 
-use crate::dtype::DataType;
-use crate::expr::{BinOp, Call, CallEffect, CmpOp, Expr, LogicOp};
-use crate::intrinsics;
-use crate::span::Span;
+use tirproof_ir::dtype::DataType;
+use tirproof_ir::expr::{BinOp, Call, CallEffect, CmpOp, Expr, LogicOp};
+use tirproof_ir::intrinsics;
+use tirproof_ir::span::Span;
 
 use super::ast::{Kwarg, PExpr, PExprKind};
 use super::literal::dtype_of_name;
@@ -280,7 +280,7 @@ impl Lowerer {
                 continue;
             };
             let value = self.expr(value);
-            lets.push((crate::var::Var::new(name, value.dtype()), value));
+            lets.push((tirproof_ir::var::Var::new(name, value.dtype()), value));
         }
         self.scopes.push();
         for (var, _) in &lets {

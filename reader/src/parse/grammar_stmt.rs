@@ -6,8 +6,8 @@
 //! found. `elif` chains are collected in a loop (no recursion per branch). A block deeper than
 //! `MAX_NESTING` is reported and skipped whole.
 
-use crate::diag::Diagnostic;
-use crate::text::lex::{Punct, TokenKind};
+use crate::lex::{Punct, TokenKind};
+use tirproof_ir::diag::Diagnostic;
 
 use super::ast::{Ident, PExpr, PExprKind, PStmt, PStmtKind};
 use super::cursor::{Abort, Cursor, PResult};
@@ -177,7 +177,7 @@ impl Cursor {
         Ok(())
     }
 
-    fn for_header(&mut self) -> PResult<(crate::span::Span, Vec<Ident>, PExpr)> {
+    fn for_header(&mut self) -> PResult<(tirproof_ir::span::Span, Vec<Ident>, PExpr)> {
         let span = self.bump().span;
         let targets = self.targets()?;
         self.expect_keyword("in")?;
@@ -231,7 +231,7 @@ impl Cursor {
         Ok(())
     }
 
-    fn with_header(&mut self) -> PResult<(crate::span::Span, PExpr, Vec<Ident>)> {
+    fn with_header(&mut self) -> PResult<(tirproof_ir::span::Span, PExpr, Vec<Ident>)> {
         let span = self.bump().span;
         let item = self.expr()?;
         let targets = if self.eat_keyword("as") { self.targets()? } else { Vec::new() };
@@ -243,7 +243,7 @@ impl Cursor {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::text::lex::lex;
+    use crate::lex::lex;
 
     fn parse(src: &str) -> (Vec<PStmt>, Vec<String>) {
         let mut cursor = Cursor::new(lex(src).tokens);

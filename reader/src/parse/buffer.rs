@@ -8,12 +8,12 @@
 //! `T.decl_buffer(..., data=A.data)` and `A.view(...)`). Invariant: a buffer is only built
 //! when every argument lowered without error; otherwise the caller poisons the name.
 
-use crate::annotation::Annotations;
-use crate::buffer::{Buffer, BufferSpec, SCOPE_GLOBAL, SCOPE_LOCAL, SCOPE_SHARED};
-use crate::dtype::DataType;
-use crate::expr::Expr;
-use crate::span::Span;
-use crate::var::Var;
+use tirproof_ir::annotation::Annotations;
+use tirproof_ir::buffer::{Buffer, BufferSpec, SCOPE_GLOBAL, SCOPE_LOCAL, SCOPE_SHARED};
+use tirproof_ir::dtype::DataType;
+use tirproof_ir::expr::Expr;
+use tirproof_ir::span::Span;
+use tirproof_ir::var::Var;
 
 use super::ast::{Ident, Kwarg, PExpr, PExprKind};
 use super::binder::{Binder, Scoped};

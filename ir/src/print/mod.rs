@@ -1,4 +1,4 @@
-//! The TVMScript printer.
+//! The TVMScript printer (the reader, which parses the same text, is the `tirproof-reader` crate).
 //!
 //! Output is deterministic (it depends only on the tree, never on ids or hash order) and
 //! parses back to a structurally equal module. The layout follows what TVM 0.27 prints:
@@ -6,6 +6,7 @@
 //! parameters as `A: T.Buffer((16,), "float32")`, four-space indentation.
 
 mod expr;
+mod names;
 mod stmt;
 
 use crate::buffer::Buffer;
@@ -14,8 +15,8 @@ use crate::func::{IRModule, PrimFunc};
 use crate::stmt::Stmt;
 use crate::visit::{walk_buffer_def, Visitor};
 
-use super::names::Names;
 use expr::quote;
+use names::Names;
 
 /// Prints a whole module.
 pub fn print_module(module: &IRModule) -> String {

@@ -6,8 +6,8 @@
 //! decided in `mod.rs`. Invariants: like statements, a broken function header is reported
 //! once and the whole function (header line and body) is skipped; the file rule never fails.
 
-use crate::diag::Diagnostic;
-use crate::text::lex::{Punct, TokenKind};
+use crate::lex::{Punct, TokenKind};
+use tirproof_ir::diag::Diagnostic;
 
 use super::ast::{PClass, PExpr, PFile, PFunc, PParam};
 use super::cursor::{Abort, Cursor, PResult};
@@ -117,7 +117,7 @@ impl Cursor {
         Ok(())
     }
 
-    fn mixed_file(&mut self, span: crate::span::Span) -> Abort {
+    fn mixed_file(&mut self, span: tirproof_ir::span::Span) -> Abort {
         let diag = Diagnostic::error(span, "a file holds one `@I.ir_module` class or bare functions, not both")
             .expected("end of file", self.found());
         self.error(diag);
@@ -179,7 +179,7 @@ impl Cursor {
     }
 
     /// `def name(params) [-> ret]:` and its body.
-    fn func(&mut self, decorators: Vec<PExpr>, span: crate::span::Span) -> PResult<PFunc> {
+    fn func(&mut self, decorators: Vec<PExpr>, span: tirproof_ir::span::Span) -> PResult<PFunc> {
         let errors_before = self.diags.len();
         self.bump();
         let name = self.ident("a function name")?;
@@ -226,7 +226,7 @@ impl Cursor {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::text::lex::lex;
+    use crate::lex::lex;
 
     fn parse(src: &str) -> (PFile, Vec<String>) {
         let mut cursor = Cursor::new(lex(src).tokens);

@@ -9,13 +9,13 @@
 //! header name wherever it was written. Invariant: header forms after the first body statement
 //! are errors (except `T.attr`, which there is an ordinary attribute statement).
 
-use crate::annotation::Annotations;
-use crate::buffer::{BufferRegion, Range};
-use crate::dtype::DataType;
-use crate::expr::Expr;
-use crate::span::Span;
-use crate::stmt::{Block, BlockAlloc, IterKind, IterVar, Stmt, StmtKind};
-use crate::var::Var;
+use tirproof_ir::annotation::Annotations;
+use tirproof_ir::buffer::{BufferRegion, Range};
+use tirproof_ir::dtype::DataType;
+use tirproof_ir::expr::Expr;
+use tirproof_ir::span::Span;
+use tirproof_ir::stmt::{Block, BlockAlloc, IterKind, IterVar, Stmt, StmtKind};
+use tirproof_ir::var::Var;
 
 use super::ast::{Ident, Kwarg, PExpr, PExprKind, PIndex, PStmt, PStmtKind};
 use super::buffer::SBLOCK_ALLOC_SIG;
@@ -424,7 +424,7 @@ impl Lowerer {
             return;
         };
         let annotations = bound.get("annotations").map(|a| self.annotations(a)).unwrap_or_default();
-        match self.buffer_from_args(&name.name, &bound, crate::buffer::SCOPE_GLOBAL, span) {
+        match self.buffer_from_args(&name.name, &bound, tirproof_ir::buffer::SCOPE_GLOBAL, span) {
             Some(buffer) => {
                 self.scopes.bind(&name.name, Binding::Buffer(buffer.clone()));
                 parts.alloc_buffers.push(BlockAlloc { buffer, annotations });

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use tirproof_ir::interp::{random_inputs, run, RunConfig};
+use tirproof_interp::{random_inputs, run, RunConfig};
 use tirproof_reader::parse_module;
 
 const PROGRAM: &str = r#"

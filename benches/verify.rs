@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use tirproof_ir::interp::{random_inputs, run, RunConfig};
+use tirproof_interp::{random_inputs, run, RunConfig};
 use tirproof_ir::IRModule;
 use tirproof_passes::pipeline::InjectSoftwarePipeline;
 use tirproof_passes::Pass;

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use anyhow::{bail, Context};
 use npyz::WriterBuilder;
-use tirproof_ir::interp::Tensor;
+use tirproof_interp::Tensor;
 use tirproof_ir::{DataType, TypeCode};
 
 /// Reads `path` as a tensor of element type `dtype`.

@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use proptest::prelude::*;
 use tirproof::compare::check_equivalent;
+use tirproof_interp::Schedule;
 use tirproof_ir::check::check_module;
-use tirproof_ir::interp::Schedule;
 use tirproof_ir::print::print_module;
 use tirproof_passes::cse::{eliminate_module, Mode};
 use tirproof_reader::parse_module;

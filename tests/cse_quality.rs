@@ -8,7 +8,7 @@
 mod programs;
 
 use tirproof::compare::check_equivalent;
-use tirproof_ir::interp::Schedule;
+use tirproof_interp::Schedule;
 use tirproof_ir::{IRModule, PrimFunc};
 use tirproof_passes::cse::metrics::operations;
 use tirproof_passes::cse::{eliminate, Mode};

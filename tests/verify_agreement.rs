@@ -13,8 +13,8 @@ use std::path::Path;
 use arbitrary::Unstructured;
 use tirproof::compare::SCALAR_VALUES;
 use tirproof_fuzz::gen::{pipeline_program, GenConfig};
+use tirproof_interp::{random_inputs, run, RunConfig, ScalarValue};
 use tirproof_ir::annotation::{ASYNC_COMMIT_QUEUE_SCOPE, ASYNC_WAIT_INFLIGHT_COUNT, ASYNC_WAIT_QUEUE_SCOPE};
-use tirproof_ir::interp::{random_inputs, run, RunConfig, ScalarValue};
 use tirproof_ir::print::print_module;
 use tirproof_ir::visit::{walk_stmt_mut, MutVisitor};
 use tirproof_ir::{Expr, IRModule, PrimFunc, Stmt, StmtKind};
@@ -32,13 +32,13 @@ fn faults(func: &PrimFunc) -> Option<String> {
 /// Faults of the async protocol: pending reads and writes, cross-thread visibility, negative
 /// counts, groups left in flight.
 fn async_faults(func: &PrimFunc) -> Option<String> {
-    use tirproof_ir::interp::FaultKind::*;
+    use tirproof_interp::FaultKind::*;
     faults_where(func, |k| {
         matches!(k, ReadPendingAsync | WritePendingAsync | CrossThreadRace | NegativeWait | UnwaitedGroup)
     })
 }
 
-fn faults_where(func: &PrimFunc, keep: impl Fn(tirproof_ir::interp::FaultKind) -> bool) -> Option<String> {
+fn faults_where(func: &PrimFunc, keep: impl Fn(tirproof_interp::FaultKind) -> bool) -> Option<String> {
     let ints: Vec<String> =
         func.scalar_params().filter(|v| v.dtype().is_integer()).map(|v| v.name().to_string()).collect();
     let assignments: Vec<BTreeMap<String, ScalarValue>> = if ints.is_empty() {

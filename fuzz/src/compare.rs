@@ -9,9 +9,7 @@ use std::fmt;
 
 use std::collections::BTreeMap;
 
-use tirproof_ir::interp::{
-    random_inputs, run, Inputs, InterpError, Outcome, RunConfig, RunResult, ScalarValue, Schedule,
-};
+use tirproof_interp::{random_inputs, run, ExecError, Inputs, Outcome, RunConfig, RunResult, ScalarValue, Schedule};
 use tirproof_ir::{IRModule, PrimFunc};
 
 /// How two runs disagreed.
@@ -50,7 +48,7 @@ pub fn compare(
     transformed: &PrimFunc,
     inputs: &Inputs,
     config: &RunConfig,
-) -> Result<Comparison, InterpError> {
+) -> Result<Comparison, ExecError> {
     let a = run(original, inputs, config)?;
     let b = run(transformed, inputs, config)?;
     let mismatch = first_mismatch(&a, &b);
@@ -68,9 +66,8 @@ fn first_mismatch(a: &RunResult, b: &RunResult) -> Option<Mismatch> {
             return Some(Mismatch::MissingOutput { buffer: name.clone() });
         };
         if let Some(index) = expected.first_difference(actual) {
-            let show = |t: &tirproof_ir::interp::Tensor| {
-                t.get_f64(index).map_or_else(|| "<none>".to_string(), |v| format!("{v}"))
-            };
+            let show =
+                |t: &tirproof_interp::Tensor| t.get_f64(index).map_or_else(|| "<none>".to_string(), |v| format!("{v}"));
             return Some(Mismatch::Output {
                 buffer: name.clone(),
                 index,
@@ -132,7 +129,7 @@ pub fn scalar_assignments(func: &PrimFunc, values: &[i64]) -> Vec<BTreeMap<Strin
 }
 
 /// The values of a tensor as a list (`[1, 2.5, ...]`), all of them.
-pub fn show_tensor(tensor: &tirproof_ir::interp::Tensor) -> String {
+pub fn show_tensor(tensor: &tirproof_interp::Tensor) -> String {
     let values: Vec<String> = if tensor.dtype.is_float() {
         tensor.to_f64_vec().iter().map(|v| format!("{v}")).collect()
     } else {

@@ -1,5 +1,6 @@
-//! tirproof-ir: the TIR data structures, the TVMScript text format, the well-formedness
-//! checker, structural equality, and the reference interpreter.
+//! tirproof-ir: the TIR data structures, the TVMScript printer, the well-formedness checker
+//! and structural equality. The reader of the text format is `tirproof-reader`; execution
+//! is `tirproof-machine` (the memory model) and `tirproof-interp` (TIR over it).
 //!
 //! Everything above this crate (passes, verifier, PTX, fuzzers, CLI) speaks these types.
 //! Nothing here prints to the terminal or exits the process: errors are values.
@@ -27,7 +28,6 @@ pub use var::{Var, VarId};
 
 pub mod check;
 pub mod diag;
-pub mod interp;
 pub mod intrinsics;
 pub mod print;
 pub mod structural;

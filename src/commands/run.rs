@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::{anyhow, bail, Context};
 use tirproof::compare::compare;
 use tirproof::source::Source;
-use tirproof_ir::interp::{random_inputs, run, Inputs, Outcome, RunConfig, RunResult, ScalarValue, Schedule, Tensor};
+use tirproof_interp::{random_inputs, run, Inputs, Outcome, RunConfig, RunResult, ScalarValue, Schedule, Tensor};
 use tirproof_ir::{IRModule, PrimFunc};
 
 #[derive(clap::Args)]

@@ -19,7 +19,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use tirproof_ir::interp::{random_inputs, run, Inputs, Outcome, RunConfig, ScalarValue, Schedule, Tensor};
+use tirproof_interp::{random_inputs, run, Inputs, Outcome, RunConfig, ScalarValue, Schedule, Tensor};
 use tirproof_ir::{IRModule, PrimFunc};
 
 use super::{Case, Verdict};

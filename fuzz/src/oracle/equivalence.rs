@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use tirproof_ir::interp::{random_inputs, Fault, Outcome as RunOutcome, RunConfig, ScalarValue, Schedule};
+use tirproof_interp::{random_inputs, Fault, Outcome as RunOutcome, RunConfig, ScalarValue, Schedule};
 use tirproof_ir::{IRModule, PrimFunc};
 
 use super::{Failure, FailureClass, OracleName, Outcome, Side};
@@ -128,7 +128,7 @@ pub fn runs_cleanly(module: &IRModule) -> bool {
     module.functions.iter().all(|func| {
         scalar_assignments(func).iter().all(|scalars| {
             let Ok(inputs) = random_inputs(func, 0, scalars) else { return false };
-            tirproof_ir::interp::run(func, &inputs, &RunConfig::default()).is_ok_and(|r| r.outcome.fault().is_none())
+            tirproof_interp::run(func, &inputs, &RunConfig::default()).is_ok_and(|r| r.outcome.fault().is_none())
         })
     })
 }

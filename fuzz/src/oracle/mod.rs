@@ -24,7 +24,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use serde::Serialize;
-use tirproof_ir::interp::FaultKind;
+use tirproof_interp::FaultKind;
 
 pub use chain::{Chain, ChainConfig, ChainResult, InputMode, PassVariant};
 pub use equivalence::{runs_cleanly, scalar_assignments};

@@ -13,8 +13,8 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use tirproof_interp::{random_inputs, run, FaultKind, RunConfig, ScalarValue};
 use tirproof_ir::annotation::ASYNC_WAIT_INFLIGHT_COUNT;
-use tirproof_ir::interp::{random_inputs, run, FaultKind, RunConfig, ScalarValue};
 use tirproof_ir::visit::{walk_stmt, walk_stmt_mut, MutVisitor, Visitor};
 use tirproof_ir::{Expr, IRModule, PrimFunc, Stmt, StmtKind};
 use tirproof_verify::waits::{verify_func, FuncReport, Options, WaitVerdict};

@@ -88,9 +88,9 @@ fn check(source: &str) {
             // The interpreter must not panic on any program the checker accepts (faults and
             // its own errors are values).
             for func in &module.functions {
-                if let Ok(inputs) = tirproof_ir::interp::random_inputs(func, 1, &Default::default()) {
-                    let config = tirproof_ir::interp::RunConfig { fuel: 2_000, ..Default::default() };
-                    let _ = tirproof_ir::interp::run(func, &inputs, &config);
+                if let Ok(inputs) = tirproof_interp::random_inputs(func, 1, &Default::default()) {
+                    let config = tirproof_interp::RunConfig { fuel: 2_000, ..Default::default() };
+                    let _ = tirproof_interp::run(func, &inputs, &config);
                 }
             }
             let printed = tirproof_ir::print::print_module(&module);

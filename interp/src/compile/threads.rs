@@ -1,0 +1,321 @@
+//! Compiling thread bindings, async attribute chains and S-TIR blocks.
+//!
+//! Threads: the outermost `threadIdx.*` binding (loop or launch) starts a block of threads
+//! (`RegionStart` .. `RegionEnd`); its extents, and those of every `threadIdx.*` binding
+//! nested in it, are evaluated where the block starts, so the block's shape is known before
+//! any thread runs. Inside, each binding just reads the thread's coordinate. `blockIdx.*`
+//! bindings outside a block of threads are loops (blocks run one after another).
+//!
+//! Async chains: directly nested async attributes, in any order, act as one construct:
+//! wait (if `async_wait_queue_scope` + `async_wait_inflight_count`), then the body (async if
+//! `async_scope`), then commit (if `async_commit_queue_scope`). A key that appears again
+//! further in starts a nested chain inside the body (a wait on a second queue, say). Block annotations written
+//! with `T.attr({...})` are the same chain around the block body.
+
+use tirproof_ir::annotation::{
+    AnnValue, Annotations, ASYNC_COMMIT_QUEUE_SCOPE, ASYNC_SCOPE, ASYNC_WAIT_INFLIGHT_COUNT, ASYNC_WAIT_QUEUE_SCOPE,
+};
+use tirproof_ir::expr::{CmpOp, Expr, LogicOp};
+use tirproof_ir::span::Span;
+use tirproof_ir::stmt::{AttrStmt, Block, ForKind, IterKind, Stmt, StmtKind};
+use tirproof_ir::var::Var;
+use tirproof_ir::visit::{walk_stmt, Visitor};
+
+use super::stmt::is_async_key;
+use super::{ill, CResult, Compiler};
+use crate::program::{CExpr, CmpNode, CtxKind, Ins, LogicNode, RegionIns, ThreadBindIns, NO_STMT};
+use tirproof_machine::error::ExecError;
+use tirproof_machine::history::THREAD_AXES;
+use tirproof_machine::value::Num;
+
+/// The async attributes of one chain.
+#[derive(Default)]
+struct AsyncKeys {
+    commit: Option<Expr>,
+    wait: Option<Expr>,
+    count: Option<Expr>,
+    scope: bool,
+    /// How many attributes the chain has (each costs one unit of fuel).
+    n: u32,
+}
+
+impl AsyncKeys {
+    fn set(&mut self, key: &str, value: Expr) -> CResult<()> {
+        let slot = match key {
+            ASYNC_COMMIT_QUEUE_SCOPE => &mut self.commit,
+            ASYNC_WAIT_QUEUE_SCOPE => &mut self.wait,
+            ASYNC_WAIT_INFLIGHT_COUNT => &mut self.count,
+            ASYNC_SCOPE => {
+                if self.scope {
+                    return Err(ill("`async_scope` appears twice in one attribute chain"));
+                }
+                self.scope = true;
+                self.n += 1;
+                return Ok(());
+            }
+            _ => return Ok(()),
+        };
+        if slot.is_some() {
+            return Err(ill(format!("`{key}` appears twice in one attribute chain")));
+        }
+        *slot = Some(value);
+        self.n += 1;
+        Ok(())
+    }
+
+    /// Whether `key` is already part of this chain.
+    fn has(&self, key: &str) -> bool {
+        match key {
+            ASYNC_COMMIT_QUEUE_SCOPE => self.commit.is_some(),
+            ASYNC_WAIT_QUEUE_SCOPE => self.wait.is_some(),
+            ASYNC_WAIT_INFLIGHT_COUNT => self.count.is_some(),
+            ASYNC_SCOPE => self.scope,
+            _ => false,
+        }
+    }
+
+    fn from_annotations(annotations: &Annotations) -> CResult<AsyncKeys> {
+        let mut keys = AsyncKeys::default();
+        for (key, value) in annotations.iter().filter(|(k, _)| is_async_key(k)) {
+            let expr = match value {
+                AnnValue::Int(i) => Expr::int(*i),
+                AnnValue::Bool(b) => Expr::int(i64::from(*b)),
+                AnnValue::Expr(e) => e.clone(),
+                other => return Err(ill(format!("`{key}` must be an integer, not {}", other.kind_name()))),
+            };
+            keys.set(key, expr)?;
+        }
+        keys.n = 0;
+        Ok(keys)
+    }
+}
+
+/// Collects the extents of every `threadIdx.*` binding in a statement.
+#[derive(Default)]
+struct ThreadScan {
+    found: Vec<(usize, Expr)>,
+}
+
+fn axis_of(tag: &str) -> Option<usize> {
+    THREAD_AXES.iter().position(|t| *t == tag)
+}
+
+impl Visitor for ThreadScan {
+    fn visit_stmt(&mut self, stmt: &Stmt) {
+        match &stmt.kind {
+            StmtKind::For(f) if f.kind == ForKind::ThreadBinding => {
+                if let Some(axis) = f.thread.as_deref().and_then(axis_of) {
+                    self.found.push((axis, f.extent.clone()));
+                }
+            }
+            StmtKind::LaunchThread { tag, extent, .. } => {
+                if let Some(axis) = axis_of(tag) {
+                    self.found.push((axis, extent.clone()));
+                }
+            }
+            _ => {}
+        }
+        walk_stmt(self, stmt);
+    }
+}
+
+impl Compiler {
+    /// A thread binding (`T.thread_binding` loop or `T.launch_thread`) with tag `tag`.
+    pub(super) fn binding(
+        &mut self,
+        var: &Var,
+        tag: &str,
+        min: Option<&Expr>,
+        extent: &Expr,
+        body: &Stmt,
+        span: Span,
+    ) -> CResult<()> {
+        let zero = Expr::int_of(0, var.dtype());
+        let min_expr = min.unwrap_or(&zero);
+        let Some(axis) = axis_of(tag) else {
+            if tag.starts_with("blockIdx") && self.in_region {
+                return Err(ExecError::Unsupported(format!("`{tag}` binding inside a block of threads")));
+            }
+            let kind = if tag.starts_with("blockIdx") { CtxKind::Thread(tag.to_string()) } else { CtxKind::Loop };
+            return self.serial_loop(var, min_expr, extent, body, span, kind);
+        };
+        if self.in_region {
+            return self.thread_bind(var, tag, axis, min_expr, extent, body, span);
+        }
+        let id = self.stmt_id(span);
+        let mut scan = ThreadScan::default();
+        scan.found.push((axis, extent.clone()));
+        scan.visit_stmt(body);
+        let mut extents: [Vec<(CExpr, Num)>; 3] = Default::default();
+        for (a, e) in &scan.found {
+            let compiled = self.int_expr(e, "a thread extent").map_err(|err| match err {
+                ExecError::IllFormed(m) if m.contains("outside its scope") => ExecError::Unsupported(format!(
+                    "a thread extent that depends on variables bound inside the block of threads ({m})"
+                )),
+                other => other,
+            })?;
+            extents[*a].push(compiled);
+        }
+        let start = self.emit(Ins::RegionStart(Box::new(RegionIns { stmt: id, extents, end: 0 })));
+        self.in_region = true;
+        let result = self.thread_bind(var, tag, axis, min_expr, extent, body, span);
+        self.in_region = false;
+        result?;
+        let end = self.emit(Ins::RegionEnd);
+        self.patch(start, end);
+        Ok(())
+    }
+
+    #[expect(clippy::too_many_arguments, reason = "the parts of a binding statement, passed through once")]
+    fn thread_bind(
+        &mut self,
+        var: &Var,
+        tag: &str,
+        axis: usize,
+        min: &Expr,
+        extent: &Expr,
+        body: &Stmt,
+        span: Span,
+    ) -> CResult<()> {
+        let id = self.stmt_id(span);
+        let (min, min_num) = self.int_expr(min, "a thread binding minimum")?;
+        let (extent, extent_num) = self.int_expr(extent, "a thread extent")?;
+        let mark = self.scope.mark();
+        let (slot, num) = self.bind_int_var(var)?;
+        let at = self.emit(Ins::ThreadBind(Box::new(ThreadBindIns {
+            stmt: id,
+            slot,
+            num,
+            axis,
+            min,
+            min_num,
+            extent,
+            extent_num,
+            skip: 0,
+        })));
+        let outer = self.push_ctx(var, slot, num, CtxKind::Thread(tag.to_string()));
+        let result = self.stmt(body);
+        self.ctx = outer;
+        result?;
+        let end = self.pc();
+        self.patch(at, end);
+        self.scope.restore(mark);
+        Ok(())
+    }
+
+    /// A chain of directly nested async attributes around one body.
+    pub(super) fn async_chain(&mut self, attr: &AttrStmt, span: Span) -> CResult<()> {
+        let mut keys = AsyncKeys::default();
+        let mut cur = attr;
+        loop {
+            keys.set(&cur.key, cur.value.clone())?;
+            match &cur.body.kind {
+                // A key met again starts a nested chain (two waits on different queues, say):
+                // it runs inside this chain's body.
+                StmtKind::Attr(inner) if is_async_key(&inner.key) && !keys.has(&inner.key) => cur = inner,
+                _ => break,
+            }
+        }
+        let body = &cur.body;
+        self.async_scoped(&keys, span, |c| c.stmt(body))
+    }
+
+    /// Wait, then `body` (async if the chain has `async_scope`), then commit.
+    fn async_scoped(
+        &mut self,
+        keys: &AsyncKeys,
+        span: Span,
+        body: impl FnOnce(&mut Self) -> CResult<()>,
+    ) -> CResult<()> {
+        let id = self.tick(span, keys.n);
+        match (&keys.wait, &keys.count) {
+            (Some(q), Some(n)) => {
+                let (queue, queue_num) = self.int_expr(q, "an async queue")?;
+                let (count, count_num) = self.int_expr(n, "an in-flight count")?;
+                self.emit(Ins::Wait { stmt: id, queue, queue_num, count, count_num });
+            }
+            (None, None) => {}
+            _ => return Err(ill("`async_wait_queue_scope` and `async_wait_inflight_count` must appear together")),
+        }
+        let outer = self.in_async;
+        if keys.scope {
+            self.in_async = true;
+        }
+        let result = body(self);
+        self.in_async = outer;
+        result?;
+        if let Some(q) = &keys.commit {
+            let (queue, queue_num) = self.int_expr(q, "an async queue")?;
+            self.emit(Ins::Commit { stmt: id, queue, queue_num });
+        }
+        Ok(())
+    }
+
+    /// An S-TIR block: bind iteration variables, test `T.where`, allocate, run the init
+    /// statement on the first reduction iteration, run the body inside its async chain.
+    pub(super) fn block(&mut self, b: &Block, span: Span) -> CResult<()> {
+        let id = self.tick(span, 1);
+        let mark = self.scope.mark();
+        // Bindings are expressions of the enclosing loops: compile them all before binding.
+        let values =
+            b.iter_vars.iter().map(|iv| self.int_expr(&iv.binding, "a block binding")).collect::<CResult<Vec<_>>>()?;
+        let mut first_reduction = Vec::new();
+        for (iv, (value, _)) in b.iter_vars.iter().zip(values) {
+            let (slot, num) = self.bind_int_var(&iv.var)?;
+            self.emit(Ins::SetScalar { stmt: NO_STMT, slot, value });
+            if iv.kind == IterKind::Reduce {
+                let (min, _) = self.int_expr(&iv.min, "a block iteration minimum")?;
+                first_reduction.push(CExpr::Cmp(Box::new(CmpNode {
+                    op: CmpOp::Eq,
+                    num,
+                    lanes: 1,
+                    lhs: CExpr::Slot(slot),
+                    rhs: min,
+                })));
+            }
+        }
+        let skip = match &b.predicate {
+            Some(p) => {
+                let (cond, cond_num) = self.condition(p)?;
+                Some(self.emit(Ins::Branch { stmt: id, cond, cond_num, target: 0 }))
+            }
+            None => None,
+        };
+        let mut frees = Vec::new();
+        for alloc in &b.alloc_buffers {
+            let data = self.alloc_buffer(&alloc.buffer, id)?;
+            frees.push((data, self.in_region && !super::stmt::is_local_scope(alloc.buffer.scope())));
+        }
+        let keys = AsyncKeys::from_annotations(&b.annotations)?;
+        self.async_scoped(&keys, span, |c| {
+            if let Some(init) = &b.init {
+                c.block_init(init, first_reduction, id)?;
+            }
+            c.stmt(&b.body)
+        })?;
+        for (data, per_block) in frees.into_iter().rev() {
+            self.emit(Ins::Free { data, per_block });
+        }
+        if let Some(at) = skip {
+            let end = self.pc();
+            self.patch(at, end);
+        }
+        self.scope.restore(mark);
+        Ok(())
+    }
+
+    /// `with T.init():` runs when every reduction variable is at its minimum.
+    fn block_init(&mut self, init: &Stmt, checks: Vec<CExpr>, stmt: u32) -> CResult<()> {
+        let cond = checks
+            .into_iter()
+            .reduce(|lhs, rhs| CExpr::Logic(Box::new(LogicNode { op: LogicOp::And, lanes: 1, lhs, rhs })));
+        let Some(cond) = cond else {
+            return self.stmt(init);
+        };
+        let branch = self.emit(Ins::Branch { stmt, cond, cond_num: Num::Bool, target: 0 });
+        self.stmt(init)?;
+        let end = self.pc();
+        self.patch(branch, end);
+        Ok(())
+    }
+}

@@ -1,0 +1,212 @@
+//! Scheduling: blocks of threads with barriers, and the completion of async groups.
+//!
+//! Threads of a block run one at a time, each until its next barrier (or the end of the
+//! block), in the order 0..n or a seeded permutation of it, redrawn for every phase; then all
+//! pass the barrier together. Threads stopped at different barriers, or some at a barrier and
+//! some at the end, is barrier divergence. Deterministic for a given seed.
+//!
+//! Async groups complete when a wait retires them; additionally at commit under `Eager`, and
+//! under `Random` before any statement with probability 1/2 (the oldest incomplete group of
+//! a random queue of the running thread). When a thread ends with work in flight, that is an
+//! `UnwaitedGroup` fault, and everything still in flight lands first so outputs are defined.
+
+use std::collections::HashMap;
+
+use rand::seq::SliceRandom;
+
+use super::exec::{Executor, RegionState, Suspend};
+use super::program::{CExpr, RegionIns};
+use super::thread::{coords_of, Thread};
+use tirproof_machine::async_queue::{Leftover, Waiter};
+use tirproof_machine::error::{Trap, R};
+use tirproof_machine::fault::{Fault, FaultKind};
+use tirproof_machine::history::{Event, EventKind, Who};
+use tirproof_machine::value::{as_i64, Num};
+
+/// The most threads one block may have.
+pub(crate) const MAX_THREADS: u64 = 1 << 16;
+
+impl Executor<'_> {
+    /// Runs the block of threads that starts at instruction `pc`, launched by `parent`.
+    pub(crate) fn run_region(&mut self, parent: &mut Thread, r: &RegionIns, pc: usize) -> R<()> {
+        let mut dims = [1u32; 3];
+        let mut axes = 0u8;
+        for (axis, extents) in r.extents.iter().enumerate() {
+            if extents.is_empty() {
+                continue;
+            }
+            axes |= 1 << axis;
+            let mut largest = 0i64;
+            for (e, num) in extents {
+                largest = largest.max(as_i64(*num, self.eval_s(parent, e)?));
+            }
+            if largest <= 0 {
+                return Ok(());
+            }
+            dims[axis] = u32::try_from(largest).unwrap_or(u32::MAX);
+        }
+        let n = dims.iter().fold(1u64, |acc, d| acc.saturating_mul(u64::from(*d)));
+        if n > MAX_THREADS {
+            return Err(Trap::resource(format!("a block of {n} threads (the interpreter allows {MAX_THREADS})")));
+        }
+        self.region_gen = self.region_gen.wrapping_add(1).max(1);
+        let race = (n > 1).then_some(self.region_gen);
+        let mut threads: Vec<Thread> = (0..n as u32)
+            .map(|tid| {
+                let who = Who { axes, coords: coords_of(tid, dims) };
+                parent.child(tid, who, race)
+            })
+            .collect();
+        self.stats.max_threads = self.stats.max_threads.max(n);
+        self.region = Some(RegionState { dims, axes, allocs: HashMap::new() });
+        let result = self.run_phases(&mut threads, pc + 1).and_then(|()| self.finish_block(&mut threads));
+        if let Some(region) = self.region.take() {
+            for idx in region.allocs.values() {
+                self.mem.free(*idx);
+            }
+        }
+        result
+    }
+
+    fn thread_order(&mut self, n: usize) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..n).collect();
+        if let Some(rng) = self.order_rng.as_mut() {
+            order.shuffle(rng);
+        }
+        order
+    }
+
+    /// Runs barrier-separated phases until every thread reaches the end of the block.
+    fn run_phases(&mut self, threads: &mut [Thread], start: usize) -> R<()> {
+        let mut pcs = vec![start; threads.len()];
+        let mut status = vec![Suspend::End; threads.len()];
+        loop {
+            for t in self.thread_order(threads.len()) {
+                status[t] = self.run_thread(&mut threads[t], pcs[t])?;
+            }
+            let Some((first, stmt)) = status.iter().enumerate().find_map(|(t, s)| match s {
+                Suspend::Barrier { stmt, .. } => Some((t, *stmt)),
+                Suspend::End => None,
+            }) else {
+                return Ok(());
+            };
+            if let Some(other) = status.iter().position(|s| *s != status[first]) {
+                return Err(self.divergence(threads, &status, first, other, stmt));
+            }
+            for (t, th) in threads.iter_mut().enumerate() {
+                if let Suspend::Barrier { pc, .. } = status[t] {
+                    pcs[t] = pc + 1;
+                }
+                th.pass_barrier();
+            }
+            self.stats.barriers += 1;
+            self.history.push(Event { kind: EventKind::Barrier, stmt, who: Who::default() });
+        }
+    }
+
+    fn divergence(&self, threads: &[Thread], status: &[Suspend], first: usize, other: usize, stmt: u32) -> Trap {
+        let where_is = |t: usize| match status[t] {
+            Suspend::Barrier { stmt, .. } => format!("is at the barrier on line {}", self.line(stmt)),
+            Suspend::End => "has reached the end of the thread block".to_string(),
+        };
+        let message = format!(
+            "barrier divergence: {} {} but {} {}",
+            threads[first].who.label(),
+            where_is(first),
+            threads[other].who.label(),
+            where_is(other)
+        );
+        Trap::located(self.make_fault(FaultKind::BarrierDivergence, message, &threads[first], stmt))
+    }
+
+    /// Checks every thread of a finished block for work left in flight.
+    fn finish_block(&mut self, threads: &mut [Thread]) -> R<()> {
+        let mut fault = None;
+        for th in threads.iter_mut() {
+            if fault.is_none() {
+                fault = self.leftover_fault(th, "the thread block ends");
+            }
+            th.asyncs.complete_all(&mut self.mem);
+        }
+        fault.map_or(Ok(()), |f| Err(Trap::located(f)))
+    }
+
+    /// The fault for work left in flight by `th` when it ends (`when` says what ended).
+    pub(crate) fn leftover_fault(&self, th: &Thread, when: &str) -> Option<Fault> {
+        let (message, line) = match th.asyncs.leftover()? {
+            Leftover::Uncommitted(s) => {
+                let name = self.mem.storages.get(s.storage as usize).map_or("?", |st| st.name.as_str());
+                (
+                    format!(
+                        "async group never waited: an async store to `{name}` (element {}) issued at line {} was never committed before {when}",
+                        s.index, s.line
+                    ),
+                    s.line,
+                )
+            }
+            Leftover::Unwaited {
+                queue,
+                seq,
+                commit_line,
+            } => (
+                format!(
+                    "async group never waited: group {seq} of queue {queue} (committed at line {commit_line}) is still in flight when {when}"
+                ),
+                commit_line,
+            ),
+        };
+        let who = th.who.label();
+        let thread = if who.is_empty() {
+            Vec::new()
+        } else {
+            (0..3)
+                .filter(|a| th.who.axes & (1 << a) != 0)
+                .map(|a| (tirproof_machine::history::THREAD_AXES[a].to_string(), i64::from(th.who.coords[a])))
+                .collect()
+        };
+        Some(Fault {
+            kind: FaultKind::UnwaitedGroup,
+            message,
+            span: tirproof_ir::span::Span::new(line, 0),
+            loop_vars: Vec::new(),
+            thread,
+            history: self.history.render(&|b| self.buf_name(b), &|stmt| self.line(stmt)),
+        })
+    }
+
+    /// `async_wait_queue_scope` + `async_wait_inflight_count`.
+    pub(crate) fn wait(&mut self, th: &mut Thread, stmt: u32, queue: (&CExpr, Num), count: (&CExpr, Num)) -> R<()> {
+        let q = self.eval_i64(th, queue.0, queue.1)?;
+        let n = self.eval_i64(th, count.0, count.1)?;
+        let Ok(keep) = usize::try_from(n) else {
+            return Err(Trap::fault(
+                FaultKind::NegativeWait,
+                format!("async_wait_inflight_count is {n} for queue {q}; it must be at least 0"),
+            ));
+        };
+        let waiter = Waiter { thread: th.tid, epoch: th.epoch };
+        let retired = th.asyncs.wait(&mut self.mem, q, keep, waiter);
+        self.stats.waits += 1;
+        self.history.push(Event { kind: EventKind::Wait { queue: q, keep: n, retired }, stmt, who: th.who });
+        Ok(())
+    }
+
+    /// The commit at the end of an `async_commit_queue_scope`.
+    pub(crate) fn commit(&mut self, th: &mut Thread, stmt: u32, queue: &CExpr, queue_num: Num) -> R<()> {
+        let q = self.eval_i64(th, queue, queue_num)?;
+        let line = self.line(stmt);
+        let eager = self.completion.lands_at_commit();
+        let seq = th.asyncs.commit(&mut self.mem, q, line, th.tid, eager);
+        self.stats.commits += 1;
+        self.history.push(Event { kind: EventKind::Commit { queue: q, seq }, stmt, who: th.who });
+        Ok(())
+    }
+
+    /// Under the random schedule: with probability 1/2, land the oldest incomplete group of
+    /// a random queue of `th`, before statement `stmt` runs.
+    pub(crate) fn random_completion(&mut self, th: &mut Thread, stmt: u32) {
+        if let Some((queue, seq)) = self.completion.maybe_complete(&mut th.asyncs, &mut self.mem) {
+            self.history.push(Event { kind: EventKind::Complete { queue, seq }, stmt, who: th.who });
+        }
+    }
+}

@@ -1,0 +1,38 @@
+//! tirproof-machine: what every executor of tirproof's memory model shares.
+//!
+//! The TIR interpreter (`tirproof-interp`) runs on it today and the PTX emulator will run on
+//! it next, so that a program and its lowering are judged by one model (the contract is
+//! docs/async-semantics.md):
+//! - `value` and `arith`: scalar kinds, canonical bit patterns and exact arithmetic (integers
+//!   wrap in two's complement, `//` and `%` round toward negative infinity, floats are IEEE in
+//!   their own width);
+//! - `memory`: storages with poison (never-written elements), pending asynchronous writes and
+//!   the last writer of shared elements;
+//! - `async_queue`: the per-thread FIFO queues of committed groups; `schedule`: when groups
+//!   land (lazy, eager, random);
+//! - `thread`: a thread's queues, coordinates and barrier epoch, around the executor's own
+//!   frame;
+//! - `fault` (program faults, outcomes with a location) and `error` (the executor's own
+//!   failures, never a program's); `history`: the events a fault shows; `tensor`: inputs and
+//!   outputs.
+//!
+//! Invariant: nothing here knows TIR statements or PTX instructions; executors translate
+//! their program into calls on these types.
+
+pub mod arith;
+pub mod async_queue;
+pub mod error;
+pub mod fault;
+pub mod history;
+pub mod memory;
+pub mod schedule;
+pub mod tensor;
+pub mod thread;
+pub mod value;
+
+pub use error::ExecError;
+pub use fault::{Fault, FaultKind};
+pub use schedule::{Completion, ParseScheduleError, Schedule};
+pub use tensor::Tensor;
+pub use thread::Thread;
+pub use value::ScalarValue;

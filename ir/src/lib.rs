@@ -28,6 +28,7 @@ pub use var::{Var, VarId};
 
 pub mod check;
 pub mod diag;
+pub mod int_arith;
 pub mod intrinsics;
 pub mod print;
 pub mod structural;

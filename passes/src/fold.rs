@@ -1,11 +1,13 @@
 //! Constant folding for the integer index expressions that passes build.
 //!
 //! Only what keeps emitted indices readable and exact: `+`, `-`, `*`, `//` and `%` of int32
-//! immediates (floor semantics, wrapping arithmetic), and the identities `x + 0`, `x - 0`,
+//! immediates (floor semantics, wrapping arithmetic, computed by `tirproof_ir::int_arith`
+//! like every other fold and the interpreter), and the identities `x + 0`, `x - 0`,
 //! `x * 1`, `0 + x`. Division by zero is left unfolded so the program keeps its trap.
 
+use tirproof_ir::int_arith::{compare, fold_binary};
 use tirproof_ir::visit::{walk_expr_mut, walk_stmt_mut, MutVisitor};
-use tirproof_ir::{BinOp, CmpOp, DataType, Expr, LogicOp, Stmt, StmtKind};
+use tirproof_ir::{BinOp, DataType, Expr, LogicOp, Stmt, StmtKind};
 
 use crate::provenance::replace;
 
@@ -28,7 +30,7 @@ impl MutVisitor for Folder {
                 Some(binary(*op, (**lhs).clone(), (**rhs).clone()))
             }
             Expr::Cmp { op, lhs, rhs } => match (int32(lhs), int32(rhs)) {
-                (Some(a), Some(b)) => Some(Expr::bool(compare(*op, a, b))),
+                (Some(a), Some(b)) => Some(Expr::bool(compare(*op, i64::from(a), i64::from(b)))),
                 _ => None,
             },
             Expr::Logic { op, lhs, rhs } => match (as_bool(lhs), as_bool(rhs), op) {
@@ -60,17 +62,6 @@ impl MutVisitor for Folder {
     }
 }
 
-fn compare(op: CmpOp, a: i32, b: i32) -> bool {
-    match op {
-        CmpOp::Eq => a == b,
-        CmpOp::Ne => a != b,
-        CmpOp::Lt => a < b,
-        CmpOp::Le => a <= b,
-        CmpOp::Gt => a > b,
-        CmpOp::Ge => a >= b,
-    }
-}
-
 fn as_bool(e: &Expr) -> Option<bool> {
     match e {
         Expr::Int { value, dtype } if *dtype == DataType::BOOL => Some(*value != 0),
@@ -81,8 +72,8 @@ fn as_bool(e: &Expr) -> Option<bool> {
 /// `lhs op rhs`, folded when both sides are constants or an identity applies.
 pub fn binary(op: BinOp, lhs: Expr, rhs: Expr) -> Expr {
     if let (Some(a), Some(b)) = (int32(&lhs), int32(&rhs)) {
-        if let Some(v) = eval(op, a, b) {
-            return Expr::int(i64::from(v));
+        if let Some(v) = folded(op, a, b) {
+            return Expr::int(v);
         }
     }
     match (op, int32(&lhs), int32(&rhs)) {
@@ -116,35 +107,21 @@ pub fn floormod(lhs: Expr, rhs: Expr) -> Expr {
     binary(BinOp::FloorMod, lhs, rhs)
 }
 
+/// The operators folded here, with the program's own semantics (`tirproof_ir::int_arith`).
+fn folded(op: BinOp, a: i32, b: i32) -> Option<i64> {
+    match op {
+        BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::FloorDiv | BinOp::FloorMod => {
+            fold_binary(op, DataType::INT32, i64::from(a), i64::from(b))
+        }
+        _ => None,
+    }
+}
+
 fn int32(e: &Expr) -> Option<i32> {
     match e {
         Expr::Int { value, dtype } if *dtype == DataType::INT32 => i32::try_from(*value).ok(),
         _ => None,
     }
-}
-
-fn eval(op: BinOp, a: i32, b: i32) -> Option<i32> {
-    match op {
-        BinOp::Add => Some(a.wrapping_add(b)),
-        BinOp::Sub => Some(a.wrapping_sub(b)),
-        BinOp::Mul => Some(a.wrapping_mul(b)),
-        BinOp::FloorDiv if b != 0 => Some(floor_div(a, b)),
-        BinOp::FloorMod if b != 0 => Some(floor_mod(a, b)),
-        _ => None,
-    }
-}
-
-fn floor_div(a: i32, b: i32) -> i32 {
-    let q = a.wrapping_div(b);
-    if a.wrapping_rem(b) != 0 && ((a < 0) != (b < 0)) {
-        q.wrapping_sub(1)
-    } else {
-        q
-    }
-}
-
-fn floor_mod(a: i32, b: i32) -> i32 {
-    a.wrapping_sub(floor_div(a, b).wrapping_mul(b))
 }
 
 #[cfg(test)]

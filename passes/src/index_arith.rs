@@ -10,8 +10,9 @@
 
 use std::collections::HashMap;
 
+use tirproof_ir::int_arith;
 use tirproof_ir::visit::{walk_expr, Visitor};
-use tirproof_ir::{BinOp, DataType, Expr, TypeCode, Var, VarId};
+use tirproof_ir::{BinOp, DataType, Expr, Var, VarId};
 
 /// The value of an integer immediate (not bool).
 pub(crate) fn const_int(e: &Expr) -> Option<i64> {
@@ -37,29 +38,24 @@ pub(crate) fn convert(e: Expr, dtype: DataType) -> Expr {
     }
 }
 
-/// `v` wrapped into `dtype`, when the type is one whose arithmetic is folded here.
+/// `v` wrapped into `dtype`, when the type is one whose arithmetic is folded here (int32 and
+/// int64: the index types).
 fn wrap(v: i64, dtype: DataType) -> Option<i64> {
-    if dtype.code != TypeCode::Int || !dtype.is_scalar() {
+    if !matches!(dtype.bits, 32 | 64) {
         return None;
     }
-    match dtype.bits {
-        // Truncation to the low 32 bits is the two's-complement wrap.
-        32 => Some(i64::from(v as i32)),
-        64 => Some(v),
-        _ => None,
-    }
+    int_arith::wrap(v, dtype)
 }
 
 /// Folds `a op b` for two constants of `dtype`.
 fn fold(op: BinOp, a: i64, b: i64, dtype: DataType) -> Option<i64> {
-    let raw = match op {
-        BinOp::Add => a.wrapping_add(b),
-        BinOp::Sub => a.wrapping_sub(b),
-        BinOp::Mul => a.wrapping_mul(b),
-        _ => return None,
-    };
-    wrap(a, dtype)?;
-    wrap(raw, dtype)
+    match op {
+        BinOp::Add | BinOp::Sub | BinOp::Mul => {
+            wrap(a, dtype)?;
+            int_arith::fold_binary(op, dtype, a, b)
+        }
+        _ => None,
+    }
 }
 
 /// `a + b`, folded; `(x + c1) + c2` becomes `x + (c1 + c2)`, `x + -c` becomes `x - c`.

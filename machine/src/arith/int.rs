@@ -6,6 +6,7 @@
 //! `MIN / -1` wraps to `MIN` (and `MIN % -1` is 0) instead of trapping like the host would.
 
 use tirproof_ir::expr::BinOp;
+use tirproof_ir::int_arith::{floor_div, floor_mod};
 
 use crate::error::{Trap, R};
 use crate::fault::FaultKind;
@@ -85,26 +86,6 @@ fn division(op: BinOp, num: Num, a: u64, b: u64) -> R<u64> {
         BinOp::Div | BinOp::TruncDiv | BinOp::FloorDiv => a / b,
         _ => a % b,
     })
-}
-
-/// Division rounding toward negative infinity; `y != 0`.
-pub fn floor_div(x: i64, y: i64) -> i64 {
-    let q = x.wrapping_div(y);
-    if x.wrapping_rem(y) != 0 && ((x < 0) != (y < 0)) {
-        q.wrapping_sub(1)
-    } else {
-        q
-    }
-}
-
-/// Remainder with the sign of the divisor; `y != 0`.
-pub fn floor_mod(x: i64, y: i64) -> i64 {
-    let r = x.wrapping_rem(y);
-    if r != 0 && ((r < 0) != (y < 0)) {
-        r.wrapping_add(y)
-    } else {
-        r
-    }
 }
 
 fn shift(op: BinOp, num: Num, a: u64, b: u64) -> R<u64> {

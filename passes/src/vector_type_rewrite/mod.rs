@@ -157,7 +157,7 @@ impl Rewriter {
         let divisor = i64::from(m);
         if let Some(last) = spec.shape.last_mut() {
             *last = match const_int(last) {
-                Some(n) => imm(n.div_euclid(divisor), last.dtype()),
+                Some(n) => imm(tirproof_ir::int_arith::floor_div(n, divisor), last.dtype()),
                 None => Expr::floordiv(last.clone(), imm(divisor, last.dtype())),
             };
         }

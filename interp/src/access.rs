@@ -1,4 +1,4 @@
-//! Buffer loads and stores: index evaluation, bounds checks, RFC 39 lanes, aliases that
+//! Buffer loads and stores: index evaluation, bounds checks, docs/buffers-and-lanes.md lanes, aliases that
 //! reinterpret a storage, async issue, and the messages of access faults.
 //!
 //! An access `B[i_0, ..., i_k]` is checked per dimension against `B`'s shape, turned into a

@@ -11,7 +11,7 @@ pub const PIPELINE_STAGE: &str = "software_pipeline_stage";
 pub const PIPELINE_ORDER: &str = "software_pipeline_order";
 pub const PIPELINE_ASYNC_STAGES: &str = "software_pipeline_async_stages";
 
-/// Attribute keys of the async model (see DESIGN.md, "Async semantics").
+/// Attribute keys of the async model (see docs/async-semantics.md).
 pub const ASYNC_SCOPE: &str = "async_scope";
 pub const ASYNC_COMMIT_QUEUE_SCOPE: &str = "async_commit_queue_scope";
 pub const ASYNC_WAIT_QUEUE_SCOPE: &str = "async_wait_queue_scope";

@@ -2,7 +2,7 @@
 //!
 //! A buffer has a name, a data variable (a `handle`), an element type (possibly a vector type),
 //! a logical shape, optional strides (empty means compact row-major), an element offset and a
-//! storage scope. Several buffers may alias one data variable (buffer-convention-rfc): they then
+//! storage scope. Several buffers may alias one data variable (docs/buffers-and-lanes.md): they then
 //! share storage, and a pass that changes one must change all of them. Buffers are shared
 //! handles; identity is the `BufferId`. `Display` prints the name.
 

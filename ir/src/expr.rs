@@ -217,13 +217,13 @@ pub struct BufferLoad {
 }
 
 impl BufferLoad {
-    /// Lanes of the index: the last index carries the vector lanes (buffer-convention-rfc
+    /// Lanes of the index: the last index carries the vector lanes (docs/buffers-and-lanes.md
     /// limits Ramp to the last dimension), the others must be scalar.
     pub fn index_lanes(&self) -> u16 {
         self.indices.last().map_or(1, |i| i.dtype().lanes)
     }
 
-    /// RFC 39: an N-lane index into an M-lane buffer yields N*M lanes.
+    /// docs/buffers-and-lanes.md: an N-lane index into an M-lane buffer yields N*M lanes.
     pub fn dtype(&self) -> DataType {
         let elem = self.buffer.dtype();
         elem.with_lanes(elem.lanes.saturating_mul(self.index_lanes()))

@@ -1,4 +1,4 @@
-//! The per-thread async queues of DESIGN.md "Async semantics".
+//! The per-thread async queues of docs/async-semantics.md.
 //!
 //! An async store computes its value and address at issue time and joins `uncommitted`; the
 //! destination element is marked pending in its storage. A commit moves every uncommitted

@@ -1,6 +1,6 @@
 //! Compiling expressions and buffer accesses, with the typing checks the evaluator relies on:
 //! binary and comparison operands have one type, conditions are scalars or match the lanes
-//! of what they select, casts keep lanes, RFC 39 lanes for accesses (an N-lane last index
+//! of what they select, casts keep lanes, docs/buffers-and-lanes.md lanes for accesses (an N-lane last index
 //! into an M-lane buffer gives N*M lanes; other indices are scalar integers).
 //!
 //! Constructs that cannot be evaluated but are well typed (unknown calls, strings, data

@@ -3,7 +3,7 @@
 //! It resolves variables to frame slots (each definition site gets its own slot; scopes are
 //! restored on exit, so a variable reused by two sibling loops is fine), buffers to buffer
 //! slots, operators to their scalar kind, and statements to instructions. It also checks the
-//! typing rules the evaluator relies on (operand types agree, lanes follow RFC 39), so the
+//! typing rules the evaluator relies on (operand types agree, lanes follow docs/buffers-and-lanes.md), so the
 //! evaluator never meets a lane mismatch. Buffers used without a declaration of their own
 //! (aliases made by `buffer_decl`, which has no statement) get their layout evaluated where
 //! their data variable is defined.

@@ -1,4 +1,4 @@
-//! The async model (DESIGN.md "Async semantics") under the lazy, eager and random schedules:
+//! The async model (docs/async-semantics.md) under the lazy, eager and random schedules:
 //! the RFC's pipelined example, commit grouping, waits, chains in any order, and the printed
 //! TVM pipeline of seed b.
 
@@ -255,7 +255,7 @@ fn unroll(v: &tirproof_ir::Var, extent: i64, body: tirproof_ir::stmt::Stmt) -> t
     s
 }
 
-/// shared/tvm-printed/seed_b_after_flatten_cse.py: two async stages (queues 0 and 1), the
+/// corpus/tvm/seed_b_after_flatten_cse.py: two async stages (queues 0 and 1), the
 /// second both a consumer of queue 0 and a producer of queue 1, with per-iteration counts
 /// in the epilogue.
 fn seed_b() -> tirproof_ir::PrimFunc {

@@ -1,4 +1,4 @@
-//! Semantics of programs: arithmetic per family, casts, lanes (RFC 39), selects, lets,
+//! Semantics of programs: arithmetic per family, casts, lanes (docs/buffers-and-lanes.md), selects, lets,
 //! intrinsics, memory (aliases, strides, offsets, symbolic shapes), S-TIR blocks, inputs.
 
 use std::collections::BTreeMap;

@@ -225,7 +225,7 @@ fn unwaited_groups_at_the_end_of_a_block() {
 
 #[test]
 fn seed_a_tx_pipeline_per_thread_columns() {
-    // shared/tvm-printed/seed_a_tx_after_flatten_cse.py: 32 threads, each pipelining its
+    // corpus/tvm/seed_a_tx_after_flatten_cse.py: 32 threads, each pipelining its
     // own column through a double-buffered shared B, with launch_thread.
     let (a, c) = (buf("A", F32, &[16, 32]), buf("C", F32, &[16, 32]));
     let (a1, c1) = (alias(&a, "A_1", F32, &[512]), alias(&c, "C_1", F32, &[512]));
@@ -412,7 +412,7 @@ fn sblock(
 
 #[test]
 fn seed_a_tx_after_pipeline_with_block_annotations() {
-    // shared/tvm-printed/seed_a_tx_after_pipeline.py: the async chains are block
+    // corpus/tvm/seed_a_tx_after_pipeline.py: the async chains are block
     // annotations (`T.attr({"async_commit_queue_scope": 0, "async_scope": 1})`).
     use tirproof_ir::annotation::{ASYNC_COMMIT_QUEUE_SCOPE as COMMIT, ASYNC_SCOPE as SCOPE};
     use tirproof_ir::annotation::{ASYNC_WAIT_INFLIGHT_COUNT as COUNT, ASYNC_WAIT_QUEUE_SCOPE as WAIT};

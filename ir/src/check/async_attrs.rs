@@ -1,4 +1,4 @@
-//! The attributes of the async model (DESIGN.md, "Async semantics"), on `AttrStmt`s and in
+//! The attributes of the async model (docs/async-semantics.md), on `AttrStmt`s and in
 //! S-TIR block annotations.
 //!
 //! Rules: `async_scope` has the value 1 and scopes over at least one buffer store (it marks

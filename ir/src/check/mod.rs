@@ -1,4 +1,4 @@
-//! The well-formedness checker: scoping and SSA, types and the RFC 39 lanes rule, pipeline
+//! The well-formedness checker: scoping and SSA, types and the lanes rule of docs/buffers-and-lanes.md, pipeline
 //! annotation shapes, async attributes, loop kinds and thread tags.
 //!
 //! `check_func` walks a function once, in source order, and collects every error it finds as

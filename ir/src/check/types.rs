@@ -1,10 +1,10 @@
 //! Typing rules: operands of an operator agree, conditions are bool, indices are integers,
 //! vector constructors are well formed, loops, iteration variables and buffer shapes are
-//! integers, and buffer accesses follow the RFC 39 lanes rule.
+//! integers, and buffer accesses follow the lanes rule of docs/buffers-and-lanes.md.
 //!
-//! The lanes rule (vectorized-buffer-semantics-rfc): an access with an N-lane index into a
+//! The lanes rule (docs/buffers-and-lanes.md): an access with an N-lane index into a
 //! buffer whose element type has M lanes has type `element.with_lanes(N * M)`; only the last
-//! index may be a vector (buffer-convention-rfc); a store's value must have exactly that type.
+//! index may be a vector (docs/buffers-and-lanes.md); a store's value must have exactly that type.
 //! Float `%` and `//` are accepted (TVM defines them); bitwise operators are not defined on
 //! floats or handles.
 //!

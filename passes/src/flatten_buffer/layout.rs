@@ -8,7 +8,7 @@
 //! stride_d) + 1`, which is `elem_offset + prod(shape)` for compact layouts) — exactly the
 //! storage the interpreter gives such a layout, so in-bounds accesses stay in bounds.
 //!
-//! Invariants: a vector index only in the last dimension (buffer-convention-rfc); a Ramp there
+//! Invariants: a vector index only in the last dimension (docs/buffers-and-lanes.md); a Ramp there
 //! stays a Ramp (base = the flat base, stride = its stride times the last stride); any other
 //! vector index becomes `Broadcast(base) + index * Broadcast(stride)`. All index arithmetic is
 //! done in one integer type, the widest of the layout's and the indices' types.

@@ -1,5 +1,5 @@
 //! `flatten-buffer`: every N-D buffer access becomes a 1-D physical access, as TVM's
-//! FlattenBuffer does after LowerOpaqueBlock (buffer-convention-rfc).
+//! FlattenBuffer does after LowerOpaqueBlock (docs/buffers-and-lanes.md).
 //!
 //! - A parameter buffer keeps its logical shape in the buffer map (the calling convention);
 //!   the body declares a flattened alias over its data (`A_1 = T.decl_buffer((512,),

@@ -1,11 +1,11 @@
 //! `vector-type-rewrite`: stride-1 Ramp accesses into scalar buffers become accesses into a
-//! vector-typed alias (vectorized-buffer-semantics-rfc, the pointer-cast rewrite):
+//! vector-typed alias (docs/buffers-and-lanes.md):
 //! `A[T.Ramp(4 * k, 1, 4)]` becomes `A_vec[k]` with
 //! `A_vec = T.decl_buffer((n // 4,), "float32x4", data=A.data)`.
 //!
 //! Width: an `N`-lane Ramp uses the widest power-of-two width `M` dividing `N` whose vector
 //! fits 16 bytes. With `M == N` the alias is read with a scalar index (`M` lanes); otherwise
-//! with `Ramp(k, 1, N / M)`, which the RFC's table types as `N / M * M = N` lanes — so an
+//! with `Ramp(k, 1, N / M)`, which the lanes table of docs/buffers-and-lanes.md types as `N / M * M = N` lanes — so an
 //! access keeps its type either way.
 //!
 //! Only when it is provably exact (`multiple.rs`): the Ramp base is a multiple of `M`; the

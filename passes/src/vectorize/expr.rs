@@ -2,7 +2,7 @@
 //!
 //! Each expression becomes `Uniform` (the same value in every iteration: kept as it is,
 //! evaluated once) or `Varying` (one value per iteration, packed: a value of `l` lanes
-//! becomes `l * n` lanes, iteration-major, which is also the RFC 39 order of a Ramp access
+//! becomes `l * n` lanes, iteration-major, which is also the docs/buffers-and-lanes.md order of a Ramp access
 //! into an `l`-lane buffer). The loop variable becomes `Ramp(min, 1, n)`; a uniform scalar
 //! operand of a varying operation is broadcast; a let whose value varies is rebound to a
 //! fresh vector variable.

@@ -1,4 +1,4 @@
-//! Tests of the typing rules and the RFC 39 lanes rule: one per error class.
+//! Tests of the typing rules and the lanes rule of docs/buffers-and-lanes.md: one per error class.
 
 use super::*;
 use crate::dtype::DataType;

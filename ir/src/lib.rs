@@ -6,6 +6,7 @@
 //! Nothing here prints to the terminal or exits the process: errors are values.
 
 pub mod annotation;
+pub mod async_op;
 pub mod buffer;
 pub mod dtype;
 pub mod expr;

@@ -14,8 +14,6 @@
 mod expr;
 
 pub(crate) use expr::MAX_DIMS;
-#[cfg(test)]
-pub(crate) use stmt::is_async_key as is_async_attr;
 mod stmt;
 mod threads;
 

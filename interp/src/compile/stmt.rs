@@ -5,9 +5,7 @@
 //! costs one unit of fuel when executed; sequences are free. A loop whose body executes no
 //! statement still costs one per iteration, so every loop terminates under a fuel budget.
 
-use tirproof_ir::annotation::{
-    ASYNC_COMMIT_QUEUE_SCOPE, ASYNC_SCOPE, ASYNC_WAIT_INFLIGHT_COUNT, ASYNC_WAIT_QUEUE_SCOPE,
-};
+use tirproof_ir::async_op::decode_chain;
 use tirproof_ir::buffer::Buffer;
 use tirproof_ir::expr::Expr;
 use tirproof_ir::span::Span;
@@ -18,11 +16,6 @@ use super::{ill, CResult, Compiler, VarSlot};
 use crate::program::{AllocIns, AllocSize, CExpr, CtxKind, Ins, LoopIns, StoreIns};
 use tirproof_machine::error::ExecError;
 use tirproof_machine::value::Num;
-
-/// Whether an attribute key belongs to the async model.
-pub(crate) fn is_async_key(key: &str) -> bool {
-    matches!(key, ASYNC_SCOPE | ASYNC_COMMIT_QUEUE_SCOPE | ASYNC_WAIT_QUEUE_SCOPE | ASYNC_WAIT_INFLIGHT_COUNT)
-}
 
 /// Per-thread storage scopes (everything else is shared by the threads of a block).
 pub(super) fn is_local_scope(scope: &str) -> bool {
@@ -200,8 +193,8 @@ impl Compiler {
     }
 
     fn attr(&mut self, attr: &AttrStmt, span: Span) -> CResult<()> {
-        if is_async_key(&attr.key) {
-            return self.async_chain(attr, span);
+        if let Some(chain) = decode_chain(attr) {
+            return self.async_chain(&chain, span);
         }
         // Other attributes (pragmas, storage alignment, ...) have no run-time meaning here.
         let id = self.stmt_id(span);

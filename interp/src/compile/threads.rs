@@ -12,83 +12,18 @@
 //! further in starts a nested chain inside the body (a wait on a second queue, say). Block annotations written
 //! with `T.attr({...})` are the same chain around the block body.
 
-use tirproof_ir::annotation::{
-    AnnValue, Annotations, ASYNC_COMMIT_QUEUE_SCOPE, ASYNC_SCOPE, ASYNC_WAIT_INFLIGHT_COUNT, ASYNC_WAIT_QUEUE_SCOPE,
-};
+use tirproof_ir::async_op::{decode_annotations, AsyncChain, AsyncOps};
 use tirproof_ir::expr::{CmpOp, Expr, LogicOp};
 use tirproof_ir::span::Span;
-use tirproof_ir::stmt::{AttrStmt, Block, ForKind, IterKind, Stmt, StmtKind};
+use tirproof_ir::stmt::{Block, ForKind, IterKind, Stmt, StmtKind};
 use tirproof_ir::var::Var;
 use tirproof_ir::visit::{walk_stmt, Visitor};
 
-use super::stmt::is_async_key;
 use super::{ill, CResult, Compiler};
 use crate::program::{CExpr, CmpNode, CtxKind, Ins, LogicNode, RegionIns, ThreadBindIns, NO_STMT};
 use tirproof_machine::error::ExecError;
 use tirproof_machine::history::THREAD_AXES;
 use tirproof_machine::value::Num;
-
-/// The async attributes of one chain.
-#[derive(Default)]
-struct AsyncKeys {
-    commit: Option<Expr>,
-    wait: Option<Expr>,
-    count: Option<Expr>,
-    scope: bool,
-    /// How many attributes the chain has (each costs one unit of fuel).
-    n: u32,
-}
-
-impl AsyncKeys {
-    fn set(&mut self, key: &str, value: Expr) -> CResult<()> {
-        let slot = match key {
-            ASYNC_COMMIT_QUEUE_SCOPE => &mut self.commit,
-            ASYNC_WAIT_QUEUE_SCOPE => &mut self.wait,
-            ASYNC_WAIT_INFLIGHT_COUNT => &mut self.count,
-            ASYNC_SCOPE => {
-                if self.scope {
-                    return Err(ill("`async_scope` appears twice in one attribute chain"));
-                }
-                self.scope = true;
-                self.n += 1;
-                return Ok(());
-            }
-            _ => return Ok(()),
-        };
-        if slot.is_some() {
-            return Err(ill(format!("`{key}` appears twice in one attribute chain")));
-        }
-        *slot = Some(value);
-        self.n += 1;
-        Ok(())
-    }
-
-    /// Whether `key` is already part of this chain.
-    fn has(&self, key: &str) -> bool {
-        match key {
-            ASYNC_COMMIT_QUEUE_SCOPE => self.commit.is_some(),
-            ASYNC_WAIT_QUEUE_SCOPE => self.wait.is_some(),
-            ASYNC_WAIT_INFLIGHT_COUNT => self.count.is_some(),
-            ASYNC_SCOPE => self.scope,
-            _ => false,
-        }
-    }
-
-    fn from_annotations(annotations: &Annotations) -> CResult<AsyncKeys> {
-        let mut keys = AsyncKeys::default();
-        for (key, value) in annotations.iter().filter(|(k, _)| is_async_key(k)) {
-            let expr = match value {
-                AnnValue::Int(i) => Expr::int(*i),
-                AnnValue::Bool(b) => Expr::int(i64::from(*b)),
-                AnnValue::Expr(e) => e.clone(),
-                other => return Err(ill(format!("`{key}` must be an integer, not {}", other.kind_name()))),
-            };
-            keys.set(key, expr)?;
-        }
-        keys.n = 0;
-        Ok(keys)
-    }
-}
 
 /// Collects the extents of every `threadIdx.*` binding in a statement.
 #[derive(Default)]
@@ -203,48 +138,37 @@ impl Compiler {
         Ok(())
     }
 
-    /// A chain of directly nested async attributes around one body.
-    pub(super) fn async_chain(&mut self, attr: &AttrStmt, span: Span) -> CResult<()> {
-        let mut keys = AsyncKeys::default();
-        let mut cur = attr;
-        loop {
-            keys.set(&cur.key, cur.value.clone())?;
-            match &cur.body.kind {
-                // A key met again starts a nested chain (two waits on different queues, say):
-                // it runs inside this chain's body.
-                StmtKind::Attr(inner) if is_async_key(&inner.key) && !keys.has(&inner.key) => cur = inner,
-                _ => break,
-            }
-        }
-        let body = &cur.body;
-        self.async_scoped(&keys, span, |c| c.stmt(body))
+    /// A chain of directly nested async attributes around one body (`async_op::decode_chain`
+    /// says which attributes form it); each attribute costs one unit of fuel.
+    pub(super) fn async_chain(&mut self, chain: &AsyncChain<'_>, span: Span) -> CResult<()> {
+        let ops = chain.ops().map_err(|e| ill(e.to_string()))?;
+        let attrs = u32::try_from(chain.links.len()).unwrap_or(u32::MAX);
+        let body = chain.body;
+        self.async_scoped(&ops, attrs, span, |c| c.stmt(body))
     }
 
     /// Wait, then `body` (async if the chain has `async_scope`), then commit.
     fn async_scoped(
         &mut self,
-        keys: &AsyncKeys,
+        ops: &AsyncOps,
+        attrs: u32,
         span: Span,
         body: impl FnOnce(&mut Self) -> CResult<()>,
     ) -> CResult<()> {
-        let id = self.tick(span, keys.n);
-        match (&keys.wait, &keys.count) {
-            (Some(q), Some(n)) => {
-                let (queue, queue_num) = self.int_expr(q, "an async queue")?;
-                let (count, count_num) = self.int_expr(n, "an in-flight count")?;
-                self.emit(Ins::Wait { stmt: id, queue, queue_num, count, count_num });
-            }
-            (None, None) => {}
-            _ => return Err(ill("`async_wait_queue_scope` and `async_wait_inflight_count` must appear together")),
+        let id = self.tick(span, attrs);
+        if let Some(wait) = &ops.wait {
+            let (queue, queue_num) = self.int_expr(&wait.queue, "an async queue")?;
+            let (count, count_num) = self.int_expr(wait.inflight(), "an in-flight count")?;
+            self.emit(Ins::Wait { stmt: id, queue, queue_num, count, count_num });
         }
         let outer = self.in_async;
-        if keys.scope {
+        if ops.asynchronous {
             self.in_async = true;
         }
         let result = body(self);
         self.in_async = outer;
         result?;
-        if let Some(q) = &keys.commit {
+        if let Some(q) = &ops.commit {
             let (queue, queue_num) = self.int_expr(q, "an async queue")?;
             self.emit(Ins::Commit { stmt: id, queue, queue_num });
         }
@@ -286,8 +210,8 @@ impl Compiler {
             let data = self.alloc_buffer(&alloc.buffer, id)?;
             frees.push((data, self.in_region && !super::stmt::is_local_scope(alloc.buffer.scope())));
         }
-        let keys = AsyncKeys::from_annotations(&b.annotations)?;
-        self.async_scoped(&keys, span, |c| {
+        let ops = decode_annotations(&b.annotations).map_err(|e| ill(e.to_string()))?.unwrap_or_default();
+        self.async_scoped(&ops, 0, span, |c| {
             if let Some(init) = &b.init {
                 c.block_init(init, first_reduction, id)?;
             }

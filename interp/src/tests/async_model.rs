@@ -199,13 +199,14 @@ fn queues_are_independent() {
 }
 
 #[test]
-fn chain_keys_in_any_order() {
-    // commit(1){ wait(0, 0){ async_scope{ C[0] = B[0] } } } written in four orders.
+fn chain_keys_in_any_order_with_the_count_inside_its_wait() {
+    // commit(1){ wait(0, 0){ async_scope{ C[0] = B[0] } } } written in four orders; the count
+    // is always nested inside its wait, as `async_op::decode_chain` requires.
     let orders: [[&str; 4]; 4] = [
         [ASYNC_COMMIT_QUEUE_SCOPE, ASYNC_WAIT_QUEUE_SCOPE, ASYNC_WAIT_INFLIGHT_COUNT, ASYNC_SCOPE],
-        [ASYNC_SCOPE, ASYNC_WAIT_INFLIGHT_COUNT, ASYNC_COMMIT_QUEUE_SCOPE, ASYNC_WAIT_QUEUE_SCOPE],
+        [ASYNC_SCOPE, ASYNC_WAIT_QUEUE_SCOPE, ASYNC_COMMIT_QUEUE_SCOPE, ASYNC_WAIT_INFLIGHT_COUNT],
         [ASYNC_WAIT_QUEUE_SCOPE, ASYNC_SCOPE, ASYNC_WAIT_INFLIGHT_COUNT, ASYNC_COMMIT_QUEUE_SCOPE],
-        [ASYNC_WAIT_INFLIGHT_COUNT, ASYNC_WAIT_QUEUE_SCOPE, ASYNC_SCOPE, ASYNC_COMMIT_QUEUE_SCOPE],
+        [ASYNC_WAIT_QUEUE_SCOPE, ASYNC_WAIT_INFLIGHT_COUNT, ASYNC_SCOPE, ASYNC_COMMIT_QUEUE_SCOPE],
     ];
     let (a, d) = (buf("A", F32, &[1]), buf("D", F32, &[1]));
     let b = scoped("B", F32, &[1], "shared");

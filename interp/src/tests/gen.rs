@@ -369,7 +369,7 @@ pub(crate) fn wild_types() -> Vec<DataType> {
 pub(crate) fn strip_async(s: &Stmt) -> Stmt {
     use tirproof_ir::stmt::StmtKind;
     let kind = match &s.kind {
-        StmtKind::Attr(a) if crate::compile::is_async_attr(&a.key) => return strip_async(&a.body),
+        StmtKind::Attr(a) if tirproof_ir::async_op::AsyncKey::parse(&a.key).is_some() => return strip_async(&a.body),
         StmtKind::Seq(v) => StmtKind::Seq(v.iter().map(strip_async).collect()),
         StmtKind::For(f) => {
             let mut f = f.clone();

@@ -3,11 +3,9 @@
 //!
 //! Rules: `async_scope` has the value 1 and scopes over at least one buffer store (it marks
 //! asynchronous stores); the queues of `async_commit_queue_scope` and `async_wait_queue_scope`
-//! are integer expressions, non-negative when constant; an `async_wait_queue_scope` is directly
-//! followed by an `async_wait_inflight_count` — as its body, possibly through other attributes
-//! of the same chain of directly nested attributes (the form `T.attr({...})` produces) — whose
-//! value is an integer expression, never a negative constant; an in-flight count never appears
-//! without a wait before it in its chain. In a block annotation, the two must appear together.
+//! are integer expressions, non-negative when constant; a wait and an in-flight count come
+//! together in one chain (`tirproof_ir::async_op` defines chains), and the count is an integer
+//! expression, never a negative constant. In a block annotation, the two must appear together.
 //!
 //! Invariant: chains are paired once, when the walk reaches their first attribute
 //! (`pair_chain`), so each attribute's diagnostics come out at its own position in the walk.
@@ -15,9 +13,8 @@
 use std::collections::VecDeque;
 
 use super::Checker;
-use crate::annotation::{
-    AnnValue, ASYNC_COMMIT_QUEUE_SCOPE, ASYNC_SCOPE, ASYNC_WAIT_INFLIGHT_COUNT, ASYNC_WAIT_QUEUE_SCOPE,
-};
+use crate::annotation::{AnnValue, ASYNC_SCOPE, ASYNC_WAIT_INFLIGHT_COUNT, ASYNC_WAIT_QUEUE_SCOPE};
+use crate::async_op::{decode_chain, AsyncKey, ChainError};
 use crate::expr::Expr;
 use crate::print::print_expr;
 use crate::stmt::{AttrStmt, Block, Stmt, StmtKind};
@@ -33,30 +30,27 @@ pub(super) enum ChainFlag {
     OrphanCount,
 }
 
-/// Pairs the waits and counts of the chain of directly nested attributes starting at `first`:
-/// each count closes the nearest open wait before it. One flag per attribute, outermost first.
+/// The flags of the run of directly nested attributes starting at `first`, outermost first:
+/// each async chain in it is decoded by `async_op::decode_chain` (the one definition of a
+/// chain), and the attribute its problem concerns is flagged.
 pub(super) fn pair_chain(first: &Stmt) -> VecDeque<ChainFlag> {
-    let mut keys = Vec::new();
+    let mut flags = VecDeque::new();
     let mut cur = first;
     while let StmtKind::Attr(a) = &cur.kind {
-        keys.push(a.key.as_str());
-        cur = &a.body;
-    }
-    let mut flags = VecDeque::with_capacity(keys.len());
-    let mut open_waits = Vec::new();
-    for (i, key) in keys.iter().enumerate() {
-        let mut flag = ChainFlag::Paired;
-        if *key == ASYNC_WAIT_QUEUE_SCOPE {
-            open_waits.push(i);
-        } else if *key == ASYNC_WAIT_INFLIGHT_COUNT && open_waits.pop().is_none() {
-            flag = ChainFlag::OrphanCount;
+        let Some(chain) = decode_chain(a) else {
+            flags.push_back(ChainFlag::Paired);
+            cur = &a.body;
+            continue;
+        };
+        let problems = chain.problems();
+        for link in 0..chain.links.len() {
+            flags.push_back(match problems.iter().find(|(at, _)| *at == link) {
+                Some((_, ChainError::WaitWithoutCount)) => ChainFlag::UnpairedWait,
+                Some((_, ChainError::CountWithoutWait)) => ChainFlag::OrphanCount,
+                _ => ChainFlag::Paired,
+            });
         }
-        flags.push_back(flag);
-    }
-    for i in open_waits {
-        if let Some(flag) = flags.get_mut(i) {
-            *flag = ChainFlag::UnpairedWait;
-        }
+        cur = chain.body;
     }
     flags
 }
@@ -129,11 +123,11 @@ impl Checker {
 
     /// The value rule of one async key; other keys are kept verbatim and not checked.
     fn check_async_value(&mut self, key: &str, arg: IntArg<'_>) {
-        match key {
-            ASYNC_SCOPE => self.check_async_scope_value(arg),
-            ASYNC_COMMIT_QUEUE_SCOPE | ASYNC_WAIT_QUEUE_SCOPE => self.check_queue(key, arg),
-            ASYNC_WAIT_INFLIGHT_COUNT => self.check_inflight(arg),
-            _ => {}
+        match AsyncKey::parse(key) {
+            Some(AsyncKey::Scope) => self.check_async_scope_value(arg),
+            Some(AsyncKey::CommitQueue | AsyncKey::WaitQueue) => self.check_queue(key, arg),
+            Some(AsyncKey::InflightCount) => self.check_inflight(arg),
+            None => {}
         }
     }
 

@@ -79,10 +79,18 @@ fn count_in_the_wrong_order_is_reported_twice() {
 }
 
 #[test]
-fn wait_and_count_may_be_separated_by_other_attributes_of_the_chain() {
+fn another_attribute_between_wait_and_count_ends_the_chain() {
+    // TVM reads the count as the wait's direct body; the interpreter and the verifier decode
+    // chains the same way (`async_op::decode_chain`), so the checker must reject this too.
     let f =
         chain(&[("async_wait_queue_scope", int(0)), ("pragma_note", int(7)), ("async_wait_inflight_count", int(1))]);
-    assert_errors(&f, &[]);
+    assert_errors(
+        &f,
+        &[
+            (3, "`async_wait_queue_scope` must be directly followed by an `async_wait_inflight_count` attribute"),
+            (3, "`async_wait_inflight_count` must directly follow an `async_wait_queue_scope` attribute"),
+        ],
+    );
 }
 
 #[test]

@@ -128,7 +128,8 @@ impl fmt::Display for Trial {
     }
 }
 
-/// Why two programs are not equivalent under a plan: the first disagreement found.
+/// Why two programs are not equivalent under a plan: the first disagreement found (boxed
+/// where returned: it is large, and only ever built once per check).
 #[derive(Clone, Debug, thiserror::Error)]
 pub enum Inequivalence {
     #[error("the transformed module has no function `{0}`")]
@@ -136,8 +137,10 @@ pub enum Inequivalence {
     /// No random inputs could be made for the original function.
     #[error("no inputs for `{func}`: {error}")]
     Inputs { func: String, error: InterpError },
-    /// An engine supports none of the plan's configurations.
-    #[error("`{func}`: the {engine} runs none of the plan's configurations (the {side} side)")]
+    /// No configuration of the plan runs on both engines (`engine`, of `side`, refuses some).
+    #[error(
+        "`{func}`: no configuration of the plan runs on both engines (the {engine} of the {side} side refuses some)"
+    )]
     NoSupportedConfig { func: String, side: Side, engine: &'static str },
     #[error("`{func}` under {trial}: {failure}")]
     Engine { func: String, trial: Trial, failure: EngineFailure },
@@ -152,9 +155,10 @@ pub fn check_modules(
     engines: Engines<'_>,
     original: &IRModule,
     transformed: &IRModule,
-) -> Result<(), Inequivalence> {
+) -> Result<(), Box<Inequivalence>> {
     for func in &original.functions {
-        let other = transformed.get(&func.name).ok_or_else(|| Inequivalence::MissingFunction(func.name.clone()))?;
+        let other =
+            transformed.get(&func.name).ok_or_else(|| Box::new(Inequivalence::MissingFunction(func.name.clone())))?;
         check_functions(plan, engines, func, other)?;
     }
     Ok(())
@@ -166,7 +170,7 @@ pub fn check_functions(
     engines: Engines<'_>,
     original: &PrimFunc,
     transformed: &PrimFunc,
-) -> Result<(), Inequivalence> {
+) -> Result<(), Box<Inequivalence>> {
     let func = || original.name.clone();
     let configs = supported_configs(plan, engines, original)?;
     let original_side = Subject { engine: engines.original, func: original };
@@ -179,24 +183,27 @@ pub fn check_functions(
             match compare_runs(original_side, transformed_side, &inputs, config) {
                 Ok(Comparison { difference: Difference::Equal, .. }) => {}
                 Ok(Comparison { difference, .. }) => {
-                    return Err(Inequivalence::Differs { func: func(), trial: trial(), difference });
+                    return Err(Box::new(Inequivalence::Differs { func: func(), trial: trial(), difference }));
                 }
-                Err(failure) => return Err(Inequivalence::Engine { func: func(), trial: trial(), failure }),
+                Err(failure) => return Err(Box::new(Inequivalence::Engine { func: func(), trial: trial(), failure })),
             }
         }
     }
     Ok(())
 }
 
-/// The plan's configurations both engines support; an error when one supports none of them.
-fn supported_configs(plan: &Plan, engines: Engines<'_>, func: &PrimFunc) -> Result<Vec<RunConfig>, Inequivalence> {
-    for side in Side::BOTH {
-        let engine = engines.get(side);
-        if !plan.configs.iter().any(|c| engine.supports(c)) {
-            return Err(Inequivalence::NoSupportedConfig { func: func.name.clone(), side, engine: engine.name() });
-        }
+/// The plan's configurations both engines support; an error naming an engine that refuses
+/// some when none is left.
+fn supported_configs(plan: &Plan, engines: Engines<'_>, func: &PrimFunc) -> Result<Vec<RunConfig>, Box<Inequivalence>> {
+    let refuses = |side: Side, config: &RunConfig| !engines.get(side).supports(config);
+    let configs: Vec<RunConfig> =
+        plan.configs.iter().filter(|c| Side::BOTH.iter().all(|&side| !refuses(side, c))).copied().collect();
+    if !configs.is_empty() {
+        return Ok(configs);
     }
-    Ok(plan.configs.iter().filter(|c| Side::BOTH.iter().all(|&s| engines.get(s).supports(c))).copied().collect())
+    let side =
+        Side::BOTH.into_iter().find(|&side| plan.configs.iter().any(|c| refuses(side, c))).unwrap_or(Side::Original);
+    Err(Box::new(Inequivalence::NoSupportedConfig { func: func.name.clone(), side, engine: engines.get(side).name() }))
 }
 
 /// Checks with the reference interpreter that every function of `original` agrees with its
@@ -241,4 +248,74 @@ pub fn show_tensor(tensor: &Tensor) -> String {
         tensor.to_i64_vec().iter().map(i64::to_string).collect()
     };
     format!("[{}]", values.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Execution;
+
+    /// The interpreter, but only under the eager schedule.
+    struct EagerOnly;
+
+    impl Engine for EagerOnly {
+        fn name(&self) -> &'static str {
+            "eager-only interpreter"
+        }
+
+        fn supports(&self, config: &RunConfig) -> bool {
+            config.schedule == Schedule::Eager
+        }
+
+        fn run(&self, func: &PrimFunc, inputs: &Inputs, config: &RunConfig) -> Execution {
+            Interpreter.run(func, inputs, config)
+        }
+    }
+
+    /// An engine that completes without computing anything.
+    struct Forgetful;
+
+    impl Engine for Forgetful {
+        fn name(&self) -> &'static str {
+            "forgetful engine"
+        }
+
+        fn supports(&self, _config: &RunConfig) -> bool {
+            true
+        }
+
+        fn run(&self, _func: &PrimFunc, _inputs: &Inputs, _config: &RunConfig) -> Execution {
+            Execution::Completed { outputs: Default::default() }
+        }
+    }
+
+    fn copy_function() -> PrimFunc {
+        let text = "# from tvm.script import tirx as T\n\n@T.prim_func\ndef main(A: T.Buffer((4,), \"float32\")):\n    A[0] = A[1]\n";
+        let module = tirproof_reader::parse_module(text).unwrap_or_else(|e| panic!("{e}"));
+        module.functions.into_iter().next().expect("one function")
+    }
+
+    #[test]
+    fn two_engines_run_only_the_configurations_both_support() {
+        let func = copy_function();
+        let engines = Engines { original: &Interpreter, transformed: &EagerOnly };
+        let both = Plan::thorough(&[Schedule::Lazy, Schedule::Eager]);
+        assert!(check_functions(&both, engines, &func, &func).is_ok());
+        match check_functions(&Plan::thorough(&[Schedule::Lazy]), engines, &func, &func).map_err(|e| *e) {
+            Err(Inequivalence::NoSupportedConfig { side, .. }) => assert_eq!(side, Side::Transformed),
+            other => panic!("expected no supported configuration, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_engine_that_loses_an_output_differs() {
+        let func = copy_function();
+        let engines = Engines { original: &Interpreter, transformed: &Forgetful };
+        match check_functions(&Plan::fast(0), engines, &func, &func).map_err(|e| *e) {
+            Err(Inequivalence::Differs { difference, .. }) => {
+                assert_eq!(difference, Difference::OutputMissing { buffer: "A".into(), side: Side::Transformed });
+            }
+            other => panic!("expected a difference, got {other:?}"),
+        }
+    }
 }

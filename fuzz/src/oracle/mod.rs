@@ -186,7 +186,8 @@ impl FailureClass {
         }
     }
 
-    /// The classes without fields, the ones whose key is all of them.
+    /// The classes whose key is a fixed word (those without fields, and both `Disagreement`s):
+    /// what [`FromStr`] looks keys up in, so a new class of that kind belongs here too.
     const UNIT: [FailureClass; 15] = [
         FailureClass::PassRejected,
         FailureClass::PassAcceptedInvalid,

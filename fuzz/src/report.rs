@@ -13,14 +13,14 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use tirproof_ir::print::print_module;
 
-use crate::oracle::{Failure, Signature};
+use crate::oracle::{Failure, OracleName, Signature};
 use crate::reduce::{Reduction, Size};
 
 /// The data of `report.json`.
 #[derive(Clone, Debug, Serialize)]
 pub struct ReportData {
     pub signature: Signature,
-    pub oracle: String,
+    pub oracle: OracleName,
     pub message: String,
     pub counterexample: Option<String>,
     pub size_before: Size,
@@ -125,7 +125,7 @@ fn report_data(reduction: &Reduction, origin: &str, planted_bug: bool, original:
     }
     ReportData {
         signature: failure.signature(),
-        oracle: failure.oracle.name().to_string(),
+        oracle: failure.oracle,
         message: failure.message.clone(),
         counterexample: failure.counterexample.clone(),
         size_before: reduction.original_size,

@@ -14,7 +14,7 @@ use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use tirproof_fuzz::gen::{pipeline_program, GenConfig};
 use tirproof_fuzz::oracle::waits::{self, Known, VERIFY_MUTANT_TEXT_EVERY};
-use tirproof_fuzz::oracle::{waits_in, Chain, ChainConfig, FailureClass, OracleName, Outcome, PassVariant};
+use tirproof_fuzz::oracle::{waits_in, Chain, ChainConfig, FailureClass, OracleName, Outcome, PassVariant, SkipReason};
 use tirproof_ir::print::print_module;
 use tirproof_verify::waits::{FuncReport, WaitVerdict};
 
@@ -120,8 +120,7 @@ fn a_spent_budget_stops_the_chain_with_skips() {
     let result = Chain { config: &config }.run_until(&input, Some(deadline));
     assert!(result.failure().is_none(), "{:?}", result.failure());
     assert!(result.stopped());
-    let budget = tirproof_verify::solver::BUDGET_SPENT;
-    let skipped = result.outcomes.iter().filter(|(_, o, _)| matches!(o, Outcome::Skip(why) if why.starts_with(budget)));
+    let skipped = result.outcomes.iter().filter(|(_, o, _)| matches!(o, Outcome::Skip(SkipReason::BudgetSpent { .. })));
     assert!(skipped.count() >= 2, "{:?}", result.outcomes);
     // With no budget, the same program passes every oracle.
     let result = Chain { config: &config }.run(&input);

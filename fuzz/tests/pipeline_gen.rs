@@ -6,15 +6,16 @@
 //! 200 flat-or-nested and 100 nested cases by default; set `TIRPROOF_PROPTEST_CASES` for
 //! longer runs (nested cases are a half of it).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use arbitrary::Unstructured;
 use proptest::prelude::*;
+use tirproof_fuzz::compare::{check_modules, Engines, Plan};
 use tirproof_fuzz::gen::{expected_patterns, nested_pipeline_program, pipeline_program, GenConfig, PipelineShape};
-use tirproof_interp::{random_inputs, run, Outcome, RunConfig, ScalarValue, Schedule};
+use tirproof_interp::Schedule;
 use tirproof_ir::check::check_module;
 use tirproof_ir::print::print_module;
-use tirproof_ir::{IRModule, PrimFunc};
+use tirproof_ir::IRModule;
 use tirproof_passes::pipeline::InjectSoftwarePipeline;
 use tirproof_passes::Pass;
 
@@ -26,44 +27,10 @@ fn cases() -> u32 {
 /// the largest the generator sizes arrays for.
 const EXTENT_VALUES: [i64; 8] = [1, 2, 3, 4, 5, 7, 13, 64];
 
-/// Runs both programs on the same seeded inputs for every value of the integer parameters,
-/// under each schedule and two thread orders; the error says which run disagreed and how.
-fn check_equivalent(original: &IRModule, transformed: &IRModule, schedules: &[Schedule]) -> Result<(), String> {
-    for func in &original.functions {
-        let other = transformed.get(&func.name).ok_or_else(|| format!("no function `{}` after the pass", func.name))?;
-        for scalars in scalar_assignments(func) {
-            let inputs = random_inputs(func, 0, &scalars).map_err(|e| format!("inputs: {e}"))?;
-            for &schedule in schedules {
-                for thread_order_seed in [None, Some(1)] {
-                    let config = RunConfig { schedule, thread_order_seed, ..RunConfig::default() };
-                    let context = format!("under {schedule}, thread order {thread_order_seed:?}, scalars {scalars:?}");
-                    let expected = run(func, &inputs, &config).map_err(|e| format!("original {context}: {e}"))?;
-                    let actual = run(other, &inputs, &config).map_err(|e| format!("pipelined {context}: {e}"))?;
-                    for (which, result) in [("original", &expected), ("pipelined", &actual)] {
-                        if let Outcome::Fault(fault) = &result.outcome {
-                            return Err(format!("the {which} program faults {context}: {fault}"));
-                        }
-                    }
-                    for (name, tensor) in &expected.outputs {
-                        let differs = actual.outputs.get(name).is_none_or(|t| tensor.first_difference(t).is_some());
-                        if differs {
-                            return Err(format!("output `{name}` differs {context}"));
-                        }
-                    }
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
-fn scalar_assignments(func: &PrimFunc) -> Vec<BTreeMap<String, ScalarValue>> {
-    let names: Vec<String> =
-        func.scalar_params().filter(|v| v.dtype().is_integer()).map(|v| v.name().to_string()).collect();
-    if names.is_empty() {
-        return vec![BTreeMap::new()];
-    }
-    EXTENT_VALUES.iter().map(|&v| names.iter().map(|n| (n.clone(), ScalarValue::Int(v))).collect()).collect()
+/// Both programs on the same seeded inputs for every value of the integer parameters, under
+/// the lazy and eager schedules and two thread orders.
+fn plan() -> Plan {
+    Plan { scalar_values: EXTENT_VALUES.to_vec(), ..Plan::thorough(&[Schedule::Lazy, Schedule::Eager]) }
 }
 
 /// The generated program is well formed, pipelines, and its output is well formed and
@@ -81,7 +48,7 @@ fn check_pipelines_faithfully(module: &IRModule, shape: &PipelineShape) -> Resul
     if diags.has_errors() {
         return Err(format!("{shape:?}: the pass output is ill formed: {diags}\n{}", print_module(&output)));
     }
-    check_equivalent(module, &output, &[Schedule::Lazy, Schedule::Eager]).map_err(|e| {
+    check_modules(&plan(), Engines::interpreter(), module, &output).map_err(|e| {
         format!(
             "{shape:?}: {e}\n--- original ---\n{}--- pipelined ---\n{}",
             print_module(module),

@@ -153,19 +153,19 @@ fn run_against(
 ) -> anyhow::Result<ExitCode> {
     let Some(original_module) = load(reference)? else { return Ok(super::input_problems()) };
     let original = select(&original_module, Some(&func.name))?;
-    let outcome = compare(original, func, inputs, config).map_err(|e| anyhow!("{e}"))?;
-    match outcome.mismatch {
+    let comparison = compare(original, func, inputs, config).map_err(|e| anyhow!("{e}"))?;
+    match comparison.mismatch() {
         Some(m) => {
             eprintln!("mismatch under {}: {m}", config.schedule);
-            for result in [&outcome.original, &outcome.transformed] {
-                if let Outcome::Fault(f) = &result.outcome {
+            for execution in [&comparison.original, &comparison.transformed] {
+                if let Some(f) = execution.fault() {
                     eprintln!("{}", f.details());
                 }
             }
             Ok(super::input_problems())
         }
         None => {
-            write_outputs(args, &outcome.transformed.outputs)?;
+            write_outputs(args, comparison.transformed.outputs().unwrap_or(&BTreeMap::new()))?;
             eprintln!("equal: both programs complete and every output is bitwise equal under {}", config.schedule);
             Ok(ExitCode::SUCCESS)
         }

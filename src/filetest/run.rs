@@ -141,7 +141,7 @@ fn outcome(case: &Case, func: &PrimFunc, spec: &RunSpec) -> Result<String, Strin
     if let Some(reference) = &spec.reference {
         let original = load_reference(case, reference, &func.name)?;
         let cmp = compare(&original, func, &inputs, &config).map_err(|e| e.to_string())?;
-        return Ok(cmp.mismatch.map_or_else(|| "ok".to_string(), |m| format!("mismatch: {m}")));
+        return Ok(cmp.mismatch().map_or_else(|| "ok".to_string(), |m| format!("mismatch: {m}")));
     }
     let result = run(func, &inputs, &config).map_err(|e| e.to_string())?;
     if let Outcome::Fault(fault) = &result.outcome {

@@ -297,8 +297,8 @@ impl Shared<'_> {
             Err(e) => (self.observe)(Event::Problem { message: format!("{signature}: {e}") }),
         }
         (self.observe)(Event::Finding { signature: signature.clone(), dir: dir.clone(), origin: origin.clone() });
-        let oracle: Option<OracleName> = signature.oracle.parse().ok();
-        let config = ReduceConfig { chain: chain.clone(), oracle, budget: self.config.reduce_budget };
+        let config =
+            ReduceConfig { chain: chain.clone(), oracle: Some(signature.oracle), budget: self.config.reduce_budget };
         match reduce(input, &config) {
             Ok(r) if r.failure.signature() == signature => {
                 self.write(&dir, &r, &origin, planted);

@@ -61,11 +61,18 @@ impl CampaignState {
     }
 }
 
-/// The signatures of the reports under `dir/findings`.
+/// The signatures of the reports under `dir/findings`. A report whose signature names an
+/// oracle or class this version does not have is left out: no program can fail with it again.
 fn known_signatures(dir: &Path) -> Result<BTreeSet<Signature>, CampaignError> {
+    /// The part of `report.json` read back, spelled as written.
     #[derive(Deserialize)]
     struct Head {
-        signature: Signature,
+        signature: SignatureText,
+    }
+    #[derive(Deserialize)]
+    struct SignatureText {
+        oracle: String,
+        class: String,
     }
     let findings = dir.join("findings");
     let mut known = BTreeSet::new();
@@ -75,7 +82,34 @@ fn known_signatures(dir: &Path) -> Result<BTreeSet<Signature>, CampaignError> {
         let Ok(text) = std::fs::read_to_string(&report) else { continue };
         let head: Head = serde_json::from_str(&text)
             .map_err(|e| CampaignError::BadState { path: report.clone(), message: e.to_string() })?;
-        known.insert(head.signature);
+        if let Ok(signature) = Signature::parse(&head.signature.oracle, &head.signature.class) {
+            known.insert(signature);
+        }
     }
     Ok(known)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::oracle::{FailureClass, OracleName};
+
+    /// A campaign directory as an earlier version wrote it loads, with its signatures typed.
+    #[test]
+    fn reports_load_back_as_typed_signatures() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let finding = dir.path().join("findings/waits-tight--wait-refuted");
+        std::fs::create_dir_all(&finding).expect("create the finding");
+        let report = r#"{"signature": {"oracle": "waits-tight", "class": "wait-refuted"}, "oracle": "waits-tight"}"#;
+        std::fs::write(finding.join("report.json"), report).expect("write the report");
+        let gone = dir.path().join("findings/gone");
+        std::fs::create_dir_all(&gone).expect("create the finding");
+        std::fs::write(gone.join("report.json"), r#"{"signature": {"oracle": "gone", "class": "gone"}}"#)
+            .expect("write the report");
+        std::fs::write(dir.path().join(STATE_FILE), r#"{"seed": 7, "done_below": 64}"#).expect("write the state");
+        let (state, known) = CampaignState::open(dir.path(), 7).expect("the campaign loads");
+        assert_eq!(state, CampaignState { seed: 7, done_below: 64 });
+        let wanted = Signature { oracle: OracleName::WaitsTight, class: FailureClass::WaitRefuted };
+        assert_eq!(known.into_iter().collect::<Vec<_>>(), vec![wanted]);
+    }
 }

@@ -17,7 +17,7 @@ use tirproof_passes::Pass;
 use tirproof_verify::solver::{budget_spent, in_one_context, within_budget, BUDGET_SPENT};
 
 use super::panics::catch;
-use super::{cse, equivalence, runs_cleanly, text, waits, Failure, FailureClass, OracleName, Outcome};
+use super::{cse, equivalence, runs_cleanly, text, waits, Failure, FailureClass, OracleName, Outcome, SkipReason};
 
 /// Which pipeline pass the chain tests.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -96,7 +96,7 @@ impl ChainResult {
     /// Whether the time budget ran out: some oracles were stopped or not run (and say so as
     /// skips).
     pub fn stopped(&self) -> bool {
-        self.outcomes.iter().any(|(_, o, _)| matches!(o, Outcome::Skip(why) if why.starts_with(BUDGET_SPENT)))
+        self.outcomes.iter().any(|(_, o, _)| matches!(o, Outcome::Skip(SkipReason::BudgetSpent { .. })))
     }
 }
 
@@ -127,8 +127,8 @@ impl Chain<'_> {
         // An input that is not valid by construction and faults on its own (out of bounds,
         // say) is outside the pass's contract: nothing after the pass applies to it.
         if mode == InputMode::Unknown && !runs_cleanly(input) {
-            let why = "the input does not run cleanly on its own".to_string();
-            result.outcomes.push((OracleName::Equivalence, Outcome::Skip(why), Duration::ZERO));
+            let skip = Outcome::not_applicable("the input does not run cleanly on its own");
+            result.outcomes.push((OracleName::Equivalence, skip, Duration::ZERO));
             return result;
         }
         let seed = self.config.seed;
@@ -152,7 +152,8 @@ impl Chain<'_> {
                 continue;
             }
             if budget_spent() {
-                result.outcomes.push((oracle, Outcome::Skip(BUDGET_SPENT.into()), Duration::ZERO));
+                let skip = Outcome::Skip(SkipReason::BudgetSpent { stopped: None });
+                result.outcomes.push((oracle, skip, Duration::ZERO));
                 continue;
             }
             let passed = self.step(&mut result, oracle, || (stopped_is_skip(check()), Some(())));
@@ -222,16 +223,21 @@ fn pipeline(variant: PassVariant, mode: InputMode, input: &IRModule) -> (Outcome
 /// a skip.
 fn stopped_is_skip(outcome: Outcome) -> Outcome {
     match outcome {
-        Outcome::Fail(f) if matches!(f.class, FailureClass::VerifierUnknown | FailureClass::CseUnvalidated) => {
-            let evidence = format!("{} {}", f.message, f.counterexample.as_deref().unwrap_or(""));
-            if budget_spent() && evidence.contains(BUDGET_SPENT) {
-                Outcome::Skip(format!("{BUDGET_SPENT}: {}", f.message))
-            } else {
-                Outcome::Fail(f)
-            }
+        Outcome::Fail(f)
+            if matches!(f.class, FailureClass::VerifierUnknown | FailureClass::CseUnvalidated)
+                && stopped_by_budget(&f) =>
+        {
+            Outcome::Skip(SkipReason::BudgetSpent { stopped: Some(f.message) })
         }
         other => other,
     }
+}
+
+/// Whether the verifier says that the time budget, not the check itself, left the checks of
+/// `failure` undecided: the one place that reads the verifier's reason text.
+fn stopped_by_budget(failure: &Failure) -> bool {
+    let evidence = format!("{} {}", failure.message, failure.counterexample.as_deref().unwrap_or(""));
+    budget_spent() && evidence.contains(BUDGET_SPENT)
 }
 
 fn round_trip(input: &IRModule, output: &IRModule) -> Outcome {

@@ -1,112 +1,62 @@
 //! The `equivalence` oracle: the pass's output computes, bit for bit, what its input computes,
-//! and neither faults, under the lazy, eager and a seeded random schedule, for each value given
-//! to the integer parameters (a symbolic extent).
+//! and neither faults, under the campaigns' fast plan ([`Plan::fast`]: the lazy, eager and a
+//! seeded random schedule, for each value given to the integer parameters, a symbolic extent).
 //!
-//! Fewer runs than the filetests' `check_equivalent` (one thread order per schedule, fewer
-//! scalar values) so that campaigns stay fast; the values still cover every extent shorter
-//! than a deep pipeline, an exact fit and a steady state.
+//! The runs are those of the one equivalence driver ([`crate::compare`]), with fewer of them
+//! than the filetests' thorough plan so that campaigns stay fast; this module maps the
+//! driver's [`Inequivalence`] to a failure class, attributing faults and interpreter errors to
+//! the side that had them.
 
 use std::collections::BTreeMap;
 
-use tirproof_interp::{random_inputs, Fault, Outcome as RunOutcome, RunConfig, ScalarValue, Schedule};
+use tirproof_interp::{random_inputs, Fault, RunConfig, ScalarValue};
 use tirproof_ir::{IRModule, PrimFunc};
 
 use super::{Failure, FailureClass, OracleName, Outcome, Side};
-use crate::compare::{compare, Mismatch};
+use crate::compare::{check_functions, check_modules, Engines, Inequivalence, Plan};
+use crate::engine::{Difference, Engine, Execution, Interpreter};
 
-/// Values tried for each integer parameter.
-const SCALAR_VALUES: [i64; 9] = [1, 2, 3, 4, 5, 6, 7, 13, 31];
+pub use crate::compare::show_scalars;
 
-/// Every assignment of [`SCALAR_VALUES`] to the integer scalar parameters (all of them the
-/// same value), or the one empty assignment.
+/// Every assignment of the fast plan's scalar values to the integer scalar parameters (all of
+/// them the same value), or the one empty assignment.
 pub fn scalar_assignments(func: &PrimFunc) -> Vec<BTreeMap<String, ScalarValue>> {
-    crate::compare::scalar_assignments(func, &SCALAR_VALUES)
-}
-
-/// The schedules and thread orders every comparison runs under.
-fn configs(seed: u64) -> [RunConfig; 3] {
-    [
-        RunConfig { schedule: Schedule::Lazy, ..RunConfig::default() },
-        RunConfig { schedule: Schedule::Eager, ..RunConfig::default() },
-        RunConfig { schedule: Schedule::Random(seed), thread_order_seed: Some(seed), ..RunConfig::default() },
-    ]
+    Plan::fast(0).scalar_assignments(func)
 }
 
 /// Compares every function of `input` with its namesake in `output`.
 pub fn check(oracle: OracleName, input: &IRModule, output: &IRModule, seed: u64) -> Outcome {
-    for func in &input.functions {
-        let Some(other) = output.get(&func.name) else {
-            let message = format!("the output has no function `{}`", func.name);
-            return Outcome::Fail(Failure::new(oracle, FailureClass::OutputMismatch, message));
-        };
-        if let Some(failure) = check_func(oracle, func, other, seed) {
-            return Outcome::Fail(failure);
-        }
+    match check_modules(&Plan::fast(seed), Engines::interpreter(), input, output) {
+        Ok(()) => Outcome::Pass,
+        Err(inequivalence) => Outcome::Fail(failure(oracle, &inequivalence)),
     }
-    Outcome::Pass
 }
 
 /// The first disagreement between `func` and `other`, if any.
 pub fn check_func(oracle: OracleName, func: &PrimFunc, other: &PrimFunc, seed: u64) -> Option<Failure> {
-    for scalars in scalar_assignments(func) {
-        let inputs = match random_inputs(func, seed, &scalars) {
-            Ok(inputs) => inputs,
-            Err(e) => return Some(interpreter_error(oracle, Side::Input, &e.to_string())),
-        };
-        for config in configs(seed) {
-            let comparison = match compare(func, other, &inputs, &config) {
-                Ok(c) => c,
-                Err(e) => return Some(interpreter_error(oracle, Side::Output, &e.to_string())),
-            };
-            let Some(mismatch) = comparison.mismatch else { continue };
-            let context = format!("`{}` under {} with {}", func.name, config.schedule, show_scalars(&scalars));
-            let fault = |outcome: &RunOutcome| outcome.fault().map(describe_fault);
-            let evidence = fault(&comparison.original.outcome).or_else(|| fault(&comparison.transformed.outcome));
-            let class = match &mismatch {
-                Mismatch::Fault { which, .. } => {
-                    let (side, result) = if *which == "original" {
-                        (Side::Input, &comparison.original)
-                    } else {
-                        (Side::Output, &comparison.transformed)
-                    };
-                    match result.outcome.fault() {
-                        Some(f) => FailureClass::Fault { side, kind: f.kind },
-                        None => FailureClass::OutputMismatch,
-                    }
-                }
-                Mismatch::Output { .. } | Mismatch::MissingOutput { .. } => FailureClass::OutputMismatch,
-            };
-            let failure = Failure::new(oracle, class, format!("{context}: {mismatch}"));
-            return Some(match evidence {
-                Some(e) => failure.with_counterexample(e),
-                None => failure,
-            });
+    let checked = check_functions(&Plan::fast(seed), Engines::interpreter(), func, other);
+    checked.err().map(|inequivalence| failure(oracle, &inequivalence))
+}
+
+/// The failure of `oracle` that `inequivalence` shows, with the fault as its evidence.
+fn failure(oracle: OracleName, inequivalence: &Inequivalence) -> Failure {
+    let class = match inequivalence {
+        Inequivalence::MissingFunction(_) => FailureClass::OutputMismatch,
+        Inequivalence::Inputs { .. } => FailureClass::InterpreterError { side: Side::Original },
+        Inequivalence::NoSupportedConfig { side, .. } => FailureClass::InterpreterError { side: *side },
+        Inequivalence::Engine { failure, .. } => FailureClass::InterpreterError { side: failure.side },
+        Inequivalence::Differs { difference: Difference::Faulted { side, fault }, .. } => {
+            FailureClass::Fault { side: *side, kind: fault.kind }
         }
+        Inequivalence::Differs { .. } => FailureClass::OutputMismatch,
+    };
+    let failure = Failure::new(oracle, class, inequivalence.to_string());
+    match inequivalence {
+        Inequivalence::Differs { difference: Difference::Faulted { fault, .. }, .. } => {
+            failure.with_counterexample(describe_fault(fault))
+        }
+        _ => failure,
     }
-    None
-}
-
-fn interpreter_error(oracle: OracleName, side: Side, message: &str) -> Failure {
-    Failure::new(
-        oracle,
-        FailureClass::InterpreterError { side },
-        format!("the interpreter cannot run the {}: {message}", side.name()),
-    )
-}
-
-/// `n = 3` (or `no scalar parameters`).
-pub fn show_scalars(scalars: &BTreeMap<String, ScalarValue>) -> String {
-    if scalars.is_empty() {
-        return "no scalar parameters".into();
-    }
-    scalars
-        .iter()
-        .map(|(name, value)| match value {
-            ScalarValue::Int(v) => format!("{name} = {v}"),
-            other => format!("{name} = {other:?}"),
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// A fault with its loop values, thread and the events before it.
@@ -128,7 +78,47 @@ pub fn runs_cleanly(module: &IRModule) -> bool {
     module.functions.iter().all(|func| {
         scalar_assignments(func).iter().all(|scalars| {
             let Ok(inputs) = random_inputs(func, 0, scalars) else { return false };
-            tirproof_interp::run(func, &inputs, &RunConfig::default()).is_ok_and(|r| r.outcome.fault().is_none())
+            matches!(Interpreter.run(func, &inputs, &RunConfig::default()), Execution::Completed { .. })
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use tirproof_reader::parse_module;
+
+    use super::*;
+
+    fn module(body: &str) -> IRModule {
+        let text = format!(
+            "# from tvm.script import tirx as T\n\n@T.prim_func\ndef main(A: T.Buffer((4,), \"float32\")):\n    {body}\n"
+        );
+        parse_module(&text).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn class_key(input: &IRModule, output: &IRModule) -> String {
+        match check(OracleName::Equivalence, input, output, 0) {
+            Outcome::Fail(failure) => failure.signature().to_string(),
+            other => panic!("expected a failure, got {other:?}"),
+        }
+    }
+
+    /// A call the interpreter does not model: running it is an interpreter error.
+    const UNSUPPORTED: &str = "A[0] = T.call_pure_extern(\"float32\", \"fast_tanh\", A[1])";
+    const CLEAN: &str = "A[0] = A[1]";
+    const OUT_OF_BOUNDS: &str = "A[0] = A[4]";
+
+    #[test]
+    fn an_interpreter_error_of_the_input_is_the_inputs() {
+        assert_eq!(class_key(&module(UNSUPPORTED), &module(CLEAN)), "equivalence/interpreter-error:input");
+        assert_eq!(class_key(&module(UNSUPPORTED), &module(UNSUPPORTED)), "equivalence/interpreter-error:input");
+        assert_eq!(class_key(&module(CLEAN), &module(UNSUPPORTED)), "equivalence/interpreter-error:output");
+    }
+
+    #[test]
+    fn a_fault_is_attributed_to_the_side_that_faults() {
+        assert_eq!(class_key(&module(OUT_OF_BOUNDS), &module(CLEAN)), "equivalence/fault:input:out-of-bounds");
+        assert_eq!(class_key(&module(OUT_OF_BOUNDS), &module(OUT_OF_BOUNDS)), "equivalence/fault:input:out-of-bounds");
+        assert_eq!(class_key(&module(CLEAN), &module(OUT_OF_BOUNDS)), "equivalence/fault:output:out-of-bounds");
+    }
 }

@@ -3,7 +3,8 @@
 //!
 //! An oracle looks at one input program (before the pipeline pass) and, where it needs them,
 //! the pass's output and other derived programs. It answers [`Outcome::Pass`],
-//! [`Outcome::Skip`] (the oracle does not apply, with the reason) or [`Outcome::Fail`] with a
+//! [`Outcome::Skip`] (with a closed [`SkipReason`]: the oracle does not apply, has no
+//! answer, or the time budget stopped it) or [`Outcome::Fail`] with a
 //! [`Failure`]: the oracle, a [`FailureClass`] from a closed set, a human message and, where
 //! there is one, the counterexample (an interpreter fault with its loop values, or a Z3 model).
 //! A failure's [`Signature`] (oracle and class, without values or lines) is what campaigns
@@ -25,6 +26,9 @@ use std::str::FromStr;
 
 use serde::Serialize;
 use tirproof_interp::FaultKind;
+use tirproof_verify::solver::BUDGET_SPENT;
+
+pub use crate::engine::Side;
 
 pub use chain::{Chain, ChainConfig, ChainResult, InputMode, PassVariant};
 pub use equivalence::{runs_cleanly, scalar_assignments};
@@ -103,25 +107,18 @@ impl FromStr for OracleName {
     }
 }
 
-/// Which of the two compared programs misbehaved.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Side {
-    Input,
-    Output,
-}
-
-impl Side {
-    pub fn name(self) -> &'static str {
-        match self {
-            Side::Input => "input",
-            Side::Output => "output",
-        }
+/// The spelling of a side in failure class keys: the pipeline pass's input and output.
+fn side_key(side: Side) -> &'static str {
+    match side {
+        Side::Original => "input",
+        Side::Transformed => "output",
     }
 }
 
 /// What kind of failure: closed, and free of values and line numbers so that the same bug
-/// found twice has the same class.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// found twice has the same class. Its [`key`](FailureClass::key) is its spelling in reports
+/// and parses back ([`FromStr`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum FailureClass {
     /// A panic while running `during`, at a source location of tirproof.
     Panic { during: OracleName, location: String },
@@ -169,9 +166,9 @@ impl FailureClass {
             FailureClass::PassAcceptedInvalid => "pass-accepted-invalid".into(),
             FailureClass::UnlocatedDiagnostic => "unlocated-diagnostic".into(),
             FailureClass::CheckerRejected => "checker-rejected".into(),
-            FailureClass::Fault { side, kind } => format!("fault:{}:{kind}", side.name()),
+            FailureClass::Fault { side, kind } => format!("fault:{}:{kind}", side_key(*side)),
             FailureClass::OutputMismatch => "output-mismatch".into(),
-            FailureClass::InterpreterError { side } => format!("interpreter-error:{}", side.name()),
+            FailureClass::InterpreterError { side } => format!("interpreter-error:{}", side_key(*side)),
             FailureClass::WaitRefuted => "wait-refuted".into(),
             FailureClass::WaitOverSynchronized => "wait-over-synchronized".into(),
             FailureClass::VerifierUnknown => "verifier-unknown".into(),
@@ -188,16 +185,93 @@ impl FailureClass {
             FailureClass::RoundTripChanged => "round-trip-changed".into(),
         }
     }
+
+    /// The classes whose key is a fixed word (those without fields, and both `Disagreement`s):
+    /// what [`FromStr`] looks keys up in, so a new class of that kind belongs here too.
+    const UNIT: [FailureClass; 15] = [
+        FailureClass::PassRejected,
+        FailureClass::PassAcceptedInvalid,
+        FailureClass::UnlocatedDiagnostic,
+        FailureClass::CheckerRejected,
+        FailureClass::OutputMismatch,
+        FailureClass::WaitRefuted,
+        FailureClass::WaitOverSynchronized,
+        FailureClass::VerifierUnknown,
+        FailureClass::Disagreement { verifier_proved: true },
+        FailureClass::Disagreement { verifier_proved: false },
+        FailureClass::TightnessInconsistent,
+        FailureClass::CseUnvalidated,
+        FailureClass::CseMismatch,
+        FailureClass::ReparseFailed,
+        FailureClass::RoundTripChanged,
+    ];
 }
 
-/// What campaigns deduplicate on and the minimizer preserves.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, serde::Deserialize)]
+impl fmt::Display for FailureClass {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.key())
+    }
+}
+
+/// A failure class key that is not the key of any [`FailureClass`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown failure class `{0}`")]
+pub struct UnknownClass(pub String);
+
+impl FromStr for FailureClass {
+    type Err = UnknownClass;
+
+    /// The class whose [`key`](FailureClass::key) is `key`.
+    fn from_str(key: &str) -> Result<Self, Self::Err> {
+        let side = |text: &str| Side::BOTH.into_iter().find(|s| side_key(*s) == text);
+        let parsed = if let Some(rest) = key.strip_prefix("panic:") {
+            rest.split_once('@').and_then(|(during, location)| {
+                let during = during.parse().ok()?;
+                Some(FailureClass::Panic { during, location: location.to_string() })
+            })
+        } else if let Some(rest) = key.strip_prefix("fault:") {
+            rest.split_once(':').and_then(|(s, kind)| {
+                let kind = FaultKind::ALL.into_iter().find(|k| k.name() == kind)?;
+                Some(FailureClass::Fault { side: side(s)?, kind })
+            })
+        } else if let Some(s) = key.strip_prefix("interpreter-error:") {
+            side(s).map(|side| FailureClass::InterpreterError { side })
+        } else {
+            FailureClass::UNIT.into_iter().find(|c| c.key() == key)
+        };
+        parsed.ok_or_else(|| UnknownClass(key.to_string()))
+    }
+}
+
+impl Serialize for FailureClass {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.key())
+    }
+}
+
+/// What campaigns deduplicate on and the minimizer preserves. Serialized as the oracle's name
+/// and the class's key (`{"oracle": "equivalence", "class": "output-mismatch"}`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct Signature {
-    pub oracle: String,
-    pub class: String,
+    pub oracle: OracleName,
+    pub class: FailureClass,
+}
+
+/// A signature's text that names no oracle or no failure class of this version.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum UnknownSignature {
+    #[error(transparent)]
+    Oracle(#[from] UnknownOracle),
+    #[error(transparent)]
+    Class(#[from] UnknownClass),
 }
 
 impl Signature {
+    /// The signature spelled `oracle` and `class` (as in `report.json`).
+    pub fn parse(oracle: &str, class: &str) -> Result<Signature, UnknownSignature> {
+        Ok(Signature { oracle: oracle.parse()?, class: class.parse()? })
+    }
+
     /// A name usable as a directory name.
     pub fn slug(&self) -> String {
         let raw = format!("{}--{}", self.oracle, self.class);
@@ -234,7 +308,7 @@ impl Failure {
     }
 
     pub fn signature(&self) -> Signature {
-        Signature { oracle: self.oracle.name().to_string(), class: self.class.key() }
+        Signature { oracle: self.oracle, class: self.class.clone() }
     }
 }
 
@@ -248,8 +322,8 @@ impl fmt::Display for Failure {
 #[derive(Clone, Debug)]
 pub enum Outcome {
     Pass,
-    /// The oracle does not apply to this program (no waits to mutate, say).
-    Skip(String),
+    /// The oracle did not decide this program, and says why.
+    Skip(SkipReason),
     Fail(Failure),
 }
 
@@ -259,5 +333,62 @@ impl Outcome {
             Outcome::Fail(f) => Some(f),
             _ => None,
         }
+    }
+
+    /// A skip because the oracle does not apply to this program (`why`).
+    pub fn not_applicable(why: impl Into<String>) -> Outcome {
+        Outcome::Skip(SkipReason::NotApplicable(why.into()))
+    }
+}
+
+/// Why an oracle was skipped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SkipReason {
+    /// The program's time budget ran out before the oracle ran, or stopped its checks (with
+    /// what the oracle would have reported otherwise).
+    BudgetSpent { stopped: Option<String> },
+    /// The oracle does not apply to this program (no waits to mutate, say).
+    NotApplicable(String),
+    /// The oracle's evidence has no answer for this program (the interpreter stops at another
+    /// fault before the one in question, say).
+    Undecided(String),
+}
+
+impl fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SkipReason::BudgetSpent { stopped: None } => f.write_str(BUDGET_SPENT),
+            SkipReason::BudgetSpent { stopped: Some(message) } => write!(f, "{BUDGET_SPENT}: {message}"),
+            SkipReason::NotApplicable(why) | SkipReason::Undecided(why) => f.write_str(why),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_class_key_parses_back() {
+        let mut classes = FailureClass::UNIT.to_vec();
+        classes.push(FailureClass::Panic { during: OracleName::Cse, location: "passes/src/cse/mod.rs:12".into() });
+        for side in Side::BOTH {
+            classes.push(FailureClass::InterpreterError { side });
+            classes.extend(FaultKind::ALL.map(|kind| FailureClass::Fault { side, kind }));
+        }
+        for class in classes {
+            assert_eq!(class.key().parse::<FailureClass>(), Ok(class.clone()), "{class}");
+        }
+        assert!("fault:input:no-such-kind".parse::<FailureClass>().is_err());
+        assert!("panic:no-such-oracle@x.rs:1".parse::<FailureClass>().is_err());
+    }
+
+    #[test]
+    fn signatures_serialize_as_the_names_of_oracle_and_class() {
+        let class = FailureClass::Fault { side: Side::Transformed, kind: FaultKind::ReadPendingAsync };
+        let signature = Signature { oracle: OracleName::Equivalence, class };
+        let json = serde_json::to_value(&signature).unwrap_or_default();
+        assert_eq!(json, serde_json::json!({"oracle": "equivalence", "class": "fault:output:read-pending-async"}));
+        assert_eq!(Signature::parse("equivalence", "fault:output:read-pending-async"), Ok(signature));
     }
 }

@@ -20,7 +20,7 @@ use tirproof_ir::{Expr, IRModule, PrimFunc, Stmt, StmtKind};
 use tirproof_verify::waits::{verify_func, FuncReport, Options, WaitVerdict};
 
 use super::equivalence::{describe_fault, scalar_assignments, show_scalars};
-use super::{Failure, FailureClass, OracleName, Outcome};
+use super::{Failure, FailureClass, OracleName, Outcome, SkipReason};
 
 /// What the input is, for the exceptions of the module documentation.
 #[derive(Clone, Copy, Debug, Default)]
@@ -95,12 +95,12 @@ pub const VERIFY_MUTANT_TEXT_EVERY: u64 = 4;
 pub fn agreement(output: &IRModule, seed: u64, timeout: Duration, measured: Option<&[FuncReport]>) -> Outcome {
     let total = waits_in(output);
     if total == 0 {
-        return Outcome::Skip("the output has no waits to loosen".into());
+        return Outcome::not_applicable("the output has no waits to loosen");
     }
     let target = usize::try_from(seed % total as u64).unwrap_or(0);
     let (mutant, line) = loosen_wait(output, target);
     let Some((index, local, waits_here)) = locate_wait(output, target) else {
-        return Outcome::Skip("the loosened wait is in no function".into());
+        return Outcome::not_applicable("the loosened wait is in no function");
     };
     let func = &mutant.functions[index];
     let what = format!("`{}` with the wait at line {line} loosened by 1", func.name);
@@ -180,7 +180,7 @@ fn compare_with_interpreter(
 ) -> Outcome {
     let fault = match interpreter_fault(func, &answer, recheck) {
         Ok(fault) => fault,
-        Err(why) => return Outcome::Skip(why),
+        Err(why) => return Outcome::Skip(SkipReason::Undecided(why)),
     };
     if answer.proved == fault.is_none() {
         return Outcome::Pass;

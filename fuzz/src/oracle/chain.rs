@@ -223,8 +223,7 @@ fn pipeline(variant: PassVariant, mode: InputMode, input: &IRModule) -> (Outcome
 fn stopped_is_skip(outcome: Outcome) -> Outcome {
     match outcome {
         Outcome::Fail(f) if matches!(f.class, FailureClass::VerifierUnknown | FailureClass::CseUnvalidated) => {
-            let evidence = format!("{} {}", f.message, f.counterexample.as_deref().unwrap_or(""));
-            if budget_spent() && evidence.contains(BUDGET_SPENT) {
+            if budget_spent() && f.is_budget_spent() {
                 Outcome::Skip(format!("{BUDGET_SPENT}: {}", f.message))
             } else {
                 Outcome::Fail(f)

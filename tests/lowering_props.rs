@@ -130,7 +130,7 @@ fn unproved_waits(module: &IRModule) -> Option<String> {
                 .iter()
                 .map(ToString::to_string)
                 .chain(report.findings.iter().map(|f| f.message.clone()))
-                .chain(report.unknown.clone())
+                .chain(report.unknown.iter().map(ToString::to_string))
                 .collect();
             return Some(format!(
                 "the verifier does not prove the lowered program:\n{}\n{}",

@@ -414,7 +414,7 @@ fn counterexamples_replay_in_the_interpreter() {
                 })
                 .or_else(|| report.findings.first().map(|f| f.values.clone()));
             let Some(values) = values else { continue };
-            let Some(n) = values.iter().find(|(v, _)| v == "n").map(|(_, v)| *v) else { continue };
+            let Some(n) = values.get("n") else { continue };
             let scalars = BTreeMap::from([("n".to_string(), ScalarValue::Int(n))]);
             let inputs = random_inputs(&mutant, 0, &scalars).expect("inputs");
             let result = run(&mutant, &inputs, &RunConfig::default()).expect("runs");

@@ -76,8 +76,7 @@ fn print_report(file: &str, report: &FuncReport, elapsed: Duration) {
         println!("  {w}");
         if let WaitVerdict::Refuted { values, .. } = &w.verdict {
             if !values.is_empty() {
-                let shown: Vec<String> = values.iter().map(|(k, v)| format!("{k} = {v}")).collect();
-                println!("    model: {}", shown.join(", "));
+                println!("    model: {values}");
             }
         }
     }

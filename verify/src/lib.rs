@@ -40,4 +40,6 @@ pub mod cse;
 pub mod solver;
 pub mod waits;
 
-pub use solver::{Query, QueryError, Signedness, Verdict, DEFAULT_TIMEOUT, SYMBOL_PREFIX};
+pub use solver::{
+    Assignment, ObligationId, Query, QueryError, Signedness, UnknownReason, Verdict, DEFAULT_TIMEOUT, SYMBOL_PREFIX,
+};

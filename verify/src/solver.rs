@@ -7,8 +7,8 @@
 //! | Z3 says | verdict |
 //! | --- | --- |
 //! | unsat | [`Verdict::Proved`], or [`Verdict::Vacuous`] when the assumptions alone are unsat |
-//! | sat | [`Verdict::Refuted`] with the model's values of the declared variables |
-//! | unknown (time limit, incompleteness) | [`Verdict::Unknown`] with Z3's reason |
+//! | sat | [`Verdict::Refuted`] with the model's values of the declared variables (an [`Assignment`]) |
+//! | unknown (time limit, incompleteness) | [`Verdict::Unknown`] with the reason ([`UnknownReason`]) |
 //!
 //! Only [`Verdict::Proved`] is a pass ([`Verdict::is_proved`]).
 //!
@@ -25,12 +25,16 @@ use thiserror::Error;
 use z3::ast::{Bool, Int, BV};
 use z3::{Model, SatResult, Solver};
 
+mod assignment;
 mod budget;
 mod session;
+mod unknown;
 mod watchdog;
 
+pub use assignment::{Assignment, Entry};
 pub use budget::{budget_spent, within_budget, BUDGET_SPENT};
 pub use session::{Counterexample, Outcome, Scope, Session};
+pub use unknown::UnknownReason;
 pub use watchdog::{watched, Watchdog};
 
 /// Runs `f` with a new Z3 context as the thread's context (every term, solver and watchdog
@@ -93,9 +97,9 @@ pub enum Verdict {
     Proved,
     /// The obligations can fail: values of the query's declared variables, in declaration order,
     /// that satisfy the assumptions and break an obligation.
-    Refuted(Vec<(String, i64)>),
+    Refuted(Assignment),
     /// Z3 could not decide within the limit, or gave up; the reason. Never a pass.
-    Unknown(String),
+    Unknown(UnknownReason),
     /// The assumptions contradict each other, so the obligations hold only vacuously. Never a
     /// pass: it means the assumptions are encoded wrongly.
     Vacuous,
@@ -110,11 +114,17 @@ impl Verdict {
 
     /// The counterexample of a [`Verdict::Refuted`].
     #[must_use]
-    pub fn counterexample(&self) -> Option<&[(String, i64)]> {
+    pub fn counterexample(&self) -> Option<&Assignment> {
         match self {
             Verdict::Refuted(values) => Some(values),
             _ => None,
         }
+    }
+
+    /// Whether this is a [`Verdict::Unknown`] that the run's time budget caused.
+    #[must_use]
+    pub fn is_budget_spent(&self) -> bool {
+        matches!(self, Verdict::Unknown(reason) if reason.is_budget_spent())
     }
 }
 
@@ -123,17 +133,28 @@ impl fmt::Display for Verdict {
         match self {
             Verdict::Proved => write!(f, "proved"),
             Verdict::Refuted(values) if values.is_empty() => write!(f, "refuted"),
-            Verdict::Refuted(values) => {
-                write!(f, "refuted: ")?;
-                for (i, (name, value)) in values.iter().enumerate() {
-                    let sep = if i == 0 { "" } else { ", " };
-                    write!(f, "{sep}{name} = {value}")?;
-                }
-                Ok(())
-            }
+            Verdict::Refuted(values) => write!(f, "refuted: {values}"),
             Verdict::Unknown(reason) => write!(f, "unknown: {reason}"),
             Verdict::Vacuous => write!(f, "vacuous: the assumptions contradict each other"),
         }
+    }
+}
+
+/// One obligation of a [`Query`], as [`Query::require`] numbers them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ObligationId(usize);
+
+impl ObligationId {
+    /// The obligation's position among its query's obligations (from 0).
+    #[must_use]
+    pub fn index(self) -> usize {
+        self.0
+    }
+}
+
+impl fmt::Display for ObligationId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "obligation {}", self.0)
     }
 }
 
@@ -272,11 +293,21 @@ impl Query {
         self.assumptions.push(fact);
     }
 
-    /// Adds an obligation: a fact to prove from the assumptions. Returns its index, which names
+    /// Adds an obligation: a fact to prove from the assumptions. Returns its id, which names
     /// it to a [`Scope`] that checks obligations one at a time.
-    pub fn require(&mut self, obligation: Bool) -> usize {
+    pub fn require(&mut self, obligation: Bool) -> ObligationId {
         self.obligations.push(obligation);
-        self.obligations.len() - 1
+        ObligationId(self.obligations.len() - 1)
+    }
+
+    /// The obligation `id` names, if this query has it.
+    fn obligation(&self, id: ObligationId) -> Option<&Bool> {
+        self.obligations.get(id.0)
+    }
+
+    /// The ids of the obligations, in order.
+    pub fn obligation_ids(&self) -> impl Iterator<Item = ObligationId> {
+        (0..self.obligations.len()).map(ObligationId)
     }
 
     /// Runs Z3 on the assumptions and the negated obligations, within the time limit.
@@ -306,16 +337,17 @@ impl Query {
         }
     }
 
-    /// Z3's reason for an inconclusive check of `solver` for this query, with the time limit
-    /// named as such (Z3 says "canceled" when the watchdog stops it).
-    fn reason_unknown(&self, solver: &Solver, deadline: Instant) -> String {
+    /// Why a check of `solver` for this query was inconclusive, with the time limit or the
+    /// budget named as such (Z3 says "canceled" when the watchdog stops it).
+    fn reason_unknown(&self, solver: &Solver, deadline: Instant) -> UnknownReason {
         let why = reason_unknown(solver);
+        let query = self.name.clone();
         if budget_spent() && (why == "canceled" || Instant::now() >= budget::within(deadline)) {
-            format!("{BUDGET_SPENT}: a check of query `{}` was stopped", self.name)
+            UnknownReason::BudgetSpent { query }
         } else if why == "canceled" || Instant::now() >= deadline {
-            format!("timeout: a check of query `{}` ran out of its {:?}", self.name, self.timeout)
+            UnknownReason::TimeLimit { query, limit: self.timeout }
         } else {
-            why
+            UnknownReason::GaveUp(why)
         }
     }
 
@@ -377,7 +409,7 @@ impl Query {
 
     /// The counterexample in the model of a satisfiable check.
     fn counterexample(&self, solver: &Solver) -> Verdict {
-        match solver.get_model().ok_or_else(no_model).and_then(|model| self.values_in(&model)) {
+        match solver.get_model().ok_or(UnknownReason::NoModel).and_then(|model| self.values_in(&model)) {
             Ok(values) => Verdict::Refuted(values),
             Err(why) => Verdict::Unknown(why),
         }
@@ -385,8 +417,8 @@ impl Query {
 
     /// The values of the declared variables in `model`, in declaration order; why not, when one
     /// does not fit in an i64.
-    fn values_in(&self, model: &Model) -> Result<Vec<(String, i64)>, String> {
-        let mut values = Vec::with_capacity(self.variables.len());
+    fn values_in(&self, model: &Model) -> Result<Assignment, UnknownReason> {
+        let mut values = Assignment::new();
         for (name, term) in &self.variables {
             let value = match term {
                 Term::Int(var) => model.eval(var, true).and_then(|v| v.as_i64()),
@@ -395,17 +427,12 @@ impl Query {
                 }
             };
             let Some(value) = value else {
-                return Err(format!("Z3 found a counterexample, but the value of `{name}` does not fit in an i64"));
+                return Err(UnknownReason::ValueOutOfRange { variable: name.clone() });
             };
-            values.push((name.clone(), value));
+            values.push(name.clone(), value);
         }
         Ok(values)
     }
-}
-
-/// Why a satisfiable check has no counterexample.
-fn no_model() -> String {
-    "Z3 found a counterexample but returned no model".to_owned()
 }
 
 /// A time limit in Z3's unit, whole milliseconds, at least 1 (0 would mean no limit).
@@ -415,14 +442,11 @@ fn timeout_ms(timeout: Duration) -> u32 {
 
 /// The verdict on obligations that follow from the assumptions, once `result` says whether
 /// the assumptions alone can hold.
-fn vacuity_verdict(result: SatResult, why_unknown: impl FnOnce() -> String) -> Verdict {
+fn vacuity_verdict(result: SatResult, why_unknown: impl FnOnce() -> UnknownReason) -> Verdict {
     match result {
         SatResult::Sat => Verdict::Proved,
         SatResult::Unsat => Verdict::Vacuous,
-        SatResult::Unknown => Verdict::Unknown(format!(
-            "the obligations follow from the assumptions, but whether the assumptions can hold is unknown: {}",
-            why_unknown()
-        )),
+        SatResult::Unknown => Verdict::Unknown(UnknownReason::AssumptionsUndecided(Box::new(why_unknown()))),
     }
 }
 

@@ -89,7 +89,7 @@ const MUL_DIV_CANCEL: Rule = Rule {
 fn the_unsound_mul_div_cancel_rule_is_refuted_with_its_counterexample() {
     let verdict = prove(&MUL_DIV_CANCEL, DataType::INT32, TIMEOUT).expect("the rule can be checked");
     let Verdict::Refuted(values) = &verdict else { panic!("expected a refutation, got {verdict}") };
-    let get = |name: &str| values.iter().find(|(n, _)| n == name).map(|(_, v)| *v).expect(name);
+    let get = |name: &str| values.get(name).expect(name);
     let (x, c) = (get("x"), get("c"));
     assert_eq!(c, 2);
     let faults = get("x.faults") != 0 || get("c.faults") != 0;

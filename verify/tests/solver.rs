@@ -8,8 +8,15 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use tirproof_verify::solver::{watched, Outcome, Session};
-use tirproof_verify::{Query, QueryError, Signedness, Verdict, DEFAULT_TIMEOUT};
-use z3::ast::{Int, BV};
+use tirproof_verify::{
+    Assignment, ObligationId, Query, QueryError, Signedness, UnknownReason, Verdict, DEFAULT_TIMEOUT,
+};
+use z3::ast::{Bool, Int, BV};
+
+/// The assignment of `pairs`, in order.
+fn values(pairs: &[(&str, i64)]) -> Assignment {
+    pairs.iter().copied().collect()
+}
 
 /// Runs `f` on its own thread (Z3 terms are per thread) and fails instead of hanging when it
 /// does not finish within `limit`: a solver that deadlocks must fail the test run.
@@ -88,7 +95,7 @@ fn successor_is_greater_over_integers() {
 #[test]
 fn successor_wraps_over_32_bit_integers() {
     let verdict = successor_over_bv32().check();
-    assert_eq!(verdict, Verdict::Refuted(vec![("x".to_owned(), 2_147_483_647)]));
+    assert_eq!(verdict, Verdict::Refuted(values(&[("x", 2_147_483_647)])));
     assert!(!verdict.is_proved());
     assert_eq!(verdict.to_string(), "refuted: x = 2147483647");
 }
@@ -98,12 +105,12 @@ fn counterexamples_read_bit_vectors_with_their_signedness() {
     let mut query = Query::new("x - 1 < x over int8");
     let x = query.bv("x", 8, Signedness::Signed).unwrap();
     query.require(x.bvsub(BV::from_i64(1, 8)).bvslt(&x));
-    assert_eq!(query.check(), Verdict::Refuted(vec![("x".to_owned(), -128)]));
+    assert_eq!(query.check(), Verdict::Refuted(values(&[("x", -128)])));
 
     let mut query = Query::new("x + 1 > x over uint8");
     let x = query.bv("x", 8, Signedness::Unsigned).unwrap();
     query.require(x.bvadd(BV::from_u64(1, 8)).bvugt(&x));
-    assert_eq!(query.check(), Verdict::Refuted(vec![("x".to_owned(), 255)]));
+    assert_eq!(query.check(), Verdict::Refuted(values(&[("x", 255)])));
 }
 
 #[test]
@@ -115,16 +122,16 @@ fn counterexamples_name_every_declared_variable_in_order() {
     query.require(a.lt(&b));
     let verdict = query.check();
     let values = verdict.counterexample().expect("refuted");
-    assert_eq!(values.iter().map(|(name, _)| name.as_str()).collect::<Vec<_>>(), ["a", "b"]);
-    assert_eq!(values[0].1, 7);
-    assert!(values[1].1 <= 7);
+    assert_eq!(values.iter().map(|e| e.name.as_str()).collect::<Vec<_>>(), ["a", "b"]);
+    assert_eq!(values.get("a"), Some(7));
+    assert!(values.get("b").is_some_and(|b| b <= 7), "{values}");
 }
 
 #[test]
 fn unknown_and_vacuous_are_never_a_pass() {
-    assert!(!Verdict::Unknown("timeout".to_owned()).is_proved());
+    assert!(!Verdict::Unknown(UnknownReason::GaveUp("incomplete".to_owned())).is_proved());
     assert!(!Verdict::Vacuous.is_proved());
-    assert!(!Verdict::Refuted(Vec::new()).is_proved());
+    assert!(!Verdict::Refuted(Assignment::new()).is_proved());
     assert!(Verdict::Proved.is_proved());
 }
 
@@ -161,7 +168,8 @@ fn a_query_too_hard_for_its_limit_is_unknown_within_the_limit() {
         (verdict, start.elapsed())
     });
     eprintln!("1 s limit: {verdict} after {elapsed:?}");
-    assert!(matches!(&verdict, Verdict::Unknown(reason) if reason.contains("timeout")), "{verdict}");
+    assert!(matches!(&verdict, Verdict::Unknown(UnknownReason::TimeLimit { .. })), "{verdict}");
+    assert!(verdict.to_string().contains("timeout"), "{verdict}");
     assert!(!verdict.is_proved());
     assert!(elapsed >= Duration::from_millis(900), "Z3 answered before its limit: {elapsed:?}");
     assert!(elapsed < Duration::from_secs(5), "the 1 s limit took {elapsed:?}");
@@ -220,7 +228,7 @@ fn names_that_need_quoting_survive_the_smtlib_dump() {
     }
     query.require(vars[7].lt(7));
     let verdict = query.check();
-    let expected: Vec<(String, i64)> = names.iter().zip(0..).map(|(name, i)| ((*name).to_owned(), i)).collect();
+    let expected: Assignment = names.iter().copied().zip(0..).collect();
     assert_eq!(verdict, Verdict::Refuted(expected));
     let script = query.to_smtlib();
     assert!(script.starts_with("; tirproof query: odd names on two lines\n"), "{script}");
@@ -228,7 +236,7 @@ fn names_that_need_quoting_survive_the_smtlib_dump() {
 }
 
 /// Two obligations over `x` in `[0, 10)`: `x < 10` holds, `x < 5` does not.
-fn two_obligations() -> (Query, usize, usize) {
+fn two_obligations() -> (Query, ObligationId, ObligationId) {
     let mut query = Query::new("x in [0, 10)");
     let x = query.int("x").unwrap();
     query.assume(x.ge(0));
@@ -247,9 +255,12 @@ fn a_session_checks_each_obligation_on_its_own() {
         assert!(matches!(scope.check(holds), Outcome::Holds));
         let Outcome::Fails(found) = scope.check(fails) else { panic!("x < 5 is refuted") };
         assert_eq!(found.values().len(), 1);
-        assert!((5..10).contains(&found.values()[0].1), "{:?}", found.values());
+        assert!(found.values().get("x").is_some_and(|x| (5..10).contains(&x)), "{}", found.values());
         assert_eq!(scope.assumptions(), Verdict::Proved);
-        assert!(matches!(scope.check(7), Outcome::Unknown(_)), "no such obligation");
+        let (mut longer, _, _) = two_obligations();
+        let missing = longer.require(Bool::from_bool(true));
+        let outcome = scope.check(missing);
+        assert!(matches!(outcome, Outcome::Unknown(UnknownReason::NoSuchObligation { .. })), "no such obligation");
         // The query as a whole agrees: it is refuted, and each check replays with the z3 tool.
         assert!(matches!(query.check(), Verdict::Refuted(_)));
         assert_eq!(z3_tool(&scope.to_smtlib(holds)), "unsat");
@@ -282,9 +293,10 @@ fn a_session_honours_the_time_limit_and_recovers_after_it() {
         watched(|watchdog| {
             let session = Session::new(watchdog);
             let hard = prime_has_no_factors().with_timeout(Duration::from_millis(500));
+            let first = hard.obligation_ids().next().expect("one obligation");
             let start = Instant::now();
             let timed_out =
-                matches!(session.open(&hard, &[]).check(0), Outcome::Unknown(why) if why.contains("timeout"));
+                matches!(session.open(&hard, &[]).check(first), Outcome::Unknown(UnknownReason::TimeLimit { .. }));
             let elapsed = start.elapsed();
             let (easy, holds, _) = two_obligations();
             let recovered = matches!(session.open(&easy, &[]).check(holds), Outcome::Holds);

@@ -6,7 +6,7 @@ use std::process::Command;
 
 use tirproof_ir::PrimFunc;
 use tirproof_reader::parse_module;
-use tirproof_verify::waits::{verify_func, Options, WaitVerdict};
+use tirproof_verify::waits::{verify_func, Options, WaitCount, WaitVerdict};
 
 fn corpus(name: &str) -> PrimFunc {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus").join(name);
@@ -40,14 +40,14 @@ fn tvm_seed_a_is_proved_tight_and_its_loosened_twin_refuted() {
 fn tvm_seed_c_count_five_is_refuted_with_a_counterexample() {
     let func = corpus("tvm/seed_c_after_pipeline.py");
     let (report, _) = verify_func(&func, &Options::default());
-    let wait = report.waits.iter().find(|w| w.count == "5").expect("the body wait");
+    let wait = report.waits.iter().find(|w| w.count == WaitCount::Constant(5)).expect("the body wait");
     let WaitVerdict::Refuted { reason, values } = &wait.verdict else { panic!("not refuted: {:?}", wait.verdict) };
     assert!(reason.contains("needs group") && reason.contains("complete"), "{reason}");
     assert!(!values.is_empty());
     // Its twin with the count that is right from the first iteration on is proved.
     let fixed = with_count(&func, "\"async_wait_inflight_count\": 5", "\"async_wait_inflight_count\": 2");
     let (report, _) = verify_func(&fixed, &Options::default());
-    let wait = report.waits.iter().find(|w| w.count == "2").expect("the body wait");
+    let wait = report.waits.iter().find(|w| w.count == WaitCount::Constant(2)).expect("the body wait");
     assert!(wait.verdict.is_proved(), "{:?}", wait.verdict);
 }
 

@@ -14,7 +14,7 @@ use tirproof_ir::{IRModule, Stmt, StmtKind};
 use tirproof_passes::pipeline::spec::is_pipelined;
 use tirproof_passes::pipeline::{InjectSoftwarePipeline, PlantedBugPipeline};
 use tirproof_passes::Pass;
-use tirproof_verify::solver::{budget_spent, in_one_context, within_budget, BUDGET_SPENT};
+use tirproof_verify::solver::{budget_spent, in_one_context, within_budget};
 
 use super::panics::catch;
 use super::{cse, equivalence, runs_cleanly, text, waits, Failure, FailureClass, OracleName, Outcome, SkipReason};
@@ -236,8 +236,7 @@ fn stopped_is_skip(outcome: Outcome) -> Outcome {
 /// Whether the verifier says that the time budget, not the check itself, left the checks of
 /// `failure` undecided: the one place that reads the verifier's reason text.
 fn stopped_by_budget(failure: &Failure) -> bool {
-    let evidence = format!("{} {}", failure.message, failure.counterexample.as_deref().unwrap_or(""));
-    budget_spent() && evidence.contains(BUDGET_SPENT)
+    budget_spent() && failure.is_budget_spent()
 }
 
 fn round_trip(input: &IRModule, output: &IRModule) -> Outcome {

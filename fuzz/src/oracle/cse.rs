@@ -47,7 +47,8 @@ fn validation_failure(program: &IRModule, rewritten: &IRModule, label: &str, tim
         if let Some(obligation) = report.failures().next() {
             let message = format!("{label} on `{}`: a rewrite is not proved", report.function);
             let failure = Failure::new(OracleName::Cse, FailureClass::CseUnvalidated, message);
-            return Some(failure.with_counterexample(obligation.to_string()));
+            let spent = obligation.verdict.is_budget_spent();
+            return Some(failure.with_counterexample(obligation.to_string()).with_budget_spent(spent));
         }
     }
     None

@@ -295,16 +295,31 @@ pub struct Failure {
     /// The evidence: an interpreter fault with loop values and history, or the verifier's
     /// counterexample.
     pub counterexample: Option<String>,
+    /// Whether the failure is a check the run's time budget stopped (see
+    /// `tirproof_verify::solver::within_budget`), not one the program left undecided.
+    budget_spent: bool,
 }
 
 impl Failure {
     pub fn new(oracle: OracleName, class: FailureClass, message: impl Into<String>) -> Self {
-        Failure { oracle, class, message: message.into(), counterexample: None }
+        Failure { oracle, class, message: message.into(), counterexample: None, budget_spent: false }
     }
 
     pub fn with_counterexample(mut self, evidence: impl Into<String>) -> Self {
         self.counterexample = Some(evidence.into());
         self
+    }
+
+    /// The same failure, marked as a check the run's time budget stopped when `spent`.
+    #[must_use]
+    pub fn with_budget_spent(mut self, spent: bool) -> Self {
+        self.budget_spent = spent;
+        self
+    }
+
+    /// Whether the failure is a check the run's time budget stopped.
+    pub fn is_budget_spent(&self) -> bool {
+        self.budget_spent
     }
 
     pub fn signature(&self) -> Signature {

@@ -17,7 +17,8 @@ use tirproof_interp::{random_inputs, run, FaultKind, RunConfig, ScalarValue};
 use tirproof_ir::annotation::ASYNC_WAIT_INFLIGHT_COUNT;
 use tirproof_ir::visit::{walk_stmt, walk_stmt_mut, MutVisitor, Visitor};
 use tirproof_ir::{Expr, IRModule, PrimFunc, Stmt, StmtKind};
-use tirproof_verify::waits::{verify_func, FuncReport, Options, WaitVerdict};
+use tirproof_verify::solver::Assignment;
+use tirproof_verify::waits::{verify_func, FuncReport, Options, Undecided, WaitCount, WaitIndex, WaitVerdict};
 
 use super::equivalence::{describe_fault, scalar_assignments, show_scalars};
 use super::{Failure, FailureClass, OracleName, Outcome, SkipReason};
@@ -50,7 +51,9 @@ fn first_problem(report: &FuncReport, known: Known) -> Option<Failure> {
         let class = match &wait.verdict {
             WaitVerdict::ProvedTight | WaitVerdict::Proved => continue,
             WaitVerdict::ProvedOverSynchronized { .. } if known.predicated => continue,
-            WaitVerdict::ProvedOverSynchronized { .. } if known.nested && wait.count == "0" => continue,
+            WaitVerdict::ProvedOverSynchronized { .. } if known.nested && wait.count == WaitCount::Constant(0) => {
+                continue
+            }
             WaitVerdict::ProvedOverSynchronized { .. } => FailureClass::WaitOverSynchronized,
             WaitVerdict::Refuted { .. } => FailureClass::WaitRefuted,
             WaitVerdict::Unknown { .. } => FailureClass::VerifierUnknown,
@@ -58,6 +61,7 @@ fn first_problem(report: &FuncReport, known: Known) -> Option<Failure> {
         let failure = Failure::new(oracle, class, format!("`{}`: {wait}", report.name));
         return Some(match &wait.verdict {
             WaitVerdict::Refuted { values, .. } => failure.with_counterexample(show_values(values)),
+            WaitVerdict::Unknown { reason } => failure.with_budget_spent(reason.is_budget_spent()),
             _ => failure,
         });
     }
@@ -66,17 +70,17 @@ fn first_problem(report: &FuncReport, known: Known) -> Option<Failure> {
         let failure = Failure::new(oracle, FailureClass::WaitRefuted, message);
         return Some(failure.with_counterexample(show_values(&finding.values)));
     }
-    report
-        .unknown
-        .first()
-        .map(|why| Failure::new(oracle, FailureClass::VerifierUnknown, format!("`{}`: undecided: {why}", report.name)))
+    report.unknown.first().map(|why| {
+        let message = format!("`{}`: undecided: {why}", report.name);
+        Failure::new(oracle, FailureClass::VerifierUnknown, message).with_budget_spent(why.is_budget_spent())
+    })
 }
 
-fn show_values(values: &[(String, i64)]) -> String {
+fn show_values(values: &Assignment) -> String {
     if values.is_empty() {
         return "(no variable values)".into();
     }
-    values.iter().map(|(name, v)| format!("{name} = {v}")).collect::<Vec<_>>().join(", ")
+    values.to_string()
 }
 
 /// One program in this many has its mutant verified from its text even when `waits-tight`
@@ -99,18 +103,19 @@ pub fn agreement(output: &IRModule, seed: u64, timeout: Duration, measured: Opti
     }
     let target = usize::try_from(seed % total as u64).unwrap_or(0);
     let (mutant, line) = loosen_wait(output, target);
-    let Some((index, local, waits_here)) = locate_wait(output, target) else {
+    let Some(located) = locate_wait(output, target) else {
         return Outcome::not_applicable("the loosened wait is in no function");
     };
-    let func = &mutant.functions[index];
+    let func = &mutant.functions[located.function];
     let what = format!("`{}` with the wait at line {line} loosened by 1", func.name);
-    let claimed = measured.and_then(|reports| claim(reports.get(index)?, (local, waits_here)));
+    let claimed = measured.and_then(|reports| claim(reports.get(located.function)?, &located));
     let answer = match claimed {
         Some(proved) if seed % VERIFY_MUTANT_TEXT_EVERY != 0 => Answer { proved, refutation: None, values: None },
         _ => match verify_mutant(func, timeout) {
             Err(why) => {
                 let message = format!("{what}: undecided: {why}");
-                return Outcome::Fail(Failure::new(OracleName::Agreement, FailureClass::VerifierUnknown, message));
+                let failure = Failure::new(OracleName::Agreement, FailureClass::VerifierUnknown, message);
+                return Outcome::Fail(failure.with_budget_spent(why.is_budget_spent()));
             }
             Ok(answer) if claimed.is_some_and(|c| c != answer.proved) => {
                 let message = format!(
@@ -132,19 +137,28 @@ pub fn agreement(output: &IRModule, seed: u64, timeout: Duration, measured: Opti
 struct Answer {
     proved: bool,
     refutation: Option<String>,
-    values: Option<Vec<(String, i64)>>,
+    values: Option<Assignment>,
 }
 
-/// The verifier's answer for a function with its wait number `local` (of `total` wait
-/// statements) loosened by 1, from its report on the function as written (every obligation
-/// proved): `Some(true)` when the wait is measured over-synchronized, `Some(false)` when
-/// tight, `None` when the report does not say (or counts the waits differently, as for an
-/// in-flight count outside a wait scope).
-fn claim(report: &FuncReport, (local, total): (usize, usize)) -> Option<bool> {
-    if !report.all_proved() || report.waits.len() != total {
+/// Where a wait statement of a module is.
+struct LocatedWait {
+    /// The function that holds it, by its position in the module.
+    function: usize,
+    /// The wait, among the function's waits.
+    index: WaitIndex,
+    /// How many waits the function has.
+    waits_in_function: usize,
+}
+
+/// The verifier's answer for a function with its wait `wait` loosened by 1, from its report
+/// on the function as written (every obligation proved): `Some(true)` when the wait is
+/// measured over-synchronized, `Some(false)` when tight, `None` when the report does not say
+/// (or counts the waits differently, as for an in-flight count outside a wait scope).
+fn claim(report: &FuncReport, wait: &LocatedWait) -> Option<bool> {
+    if !report.all_proved() || report.waits.len() != wait.waits_in_function {
         return None;
     }
-    match report.waits.iter().find(|w| w.index == local)?.verdict {
+    match report.waits.iter().find(|w| w.index == wait.index)?.verdict {
         WaitVerdict::ProvedTight => Some(false),
         WaitVerdict::ProvedOverSynchronized { .. } => Some(true),
         _ => None,
@@ -152,7 +166,7 @@ fn claim(report: &FuncReport, (local, total): (usize, usize)) -> Option<bool> {
 }
 
 /// Verifies the mutant from its text; `Err` with the reason when something was not decided.
-fn verify_mutant(func: &PrimFunc, timeout: Duration) -> Result<Answer, String> {
+fn verify_mutant(func: &PrimFunc, timeout: Duration) -> Result<Answer, Undecided> {
     let options = Options { timeout, tightness: false, ..Options::default() };
     let (report, _) = verify_func(func, &options);
     let undecided_wait = report.waits.iter().find_map(|w| match &w.verdict {
@@ -223,10 +237,10 @@ const MAX_REPLAYED_VALUE: i64 = 1 << 16;
 
 /// The integer parameters of `func` with their values in a counterexample (1 for those it
 /// does not constrain); `None` when it names none of them, or a value too large to run.
-fn replay_assignment(func: &PrimFunc, values: &[(String, i64)]) -> Option<BTreeMap<String, ScalarValue>> {
+fn replay_assignment(func: &PrimFunc, values: &Assignment) -> Option<BTreeMap<String, ScalarValue>> {
     let params: Vec<String> =
         func.scalar_params().filter(|v| v.dtype().is_integer()).map(|v| v.name().to_string()).collect();
-    let value_of = |name: &str| values.iter().find(|(n, _)| n == name).map(|(_, v)| *v);
+    let value_of = |name: &str| values.get(name);
     if params.iter().all(|p| value_of(p).is_none()) {
         return None;
     }
@@ -236,14 +250,13 @@ fn replay_assignment(func: &PrimFunc, values: &[(String, i64)]) -> Option<BTreeM
     fits.then_some(assignment)
 }
 
-/// The function holding the `target`-th wait of `module` (walk order), the wait's number
-/// within it, and how many waits the function has.
-fn locate_wait(module: &IRModule, target: usize) -> Option<(usize, usize, usize)> {
+/// Where the `target`-th wait of `module` (walk order) is.
+fn locate_wait(module: &IRModule, target: usize) -> Option<LocatedWait> {
     let mut before = 0;
-    for (index, func) in module.functions.iter().enumerate() {
+    for (function, func) in module.functions.iter().enumerate() {
         let here = count_waits(&func.body);
         if target < before + here {
-            return Some((index, target - before, here));
+            return Some(LocatedWait { function, index: WaitIndex::new(target - before), waits_in_function: here });
         }
         before += here;
     }

@@ -60,7 +60,7 @@ use std::time::Duration;
 
 use tirproof_ir::{BufferId, Expr, IRModule, PrimFunc, Var, VarId};
 
-use crate::solver::{QueryError, Verdict};
+use crate::solver::{QueryError, UnknownReason, Verdict};
 
 pub use report::{Obligation, ObligationKind, ValidationReport};
 
@@ -122,7 +122,9 @@ pub fn validate_module(original: &IRModule, rewritten: &IRModule, timeout: Durat
                     path: String::new(),
                     original: f.name.clone(),
                     rewritten: String::new(),
-                    verdict: Verdict::Unknown("the rewritten module has no function of this name".into()),
+                    verdict: Verdict::Unknown(UnknownReason::NotAsked(
+                        "the rewritten module has no function of this name".into(),
+                    )),
                 }],
                 unchanged: 0,
             },

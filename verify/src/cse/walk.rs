@@ -28,7 +28,7 @@ use super::int_model::{self, IntModel};
 use super::report::{Obligation, ObligationKind, ValidationReport};
 use super::trap::definite_fault;
 use super::{EncodeError, Env, LetValue, Side};
-use crate::solver::{in_fresh_context, watched, Query, Session, Verdict, Watchdog};
+use crate::solver::{in_fresh_context, watched, Query, Session, UnknownReason, Verdict, Watchdog};
 use z3::ast::Bool;
 
 pub struct Walk<'w> {
@@ -116,7 +116,7 @@ impl Walk<'_> {
             path,
             original: String::new(),
             rewritten: String::new(),
-            verdict: Verdict::Unknown(format!("the programs differ in structure: {why}")),
+            verdict: Verdict::Unknown(UnknownReason::NotAsked(format!("the programs differ in structure: {why}"))),
         });
     }
 
@@ -390,7 +390,7 @@ impl Walk<'_> {
                     if fresh { self.session.check_query_fresh(&query) } else { self.session.check_query(&query) };
                 (verdict, divides)
             }
-            Err(e) => (Verdict::Unknown(format!("cannot encode: {e}")), false),
+            Err(e) => (Verdict::Unknown(UnknownReason::NotAsked(format!("cannot encode: {e}"))), false),
         }
     }
 

@@ -4,8 +4,9 @@
 //!
 //! Invariants: while a budget is set, no check runs past it (the watchdog stops each check at
 //! the earlier of its own deadline and the budget); a check the budget stopped is `unknown`
-//! with [`BUDGET_SPENT`] as its reason, which is how callers tell it from a check that ran
-//! out of its own time limit; the budget is lifted when [`within_budget`] returns or unwinds.
+//! with [`UnknownReason::BudgetSpent`](super::UnknownReason::BudgetSpent) as its reason (its
+//! text starts with [`BUDGET_SPENT`]), which is how callers tell it from a check that ran out
+//! of its own time limit; the budget is lifted when [`within_budget`] returns or unwinds.
 
 use std::cell::Cell;
 use std::time::Instant;

@@ -25,7 +25,7 @@ use std::time::Instant;
 use z3::ast::{Bool, Int};
 use z3::{Model, SatResult, Solver};
 
-use super::{no_model, vacuity_verdict, Query, Verdict, Watchdog};
+use super::{vacuity_verdict, Assignment, ObligationId, Query, UnknownReason, Verdict, Watchdog};
 
 /// The share of a check's time limit it first gets on the session's solver; when that is not
 /// enough, the check is run again on a fresh solver with the whole limit.
@@ -58,8 +58,8 @@ impl<'w> Session<'w> {
     /// one at a time (the first that fails gives the counterexample), then the assumptions.
     pub fn check_query(&self, query: &Query) -> Verdict {
         let scope = self.open(query, &[]);
-        for index in 0..query.obligations.len() {
-            match scope.check(index) {
+        for obligation in query.obligation_ids() {
+            match scope.check(obligation) {
                 Outcome::Holds => {}
                 Outcome::Fails(found) => return Verdict::Refuted(found.values),
                 Outcome::Unknown(why) => return Verdict::Unknown(why),
@@ -105,19 +105,19 @@ pub enum Outcome {
     /// It can fail.
     Fails(Counterexample),
     /// Z3 could not decide (time limit, incompleteness): the reason. Never a pass.
-    Unknown(String),
+    Unknown(UnknownReason),
 }
 
 /// Values that satisfy the assumptions and break an obligation.
 pub struct Counterexample {
     model: Model,
-    values: Vec<(String, i64)>,
+    values: Assignment,
 }
 
 impl Counterexample {
     /// The values of the query's declared variables, in declaration order.
     #[must_use]
-    pub fn values(&self) -> &[(String, i64)] {
+    pub fn values(&self) -> &Assignment {
         &self.values
     }
 
@@ -135,11 +135,12 @@ impl Counterexample {
 }
 
 impl Scope<'_, '_> {
-    /// Checks obligation `index` (see [`Query::require`]) alone under the assumptions.
+    /// Checks obligation `id` (see [`Query::require`]) alone under the assumptions.
     #[must_use]
-    pub fn check(&self, index: usize) -> Outcome {
-        let Some(obligation) = self.query.obligations.get(index) else {
-            return Outcome::Unknown(format!("query `{}` has no obligation {index}", self.query.name));
+    pub fn check(&self, id: ObligationId) -> Outcome {
+        let Some(obligation) = self.query.obligation(id) else {
+            let query = self.query.name.clone();
+            return Outcome::Unknown(UnknownReason::NoSuchObligation { query, obligation: id });
         };
         if obligation.as_bool() == Some(true) || self.held.borrow().contains(obligation) {
             // Nothing to ask the solver: the obligation is the constant `true`, or the same
@@ -191,24 +192,24 @@ impl Scope<'_, '_> {
         vacuity_verdict(self.session.check(deadline), || self.reason_unknown(deadline))
     }
 
-    /// The check of obligation `index` as a standalone SMT-LIB 2 script (see
+    /// The check of obligation `id` as a standalone SMT-LIB 2 script (see
     /// [`Query::to_smtlib`]): the assumptions, the extra facts and the negated obligation.
     #[must_use]
-    pub fn to_smtlib(&self, index: usize) -> String {
+    pub fn to_smtlib(&self, id: ObligationId) -> String {
         let mut facts = self.extra.clone();
-        facts.extend(self.query.obligations.get(index).map(Bool::not));
-        self.query.script(&facts, &format!("{} #{index}", self.query.name))
+        facts.extend(self.query.obligation(id).map(Bool::not));
+        self.query.script(&facts, &format!("{} #{}", self.query.name, id.index()))
     }
 
     /// Z3's reason, with the time limit named as such (Z3 says "canceled" when it fires).
-    fn reason_unknown(&self, deadline: Instant) -> String {
+    fn reason_unknown(&self, deadline: Instant) -> UnknownReason {
         self.query.reason_unknown(&self.session.solver, deadline)
     }
 }
 
 /// The counterexample in the model of `solver`'s satisfiable check.
 fn counterexample(query: &Query, solver: &Solver) -> Outcome {
-    let found = solver.get_model().ok_or_else(no_model).and_then(|model| {
+    let found = solver.get_model().ok_or(UnknownReason::NoModel).and_then(|model| {
         let values = query.values_in(&model)?;
         Ok(Counterexample { model, values })
     });

@@ -21,10 +21,15 @@ use std::time::Duration;
 use tirproof_ir::Expr;
 use z3::ast::{Bool, Int};
 
-use super::encode::{Enc, Encoder, Instance, Unsupported};
-use super::fold::{add, and, eq, ge, implies, ite, lt, max, mul, not, sub};
-use super::model::{Access, Event, EventId, EventKind, LoopId, Model};
-use crate::solver::{Counterexample, Outcome, Query, Scope, Session, Verdict, Watchdog};
+use super::encode::{declare, Enc, Encoder, Instance, Unsupported};
+use super::fold::{add, and, ge, implies, ite, lt, max, mul, not, sub};
+use super::model::{Access, Event, EventId, EventKind, LoopId, Model, QueueId};
+use super::names::{loop_values, InstanceRole, Lane, Role, Thread};
+use super::report::{Cause, Undecided};
+use super::Options;
+use crate::solver::{
+    Assignment, Counterexample, ObligationId, Outcome, Query, Scope, Session, UnknownReason, Verdict, Watchdog,
+};
 
 /// A change to one wait's count, to ask whether a larger count would still be safe: `by`
 /// more, or (with `at_least`) any amount from `by` on.
@@ -35,13 +40,24 @@ pub struct Loosen {
     pub at_least: bool,
 }
 
-/// A wait statement's last instance before a point: the wait, whether it exists, and how
-/// many groups it forced complete.
-pub type WaitEffect = (EventId, Bool, Int);
+/// A wait statement's last instance before a point.
+#[derive(Clone)]
+pub struct WaitEffect {
+    pub wait: EventId,
+    /// Whether the instance exists.
+    pub exists: Bool,
+    /// How many groups it forced complete.
+    pub forced: Int,
+}
 
+/// Why an obligation about waits is not proved.
 pub enum WaitFailure {
-    Refuted(String, Vec<(String, i64)>),
-    Unknown(String),
+    /// It fails: the reason, and the values that show it.
+    Refuted {
+        reason: String,
+        values: Assignment,
+    },
+    Unknown(Undecided),
 }
 
 /// One slack variable per wait of a queue, added to the wait's count in a query; its value
@@ -51,12 +67,17 @@ pub struct Slack(BTreeMap<EventId, Int>);
 
 impl Slack {
     /// Declares a slack for each of `waits` in `query`.
-    pub fn declare(query: &mut Query, waits: &[EventId]) -> Enc<Slack> {
+    pub fn declare(query: &mut Query, model: &Model, waits: &[EventId]) -> Enc<Slack> {
         let mut slack = BTreeMap::new();
         for &w in waits {
-            slack.insert(w, declare_int(query, &format!("slack_{w}"))?);
+            slack.insert(w, declare(query, model, Role::Slack(w))?);
         }
         Ok(Slack(slack))
+    }
+
+    /// The names of the slack variables.
+    pub fn names(&self, model: &Model) -> Vec<String> {
+        self.0.keys().map(|w| Role::Slack(*w).name(model)).collect()
     }
 
     /// The facts that fix every slack: `loosen.by` (or at least that) for the loosened wait,
@@ -90,13 +111,13 @@ pub struct Log {
 }
 
 impl Log {
-    /// Checks obligation `index` of `scope`, counting it and keeping its script.
-    pub fn check(&self, scope: &Scope, index: usize, label: &str) -> Outcome {
+    /// Checks `obligation` of `scope`, counting it and keeping its script.
+    pub fn check(&self, scope: &Scope, obligation: ObligationId, label: &str) -> Outcome {
         self.queries.set(self.queries.get() + 1);
         if let Some(dumps) = &self.dumps {
-            dumps.borrow_mut().push((format!("{}_{label}", self.name), scope.to_smtlib(index)));
+            dumps.borrow_mut().push((format!("{}_{label}", self.name), scope.to_smtlib(obligation)));
         }
-        scope.check(index)
+        scope.check(obligation)
     }
 
     pub fn queries(&self) -> usize {
@@ -121,13 +142,18 @@ pub struct Checker<'m> {
 }
 
 impl<'m> Checker<'m> {
-    pub fn new(model: &'m Model, name: &str, (timeout, watchdog): (Duration, &'m Watchdog<'m>), dump: bool) -> Self {
+    /// The checker of function `name`, with the time limit and dumps `options` ask for.
+    pub fn new(model: &'m Model, name: &str, options: &Options, watchdog: &'m Watchdog<'m>) -> Self {
         Checker {
             model,
             session: Session::for_logic(watchdog, QUERY_LOGIC),
-            log: Log { queries: Cell::new(0), dumps: dump.then(RefCell::default), name: name.to_owned() },
+            log: Log {
+                queries: Cell::new(0),
+                dumps: options.dump_smtlib.then(RefCell::default),
+                name: name.to_owned(),
+            },
             bounded: BTreeSet::new(),
-            timeout,
+            timeout: options.timeout,
             name: name.to_owned(),
         }
     }
@@ -145,11 +171,11 @@ impl<'m> Checker<'m> {
         }
     }
 
-    /// Checks obligation `index` of `query` under its assumptions and `extra`, as
-    /// [`Query::check`] would check a query of that one obligation.
-    pub fn prove(&self, query: &Query, extra: &[Bool], index: usize, label: &str) -> Result<(), Failure> {
+    /// Checks `obligation` of `query` under its assumptions and `extra`, as [`Query::check`]
+    /// would check a query of that one obligation.
+    pub fn prove(&self, query: &Query, extra: &[Bool], obligation: ObligationId, label: &str) -> Result<(), Failure> {
         let scope = self.session.open(query, extra);
-        match self.log.check(&scope, index, label) {
+        match self.log.check(&scope, obligation, label) {
             Outcome::Holds => match scope.assumptions() {
                 Verdict::Proved => Ok(()),
                 Verdict::Unknown(why) => Err(Failure::Unknown(why)),
@@ -160,20 +186,20 @@ impl<'m> Checker<'m> {
         }
     }
 
-    pub fn waits(&self, q: i64) -> Vec<EventId> {
+    pub fn waits(&self, q: QueueId) -> Vec<EventId> {
         self.events_where(|k| matches!(k, EventKind::Wait { queue, .. } if *queue == q))
     }
 
-    fn commits(&self, q: i64) -> Vec<EventId> {
+    fn commits(&self, q: QueueId) -> Vec<EventId> {
         self.events_where(|k| matches!(k, EventKind::Commit { queue } if *queue == q))
     }
 
     pub fn events_where(&self, pred: impl Fn(&EventKind) -> bool) -> Vec<EventId> {
-        self.model.events.iter().enumerate().filter(|(_, e)| pred(&e.kind)).map(|(i, _)| i).collect()
+        self.model.events_by_id().filter(|(_, e)| pred(&e.kind)).map(|(id, _)| id).collect()
     }
 
     /// Groups of `q` committed before instance `at`.
-    pub fn committed(&self, enc: &mut Encoder, q: i64, at: &Instance) -> Enc<Int> {
+    pub fn committed(&self, enc: &mut Encoder, q: QueueId, at: &Instance) -> Enc<Int> {
         let mut terms = vec![Int::from_i64(0)];
         for k in self.commits(q) {
             terms.push(enc.count_before(k, at)?);
@@ -183,10 +209,10 @@ impl<'m> Checker<'m> {
 
     /// The in-flight count of a wait at one of its instances, plus its slack if it has one.
     pub fn count_of(&self, enc: &mut Encoder, wait: EventId, at: &Instance, slack: &Slack) -> Enc<Int> {
-        let EventKind::Wait { count, .. } = &self.model.events[wait].kind else {
+        let EventKind::Wait { count, .. } = &self.model.event(wait).kind else {
             return Err(Unsupported("not a wait".into()));
         };
-        let n = enc.int(&count.clone(), at, None)?;
+        let n = enc.int(&count.clone(), &at.vals, None)?;
         Ok(match slack.of(wait) {
             Some(s) => add(&[n, s.clone()]),
             None => n,
@@ -195,99 +221,104 @@ impl<'m> Checker<'m> {
 
     /// `completed(u)` and, per wait statement, whether its last instance exists and what it
     /// forced (`committed - count`).
-    pub fn completed(&self, enc: &mut Encoder, q: i64, at: &Instance, slack: &Slack) -> Enc<(Int, Vec<WaitEffect>)> {
+    pub fn completed(
+        &self,
+        enc: &mut Encoder,
+        q: QueueId,
+        at: &Instance,
+        slack: &Slack,
+    ) -> Enc<(Int, Vec<WaitEffect>)> {
         let mut done = Int::from_i64(0);
         let mut per_wait = Vec::new();
-        for w in self.waits(q) {
-            let (exists, last) = enc.last_before(w, at)?;
-            let forced = sub(&self.committed(enc, q, &last)?, &self.count_of(enc, w, &last, slack)?);
+        for wait in self.waits(q) {
+            let (exists, last) = enc.last_before(wait, at)?;
+            let forced = sub(&self.committed(enc, q, &last)?, &self.count_of(enc, wait, &last, slack)?);
             done = ite(&exists, &max(&done, &forced), &done);
-            per_wait.push((w, exists, forced));
+            per_wait.push(WaitEffect { wait, exists, forced });
         }
         Ok((done, per_wait))
     }
 
     /// The group an async store instance belongs to.
-    pub fn group(&self, enc: &mut Encoder, q: i64, store: &Instance) -> Enc<Int> {
-        let EventKind::AsyncStore { commit: Some(k), .. } = &self.model.events[store.event].kind else {
+    pub fn group(&self, enc: &mut Encoder, q: QueueId, store: &Instance) -> Enc<Int> {
+        let EventKind::AsyncStore { commit: Some(k), .. } = &self.model.event(store.event).kind else {
             return Err(Unsupported("an async store outside a commit scope".into()));
         };
-        let commit_loops = self.model.loops_of(&self.model.events[*k]);
+        let commit_loops = self.model.loops_of(self.model.event(*k));
         let vals = store.vals.iter().filter(|(l, _)| commit_loops.contains(l)).map(|(l, v)| (*l, v.clone())).collect();
         self.committed(enc, q, &Instance { event: *k, vals })
     }
 
-    /// The two accesses touch one scalar element of the storage.
-    pub fn same_address(
-        &self,
-        enc: &mut Encoder,
-        query: &mut Query,
-        k: usize,
-        s: &Instance,
-        u: &Instance,
-    ) -> Enc<Bool> {
-        let a = self.address(enc, query, &format!("lane_s{k}"), s)?;
-        let b = self.address(enc, query, &format!("lane_u{k}"), u)?;
-        Ok(eq(&a, &b))
-    }
-
-    /// The scalar element an access touches (a vector access: one of its lanes, chosen freely).
-    pub fn address(&self, enc: &mut Encoder, query: &mut Query, lane_name: &str, inst: &Instance) -> Enc<Int> {
-        let access = access_of(&self.model.events[inst.event]).ok_or_else(|| Unsupported("not an access".into()))?;
+    /// The scalar element an access touches (a vector access: one of its lanes, chosen freely,
+    /// with the lane variables of `instance`, the role of `inst`).
+    pub fn address(&self, enc: &mut Encoder, query: &mut Query, instance: InstanceRole, inst: &Instance) -> Enc<Int> {
+        let access = access_of(self.model.event(inst.event)).ok_or_else(|| Unsupported("not an access".into()))?;
         let node = access.buffer.node();
         let shape: Vec<Expr> = node.shape.clone();
         let strides: Vec<Expr> = if node.strides.is_empty() { row_major(&shape) } else { node.strides.clone() };
-        let mut flat = vec![enc.int(&node.elem_offset.clone(), inst, Some(query))?];
+        let at = &inst.vals;
+        let mut flat = vec![enc.int(&node.elem_offset.clone(), at, Some(query))?];
         let mut lane_terms = Vec::new();
         for (d, index) in access.indices.iter().enumerate() {
-            let stride = enc.int(&strides.get(d).cloned().unwrap_or_else(|| Expr::int(1)), inst, Some(query))?;
+            let stride = enc.int(&strides.get(d).cloned().unwrap_or_else(|| Expr::int(1)), at, Some(query))?;
             let (base, step, lanes) = match index {
                 Expr::Ramp { base, stride, lanes } => ((**base).clone(), Some((**stride).clone()), *lanes),
                 other => (other.clone(), None, 1),
             };
-            flat.push(mul(&[enc.int(&base, inst, Some(query))?, stride.clone()]));
+            flat.push(mul(&[enc.int(&base, at, Some(query))?, stride.clone()]));
             if let Some(step) = step {
-                let lane = lane_in(query, &format!("{lane_name}_{d}"), i64::from(lanes))?;
-                lane_terms.push(mul(&[lane, enc.int(&step, inst, Some(query))?, stride]));
+                let lane = self.lane_in(query, Role::Lane { instance, lane: Lane::Index(d) }, i64::from(lanes))?;
+                lane_terms.push(mul(&[lane, enc.int(&step, at, Some(query))?, stride]));
             }
         }
         let elem_lanes = i64::from(node.dtype.lanes);
         let mut scalar = mul(&[add(&flat), Int::from_i64(elem_lanes)]);
         if elem_lanes > 1 {
-            scalar = add(&[scalar, lane_in(query, &format!("{lane_name}_elem"), elem_lanes)?]);
+            let lane = self.lane_in(query, Role::Lane { instance, lane: Lane::Element }, elem_lanes)?;
+            scalar = add(&[scalar, lane]);
         }
         lane_terms.iter().for_each(|t| scalar = add(&[scalar.clone(), mul(&[t.clone(), Int::from_i64(elem_lanes)])]));
         Ok(scalar)
     }
 
+    /// A fresh lane index of `role` in `[0, lanes)`.
+    fn lane_in(&self, query: &mut Query, role: Role, lanes: i64) -> Enc<Int> {
+        let lane = declare(query, self.model, role)?;
+        query.assume(Bool::and(&[lane.ge(Int::from_i64(0)), lane.lt(Int::from_i64(lanes))]));
+        Ok(lane)
+    }
+
     /// Is some executed instance of `wait` negative?
     pub fn negative(&mut self, wait: EventId) -> Option<WaitFailure> {
-        if let EventKind::Wait { count, .. } = &self.model.events[wait].kind {
+        if let EventKind::Wait { count, .. } = &self.model.event(wait).kind {
             if count.as_int().is_some_and(|n| n >= 0) {
                 return None;
             }
         }
         let mut query = self.query("negative count");
-        let built: Enc<usize> = (|| {
-            let mut enc = Encoder::new(self.model, &mut query, "thread_")?;
-            let (w, runs) = enc.instance(&mut query, wait, "w")?;
+        let built: Enc<ObligationId> = (|| {
+            let mut enc = Encoder::new(self.model, &mut query, Thread::This)?;
+            let (w, runs) = enc.instance(&mut query, wait, InstanceRole::Wait)?;
             let n = self.count_of(&mut enc, wait, &w, &Slack::default())?;
-            let index = query.require(not(&and(&[runs, lt(&n, &Int::from_i64(0))])));
+            let obligation = query.require(not(&and(&[runs, lt(&n, &Int::from_i64(0))])));
             self.assume_bounds(&mut enc, &mut query);
-            Ok(index)
+            Ok(obligation)
         })();
-        let index = match built {
-            Ok(index) => index,
-            Err(Unsupported(why)) => return Some(WaitFailure::Unknown(format!("not encoded exactly: {why}"))),
+        let obligation = match built {
+            Ok(obligation) => obligation,
+            Err(Unsupported(why)) => return Some(WaitFailure::Unknown(Cause::NotEncoded(why).into())),
         };
-        match self.prove(&query, &[], index, &format!("w{wait}_negative")) {
+        match self.prove(&query, &[], obligation, &format!("w{}_negative", wait.index())) {
             Ok(()) | Err(Failure::Vacuous) => None,
             Err(Failure::Refuted(counterexample)) => {
-                let values = counterexample.values().to_vec();
-                let at = loop_values(self.model, &values, "w").map_or(String::new(), |v| format!(" at {v}"));
-                Some(WaitFailure::Refuted(format!("the in-flight count is negative{at}"), values))
+                let values = counterexample.values().clone();
+                let event = self.model.event(wait);
+                let at = loop_values(self.model, &values, InstanceRole::Wait, event);
+                let reason =
+                    format!("the in-flight count is negative{}", at.map_or(String::new(), |v| format!(" at {v}")));
+                Some(WaitFailure::Refuted { reason, values })
             }
-            Err(Failure::Unknown(why)) => Some(WaitFailure::Unknown(why)),
+            Err(Failure::Unknown(why)) => Some(WaitFailure::Unknown(why.into())),
         }
     }
 }
@@ -295,7 +326,7 @@ impl<'m> Checker<'m> {
 /// Why an obligation is not proved.
 pub enum Failure {
     Refuted(Counterexample),
-    Unknown(String),
+    Unknown(UnknownReason),
     Vacuous,
 }
 
@@ -303,26 +334,14 @@ pub enum Failure {
 /// module docs: `group >= completed`), as a conjunction over the waits.
 pub fn incomplete(group: &Int, effects: &[WaitEffect]) -> Bool {
     let mut all = vec![ge(group, &Int::from_i64(0))];
-    all.extend(effects.iter().map(|(_, exists, forced)| implies(exists, &ge(group, forced))));
+    all.extend(effects.iter().map(|e| implies(&e.exists, &ge(group, &e.forced))));
     and(&all)
 }
 
 /// The waits of `effects` whose last instance can exist: the only ones whose slack can change
 /// an obligation built from `effects`.
 pub fn governing(effects: &[WaitEffect]) -> impl Iterator<Item = EventId> + '_ {
-    effects.iter().filter(|(_, exists, _)| exists.as_bool() != Some(false)).map(|(w, _, _)| *w)
-}
-
-/// Declares an integer variable, as an encoding error when the name is taken.
-pub fn declare_int(query: &mut Query, name: &str) -> Enc<Int> {
-    query.int(name).map_err(|e| Unsupported(e.to_string()))
-}
-
-/// A fresh lane index in `[0, lanes)`.
-fn lane_in(query: &mut Query, name: &str, lanes: i64) -> Enc<Int> {
-    let lane = declare_int(query, name)?;
-    query.assume(Bool::and(&[lane.ge(Int::from_i64(0)), lane.lt(Int::from_i64(lanes))]));
-    Ok(lane)
+    effects.iter().filter(|e| e.exists.as_bool() != Some(false)).map(|e| e.wait)
 }
 
 pub fn is_write(event: &Event) -> bool {
@@ -342,17 +361,4 @@ fn row_major(shape: &[Expr]) -> Vec<Expr> {
         strides[d] = strides[d + 1].clone() * shape[d + 1].clone();
     }
     strides
-}
-
-/// `i = 1, j = 0` for the loop variables of an instance in a model.
-pub fn loop_values(model: &Model, values: &[(String, i64)], prefix: &str) -> Option<String> {
-    let mut parts = Vec::new();
-    for (name, v) in values {
-        let Some(rest) = name.strip_prefix(&format!("{prefix}_")) else { continue };
-        let Some((var, id)) = rest.rsplit_once('_') else { continue };
-        if id.parse::<usize>().is_ok_and(|l| l < model.loops.len()) {
-            parts.push(format!("{var} = {v}"));
-        }
-    }
-    (!parts.is_empty()).then(|| parts.join(", "))
 }

@@ -10,11 +10,13 @@ use std::collections::HashMap;
 
 use z3::ast::{Bool, Int};
 
-use super::checker::{access_of, is_write, loop_values, Checker, WaitFailure};
+use super::checker::{access_of, is_write, Checker, WaitFailure};
 use super::encode::{Enc, Encoder, Instance, Unsupported};
 use super::fold::{and, eq, lt, not, or};
 use super::model::{storage, vars_of, EventId, LoopId, Step};
-use crate::solver::{Counterexample, Outcome, Query, Verdict};
+use super::names::{loop_values, shown, InstanceRole, Shown, Thread};
+use super::report::{Cause, Subject, Undecided};
+use crate::solver::{Counterexample, ObligationId, Outcome, Query, Verdict};
 
 impl<'m> Checker<'m> {
     /// The first pair of accesses whose order differs from the original program's, if any.
@@ -24,42 +26,39 @@ impl<'m> Checker<'m> {
             return None;
         }
         let mut query = self.query("data flow");
+        let undecided = |cause: Cause| WaitFailure::Unknown(Undecided::from(cause).about(Subject::DataFlow));
         let obligations = match self.encode_flow(&mut query, &pairs) {
             Ok(obligations) => obligations,
-            Err(Unsupported(why)) => {
-                return Some(WaitFailure::Unknown(format!("data flow not encoded exactly: {why}")))
-            }
+            Err(Unsupported(why)) => return Some(undecided(Cause::NotEncoded(why))),
         };
         let scope = self.session.open(&query, &[]);
         let mut unknown = None;
-        for (&pair, &index) in pairs.iter().zip(&obligations) {
-            match self.log.check(&scope, index, "data_flow") {
+        for (&(a, b), &obligation) in pairs.iter().zip(&obligations) {
+            match self.log.check(&scope, obligation, "data_flow") {
                 Outcome::Holds => {}
                 Outcome::Unknown(why) => unknown = unknown.or(Some(why)),
-                Outcome::Fails(found) => return Some(self.reordered(pair, &found)),
+                Outcome::Fails(found) => return Some(self.reordered(a, b, &found)),
             }
         }
         let unknown = unknown.or_else(|| match scope.assumptions() {
             Verdict::Unknown(why) => Some(why),
             _ => None,
         });
-        unknown.map(|why| WaitFailure::Unknown(format!("data flow: {why}")))
+        unknown.map(|why| undecided(Cause::Solver(why)))
     }
 
     /// Pairs of accesses with provenance to the same storage, at least one a write.
     fn flow_pairs(&self) -> Vec<(EventId, EventId)> {
         let m = self.model;
         let accesses: Vec<EventId> = m
-            .events
-            .iter()
-            .enumerate()
+            .events_by_id()
             .filter(|(_, e)| !e.origins.is_empty() && access_of(e).is_some())
-            .map(|(i, _)| i)
+            .map(|(id, _)| id)
             .collect();
         let mut pairs = Vec::new();
         for &a in &accesses {
             for &b in &accesses {
-                let (ea, eb) = (&m.events[a], &m.events[b]);
+                let (ea, eb) = (m.event(a), m.event(b));
                 let writes = is_write(ea) || is_write(eb);
                 let same_storage =
                     access_of(ea).zip(access_of(eb)).is_some_and(|(x, y)| storage(&x.buffer) == storage(&y.buffer));
@@ -72,13 +71,13 @@ impl<'m> Checker<'m> {
     }
 
     /// One obligation per pair: it is not reordered (`a` comes first originally, `b` now).
-    fn encode_flow(&mut self, query: &mut Query, pairs: &[(EventId, EventId)]) -> Enc<Vec<usize>> {
-        let mut enc = Encoder::new(self.model, query, "thread_")?;
+    fn encode_flow(&mut self, query: &mut Query, pairs: &[(EventId, EventId)]) -> Enc<Vec<ObligationId>> {
+        let mut enc = Encoder::new(self.model, query, Thread::This)?;
         let mut slots = HashMap::new();
         let mut obligations = Vec::with_capacity(pairs.len());
         for &(a, b) in pairs {
-            let first = self.slot(&mut enc, query, &mut slots, (a, 'a'))?;
-            let second = self.slot(&mut enc, query, &mut slots, (b, 'b'))?;
+            let first = self.slot(&mut enc, query, &mut slots, a, InstanceRole::Earlier(a))?;
+            let second = self.slot(&mut enc, query, &mut slots, b, InstanceRole::Later(b))?;
             let original = self.original_before(&mut enc, query, &first.inst, &second.inst)?;
             let same = eq(&first.address, &second.address);
             let reordered = and(&[first.runs, second.runs, same, original, enc.before(&second.inst, &first.inst)]);
@@ -88,48 +87,47 @@ impl<'m> Checker<'m> {
         Ok(obligations)
     }
 
-    /// The instance of `event` on `side` ('a' first in a pair, 'b' second), encoded once and
-    /// shared by every pair that has the event on that side (each pair is checked on its own,
-    /// so sharing variables between pairs changes nothing). Its variables start with
-    /// `{side}{event}`.
+    /// The instance of `event` in the role `instance` (first or second of a pair), encoded
+    /// once and shared by every pair that has the event in that role (each pair is checked on
+    /// its own, so sharing variables between pairs changes nothing).
     fn slot(
         &self,
         enc: &mut Encoder,
         query: &mut Query,
-        slots: &mut HashMap<(EventId, char), Slot>,
-        (event, side): (EventId, char),
+        slots: &mut HashMap<InstanceRole, Slot>,
+        event: EventId,
+        instance: InstanceRole,
     ) -> Enc<Slot> {
-        if let Some(known) = slots.get(&(event, side)) {
+        if let Some(known) = slots.get(&instance) {
             return Ok(known.clone());
         }
-        let prefix = format!("{side}{event}");
-        let (inst, runs) = enc.instance(query, event, &prefix)?;
-        let address = self.address(enc, query, &format!("lane_{prefix}"), &inst)?;
+        let (inst, runs) = enc.instance(query, event, instance)?;
+        let address = self.address(enc, query, instance, &inst)?;
         let slot = Slot { inst, runs, address };
-        slots.insert((event, side), slot.clone());
+        slots.insert(instance, slot.clone());
         Ok(slot)
     }
 
-    fn reordered(&self, (a, b): (EventId, EventId), found: &Counterexample) -> WaitFailure {
+    /// The refutation of pair (`a`, `b`): `a` comes first in the original program, second here.
+    fn reordered(&self, a: EventId, b: EventId, found: &Counterexample) -> WaitFailure {
         let m = self.model;
         let values = found.values();
-        let (first, second) = (format!("a{a}"), format!("b{b}"));
-        let at = |p: &str| loop_values(m, values, p).map_or(String::new(), |v| format!(" at {v}"));
-        let msg = format!(
+        let (first, second) = (InstanceRole::Earlier(a), InstanceRole::Later(b));
+        let at = |role: InstanceRole, event: EventId| {
+            loop_values(m, values, role, m.event(event)).map_or(String::new(), |v| format!(" at {v}"))
+        };
+        let reason = format!(
             "data flow: {} (line {}){} comes before {} (line {}){} in the original program, but after it here; both touch the same element",
-            m.events[a].text,
-            m.events[a].span.line,
-            at(&first),
-            m.events[b].text,
-            m.events[b].span.line,
-            at(&second),
+            m.event(a).text,
+            m.event(a).span.line,
+            at(first, a),
+            m.event(b).text,
+            m.event(b).span.line,
+            at(second, b),
         );
-        let keep = values
-            .iter()
-            .filter(|(n, _)| n.starts_with(&format!("{first}_")) || n.starts_with(&format!("{second}_")))
-            .cloned()
-            .collect();
-        WaitFailure::Refuted(msg, keep)
+        let instances = [(first, a), (second, b)];
+        let values = shown(m, values, Shown { instances: &instances, ..Shown::default() });
+        WaitFailure::Refuted { reason, values }
     }
 
     /// Instance `a` comes before instance `b` in the original program: first the loops around
@@ -137,12 +135,12 @@ impl<'m> Checker<'m> {
     /// (original iteration, then original statement), outermost copy first. Accesses of one
     /// original statement instance keep their order and are never reported.
     fn original_before(&self, enc: &mut Encoder, query: &mut Query, a: &Instance, b: &Instance) -> Enc<Bool> {
-        let (oa, ob) = (&self.model.events[a.event].origins, &self.model.events[b.event].origins);
+        let (oa, ob) = (&self.model.event(a.event).origins, &self.model.event(b.event).origins);
         let depth = oa.len().min(ob.len());
         let mut levels = Vec::with_capacity(depth);
         for d in 0..depth {
-            let ia = enc.int(&oa[d].1.clone(), a, Some(query))?;
-            let ib = enc.int(&ob[d].1.clone(), b, Some(query))?;
+            let ia = enc.int(&oa[d].1.clone(), &a.vals, Some(query))?;
+            let ib = enc.int(&ob[d].1.clone(), &b.vals, Some(query))?;
             levels.push((ia, ib, oa[d].0, ob[d].0));
         }
         let mut before = Bool::from_bool(false);
@@ -165,7 +163,7 @@ impl<'m> Checker<'m> {
     /// instances of a query are in one thread).
     fn untouched_loops(&self, a: EventId, b: EventId) -> Vec<LoopId> {
         let m = self.model;
-        let (ea, eb) = (&m.events[a], &m.events[b]);
+        let (ea, eb) = (m.event(a), m.event(b));
         let mentioned: Vec<_> = ea.origins.iter().chain(&eb.origins).flat_map(|(_, e)| vars_of(e)).collect();
         let mut loops = Vec::new();
         for (x, y) in ea.path.iter().zip(&eb.path) {
@@ -173,10 +171,10 @@ impl<'m> Checker<'m> {
                 break;
             }
             let Step::Loop(l) = x else { continue };
-            if mentioned.contains(&m.loops[*l].var.id()) {
+            if mentioned.contains(&m.loop_info(*l).var.id()) {
                 break;
             }
-            if !m.loops[*l].per_thread {
+            if !m.loop_info(*l).per_thread {
                 loops.push(*l);
             }
         }

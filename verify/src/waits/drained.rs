@@ -8,15 +8,16 @@ use z3::ast::Int;
 use super::checker::{governing, incomplete, Checker, Failure, Loosen, Slack, WaitFailure};
 use super::encode::{Enc, Encoder};
 use super::fold::{not, sub};
-use super::model::{EventId, EventKind};
-use crate::solver::Query;
+use super::model::{EventId, EventKind, QueueId};
+use super::names::{InstanceRole, Thread};
+use crate::solver::{ObligationId, Query};
 
 /// The encoded "drained at the end" obligation of one queue.
 pub struct QueueDrained {
-    q: i64,
+    q: QueueId,
     query: Query,
     slack: Slack,
-    index: usize,
+    obligation: ObligationId,
     /// Groups committed by the end, and groups the waits completed.
     total: Int,
     done: Int,
@@ -33,42 +34,44 @@ impl QueueDrained {
 
 impl<'m> Checker<'m> {
     /// Encodes the obligation of queue `q`; `None` when the model has no end event.
-    pub fn encode_drained(&mut self, q: i64) -> Enc<Option<QueueDrained>> {
+    pub fn encode_drained(&mut self, q: QueueId) -> Enc<Option<QueueDrained>> {
         let Some(end) = self.events_where(|k| matches!(k, EventKind::End)).first().copied() else {
             return Ok(None);
         };
-        let mut query = self.query(&format!("queue {q} drained"));
-        let slack = Slack::declare(&mut query, &self.waits(q))?;
-        let mut enc = Encoder::new(self.model, &mut query, "thread_")?;
-        let (e, _) = enc.instance(&mut query, end, "end")?;
+        let mut query = self.query(&format!("{q} drained"));
+        let slack = Slack::declare(&mut query, self.model, &self.waits(q))?;
+        let mut enc = Encoder::new(self.model, &mut query, Thread::This)?;
+        let (e, _) = enc.instance(&mut query, end, InstanceRole::End)?;
         let total = self.committed(&mut enc, q, &e)?;
         let (done, effects) = self.completed(&mut enc, q, &e, &slack)?;
         // All complete: the last group, `total - 1`, is.
         let last = sub(&total, &Int::from_i64(1));
-        let index = query.require(not(&incomplete(&last, &effects)));
+        let obligation = query.require(not(&incomplete(&last, &effects)));
         self.assume_bounds(&mut enc, &mut query);
         let waits = governing(&effects).collect();
-        Ok(Some(QueueDrained { q, query, slack, index, total, done, waits }))
+        Ok(Some(QueueDrained { q, query, slack, obligation, total, done, waits }))
     }
 
     /// Are all of the queue's groups complete when the function ends (with `loosen` applied)?
     pub fn drained(&self, drained: &QueueDrained, loosen: Option<Loosen>) -> Option<WaitFailure> {
         let facts = drained.slack.facts(loosen);
-        match self.prove(&drained.query, &facts, drained.index, &format!("q{}_drained", drained.q)) {
+        let label = format!("q{}_drained", drained.q.number());
+        match self.prove(&drained.query, &facts, drained.obligation, &label) {
             Ok(()) | Err(Failure::Vacuous) => None,
-            Err(Failure::Unknown(why)) => Some(WaitFailure::Unknown(why)),
+            Err(Failure::Unknown(why)) => Some(WaitFailure::Unknown(why.into())),
             Err(Failure::Refuted(found)) => {
                 let committed = found.int(&drained.total).unwrap_or(0);
                 let completed = found.int(&drained.done).unwrap_or(0);
-                let msg = format!(
-                    "{committed} groups of queue {} are committed but only {} are complete when the function ends",
+                let reason = format!(
+                    "{committed} groups of {} are committed but only {} are complete when the function ends",
                     drained.q,
                     completed.max(0)
                 );
-                let mut values: Vec<(String, i64)> =
-                    found.values().iter().filter(|(n, _)| !n.starts_with("slack_")).cloned().collect();
-                values.extend([("committed".to_owned(), committed), ("completed".to_owned(), completed)]);
-                Some(WaitFailure::Refuted(msg, values))
+                let slacks = drained.slack.names(self.model);
+                let mut values = found.values().filtered(|n| !slacks.iter().any(|s| s == n));
+                values.push("committed", committed);
+                values.push("completed", completed);
+                Some(WaitFailure::Refuted { reason, values })
             }
         }
     }

@@ -16,6 +16,7 @@ use z3::ast::{Bool, Int};
 
 use super::fold::{add, and, div, eq, ge, gt, ite, le, lt, max, min, mul, neg, not, or, sub};
 use super::model::{Event, EventId, LoopId, Model, Step};
+use super::names::{InstanceRole, Role, Thread};
 use crate::solver::Query;
 
 /// Why a construct has no exact encoding.
@@ -24,11 +25,14 @@ pub struct Unsupported(pub String);
 
 pub type Enc<T> = Result<T, Unsupported>;
 
+/// Values of loop variables, by loop.
+pub type LoopValues = BTreeMap<LoopId, Int>;
+
 /// Values of the loop variables of one event instance.
 #[derive(Clone)]
 pub struct Instance {
     pub event: EventId,
-    pub vals: BTreeMap<LoopId, Int>,
+    pub vals: LoopValues,
 }
 
 /// What identifies an instance in a query: its event and its loop values (Z3 terms compare
@@ -66,7 +70,7 @@ pub struct Encoder<'m> {
     pub model: &'m Model,
     pub params: HashMap<VarId, Int>,
     /// One variable per thread or block loop, shared by every instance in the query.
-    pub threads: BTreeMap<LoopId, Int>,
+    pub threads: LoopValues,
     counter: usize,
     /// Loop bounds and event conditions already encoded (they depend on the parameters only;
     /// bounds that mention a loop variable are not kept).
@@ -84,11 +88,11 @@ pub struct Encoder<'m> {
 }
 
 impl<'m> Encoder<'m> {
-    /// Declares the parameters and thread variables in `query`.
-    pub fn new(model: &'m Model, query: &mut Query, thread_prefix: &str) -> Enc<Self> {
+    /// Declares the parameters and the variables of `thread` in `query`.
+    pub fn new(model: &'m Model, query: &mut Query, thread: Thread) -> Enc<Self> {
         let mut params = HashMap::new();
         for p in &model.params {
-            let v = query.int(&p.name().replace(['|', '\\'], "_")).map_err(|e| Unsupported(e.to_string()))?;
+            let v = declare(query, model, Role::Param(p))?;
             params.insert(p.id(), v);
         }
         let mut enc = Encoder {
@@ -102,17 +106,16 @@ impl<'m> Encoder<'m> {
             lasts: HashMap::new(),
             bounded: Vec::new(),
         };
-        enc.threads = enc.declare_threads(query, thread_prefix)?;
+        enc.threads = enc.declare_threads(query, thread)?;
         Ok(enc)
     }
 
-    /// A fresh set of thread variables (another thread), constrained to the thread ranges.
-    pub fn declare_threads(&mut self, query: &mut Query, prefix: &str) -> Enc<BTreeMap<LoopId, Int>> {
+    /// The thread variables of `thread` (another thread than the query's, or the query's
+    /// own), constrained to the thread ranges.
+    pub fn declare_threads(&mut self, query: &mut Query, thread: Thread) -> Enc<LoopValues> {
         let mut threads = BTreeMap::new();
-        for (id, l) in self.model.loops.iter().enumerate().filter(|(_, l)| l.per_thread) {
-            let name = format!("{prefix}{}_{id}", l.var.name());
-            let v = query.int(&name).map_err(|e| Unsupported(e.to_string()))?;
-            threads.insert(id, v);
+        for loop_id in self.model.thread_loops() {
+            threads.insert(loop_id, declare(query, self.model, Role::Thread { thread, loop_id })?);
         }
         for (id, v) in &threads {
             let (lo, hi) = self.loop_bounds(*id)?;
@@ -121,18 +124,17 @@ impl<'m> Encoder<'m> {
         Ok(threads)
     }
 
-    /// A fresh instance of `event`, and the constraint that it runs (its loop domains and
-    /// its conditions). The constraint is returned, not assumed, so that an event that never
-    /// runs does not make a whole query vacuous.
-    pub fn instance(&mut self, query: &mut Query, event: EventId, prefix: &str) -> Enc<(Instance, Bool)> {
+    /// A fresh instance of `event` in the role `instance`, and the constraint that it runs
+    /// (its loop domains and its conditions). The constraint is returned, not assumed, so that
+    /// an event that never runs does not make a whole query vacuous.
+    pub fn instance(&mut self, query: &mut Query, event: EventId, instance: InstanceRole) -> Enc<(Instance, Bool)> {
         let mut vals = BTreeMap::new();
         let mut runs = vec![Bool::from_bool(true)];
-        for l in self.model.loops_of(&self.model.events[event]) {
+        for l in self.model.loops_of(self.model.event(event)) {
             let v = match self.threads.get(&l) {
                 Some(t) => t.clone(),
                 None => {
-                    let name = format!("{prefix}_{}_{l}", self.model.loops[l].var.name());
-                    let v = query.int(&name).map_err(|e| Unsupported(e.to_string()))?;
+                    let v = declare(query, self.model, Role::Iteration { instance, loop_id: l })?;
                     let (lo, hi) = self.loop_bounds(l)?;
                     runs.push(and(&[ge(&v, &lo), lt(&v, &hi)]));
                     v
@@ -141,8 +143,8 @@ impl<'m> Encoder<'m> {
             vals.insert(l, v);
         }
         let inst = Instance { event, vals };
-        for g in &self.model.events[event].guards.clone() {
-            runs.push(self.boolean(g, &inst, query)?);
+        for g in &self.model.event(event).guards.clone() {
+            runs.push(self.boolean(g, &inst.vals, query)?);
         }
         Ok((inst, and(&runs)))
     }
@@ -152,11 +154,10 @@ impl<'m> Encoder<'m> {
         if let Some(known) = self.bounds.get(&l) {
             return Ok(known.clone());
         }
-        let info = &self.model.loops[l];
+        let info = self.model.loop_info(l);
         let (min, extent) = (info.min.clone(), info.extent.clone());
-        let empty = Instance { event: usize::MAX, vals: BTreeMap::new() };
-        let lo = self.int(&min, &empty, None)?;
-        let ext = self.int(&extent, &empty, None)?;
+        let lo = self.int(&min, &LoopValues::new(), None)?;
+        let ext = self.int(&extent, &LoopValues::new(), None)?;
         let hi = add(&[lo.clone(), ext]);
         let mentions_loop = |e: &Expr| super::model::vars_of(e).iter().any(|v| self.model.is_loop_var(*v).is_some());
         if !mentions_loop(&min) && !mentions_loop(&extent) {
@@ -165,14 +166,14 @@ impl<'m> Encoder<'m> {
         Ok((lo, hi))
     }
 
-    /// The value of an integer expression at an instance. Loads (data-dependent values) are
-    /// fresh unknowns when a query is given, else unsupported.
-    pub fn int(&mut self, e: &Expr, inst: &Instance, query: Option<&mut Query>) -> Enc<Int> {
+    /// The value of an integer expression with the loop values `at` (an instance's). Loads
+    /// (data-dependent values) are fresh unknowns when a query is given, else unsupported.
+    pub fn int(&mut self, e: &Expr, at: &LoopValues, query: Option<&mut Query>) -> Enc<Int> {
         let mut q = query;
-        self.int_inner(e, inst, &mut q)
+        self.int_inner(e, at, &mut q)
     }
 
-    fn int_inner(&mut self, e: &Expr, inst: &Instance, q: &mut Option<&mut Query>) -> Enc<Int> {
+    fn int_inner(&mut self, e: &Expr, inst: &LoopValues, q: &mut Option<&mut Query>) -> Enc<Int> {
         Ok(match e {
             Expr::Int { value, .. } => Int::from_i64(*value),
             Expr::Var(v) => self.var(v.id(), inst).ok_or_else(|| Unsupported(format!("the variable `{v}`")))?,
@@ -190,7 +191,7 @@ impl<'m> Encoder<'m> {
             Expr::Load(_) => match q {
                 Some(query) => {
                     self.counter += 1;
-                    query.int(&format!("loaded_{}", self.counter)).map_err(|e| Unsupported(e.to_string()))?
+                    declare(query, self.model, Role::Loaded(self.counter))?
                 }
                 None => return Err(Unsupported(format!("a value read from memory: {}", print_expr(e)))),
             },
@@ -198,12 +199,12 @@ impl<'m> Encoder<'m> {
         })
     }
 
-    pub fn boolean(&mut self, e: &Expr, inst: &Instance, query: &mut Query) -> Enc<Bool> {
+    pub fn boolean(&mut self, e: &Expr, at: &LoopValues, query: &mut Query) -> Enc<Bool> {
         let mut q = Some(query);
-        self.bool_inner(e, inst, &mut q)
+        self.bool_inner(e, at, &mut q)
     }
 
-    fn bool_inner(&mut self, e: &Expr, inst: &Instance, q: &mut Option<&mut Query>) -> Enc<Bool> {
+    fn bool_inner(&mut self, e: &Expr, inst: &LoopValues, q: &mut Option<&mut Query>) -> Enc<Bool> {
         Ok(match e {
             Expr::Int { value, .. } if e.dtype().is_bool() => Bool::from_bool(*value != 0),
             Expr::Cmp { op, lhs, rhs } => {
@@ -223,7 +224,7 @@ impl<'m> Encoder<'m> {
                 match q {
                     // A condition read from memory may go either way.
                     Some(query) if matches!(e, Expr::Load(_)) => {
-                        let v = query.int(&format!("cond_{}", self.counter)).map_err(|e| Unsupported(e.to_string()))?;
+                        let v = declare(query, self.model, Role::Condition(self.counter))?;
                         v.eq(Int::from_i64(1))
                     }
                     _ => return Err(Unsupported(format!("the condition {}", print_expr(e)))),
@@ -232,12 +233,12 @@ impl<'m> Encoder<'m> {
         })
     }
 
-    fn var(&self, id: VarId, inst: &Instance) -> Option<Int> {
+    fn var(&self, id: VarId, at: &LoopValues) -> Option<Int> {
         if let Some(p) = self.params.get(&id) {
             return Some(p.clone());
         }
         let l = self.model.is_loop_var(id)?;
-        inst.vals.get(&l).or_else(|| self.threads.get(&l)).cloned()
+        at.get(&l).or_else(|| self.threads.get(&l)).cloned()
     }
 
     /// Whether instance `a` happens before instance `b` in program order. Instances of
@@ -245,30 +246,25 @@ impl<'m> Encoder<'m> {
     /// alone, as if each thread ran both branches of an `if`; within one thread, the two
     /// branches of one execution of an `if` are never both run.
     pub fn before(&self, a: &Instance, b: &Instance) -> Bool {
-        let (pa, pb) = (&self.event(a.event).path, &self.event(b.event).path);
-        self.before_from((pa, pb), 0, (a, b), true)
+        self.before_from(a, b, 0, true)
     }
 
-    fn before_from(
-        &self,
-        (pa, pb): (&[Step], &[Step]),
-        i: usize,
-        (a, b): (&Instance, &Instance),
-        one_thread: bool,
-    ) -> Bool {
+    /// [`Encoder::before`] from step `i` of the two paths on, where they agree before it.
+    fn before_from(&self, a: &Instance, b: &Instance, i: usize, one_thread: bool) -> Bool {
+        let (pa, pb) = (&self.event(a.event).path, &self.event(b.event).path);
         match (pa.get(i), pb.get(i)) {
             (Some(Step::Loop(l)), Some(Step::Loop(m))) if l == m => {
-                let per_thread = self.model.loops[*l].per_thread;
+                let per_thread = self.model.loop_info(*l).per_thread;
                 let (x, y) = (a.vals.get(l), b.vals.get(l));
                 let one_thread = one_thread && (!per_thread || matches!((x, y), (Some(x), Some(y)) if x == y));
-                let deeper = self.before_from((pa, pb), i + 1, (a, b), one_thread);
+                let deeper = self.before_from(a, b, i + 1, one_thread);
                 match (x, y) {
                     (Some(x), Some(y)) if !per_thread => or(&[lt(x, y), and(&[eq(x, y), deeper])]),
                     _ => deeper,
                 }
             }
             (Some(Step::Child(x)), Some(Step::Child(y))) | (Some(Step::Branch(x)), Some(Step::Branch(y))) if x == y => {
-                self.before_from((pa, pb), i + 1, (a, b), one_thread)
+                self.before_from(a, b, i + 1, one_thread)
             }
             (Some(Step::Child(x)), Some(Step::Child(y))) => Bool::from_bool(x < y),
             (Some(Step::Branch(x)), Some(Step::Branch(y))) => Bool::from_bool(!one_thread && x < y),
@@ -277,7 +273,7 @@ impl<'m> Encoder<'m> {
     }
 
     fn event(&self, id: EventId) -> &Event {
-        &self.model.events[id]
+        self.model.event(id)
     }
 
     /// The conditions of an event as intervals (see the module docs).
@@ -286,25 +282,24 @@ impl<'m> Encoder<'m> {
             return Ok(known.clone());
         }
         let mut g = Guard::default();
-        let empty = Instance { event: usize::MAX, vals: BTreeMap::new() };
         for cond in self.event(event).guards.clone() {
-            self.atoms(&cond, false, &mut g, &empty)?;
+            self.atoms(&cond, false, &mut g)?;
         }
         self.guards.insert(event, g.clone());
         Ok(g)
     }
 
-    fn atoms(&mut self, cond: &Expr, negated: bool, g: &mut Guard, empty: &Instance) -> Enc<()> {
+    fn atoms(&mut self, cond: &Expr, negated: bool, g: &mut Guard) -> Enc<()> {
         match cond {
             Expr::Logic { op: LogicOp::And, lhs, rhs } if !negated => {
-                self.atoms(lhs, false, g, empty)?;
-                self.atoms(rhs, false, g, empty)
+                self.atoms(lhs, false, g)?;
+                self.atoms(rhs, false, g)
             }
             Expr::Logic { op: LogicOp::Or, lhs, rhs } if negated => {
-                self.atoms(lhs, true, g, empty)?;
-                self.atoms(rhs, true, g, empty)
+                self.atoms(lhs, true, g)?;
+                self.atoms(rhs, true, g)
             }
-            Expr::Not(inner) => self.atoms(inner, !negated, g, empty),
+            Expr::Not(inner) => self.atoms(inner, !negated, g),
             Expr::Int { value, .. } => {
                 g.facts.push(Bool::from_bool((*value != 0) != negated));
                 Ok(())
@@ -312,20 +307,20 @@ impl<'m> Encoder<'m> {
             Expr::Cmp { op, lhs, rhs } => {
                 let op2 = if negated { negate(*op) } else { *op };
                 let mut attempt = g.clone();
-                match self.comparison(op2, lhs, rhs, &mut attempt, empty) {
+                match self.comparison(op2, lhs, rhs, &mut attempt) {
                     Ok(()) => {
                         *g = attempt;
                         Ok(())
                     }
-                    Err(_) => self.generic(cond, negated, g, empty),
+                    Err(_) => self.generic(cond, negated, g),
                 }
             }
-            other => self.generic(other, negated, g, empty),
+            other => self.generic(other, negated, g),
         }
     }
 
     /// A condition that is not an interval: kept whole when it mentions one loop variable.
-    fn generic(&mut self, cond: &Expr, negated: bool, g: &mut Guard, empty: &Instance) -> Enc<()> {
+    fn generic(&mut self, cond: &Expr, negated: bool, g: &mut Guard) -> Enc<()> {
         let cond = if negated { Expr::logical_not(cond.clone()) } else { cond.clone() };
         let mut loops: Vec<LoopId> =
             super::model::vars_of(&cond).iter().filter_map(|v| self.model.is_loop_var(*v)).collect();
@@ -334,7 +329,7 @@ impl<'m> Encoder<'m> {
         match loops.as_slice() {
             [] => {
                 let mut none = None;
-                let fact = self.bool_inner(&cond, empty, &mut none)?;
+                let fact = self.bool_inner(&cond, &LoopValues::new(), &mut none)?;
                 g.facts.push(fact);
                 Ok(())
             }
@@ -351,7 +346,7 @@ impl<'m> Encoder<'m> {
 
     /// Whether loop `l`'s conditions that are not intervals hold at `v`.
     fn generic_at(&mut self, l: LoopId, guard: &Guard, v: &Int) -> Enc<Bool> {
-        let at = Instance { event: usize::MAX, vals: BTreeMap::from([(l, v.clone())]) };
+        let at = LoopValues::from([(l, v.clone())]);
         let mut all = vec![Bool::from_bool(true)];
         for cond in guard.generic.get(&l).cloned().into_iter().flatten() {
             let mut none = None;
@@ -404,7 +399,7 @@ impl<'m> Encoder<'m> {
     }
 
     /// `lhs op rhs` as an interval of one loop variable, or as a loop-free fact.
-    fn comparison(&mut self, op: CmpOp, lhs: &Expr, rhs: &Expr, g: &mut Guard, empty: &Instance) -> Enc<()> {
+    fn comparison(&mut self, op: CmpOp, lhs: &Expr, rhs: &Expr, g: &mut Guard) -> Enc<()> {
         let diff = lhs.clone() - rhs.clone();
         let (coeffs, rest) = self.linear(&diff)?;
         let loops: Vec<(LoopId, i64)> = coeffs.into_iter().filter(|(_, c)| *c != 0).collect();
@@ -427,7 +422,6 @@ impl<'m> Encoder<'m> {
                     CmpOp::Ne => return Err(Unsupported("a `!=` condition around a commit or wait".into())),
                 };
                 g.ranges.entry(*l).or_default().push(range);
-                let _ = empty;
                 Ok(())
             }
             _ => Err(Unsupported(format!(
@@ -440,11 +434,10 @@ impl<'m> Encoder<'m> {
 
     /// `e` as `sum(c_l * v_l) + rest`, where `rest` mentions no loop variable.
     fn linear(&mut self, e: &Expr) -> Enc<(BTreeMap<LoopId, i64>, Option<Int>)> {
-        let empty = Instance { event: usize::MAX, vals: BTreeMap::new() };
         match e {
             Expr::Var(v) if self.model.is_loop_var(v.id()).is_some() => {
-                let l = self.model.is_loop_var(v.id()).unwrap_or(0);
-                Ok((BTreeMap::from([(l, 1)]), None))
+                let coeffs = self.model.is_loop_var(v.id()).map(|l| (l, 1)).into_iter().collect();
+                Ok((coeffs, None))
             }
             Expr::Binary { op: op @ (BinOp::Add | BinOp::Sub), lhs, rhs } => {
                 let (mut a, ra) = self.linear(lhs)?;
@@ -475,7 +468,7 @@ impl<'m> Encoder<'m> {
                 if mentions_loop {
                     return Err(Unsupported(format!("the non-affine expression {}", print_expr(other))));
                 }
-                Ok((BTreeMap::new(), Some(self.int(other, &empty, None)?)))
+                Ok((BTreeMap::new(), Some(self.int(other, &LoopValues::new(), None)?)))
             }
         }
     }
@@ -531,16 +524,10 @@ impl<'m> Encoder<'m> {
     fn count_rec(&mut self, p: &[Step], u: &[Step], i: usize, at: &Instance, g: &Guard) -> Enc<Int> {
         match (p.get(i), u.get(i)) {
             (Some(Step::Loop(l)), Some(Step::Loop(m))) if l == m => {
-                let v = at.vals.get(l).cloned().ok_or_else(|| {
-                    Unsupported(format!(
-                        "an instance of event {} without the value of loop {l} ({:?})",
-                        at.event,
-                        at.vals.keys().collect::<Vec<_>>()
-                    ))
-                })?;
+                let v = at.vals.get(l).cloned().ok_or_else(|| missing_loop(at, *l))?;
                 let deeper = self.count_rec(p, u, i + 1, at, g)?;
                 let same = ite(&self.holds_at(*l, g, &v), &deeper, &Int::from_i64(0));
-                if self.model.loops[*l].per_thread {
+                if self.model.loop_info(*l).per_thread {
                     return Ok(same);
                 }
                 let earlier = self.span(*l, g, &v)?;
@@ -561,7 +548,7 @@ impl<'m> Encoder<'m> {
         let mut factors = vec![Int::from_i64(1)];
         for step in &p[i..] {
             if let Step::Loop(l) = step {
-                if self.model.loops[*l].per_thread {
+                if self.model.loop_info(*l).per_thread {
                     let v = self.threads.get(l).cloned().unwrap_or_else(|| Int::from_i64(0));
                     factors.push(ite(&self.holds_at(*l, g, &v), &Int::from_i64(1), &Int::from_i64(0)));
                 } else {
@@ -598,27 +585,14 @@ impl<'m> Encoder<'m> {
         Ok((and(&[facts, exists]), Instance { event, vals }))
     }
 
-    fn last_rec(
-        &mut self,
-        p: &[Step],
-        u: &[Step],
-        i: usize,
-        at: &Instance,
-        g: &Guard,
-    ) -> Enc<(Bool, BTreeMap<LoopId, Int>)> {
+    fn last_rec(&mut self, p: &[Step], u: &[Step], i: usize, at: &Instance, g: &Guard) -> Enc<(Bool, LoopValues)> {
         match (p.get(i), u.get(i)) {
             (Some(Step::Loop(l)), Some(Step::Loop(m))) if l == m => {
-                let v = at.vals.get(l).cloned().ok_or_else(|| {
-                    Unsupported(format!(
-                        "an instance of event {} without the value of loop {l} ({:?})",
-                        at.event,
-                        at.vals.keys().collect::<Vec<_>>()
-                    ))
-                })?;
+                let v = at.vals.get(l).cloned().ok_or_else(|| missing_loop(at, *l))?;
                 let (same_exists, mut same) = self.last_rec(p, u, i + 1, at, g)?;
                 same.insert(*l, v.clone());
                 let same_exists = and(&[same_exists, self.holds_at(*l, g, &v)]);
-                if self.model.loops[*l].per_thread {
+                if self.model.loop_info(*l).per_thread {
                     return Ok((same_exists, same));
                 }
                 let (prev_exists, prev) = self.last_valid(*l, g, &v)?;
@@ -637,12 +611,12 @@ impl<'m> Encoder<'m> {
     }
 
     /// The last instance of the rest of the path from step `i`.
-    fn last_all(&mut self, p: &[Step], i: usize, g: &Guard) -> Enc<(Bool, BTreeMap<LoopId, Int>)> {
+    fn last_all(&mut self, p: &[Step], i: usize, g: &Guard) -> Enc<(Bool, LoopValues)> {
         let mut exists = vec![Bool::from_bool(true)];
         let mut vals = BTreeMap::new();
         for step in &p[i..] {
             if let Step::Loop(l) = step {
-                if self.model.loops[*l].per_thread {
+                if self.model.loop_info(*l).per_thread {
                     let v = self.threads.get(l).cloned().unwrap_or_else(|| Int::from_i64(0));
                     exists.push(self.holds_at(*l, g, &v));
                     vals.insert(*l, v);
@@ -658,7 +632,22 @@ impl<'m> Encoder<'m> {
     }
 }
 
-fn choose(c: &Bool, a: &BTreeMap<LoopId, Int>, b: &BTreeMap<LoopId, Int>) -> BTreeMap<LoopId, Int> {
+/// Why an instance cannot be counted at: it lacks the value of a loop on its path.
+fn missing_loop(at: &Instance, l: LoopId) -> Unsupported {
+    let known: Vec<usize> = at.vals.keys().map(|k| k.index()).collect();
+    Unsupported(format!(
+        "an instance of event {} without the value of loop {} ({known:?})",
+        at.event.index(),
+        l.index()
+    ))
+}
+
+/// Declares the variable of `role` in `query`, as an encoding error when its name is taken.
+pub fn declare(query: &mut Query, model: &Model, role: Role) -> Enc<Int> {
+    query.int(&role.name(model)).map_err(|e| Unsupported(e.to_string()))
+}
+
+fn choose(c: &Bool, a: &LoopValues, b: &LoopValues) -> LoopValues {
     let keys: std::collections::BTreeSet<LoopId> = a.keys().chain(b.keys()).copied().collect();
     keys.into_iter()
         .map(|k| {

@@ -8,7 +8,8 @@
 //! before a point), built with `fold`, which folds constants as terms are built; `checker`
 //! holds the solver session and the counts the obligations are built from; `safety`,
 //! `drained` and `dataflow` encode and check the queries, `tightness` measures how
-//! over-synchronized a safe wait is; `report` holds the verdicts.
+//! over-synchronized a safe wait is; `names` names the variables of the queries by the role
+//! each plays; `report` holds the verdicts.
 //!
 //! How queries run: every query of a function runs on one Z3 solver (a
 //! [`Session`](crate::solver::Session)), each check in its own push/pop scope. A query with
@@ -28,6 +29,7 @@ mod drained;
 mod encode;
 mod fold;
 mod model;
+mod names;
 mod report;
 mod safety;
 mod tightness;
@@ -37,13 +39,14 @@ use std::time::Duration;
 
 use tirproof_ir::PrimFunc;
 
-pub use report::{Finding, FuncReport, WaitReport, WaitVerdict};
+pub use model::QueueId;
+pub use report::{Cause, Finding, FuncReport, Subject, Undecided, WaitCount, WaitIndex, WaitReport, WaitVerdict};
 
 use crate::solver::{in_fresh_context, watched, Watchdog};
 use checker::{Checker, WaitFailure};
 use encode::Unsupported;
 use model::{EventId, EventKind, Model};
-use safety::{QueueSafety, Round};
+use safety::{PairChecks, QueueSafety, Round, StoreUse};
 use tightness::Queue;
 
 /// How to verify.
@@ -79,13 +82,15 @@ fn verify_model<'m>(
     options: &Options,
     watchdog: &'m Watchdog<'m>,
 ) -> (FuncReport, Vec<(String, String)>) {
-    let mut checker = Checker::new(model, &func.name, (options.timeout, watchdog), options.dump_smtlib);
+    let mut checker = Checker::new(model, &func.name, options, watchdog);
     let mut report = FuncReport { name: func.name.clone(), ..FuncReport::default() };
     if model.has_provenance() {
         report.notes.push("data flow checked with the pass's provenance".into());
         match checker.data_flow() {
             None => {}
-            Some(WaitFailure::Refuted(message, values)) => report.findings.push(Finding { line: 0, message, values }),
+            Some(WaitFailure::Refuted { reason, values }) => {
+                report.findings.push(Finding { line: 0, message: reason, values });
+            }
             Some(WaitFailure::Unknown(why)) => report.unknown.push(why),
         }
     } else {
@@ -98,13 +103,10 @@ fn verify_model<'m>(
         if let EventKind::AsyncStore { commit: None, .. } = e.kind {
             // It joins whichever commit this thread runs next (of any queue); that is not
             // encoded, so nothing about it is claimed.
-            report.unknown.push(format!(
-                "line {}: the async store {} is outside every commit scope; which group it joins is not encoded",
-                e.span.line, e.text
-            ));
+            report.unknown.push(Cause::StoreOutsideCommit { line: e.span.line, store: e.text.clone() }.into());
         }
     }
-    let queues: BTreeSet<i64> = model
+    let queues: BTreeSet<QueueId> = model
         .events
         .iter()
         .filter_map(|e| match e.kind {
@@ -119,7 +121,7 @@ fn verify_model<'m>(
     for l in &checker.bounded {
         report.notes.push(format!(
             "bounded encoding: a condition on loop `{}` is not an interval; the proofs hold for at most {} iterations of it",
-            model.loops[*l].var.name(),
+            model.loop_info(*l).var.name(),
             encode::ENUMERATED_ITERATIONS
         ));
     }
@@ -128,37 +130,64 @@ fn verify_model<'m>(
     (report, dumps)
 }
 
-fn verify_queue(checker: &mut Checker, q: i64, report: &mut FuncReport, measure_tightness: bool) {
-    let waits = checker.waits(q);
-    let mut verdicts: Vec<Option<WaitVerdict>> = vec![None; waits.len()];
+/// The waits of one queue and their verdicts so far, in program order.
+struct QueueWaits {
+    waits: Vec<EventId>,
+    verdicts: Vec<Option<WaitVerdict>>,
+}
+
+impl QueueWaits {
+    fn of(checker: &Checker, q: QueueId) -> Self {
+        let waits = checker.waits(q);
+        let verdicts = vec![None; waits.len()];
+        QueueWaits { waits, verdicts }
+    }
+
+    /// The verdict of `wait`, unless it has one; false when it is not a wait of the queue.
+    fn decide(&mut self, wait: EventId, verdict: WaitVerdict) -> bool {
+        let Some(i) = self.waits.iter().position(|w| *w == wait) else { return false };
+        self.verdicts[i].get_or_insert(verdict);
+        true
+    }
+
+    /// The waits without a verdict yet.
+    fn undecided(&mut self) -> impl Iterator<Item = (EventId, &mut Option<WaitVerdict>)> {
+        self.waits.iter().copied().zip(self.verdicts.iter_mut()).filter(|(_, v)| v.is_none())
+    }
+}
+
+fn verify_queue(checker: &mut Checker, q: QueueId, report: &mut FuncReport, measure_tightness: bool) {
+    let mut waits = QueueWaits::of(checker, q);
     let safety = checker.encode_safety(q);
     let drained = checker.encode_drained(q);
-    let excluded = find_violations(checker, q, &safety, (&waits, &mut verdicts), report);
-    for (i, &w) in waits.iter().enumerate() {
-        if let Some(failure) = checker.negative(w) {
-            verdicts[i] = Some(match failure {
-                WaitFailure::Refuted(reason, values) => WaitVerdict::Refuted { reason, values },
+    let excluded = find_violations(checker, q, &safety, &mut waits, report);
+    for (w, verdict) in waits.waits.iter().zip(waits.verdicts.iter_mut()) {
+        if let Some(failure) = checker.negative(*w) {
+            *verdict = Some(match failure {
+                WaitFailure::Refuted { reason, values } => WaitVerdict::Refuted { reason, values },
                 WaitFailure::Unknown(reason) => WaitVerdict::Unknown { reason },
             });
         }
     }
     // With violations elsewhere on the queue, tightness is measured around them.
-    for (i, verdict) in verdicts.iter_mut().enumerate().filter(|(_, v)| v.is_none()) {
+    for (w, verdict) in waits.undecided() {
         *verdict = Some(match &safety {
             Ok(encoded) if measure_tightness => {
                 let queue = Queue { safety: encoded, drained: &drained, excluded: &excluded };
-                tightness::tightness(checker, &queue, waits[i])
+                tightness::tightness(checker, &queue, w)
             }
             _ => WaitVerdict::Proved,
         });
     }
     if let Some(failure) = tightness::drained(checker, &drained, None) {
         match failure {
-            WaitFailure::Refuted(message, values) => report.findings.push(Finding { line: 0, message, values }),
-            WaitFailure::Unknown(why) => report.unknown.push(format!("queue {q} drained at the end: {why}")),
+            WaitFailure::Refuted { reason, values } => {
+                report.findings.push(Finding { line: 0, message: reason, values })
+            }
+            WaitFailure::Unknown(why) => report.unknown.push(why.about(Subject::Drained(q))),
         }
     }
-    report_waits(checker, q, &waits, verdicts, report);
+    report_waits(checker, q, waits, report);
 }
 
 /// Safety of queue `q` as written: refutes the wait that governed each violating use (or
@@ -166,55 +195,50 @@ fn verify_queue(checker: &mut Checker, q: i64, report: &mut FuncReport, measure_
 /// not be decided, and returns the violating (store, use) pairs.
 fn find_violations(
     checker: &Checker,
-    q: i64,
+    q: QueueId,
     safety: &Result<QueueSafety, Unsupported>,
-    (waits, verdicts): (&[EventId], &mut [Option<WaitVerdict>]),
+    waits: &mut QueueWaits,
     report: &mut FuncReport,
-) -> Vec<(EventId, EventId)> {
+) -> Vec<StoreUse> {
     let round = match safety {
-        Err(Unsupported(why)) => Round { violations: Vec::new(), unknown: Some(format!("not encoded exactly: {why}")) },
-        Ok(encoded) => checker.safety(encoded, None, &[], (&encoded.all(), MAX_VIOLATIONS)),
+        Err(Unsupported(why)) => Round { violations: Vec::new(), unknown: Some(Cause::NotEncoded(why.clone()).into()) },
+        Ok(encoded) => {
+            let order = encoded.all();
+            checker.safety(encoded, &PairChecks { order: &order, excluded: &[], loosen: None, limit: MAX_VIOLATIONS })
+        }
     };
     let mut excluded = Vec::new();
     for v in round.violations {
-        excluded.push((v.store, v.use_));
+        excluded.push(v.accesses);
         let refuted = WaitVerdict::Refuted { reason: v.reason.clone(), values: v.values.clone() };
-        match v.wait.and_then(|w| waits.iter().position(|x| *x == w)) {
-            Some(i) if verdicts[i].is_none() => verdicts[i] = Some(refuted),
-            Some(_) => {}
-            None => report.findings.push(Finding {
-                line: checker.model.events[v.use_].span.line,
+        if !v.wait.is_some_and(|w| waits.decide(w, refuted)) {
+            report.findings.push(Finding {
+                line: checker.model.event(v.accesses.use_).span.line,
                 message: v.reason,
                 values: v.values,
-            }),
+            });
         }
     }
     if let Some(why) = round.unknown {
-        report.unknown.push(format!("queue {q}: {why}"));
-        for v in verdicts.iter_mut().filter(|v| v.is_none()) {
+        report.unknown.push(why.clone().about(Subject::Queue(q)));
+        for (_, v) in waits.undecided() {
             *v = Some(WaitVerdict::Unknown { reason: why.clone() });
         }
     }
     excluded
 }
 
-fn report_waits(
-    checker: &Checker,
-    q: i64,
-    waits: &[EventId],
-    mut verdicts: Vec<Option<WaitVerdict>>,
-    report: &mut FuncReport,
-) {
+fn report_waits(checker: &Checker, q: QueueId, waits: QueueWaits, report: &mut FuncReport) {
     let all_waits = checker.events_where(|k| matches!(k, EventKind::Wait { .. }));
-    for (i, &w) in waits.iter().enumerate() {
-        let event = &checker.model.events[w];
+    for (w, verdict) in waits.waits.into_iter().zip(waits.verdicts) {
+        let event = checker.model.event(w);
         let EventKind::Wait { count, .. } = &event.kind else { continue };
         report.waits.push(WaitReport {
-            index: all_waits.partition_point(|&x| x < w),
+            index: WaitIndex::new(all_waits.partition_point(|&x| x < w)),
             line: event.span.line,
             queue: q,
-            count: tirproof_ir::print::print_expr(count),
-            verdict: verdicts[i].take().unwrap_or(WaitVerdict::Unknown { reason: "not checked".into() }),
+            count: WaitCount::of(count),
+            verdict: verdict.unwrap_or(WaitVerdict::Unknown { reason: Cause::NotChecked.into() }),
         });
     }
 }

@@ -12,17 +12,75 @@
 //! commit happens), so directly nested attributes run wait, body, commit in any nesting order.
 //! Let values, block iteration bindings and `T.where` predicates are substituted or recorded
 //! as guards; block annotations with async keys act as attributes around the block body.
+//!
+//! Loops and events are named by ids ([`LoopId`], [`EventId`]): positions in the model's
+//! lists, in the order the walk met them, so an outer loop has a smaller id than the loops in
+//! its body. Queues are named by the program's own numbers ([`QueueId`]).
 
+use std::fmt;
 use tirproof_ir::annotation::{
     AnnValue, ASYNC_COMMIT_QUEUE_SCOPE, ASYNC_SCOPE, ASYNC_WAIT_INFLIGHT_COUNT, ASYNC_WAIT_QUEUE_SCOPE,
 };
+
+use serde::Serialize;
 use tirproof_ir::print::print_expr;
 use tirproof_ir::subst::Substitution;
 use tirproof_ir::visit::{walk_expr, Visitor};
 use tirproof_ir::{Buffer, Expr, ForKind, PrimFunc, Span, Stmt, StmtKind, Var, VarId};
 
-pub type LoopId = usize;
-pub type EventId = usize;
+/// A loop of a [`Model`]: its position in [`Model::loops`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct LoopId(usize);
+
+/// An event of a [`Model`]: its position in [`Model::events`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct EventId(usize);
+
+/// An async queue, by the number the program gives it (the value of its commit and wait
+/// scopes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(transparent)]
+pub struct QueueId(i64);
+
+impl LoopId {
+    /// The position in [`Model::loops`].
+    pub fn index(self) -> usize {
+        self.0
+    }
+}
+
+impl EventId {
+    /// The position in [`Model::events`].
+    pub fn index(self) -> usize {
+        self.0
+    }
+}
+
+impl QueueId {
+    /// The queue's number in the program.
+    #[must_use]
+    pub fn number(self) -> i64 {
+        self.0
+    }
+}
+
+impl fmt::Display for LoopId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "loop {}", self.0)
+    }
+}
+
+impl fmt::Display for EventId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "e{}", self.0)
+    }
+}
+
+impl fmt::Display for QueueId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "queue {}", self.0)
+    }
+}
 
 /// One step of a position path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,10 +112,10 @@ pub struct Access {
 #[derive(Clone, Debug)]
 pub enum EventKind {
     Commit {
-        queue: i64,
+        queue: QueueId,
     },
     Wait {
-        queue: i64,
+        queue: QueueId,
         count: Expr,
     },
     Barrier,
@@ -123,13 +181,42 @@ impl Model {
         event.path.iter().filter_map(|s| if let Step::Loop(l) = s { Some(*l) } else { None }).collect()
     }
 
+    /// The loops an event's path enters that are not thread or block bindings, outermost
+    /// first: those whose values an instance of the event has of its own.
+    pub fn serial_loops_of(&self, event: &Event) -> Vec<LoopId> {
+        self.loops_of(event).into_iter().filter(|l| !self.loop_info(*l).per_thread).collect()
+    }
+
+    /// The thread and block bindings, in id order.
+    pub fn thread_loops(&self) -> impl Iterator<Item = LoopId> + '_ {
+        self.loops_by_id().filter(|(_, l)| l.per_thread).map(|(id, _)| id)
+    }
+
+    pub fn event(&self, id: EventId) -> &Event {
+        &self.events[id.0]
+    }
+
+    pub fn loop_info(&self, id: LoopId) -> &LoopInfo {
+        &self.loops[id.0]
+    }
+
+    /// Every event with its id, in id order.
+    pub fn events_by_id(&self) -> impl Iterator<Item = (EventId, &Event)> {
+        self.events.iter().enumerate().map(|(i, e)| (EventId(i), e))
+    }
+
+    /// Every loop with its id, in id order.
+    pub fn loops_by_id(&self) -> impl Iterator<Item = (LoopId, &LoopInfo)> {
+        self.loops.iter().enumerate().map(|(i, l)| (LoopId(i), l))
+    }
+
     /// Whether any statement carries provenance.
     pub fn has_provenance(&self) -> bool {
         self.events.iter().any(|e| !e.origins.is_empty())
     }
 
     pub fn is_loop_var(&self, var: VarId) -> Option<LoopId> {
-        self.loops.iter().position(|l| l.var.id() == var)
+        self.loops.iter().position(|l| l.var.id() == var).map(LoopId)
     }
 }
 
@@ -163,7 +250,7 @@ impl Builder {
     }
 
     fn push_event(&mut self, kind: EventKind, text: String) -> EventId {
-        let id = self.model.events.len();
+        let id = EventId(self.model.events.len());
         self.model.events.push(Event {
             kind,
             path: self.path.clone(),
@@ -243,7 +330,7 @@ impl Builder {
     }
 
     fn for_loop(&mut self, var: &Var, min: &Expr, extent: &Expr, per_thread: bool, body: &Stmt) {
-        let id = self.model.loops.len();
+        let id = LoopId(self.model.loops.len());
         self.model.loops.push(LoopInfo { var: var.clone(), min: min.clone(), extent: extent.clone(), per_thread });
         self.path.push(Step::Loop(id));
         self.stmt(body);
@@ -261,19 +348,19 @@ impl Builder {
                     }
                 };
                 let Some(queue) = self.queue(value) else { return self.stmt(inner) };
-                let text = format!("wait(queue {queue}, in-flight {})", print_expr(&count));
+                let text = format!("wait({queue}, in-flight {})", print_expr(&count));
                 self.child(0, |b| b.push_event(EventKind::Wait { queue, count }, text));
                 self.child(1, |b| b.stmt(inner));
             }
             ASYNC_COMMIT_QUEUE_SCOPE => {
                 let Some(queue) = self.queue(value) else { return self.stmt(body) };
                 // Reserve the commit's id so stores inside can name it; fill it in after.
-                let id = self.push_event(EventKind::Commit { queue }, format!("commit(queue {queue})"));
+                let id = self.push_event(EventKind::Commit { queue }, format!("commit({queue})"));
                 self.commits.push(id);
                 self.child(1, |b| b.stmt(body));
                 self.commits.pop();
                 self.path.push(Step::Child(2));
-                self.model.events[id].path = self.path.clone();
+                self.model.events[id.0].path = self.path.clone();
                 self.path.pop();
             }
             ASYNC_SCOPE => {
@@ -286,12 +373,12 @@ impl Builder {
         }
     }
 
-    fn queue(&mut self, value: &Expr) -> Option<i64> {
+    fn queue(&mut self, value: &Expr) -> Option<QueueId> {
         let q = value.as_int();
         if q.is_none() {
             self.unsupported(format!("a queue id that is not a constant: {}", print_expr(value)));
         }
-        q
+        q.map(QueueId)
     }
 
     fn block(&mut self, block: &tirproof_ir::Block) {

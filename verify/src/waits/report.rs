@@ -1,8 +1,16 @@
 //! What the wait verifier says: a verdict per wait and the other findings of a function.
+//!
+//! Invariant: the typed parts of a report (counts, reasons, values) serialize as the text and
+//! numbers `tirproof verify --json` has always emitted, and display as its text output.
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Serialize, Serializer};
+use tirproof_ir::print::print_expr;
+use tirproof_ir::{DataType, Expr};
+
+use super::model::QueueId;
+use crate::solver::{Assignment, UnknownReason};
 
 /// The verdict on one wait.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -14,11 +22,11 @@ pub enum WaitVerdict {
     Proved,
     /// Safe, but `best` groups in flight would be safe too (`None`: the wait is not needed at
     /// all, any count is safe).
-    ProvedOverSynchronized { best: Option<String>, by: Option<i64> },
+    ProvedOverSynchronized { best: Option<WaitCount>, by: Option<i64> },
     /// A counterexample: the reason and the values of the variables.
-    Refuted { reason: String, values: Vec<(String, i64)> },
+    Refuted { reason: String, values: Assignment },
     /// Z3 gave no answer in time, or the program has a construct without an exact encoding.
-    Unknown { reason: String },
+    Unknown { reason: Undecided },
 }
 
 impl WaitVerdict {
@@ -27,15 +35,181 @@ impl WaitVerdict {
     }
 }
 
+/// A wait statement's position among its function's wait statements, in program order (from
+/// 0): names a wait where lines do not (IR built in memory has none).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(transparent)]
+pub struct WaitIndex(usize);
+
+impl WaitIndex {
+    /// The wait that has `position` waits of its function before it.
+    #[must_use]
+    pub fn new(position: usize) -> Self {
+        WaitIndex(position)
+    }
+
+    /// How many waits of its function come before it.
+    #[must_use]
+    pub fn position(self) -> usize {
+        self.0
+    }
+}
+
+impl fmt::Display for WaitIndex {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "wait #{}", self.0)
+    }
+}
+
+/// A wait's in-flight count, as written in the program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WaitCount {
+    /// An integer constant of TIR's default type (`int32`), printed as the bare number.
+    Constant(i64),
+    /// Any other expression, printed: a symbolic count, or a constant that TVMScript spells
+    /// with its type (`T.int64(2)`).
+    Expr(String),
+}
+
+impl WaitCount {
+    /// The count `expr` as written.
+    #[must_use]
+    pub fn of(expr: &Expr) -> Self {
+        match expr {
+            Expr::Int { value, dtype } if *dtype == DataType::INT32 => WaitCount::Constant(*value),
+            other => WaitCount::Expr(print_expr(other)),
+        }
+    }
+}
+
+impl fmt::Display for WaitCount {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WaitCount::Constant(n) => write!(f, "{n}"),
+            WaitCount::Expr(text) => f.write_str(text),
+        }
+    }
+}
+
+/// As its text (`"2"`, `"n - 1"`).
+impl Serialize for WaitCount {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+/// What an undecided obligation is about, when it is not one wait's own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Subject {
+    /// How over-synchronized a safe wait is.
+    Tightness,
+    /// The safety of a queue's uses.
+    Queue(QueueId),
+    /// Whether a queue's groups are all complete when the function ends.
+    Drained(QueueId),
+    /// The original order of conflicting accesses.
+    DataFlow,
+}
+
+/// Why an obligation is undecided.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Cause {
+    /// The solver did not decide it.
+    Solver(UnknownReason),
+    /// The program has a construct without an exact encoding: which.
+    NotEncoded(String),
+    /// Every obligation held, but the assumptions of the checks contradict each other.
+    ContradictoryAssumptions,
+    /// An async store outside every commit scope: which group it joins is not encoded.
+    StoreOutsideCommit { line: u32, store: String },
+    /// Nothing decided the wait (a wait the verifier did not reach).
+    NotChecked,
+}
+
+/// An undecided obligation: why, and what about. Never a pass.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Undecided {
+    pub subject: Option<Subject>,
+    pub cause: Cause,
+}
+
+impl Undecided {
+    /// The same reason, about `subject` (the reasons given a subject have none yet).
+    #[must_use]
+    pub fn about(self, subject: Subject) -> Self {
+        Undecided { subject: Some(subject), ..self }
+    }
+
+    /// Whether the run's time budget, rather than the check itself, left it undecided.
+    #[must_use]
+    pub fn is_budget_spent(&self) -> bool {
+        matches!(&self.cause, Cause::Solver(reason) if reason.is_budget_spent())
+    }
+}
+
+impl From<Cause> for Undecided {
+    fn from(cause: Cause) -> Self {
+        Undecided { subject: None, cause }
+    }
+}
+
+impl From<UnknownReason> for Undecided {
+    fn from(reason: UnknownReason) -> Self {
+        Cause::Solver(reason).into()
+    }
+}
+
+impl fmt::Display for Subject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Subject::Tightness => f.write_str("tightness"),
+            Subject::Queue(q) => write!(f, "{q}"),
+            Subject::Drained(q) => write!(f, "{q} drained at the end"),
+            Subject::DataFlow => f.write_str("data flow"),
+        }
+    }
+}
+
+impl fmt::Display for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Cause::Solver(reason) => write!(f, "{reason}"),
+            Cause::NotEncoded(why) => write!(f, "not encoded exactly: {why}"),
+            Cause::ContradictoryAssumptions => f.write_str("the assumptions contradict each other"),
+            Cause::StoreOutsideCommit { line, store } => write!(
+                f,
+                "line {line}: the async store {store} is outside every commit scope; which group it joins is not encoded"
+            ),
+            Cause::NotChecked => f.write_str("not checked"),
+        }
+    }
+}
+
+/// `queue 0: ...`, `tightness: ...`; `data flow not encoded exactly: ...`.
+impl fmt::Display for Undecided {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.subject, &self.cause) {
+            (Some(Subject::DataFlow), Cause::NotEncoded(why)) => write!(f, "data flow not encoded exactly: {why}"),
+            (Some(subject), cause) => write!(f, "{subject}: {cause}"),
+            (None, cause) => write!(f, "{cause}"),
+        }
+    }
+}
+
+/// As its text.
+impl Serialize for Undecided {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct WaitReport {
-    /// The wait's position among the function's wait statements, in program order (from 0):
-    /// names a wait where lines do not (IR built in memory has none).
-    pub index: usize,
+    pub index: WaitIndex,
     pub line: u32,
-    pub queue: i64,
+    pub queue: QueueId,
     /// The in-flight count as written.
-    pub count: String,
+    pub count: WaitCount,
     #[serde(flatten)]
     pub verdict: WaitVerdict,
 }
@@ -45,7 +219,7 @@ pub struct WaitReport {
 pub struct Finding {
     pub line: u32,
     pub message: String,
-    pub values: Vec<(String, i64)>,
+    pub values: Assignment,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -55,7 +229,7 @@ pub struct FuncReport {
     /// Refuted obligations that no single wait is responsible for.
     pub findings: Vec<Finding>,
     /// Obligations that could not be decided (`Unknown` is never a pass).
-    pub unknown: Vec<String>,
+    pub unknown: Vec<Undecided>,
     /// What was and was not checked.
     pub notes: Vec<String>,
     pub queries: usize,
@@ -74,7 +248,7 @@ impl FuncReport {
 
 impl fmt::Display for WaitReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let head = format!("wait at line {} (queue {}, in-flight {})", self.line, self.queue, self.count);
+        let head = format!("wait at line {} ({}, in-flight {})", self.line, self.queue, self.count);
         match &self.verdict {
             WaitVerdict::ProvedTight => write!(f, "{head}: proved and tight"),
             WaitVerdict::Proved => write!(f, "{head}: proved (tightness not measured)"),

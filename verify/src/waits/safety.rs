@@ -10,20 +10,52 @@
 //! and explains each violation from its counterexample: which instances, which group, and the
 //! wait that governed the use. The pairs hold together exactly when each holds, so the
 //! verdicts are those of one query of all the pairs.
+//!
+//! The variables of an instance are named by its role ([`InstanceRole`]): `s3` and `u5` for
+//! the store and use events of the same-thread pairs (each encoded once and shared by its
+//! pairs), `xs2` and `xu2` for the writer's and the reader's instances of cross-thread pair 2.
 
+use std::cmp::Reverse;
 use std::collections::hash_map::{Entry, HashMap};
+use std::fmt;
 
 use z3::ast::{Bool, Int};
 
-use super::checker::{access_of, governing, incomplete, loop_values, Checker, Loosen, Slack, WaitEffect};
-use super::encode::{Enc, Encoder, Instance};
+use super::checker::{access_of, governing, incomplete, Checker, Loosen, Slack, WaitEffect};
+use super::encode::{Enc, Encoder, Instance, LoopValues};
 use super::fold::{and, eq, not, or};
-use super::model::{storage, EventId, EventKind, Step};
-use crate::solver::{Counterexample, Outcome, Query, Scope, Verdict};
+use super::model::{storage, EventId, EventKind, QueueId, Step};
+use super::names::{loop_values, shown, thread_values, InstanceRole, Shown, Thread};
+use super::report::{Cause, Undecided};
+use crate::solver::{Assignment, Counterexample, ObligationId, Outcome, Query, Scope, Verdict};
+
+/// A (store, use) pair of a queue: its position in the queue's encoding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PairIndex(usize);
+
+impl PairIndex {
+    /// The position among the queue's pairs.
+    pub fn index(self) -> usize {
+        self.0
+    }
+}
+
+impl fmt::Display for PairIndex {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "pair {}", self.0)
+    }
+}
+
+/// An async store of a queue and an access of the same storage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StoreUse {
+    pub store: EventId,
+    pub use_: EventId,
+}
 
 /// The encoded safety of one queue.
 pub struct QueueSafety {
-    q: i64,
+    q: QueueId,
     query: Query,
     slack: Slack,
     pairs: Vec<Pair>,
@@ -31,13 +63,9 @@ pub struct QueueSafety {
 
 /// One (store, use) pair: its obligations and the terms that explain a violation.
 struct Pair {
-    store: EventId,
-    use_: EventId,
-    same_thread: usize,
-    cross_thread: Option<usize>,
-    /// The variable-name prefixes of the store and use instances.
-    store_prefix: String,
-    use_prefix: String,
+    accesses: StoreUse,
+    same_thread: ObligationId,
+    cross_thread: Option<ObligationId>,
     group: Int,
     done: Int,
     per_wait: Vec<WaitEffect>,
@@ -45,9 +73,17 @@ struct Pair {
     waits: Vec<EventId>,
 }
 
+/// Which of a pair's obligations.
+#[derive(Clone, Copy)]
+enum PairObligation {
+    /// The use, in the store's thread, never sees the store's group pending.
+    SameThread,
+    /// Another thread sees the write only after the writer's wait and a barrier.
+    CrossThread,
+}
+
 /// A store instance, its group and the element it writes, shared by the pairs of the store.
 struct StoreInstance {
-    prefix: String,
     inst: Instance,
     runs: Bool,
     group: Int,
@@ -57,7 +93,6 @@ struct StoreInstance {
 /// A use instance, the element it touches and what the waits before it completed, shared by
 /// the pairs of the use.
 struct UseInstance {
-    prefix: String,
     inst: Instance,
     runs: Bool,
     address: Int,
@@ -67,38 +102,68 @@ struct UseInstance {
 
 /// A violation found in a counterexample.
 pub struct Violation {
-    pub store: EventId,
-    pub use_: EventId,
+    pub accesses: StoreUse,
     /// The wait that governed the use, if any wait ran before it.
     pub wait: Option<EventId>,
     pub reason: String,
-    pub values: Vec<(String, i64)>,
+    pub values: Assignment,
 }
 
 /// What a round of safety checks found: violations (at most the limit asked for), and why a
 /// pair could not be decided, if one could not.
 pub struct Round {
     pub violations: Vec<Violation>,
-    pub unknown: Option<String>,
+    pub unknown: Option<Undecided>,
+}
+
+/// Which pairs a round of safety checks asks about, and how.
+pub struct PairChecks<'a> {
+    /// The pairs, in the order they are checked.
+    pub order: &'a [PairIndex],
+    /// Pairs whose violations are already known: not checked again.
+    pub excluded: &'a [StoreUse],
+    /// The wait loosened for this round, if one is.
+    pub loosen: Option<Loosen>,
+    /// The round stops after this many violations.
+    pub limit: usize,
+}
+
+/// A cross-thread pair to encode: its queue and position, its accesses, and the variables of
+/// the writer thread and of the reader thread.
+#[derive(Clone, Copy)]
+struct CrossPair<'a> {
+    queue: QueueId,
+    index: PairIndex,
+    accesses: StoreUse,
+    slack: &'a Slack,
+    writer: &'a LoopValues,
+    reader: &'a LoopValues,
+}
+
+/// The wait that governed a use in a counterexample, and how many groups it forced complete.
+#[derive(Clone, Copy)]
+struct Governing {
+    wait: EventId,
+    forced: i64,
 }
 
 impl<'m> Checker<'m> {
     /// Async stores of queue `q` and the events that use the same memory after them.
-    pub fn pairs(&self, q: i64) -> Vec<(EventId, EventId)> {
+    pub fn pairs(&self, q: QueueId) -> Vec<StoreUse> {
         let m = self.model;
         let mut pairs = Vec::new();
-        for (s, store) in m.events.iter().enumerate() {
+        for (s, store) in m.events_by_id() {
             let EventKind::AsyncStore { access, commit: Some(k) } = &store.kind else { continue };
-            if !matches!(m.events[*k].kind, EventKind::Commit { queue } if queue == q) {
+            if !matches!(m.event(*k).kind, EventKind::Commit { queue } if queue == q) {
                 continue;
             }
-            for (u, other) in m.events.iter().enumerate() {
+            for (u, other) in m.events_by_id() {
                 let used = match &other.kind {
                     EventKind::Use { access: a, .. } | EventKind::AsyncStore { access: a, .. } => a,
                     _ => continue,
                 };
                 if storage(&used.buffer) == storage(&access.buffer) {
-                    pairs.push((s, u));
+                    pairs.push(StoreUse { store: s, use_: u });
                 }
             }
         }
@@ -108,21 +173,21 @@ impl<'m> Checker<'m> {
     /// Encodes the safety of queue `q`: every pair, with a slack on every wait. Each store and
     /// each use is encoded once and shared by its pairs (each pair is checked on its own, so
     /// sharing variables between pairs changes nothing).
-    pub fn encode_safety(&mut self, q: i64) -> Enc<QueueSafety> {
-        let mut query = self.query(&format!("queue {q} safety"));
-        let slack = Slack::declare(&mut query, &self.waits(q))?;
-        let mut enc = Encoder::new(self.model, &mut query, "thread_")?;
+    pub fn encode_safety(&mut self, q: QueueId) -> Enc<QueueSafety> {
+        let mut query = self.query(&format!("{q} safety"));
+        let slack = Slack::declare(&mut query, self.model, &self.waits(q))?;
+        let mut enc = Encoder::new(self.model, &mut query, Thread::This)?;
         let mut stores: HashMap<EventId, StoreInstance> = HashMap::new();
         let mut uses: HashMap<EventId, UseInstance> = HashMap::new();
         let mut pairs = Vec::new();
-        for (s, u) in self.pairs(q) {
-            let stored = match stores.entry(s) {
+        for StoreUse { store, use_ } in self.pairs(q) {
+            let stored = match stores.entry(store) {
                 Entry::Occupied(known) => known.into_mut(),
-                Entry::Vacant(slot) => slot.insert(self.store_instance(&mut enc, &mut query, q, s)?),
+                Entry::Vacant(slot) => slot.insert(self.store_instance(&mut enc, &mut query, q, store)?),
             };
-            let used = match uses.entry(u) {
+            let used = match uses.entry(use_) {
                 Entry::Occupied(known) => known.into_mut(),
-                Entry::Vacant(slot) => slot.insert(self.use_instance(&mut enc, &mut query, q, u, &slack)?),
+                Entry::Vacant(slot) => slot.insert(self.use_instance(&mut enc, &mut query, q, use_, &slack)?),
             };
             pairs.push(encode_pair(&enc, &mut query, stored, used));
         }
@@ -133,45 +198,59 @@ impl<'m> Checker<'m> {
         Ok(QueueSafety { q, query, slack, pairs })
     }
 
-    /// An instance of store `s` (variables `s{s}_...`), its group and the element it writes.
-    fn store_instance(&self, enc: &mut Encoder, query: &mut Query, q: i64, s: EventId) -> Enc<StoreInstance> {
-        let prefix = format!("s{s}");
-        let (inst, runs) = enc.instance(query, s, &prefix)?;
+    /// An instance of store `s` ([`InstanceRole::Store`]), its group and the element it writes.
+    fn store_instance(&self, enc: &mut Encoder, query: &mut Query, q: QueueId, s: EventId) -> Enc<StoreInstance> {
+        let role = InstanceRole::Store(s);
+        let (inst, runs) = enc.instance(query, s, role)?;
         let group = self.group(enc, q, &inst)?;
-        let address = self.address(enc, query, &format!("lane_{prefix}"), &inst)?;
-        Ok(StoreInstance { prefix, inst, runs, group, address })
+        let address = self.address(enc, query, role, &inst)?;
+        Ok(StoreInstance { inst, runs, group, address })
     }
 
-    /// An instance of use `u` (variables `u{u}_...`), the element it touches, and what the
+    /// An instance of use `u` ([`InstanceRole::Use`]), the element it touches, and what the
     /// waits before it completed.
     fn use_instance(
         &self,
         enc: &mut Encoder,
         query: &mut Query,
-        q: i64,
+        q: QueueId,
         u: EventId,
         slack: &Slack,
     ) -> Enc<UseInstance> {
-        let prefix = format!("u{u}");
-        let (inst, runs) = enc.instance(query, u, &prefix)?;
-        let address = self.address(enc, query, &format!("lane_{prefix}"), &inst)?;
+        let role = InstanceRole::Use(u);
+        let (inst, runs) = enc.instance(query, u, role)?;
+        let address = self.address(enc, query, role, &inst)?;
         let (done, per_wait) = self.completed(enc, q, &inst, slack)?;
-        Ok(UseInstance { prefix, inst, runs, address, done, per_wait })
+        Ok(UseInstance { inst, runs, address, done, per_wait })
     }
 
     /// Data another thread wrote asynchronously is visible only after that thread's wait
     /// completed it and a barrier then separated the wait from the read: for each pair on
     /// shared memory, a writer thread and a different reader thread, and the barriers before
     /// the read.
-    fn cross_thread(&self, enc: &mut Encoder, query: &mut Query, q: i64, slack: &Slack, pairs: &mut [Pair]) -> Enc<()> {
+    fn cross_thread(
+        &self,
+        enc: &mut Encoder,
+        query: &mut Query,
+        q: QueueId,
+        slack: &Slack,
+        pairs: &mut [Pair],
+    ) -> Enc<()> {
         let writer = enc.threads.clone();
-        let reader = enc.declare_threads(query, "reader_")?;
+        let reader = enc.declare_threads(query, Thread::Other)?;
         for (k, pair) in pairs.iter_mut().enumerate() {
-            let shared =
-                access_of(&self.model.events[pair.store]).is_some_and(|a| a.buffer.scope().starts_with("shared"));
+            let shared = access_of(self.model.event(pair.accesses.store))
+                .is_some_and(|a| a.buffer.scope().starts_with("shared"));
             if shared {
-                let (violated, waits) =
-                    self.cross_pair(enc, query, (q, k), (pair.store, pair.use_), slack, (&writer, &reader))?;
+                let cross = CrossPair {
+                    queue: q,
+                    index: PairIndex(k),
+                    accesses: pair.accesses,
+                    slack,
+                    writer: &writer,
+                    reader: &reader,
+                };
+                let (violated, waits) = self.cross_pair(enc, query, cross)?;
                 pair.cross_thread = Some(query.require(not(&violated)));
                 pair.waits.extend(waits);
             }
@@ -180,22 +259,17 @@ impl<'m> Checker<'m> {
         Ok(())
     }
 
-    /// The cross-thread violation of pair `k`, and the waits it depends on.
-    fn cross_pair(
-        &self,
-        enc: &mut Encoder,
-        query: &mut Query,
-        (q, k): (i64, usize),
-        (s, u): (EventId, EventId),
-        slack: &Slack,
-        (writer, reader): (&Threads, &Threads),
-    ) -> Enc<(Bool, Vec<EventId>)> {
+    /// The cross-thread violation of a pair, and the waits it depends on.
+    fn cross_pair(&self, enc: &mut Encoder, query: &mut Query, pair: CrossPair) -> Enc<(Bool, Vec<EventId>)> {
+        let CrossPair { queue: q, index: k, accesses: StoreUse { store: s, use_: u }, slack, writer, reader } = pair;
+        let (store_role, use_role) = (InstanceRole::CrossStore(k), InstanceRole::CrossUse(k));
         enc.threads = writer.clone();
-        let (si, s_runs) = enc.instance(query, s, &format!("xs{k}"))?;
+        let (si, s_runs) = enc.instance(query, s, store_role)?;
         let group = self.group(enc, q, &si)?;
         enc.threads = reader.clone();
-        let (ui, u_runs) = enc.instance(query, u, &format!("xu{k}"))?;
-        let same = self.same_address(enc, query, k + 10_000, &si, &ui)?;
+        let (ui, u_runs) = enc.instance(query, u, use_role)?;
+        let written = self.address(enc, query, store_role, &si)?;
+        let same = eq(&written, &self.address(enc, query, use_role, &ui)?);
         // Written before the read: the writer's wait and a barrier must come in between.
         // Read before the write: a barrier must separate them, or the writer may run ahead
         // and issue the write first (the threads of one phase run in any order).
@@ -224,37 +298,32 @@ impl<'m> Checker<'m> {
         Ok((and(&[s_runs, u_runs, or(&distinct), same, unsynchronized]), waits))
     }
 
-    /// Checks the pairs of `safety` in `order` (indices into its pairs), skipping `excluded`,
-    /// with `loosen` applied, until `limit` violations are found. When every pair holds, the
-    /// assumptions are checked too: contradictory ones make the round unknown.
-    pub fn safety(
-        &self,
-        safety: &QueueSafety,
-        loosen: Option<Loosen>,
-        excluded: &[(EventId, EventId)],
-        (order, limit): (&[usize], usize),
-    ) -> Round {
+    /// Checks the pairs of `safety` that `checks` asks about, until it has found as many
+    /// violations as it asks for. When every pair holds, the assumptions are checked too:
+    /// contradictory ones make the round unknown.
+    pub fn safety(&self, safety: &QueueSafety, checks: &PairChecks) -> Round {
         let mut round = Round { violations: Vec::new(), unknown: None };
-        let open: Vec<usize> = order.iter().copied().filter(|&k| !excluded.contains(&safety.pairs[k].key())).collect();
+        let open: Vec<PairIndex> =
+            checks.order.iter().copied().filter(|&k| !checks.excluded.contains(&safety.pair(k).accesses)).collect();
         if open.is_empty() {
             return round;
         }
-        let scope = self.session.open(&safety.query, &safety.slack.facts(loosen));
+        let scope = self.session.open(&safety.query, &safety.slack.facts(checks.loosen));
         for k in open {
             match self.check_pair(&scope, safety, k) {
                 None => {}
                 Some(Ok(violation)) => round.violations.push(violation),
                 Some(Err(why)) => round.unknown = round.unknown.or(Some(why)),
             }
-            if round.violations.len() >= limit {
+            if round.violations.len() >= checks.limit {
                 return round;
             }
         }
         if round.violations.is_empty() && round.unknown.is_none() {
             round.unknown = match scope.assumptions() {
                 Verdict::Proved => None,
-                Verdict::Unknown(why) => Some(why),
-                Verdict::Vacuous | Verdict::Refuted(_) => Some("the assumptions contradict each other".into()),
+                Verdict::Unknown(why) => Some(why.into()),
+                Verdict::Vacuous | Verdict::Refuted(_) => Some(Cause::ContradictoryAssumptions.into()),
             };
         }
         round
@@ -262,116 +331,110 @@ impl<'m> Checker<'m> {
 
     /// The first obligation of pair `k` that fails, explained, or why one could not be
     /// decided; `None` when all hold.
-    fn check_pair(&self, scope: &Scope, safety: &QueueSafety, k: usize) -> Option<Result<Violation, String>> {
-        let pair = &safety.pairs[k];
-        let label = format!("q{}_safety", safety.q);
-        for (index, cross) in pair.obligations() {
-            match self.log.check(scope, index, &label) {
+    fn check_pair(&self, scope: &Scope, safety: &QueueSafety, k: PairIndex) -> Option<Result<Violation, Undecided>> {
+        let pair = safety.pair(k);
+        let label = format!("q{}_safety", safety.q.number());
+        for (obligation, which) in pair.obligations() {
+            match self.log.check(scope, obligation, &label) {
                 Outcome::Holds => {}
-                Outcome::Unknown(why) => return Some(Err(why)),
-                Outcome::Fails(found) => return Some(Ok(self.explain(safety.q, (k, pair), cross, &found))),
+                Outcome::Unknown(why) => return Some(Err(why.into())),
+                Outcome::Fails(found) => {
+                    return Some(Ok(match which {
+                        PairObligation::SameThread => self.explain(safety, k, &found),
+                        PairObligation::CrossThread => self.cross_violation(pair.accesses, k, found.values()),
+                    }))
+                }
             }
         }
         None
     }
 
-    /// The violation of pair `k` in a counterexample.
-    fn explain(&self, q: i64, (k, pair): (usize, &Pair), cross: bool, found: &Counterexample) -> Violation {
-        if cross {
-            return self.cross_violation((pair.store, pair.use_), k, found.values());
-        }
+    /// The same-thread violation of pair `k` in a counterexample.
+    fn explain(&self, safety: &QueueSafety, k: PairIndex, found: &Counterexample) -> Violation {
+        let pair = safety.pair(k);
+        let StoreUse { store, use_ } = pair.accesses;
         let forced: Vec<(EventId, Option<i64>)> = pair
             .per_wait
             .iter()
-            .filter(|(_, exists, _)| found.bool(exists) == Some(true))
-            .map(|(w, _, forced)| (*w, found.int(forced)))
+            .filter(|e| found.bool(&e.exists) == Some(true))
+            .map(|e| (e.wait, found.int(&e.forced)))
             .collect();
-        let governing = forced.iter().max_by_key(|(_, f)| f.unwrap_or(i64::MIN)).map(|(w, f)| (*w, f.unwrap_or(0)));
+        let governing = forced
+            .iter()
+            .max_by_key(|(_, f)| f.unwrap_or(i64::MIN))
+            .map(|(wait, f)| Governing { wait: *wait, forced: f.unwrap_or(0) });
         let group = found.int(&pair.group).unwrap_or(0);
         let values = found.values();
-        let prefixes = (pair.store_prefix.as_str(), pair.use_prefix.as_str());
-        let reason = self.describe(q, (pair.store, pair.use_), prefixes, (group, governing), values);
-        let params: Vec<&str> = self.model.params.iter().map(|p| p.name()).collect();
-        let keep = |n: &str| {
-            n.starts_with(&format!("{}_", pair.store_prefix))
-                || n.starts_with(&format!("{}_", pair.use_prefix))
-                || n.starts_with("thread_")
-                || params.contains(&n)
-        };
-        let mut shown: Vec<(String, i64)> = values.iter().filter(|(n, _)| keep(n)).cloned().collect();
-        shown.push((format!("group_{k}"), group));
-        shown.extend(found.int(&pair.done).map(|d| (format!("completed_{k}"), d)));
-        Violation { store: pair.store, use_: pair.use_, wait: governing.map(|(w, _)| w), reason, values: shown }
+        let reason = self.describe(safety.q, pair.accesses, group, governing, values);
+        let instances = [(InstanceRole::Store(store), store), (InstanceRole::Use(use_), use_)];
+        let mut kept =
+            shown(self.model, values, Shown { instances: &instances, threads: &[Thread::This], params: true });
+        kept.push(format!("group_{}", k.index()), group);
+        if let Some(done) = found.int(&pair.done) {
+            kept.push(format!("completed_{}", k.index()), done);
+        }
+        Violation { accesses: pair.accesses, wait: governing.map(|g| g.wait), reason, values: kept }
     }
 
-    fn cross_violation(&self, (s, u): (EventId, EventId), k: usize, values: &[(String, i64)]) -> Violation {
+    /// The cross-thread violation of pair `k` in a counterexample's values.
+    fn cross_violation(&self, accesses: StoreUse, k: PairIndex, values: &Assignment) -> Violation {
         let m = self.model;
-        let at = |prefix: &str| loop_values(m, values, prefix).map_or(String::new(), |v| format!(" at {v}"));
-        let threads = |prefix: &str| {
-            values
-                .iter()
-                .filter(|(n, _)| n.starts_with(prefix))
-                .map(|(n, v)| format!("{} = {v}", n.trim_start_matches(prefix)))
-                .collect::<Vec<_>>()
-                .join(", ")
+        let StoreUse { store: s, use_: u } = accesses;
+        let (store_role, use_role) = (InstanceRole::CrossStore(k), InstanceRole::CrossUse(k));
+        let at = |role: InstanceRole, event: EventId| {
+            loop_values(m, values, role, m.event(event)).map_or(String::new(), |v| format!(" at {v}"))
         };
         let reason = format!(
             "the access {} (line {}){} by thread {} and the asynchronous write by thread {} at line {}{} are not separated by that thread's wait and a barrier",
-            m.events[u].text,
-            m.events[u].span.line,
-            at(&format!("xu{k}")),
-            threads("reader_"),
-            threads("thread_"),
-            m.events[s].span.line,
-            at(&format!("xs{k}")),
+            m.event(u).text,
+            m.event(u).span.line,
+            at(use_role, u),
+            thread_values(m, values, Thread::Other),
+            thread_values(m, values, Thread::This),
+            m.event(s).span.line,
+            at(store_role, s),
         );
-        let keep: Vec<(String, i64)> = values
-            .iter()
-            .filter(|(n, _)| {
-                n.starts_with(&format!("xs{k}_"))
-                    || n.starts_with(&format!("xu{k}_"))
-                    || n.starts_with("reader_")
-                    || n.starts_with("thread_")
-            })
-            .cloned()
-            .collect();
-        Violation { store: s, use_: u, wait: None, reason, values: keep }
+        let instances = [(store_role, s), (use_role, u)];
+        let threads = [Thread::Other, Thread::This];
+        let kept = shown(m, values, Shown { instances: &instances, threads: &threads, params: false });
+        Violation { accesses, wait: None, reason, values: kept }
     }
 
     fn describe(
         &self,
-        q: i64,
-        (s, u): (EventId, EventId),
-        (store_prefix, use_prefix): (&str, &str),
-        (group, governing): (i64, Option<(EventId, i64)>),
-        values: &[(String, i64)],
+        q: QueueId,
+        accesses: StoreUse,
+        group: i64,
+        governing: Option<Governing>,
+        values: &Assignment,
     ) -> String {
         let m = self.model;
-        let (store, use_) = (&m.events[s], &m.events[u]);
-        let at = |prefix: &str| loop_values(m, values, prefix);
+        let StoreUse { store: s, use_: u } = accesses;
+        let (store, use_) = (m.event(s), m.event(u));
         let what = match &use_.kind {
             EventKind::Use { write: false, .. } => "read of",
             EventKind::AsyncStore { .. } => "async store to",
             _ => "write to",
         };
         let need = format!(
-            "{at_u}the {what} {} (line {}) needs group {group} of queue {q} (the async store at line {}{at_s}) to be complete",
+            "{at_u}the {what} {} (line {}) needs group {group} of {q} (the async store at line {}{at_s}) to be complete",
             use_.text,
             use_.span.line,
             store.span.line,
-            at_u = at(use_prefix).map_or(String::new(), |v| format!("at {v} ")),
-            at_s = at(store_prefix).map_or(String::new(), |v| format!(", {v}")),
+            at_u = loop_values(m, values, InstanceRole::Use(u), use_).map_or(String::new(), |v| format!("at {v} ")),
+            at_s = loop_values(m, values, InstanceRole::Store(s), store).map_or(String::new(), |v| format!(", {v}")),
         );
         match governing {
-            Some((_, forced)) if forced <= 0 => format!("{need}, but the waits before it complete no group yet"),
-            Some((_, forced)) => format!("{need}, but the waits before it complete only groups 0..{}", forced - 1),
-            None => format!("{need}, but no wait on queue {q} runs before it"),
+            Some(Governing { forced, .. }) if forced <= 0 => {
+                format!("{need}, but the waits before it complete no group yet")
+            }
+            Some(Governing { forced, .. }) => {
+                format!("{need}, but the waits before it complete only groups 0..{}", forced - 1)
+            }
+            None => format!("{need}, but no wait on {q} runs before it"),
         }
     }
 }
-
-/// The variables of one thread (per thread or block loop).
-type Threads = std::collections::BTreeMap<usize, Int>;
 
 /// The pair of `stored` and `used`: the store runs before the use, on the same element, and
 /// its group is not complete.
@@ -381,12 +444,9 @@ fn encode_pair(enc: &Encoder, query: &mut Query, stored: &StoreInstance, used: &
     let before = enc.before(&stored.inst, &used.inst);
     let violated = and(&[stored.runs.clone(), used.runs.clone(), before, same, pending]);
     Pair {
-        store: stored.inst.event,
-        use_: used.inst.event,
+        accesses: StoreUse { store: stored.inst.event, use_: used.inst.event },
         same_thread: query.require(not(&violated)),
         cross_thread: None,
-        store_prefix: stored.prefix.clone(),
-        use_prefix: used.prefix.clone(),
         group: stored.group.clone(),
         done: used.done.clone(),
         per_wait: used.per_wait.clone(),
@@ -396,8 +456,12 @@ fn encode_pair(enc: &Encoder, query: &mut Query, stored: &StoreInstance, used: &
 
 impl QueueSafety {
     /// Every pair, in encoding order.
-    pub fn all(&self) -> Vec<usize> {
-        (0..self.pairs.len()).collect()
+    pub fn all(&self) -> Vec<PairIndex> {
+        (0..self.pairs.len()).map(PairIndex).collect()
+    }
+
+    fn pair(&self, k: PairIndex) -> &Pair {
+        &self.pairs[k.0]
     }
 
     /// The pairs whose obligations depend on `wait`'s count (the others hold or fail
@@ -405,23 +469,22 @@ impl QueueSafety {
     /// first: uses that share the longest part of their position with the wait (those inside
     /// the wait's scope, then those in the same loop body, ...). Any order gives the same
     /// verdicts.
-    pub fn nearest_first(&self, checker: &Checker, wait: EventId) -> Vec<usize> {
-        let events = &checker.model.events;
-        let shared = |k: usize| common_prefix(&events[wait].path, &events[self.pairs[k].use_].path);
-        let mut order: Vec<usize> = self.all().into_iter().filter(|&k| self.pairs[k].waits.contains(&wait)).collect();
-        order.sort_by_key(|&k| std::cmp::Reverse(shared(k)));
+    pub fn nearest_first(&self, checker: &Checker, wait: EventId) -> Vec<PairIndex> {
+        let model = checker.model;
+        let shared =
+            |k: PairIndex| common_prefix(&model.event(wait).path, &model.event(self.pair(k).accesses.use_).path);
+        let mut order: Vec<PairIndex> =
+            self.all().into_iter().filter(|&k| self.pair(k).waits.contains(&wait)).collect();
+        order.sort_by_key(|&k| Reverse(shared(k)));
         order
     }
 }
 
 impl Pair {
-    fn key(&self) -> (EventId, EventId) {
-        (self.store, self.use_)
-    }
-
-    /// The obligations of the pair, each with whether it is the cross-thread one.
-    fn obligations(&self) -> impl Iterator<Item = (usize, bool)> + '_ {
-        std::iter::once((self.same_thread, false)).chain(self.cross_thread.map(|i| (i, true)))
+    /// The obligations of the pair, each with which it is.
+    fn obligations(&self) -> impl Iterator<Item = (ObligationId, PairObligation)> + '_ {
+        std::iter::once((self.same_thread, PairObligation::SameThread))
+            .chain(self.cross_thread.map(|o| (o, PairObligation::CrossThread)))
     }
 }
 

@@ -12,8 +12,8 @@ use super::checker::{Checker, Loosen, WaitFailure};
 use super::drained::QueueDrained;
 use super::encode::Unsupported;
 use super::model::{EventId, EventKind};
-use super::report::WaitVerdict;
-use super::safety::QueueSafety;
+use super::report::{Cause, Subject, Undecided, WaitCount, WaitVerdict};
+use super::safety::{PairChecks, QueueSafety, StoreUse};
 
 /// Largest loosening the search measures exactly; a wait safe at this one but not at every
 /// larger one is reported as over-synchronized by this much.
@@ -24,19 +24,19 @@ const MAX_SLACK: i64 = 64;
 pub struct Queue<'a> {
     pub safety: &'a QueueSafety,
     pub drained: &'a Result<Option<QueueDrained>, Unsupported>,
-    pub excluded: &'a [(EventId, EventId)],
+    pub excluded: &'a [StoreUse],
 }
 
 /// Whether the queue stays safe with one wait loosened.
 enum Loosened {
     Safe,
     Unsafe,
-    Unknown(String),
+    Unknown(Undecided),
 }
 
 /// The verdict on a wait that is safe as written.
 pub fn tightness(checker: &Checker, queue: &Queue, wait: EventId) -> WaitVerdict {
-    let unknown = |why: String| WaitVerdict::Unknown { reason: format!("tightness: {why}") };
+    let unknown = |why: Undecided| WaitVerdict::Unknown { reason: why.about(Subject::Tightness) };
     match safe_with(checker, queue, Loosen { wait, by: 1, at_least: false }) {
         Loosened::Unsafe => return WaitVerdict::ProvedTight,
         Loosened::Unknown(why) => return unknown(why),
@@ -70,12 +70,12 @@ pub fn tightness(checker: &Checker, queue: &Queue, wait: EventId) -> WaitVerdict
             }
         }
     }
-    let EventKind::Wait { count, .. } = &checker.model.events[wait].kind else {
+    let EventKind::Wait { count, .. } = &checker.model.event(wait).kind else {
         return WaitVerdict::ProvedOverSynchronized { best: None, by: Some(good) };
     };
     let best = match count.as_int() {
-        Some(n) => (n + good).to_string(),
-        None => format!("{} + {good}", tirproof_ir::print::print_expr(count)),
+        Some(n) => WaitCount::Constant(n + good),
+        None => WaitCount::Expr(format!("{} + {good}", tirproof_ir::print::print_expr(count))),
     };
     WaitVerdict::ProvedOverSynchronized { best: Some(best), by: Some(good) }
 }
@@ -90,11 +90,12 @@ fn safe_with(checker: &Checker, queue: &Queue, loosened: Loosen) -> Loosened {
         match drained(checker, queue.drained, loosen) {
             None => {}
             Some(WaitFailure::Unknown(why)) => return Loosened::Unknown(why),
-            Some(WaitFailure::Refuted(..)) => return Loosened::Unsafe,
+            Some(WaitFailure::Refuted { .. }) => return Loosened::Unsafe,
         }
     }
     let order = queue.safety.nearest_first(checker, wait);
-    let round = checker.safety(queue.safety, loosen, queue.excluded, (&order, 1));
+    let checks = PairChecks { order: &order, excluded: queue.excluded, loosen, limit: 1 };
+    let round = checker.safety(queue.safety, &checks);
     if !round.violations.is_empty() {
         return Loosened::Unsafe;
     }
@@ -103,7 +104,7 @@ fn safe_with(checker: &Checker, queue: &Queue, loosened: Loosen) -> Loosened {
     }
     match queue.drained {
         // Safe pairs alone do not make the loosened wait safe.
-        Err(Unsupported(why)) => Loosened::Unknown(format!("not encoded exactly: {why}")),
+        Err(Unsupported(why)) => Loosened::Unknown(Cause::NotEncoded(why.clone()).into()),
         Ok(_) => Loosened::Safe,
     }
 }
@@ -117,6 +118,6 @@ pub fn drained(
     match encoded {
         Ok(Some(d)) => checker.drained(d, loosen),
         Ok(None) => None,
-        Err(Unsupported(why)) => Some(WaitFailure::Unknown(format!("not encoded exactly: {why}"))),
+        Err(Unsupported(why)) => Some(WaitFailure::Unknown(Cause::NotEncoded(why.clone()).into())),
     }
 }

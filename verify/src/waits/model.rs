@@ -18,15 +18,14 @@
 //! its body. Queues are named by the program's own numbers ([`QueueId`]).
 
 use std::fmt;
-use tirproof_ir::annotation::{
-    AnnValue, ASYNC_COMMIT_QUEUE_SCOPE, ASYNC_SCOPE, ASYNC_WAIT_INFLIGHT_COUNT, ASYNC_WAIT_QUEUE_SCOPE,
-};
+
+use tirproof_ir::async_op::{decode_annotations, decode_chain, AsyncOps, Wait, WaitUntil};
 
 use serde::Serialize;
 use tirproof_ir::print::print_expr;
 use tirproof_ir::subst::Substitution;
 use tirproof_ir::visit::{walk_expr, Visitor};
-use tirproof_ir::{Buffer, Expr, ForKind, PrimFunc, Span, Stmt, StmtKind, Var, VarId};
+use tirproof_ir::{AttrStmt, Buffer, Expr, ForKind, PrimFunc, Span, Stmt, StmtKind, Var, VarId};
 
 /// A loop of a [`Model`]: its position in [`Model::loops`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -322,7 +321,7 @@ impl Builder {
                 let inlined = Substitution::new().var(var, value.clone()).stmt(body);
                 self.stmt(&inlined);
             }
-            StmtKind::Attr(a) => self.attr(&a.key, &a.value, &a.body),
+            StmtKind::Attr(a) => self.attr(a),
             StmtKind::Allocate(a) => self.stmt(&a.body),
             StmtKind::AllocBuffer { body, .. } | StmtKind::DeclBuffer { body, .. } => self.stmt(body),
             StmtKind::Block(block) => self.block(block),
@@ -337,39 +336,46 @@ impl Builder {
         self.path.pop();
     }
 
-    fn attr(&mut self, key: &str, value: &Expr, body: &Stmt) {
-        match key {
-            ASYNC_WAIT_QUEUE_SCOPE => {
-                let (count, inner) = match &body.kind {
-                    StmtKind::Attr(c) if c.key == ASYNC_WAIT_INFLIGHT_COUNT => (c.value.clone(), &*c.body),
-                    _ => {
-                        self.unsupported("a wait without its in-flight count");
-                        (Expr::int(0), body)
-                    }
-                };
-                let Some(queue) = self.queue(value) else { return self.stmt(inner) };
+    /// An attribute: an async chain (decoded by `async_op::decode_chain`, the one definition
+    /// the interpreter and the checker share) or any other attribute, which only scopes.
+    fn attr(&mut self, attr: &AttrStmt) {
+        let Some(chain) = decode_chain(attr) else {
+            return self.child(1, |b| b.stmt(&attr.body));
+        };
+        match chain.ops() {
+            Ok(ops) => self.async_ops(&ops, chain.body),
+            Err(why) => {
+                self.unsupported(why.to_string());
+                self.child(1, |b| b.stmt(chain.body));
+            }
+        }
+    }
+
+    /// What a chain does around `body`: its wait, the body (asynchronous under
+    /// `async_scope`), its commit.
+    fn async_ops(&mut self, ops: &AsyncOps, body: &Stmt) {
+        if let Some(wait) = &ops.wait {
+            if let Some(queue) = self.queue(&wait.queue) {
+                let count = wait.inflight().clone();
                 let text = format!("wait({queue}, in-flight {})", print_expr(&count));
                 self.child(0, |b| b.push_event(EventKind::Wait { queue, count }, text));
-                self.child(1, |b| b.stmt(inner));
             }
-            ASYNC_COMMIT_QUEUE_SCOPE => {
-                let Some(queue) = self.queue(value) else { return self.stmt(body) };
-                // Reserve the commit's id so stores inside can name it; fill it in after.
-                let id = self.push_event(EventKind::Commit { queue }, format!("commit({queue})"));
-                self.commits.push(id);
-                self.child(1, |b| b.stmt(body));
-                self.commits.pop();
-                self.path.push(Step::Child(2));
-                self.model.events[id.0].path = self.path.clone();
-                self.path.pop();
-            }
-            ASYNC_SCOPE => {
-                let saved = self.in_async;
-                self.in_async = true;
-                self.child(1, |b| b.stmt(body));
-                self.in_async = saved;
-            }
-            _ => self.child(1, |b| b.stmt(body)),
+        }
+        // Reserve the commit's id so stores inside can name it; its position is set after.
+        let commit = ops.commit.as_ref().and_then(|q| self.queue(q)).map(|queue| {
+            let id = self.push_event(EventKind::Commit { queue }, format!("commit({queue})"));
+            self.commits.push(id);
+            id
+        });
+        let saved = self.in_async;
+        self.in_async |= ops.asynchronous;
+        self.child(1, |b| b.stmt(body));
+        self.in_async = saved;
+        if let Some(id) = commit {
+            self.commits.pop();
+            self.path.push(Step::Child(2));
+            self.model.events[id.0].path = self.path.clone();
+            self.path.pop();
         }
     }
 
@@ -394,29 +400,25 @@ impl Builder {
         if let Some(p) = &predicate {
             self.guards.push(p.clone());
         }
-        // Block annotations with async keys are the attribute chain around the body.
-        let mut wrapped = body;
-        for (key, value) in block.annotations.entries.iter().rev() {
-            let expr = match value {
-                AnnValue::Int(i) => Expr::int(*i),
-                AnnValue::Expr(e) => e.clone(),
-                _ => continue,
-            };
-            if [ASYNC_SCOPE, ASYNC_COMMIT_QUEUE_SCOPE, ASYNC_WAIT_QUEUE_SCOPE, ASYNC_WAIT_INFLIGHT_COUNT]
-                .contains(&key.as_str())
-            {
-                wrapped = Stmt::new(
-                    StmtKind::Attr(tirproof_ir::AttrStmt {
-                        node: None,
-                        key: key.clone(),
-                        value: expr,
-                        body: Box::new(wrapped),
+        // Block annotations with async keys are one chain around the body.
+        match decode_annotations(&block.annotations) {
+            Ok(Some(ops)) => {
+                let ops = AsyncOps {
+                    wait: ops.wait.map(|w| Wait {
+                        queue: subst.expr(&w.queue),
+                        until: WaitUntil::InFlight(subst.expr(w.inflight())),
                     }),
-                    block.body.span,
-                );
+                    asynchronous: ops.asynchronous,
+                    commit: ops.commit.map(|q| subst.expr(&q)),
+                };
+                self.child(0, |b| b.async_ops(&ops, &body));
+            }
+            Ok(None) => self.child(0, |b| b.stmt(&body)),
+            Err(why) => {
+                self.unsupported(why.to_string());
+                self.child(0, |b| b.stmt(&body));
             }
         }
-        self.child(0, |b| b.stmt(&wrapped));
         if predicate.is_some() {
             self.guards.pop();
         }

@@ -29,6 +29,7 @@ pub mod check;
 pub mod diag;
 pub mod interp;
 pub mod intrinsics;
+pub mod pipeline_annotations;
 pub mod print;
 pub mod structural;
 pub mod subst;

@@ -53,6 +53,7 @@ pub fn registry() -> Vec<Box<dyn Pass>> {
         Box::new(vector_type_rewrite::VectorTypeRewrite),
         Box::new(cse::Cse),
         Box::new(cse::CseSemantic),
+        Box::new(pipeline::PlantedBugPipeline),
     ]
 }
 

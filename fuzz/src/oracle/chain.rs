@@ -9,9 +9,9 @@ use std::cell::RefCell;
 use std::time::{Duration, Instant};
 
 use tirproof_ir::check::check_module;
+use tirproof_ir::pipeline_annotations::is_pipelined;
 use tirproof_ir::visit::{walk_stmt, Visitor};
 use tirproof_ir::{IRModule, Stmt, StmtKind};
-use tirproof_passes::pipeline::spec::is_pipelined;
 use tirproof_passes::pipeline::{InjectSoftwarePipeline, PlantedBugPipeline};
 use tirproof_passes::Pass;
 use tirproof_verify::solver::{budget_spent, in_one_context, within_budget, BUDGET_SPENT};

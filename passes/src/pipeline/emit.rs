@@ -13,11 +13,11 @@ use std::collections::BTreeMap;
 use tirproof_ir::annotation::{
     ASYNC_COMMIT_QUEUE_SCOPE, ASYNC_SCOPE, ASYNC_WAIT_INFLIGHT_COUNT, ASYNC_WAIT_QUEUE_SCOPE,
 };
+use tirproof_ir::pipeline_annotations::PipelineSpec;
 use tirproof_ir::subst::{prepend_indices, Substitution};
 use tirproof_ir::{Annotations, AttrStmt, BinOp, Buffer, Expr, For, ForKind, Origin, Span, Stmt, StmtKind, Var};
 
 use super::groups::Groups;
-use super::spec::PipelineSpec;
 use crate::fold;
 use crate::provenance::{attach, seq};
 
@@ -43,9 +43,6 @@ pub struct Emitter<'a> {
     /// Threads exchange data through shared memory: a barrier goes before every statement
     /// that reads it (after its waits) and at the end of every step.
     pub barriers: bool,
-    /// Test-only (`PlantedBugPipeline`): one count too large where the producer is two or more
-    /// stages earlier.
-    pub planted_bug: bool,
     pub span: Span,
 }
 
@@ -259,7 +256,6 @@ impl Emitter<'_> {
         let mut out = Vec::new();
         for q in queues.into_iter().rev() {
             let Some(count) = self.groups.wait_count(q, k, t, ext) else { continue };
-            let count = count + i64::from(self.planted_bug && self.groups.needs_distant(k, q));
             if bounds.get(&q).copied().flatten().is_some_and(|b| b <= count) {
                 continue;
             }

@@ -1,0 +1,98 @@
+//! `inject-software-pipeline-planted-bug`: the pipeline pass with a known bug, for testing the
+//! fuzzers themselves (`--planted-bug`): their oracles must catch it.
+//!
+//! The pass runs the real pass, then loosens by one every wait whose statement needs a group
+//! produced two or more stages earlier (unsafe: the wait no longer covers that group). The
+//! production emitter knows nothing of it. Which waits those are is read from the output and
+//! its provenance: the statement a wait guards carries its origin (with its stage), and so does
+//! every statement a commit scope encloses, which gives the stage of the queue's producers.
+//!
+//! Invariant: walking in program order, a queue's commit always comes before the first wait on
+//! it in the same pipelined loop (a wait is only emitted for a group already committed), so the
+//! latest commit seen names the producers' stage even when separate loops reuse a queue id.
+
+use std::collections::HashMap;
+
+use tirproof_ir::annotation::{ASYNC_COMMIT_QUEUE_SCOPE, ASYNC_WAIT_INFLIGHT_COUNT, ASYNC_WAIT_QUEUE_SCOPE};
+use tirproof_ir::visit::{walk_stmt_mut, MutVisitor};
+use tirproof_ir::{Expr, IRModule, Origin, Stmt, StmtKind};
+
+use super::InjectSoftwarePipeline;
+use crate::{Pass, PassError};
+
+/// How many stages apart a producer and its consumer are before the bug loosens the wait.
+const DISTANT: i64 = 2;
+
+/// A deliberately wrong variant of `inject-software-pipeline`: wherever a statement waits for
+/// a queue whose producer runs two or more stages earlier, the in-flight count is one too large.
+pub struct PlantedBugPipeline;
+
+impl Pass for PlantedBugPipeline {
+    fn name(&self) -> &'static str {
+        "inject-software-pipeline-planted-bug"
+    }
+
+    fn description(&self) -> &'static str {
+        "inject-software-pipeline with one wait count one too large in one pattern (fuzzer tests only)"
+    }
+
+    fn run(&self, module: &mut IRModule) -> Result<(), PassError> {
+        InjectSoftwarePipeline.run(module)?;
+        for func in &mut module.functions {
+            Loosen::default().mutate_stmt(&mut func.body);
+        }
+        Ok(())
+    }
+}
+
+/// The walk that loosens the distant waits of one function.
+#[derive(Default)]
+struct Loosen {
+    /// The stage of each queue's producers, from the latest commit seen.
+    producer_stage: HashMap<i64, i64>,
+}
+
+impl MutVisitor for Loosen {
+    fn mutate_stmt(&mut self, stmt: &mut Stmt) {
+        if let StmtKind::Attr(scope) = &mut stmt.kind {
+            let queue = scope.value.as_int();
+            if scope.key == ASYNC_COMMIT_QUEUE_SCOPE {
+                if let (Some(queue), Some(origin)) = (queue, first_origin(&scope.body)) {
+                    self.producer_stage.insert(queue, origin.stage);
+                }
+            } else if scope.key == ASYNC_WAIT_QUEUE_SCOPE {
+                if let (Some(queue), StmtKind::Attr(count)) = (queue, &mut scope.body.kind) {
+                    if count.key == ASYNC_WAIT_INFLIGHT_COUNT && self.is_distant(queue, &count.body) {
+                        if let Some(n) = count.value.as_int() {
+                            count.value = Expr::int(n + 1);
+                        }
+                    }
+                }
+            }
+        }
+        walk_stmt_mut(self, stmt);
+    }
+}
+
+impl Loosen {
+    /// Whether the statement `guarded` waits on `queue` for producers two or more stages earlier.
+    fn is_distant(&self, queue: i64, guarded: &Stmt) -> bool {
+        match (first_origin(guarded), self.producer_stage.get(&queue)) {
+            (Some(consumer), Some(&producer)) => consumer.stage - producer >= DISTANT,
+            _ => false,
+        }
+    }
+}
+
+/// The origin of the first emitted statement in `stmt`, looking through the scopes and
+/// sequences the pass wraps statements in (waits, async scopes, barriers before a read).
+fn first_origin(stmt: &Stmt) -> Option<&Origin> {
+    if let Some(origin) = &stmt.origin {
+        return Some(origin);
+    }
+    match &stmt.kind {
+        StmtKind::Attr(scope) => first_origin(&scope.body),
+        StmtKind::Seq(items) => items.iter().find_map(first_origin),
+        _ => None,
+    }
+}

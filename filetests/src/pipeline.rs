@@ -45,7 +45,10 @@ fn run_passes(case: &Case, module: &IRModule) -> Result<IRModule, Failure> {
 enum Failure {
     UnknownPass(UnknownPass),
     /// A pass refused the module, or the checker rejected a pass's output (then `output`).
-    Pipeline { error: PipelineError, output: IRModule },
+    Pipeline {
+        error: PipelineError,
+        output: IRModule,
+    },
 }
 
 impl Failure {

@@ -205,47 +205,40 @@ def main(A: T.Buffer((4,), "float32")):
         tirproof_reader::parse_module(PROGRAM).expect("the test program parses")
     }
 
-    /// Appends a use of a variable nothing binds: the checker rejects the result.
-    struct Unbinds;
+    /// A pass that is a name and a function, for the tests of the manager itself.
+    struct TestPass(&'static str, fn(&mut IRModule) -> Result<(), PassError>);
 
-    impl Pass for Unbinds {
+    impl Pass for TestPass {
         fn name(&self) -> &'static str {
-            "unbinds"
+            self.0
         }
 
         fn description(&self) -> &'static str {
-            "breaks the module"
+            "a test pass"
         }
 
         fn run(&self, module: &mut IRModule) -> Result<(), PassError> {
-            for func in &mut module.functions {
-                let unbound = Stmt::synthetic(StmtKind::Evaluate(Expr::var(&Var::new("nowhere", DataType::INT32))));
-                func.body = Stmt::seq(vec![func.body.clone(), unbound]);
-            }
-            Ok(())
+            (self.1)(module)
         }
     }
 
-    /// Refuses every module.
-    struct Refuses;
-
-    impl Pass for Refuses {
-        fn name(&self) -> &'static str {
-            "refuses"
+    /// Appends a use of a variable nothing binds: the checker rejects the result.
+    fn unbind(module: &mut IRModule) -> Result<(), PassError> {
+        for func in &mut module.functions {
+            let unbound = Stmt::synthetic(StmtKind::Evaluate(Expr::var(&Var::new("nowhere", DataType::INT32))));
+            func.body = Stmt::seq(vec![func.body.clone(), unbound]);
         }
+        Ok(())
+    }
 
-        fn description(&self) -> &'static str {
-            "refuses the module"
-        }
-
-        fn run(&self, _module: &mut IRModule) -> Result<(), PassError> {
-            Err(Diagnostics::from(Diagnostic::error(Span::new(1, 1), "no")).into())
-        }
+    fn refuse(_module: &mut IRModule) -> Result<(), PassError> {
+        Err(Diagnostics::from(Diagnostic::error(Span::new(1, 1), "no")).into())
     }
 
     #[test]
     fn a_pass_that_breaks_the_module_is_caught_and_named() {
-        let manager = PassManager::new(vec![Box::new(Unbinds), Box::new(Refuses)]);
+        let manager =
+            PassManager::new(vec![Box::new(TestPass("unbinds", unbind)), Box::new(TestPass("refuses", refuse))]);
         let error = manager.run(&mut module()).expect_err("the checker rejects the output");
         assert!(matches!(error, PipelineError::Broken { pass: "unbinds", .. }), "{error}");
         assert!(error.to_string().starts_with("the checker rejects the output of `unbinds`"), "{error}");

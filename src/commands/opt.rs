@@ -63,8 +63,10 @@ const VALIDATED: [&str; 2] = ["cse", "cse-semantic"];
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     if args.list {
-        for pass in registry() {
-            println!("{:<28} {}", pass.name(), pass.description());
+        let passes = registry();
+        let width = passes.iter().map(|p| p.name().len()).max().unwrap_or(0);
+        for pass in passes {
+            println!("{:<width$} {}", pass.name(), pass.description());
         }
         return Ok(ExitCode::SUCCESS);
     }

@@ -210,9 +210,10 @@ fn pipeline(variant: PassVariant, mode: InputMode, input: &IRModule) -> (Outcome
             fail(FailureClass::UnlocatedDiagnostic, format!("a diagnostic without a location: {error}"))
         }
         (Err(PipelineError::Refused { .. }), _) => (Outcome::Pass, None),
-        (_, InputMode::InvalidAnnotations) => {
-            fail(FailureClass::PassAcceptedInvalid, "the pipeline pass accepts a program with invalid annotations".into())
-        }
+        (_, InputMode::InvalidAnnotations) => fail(
+            FailureClass::PassAcceptedInvalid,
+            "the pipeline pass accepts a program with invalid annotations".into(),
+        ),
         (Err(PipelineError::Broken { diagnostics, .. }), _) => {
             fail(FailureClass::CheckerRejected, format!("the checker rejects the pass's output: {diagnostics}"))
         }

@@ -2,8 +2,9 @@
 //! fuzzers themselves (`--planted-bug`): their oracles must catch it.
 //!
 //! The pass runs the real pass, then loosens by one every wait whose statement needs a group
-//! produced two or more stages earlier (unsafe: the wait no longer covers that group). The
-//! production emitter knows nothing of it. Which waits those are is read from the output and
+//! produced two or more stages earlier (unsafe: the wait no longer covers that group, and a
+//! last wait that drained the queue no longer does). The production emitter knows nothing of
+//! it. Which waits those are is read from the output and
 //! its provenance: the statement a wait guards carries its origin (with its stage), and so does
 //! every statement a commit scope encloses, which gives the stage of the queue's producers.
 //!
@@ -94,5 +95,65 @@ fn first_origin(stmt: &Stmt) -> Option<&Origin> {
         StmtKind::Attr(scope) => first_origin(&scope.body),
         StmtKind::Seq(items) => items.iter().find_map(first_origin),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tirproof_ir::visit::{walk_stmt, Visitor};
+
+    use super::*;
+
+    /// The in-flight count of every wait of `module`, in program order.
+    fn wait_counts(module: &IRModule) -> Vec<i64> {
+        struct Counts(Vec<i64>);
+        impl Visitor for Counts {
+            fn visit_stmt(&mut self, s: &Stmt) {
+                if let StmtKind::Attr(a) = &s.kind {
+                    if a.key == ASYNC_WAIT_INFLIGHT_COUNT {
+                        self.0.extend(a.value.as_int());
+                    }
+                }
+                walk_stmt(self, s);
+            }
+        }
+        let mut counts = Counts(Vec::new());
+        module.functions.iter().for_each(|f| counts.visit_stmt(&f.body));
+        counts.0
+    }
+
+    /// The real pass's and the planted bug's wait counts for `stages` of a copy and its use.
+    fn both(stages: &str) -> (Vec<i64>, Vec<i64>) {
+        let text = format!(
+            r#"
+@T.prim_func
+def main(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
+    for i in T.serial(16, annotations={{"software_pipeline_stage": {stages}, "software_pipeline_async_stages": [0]}}):
+        B = T.alloc_buffer((1,), "float32", scope="shared")
+        B[0] = A[i] + T.float32(1.0)
+        C[i] = B[0] + T.float32(1.0)
+"#
+        );
+        let module = tirproof_reader::parse_module(&text).expect("the test program parses");
+        let (mut real, mut planted) = (module.clone(), module);
+        InjectSoftwarePipeline.run(&mut real).expect("pipelines");
+        PlantedBugPipeline.run(&mut planted).expect("pipelines");
+        (wait_counts(&real), wait_counts(&planted))
+    }
+
+    #[test]
+    fn waits_for_a_producer_two_stages_earlier_are_one_too_loose() {
+        let (real, planted) = both("[0, 2]");
+        // Every wait guards the use: the steady state, then the epilogue down to 0 (which
+        // drains the queue, so no separate drain follows).
+        assert_eq!(real, vec![2, 1, 0]);
+        assert_eq!(planted, vec![3, 2, 1]);
+    }
+
+    #[test]
+    fn waits_for_the_next_stage_are_left_alone() {
+        let (real, planted) = both("[0, 1]");
+        assert!(!real.is_empty());
+        assert_eq!(real, planted);
     }
 }

@@ -156,7 +156,7 @@ impl Case {
     }
 
     /// Renders diagnostics against the case's file.
-    pub fn render(&self, diags: &Diagnostics) -> String {
+    fn render(&self, diags: &Diagnostics) -> String {
         diags.render(&self.path.display().to_string(), &self.text)
     }
 

@@ -56,11 +56,14 @@ impl Failure {
     fn verdict(&self, case: &Case) -> Verdict {
         match self {
             Failure::UnknownPass(e) => Verdict::Fail(e.to_string()),
-            Failure::Pipeline { error: PipelineError::Refused { pass, error }, .. } => {
-                Verdict::Fail(format!("`{pass}` refuses the module:\n{}", case.render(&error.diagnostics)))
-            }
             Failure::Pipeline { error, output } => {
-                Verdict::Fail(format!("{error}\n--- output ---\n{}", print_module(output)))
+                let why = error.render(&case.path.display().to_string(), &case.text);
+                match error {
+                    PipelineError::Refused { .. } => Verdict::Fail(why),
+                    PipelineError::Broken { .. } => {
+                        Verdict::Fail(format!("{why}\n--- output ---\n{}", print_module(output)))
+                    }
+                }
             }
         }
     }

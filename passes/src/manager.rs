@@ -32,14 +32,27 @@ pub struct UnknownPass {
 #[derive(Clone, Debug, thiserror::Error)]
 pub enum PipelineError {
     /// The pass refused the module (its own located diagnostics).
-    #[error("`{pass}` refuses the module:\n{error}")]
+    #[error("{}:\n{error}", self.headline())]
     Refused { pass: &'static str, error: PassError },
     /// The pass succeeded, but the checker rejects what it made.
-    #[error("the checker rejects the output of `{pass}`:\n{diagnostics}")]
+    #[error("{}:\n{diagnostics}", self.headline())]
     Broken { pass: &'static str, diagnostics: Diagnostics },
 }
 
 impl PipelineError {
+    /// Which pass failed, and how.
+    pub fn headline(&self) -> String {
+        match self {
+            PipelineError::Refused { pass, .. } => format!("`{pass}` refuses the module"),
+            PipelineError::Broken { pass, .. } => format!("the checker rejects the output of `{pass}`"),
+        }
+    }
+
+    /// The headline and the diagnostics rendered against the source they point into.
+    pub fn render(&self, file_name: &str, source: &str) -> String {
+        format!("{}:\n{}", self.headline(), self.diagnostics().render(file_name, source))
+    }
+
     /// The pass that refused or broke the module.
     pub fn pass(&self) -> &'static str {
         match self {

@@ -17,7 +17,7 @@ use anyhow::{bail, Context};
 use tirproof::source::Source;
 use tirproof_ir::print::print_module;
 use tirproof_ir::IRModule;
-use tirproof_passes::{registry, AfterPass, PassManager, PassRecord, PipelineError};
+use tirproof_passes::{registry, AfterPass, PassManager, PassRecord};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -86,16 +86,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         }
     };
     let mut report = Report { args, unproved: 0 };
-    match manager.run_with(&mut module, &mut report) {
-        Ok(_) => {}
-        Err(PipelineError::Refused { pass, error }) => {
-            eprintln!("`{pass}` refuses the module:\n{}", src.render(&error.diagnostics));
-            return Ok(super::input_problems());
-        }
-        Err(broken) => {
-            eprintln!("{broken}");
-            return Ok(super::input_problems());
-        }
+    if let Err(error) = manager.run_with(&mut module, &mut report) {
+        eprintln!("{}", error.render(&src.name, &src.text));
+        return Ok(super::input_problems());
     }
     if report.unproved > 0 {
         eprintln!("validation failed: {} rewrite(s) not proved; nothing written", report.unproved);

@@ -1,15 +1,14 @@
 //! The library half of the `tirproof` package: what the CLI and the integration tests share.
 //!
 //! `source` loads files and turns parse and check results into rendered diagnostics;
-//! `compare` runs two programs differentially; `npy` reads and writes tensors;
-//! `filetest` runs the corpus cases (one file, one test) for both `tirproof corpus` and
-//! `cargo test`. The command-line front end itself lives in `main.rs` and `commands/`.
+//! `compare` runs two programs differentially; `npy` reads and writes tensors. The corpus
+//! filetest engine is its own crate, `tirproof-filetests`. The command-line front end itself
+//! lives in `main.rs` and `commands/`.
 
-pub mod filetest;
 pub mod npy;
 pub mod source;
 
-/// Differential execution lives with the fuzzers' oracles; the CLI and the filetests use it too.
+/// Differential execution lives with the fuzzers' oracles; the CLI uses it too.
 pub use tirproof_fuzz::compare;
 
 use std::path::Path;

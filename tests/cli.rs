@@ -128,3 +128,13 @@ fn opt_provenance_prints_origins() {
     assert_eq!(code(&out), 0);
     assert!(String::from_utf8_lossy(&out.stdout).contains("# origin: statement 1, stage 1, iteration i"));
 }
+
+#[test]
+fn opt_names_the_pass_that_refuses_the_module() {
+    let out =
+        tirproof(&["opt", &corpus("pipeline-errors/statement_count.py"), "--passes", "cse,inject-software-pipeline"]);
+    assert_eq!(code(&out), 1);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("`inject-software-pipeline` refuses the module:\n"), "{err}");
+    assert!(err.contains("statement_count.py:9:5: error: the annotations describe 3 statements"), "{err}");
+}

@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use tirproof::filetest::{bless_requested, run_file, Verdict};
 use tirproof::source::expand_paths;
+use tirproof_filetests::{bless_requested, run_file, Verdict};
 
 fn main() {
     let args = Arguments::from_args();

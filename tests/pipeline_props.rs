@@ -13,7 +13,7 @@ use tirproof_interp::Schedule;
 use tirproof_ir::check::check_module;
 use tirproof_ir::print::print_module;
 use tirproof_passes::pipeline::InjectSoftwarePipeline;
-use tirproof_passes::Pass;
+use tirproof_passes::PassManager;
 
 fn cases() -> u32 {
     std::env::var("TIRPROOF_PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(500)
@@ -27,7 +27,7 @@ proptest! {
         let mut u = Unstructured::new(&bytes);
         let (module, shape) = pipeline_program(&mut u, &GenConfig::default()).expect("generation never fails");
         let mut output = module.clone();
-        let pass = InjectSoftwarePipeline.run(&mut output);
+        let pass = PassManager::single(InjectSoftwarePipeline).run(&mut output);
         prop_assert!(pass.is_ok(), "{shape:?}: the pass refuses:\n{}\n{}", pass.err().map(|e| e.to_string()).unwrap_or_default(), print_module(&module));
         let diags = check_module(&output);
         prop_assert!(!diags.has_errors(), "{shape:?}: the checker rejects the output: {diags}\n{}", print_module(&output));
@@ -49,7 +49,7 @@ fn every_emitted_wait_is_tight_on_the_corpus() {
         let text = std::fs::read_to_string(&path).expect("readable");
         let module = tirproof_reader::parse_module(&text).expect("corpus cases parse");
         let mut output = module.clone();
-        InjectSoftwarePipeline.run(&mut output).expect("corpus pipeline cases pass");
+        PassManager::single(InjectSoftwarePipeline).run(&mut output).expect("corpus pipeline cases pass");
         for k in 0..count_waits(&output) {
             let mutant = loosen_wait(&output, k);
             let verdict = check_equivalent(&module, &mutant, &[Schedule::Lazy]);
@@ -76,7 +76,7 @@ proptest! {
         let config = GenConfig { predicates: false, nested: false, ..GenConfig::default() };
         let (module, shape) = pipeline_program(&mut u, &config).expect("generation never fails");
         let mut output = module.clone();
-        InjectSoftwarePipeline.run(&mut output).expect("checked by the other property");
+        PassManager::single(InjectSoftwarePipeline).run(&mut output).expect("checked by the other property");
         for k in 0..count_waits(&output) {
             let mutant = loosen_wait(&output, k);
             prop_assert!(check_equivalent(&module, &mutant, &[Schedule::Lazy]).is_err(), "{shape:?}: wait #{k} is not tight:\n{}", print_module(&output));

@@ -19,7 +19,7 @@ use tirproof_ir::print::print_module;
 use tirproof_ir::visit::{walk_stmt_mut, MutVisitor};
 use tirproof_ir::{Expr, IRModule, PrimFunc, Stmt, StmtKind};
 use tirproof_passes::pipeline::InjectSoftwarePipeline;
-use tirproof_passes::Pass;
+use tirproof_passes::PassManager;
 use tirproof_reader::parse_module;
 use tirproof_verify::waits::{verify_func, Options};
 
@@ -155,7 +155,7 @@ fn verifier_proves_the_pass_output_and_refutes_faulty_mutants_of_generated_loops
         };
         let (module, shape) = pipeline_program(&mut u, &config).expect("generation never fails");
         let mut output = module.clone();
-        InjectSoftwarePipeline.run(&mut output).expect("the pass accepts generated loops");
+        PassManager::single(InjectSoftwarePipeline).run(&mut output).expect("the pass accepts generated loops");
         let func = &output.functions[0];
         let (ok, text) = proved(func);
         assert!(ok, "seed {seed} {shape:?}: the pass output is not proved:\n{text}\n{}", print_module(&output));
@@ -179,7 +179,7 @@ fn verifier_refutes_every_faulty_mutant_of_the_pipeline_corpus() {
     let mut checked = 0;
     for (name, module) in corpus_modules(&["pipeline"]) {
         let mut output = module.clone();
-        InjectSoftwarePipeline.run(&mut output).expect("corpus pipeline cases pass");
+        PassManager::single(InjectSoftwarePipeline).run(&mut output).expect("corpus pipeline cases pass");
         for func in &output.functions {
             for mutant in mutants(func) {
                 if let Some(fault) = async_faults(&mutant) {
@@ -359,7 +359,7 @@ def main(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
 fn check_data_flow(source: &str) {
     let module = parse_module(source).expect("parses");
     let mut output = module.clone();
-    InjectSoftwarePipeline.run(&mut output).expect("pipelines");
+    PassManager::single(InjectSoftwarePipeline).run(&mut output).expect("pipelines");
     let func = &output.functions[0];
     let (report, _) = verify_func(func, &Options::default());
     assert!(report.all_proved() && report.notes.iter().any(|n| n.contains("data flow checked")), "{report:?}");
@@ -400,7 +400,7 @@ fn counterexamples_replay_in_the_interpreter() {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/pipeline").join(name);
         let module = parse_module(&std::fs::read_to_string(path).expect("readable")).expect("parses");
         let mut output = module.clone();
-        InjectSoftwarePipeline.run(&mut output).expect("pipelines");
+        PassManager::single(InjectSoftwarePipeline).run(&mut output).expect("pipelines");
         let func = &output.functions[0];
         for k in 0..count(func).waits {
             let mutant = mutate(func, Mutation::Loosen(k, 1));

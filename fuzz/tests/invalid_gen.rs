@@ -11,7 +11,7 @@ use proptest::prelude::*;
 use tirproof_fuzz::gen::{invalid_annotation_program, Defect};
 use tirproof_ir::print::print_module;
 use tirproof_passes::pipeline::InjectSoftwarePipeline;
-use tirproof_passes::Pass;
+use tirproof_passes::PassManager;
 
 fn cases() -> u32 {
     std::env::var("TIRPROOF_PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(200)
@@ -24,9 +24,9 @@ proptest! {
     fn broken_annotations_are_refused_with_located_diagnostics(bytes in proptest::collection::vec(any::<u8>(), 0..192)) {
         let (module, defect) = invalid_annotation_program(&mut Unstructured::new(&bytes)).expect("generation never fails");
         let mut output = module.clone();
-        let result = InjectSoftwarePipeline.run(&mut output);
+        let result = PassManager::single(InjectSoftwarePipeline).run(&mut output);
         prop_assert!(result.is_err(), "{defect:?}: the pass accepts\n{}", print_module(&module));
-        let diagnostics = result.err().map(|e| e.diagnostics).unwrap_or_default();
+        let diagnostics = result.err().map(|e| e.diagnostics().clone()).unwrap_or_default();
         let unlocated: Vec<String> = diagnostics.0.iter().filter(|d| !d.span.is_known()).map(|d| d.message.clone()).collect();
         prop_assert!(!diagnostics.0.is_empty() && unlocated.is_empty(), "{defect:?}: diagnostics without a location: {unlocated:?}\n{}", print_module(&module));
     }

@@ -17,7 +17,7 @@ use tirproof_ir::check::check_module;
 use tirproof_ir::print::print_module;
 use tirproof_ir::IRModule;
 use tirproof_passes::pipeline::InjectSoftwarePipeline;
-use tirproof_passes::Pass;
+use tirproof_passes::PassManager;
 
 fn cases() -> u32 {
     std::env::var("TIRPROOF_PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(200)
@@ -41,8 +41,8 @@ fn check_pipelines_faithfully(module: &IRModule, shape: &PipelineShape) -> Resul
         return Err(format!("{shape:?}: the generated program is ill formed: {diags}\n{}", print_module(module)));
     }
     let mut output = module.clone();
-    if let Err(e) = InjectSoftwarePipeline.run(&mut output) {
-        return Err(format!("{shape:?}: the pass refuses:\n{}\n{}", e.diagnostics, print_module(module)));
+    if let Err(e) = PassManager::single(InjectSoftwarePipeline).run(&mut output) {
+        return Err(format!("{shape:?}: the pass refuses:\n{}\n{}", e.diagnostics(), print_module(module)));
     }
     let diags = check_module(&output);
     if diags.has_errors() {

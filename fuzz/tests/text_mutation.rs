@@ -15,7 +15,7 @@ use tirproof_ir::check::check_module;
 use tirproof_ir::print::print_module;
 use tirproof_ir::structural::module_eq;
 use tirproof_passes::pipeline::InjectSoftwarePipeline;
-use tirproof_passes::Pass;
+use tirproof_passes::PassManager;
 use tirproof_reader::parse_module;
 
 fn cases() -> u32 {
@@ -51,7 +51,7 @@ fn base_text(u: &mut Unstructured<'_>) -> String {
         return corpus()[k].clone();
     }
     let (mut module, _) = pipeline_program(u, &GenConfig::default()).expect("generation never fails");
-    if choice == 1 && InjectSoftwarePipeline.run(&mut module).is_err() {
+    if choice == 1 && PassManager::single(InjectSoftwarePipeline).run(&mut module).is_err() {
         return String::new();
     }
     print_module(&module)

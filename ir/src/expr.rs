@@ -139,6 +139,20 @@ pub enum CmpOp {
 impl CmpOp {
     pub const ALL: [CmpOp; 6] = [CmpOp::Eq, CmpOp::Ne, CmpOp::Lt, CmpOp::Le, CmpOp::Gt, CmpOp::Ge];
 
+    /// Whether `a op b` holds (for floats, NaN compares unequal to everything): the one
+    /// meaning of a comparison, for executors and folders alike.
+    #[inline]
+    pub fn holds<T: PartialOrd>(self, a: &T, b: &T) -> bool {
+        match self {
+            CmpOp::Eq => a == b,
+            CmpOp::Ne => a != b,
+            CmpOp::Lt => a < b,
+            CmpOp::Le => a <= b,
+            CmpOp::Gt => a > b,
+            CmpOp::Ge => a >= b,
+        }
+    }
+
     pub fn symbol(self) -> &'static str {
         match self {
             CmpOp::Eq => "==",

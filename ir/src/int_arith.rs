@@ -15,7 +15,7 @@
 //! removes a trap.
 
 use crate::dtype::{DataType, TypeCode};
-use crate::expr::{BinOp, CmpOp};
+use crate::expr::BinOp;
 
 /// Division rounding toward negative infinity; `y != 0`. `i64::MIN // -1` wraps.
 pub fn floor_div(x: i64, y: i64) -> i64 {
@@ -79,18 +79,6 @@ pub fn fold_binary(op: BinOp, dtype: DataType, a: i64, b: i64) -> Option<i64> {
         _ => return None,
     };
     Some(wrap_signed(raw, bits))
-}
-
-/// `a op b` for two integer values of one type.
-pub fn compare(op: CmpOp, a: i64, b: i64) -> bool {
-    match op {
-        CmpOp::Eq => a == b,
-        CmpOp::Ne => a != b,
-        CmpOp::Lt => a < b,
-        CmpOp::Le => a <= b,
-        CmpOp::Gt => a > b,
-        CmpOp::Ge => a >= b,
-    }
 }
 
 #[cfg(test)]

@@ -31,6 +31,7 @@ pub mod check;
 pub mod diag;
 pub mod int_arith;
 pub mod intrinsics;
+pub mod pipeline_annotations;
 pub mod print;
 pub mod structural;
 pub mod subst;

@@ -5,7 +5,7 @@
 //! like every other fold and the interpreter), and the identities `x + 0`, `x - 0`,
 //! `x * 1`, `0 + x`. Division by zero is left unfolded so the program keeps its trap.
 
-use tirproof_ir::int_arith::{compare, fold_binary};
+use tirproof_ir::int_arith::fold_binary;
 use tirproof_ir::visit::{walk_expr_mut, walk_stmt_mut, MutVisitor};
 use tirproof_ir::{BinOp, DataType, Expr, LogicOp, Stmt, StmtKind};
 
@@ -30,7 +30,7 @@ impl MutVisitor for Folder {
                 Some(binary(*op, (**lhs).clone(), (**rhs).clone()))
             }
             Expr::Cmp { op, lhs, rhs } => match (int32(lhs), int32(rhs)) {
-                (Some(a), Some(b)) => Some(Expr::bool(compare(*op, i64::from(a), i64::from(b)))),
+                (Some(a), Some(b)) => Some(Expr::bool(op.holds(&a, &b))),
                 _ => None,
             },
             Expr::Logic { op, lhs, rhs } => match (as_bool(lhs), as_bool(rhs), op) {

@@ -1,18 +1,23 @@
 //! tirproof-passes: transformations of TIR modules.
 //!
-//! Every pass implements `Pass` and is registered by name in `registry`, so the CLI, the
-//! corpus and the fuzzers run passes the same way. A pass either rewrites the module or
-//! returns located diagnostics; it never panics on a well-formed module and never prints.
+//! Every pass implements `Pass` and is registered by name in `registry`; the CLI, the corpus
+//! and the fuzzers run pipelines of them through `manager::PassManager` (the checker after
+//! every pass, timing, a hook for validation), so they run passes the same way. A pass either
+//! rewrites the module or returns located diagnostics; it never panics on a well-formed module
+//! and never prints.
 
 pub mod cse;
 pub mod flatten_buffer;
 pub mod fold;
 mod index_arith;
 pub mod lower_opaque_block;
+pub mod manager;
 pub mod pipeline;
 mod provenance;
 pub mod vector_type_rewrite;
 pub mod vectorize;
+
+pub use manager::{AfterPass, PassManager, PassRecord, PipelineError, UnknownPass};
 
 use tirproof_ir::{Diagnostics, IRModule};
 
@@ -53,6 +58,7 @@ pub fn registry() -> Vec<Box<dyn Pass>> {
         Box::new(vector_type_rewrite::VectorTypeRewrite),
         Box::new(cse::Cse),
         Box::new(cse::CseSemantic),
+        Box::new(pipeline::PlantedBugPipeline),
     ]
 }
 

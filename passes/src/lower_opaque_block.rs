@@ -14,12 +14,10 @@
 //! order except that an in-flight count is moved right after its wait (the checker pairs them
 //! in chain order). When the body itself starts with async attributes, the block's chain and
 //! the body's read as one chain up to the first repeated key, where a nested chain starts
-//! (the interpreter's and the printer's rule); with at most one wait, one scope and one
+//! (`tirproof_ir::async_op`'s rule); with at most one wait, one scope and one
 //! commit per chain, that is the same wait-body-commit order as the block's nesting.
 
-use tirproof_ir::annotation::{
-    ASYNC_COMMIT_QUEUE_SCOPE, ASYNC_SCOPE, ASYNC_WAIT_INFLIGHT_COUNT, ASYNC_WAIT_QUEUE_SCOPE,
-};
+use tirproof_ir::async_op::AsyncKey;
 use tirproof_ir::subst::Substitution;
 use tirproof_ir::visit::{walk_expr, walk_stmt_mut, MutVisitor, Visitor};
 use tirproof_ir::{
@@ -56,10 +54,6 @@ impl Pass for LowerOpaqueBlock {
         }
     }
 }
-
-/// The async attribute keys a block annotation carries over to its lowered body.
-const ASYNC_KEYS: [&str; 4] =
-    [ASYNC_SCOPE, ASYNC_COMMIT_QUEUE_SCOPE, ASYNC_WAIT_QUEUE_SCOPE, ASYNC_WAIT_INFLIGHT_COUNT];
 
 #[derive(Default)]
 struct Lowerer {
@@ -176,15 +170,16 @@ fn is_substitutable(e: &Expr) -> bool {
 fn async_attrs(annotations: &Annotations, span: Span) -> Result<Vec<(String, Expr)>, Diagnostic> {
     let mut out: Vec<(String, Expr)> = Vec::new();
     let mut pending_count: Option<(String, Expr)> = None;
-    for (key, value) in annotations.iter().filter(|(k, _)| ASYNC_KEYS.contains(k)) {
+    for (key, value) in annotations.iter() {
+        let Some(async_key) = AsyncKey::parse(key) else { continue };
         let entry = (key.to_string(), attr_value(key, value, span)?);
-        let waited = out.iter().any(|(k, _)| k == ASYNC_WAIT_QUEUE_SCOPE);
-        if key == ASYNC_WAIT_INFLIGHT_COUNT && !waited {
+        let waited = out.iter().any(|(k, _)| AsyncKey::parse(k) == Some(AsyncKey::WaitQueue));
+        if async_key == AsyncKey::InflightCount && !waited {
             pending_count = Some(entry);
             continue;
         }
         out.push(entry);
-        if key == ASYNC_WAIT_QUEUE_SCOPE {
+        if async_key == AsyncKey::WaitQueue {
             out.extend(pending_count.take());
         }
     }

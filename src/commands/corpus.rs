@@ -6,8 +6,8 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::Context;
-use tirproof::filetest::{self, Case, Verdict};
 use tirproof::source::expand_paths;
+use tirproof_filetests::{self as filetest, Case, Verdict};
 
 #[derive(clap::Args)]
 pub struct Args {

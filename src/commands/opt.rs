@@ -1,20 +1,23 @@
 //! `tirproof opt FILE --passes A,B`: run passes over a module and print or write the result.
 //!
+//! The passes run through the pass manager, with the checker after every pass unless
+//! `--no-verify-each`; a refusal or a checker failure names the pass and exits 1.
+//!
 //! With `--validate`, every CSE pass in the list (`cse`, `cse-semantic`) is checked by
 //! tirproof-verify's translation validation: each rewritten expression and each inserted binding
 //! must be proved by Z3. Any other verdict is printed with the obligation, nothing is written,
 //! and the exit code is 1.
 
+use std::num::NonZeroU32;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{bail, Context};
 use tirproof::source::Source;
-use tirproof_ir::check::check_module;
 use tirproof_ir::print::print_module;
 use tirproof_ir::IRModule;
-use tirproof_passes::{lookup, registry, Pass};
+use tirproof_passes::{registry, AfterPass, PassManager, PassRecord};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -26,9 +29,12 @@ pub struct Args {
     /// Write the result here (atomically) instead of printing it.
     #[arg(short, long)]
     output: Option<PathBuf>,
-    /// Run the well-formedness checker after every pass.
-    #[arg(long)]
+    /// Run the well-formedness checker after every pass (the default).
+    #[arg(long, overrides_with = "no_verify_each")]
     verify_each: bool,
+    /// Do not run the well-formedness checker after every pass.
+    #[arg(long, overrides_with = "verify_each")]
+    no_verify_each: bool,
     /// Print each emitted statement's origin (statement, stage, iteration) as a comment.
     #[arg(long)]
     provenance: bool,
@@ -36,8 +42,8 @@ pub struct Args {
     #[arg(long)]
     time: bool,
     /// Runs per pass for --time.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
-    repeat: u32,
+    #[arg(long, default_value = "1")]
+    repeat: NonZeroU32,
     /// Print the passes' explanations to stderr (why a loop stayed serial, ...).
     #[arg(long)]
     explain: bool,
@@ -57,16 +63,20 @@ const VALIDATED: [&str; 2] = ["cse", "cse-semantic"];
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     if args.list {
-        for pass in registry() {
-            println!("{:<28} {}", pass.name(), pass.description());
+        let passes = registry();
+        let width = passes.iter().map(|p| p.name().len()).max().unwrap_or(0);
+        for pass in passes {
+            println!("{:<width$} {}", pass.name(), pass.description());
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let passes = resolve(&args.passes)?;
-    if args.validate && !passes.iter().any(|p| VALIDATED.contains(&p.name())) {
+    let mut manager = PassManager::from_names(&args.passes)?.check_each(args.verify_each || !args.no_verify_each);
+    if args.time {
+        manager = manager.timed(args.repeat);
+    }
+    if args.validate && !manager.passes().any(|p| VALIDATED.contains(&p.name())) {
         bail!("--validate checks the CSE passes ({}), and --passes has none of them", VALIDATED.join(", "));
     }
-    let mut unproved = 0;
     let src = Source::read(&args.file).with_context(|| format!("cannot read {}", args.file.display()))?;
     let mut module = match src.parse_and_check() {
         Ok(m) => m,
@@ -75,36 +85,13 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             return Ok(super::input_problems());
         }
     };
-    for pass in &passes {
-        let (result, times) = run_timed(pass.as_ref(), &module, args.repeat);
-        match result {
-            Ok((next, notes)) => {
-                if args.validate && VALIDATED.contains(&pass.name()) {
-                    unproved += validate(pass.name(), &module, &next, Duration::from_secs(args.validate_timeout));
-                }
-                module = next;
-                if args.explain {
-                    notes.iter().for_each(|note| eprintln!("{}: {note}", pass.name()));
-                }
-            }
-            Err(err) => {
-                eprintln!("{}", src.render(&err.diagnostics));
-                return Ok(super::input_problems());
-            }
-        }
-        if args.time {
-            eprintln!("{:<28} median {:>10.1} µs over {} runs", pass.name(), median_us(times), args.repeat);
-        }
-        if args.verify_each {
-            let diags = check_module(&module);
-            if diags.has_errors() {
-                eprintln!("the checker rejects the output of `{}`:\n{diags}", pass.name());
-                return Ok(super::input_problems());
-            }
-        }
+    let mut report = Report { args, unproved: 0 };
+    if let Err(error) = manager.run_with(&mut module, &mut report) {
+        eprintln!("{}", error.render(&src.name, &src.text));
+        return Ok(super::input_problems());
     }
-    if unproved > 0 {
-        eprintln!("validation failed: {unproved} rewrite(s) not proved; nothing written");
+    if report.unproved > 0 {
+        eprintln!("validation failed: {} rewrite(s) not proved; nothing written", report.unproved);
         return Ok(super::input_problems());
     }
     let text =
@@ -114,6 +101,29 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         None => print!("{text}"),
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What `opt` reports after each pass: the validation of CSE passes, the notes, the time.
+struct Report<'a> {
+    args: &'a Args,
+    /// Obligations of the CSE validation not proved so far.
+    unproved: usize,
+}
+
+impl AfterPass for Report<'_> {
+    fn after_pass(&mut self, record: &PassRecord, before: &IRModule, after: &IRModule) {
+        let args = self.args;
+        if args.validate && VALIDATED.contains(&record.pass) {
+            self.unproved += validate(record.pass, before, after, Duration::from_secs(args.validate_timeout));
+        }
+        if args.explain {
+            record.notes.iter().for_each(|note| eprintln!("{}: {note}", record.pass));
+        }
+        if let Some(median) = record.median() {
+            let us = median.as_secs_f64() * 1e6;
+            eprintln!("{:<28} median {us:>10.1} µs over {} runs", record.pass, record.times.len());
+        }
+    }
 }
 
 /// Validates one CSE pass; prints what is not proved and returns how many obligations.
@@ -134,40 +144,4 @@ fn validate(pass: &str, before: &IRModule, after: &IRModule, timeout: Duration) 
         }
     }
     unproved
-}
-
-fn resolve(names: &[String]) -> anyhow::Result<Vec<Box<dyn Pass>>> {
-    names
-        .iter()
-        .map(|name| match lookup(name.trim()) {
-            Some(p) => Ok(p),
-            None => {
-                let known: Vec<&str> = registry().iter().map(|p| p.name()).collect();
-                bail!("unknown pass `{name}` (known passes: {})", known.join(", "))
-            }
-        })
-        .collect()
-}
-
-/// A pass's output module and notes, or its refusal.
-type PassOutcome = Result<(IRModule, Vec<String>), tirproof_passes::PassError>;
-
-/// Runs `pass` `repeat` times on copies of `module`; returns the last result (with the
-/// pass's notes) and the times.
-fn run_timed(pass: &dyn Pass, module: &IRModule, repeat: u32) -> (PassOutcome, Vec<Duration>) {
-    let mut times = Vec::with_capacity(repeat as usize);
-    let mut last = Ok((module.clone(), Vec::new()));
-    for _ in 0..repeat {
-        let mut copy = module.clone();
-        let start = Instant::now();
-        let outcome = pass.run_explained(&mut copy);
-        times.push(start.elapsed());
-        last = outcome.map(|notes| (copy, notes));
-    }
-    (last, times)
-}
-
-fn median_us(mut times: Vec<Duration>) -> f64 {
-    times.sort();
-    times.get(times.len() / 2).map_or(0.0, |d| d.as_secs_f64() * 1e6)
 }

@@ -1,6 +1,6 @@
 # test: error
 # desc: stage and order lists of different lengths
-# error: 10:5: error: annotations `software_pipeline_stage` and `software_pipeline_order` have different lengths (3 and 2)
+# error: 10:5: error: `software_pipeline_stage` has 3 entries but `software_pipeline_order` has 2; both need one entry per statement
 
 from tvm.script import tirx as T
 

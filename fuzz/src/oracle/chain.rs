@@ -8,12 +8,11 @@
 use std::cell::RefCell;
 use std::time::{Duration, Instant};
 
-use tirproof_ir::check::check_module;
+use tirproof_ir::pipeline_annotations::is_pipelined;
 use tirproof_ir::visit::{walk_stmt, Visitor};
 use tirproof_ir::{IRModule, Stmt, StmtKind};
-use tirproof_passes::pipeline::spec::is_pipelined;
 use tirproof_passes::pipeline::{InjectSoftwarePipeline, PlantedBugPipeline};
-use tirproof_passes::Pass;
+use tirproof_passes::{Pass, PassManager, PipelineError};
 use tirproof_verify::solver::{budget_spent, in_one_context, within_budget};
 
 use super::panics::catch;
@@ -26,6 +25,16 @@ pub enum PassVariant {
     Real,
     /// The pass with a deliberate bug (`PlantedBugPipeline`), to test the fuzzers themselves.
     PlantedBug,
+}
+
+impl PassVariant {
+    /// The pass this variant names.
+    pub fn pass(self) -> Box<dyn Pass> {
+        match self {
+            PassVariant::Real => Box::new(InjectSoftwarePipeline),
+            PassVariant::PlantedBug => Box::new(PlantedBugPipeline),
+        }
+    }
 }
 
 /// What the input is known to be, which decides what the pipeline pass must do with it.
@@ -192,31 +201,25 @@ impl Chain<'_> {
 /// oracle that ends the chain).
 fn pipeline(variant: PassVariant, mode: InputMode, input: &IRModule) -> (Outcome, Option<IRModule>) {
     let mut output = input.clone();
-    let ran = match variant {
-        PassVariant::Real => InjectSoftwarePipeline.run(&mut output),
-        PassVariant::PlantedBug => PlantedBugPipeline.run(&mut output),
-    };
+    let ran = PassManager::new(vec![variant.pass()]).run(&mut output);
     let fail = |class, message: String| (Outcome::Fail(Failure::new(OracleName::Pipeline, class, message)), None);
     match (ran, mode) {
-        (Err(e), InputMode::Valid) => {
-            return fail(FailureClass::PassRejected, format!("the pipeline pass rejects a valid program: {e}"));
+        (Err(PipelineError::Refused { error, .. }), InputMode::Valid) => {
+            fail(FailureClass::PassRejected, format!("the pipeline pass rejects a valid program: {error}"))
         }
-        (Err(e), _) if e.diagnostics.iter().any(|d| !d.span.is_known()) => {
-            return fail(FailureClass::UnlocatedDiagnostic, format!("a diagnostic without a location: {e}"));
+        (Err(PipelineError::Refused { error, .. }), _) if error.diagnostics.iter().any(|d| !d.span.is_known()) => {
+            fail(FailureClass::UnlocatedDiagnostic, format!("a diagnostic without a location: {error}"))
         }
-        (Err(_), _) => return (Outcome::Pass, None),
-        (Ok(()), InputMode::InvalidAnnotations) => {
-            let message = "the pipeline pass accepts a program with invalid annotations".to_string();
-            return fail(FailureClass::PassAcceptedInvalid, message);
+        (Err(PipelineError::Refused { .. }), _) => (Outcome::Pass, None),
+        (_, InputMode::InvalidAnnotations) => fail(
+            FailureClass::PassAcceptedInvalid,
+            "the pipeline pass accepts a program with invalid annotations".into(),
+        ),
+        (Err(PipelineError::Broken { diagnostics, .. }), _) => {
+            fail(FailureClass::CheckerRejected, format!("the checker rejects the pass's output: {diagnostics}"))
         }
-        (Ok(()), _) => {}
+        (Ok(_), _) => (Outcome::Pass, Some(output)),
     }
-    let diags = check_module(&output);
-    if diags.has_errors() {
-        let message = format!("the checker rejects the pass's output: {diags}");
-        return (Outcome::Fail(Failure::new(OracleName::Pipeline, FailureClass::CheckerRejected, message)), None);
-    }
-    (Outcome::Pass, Some(output))
 }
 
 /// A failure that only says checks were not decided, when the time budget stopped them, is

@@ -29,22 +29,10 @@ pub fn binary(op: BinOp, num: Num, a: u64, b: u64) -> R<u64> {
 #[inline]
 pub fn compare(op: CmpOp, num: Num, a: u64, b: u64) -> bool {
     match num {
-        Num::Int(_) => ordered(op, &(a as i64), &(b as i64)),
-        Num::UInt(_) | Num::Bool => ordered(op, &a, &b),
-        Num::F32 => ordered(op, &f32::from_bits(a as u32), &f32::from_bits(b as u32)),
-        _ => ordered(op, &float_to_f64(num, a), &float_to_f64(num, b)),
-    }
-}
-
-#[inline]
-fn ordered<T: PartialOrd>(op: CmpOp, a: &T, b: &T) -> bool {
-    match op {
-        CmpOp::Eq => a == b,
-        CmpOp::Ne => a != b,
-        CmpOp::Lt => a < b,
-        CmpOp::Le => a <= b,
-        CmpOp::Gt => a > b,
-        CmpOp::Ge => a >= b,
+        Num::Int(_) => op.holds(&(a as i64), &(b as i64)),
+        Num::UInt(_) | Num::Bool => op.holds(&a, &b),
+        Num::F32 => op.holds(&f32::from_bits(a as u32), &f32::from_bits(b as u32)),
+        _ => op.holds(&float_to_f64(num, a), &float_to_f64(num, b)),
     }
 }
 

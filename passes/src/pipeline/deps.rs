@@ -14,10 +14,9 @@
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use tirproof_ir::expr::Expr;
+use tirproof_ir::pipeline_annotations::{IntList, PipelineSpec};
 use tirproof_ir::visit::{walk_expr, walk_stmt, Visitor};
 use tirproof_ir::{Buffer, BufferId, Stmt, StmtKind, Var, VarId};
-
-use super::spec::PipelineSpec;
 
 /// One access of a statement to a storage.
 #[derive(Clone, Debug)]
@@ -190,7 +189,7 @@ fn require_before(
         return Ok(());
     }
     let (sa, sb) = (spec.stages[a], spec.stages[b]);
-    let (stages, orders) = (super::spec::show(&spec.stages), super::spec::show(&spec.orders));
+    let (stages, orders) = (IntList(&spec.stages), IntList(&spec.orders));
     Err(match hazard {
         Hazard::Flow if sa > sb => format!(
             "statement {b} (stage {sb}) uses `{buffer}` after statement {a} writes it, but runs in an earlier stage than that producer (stage {sa})"

@@ -10,14 +10,12 @@
 
 use std::collections::BTreeMap;
 
-use tirproof_ir::annotation::{
-    ASYNC_COMMIT_QUEUE_SCOPE, ASYNC_SCOPE, ASYNC_WAIT_INFLIGHT_COUNT, ASYNC_WAIT_QUEUE_SCOPE,
-};
+use tirproof_ir::async_op;
+use tirproof_ir::pipeline_annotations::PipelineSpec;
 use tirproof_ir::subst::{prepend_indices, Substitution};
-use tirproof_ir::{Annotations, AttrStmt, BinOp, Buffer, Expr, For, ForKind, Origin, Span, Stmt, StmtKind, Var};
+use tirproof_ir::{Annotations, BinOp, Buffer, Expr, For, ForKind, Origin, Span, Stmt, StmtKind, Var};
 
 use super::groups::Groups;
-use super::spec::PipelineSpec;
 use crate::fold;
 use crate::provenance::{attach, seq};
 
@@ -43,9 +41,6 @@ pub struct Emitter<'a> {
     /// Threads exchange data through shared memory: a barrier goes before every statement
     /// that reads it (after its waits) and at the end of every step.
     pub barriers: bool,
-    /// Test-only (`PlantedBugPipeline`): one count too large where the producer is two or more
-    /// stages earlier.
-    pub planted_bug: bool,
     pub span: Span,
 }
 
@@ -216,7 +211,7 @@ impl Emitter<'_> {
             // may be what completes a group before a later copy rewrites that group's slot.
             // (Such a wait guards no read; the verifier reports it as over-synchronized.)
             if self.spec.is_async(k) && !s.is_nop() {
-                s = attr(ASYNC_SCOPE, Expr::int(1), s);
+                s = async_op::asynchronous(s);
             }
             if self.barriers && self.groups.has_producers(k) {
                 s = seq(vec![barrier(), s]);
@@ -232,7 +227,7 @@ impl Emitter<'_> {
                 let run = &self.groups.runs[r];
                 if run.members.last() == Some(&k) {
                     let queue = run.stage + self.queue_offset;
-                    out.push(attr(ASYNC_COMMIT_QUEUE_SCOPE, Expr::int(queue), seq(run_members.split_off(0))));
+                    out.push(async_op::commit(Expr::int(queue), seq(run_members.split_off(0))));
                     if let Some(Some(b)) = bounds.get_mut(&run.stage) {
                         *b += 1;
                     }
@@ -259,7 +254,6 @@ impl Emitter<'_> {
         let mut out = Vec::new();
         for q in queues.into_iter().rev() {
             let Some(count) = self.groups.wait_count(q, k, t, ext) else { continue };
-            let count = count + i64::from(self.planted_bug && self.groups.needs_distant(k, q));
             if bounds.get(&q).copied().flatten().is_some_and(|b| b <= count) {
                 continue;
             }
@@ -336,11 +330,6 @@ fn barrier() -> Stmt {
     Stmt::synthetic(StmtKind::Barrier { scope: "shared".to_string() })
 }
 
-fn attr(key: &str, value: Expr, body: Stmt) -> Stmt {
-    let span = body.span;
-    Stmt::new(StmtKind::Attr(AttrStmt { node: None, key: key.to_string(), value, body: Box::new(body) }), span)
-}
-
 fn wait(queue: i64, count: i64, body: Stmt) -> Stmt {
-    attr(ASYNC_WAIT_QUEUE_SCOPE, Expr::int(queue), attr(ASYNC_WAIT_INFLIGHT_COUNT, Expr::int(count), body))
+    async_op::wait(Expr::int(queue), Expr::int(count), body)
 }

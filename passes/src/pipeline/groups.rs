@@ -18,8 +18,9 @@
 
 use std::collections::BTreeMap;
 
+use tirproof_ir::pipeline_annotations::PipelineSpec;
+
 use super::deps::Dep;
-use super::spec::PipelineSpec;
 
 /// A maximal set of async statements committed together.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -131,12 +132,6 @@ impl Groups {
                 Some(committed - 1 - (j * r + run))
             })
             .min()
-    }
-
-    /// Whether statement `k` needs a group of queue `stage` produced two or more stages earlier.
-    pub fn needs_distant(&self, k: usize, stage: i64) -> bool {
-        let distance = |p: usize| self.stages[k] - self.stages[p];
-        self.needs[k].get(&stage).is_some_and(|needs| needs.iter().any(|&(p, _)| distance(p) >= 2))
     }
 
     /// Whether statement `k` reads what another statement of the loop writes.

@@ -7,20 +7,22 @@
 //! the outer one; the outer pipeline's queues are numbered above the inner's. Buffers
 //! allocated by the function around a pipelined loop can be staging buffers too: their
 //! declaration is replaced by the versioned one, which is refused if they are also used
-//! outside the loop.
+//! outside the loop. The annotations are read and validated by
+//! `tirproof_ir::pipeline_annotations`, the checker's rules; `planted` is a deliberately wrong
+//! variant of the pass for testing the fuzzers.
 
 mod body;
 mod deps;
 mod emit;
 mod groups;
 mod pending;
-pub mod spec;
+mod planted;
 
 use std::collections::{HashMap, HashSet};
 
-use tirproof_ir::annotation::{
-    ASYNC_COMMIT_QUEUE_SCOPE, ASYNC_WAIT_QUEUE_SCOPE, PIPELINE_ASYNC_STAGES, PIPELINE_ORDER, PIPELINE_STAGE,
-};
+use tirproof_ir::annotation::{PIPELINE_ASYNC_STAGES, PIPELINE_ORDER, PIPELINE_STAGE};
+use tirproof_ir::async_op::AsyncKey;
+use tirproof_ir::pipeline_annotations::{read_pipeline_spec, PipelineSpec, SpecError};
 use tirproof_ir::visit::{walk_stmt, walk_stmt_mut, MutVisitor, Visitor};
 use tirproof_ir::{
     Buffer, BufferId, BufferSpec, Diagnostic, Diagnostics, Expr, For, ForKind, IRModule, PrimFunc, Span, Stmt, StmtKind,
@@ -30,35 +32,9 @@ use crate::{Pass, PassError};
 use body::{async_without_store, split_body};
 use emit::{Emitter, Versioned};
 use groups::Groups;
-use spec::{is_pipelined, read_spec};
+pub use planted::PlantedBugPipeline;
 
 pub struct InjectSoftwarePipeline;
-
-/// A deliberately wrong variant of the pass, for testing the fuzzers themselves: wherever a
-/// statement waits for a queue whose producer runs two or more stages earlier, the emitted
-/// in-flight count is one too large (unsafe). It is not in the registry; only tests and the
-/// fuzzing library's planted-bug mode name it.
-pub struct PlantedBugPipeline;
-
-impl Pass for PlantedBugPipeline {
-    fn name(&self) -> &'static str {
-        "inject-software-pipeline-planted-bug"
-    }
-
-    fn description(&self) -> &'static str {
-        "inject-software-pipeline with one wait count one too large in one pattern (fuzzer tests only)"
-    }
-
-    fn run(&self, module: &mut IRModule) -> Result<(), PassError> {
-        run_on_module(module, Options { planted_bug: true })
-    }
-}
-
-/// How the pass runs; the default is the correct pass.
-#[derive(Clone, Copy, Debug, Default)]
-struct Options {
-    planted_bug: bool,
-}
 
 impl Pass for InjectSoftwarePipeline {
     fn name(&self) -> &'static str {
@@ -70,32 +46,24 @@ impl Pass for InjectSoftwarePipeline {
     }
 
     fn run(&self, module: &mut IRModule) -> Result<(), PassError> {
-        run_on_module(module, Options::default())
-    }
-}
-
-fn run_on_module(module: &mut IRModule, options: Options) -> Result<(), PassError> {
-    let mut errors = Diagnostics::new();
-    for func in &mut module.functions {
-        for d in pipeline_func_with(func, options) {
-            errors.push(d);
+        let mut errors = Diagnostics::new();
+        for func in &mut module.functions {
+            for d in pipeline_func(func) {
+                errors.push(d);
+            }
         }
-    }
-    if errors.is_empty() {
-        Ok(())
-    } else {
-        errors.sort();
-        Err(errors.into())
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            errors.sort();
+            Err(errors.into())
+        }
     }
 }
 
 /// Pipelines every annotated loop of `func`; returns the problems found.
 pub fn pipeline_func(func: &mut PrimFunc) -> Vec<Diagnostic> {
-    pipeline_func_with(func, Options::default())
-}
-
-fn pipeline_func_with(func: &mut PrimFunc, options: Options) -> Vec<Diagnostic> {
-    let mut rewriter = Rewriter { options, ..Rewriter::default() };
+    let mut rewriter = Rewriter::default();
     rewriter.mutate_stmt(&mut func.body);
     rewriter.errors
 }
@@ -109,7 +77,6 @@ struct Rewriter {
     replaced: HashMap<BufferId, (Buffer, Span)>,
     /// Thread-index bindings (loops or launches) enclosing the current statement.
     thread_depth: usize,
-    options: Options,
 }
 
 impl MutVisitor for Rewriter {
@@ -140,14 +107,20 @@ impl MutVisitor for Rewriter {
                 self.mutate_stmt(body);
                 self.thread_depth -= 1;
             }
-            StmtKind::For(f) if is_pipelined(&f.annotations) => {
-                self.mutate_stmt(&mut f.body);
-                let span = stmt.span;
-                match self.pipeline_loop(f, span) {
-                    Ok(replacement) => *stmt = replacement,
-                    Err(errs) => self.errors.extend(errs),
+            StmtKind::For(f) => match read_pipeline_spec(&f.annotations) {
+                None => walk_stmt_mut(self, stmt),
+                Some(spec) => {
+                    self.mutate_stmt(&mut f.body);
+                    let span = stmt.span;
+                    let located = |errors: Vec<SpecError>| -> Vec<Diagnostic> {
+                        errors.iter().map(|e| Diagnostic::error(span, e.to_string())).collect()
+                    };
+                    match spec.map_err(located).and_then(|spec| self.pipeline_loop(f, &spec, span)) {
+                        Ok(replacement) => *stmt = replacement,
+                        Err(errs) => self.errors.extend(errs),
+                    }
                 }
-            }
+            },
             _ => walk_stmt_mut(self, stmt),
         }
     }
@@ -171,8 +144,7 @@ impl Rewriter {
         *buffer = new;
     }
 
-    fn pipeline_loop(&mut self, f: &For, span: Span) -> Result<Stmt, Vec<Diagnostic>> {
-        let spec = read_spec(&f.annotations, span)?;
+    fn pipeline_loop(&mut self, f: &For, spec: &PipelineSpec, span: Span) -> Result<Stmt, Vec<Diagnostic>> {
         let fail = |msg: String| vec![Diagnostic::error(span, msg)];
         if f.kind != ForKind::Serial {
             return Err(fail(format!("only serial loops can be pipelined; this loop is `{}`", f.kind.constructor())));
@@ -181,20 +153,20 @@ impl Rewriter {
         if let Some(k) = async_without_store(&body.stmts, |k| spec.is_async(k)) {
             return Err(fail(format!("statement {k} is in async stage {} but stores nothing", spec.stages[k])));
         }
-        pending::check_async_statements(&body.stmts, &spec).map_err(fail)?;
+        pending::check_async_statements(&body.stmts, spec).map_err(fail)?;
         let mut candidates: HashSet<BufferId> = self.allocated.iter().map(Buffer::id).collect();
         candidates.extend(body.locals.iter().map(|l| l.buffer.id()));
         let locals: HashSet<BufferId> = body.locals.iter().map(|l| l.buffer.id()).collect();
         let analysis =
-            deps::analyse(&body.stmts, &f.var, &spec, &candidates, &locals, self.thread_depth > 0).map_err(fail)?;
-        let groups = Groups::build(&spec, analysis.deps.iter().copied());
+            deps::analyse(&body.stmts, &f.var, spec, &candidates, &locals, self.thread_depth > 0).map_err(fail)?;
+        let groups = Groups::build(spec, analysis.deps.iter().copied());
         let mut versioned = Vec::new();
         for staging in analysis.staging.iter().filter(|s| s.versions > 1) {
             let new = versioned_buffer(&staging.buffer, staging.versions).map_err(fail)?;
             versioned.push(Versioned { old: staging.buffer.clone(), new, versions: staging.versions });
         }
         let emitter = Emitter {
-            spec: &spec,
+            spec,
             groups: &groups,
             stmts: &body.stmts,
             loop_var: &f.var,
@@ -203,7 +175,6 @@ impl Rewriter {
             queue_offset: next_free_queue(&body.stmts),
             body_annotations: without_pipeline_keys(&f.annotations),
             barriers: analysis.exchanges_shared_data,
-            planted_bug: self.options.planted_bug,
             span,
         };
         let mut result = emitter.emit(&f.extent);
@@ -253,7 +224,7 @@ fn next_free_queue(stmts: &[Stmt]) -> i64 {
     impl Visitor for MaxQueue {
         fn visit_stmt(&mut self, s: &Stmt) {
             if let StmtKind::Attr(a) = &s.kind {
-                if a.key == ASYNC_COMMIT_QUEUE_SCOPE || a.key == ASYNC_WAIT_QUEUE_SCOPE {
+                if matches!(AsyncKey::parse(&a.key), Some(AsyncKey::CommitQueue | AsyncKey::WaitQueue)) {
                     if let Some(q) = a.value.as_int() {
                         self.0 = self.0.max(q + 1);
                     }

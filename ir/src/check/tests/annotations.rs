@@ -47,29 +47,35 @@ fn stage_and_order_lengths_differ() {
     let f = annotated_loop(vec![(PIPELINE_STAGE, int_list(&[0, 1, 2])), (PIPELINE_ORDER, int_list(&[0, 1]))]);
     assert_errors(
         &f,
-        &[(2, "annotations `software_pipeline_stage` and `software_pipeline_order` have different lengths (3 and 2)")],
+        &[(
+            2,
+            "`software_pipeline_stage` has 3 entries but `software_pipeline_order` has 2; both need one entry per statement",
+        )],
     );
 }
 
 #[test]
 fn negative_stage() {
     let f = annotated_loop(vec![(PIPELINE_STAGE, int_list(&[0, -1]))]);
-    assert_errors(&f, &[(2, "annotation `software_pipeline_stage` has a negative stage -1")]);
+    assert_errors(&f, &[(2, "pipeline stage -1 is negative; stages start at 0")]);
+}
+
+#[test]
+fn stage_beyond_the_limit() {
+    let f = annotated_loop(vec![(PIPELINE_STAGE, int_list(&[0, 300]))]);
+    assert_errors(&f, &[(2, "pipeline stage 300 is larger than 256, the most supported")]);
 }
 
 #[test]
 fn order_is_not_a_permutation() {
     let f = annotated_loop(vec![(PIPELINE_ORDER, int_list(&[0, 0, 2]))]);
-    assert_errors(&f, &[(2, "annotation `software_pipeline_order` must be a permutation of 0..3, found [0, 0, 2]")]);
+    assert_errors(&f, &[(2, "`software_pipeline_order` [0, 0, 2] is not a permutation of 0..3")]);
     let g = annotated_loop(vec![(PIPELINE_ORDER, int_list(&[1, 2]))]);
-    assert_errors(&g, &[(2, "annotation `software_pipeline_order` must be a permutation of 0..2, found [1, 2]")]);
+    assert_errors(&g, &[(2, "`software_pipeline_order` [1, 2] is not a permutation of 0..2")]);
 }
 
 #[test]
 fn async_stage_must_be_a_stage() {
     let f = annotated_loop(vec![(PIPELINE_STAGE, int_list(&[0, 1])), (PIPELINE_ASYNC_STAGES, int_list(&[2]))]);
-    assert_errors(
-        &f,
-        &[(2, "async stage 2 in `software_pipeline_async_stages` is not a stage of this loop (stages [0, 1])")],
-    );
+    assert_errors(&f, &[(2, "async stage 2 has no statement (the stages are [0, 1])")]);
 }

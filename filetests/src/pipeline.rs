@@ -1,14 +1,14 @@
 //! The `pass` (alias `pipeline`) and `pass-error` kinds: run the case's passes on the program.
 //!
-//! A `pass` case checks that the passes succeed, that the checker accepts its output, that
+//! The passes run through the pass manager, with the checker after every pass. A `pass` case
+//! checks that the passes succeed, that the checker accepts every pass's output, that
 //! the output round-trips through the printer, and that the printed output equals the case's
 //! expected-output section (a trailing block of comment lines after `EXPECTED_MARKER`, which
 //! `BLESS=1` regenerates). A `pass-error` case lists the pass's diagnostics as `# error:` lines.
 
-use tirproof_ir::check::check_module;
 use tirproof_ir::print::print_module;
 use tirproof_ir::IRModule;
-use tirproof_ir::{Diagnostic, Diagnostics, Span};
+use tirproof_passes::{PassManager, PipelineError, UnknownPass};
 
 use super::{Case, Verdict};
 
@@ -31,15 +31,42 @@ pub(super) fn split_expected(body: &str) -> (&str, Option<String>) {
     }
 }
 
-/// Runs the case's passes, in order, on a copy of `module`.
-pub(super) fn run_passes(case: &Case, module: &IRModule) -> Result<IRModule, Diagnostics> {
+/// Runs the case's passes, in order, on a copy of `module`, with the checker after each.
+fn run_passes(case: &Case, module: &IRModule) -> Result<IRModule, Failure> {
+    let manager = PassManager::from_names(&case.passes).map_err(Failure::UnknownPass)?;
     let mut out = module.clone();
-    for name in &case.passes {
-        let pass = tirproof_passes::lookup(name)
-            .ok_or_else(|| Diagnostics::from(Diagnostic::error(Span::new(1, 1), format!("unknown pass `{name}`"))))?;
-        pass.run(&mut out).map_err(|e| e.diagnostics)?;
+    match manager.run(&mut out) {
+        Ok(_) => Ok(out),
+        Err(error) => Err(Failure::Pipeline { error, output: out }),
     }
-    Ok(out)
+}
+
+/// Why a case's passes produced no output.
+enum Failure {
+    UnknownPass(UnknownPass),
+    /// A pass refused the module, or the checker rejected a pass's output (then `output`).
+    Pipeline {
+        error: PipelineError,
+        output: IRModule,
+    },
+}
+
+impl Failure {
+    /// What a `pass` case reports.
+    fn verdict(&self, case: &Case) -> Verdict {
+        match self {
+            Failure::UnknownPass(e) => Verdict::Fail(e.to_string()),
+            Failure::Pipeline { error, output } => {
+                let why = error.render(&case.path.display().to_string(), &case.text);
+                match error {
+                    PipelineError::Refused { .. } => Verdict::Fail(why),
+                    PipelineError::Broken { .. } => {
+                        Verdict::Fail(format!("{why}\n--- output ---\n{}", print_module(output)))
+                    }
+                }
+            }
+        }
+    }
 }
 
 pub(super) fn run_pipeline(case: &Case, bless: bool) -> Verdict {
@@ -49,20 +76,8 @@ pub(super) fn run_pipeline(case: &Case, bless: bool) -> Verdict {
     };
     let output = match run_passes(case, &module) {
         Ok(o) => o,
-        Err(d) => {
-            return Verdict::Fail(format!(
-                "the pass fails:\n{}",
-                d.render(&case.path.display().to_string(), &case.text)
-            ))
-        }
+        Err(failure) => return failure.verdict(case),
     };
-    let diags = check_module(&output);
-    if diags.has_errors() {
-        return Verdict::Fail(format!(
-            "the checker rejects the output:\n{diags}\n--- output ---\n{}",
-            print_module(&output)
-        ));
-    }
     let printed = match super::text::round_trip(&output) {
         Ok(p) => p,
         Err(v) => return v,
@@ -98,7 +113,10 @@ pub(super) fn run_pass_error(case: &Case, bless: bool) -> Verdict {
     };
     let actual: Vec<String> = match run_passes(case, &module) {
         Ok(_) => return Verdict::Fail("expected the pass to refuse the program, but it succeeded".to_string()),
-        Err(diags) => diags.iter().map(|d| d.headline()).collect(),
+        Err(Failure::Pipeline { error: PipelineError::Refused { error, .. }, .. }) => {
+            error.diagnostics.iter().map(|d| d.headline()).collect()
+        }
+        Err(failure) => return failure.verdict(case),
     };
     super::text::compare_errors(case, actual, bless)
 }

@@ -1,21 +1,25 @@
 //! The text-format kinds: `print`, `roundtrip` and `error`.
 
+use tirproof_ir::check::check_module;
 use tirproof_ir::print::print_module;
 use tirproof_ir::structural::{module_diff, module_eq};
-use tirproof_ir::IRModule;
+use tirproof_ir::{Diagnostics, IRModule};
 use tirproof_reader::parse_module;
 
 use super::{Case, Verdict};
-use crate::source::Source;
 
-fn source(case: &Case) -> Source {
-    Source { name: case.path.display().to_string(), text: case.text.clone() }
+/// Parses the case's file, then checks it; the diagnostics of whichever stage failed, in
+/// source order.
+fn parse_and_check(case: &Case) -> Result<IRModule, Diagnostics> {
+    let module = parse_module(&case.text)?;
+    let mut diags = check_module(&module);
+    diags.sort();
+    diags.has_errors().then_some(diags).map_or(Ok(module), Err)
 }
 
 /// Parses and checks the case, printing diagnostics into the failure message.
 pub(super) fn load_module(case: &Case) -> Result<IRModule, Verdict> {
-    let src = source(case);
-    src.parse_and_check().map_err(|d| Verdict::Fail(format!("the program does not load:\n{}", src.render(&d))))
+    parse_and_check(case).map_err(|d| Verdict::Fail(format!("the program does not load:\n{}", case.render(&d))))
 }
 
 /// Prints `module`, re-parses the text and requires an equal module and a stable printout.
@@ -87,7 +91,7 @@ pub(super) fn run_roundtrip(case: &Case) -> Verdict {
 }
 
 pub(super) fn run_error(case: &Case, bless: bool) -> Verdict {
-    let actual: Vec<String> = match source(case).parse_and_check() {
+    let actual: Vec<String> = match parse_and_check(case) {
         Ok(_) => Vec::new(),
         Err(diags) => diags.iter().map(|d| d.headline()).collect(),
     };

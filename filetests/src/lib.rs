@@ -1,4 +1,5 @@
-//! Corpus filetests: one TVMScript file is one test.
+//! tirproof-filetests: the corpus filetest engine. One TVMScript file is one test, run the
+//! same way by `tirproof corpus` (the main job) and by `cargo test` (tests/filetests.rs).
 //!
 //! A case starts with a header of directive comments, then the program:
 //!
@@ -14,7 +15,8 @@
 //!
 //! Line numbers in diagnostics count from the top of the file, header included. With
 //! `bless`, a case whose expectation can be regenerated (printed text, error lines) is
-//! rewritten in place, atomically, instead of failing.
+//! rewritten in place, atomically, instead of failing. Passes run through the pass manager,
+//! with the checker after every pass; the differential comparison is `tirproof_fuzz::compare`.
 
 mod fuzz;
 mod pipeline;
@@ -24,6 +26,9 @@ mod text;
 pub use pipeline::EXPECTED_MARKER;
 
 use std::path::{Path, PathBuf};
+
+use tirproof_fuzz::compare;
+use tirproof_ir::Diagnostics;
 
 /// What a case checks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -148,6 +153,11 @@ impl Case {
             rest = rest.split_once('\n').map_or("", |(_, tail)| tail);
         }
         rest.trim_start_matches(['\n', '\r'])
+    }
+
+    /// Renders diagnostics against the case's file.
+    fn render(&self, diags: &Diagnostics) -> String {
+        diags.render(&self.path.display().to_string(), &self.text)
     }
 
     pub fn run(&self, bless: bool) -> Verdict {

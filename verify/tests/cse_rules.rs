@@ -9,7 +9,11 @@ use tirproof_passes::cse::semantic::rules::{Rule, Side, TypeClass, RULES};
 use tirproof_verify::cse::rules::{check_instance, prove, rule_types, twins};
 use tirproof_verify::Verdict;
 
-const TIMEOUT: Duration = Duration::from_secs(60);
+/// `floormod-add-multiple` at int64 (64-bit multiplication under a modulus) takes 35 s on an
+/// idle 16-core machine and about 55 s on the 2-core development machine, so a 60 s limit made
+/// the suite fail whenever the machine was busy. The limit only bounds how long a failure takes
+/// to report; making that proof fast belongs to the verifier's performance work.
+const TIMEOUT: Duration = Duration::from_secs(240);
 
 /// Proves the rules whose index modulo `of` is `part` (the tests split the table so the harness
 /// runs them in parallel).

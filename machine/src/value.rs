@@ -29,6 +29,7 @@ pub enum Num {
 
 impl Num {
     /// The kind of the lanes of `dtype`; `None` for handles and unsupported widths.
+    #[inline]
     pub fn of(dtype: DataType) -> Option<Num> {
         let width = u8::try_from(dtype.bits).ok().filter(|b| (1..=64).contains(b));
         match (dtype.code, dtype.bits) {
@@ -44,6 +45,7 @@ impl Num {
     }
 
     /// The one-lane data type of this kind.
+    #[inline]
     pub fn dtype(self) -> DataType {
         match self {
             Num::Int(b) => DataType::new(TypeCode::Int, u16::from(b), 1),
@@ -57,6 +59,7 @@ impl Num {
     }
 
     /// Storage width in bits (bool counts as 1).
+    #[inline]
     pub fn width(self) -> u32 {
         match self {
             Num::Int(b) | Num::UInt(b) => u32::from(b),
@@ -67,11 +70,13 @@ impl Num {
         }
     }
 
+    #[inline]
     pub fn is_float(self) -> bool {
         matches!(self, Num::F16 | Num::BF16 | Num::F32 | Num::F64)
     }
 
     /// Signed or unsigned integer (not bool).
+    #[inline]
     pub fn is_integer(self) -> bool {
         matches!(self, Num::Int(_) | Num::UInt(_))
     }
@@ -120,6 +125,7 @@ pub fn reinterpret(bits: u64, from: Num, to: Num) -> u64 {
 }
 
 /// The value of a float kind as an `f64` (exact for every float kind).
+#[inline]
 pub fn float_to_f64(num: Num, bits: u64) -> f64 {
     match num {
         Num::F16 => f16::from_bits(bits as u16).to_f64(),
@@ -130,6 +136,7 @@ pub fn float_to_f64(num: Num, bits: u64) -> f64 {
 }
 
 /// An `f64` rounded to nearest-even in a float kind.
+#[inline]
 pub fn float_from_f64(num: Num, value: f64) -> u64 {
     match num {
         Num::F16 => u64::from(f16::from_f32(f64_to_f32_odd(value)).to_bits()),
@@ -142,6 +149,7 @@ pub fn float_from_f64(num: Num, value: f64) -> u64 {
 /// `value` rounded to f32 with round-to-odd. Rounding that result again to a format with at
 /// most 22 significand bits (f16, bf16) equals rounding `value` directly, which a plain
 /// round-to-nearest f64 -> f32 -> f16 chain does not guarantee (double rounding).
+#[inline]
 pub fn f64_to_f32_odd(value: f64) -> f32 {
     let nearest = value as f32;
     if !nearest.is_finite() || f64::from(nearest) == value {
@@ -153,6 +161,7 @@ pub fn f64_to_f32_odd(value: f64) -> f32 {
 }
 
 /// An integer (as an exact i128) rounded to nearest-even in a float kind.
+#[inline]
 pub fn float_from_int(num: Num, value: i128) -> u64 {
     match num {
         Num::F64 => (value as f64).to_bits(),

@@ -243,7 +243,7 @@ impl Lower {
         let scalar = dtype.element();
         let name = if scalar.is_float() {
             pick(&FLOAT_CALLS, f)
-        } else if !self.safe && f % 5 == 0 {
+        } else if !self.safe && f.is_multiple_of(5) {
             "T.mystery"
         } else {
             pick(&["T.abs", "T.popcount"], f)
@@ -259,7 +259,7 @@ impl Lower {
     /// (`k` decides), so that most of them get past their first access.
     fn index(&mut self, t: &Tm, slot: &Slot, mode: Mode, k: u8) -> Expr {
         let e = self.expr(t, I32);
-        if !self.safe && k % 4 == 0 {
+        if !self.safe && k.is_multiple_of(4) {
             return e;
         }
         match (mode, &self.tx) {

@@ -16,7 +16,8 @@
 //! block on, and a recorded block of the current launch that is not the accessor's has
 //! finished.
 //!
-//! Per element (`ElementShadow`), only what a later access can race with:
+//! Per element, only what a later access can race with (writes and reads in separate
+//! chunks, see `Shadow`):
 //! - the last write. A write unordered with the previous one is reported when it happens,
 //!   so the last write is ordered after every earlier one. The one exception is kept
 //!   conservative: a thread's synchronous write over its own asynchronous write still in
@@ -27,11 +28,13 @@
 //!   races with.
 //!
 //! Same-thread accesses never race here: program order orders them, and the storage's
-//! pending-write checks catch an access to the thread's own write still in flight.
+//! pending-write checks catch an access to the thread's own write still in flight. Memory of
+//! which every block has its own copy (shared memory) races only within a block: records of
+//! other blocks are about another copy and are ignored.
 //!
-//! Invariants: block id 0 marks an empty record (ids start at 1); `Shadow::chunks` is empty or
-//! has one (possibly unallocated) chunk per `CHUNK` elements of the storage, so a storage that
-//! threads do not touch costs nothing.
+//! Invariants: block id 0 marks an empty record (ids start at 1); each kind of record is kept
+//! in no chunks at all or one (possibly unallocated) chunk per `CHUNK` elements of the
+//! storage, so a storage that threads do not touch costs nothing.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -39,8 +42,8 @@ use std::fmt;
 use crate::fault::FaultKind;
 use crate::memory::GroupRef;
 
-/// The thread id of a block's code outside its thread bindings: the code inside a
-/// `blockIdx` binding around a block of threads, which runs before and after them.
+/// The thread id of a block's code outside its threads (what launches them), which runs
+/// before and after them.
 pub const LAUNCHING_CODE: u32 = u32::MAX;
 
 /// The `until` epoch of an asynchronous write not yet retired by its thread's wait.
@@ -192,16 +195,16 @@ pub struct Race {
     pub other_async: Option<AsyncWrite>,
 }
 
+/// The last write to an element (20 bytes: one per element written by a tracked thread).
 #[derive(Clone, Copy, Debug, Default)]
 struct LastWrite {
     block: BlockId,
     thread: u32,
     /// The epochs during which the write is in progress (`until` is `OPEN` for an
-    /// asynchronous write not yet retired).
+    /// asynchronous write not yet retired; only asynchronous writes are ever open).
     from: u32,
     until: u32,
     site: u32,
-    asynchronous: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -210,52 +213,78 @@ struct Reader {
     site: u32,
 }
 
+/// The reads of an element a write can race with (36 bytes: one per element read by a
+/// tracked thread).
 #[derive(Clone, Copy, Debug, Default)]
-struct LatestReads {
+struct Reads {
+    /// The latest block that read the element, and the latest epoch it read it at.
     block: BlockId,
     epoch: u32,
     first: Reader,
-    /// A reader other than `first`, if any.
-    second: Option<Reader>,
+    /// A reader of that epoch other than `first`, or `first` again when there is none.
+    second: Reader,
+    /// A read by an earlier block of the same launch, if `earlier_block` is of the launch.
+    earlier_block: BlockId,
+    earlier: Reader,
 }
 
-#[derive(Clone, Copy, Debug, Default)]
-struct EarlierBlockRead {
-    block: BlockId,
-    reader: Reader,
+/// Records of type `T` for the elements of a storage, in chunks of `CHUNK` allocated on first
+/// use (none at all until an element is recorded).
+#[derive(Debug)]
+struct Chunks<T> {
+    chunks: Vec<Option<Box<[T]>>>,
 }
 
-#[derive(Clone, Copy, Debug, Default)]
-struct ElementShadow {
-    write: LastWrite,
-    reads: LatestReads,
-    earlier: EarlierBlockRead,
+impl<T> Default for Chunks<T> {
+    fn default() -> Self {
+        Chunks { chunks: Vec::new() }
+    }
 }
 
-/// The shadow records of one storage.
+impl<T: Copy + Default> Chunks<T> {
+    #[inline]
+    fn get(&self, i: usize) -> Option<&T> {
+        self.chunks.get(i / CHUNK)?.as_ref()?.get(i % CHUNK)
+    }
+
+    #[inline]
+    fn get_mut(&mut self, i: usize) -> Option<&mut T> {
+        self.chunks.get_mut(i / CHUNK)?.as_mut()?.get_mut(i % CHUNK)
+    }
+
+    /// The record of element `i` of a storage of `len` elements, allocated if need be.
+    #[inline]
+    fn get_or_insert(&mut self, i: usize, len: usize) -> Option<&mut T> {
+        if self.chunks.is_empty() {
+            self.chunks = (0..len.div_ceil(CHUNK)).map(|_| None).collect();
+        }
+        let chunk = self.chunks.get_mut(i / CHUNK)?;
+        let chunk = chunk.get_or_insert_with(|| vec![T::default(); CHUNK].into_boxed_slice());
+        chunk.get_mut(i % CHUNK)
+    }
+}
+
+/// The shadow records of one storage. Writes and reads are kept apart, so a storage only
+/// read (or only written) by threads pays for one of them.
 #[derive(Debug, Default)]
 pub struct Shadow {
-    chunks: Vec<Option<Box<[ElementShadow]>>>,
-    /// The group of each element whose last write was asynchronous (`None` until committed);
-    /// looked up only for such elements, so stale entries are harmless.
+    writes: Chunks<LastWrite>,
+    reads: Chunks<Reads>,
+    /// The group of each element whose last write is asynchronous (`None` until committed);
+    /// an element has an entry exactly when its last write is asynchronous.
     groups: HashMap<usize, Option<GroupRef>>,
 }
 
 impl Shadow {
-    fn existing(&mut self, i: usize) -> Option<&mut ElementShadow> {
-        self.chunks.get_mut(i / CHUNK)?.as_mut()?.get_mut(i % CHUNK)
-    }
-
     /// Checks a read of element `i` by `r` against the last write, then records it.
     /// `blocks_share`: whether the blocks of a launch see the same storage (global memory);
     /// otherwise each block has its own copy, and the records of other blocks are stale.
     pub fn read(&mut self, i: usize, len: usize, r: &RaceCtx, blocks_share: bool) -> Result<(), Box<Race>> {
-        let Some(e) = element(&mut self.chunks, i, len) else { return Ok(()) };
         let a = Accessor { ctx: r, blocks_share };
-        if let Some(scope) = write_conflict(&e.write, &a) {
-            return Err(write_race(scope, r, AccessKind::Read, &e.write, self.groups.get(&i)));
+        self.check_write(i, &a, AccessKind::Read)?;
+        if let Some(reads) = self.reads.get_or_insert(i, len) {
+            note_read(reads, &a);
         }
-        note_read(e, &a);
         Ok(())
     }
 
@@ -270,25 +299,47 @@ impl Shadow {
         asynchronous: bool,
     ) -> Result<(), Box<Race>> {
         let kind = if asynchronous { AccessKind::AsyncWrite } else { AccessKind::Write };
-        let Some(e) = element(&mut self.chunks, i, len) else { return Ok(()) };
         let a = Accessor { ctx: r, blocks_share };
-        if let Some(scope) = write_conflict(&e.write, &a) {
-            return Err(write_race(scope, r, kind, &e.write, self.groups.get(&i)));
-        }
-        if let Some((scope, block, reader)) = read_conflict(e, &a) {
+        self.check_write(i, &a, kind)?;
+        if let Some((scope, block, reader)) = self.reads.get(i).and_then(|reads| read_conflict(reads, &a)) {
             let other = RaceAccess { block, thread: reader.thread, site: reader.site, kind: AccessKind::Read };
             return Err(Box::new(Race { scope, current: current(r, kind), other, other_async: None }));
         }
-        if note_write(e, &a, asynchronous) {
+        let Some(w) = self.writes.get_or_insert(i, len) else { return Ok(()) };
+        let own_in_flight = a.live(w.block) && w.block == r.block && w.thread == r.thread && w.until == OPEN;
+        if own_in_flight && !asynchronous {
+            // The thread's asynchronous write is still in progress for every other thread.
+            return Ok(());
+        }
+        let from = if own_in_flight { w.from } else { r.epoch };
+        let until = if asynchronous { OPEN } else { r.epoch };
+        *w = LastWrite { block: r.block, thread: r.thread, from, until, site: r.site };
+        if asynchronous {
             self.groups.insert(i, None);
+        } else if !self.groups.is_empty() {
+            self.groups.remove(&i);
         }
         Ok(())
     }
 
+    /// Fails when an access of `kind` by `a` to element `i` races with its last write.
+    #[inline]
+    fn check_write(&self, i: usize, a: &Accessor<'_>, kind: AccessKind) -> Result<(), Box<Race>> {
+        let Some(w) = self.writes.get(i) else { return Ok(()) };
+        let Some(scope) = write_conflict(w, a) else { return Ok(()) };
+        let (other_kind, other_async) = match self.groups.get(&i) {
+            Some(group) => {
+                (AccessKind::AsyncWrite, Some(AsyncWrite { group: *group, waited: w.until != OPEN }))
+            }
+            None => (AccessKind::Write, None),
+        };
+        let other = RaceAccess { block: w.block, thread: w.thread, site: w.site, kind: other_kind };
+        Err(Box::new(Race { scope, current: current(a.ctx, kind), other, other_async }))
+    }
+
     /// Records the group of the asynchronous write to element `i` by `thread`, once committed.
     pub fn set_group(&mut self, i: usize, thread: u32, group: GroupRef) {
-        let Some(e) = self.existing(i) else { return };
-        if !(e.write.asynchronous && e.write.thread == thread) {
+        if self.writes.get(i).is_none_or(|w| w.thread != thread) {
             return;
         }
         if let Some(slot @ None) = self.groups.get_mut(&i) {
@@ -299,24 +350,13 @@ impl Shadow {
     /// `thread`'s wait at `epoch` retired `group`, which holds its asynchronous write to
     /// element `i`: from the next barrier on, other threads may access the element.
     pub fn mark_waited(&mut self, i: usize, thread: u32, group: GroupRef, epoch: u32) {
-        let same_group = self.groups.get(&i) == Some(&Some(group));
-        let Some(e) = self.existing(i) else { return };
-        let w = &mut e.write;
-        if same_group && w.asynchronous && w.thread == thread && w.until == OPEN {
+        if self.groups.get(&i) != Some(&Some(group)) {
+            return;
+        }
+        if let Some(w) = self.writes.get_mut(i).filter(|w| w.thread == thread && w.until == OPEN) {
             w.until = epoch;
         }
     }
-}
-
-/// The records of element `i` of a storage of `len` elements, allocated on first use.
-#[inline]
-fn element(chunks: &mut Vec<Option<Box<[ElementShadow]>>>, i: usize, len: usize) -> Option<&mut ElementShadow> {
-    if chunks.is_empty() {
-        *chunks = vec![None; len.div_ceil(CHUNK)];
-    }
-    let chunk = chunks.get_mut(i / CHUNK)?;
-    let chunk = chunk.get_or_insert_with(|| vec![ElementShadow::default(); CHUNK].into_boxed_slice());
-    chunk.get_mut(i % CHUNK)
 }
 
 fn current(r: &RaceCtx, kind: AccessKind) -> RaceAccess {
@@ -354,30 +394,12 @@ fn write_conflict(w: &LastWrite, a: &Accessor<'_>) -> Option<RaceScope> {
     (w.thread != r.thread && in_progress).then_some(RaceScope::Threads)
 }
 
-fn write_race(
-    scope: RaceScope,
-    r: &RaceCtx,
-    kind: AccessKind,
-    w: &LastWrite,
-    group: Option<&Option<GroupRef>>,
-) -> Box<Race> {
-    let (other_kind, other_async) = if w.asynchronous {
-        let progress = AsyncWrite { group: group.copied().flatten(), waited: w.until != OPEN };
-        (AccessKind::AsyncWrite, Some(progress))
-    } else {
-        (AccessKind::Write, None)
-    };
-    let other = RaceAccess { block: w.block, thread: w.thread, site: w.site, kind: other_kind };
-    Box::new(Race { scope, current: current(r, kind), other, other_async })
-}
-
 /// A recorded read that a write races with: its scope, block and reader.
-fn read_conflict(e: &ElementShadow, a: &Accessor<'_>) -> Option<(RaceScope, BlockId, Reader)> {
+fn read_conflict(reads: &Reads, a: &Accessor<'_>) -> Option<(RaceScope, BlockId, Reader)> {
     let r = a.ctx;
-    if a.live(e.earlier.block) && e.earlier.block != r.block {
-        return Some((RaceScope::Blocks, e.earlier.block, e.earlier.reader));
+    if a.live(reads.earlier_block) && reads.earlier_block != r.block {
+        return Some((RaceScope::Blocks, reads.earlier_block, reads.earlier));
     }
-    let reads = &e.reads;
     if !a.live(reads.block) {
         return None;
     }
@@ -387,45 +409,32 @@ fn read_conflict(e: &ElementShadow, a: &Accessor<'_>) -> Option<(RaceScope, Bloc
     if reads.epoch != r.epoch {
         return None;
     }
-    [Some(reads.first), reads.second]
+    [reads.first, reads.second]
         .into_iter()
-        .flatten()
         .find(|reader| reader.thread != r.thread)
         .map(|reader| (RaceScope::Threads, reads.block, reader))
 }
 
-fn note_read(e: &mut ElementShadow, a: &Accessor<'_>) {
+fn note_read(reads: &mut Reads, a: &Accessor<'_>) {
     let r = a.ctx;
     let reader = Reader { thread: r.thread, site: r.site };
-    let reads = &mut e.reads;
     let live = a.live(reads.block);
     if live && reads.block == r.block && reads.epoch == r.epoch {
-        if reads.first.thread != reader.thread && reads.second.is_none() {
-            reads.second = Some(reader);
+        if reads.first.thread != reader.thread && reads.second.thread == reads.first.thread {
+            reads.second = reader;
         }
         return;
     }
-    if live && reads.block != r.block && !a.live(e.earlier.block) {
+    if live && reads.block != r.block && !a.live(reads.earlier_block) {
         // The reads of a finished block: every later write of the launch races with them.
-        e.earlier = EarlierBlockRead { block: reads.block, reader: reads.first };
+        reads.earlier_block = reads.block;
+        reads.earlier = reads.first;
     }
     // Reads of an earlier epoch of this block are ordered before everything from now on.
-    *reads = LatestReads { block: r.block, epoch: r.epoch, first: reader, second: None };
-}
-
-/// Records a write; true when it is asynchronous and its group must be tracked.
-fn note_write(e: &mut ElementShadow, a: &Accessor<'_>, asynchronous: bool) -> bool {
-    let r = a.ctx;
-    let w = &mut e.write;
-    let own_in_flight = a.live(w.block) && w.block == r.block && w.thread == r.thread && w.until == OPEN;
-    if own_in_flight && !asynchronous {
-        // The thread's asynchronous write is still in progress for every other thread.
-        return false;
-    }
-    let from = if own_in_flight { w.from } else { r.epoch };
-    let until = if asynchronous { OPEN } else { r.epoch };
-    *w = LastWrite { block: r.block, thread: r.thread, from, until, site: r.site, asynchronous };
-    asynchronous
+    reads.block = r.block;
+    reads.epoch = r.epoch;
+    reads.first = reader;
+    reads.second = reader;
 }
 
 #[cfg(test)]
@@ -594,10 +603,11 @@ mod tests {
         let mut shadow = Shadow::default();
         shadow.set_group(5, 0, G);
         shadow.mark_waited(5, 0, G, 1);
-        assert!(shadow.chunks.is_empty());
+        assert!(shadow.writes.chunks.is_empty() && shadow.reads.chunks.is_empty());
         let w = World::new(1);
         shadow.read(2047, 4096, &w.ctx(0, 0, 0), true).unwrap();
-        assert_eq!(shadow.chunks.len(), 4);
-        assert_eq!(shadow.chunks.iter().filter(|c| c.is_some()).count(), 1);
+        assert!(shadow.writes.chunks.is_empty());
+        assert_eq!(shadow.reads.chunks.len(), 4);
+        assert_eq!(shadow.reads.chunks.iter().filter(|c| c.is_some()).count(), 1);
     }
 }

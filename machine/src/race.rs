@@ -328,9 +328,7 @@ impl Shadow {
         let Some(w) = self.writes.get(i) else { return Ok(()) };
         let Some(scope) = write_conflict(w, a) else { return Ok(()) };
         let (other_kind, other_async) = match self.groups.get(&i) {
-            Some(group) => {
-                (AccessKind::AsyncWrite, Some(AsyncWrite { group: *group, waited: w.until != OPEN }))
-            }
+            Some(group) => (AccessKind::AsyncWrite, Some(AsyncWrite { group: *group, waited: w.until != OPEN })),
             None => (AccessKind::Write, None),
         };
         let other = RaceAccess { block: w.block, thread: w.thread, site: w.site, kind: other_kind };

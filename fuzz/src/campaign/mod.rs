@@ -258,7 +258,7 @@ impl Shared<'_> {
             in_flight.remove(&index);
             in_flight.first().copied().unwrap_or_else(|| self.next.load(Ordering::SeqCst))
         };
-        if index % 64 == 0 {
+        if index.is_multiple_of(64) {
             self.save_state(done_below);
         }
     }

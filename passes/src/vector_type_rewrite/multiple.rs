@@ -45,7 +45,7 @@ pub(super) fn known_multiple(e: &Expr, lets: &Lets) -> u64 {
 
 /// Whether `e` is provably a multiple of `m` (`m` > 0).
 pub(super) fn is_multiple(e: &Expr, m: u64, lets: &Lets) -> bool {
-    known_multiple(e, lets) % m == 0
+    known_multiple(e, lets).is_multiple_of(m)
 }
 
 /// `e / m` for an `e` that `is_multiple` of `m`.

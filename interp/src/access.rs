@@ -282,18 +282,16 @@ impl Executor<'_> {
             Some(g) => format!(" (group {} of queue {})", g.seq, g.queue),
             None => " (not yet committed)".to_string(),
         });
-        let this = if writes { "write" } else { "read" };
-        let (missing, why) = match (race.scope, race.other_async) {
-            (RaceScope::Blocks, _) => return format!(
+        if race.scope == RaceScope::Blocks {
+            return format!(
                 "cross-block race: {me} {verb}, {done} by {other} at line {line}{group}; nothing orders the blocks of one kernel"
-            ),
-            (RaceScope::Threads, None) => ("barrier", " with no barrier in between".to_string()),
-            (RaceScope::Threads, Some(a)) if !a.waited => {
-                ("wait and barrier", ", which that thread has not waited for".to_string())
-            }
-            (RaceScope::Threads, Some(_)) => {
-                ("wait and barrier", format!(", and no barrier separates that thread's wait from this {this}"))
-            }
+            );
+        }
+        let this = if writes { "write" } else { "read" };
+        let (missing, why) = match race.other_async {
+            None => ("barrier", " with no barrier in between".to_string()),
+            Some(a) if !a.waited => ("wait and barrier", ", which that thread has not waited for".to_string()),
+            Some(_) => ("wait and barrier", format!(", and no barrier separates that thread's wait from this {this}")),
         };
         format!("cross-thread {this} without {missing}: {me} {verb}, {done} by {other} at line {line}{group}{why}")
     }

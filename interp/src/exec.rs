@@ -3,9 +3,10 @@
 //!
 //! `Executor` holds everything shared by the threads of a run: the program, memory, the fuel
 //! and statistics, the completion schedule and its RNG, the event history, the current
-//! block of threads and the kernel launches and blocks seen so far (`grid`). A `Thread` holds what is private. Faults raised below the statement
-//! level are located here: the statement's span, the enclosing loop variables and the thread
-//! are read from the faulting thread's frame, and the history is attached.
+//! block of threads and the kernel launches and blocks seen so far (`grid`). A `Thread` holds
+//! what is private. Faults raised below the statement level are located here: the
+//! statement's span, the enclosing loop variables and the thread are read from the faulting
+//! thread's frame, and the history is attached.
 
 use std::collections::HashMap;
 

@@ -67,8 +67,9 @@ impl Executor<'_> {
         self.stats.max_threads = self.stats.max_threads.max(n);
         self.region = Some(RegionState { dims, axes, allocs: HashMap::new() });
         let result = self.run_phases(&mut threads, pc + 1).and_then(|()| self.finish_block(&mut threads));
-        if let Some(last) = threads.first() {
-            parent.join(last.epoch);
+        // All threads of the block pass barriers together, so any one has its final epoch.
+        if let Some(block_epoch) = threads.first().map(|t| t.epoch) {
+            parent.join(block_epoch);
         }
         if let Some(region) = self.region.take() {
             for idx in region.allocs.values() {

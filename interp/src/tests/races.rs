@@ -347,3 +347,30 @@ fn a_block_of_one_thread_outside_a_grid_is_not_tracked() {
     let r = run_with(&b.func(body), &b.inputs(), Schedule::Lazy, None);
     completed(&r);
 }
+
+#[test]
+fn nested_block_bindings_name_every_coordinate() {
+    // A 2 x 2 grid: block (x 1, y 0) reads G[0], block (x 0, y 1) then writes it.
+    let b = Buffers::new();
+    let (bx, by) = (var("bx"), var("by"));
+    let at_block = |x: i64, y: i64| Expr::and(is(&bx, x), is(&by, y));
+    let body = for_thread(
+        &by,
+        "blockIdx.y",
+        2,
+        for_thread(
+            &bx,
+            "blockIdx.x",
+            2,
+            seq(vec![
+                if_(at_block(1, 0), b.access(Kind::Read, 0, FIRST_LINE)),
+                if_(at_block(0, 1), b.access(Kind::Write, 1, SECOND_LINE)),
+            ]),
+        ),
+    );
+    let r = run_with(&b.func(body), &b.inputs(), Schedule::Lazy, None);
+    assert_eq!(
+        fault_of(&r).to_string(),
+        "line 20: cross-block race: blockIdx.x = 0, blockIdx.y = 1 writes G[0] (element 0), read by blockIdx.x = 1, blockIdx.y = 0 at line 10; nothing orders the blocks of one kernel (blockIdx.x = 0, blockIdx.y = 1)"
+    );
+}

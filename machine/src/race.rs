@@ -213,16 +213,21 @@ struct Reader {
     site: u32,
 }
 
-/// The reads of an element a write can race with (36 bytes: one per element read by a
-/// tracked thread).
+/// The reads of an element a write can race with, in the common case of one reader (16
+/// bytes: one per element read by a tracked thread): the latest block that read the element,
+/// the latest epoch it read it at, and one reader of that epoch.
 #[derive(Clone, Copy, Debug, Default)]
 struct Reads {
-    /// The latest block that read the element, and the latest epoch it read it at.
     block: BlockId,
     epoch: u32,
     first: Reader,
-    /// A reader of that epoch other than `first`, or `first` again when there is none.
-    second: Reader,
+}
+
+/// What `Reads` leaves out, kept only for elements that need it.
+#[derive(Clone, Copy, Debug, Default)]
+struct MoreReads {
+    /// A reader of the latest epoch other than `Reads::first`.
+    second: Option<Reader>,
     /// A read by an earlier block of the same launch, if `earlier_block` is of the launch.
     earlier_block: BlockId,
     earlier: Reader,
@@ -265,11 +270,13 @@ impl<T: Copy + Default> Chunks<T> {
 }
 
 /// The shadow records of one storage. Writes and reads are kept apart, so a storage only
-/// read (or only written) by threads pays for one of them.
+/// read (or only written) by threads pays for one of them, and the rarer facts about reads
+/// (a second reader, a read by an earlier block) apart from the common one.
 #[derive(Debug, Default)]
 pub struct Shadow {
     writes: Chunks<LastWrite>,
     reads: Chunks<Reads>,
+    more_reads: Chunks<MoreReads>,
     /// The group of each element whose last write is asynchronous (`None` until committed);
     /// an element has an entry exactly when its last write is asynchronous.
     groups: HashMap<usize, Option<GroupRef>>,
@@ -282,9 +289,7 @@ impl Shadow {
     pub fn read(&mut self, i: usize, len: usize, r: &RaceCtx, blocks_share: bool) -> Result<(), Box<Race>> {
         let a = Accessor { ctx: r, blocks_share };
         self.check_write(i, &a, AccessKind::Read)?;
-        if let Some(reads) = self.reads.get_or_insert(i, len) {
-            note_read(reads, &a);
-        }
+        self.note_read(i, len, &a);
         Ok(())
     }
 
@@ -301,7 +306,7 @@ impl Shadow {
         let kind = if asynchronous { AccessKind::AsyncWrite } else { AccessKind::Write };
         let a = Accessor { ctx: r, blocks_share };
         self.check_write(i, &a, kind)?;
-        if let Some((scope, block, reader)) = self.reads.get(i).and_then(|reads| read_conflict(reads, &a)) {
+        if let Some((scope, block, reader)) = read_conflict(self.reads.get(i), self.more_reads.get(i), &a) {
             let other = RaceAccess { block, thread: reader.thread, site: reader.site, kind: AccessKind::Read };
             return Err(Box::new(Race { scope, current: current(r, kind), other, other_async: None }));
         }
@@ -333,6 +338,33 @@ impl Shadow {
         };
         let other = RaceAccess { block: w.block, thread: w.thread, site: w.site, kind: other_kind };
         Err(Box::new(Race { scope, current: current(a.ctx, kind), other, other_async }))
+    }
+
+    fn note_read(&mut self, i: usize, len: usize, a: &Accessor<'_>) {
+        let r = a.ctx;
+        let reader = Reader { thread: r.thread, site: r.site };
+        let Some(reads) = self.reads.get_or_insert(i, len) else { return };
+        let live = a.live(reads.block);
+        if live && reads.block == r.block && reads.epoch == r.epoch {
+            if reads.first.thread != reader.thread {
+                if let Some(more) = self.more_reads.get_or_insert(i, len) {
+                    more.second.get_or_insert(reader);
+                }
+            }
+            return;
+        }
+        // Reads of an earlier epoch of this block are ordered before everything from now on.
+        let displaced = std::mem::replace(reads, Reads { block: r.block, epoch: r.epoch, first: reader });
+        if let Some(more) = self.more_reads.get_mut(i) {
+            more.second = None;
+        }
+        if live && displaced.block != r.block {
+            // The reads of a finished block: every later write of the launch races with them.
+            if let Some(more) = self.more_reads.get_or_insert(i, len).filter(|more| !a.live(more.earlier_block)) {
+                more.earlier_block = displaced.block;
+                more.earlier = displaced.first;
+            }
+        }
     }
 
     /// Records the group of the asynchronous write to element `i` by `thread`, once committed.
@@ -393,46 +425,28 @@ fn write_conflict(w: &LastWrite, a: &Accessor<'_>) -> Option<RaceScope> {
 }
 
 /// A recorded read that a write races with: its scope, block and reader.
-fn read_conflict(reads: &Reads, a: &Accessor<'_>) -> Option<(RaceScope, BlockId, Reader)> {
+fn read_conflict(
+    reads: Option<&Reads>,
+    more: Option<&MoreReads>,
+    a: &Accessor<'_>,
+) -> Option<(RaceScope, BlockId, Reader)> {
     let r = a.ctx;
-    if a.live(reads.earlier_block) && reads.earlier_block != r.block {
-        return Some((RaceScope::Blocks, reads.earlier_block, reads.earlier));
+    if let Some(more) = more.filter(|more| a.live(more.earlier_block) && more.earlier_block != r.block) {
+        return Some((RaceScope::Blocks, more.earlier_block, more.earlier));
     }
-    if !a.live(reads.block) {
-        return None;
-    }
+    let reads = reads.filter(|reads| a.live(reads.block))?;
     if reads.block != r.block {
         return Some((RaceScope::Blocks, reads.block, reads.first));
     }
     if reads.epoch != r.epoch {
         return None;
     }
-    [reads.first, reads.second]
+    let second = more.and_then(|more| more.second);
+    [Some(reads.first), second]
         .into_iter()
+        .flatten()
         .find(|reader| reader.thread != r.thread)
         .map(|reader| (RaceScope::Threads, reads.block, reader))
-}
-
-fn note_read(reads: &mut Reads, a: &Accessor<'_>) {
-    let r = a.ctx;
-    let reader = Reader { thread: r.thread, site: r.site };
-    let live = a.live(reads.block);
-    if live && reads.block == r.block && reads.epoch == r.epoch {
-        if reads.first.thread != reader.thread && reads.second.thread == reads.first.thread {
-            reads.second = reader;
-        }
-        return;
-    }
-    if live && reads.block != r.block && !a.live(reads.earlier_block) {
-        // The reads of a finished block: every later write of the launch races with them.
-        reads.earlier_block = reads.block;
-        reads.earlier = reads.first;
-    }
-    // Reads of an earlier epoch of this block are ordered before everything from now on.
-    reads.block = r.block;
-    reads.epoch = r.epoch;
-    reads.first = reader;
-    reads.second = reader;
 }
 
 #[cfg(test)]

@@ -537,6 +537,15 @@ mod tests {
     }
 
     #[test]
+    fn readers_of_an_earlier_epoch_are_forgotten() {
+        let mut w = World::new(1);
+        w.read(0, 0, 0).unwrap();
+        w.read(0, 1, 0).unwrap();
+        w.read(0, 0, 1).unwrap();
+        w.write(0, 0, 1, false).unwrap();
+    }
+
+    #[test]
     fn an_async_write_is_in_progress_until_its_wait() {
         let mut w = World::new(1);
         w.write(0, 0, 0, true).unwrap();

@@ -9,13 +9,14 @@
 use super::compile::MAX_DIMS;
 use super::exec::Executor;
 use super::frame::{Layout, NO_STORAGE};
-use super::program::{Access, StoreIns};
+use super::program::{Access, CtxKind, StoreIns};
 use super::thread::Thread;
 use tirproof_machine::async_queue::AsyncStore;
 use tirproof_machine::error::{Trap, R};
 use tirproof_machine::fault::FaultKind;
 use tirproof_machine::history::{Event, EventKind};
-use tirproof_machine::memory::{AccessError, Pending, Writer};
+use tirproof_machine::memory::{AccessError, Pending};
+use tirproof_machine::race::{AccessKind, BlockId, Race, RaceScope, LAUNCHING_CODE};
 use tirproof_machine::value::{as_i64, reinterpret};
 
 /// Indices of one access, gathered without allocating.
@@ -87,7 +88,7 @@ impl Executor<'_> {
     #[inline(always)]
     fn load_at(&mut self, th: &mut Thread, buf: u32, idx: &[i64]) -> R<u64> {
         let (storage, off, layout) = self.locate(th, buf, idx, false)?;
-        let storage = &self.mem.storages[storage];
+        let storage = &mut self.mem.storages[storage];
         if let (Some(bits), None) = (storage.try_read(off, th.race.as_ref()), layout.storage_num) {
             return Ok(bits);
         }
@@ -200,9 +201,7 @@ impl Executor<'_> {
             if self.mem.storages[storage].try_write(off, bits, th.race.as_ref()) {
                 return Ok(());
             }
-            // The line is only recorded for race tracking; skip the lookup otherwise.
-            let line = if th.race.is_some() { self.line(s.stmt) } else { 0 };
-            return match self.mem.storages[storage].write(off, bits, th.race.as_ref(), line) {
+            return match self.mem.storages[storage].write(off, bits, th.race.as_ref()) {
                 Ok(()) => Ok(()),
                 Err(e) => Err(self.access_fault(th, e, true, s.access.buf, idx, off)),
             };
@@ -254,32 +253,75 @@ impl Executor<'_> {
                 };
                 Trap::fault(kind, format!("{verb} {place} while an async write to it is pending{by} ({group})"))
             }
-            AccessError::Race(w) => Trap::fault(FaultKind::CrossThreadRace, self.race_message(th, &place, &w)),
+            AccessError::Race(race) => Trap::fault(race.scope.fault_kind(), self.race_message(&place, &race)),
         }
     }
 
-    fn race_message(&self, th: &Thread, place: &str, w: &Writer) -> String {
-        let me = th.who.label();
-        let writer = self.who_of(w.thread).label();
-        match w.async_write {
-            None => format!(
-                "cross-thread read without barrier: {me} reads {place}, written by {writer} at line {} with no barrier in between",
-                w.line
-            ),
-            Some(a) => {
-                let group = match a.group {
-                    Some(g) => format!("group {} of queue {}", g.seq, g.queue),
-                    None => "not yet committed".to_string(),
-                };
-                let why = match a.waited_epoch {
-                    None => "which that thread has not waited for",
-                    Some(_) => "and no barrier separates that thread's wait from this read",
-                };
-                format!(
-                    "cross-thread read without wait and barrier: {me} reads {place}, written asynchronously by {writer} at line {} ({group}), {why}",
-                    w.line
-                )
-            }
+    /// Names both accesses of a race: who (the thread, or the block for blocks of a kernel),
+    /// what (read, write, asynchronous write) and, for the recorded one, where.
+    fn race_message(&self, place: &str, race: &Race) -> String {
+        let (me, other) = match race.scope {
+            RaceScope::Threads => (self.thread_label(race.current.thread), self.thread_label(race.other.thread)),
+            RaceScope::Blocks => (self.block_label(race.current.block), self.block_label(race.other.block)),
+        };
+        let writes = race.current.kind != AccessKind::Read;
+        let verb = match race.current.kind {
+            AccessKind::Read => format!("reads {place}"),
+            AccessKind::Write => format!("writes {place}"),
+            AccessKind::AsyncWrite => format!("writes {place} asynchronously"),
+        };
+        let done = match (race.other.kind, writes) {
+            (AccessKind::Read, _) => "read",
+            (AccessKind::Write, false) => "written",
+            (AccessKind::Write, true) => "also written",
+            (AccessKind::AsyncWrite, false) => "written asynchronously",
+            (AccessKind::AsyncWrite, true) => "also written asynchronously",
+        };
+        let line = self.line(race.other.site);
+        let group = race.other_async.map_or(String::new(), |a| match a.group {
+            Some(g) => format!(" (group {} of queue {})", g.seq, g.queue),
+            None => " (not yet committed)".to_string(),
+        });
+        if race.scope == RaceScope::Blocks {
+            return format!(
+                "cross-block race: {me} {verb}, {done} by {other} at line {line}{group}; nothing orders the blocks of one kernel"
+            );
         }
+        let this = if writes { "write" } else { "read" };
+        let (missing, why) = match race.other_async {
+            None => ("barrier", " with no barrier in between".to_string()),
+            Some(a) if !a.waited => ("wait and barrier", ", which that thread has not waited for".to_string()),
+            Some(_) => ("wait and barrier", format!(", and no barrier separates that thread's wait from this {this}")),
+        };
+        format!("cross-thread {this} without {missing}: {me} {verb}, {done} by {other} at line {line}{group}{why}")
+    }
+
+    /// A thread of the current block, as `threadIdx.x = 1`.
+    fn thread_label(&self, thread: u32) -> String {
+        if thread == LAUNCHING_CODE {
+            return "the block's code outside its threads".to_string();
+        }
+        let label = self.who_of(thread).label();
+        if label.is_empty() {
+            format!("thread {thread}")
+        } else {
+            label
+        }
+    }
+
+    /// A block of the kernel, as `blockIdx.x = 2` (innermost binding first).
+    fn block_label(&self, block: BlockId) -> String {
+        let coords = self.grid.coords(block);
+        if coords.is_empty() {
+            return block.to_string();
+        }
+        let names = coords.iter().map(|(ctx, value)| {
+            let tag = match self.prog.ctxs.get(*ctx as usize).map(|n| &n.kind) {
+                Some(CtxKind::Block(tag)) => tag.as_str(),
+                _ => "blockIdx",
+            };
+            format!("{tag} = {value}")
+        });
+        names.collect::<Vec<_>>().join(", ")
     }
 }

@@ -2,18 +2,21 @@
 //! barrier (threads of a block suspend there) or stops on a fault or error.
 //!
 //! `Executor` holds everything shared by the threads of a run: the program, memory, the fuel
-//! and statistics, the completion schedule and its RNG, the event history and the current
-//! block of threads. A `Thread` holds what is private. Faults raised below the statement
-//! level are located here: the statement's span, the enclosing loop variables and the thread
-//! are read from the faulting thread's frame, and the history is attached.
+//! and statistics, the completion schedule and its RNG, the event history, the current
+//! block of threads and the kernel launches and blocks seen so far (`grid`). A `Thread` holds
+//! what is private. Faults raised below the statement level are located here: the
+//! statement's span, the enclosing loop variables and the thread are read from the faulting
+//! thread's frame, and the history is attached.
 
 use std::collections::HashMap;
 
 use rand_chacha::ChaCha8Rng;
 
 use super::frame::{Layout, NO_STORAGE};
+use super::grid::Grid;
 use super::program::{
-    AllocIns, AllocSize, CExpr, CtxKind, Ins, LayoutIns, LoopIns, Program, RegionIns, ThreadBindIns, NO_CTX, NO_STMT,
+    AllocIns, AllocSize, CExpr, CtxKind, GridEvent, Ins, LayoutIns, LoopIns, Program, RegionIns, ThreadBindIns, NO_CTX,
+    NO_STMT,
 };
 use super::thread::{coords_of, Thread};
 use super::Stats;
@@ -62,7 +65,7 @@ pub(crate) struct Executor<'p> {
     pub(crate) order_rng: Option<ChaCha8Rng>,
     pub(crate) history: History,
     pub(crate) region: Option<RegionState>,
-    pub(crate) region_gen: u32,
+    pub(crate) grid: Grid,
 }
 
 impl<'p> Executor<'p> {
@@ -181,6 +184,7 @@ impl<'p> Executor<'p> {
                 self.tick(th, t.stmt, 1)?;
                 return self.thread_bind(th, t);
             }
+            Ins::Grid(event) => self.grid_event(th, *event),
             Ins::RegionEnd | Ins::End => return Ok(Flow::End),
             // The hot instructions are handled by `step`.
             _ => return Err(Trap::ill_formed("unexpected instruction")),
@@ -188,9 +192,13 @@ impl<'p> Executor<'p> {
         Ok(Flow::Next)
     }
 
-    /// Charges `n` statements of fuel; under the random schedule, maybe lands a group.
+    /// Charges `n` statements of fuel; under the random schedule, maybe lands a group. The
+    /// statement is the site of the thread's accesses until the next one.
     #[inline(always)]
     pub(crate) fn tick(&mut self, th: &mut Thread, stmt: u32, n: u32) -> R<()> {
+        if let Some(r) = th.race.as_mut() {
+            r.site = stmt;
+        }
         self.stats.statements += u64::from(n);
         if self.stats.statements > self.fuel || th.asyncs.incomplete > 0 {
             return self.tick_slow(th, stmt);
@@ -311,7 +319,7 @@ impl<'p> Executor<'p> {
         let idx = match existing.or(reused) {
             Some(idx) => idx,
             None => {
-                let idx = self.mem.alloc(&a.name, a.num, len, None, a.shared)?;
+                let idx = self.mem.alloc(&a.name, a.num, len, None, a.visibility)?;
                 if let (Some(region), true) = (self.region.as_mut(), a.per_block) {
                     region.allocs.insert(a.data, idx);
                 }
@@ -323,6 +331,31 @@ impl<'p> Executor<'p> {
             th.frame.layouts[buf as usize] = Some(layout);
         }
         Ok(())
+    }
+
+    /// Moves the main thread through the blocks of a kernel launch.
+    fn grid_event(&mut self, th: &mut Thread, event: GridEvent) {
+        match event {
+            GridEvent::Launch => self.grid.start_launch(),
+            GridEvent::Block { ctx } => {
+                let coords = self.block_coords(th, ctx);
+                let block = self.grid.start_block(coords);
+                th.enter_block(Some(block));
+            }
+            GridEvent::EndLaunch => th.enter_block(None),
+        }
+    }
+
+    /// The values of the `blockIdx` bindings around context `ctx` in `th`, innermost first.
+    fn block_coords(&self, th: &Thread, mut ctx: u32) -> Vec<(u32, i64)> {
+        let mut coords = Vec::new();
+        while let Some(node) = self.prog.ctxs.get(ctx as usize) {
+            if let CtxKind::Block(_) = node.kind {
+                coords.push((ctx, as_i64(node.num, th.frame.scalars[node.slot as usize])));
+            }
+            ctx = node.parent;
+        }
+        coords
     }
 
     fn thread_bind(&mut self, th: &mut Thread, t: &ThreadBindIns) -> R<Flow<'p>> {
@@ -376,7 +409,7 @@ impl<'p> Executor<'p> {
             let value = as_i64(node.num, th.frame.scalars[node.slot as usize]);
             match &node.kind {
                 CtxKind::Loop => loop_vars.push((node.name.clone(), value)),
-                CtxKind::Thread(tag) => thread.push((tag.clone(), value)),
+                CtxKind::Thread(tag) | CtxKind::Block(tag) => thread.push((tag.clone(), value)),
             }
             ctx = node.parent;
         }

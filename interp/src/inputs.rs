@@ -19,7 +19,7 @@ use super::program::ParamBinding;
 use super::thread::Thread;
 use super::RunConfig;
 use tirproof_machine::error::{ExecError, TrapKind};
-use tirproof_machine::memory::Data;
+use tirproof_machine::memory::{Data, Visibility};
 use tirproof_machine::tensor::Tensor;
 use tirproof_machine::value::{norm, Num, ScalarValue};
 
@@ -109,7 +109,8 @@ impl Executor<'_> {
             // Tensors hold canonical bits already (their constructors normalize); the storage
             // shares them until its first write.
             let bits = Data::Shared(tensor.shared_bits());
-            let storage = self.mem.alloc(name, l.num, len, Some(bits), true).map_err(|t| to_error(name, t))?;
+            let storage =
+                self.mem.alloc(name, l.num, len, Some(bits), Visibility::Device).map_err(|t| to_error(name, t))?;
             th.frame.data[layout.data as usize] = storage;
             th.frame.layouts[layout.buf as usize] = Some(l);
             storages.push(ParamStorage { name: name.clone(), storage, dtype, shape });

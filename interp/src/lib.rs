@@ -12,7 +12,8 @@
 //! - Async (docs/async-semantics.md): per-thread queues; stores inside `async_scope`
 //!   land when their group completes; commits, waits and the three completion schedules.
 //! - Threads: `threadIdx.*` bindings run as threads of one block, one at a time, switching
-//!   at barriers; `blockIdx.*` bindings run blocks one after another.
+//!   at barriers; `blockIdx.*` bindings run blocks one after another. Races between threads
+//!   of a block, and between blocks of a kernel launch, are faults whatever that order.
 //!
 //! A program misbehaving is an [`Outcome::Fault`] with a located [`Fault`]; the interpreter
 //! failing to give the program a meaning is an [`ExecError`].
@@ -36,6 +37,7 @@
 //! `exec` runs a thread's instructions, `eval` its expressions, `access` its loads and
 //! stores; `schedule` runs blocks of threads and drives async commits, waits and completion;
 //! `frame` holds a thread's variable slots and `thread` wraps it in the machine's thread;
+//! `grid` numbers kernel launches and blocks for race detection;
 //! `inputs` makes random inputs for a function's parameters. Memory, queues, values,
 //! arithmetic, faults and tensors are `tirproof-machine`'s.
 
@@ -44,6 +46,7 @@ mod compile;
 mod eval;
 mod exec;
 mod frame;
+mod grid;
 mod inputs;
 mod program;
 mod schedule;
@@ -68,6 +71,7 @@ pub use tirproof_machine::{ExecError, Fault, FaultKind, ParseScheduleError, Scal
 
 use exec::Executor;
 use frame::Frame;
+use grid::Grid;
 use program::{Program, NO_STMT};
 use thread::Thread;
 
@@ -141,7 +145,7 @@ impl<'p> Executor<'p> {
             order_rng: config.thread_order_seed.map(ChaCha8Rng::seed_from_u64),
             history: History::default(),
             region: None,
-            region_gen: 0,
+            grid: Grid::default(),
         }
     }
 

@@ -15,6 +15,7 @@ use tirproof_ir::span::Span;
 
 use tirproof_machine::arith::math::MathFn;
 use tirproof_machine::error::ExecError;
+use tirproof_machine::memory::Visibility;
 use tirproof_machine::value::Num;
 
 /// Marks an instruction that is not a statement of its own (costs no fuel).
@@ -209,8 +210,8 @@ pub(crate) struct AllocIns {
     /// One storage per block of threads (shared or global scope inside a thread block):
     /// the first thread to get here allocates it, the others reuse it.
     pub(crate) per_block: bool,
-    /// Visible to several threads (not a per-thread local): races are tracked.
-    pub(crate) shared: bool,
+    /// Which threads see it (from its scope): races are tracked unless only one does.
+    pub(crate) visibility: Visibility,
 }
 
 #[derive(Debug)]
@@ -260,6 +261,19 @@ pub(crate) struct ThreadBindIns {
     pub(crate) extent: CExpr,
     pub(crate) extent_num: Num,
     pub(crate) skip: u32,
+}
+
+/// Where the main thread is in a kernel's grid of blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum GridEvent {
+    /// Before the outermost `blockIdx` binding: a new kernel launch.
+    Launch,
+    /// A new block: an iteration of a `blockIdx` binding starts, or the rest of an enclosing
+    /// iteration after a nested binding. `ctx` is the innermost context there, from which the
+    /// block's `blockIdx` values are read.
+    Block { ctx: u32 },
+    /// After the outermost `blockIdx` binding: the launch is over.
+    EndLaunch,
 }
 
 #[derive(Debug)]
@@ -326,6 +340,8 @@ pub(crate) enum Ins {
     },
     RegionStart(Box<RegionIns>),
     RegionEnd,
+    /// A step through the blocks of a kernel (`blockIdx` bindings), for race detection.
+    Grid(GridEvent),
     ThreadBind(Box<ThreadBindIns>),
     End,
 }
@@ -352,6 +368,7 @@ impl Ins {
             | Ins::Free { .. }
             | Ins::Materialize(_)
             | Ins::RegionEnd
+            | Ins::Grid(_)
             | Ins::End => NO_STMT,
         }
     }
@@ -368,8 +385,10 @@ pub(crate) struct StmtInfo {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum CtxKind {
     Loop,
-    /// A thread or block binding with its tag.
+    /// A `threadIdx` binding with its tag.
     Thread(String),
+    /// A `blockIdx` binding with its tag: a loop over the blocks of a kernel.
+    Block(String),
 }
 
 /// One enclosing loop or thread binding; nodes form a tree through `parent`.

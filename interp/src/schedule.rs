@@ -3,7 +3,10 @@
 //! Threads of a block run one at a time, each until its next barrier (or the end of the
 //! block), in the order 0..n or a seeded permutation of it, redrawn for every phase; then all
 //! pass the barrier together. Threads stopped at different barriers, or some at a barrier and
-//! some at the end, is barrier divergence. Deterministic for a given seed.
+//! some at the end, is barrier divergence. Deterministic for a given seed. Race detection
+//! (`tirproof_machine::race`) relies on this: every access of a phase runs before any of the
+//! next, and a block's threads run after the code that launches them and before the code
+//! after them.
 //!
 //! Async groups complete when a wait retires them; additionally at commit under `Eager`, and
 //! under `Random` before any statement with probability 1/2 (the oldest incomplete group of
@@ -49,17 +52,25 @@ impl Executor<'_> {
         if n > MAX_THREADS {
             return Err(Trap::resource(format!("a block of {n} threads (the interpreter allows {MAX_THREADS})")));
         }
-        self.region_gen = self.region_gen.wrapping_add(1).max(1);
-        let race = (n > 1).then_some(self.region_gen);
+        // Inside a `blockIdx` binding the threads are the parent's block (`Thread::child`);
+        // outside any, a block of several threads is a kernel launch of its own.
+        let block = (parent.race.is_none() && n > 1).then(|| {
+            self.grid.start_launch();
+            self.grid.start_block([])
+        });
         let mut threads: Vec<Thread> = (0..n as u32)
             .map(|tid| {
                 let who = Who { axes, coords: coords_of(tid, dims) };
-                parent.child(tid, who, race)
+                parent.child(tid, who, block)
             })
             .collect();
         self.stats.max_threads = self.stats.max_threads.max(n);
         self.region = Some(RegionState { dims, axes, allocs: HashMap::new() });
         let result = self.run_phases(&mut threads, pc + 1).and_then(|()| self.finish_block(&mut threads));
+        // All threads of the block pass barriers together, so any one has its final epoch.
+        if let Some(block_epoch) = threads.first().map(|t| t.epoch) {
+            parent.join(block_epoch);
+        }
         if let Some(region) = self.region.take() {
             for idx in region.allocs.values() {
                 self.mem.free(*idx);
@@ -184,7 +195,7 @@ impl Executor<'_> {
                 format!("async_wait_inflight_count is {n} for queue {q}; it must be at least 0"),
             ));
         };
-        let waiter = Waiter { thread: th.tid, epoch: th.epoch };
+        let waiter = Waiter { thread: th.race_thread(), epoch: th.epoch };
         let retired = th.asyncs.wait(&mut self.mem, q, keep, waiter);
         self.stats.waits += 1;
         self.history.push(Event { kind: EventKind::Wait { queue: q, keep: n, retired }, stmt, who: th.who });
@@ -196,7 +207,7 @@ impl Executor<'_> {
         let q = self.eval_i64(th, queue, queue_num)?;
         let line = self.line(stmt);
         let eager = self.completion.lands_at_commit();
-        let seq = th.asyncs.commit(&mut self.mem, q, line, th.tid, eager);
+        let seq = th.asyncs.commit(&mut self.mem, q, line, th.race_thread(), eager);
         self.stats.commits += 1;
         self.history.push(Event { kind: EventKind::Commit { queue: q, seq }, stmt, who: th.who });
         Ok(())

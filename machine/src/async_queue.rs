@@ -44,7 +44,8 @@ pub struct Queue {
     pub groups: VecDeque<Group>,
 }
 
-/// Who waits, for visibility bookkeeping: the thread and the barriers it has passed.
+/// Who waits, for race bookkeeping: the thread (as its race context names it, see
+/// `Thread::race_thread`) and the barriers it has passed.
 #[derive(Clone, Copy, Debug)]
 pub struct Waiter {
     pub thread: u32,
@@ -182,14 +183,14 @@ impl AsyncState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::memory::{AccessError, Pending};
+    use crate::memory::{AccessError, Pending, Visibility};
     use crate::value::Num;
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
 
     fn setup() -> (Memory, AsyncState, usize) {
         let mut mem = Memory::default();
-        let s = mem.alloc("B", Num::Int(32), 4, None, true).unwrap() as usize;
+        let s = mem.alloc("B", Num::Int(32), 4, None, Visibility::Device).unwrap() as usize;
         (mem, AsyncState::default(), s)
     }
 

@@ -22,8 +22,12 @@ pub enum FaultKind {
     ReadPendingAsync,
     /// A write to a location with a pending asynchronous write.
     WritePendingAsync,
-    /// A read of another thread's write without the synchronization that makes it visible.
+    /// Two accesses to one location by threads of one block, at least one a write, that no
+    /// barrier (and, for an asynchronous write, no wait followed by a barrier) orders.
     CrossThreadRace,
+    /// Two accesses to one location by different blocks of one kernel launch, at least one a
+    /// write (nothing orders blocks).
+    CrossBlockRace,
     /// `async_wait_inflight_count` below zero.
     NegativeWait,
     /// An async group (or an uncommitted async store) never waited for before the end.
@@ -39,13 +43,14 @@ pub enum FaultKind {
 }
 
 impl FaultKind {
-    pub const ALL: [FaultKind; 12] = [
+    pub const ALL: [FaultKind; 13] = [
         FaultKind::OutOfBounds,
         FaultKind::DivisionByZero,
         FaultKind::ReadPoison,
         FaultKind::ReadPendingAsync,
         FaultKind::WritePendingAsync,
         FaultKind::CrossThreadRace,
+        FaultKind::CrossBlockRace,
         FaultKind::NegativeWait,
         FaultKind::UnwaitedGroup,
         FaultKind::BarrierDivergence,
@@ -63,6 +68,7 @@ impl FaultKind {
             FaultKind::ReadPendingAsync => "read-pending-async",
             FaultKind::WritePendingAsync => "write-pending-async",
             FaultKind::CrossThreadRace => "cross-thread-race",
+            FaultKind::CrossBlockRace => "cross-block-race",
             FaultKind::NegativeWait => "negative-wait",
             FaultKind::UnwaitedGroup => "unwaited-group",
             FaultKind::BarrierDivergence => "barrier-divergence",

@@ -6,12 +6,13 @@
 //! - `value` and `arith`: scalar kinds, canonical bit patterns and exact arithmetic (integers
 //!   wrap in two's complement, `//` and `%` round toward negative infinity, floats are IEEE in
 //!   their own width);
-//! - `memory`: storages with poison (never-written elements), pending asynchronous writes and
-//!   the last writer of shared elements;
+//! - `memory`: storages with poison (never-written elements) and pending asynchronous writes;
+//!   `race`: the shadow state of elements several threads can see, and the rules that find
+//!   races between threads of a block and between blocks of a kernel launch;
 //! - `async_queue`: the per-thread FIFO queues of committed groups; `schedule`: when groups
 //!   land (lazy, eager, random);
-//! - `thread`: a thread's queues, coordinates and barrier epoch, around the executor's own
-//!   frame;
+//! - `thread`: a thread's queues, coordinates, barrier epoch and race context, around the
+//!   executor's own frame;
 //! - `fault` (program faults, outcomes with a location) and `error` (the executor's own
 //!   failures, never a program's); `history`: the events a fault shows; `tensor`: inputs and
 //!   outputs.
@@ -25,6 +26,7 @@ pub mod error;
 pub mod fault;
 pub mod history;
 pub mod memory;
+pub mod race;
 pub mod schedule;
 pub mod tensor;
 pub mod thread;

@@ -7,24 +7,21 @@
 //!   parameters); reading an uninitialized element is a poison read;
 //! - `pending`: an asynchronous write issued and not yet completed; the element must not be
 //!   read or written until it completes (the map is empty in synchronous programs);
-//! - `writers`: the last writer (thread, barrier epoch, async group) when several threads
-//!   share the storage; kept in chunks of `WRITER_CHUNK` elements allocated on the first
-//!   write to them from a multi-thread block, so memory follows what threads touch.
+//! - `shadow`: the accesses a later access can race with (`race`), for storages several
+//!   threads can see, recorded only for accesses made with a race context.
 //!
-//! Invariants: `data.len() == len`; `init` is empty or has `len` entries; `writers` is
-//! empty or has one (possibly unallocated) chunk per `WRITER_CHUNK` elements; a pending element is never overwritten by a plain write.
+//! Invariants: `data.len() == len`; `init` is empty or has `len` entries; a pending element
+//! is never overwritten by a plain write; a storage's shadow starts empty with each lifetime.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::error::{Trap, R};
+use super::race::{Race, RaceCtx, Shadow};
 use super::value::Num;
 
 /// The interpreter's memory budget, in scalar elements over all live storages.
 pub const MAX_LIVE_ELEMENTS: usize = 1 << 26;
-
-/// Elements per chunk of writer records.
-const WRITER_CHUNK: usize = 1024;
 
 /// Identifies the async group a pending write belongs to, once committed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,45 +40,25 @@ pub struct Pending {
     pub group: Option<GroupRef>,
 }
 
-/// The async side of a tracked write: its group and the barrier epoch of the wait that
-/// retired it (`None` until the writing thread waits for it).
+/// Which threads see a storage (from its scope), and so what can race on it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct AsyncWrite {
-    pub group: Option<GroupRef>,
-    pub waited_epoch: Option<u32>,
-}
-
-/// The last write to an element of a storage shared by the threads of a block.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Writer {
-    /// The thread region (block) of the write; 0 means "no tracked write".
-    pub region: u32,
-    pub thread: u32,
-    /// Barriers the writer had passed when it wrote.
-    pub epoch: u32,
-    pub line: u32,
-    pub async_write: Option<AsyncWrite>,
-}
-
-impl Writer {
-    const NONE: Writer = Writer { region: 0, thread: 0, epoch: 0, line: 0, async_write: None };
-}
-
-/// The accessing thread, for race tracking (only in blocks of several threads).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RaceCtx {
-    pub region: u32,
-    pub thread: u32,
-    pub epoch: u32,
+pub enum Visibility {
+    /// One thread's registers or local memory: never raced on.
+    Thread,
+    /// The threads of one block (shared memory): every block has its own copy, so only
+    /// threads of one block race on it.
+    Block,
+    /// Every thread of every block (global memory, parameters).
+    Device,
 }
 
 /// Why an element access failed; the executor turns it into a located fault.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AccessError {
     OutOfStorage { len: usize },
     Poison,
     Pending(Pending),
-    Race(Writer),
+    Race(Box<Race>),
 }
 
 /// The elements of a storage: owned, or a caller's tensor shared until the first write (so
@@ -135,9 +112,9 @@ pub struct Storage {
     pub data: Data,
     init: Vec<bool>,
     pending: HashMap<usize, Pending>,
-    writers: Vec<Option<Box<[Writer]>>>,
-    /// Whether several threads may see it (not a per-thread local), so races are tracked.
-    pub shared: bool,
+    shadow: Shadow,
+    /// Which threads see it: races are tracked unless only one thread does.
+    pub visibility: Visibility,
     pub live: bool,
 }
 
@@ -150,16 +127,32 @@ impl Storage {
         }
     }
 
+    /// Whether accesses made with `race` are checked and recorded for races.
+    #[inline(always)]
+    fn tracks(&self, race: Option<&RaceCtx>) -> bool {
+        race.is_some() && self.visibility != Visibility::Thread
+    }
+
+    /// The race context of an access that must be checked and recorded, if any.
+    #[inline(always)]
+    fn tracked<'r>(&self, race: Option<&'r RaceCtx>) -> Option<&'r RaceCtx> {
+        race.filter(|_| self.visibility != Visibility::Thread)
+    }
+
+    /// Whether blocks share this storage (else a block's accesses never race with another's).
+    fn blocks_share(&self) -> bool {
+        self.visibility == Visibility::Device
+    }
+
     /// Reads element `off` when nothing needs checking beyond bounds and poison (no pending
-    /// async write anywhere in the storage, no tracked writers); `None` sends the caller to
+    /// async write anywhere in the storage, no race tracking); `None` sends the caller to
     /// `read`, which checks everything and explains failures.
     #[inline(always)]
     pub fn try_read(&self, off: i64, race: Option<&RaceCtx>) -> Option<u64> {
         let i = usize::try_from(off).ok()?;
         let bits = *self.data.as_slice().get(i)?;
-        let simple = self.pending.is_empty()
-            && (self.init.is_empty() || self.init.get(i) == Some(&true))
-            && (race.is_none() || self.writers.is_empty());
+        let simple =
+            self.pending.is_empty() && (self.init.is_empty() || self.init.get(i) == Some(&true)) && !self.tracks(race);
         simple.then_some(bits)
     }
 
@@ -167,7 +160,7 @@ impl Storage {
     /// sends the caller to `write`.
     #[inline(always)]
     pub fn try_write(&mut self, off: i64, bits: u64, race: Option<&RaceCtx>) -> bool {
-        if !self.pending.is_empty() || race.is_some() {
+        if !self.pending.is_empty() || self.tracks(race) {
             return false;
         }
         let (Ok(i), Data::Owned(data)) = (usize::try_from(off), &mut self.data) else {
@@ -183,52 +176,37 @@ impl Storage {
         true
     }
 
-    /// Reads element `off`, checking poison, pending async writes and (with `race`) whether
-    /// another thread's write to it is visible yet.
-    pub fn read(&self, off: i64, race: Option<&RaceCtx>) -> Result<u64, AccessError> {
+    /// Fails when an async write to element `i` is pending.
+    #[inline]
+    fn pending_at(&self, i: usize) -> Result<(), AccessError> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        self.pending.get(&i).map_or(Ok(()), |p| Err(AccessError::Pending(*p)))
+    }
+
+    /// Reads element `off`, checking pending async writes, poison and (with `race`) races
+    /// with other threads' writes, and records the read for later writes to check.
+    pub fn read(&mut self, off: i64, race: Option<&RaceCtx>) -> Result<u64, AccessError> {
         let i = self.index(off)?;
         // A pending async write explains an uninitialized element better than poison does.
-        if !self.pending.is_empty() {
-            if let Some(p) = self.pending.get(&i) {
-                return Err(AccessError::Pending(*p));
-            }
-        }
+        self.pending_at(i)?;
         if !self.init.is_empty() && !self.init[i] {
             return Err(AccessError::Poison);
         }
-        if let (Some(r), false) = (race, self.writers.is_empty()) {
-            self.check_race(i, r)?;
+        if let Some(r) = self.tracked(race) {
+            self.shadow.read(i, self.data.len(), r, self.blocks_share()).map_err(AccessError::Race)?;
         }
         Ok(self.data.as_slice()[i])
     }
 
-    fn check_race(&self, i: usize, r: &RaceCtx) -> Result<(), AccessError> {
-        let Some(Some(chunk)) = self.writers.get(i / WRITER_CHUNK) else {
-            return Ok(());
-        };
-        let w = chunk[i % WRITER_CHUNK];
-        if w.region != r.region || w.thread == r.thread {
-            return Ok(());
-        }
-        // A plain write is visible after the next barrier; an async one after the writer's
-        // wait retired it and a barrier followed that wait.
-        let visible_after = match w.async_write {
-            None => Some(w.epoch),
-            Some(a) => a.waited_epoch,
-        };
-        match visible_after {
-            Some(e) if r.epoch > e => Ok(()),
-            _ => Err(AccessError::Race(w)),
-        }
-    }
-
-    /// Writes element `off` synchronously.
-    pub fn write(&mut self, off: i64, bits: u64, race: Option<&RaceCtx>, line: u32) -> Result<(), AccessError> {
+    /// Writes element `off` synchronously, checking pending async writes and (with `race`)
+    /// races with other threads' accesses.
+    pub fn write(&mut self, off: i64, bits: u64, race: Option<&RaceCtx>) -> Result<(), AccessError> {
         let i = self.index(off)?;
-        if !self.pending.is_empty() {
-            if let Some(p) = self.pending.get(&i) {
-                return Err(AccessError::Pending(*p));
-            }
+        self.pending_at(i)?;
+        if let Some(r) = self.tracked(race) {
+            self.shadow.write(i, self.data.len(), r, self.blocks_share(), false).map_err(AccessError::Race)?;
         }
         match &mut self.data {
             Data::Owned(v) => v[i] = bits,
@@ -237,53 +215,27 @@ impl Storage {
         if !self.init.is_empty() {
             self.init[i] = true;
         }
-        if let (Some(r), true) = (race, self.shared) {
-            self.record(i, r, line, None);
-        }
         Ok(())
-    }
-
-    fn record(&mut self, i: usize, r: &RaceCtx, line: u32, async_write: Option<AsyncWrite>) {
-        if self.writers.is_empty() {
-            self.writers = vec![None; self.data.len().div_ceil(WRITER_CHUNK)];
-        }
-        let Some(chunk) = self.writers.get_mut(i / WRITER_CHUNK) else {
-            return;
-        };
-        let chunk = chunk.get_or_insert_with(|| vec![Writer::NONE; WRITER_CHUNK].into_boxed_slice());
-        chunk[i % WRITER_CHUNK] = Writer { region: r.region, thread: r.thread, epoch: r.epoch, line, async_write };
-    }
-
-    fn writer_mut(&mut self, i: usize) -> Option<&mut Writer> {
-        self.writers.get_mut(i / WRITER_CHUNK)?.as_mut()?.get_mut(i % WRITER_CHUNK)
     }
 
     /// Marks element `off` as the destination of an async write; returns its index.
     pub fn issue(&mut self, off: i64, pending: Pending, race: Option<&RaceCtx>) -> Result<usize, AccessError> {
         let i = self.index(off)?;
-        if let Some(p) = self.pending.get(&i) {
-            return Err(AccessError::Pending(*p));
+        self.pending_at(i)?;
+        if let Some(r) = self.tracked(race) {
+            self.shadow.write(i, self.data.len(), r, self.blocks_share(), true).map_err(AccessError::Race)?;
         }
         self.pending.insert(i, pending);
-        if let (Some(r), true) = (race, self.shared) {
-            let async_write = AsyncWrite { group: None, waited_epoch: None };
-            self.record(i, r, pending.issue_line, Some(async_write));
-        }
         Ok(i)
     }
 
-    /// Records the group of a committed async write to element `i`.
+    /// Records the group of a committed async write to element `i` by `thread` (the race
+    /// context's thread when races are tracked).
     pub fn set_group(&mut self, i: usize, group: GroupRef, thread: u32) {
         if let Some(p) = self.pending.get_mut(&i) {
             p.group = Some(group);
         }
-        if let Some(w) = self.writer_mut(i) {
-            if let (true, Some(a)) = (w.thread == thread, w.async_write.as_mut()) {
-                if a.group.is_none() {
-                    a.group = Some(group);
-                }
-            }
-        }
+        self.shadow.set_group(i, thread, group);
     }
 
     /// Completes the async write to element `i`: the value lands and the element is free.
@@ -299,13 +251,7 @@ impl Storage {
 
     /// The writing thread's wait retired the async write to element `i` at barrier `epoch`.
     pub fn mark_waited(&mut self, i: usize, thread: u32, group: GroupRef, epoch: u32) {
-        if let Some(w) = self.writer_mut(i) {
-            if let (true, Some(a)) = (w.thread == thread, w.async_write.as_mut()) {
-                if a.group.map(|g| (g.queue, g.seq)) == Some((group.queue, group.seq)) {
-                    a.waited_epoch = Some(epoch);
-                }
-            }
-        }
+        self.shadow.mark_waited(i, thread, group, epoch);
     }
 }
 
@@ -321,7 +267,7 @@ pub struct Memory {
 impl Memory {
     /// A new storage of `len` elements: `contents` for parameters (fully initialized, `len`
     /// elements), or poisoned zeros for allocations.
-    pub fn alloc(&mut self, name: &str, num: Num, len: i64, contents: Option<Data>, shared: bool) -> R<u32> {
+    pub fn alloc(&mut self, name: &str, num: Num, len: i64, contents: Option<Data>, visibility: Visibility) -> R<u32> {
         let len = usize::try_from(len)
             .map_err(|_| Trap::ill_formed(format!("allocation of `{name}` with negative size {len}")))?;
         let total = self.live_elements.saturating_add(len);
@@ -341,8 +287,8 @@ impl Memory {
             data,
             init,
             pending: HashMap::new(),
-            writers: Vec::new(),
-            shared,
+            shadow: Shadow::default(),
+            visibility,
             live: true,
         };
         if let Some(idx) = self.free.pop() {
@@ -370,6 +316,8 @@ impl Memory {
         }
         s.live = true;
         s.init = vec![false; len];
+        // Another block may run this allocation again: its storage is then another block's.
+        s.shadow = Shadow::default();
         self.live_elements = self.live_elements.saturating_add(len);
         true
     }
@@ -388,7 +336,7 @@ impl Memory {
         if s.pending.is_empty() {
             s.data = Data::Owned(Vec::new());
             s.init = Vec::new();
-            s.writers = Vec::new();
+            s.shadow = Shadow::default();
             self.free.push(idx);
         }
     }
@@ -397,17 +345,19 @@ impl Memory {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::race::{BlockCounter, RaceScope};
 
     fn ctx(thread: u32, epoch: u32) -> RaceCtx {
-        RaceCtx { region: 1, thread, epoch }
+        let mut blocks = BlockCounter::default();
+        RaceCtx { launch: blocks.launch(), block: blocks.next_block(), thread, epoch, site: 0 }
     }
 
     #[test]
     fn allocations_start_poisoned() {
         let mut mem = Memory::default();
-        let s = mem.alloc("B", Num::F32, 4, None, true).unwrap() as usize;
+        let s = mem.alloc("B", Num::F32, 4, None, Visibility::Device).unwrap() as usize;
         assert_eq!(mem.storages[s].read(1, None), Err(AccessError::Poison));
-        mem.storages[s].write(1, 7, None, 3).unwrap();
+        mem.storages[s].write(1, 7, None).unwrap();
         assert_eq!(mem.storages[s].read(1, None), Ok(7));
         assert_eq!(mem.storages[s].read(4, None), Err(AccessError::OutOfStorage { len: 4 }));
         assert_eq!(mem.storages[s].read(-1, None), Err(AccessError::OutOfStorage { len: 4 }));
@@ -416,11 +366,11 @@ mod tests {
     #[test]
     fn pending_writes_block_access_until_complete() {
         let mut mem = Memory::default();
-        let s = mem.alloc("A", Num::Int(32), 2, Some(Data::Owned(vec![1, 2])), true).unwrap() as usize;
+        let s = mem.alloc("A", Num::Int(32), 2, Some(Data::Owned(vec![1, 2])), Visibility::Device).unwrap() as usize;
         let p = Pending { issue_line: 5, thread: 0, group: None };
         let i = mem.storages[s].issue(0, p, None).unwrap();
         assert_eq!(mem.storages[s].read(0, None), Err(AccessError::Pending(p)));
-        assert_eq!(mem.storages[s].write(0, 9, None, 6), Err(AccessError::Pending(p)));
+        assert_eq!(mem.storages[s].write(0, 9, None), Err(AccessError::Pending(p)));
         assert_eq!(mem.storages[s].read(1, None), Ok(2));
         mem.storages[s].complete(i, 42);
         assert_eq!(mem.storages[s].read(0, None), Ok(42));
@@ -429,21 +379,44 @@ mod tests {
     #[test]
     fn plain_writes_are_visible_to_other_threads_after_a_barrier() {
         let mut mem = Memory::default();
-        let s = mem.alloc("S", Num::F32, 2, None, true).unwrap() as usize;
-        mem.storages[s].write(0, 1, Some(&ctx(0, 0)), 3).unwrap();
+        let s = mem.alloc("S", Num::F32, 2, None, Visibility::Device).unwrap() as usize;
+        mem.storages[s].write(0, 1, Some(&ctx(0, 0))).unwrap();
         assert_eq!(mem.storages[s].read(0, Some(&ctx(0, 0))), Ok(1));
         assert!(matches!(mem.storages[s].read(0, Some(&ctx(1, 0))), Err(AccessError::Race(_))));
         assert_eq!(mem.storages[s].read(0, Some(&ctx(1, 1))), Ok(1));
     }
 
     #[test]
+    fn writes_and_issues_are_checked_against_reads() {
+        let mut mem = Memory::default();
+        let s = mem.alloc("S", Num::F32, 2, Some(Data::Owned(vec![0, 0])), Visibility::Device).unwrap() as usize;
+        let storage = &mut mem.storages[s];
+        storage.read(0, Some(&ctx(1, 0))).unwrap();
+        let Err(AccessError::Race(race)) = storage.write(0, 5, Some(&ctx(0, 0))) else { panic!("no race") };
+        assert_eq!(race.scope, RaceScope::Threads);
+        // The racing write changed nothing.
+        assert_eq!(storage.read(0, None), Ok(0));
+        let p = Pending { issue_line: 5, thread: 0, group: None };
+        assert!(matches!(storage.issue(0, p, Some(&ctx(0, 0))), Err(AccessError::Race(_))));
+        assert!(storage.issue(0, p, Some(&ctx(0, 1))).is_ok());
+    }
+
+    #[test]
+    fn local_storages_are_never_tracked() {
+        let mut mem = Memory::default();
+        let s = mem.alloc("L", Num::F32, 1, None, Visibility::Thread).unwrap() as usize;
+        assert!(mem.storages[s].try_write(0, 1, Some(&ctx(0, 0))));
+        assert_eq!(mem.storages[s].try_read(0, Some(&ctx(1, 0))), Some(1));
+    }
+
+    #[test]
     fn freed_storage_is_recycled_and_counted() {
         let mut mem = Memory::default();
-        let a = mem.alloc("a", Num::F32, 8, None, false).unwrap();
+        let a = mem.alloc("a", Num::F32, 8, None, Visibility::Thread).unwrap();
         mem.free(a);
-        let b = mem.alloc("b", Num::F32, 8, None, false).unwrap();
+        let b = mem.alloc("b", Num::F32, 8, None, Visibility::Thread).unwrap();
         assert_eq!(a, b);
-        assert!(mem.alloc("huge", Num::F32, 1 << 40, None, false).is_err());
-        assert!(mem.alloc("neg", Num::F32, -1, None, false).is_err());
+        assert!(mem.alloc("huge", Num::F32, 1 << 40, None, Visibility::Thread).is_err());
+        assert!(mem.alloc("neg", Num::F32, -1, None, Visibility::Thread).is_err());
     }
 }

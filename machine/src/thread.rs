@@ -1,16 +1,18 @@
-//! One thread of execution: its frame, its async queues, its place in its block and the
-//! barrier epoch used for cross-thread visibility.
+//! One thread of execution: its frame, its async queues, its place in its block, the
+//! barrier epoch and the race context.
 //!
 //! The function body runs on the main thread. A block of threads gets one `Thread` per
 //! thread, each starting from a copy of the launching frame with empty queues. `epoch`
 //! counts the barriers the thread has passed; all threads of a block pass barriers together,
-//! so equal epochs mean "no barrier in between".
+//! so equal epochs mean "no barrier in between". Inside `blockIdx` bindings the main thread
+//! is the block's launching code: its block of threads starts one epoch after it (`child`)
+//! and it resumes one epoch after them (`join`), so the three are ordered.
 
 use std::collections::HashMap;
 
 use super::async_queue::AsyncState;
 use super::history::Who;
-use super::memory::RaceCtx;
+use super::race::{RaceCtx, LAUNCHING_CODE};
 
 #[derive(Debug)]
 pub struct Thread<F> {
@@ -23,7 +25,8 @@ pub struct Thread<F> {
     pub epoch: u32,
     /// Part of a block of threads (barriers suspend it).
     pub in_region: bool,
-    /// Set in blocks of more than one thread: accesses are checked for races.
+    /// Set whenever the thread can share memory with another thread (a block of several
+    /// threads, or any block of a grid): its accesses are checked for races.
     pub race: Option<RaceCtx>,
     /// Storages of this thread's allocations that ended with async writes still pending, by
     /// data slot: the allocation's next execution reuses the storage (see `Exec::alloc`).
@@ -44,17 +47,22 @@ impl<F: Clone> Thread<F> {
         }
     }
 
-    /// Thread `tid` of a block launched by `self`; `region` identifies the block for race
-    /// tracking, which only multi-thread blocks need.
-    pub fn child(&self, tid: u32, who: Who, region: Option<u32>) -> Thread<F> {
+    /// Thread `tid` of a block launched by `self`. `block` is the block's race context (its
+    /// thread is set to `tid`; the thread starts at its epoch), `None` when races cannot
+    /// happen. Inside a `blockIdx` binding that is `self`'s block, one epoch on.
+    pub fn child(&self, tid: u32, who: Who, block: Option<RaceCtx>) -> Thread<F> {
+        let race = match self.race {
+            Some(launching) => Some(RaceCtx { thread: tid, epoch: launching.epoch.saturating_add(1), ..launching }),
+            None => block.map(|b| RaceCtx { thread: tid, ..b }),
+        };
         Thread {
             frame: self.frame.clone(),
             asyncs: AsyncState::default(),
             tid,
             who,
-            epoch: 0,
+            epoch: race.map_or(0, |r| r.epoch),
             in_region: true,
-            race: region.map(|region| RaceCtx { region, thread: tid, epoch: 0 }),
+            race,
             retired: HashMap::new(),
         }
     }
@@ -65,6 +73,24 @@ impl<F: Clone> Thread<F> {
         if let Some(r) = self.race.as_mut() {
             r.epoch = self.epoch;
         }
+    }
+
+    /// Resumes the launching code after its block of threads ended at `block_epoch`.
+    pub fn join(&mut self, block_epoch: u32) {
+        if let Some(r) = self.race.as_mut() {
+            self.epoch = block_epoch.saturating_add(1);
+            r.epoch = self.epoch;
+        }
+    }
+
+    /// Enters a block of a grid as its launching code (`None`: leaves the grid).
+    pub fn enter_block(&mut self, block: Option<RaceCtx>) {
+        self.race = block.map(|b| RaceCtx { thread: LAUNCHING_CODE, epoch: self.epoch, ..b });
+    }
+
+    /// The thread's id in race records: its index in its block, or `LAUNCHING_CODE`.
+    pub fn race_thread(&self) -> u32 {
+        self.race.map_or(self.tid, |r| r.thread)
     }
 }
 
@@ -78,6 +104,7 @@ pub fn coords_of(tid: u32, dims: [u32; 3]) -> [u32; 3] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::race::BlockCounter;
 
     #[test]
     fn coordinates_are_x_fastest() {
@@ -86,12 +113,33 @@ mod tests {
         assert_eq!(coords_of(9, [4, 2, 2]), [1, 0, 1]);
     }
 
+    fn block_ctx() -> RaceCtx {
+        let mut blocks = BlockCounter::default();
+        RaceCtx { launch: blocks.launch(), block: blocks.next_block(), thread: 0, epoch: 0, site: 0 }
+    }
+
     #[test]
     fn barriers_advance_the_race_epoch() {
         let main = Thread::main(());
-        let mut t = main.child(1, Who::default(), Some(3));
+        let mut t = main.child(1, Who::default(), Some(block_ctx()));
         t.pass_barrier();
         assert_eq!(t.epoch, 1);
         assert_eq!(t.race.unwrap().epoch, 1);
+        assert_eq!(t.race_thread(), 1);
+    }
+
+    #[test]
+    fn launching_code_is_ordered_around_its_block() {
+        let mut main = Thread::main(());
+        assert_eq!(main.race_thread(), 0);
+        main.enter_block(Some(block_ctx()));
+        assert_eq!(main.race_thread(), LAUNCHING_CODE);
+        let mut child = main.child(2, Who::default(), None);
+        assert_eq!((child.epoch, child.race.unwrap().thread), (1, 2));
+        child.pass_barrier();
+        main.join(child.epoch);
+        assert_eq!((main.epoch, main.race.unwrap().epoch), (3, 3));
+        main.enter_block(None);
+        assert_eq!(main.race, None);
     }
 }

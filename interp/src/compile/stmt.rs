@@ -13,13 +13,26 @@ use tirproof_ir::stmt::{Allocate, AttrStmt, BufferStore, For, ForKind, Stmt, Stm
 use tirproof_ir::var::Var;
 
 use super::{ill, CResult, Compiler, VarSlot};
-use crate::program::{AllocIns, AllocSize, CExpr, CtxKind, Ins, LoopIns, StoreIns};
+use crate::program::{AllocIns, AllocSize, CExpr, CtxKind, GridEvent, Ins, LoopIns, StoreIns};
 use tirproof_machine::error::ExecError;
+use tirproof_machine::memory::Visibility;
 use tirproof_machine::value::Num;
 
 /// Per-thread storage scopes (everything else is shared by the threads of a block).
 pub(super) fn is_local_scope(scope: &str) -> bool {
     scope.starts_with("local") || scope.starts_with("wmma")
+}
+
+/// Which threads see a storage of `scope`: one thread (local), one block (shared and other
+/// on-chip scopes), or all (global).
+fn visibility_of(scope: &str) -> Visibility {
+    if is_local_scope(scope) {
+        Visibility::Thread
+    } else if scope.is_empty() || scope == "global" {
+        Visibility::Device
+    } else {
+        Visibility::Block
+    }
 }
 
 /// `T.evaluate(T.tvm_storage_sync("shared"))`, in case a barrier arrives as a call.
@@ -147,7 +160,12 @@ impl Compiler {
             exit: 0,
         })));
         let body_start = self.pc();
+        let grid = matches!(kind, CtxKind::Block(_));
         let outer = self.push_ctx(var, var_slot, num, kind);
+        if grid {
+            // Every iteration of a `blockIdx` binding is a block of its own.
+            self.emit(Ins::Grid(GridEvent::Block { ctx: self.ctx }));
+        }
         let counted = self.counted;
         self.stmt(body)?;
         if self.counted == counted {
@@ -226,7 +244,7 @@ impl Compiler {
             num,
             size: AllocSize::Extents { extents, lanes: alloc.dtype.lanes },
             per_block,
-            shared: !is_local_scope(&alloc.scope),
+            visibility: visibility_of(&alloc.scope),
         })));
         self.materialize_implicit(&alloc.data)?;
         self.stmt(&alloc.body)?;
@@ -250,7 +268,7 @@ impl Compiler {
             num,
             size: AllocSize::Buffer(layout),
             per_block: self.per_block(buffer.scope()),
-            shared: !is_local_scope(buffer.scope()),
+            visibility: visibility_of(buffer.scope()),
         })));
         self.materialize_implicit(buffer.data())?;
         Ok(data)

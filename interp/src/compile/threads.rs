@@ -4,7 +4,8 @@
 //! (`RegionStart` .. `RegionEnd`); its extents, and those of every `threadIdx.*` binding
 //! nested in it, are evaluated where the block starts, so the block's shape is known before
 //! any thread runs. Inside, each binding just reads the thread's coordinate. `blockIdx.*`
-//! bindings outside a block of threads are loops (blocks run one after another).
+//! bindings outside a block of threads are loops (blocks run one after another) that mark
+//! the start of a kernel launch (the outermost) and of each block (`GridEvent`).
 //!
 //! Async chains: directly nested async attributes, in any order, act as one construct:
 //! wait (if `async_wait_queue_scope` + `async_wait_inflight_count`), then the body (async if
@@ -20,7 +21,7 @@ use tirproof_ir::var::Var;
 use tirproof_ir::visit::{walk_stmt, Visitor};
 
 use super::{ill, CResult, Compiler};
-use crate::program::{CExpr, CmpNode, CtxKind, Ins, LogicNode, RegionIns, ThreadBindIns, NO_STMT};
+use crate::program::{CExpr, CmpNode, CtxKind, GridEvent, Ins, LogicNode, RegionIns, ThreadBindIns, NO_STMT};
 use tirproof_machine::error::ExecError;
 use tirproof_machine::history::THREAD_AXES;
 use tirproof_machine::value::Num;
@@ -68,11 +69,13 @@ impl Compiler {
         let zero = Expr::int_of(0, var.dtype());
         let min_expr = min.unwrap_or(&zero);
         let Some(axis) = axis_of(tag) else {
-            if tag.starts_with("blockIdx") && self.in_region {
+            if !tag.starts_with("blockIdx") {
+                return self.serial_loop(var, min_expr, extent, body, span, CtxKind::Loop);
+            }
+            if self.in_region {
                 return Err(ExecError::Unsupported(format!("`{tag}` binding inside a block of threads")));
             }
-            let kind = if tag.starts_with("blockIdx") { CtxKind::Thread(tag.to_string()) } else { CtxKind::Loop };
-            return self.serial_loop(var, min_expr, extent, body, span, kind);
+            return self.grid_loop(var, tag, min_expr, extent, body, span);
         };
         if self.in_region {
             return self.thread_bind(var, tag, axis, min_expr, extent, body, span);
@@ -98,6 +101,22 @@ impl Compiler {
         result?;
         let end = self.emit(Ins::RegionEnd);
         self.patch(start, end);
+        Ok(())
+    }
+
+    /// A `blockIdx` binding: a loop whose iterations are blocks; the outermost is a kernel
+    /// launch. After a nested binding, the rest of the enclosing iteration is a block again.
+    fn grid_loop(&mut self, var: &Var, tag: &str, min: &Expr, extent: &Expr, body: &Stmt, span: Span) -> CResult<()> {
+        let outermost = self.grid_depth == 0;
+        if outermost {
+            self.emit(Ins::Grid(GridEvent::Launch));
+        }
+        self.grid_depth += 1;
+        let result = self.serial_loop(var, min, extent, body, span, CtxKind::Block(tag.to_string()));
+        self.grid_depth -= 1;
+        result?;
+        let after = if outermost { GridEvent::EndLaunch } else { GridEvent::Block { ctx: self.ctx } };
+        self.emit(Ins::Grid(after));
         Ok(())
     }
 

@@ -178,7 +178,7 @@ fn faults_in_threads_name_the_thread() {
 
 #[test]
 fn every_fault_kind_has_a_test() {
-    // The kinds exercised above and in async_model / threads; a new kind must get one.
+    // The kinds exercised above and in async_model / threads / races; a new kind must get one.
     let covered = [
         FaultKind::OutOfBounds,
         FaultKind::DivisionByZero,
@@ -186,6 +186,7 @@ fn every_fault_kind_has_a_test() {
         FaultKind::ReadPendingAsync,
         FaultKind::WritePendingAsync,
         FaultKind::CrossThreadRace,
+        FaultKind::CrossBlockRace,
         FaultKind::NegativeWait,
         FaultKind::UnwaitedGroup,
         FaultKind::BarrierDivergence,

@@ -304,7 +304,8 @@ fn thread_faults_name_block_and_thread() {
         &bx,
         "blockIdx.x",
         2,
-        launch(&tx, "threadIdx.x", 2, at(4, store(&c, vec![ev(&bx), ev(&tx) * ev(&bx) * int(2)], int(1)))),
+        // Block 1's thread 1 writes C[1, 2]; in block 0 each thread writes its own element.
+        launch(&tx, "threadIdx.x", 2, at(4, store(&c, vec![ev(&bx), ev(&tx) * (ev(&bx) + int(1))], int(1)))),
     );
     let f = func(vec![&c], vec![], body);
     let r = run_lazy(&f, &inputs(vec![("C", tensor_of(I32, vec![2, 2], &[0.0; 4]))], vec![]));

@@ -11,12 +11,14 @@
 //! A dependence `producer -> consumer` with `delta` 0 means the consumer in iteration `i`
 //! needs the producer's iteration `i`; `delta` 1 means iteration `i - 1`.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use tirproof_ir::expr::Expr;
+use tirproof_ir::expr::{Expr, LogicOp};
 use tirproof_ir::pipeline_annotations::{IntList, PipelineSpec};
 use tirproof_ir::visit::{walk_expr, walk_stmt, Visitor};
 use tirproof_ir::{Buffer, BufferId, Stmt, StmtKind, Var, VarId};
+
+use crate::index_arith::{coefficient, constant_difference};
 
 /// One access of a statement to a storage.
 #[derive(Clone, Debug)]
@@ -27,6 +29,17 @@ struct Access {
     indices: Vec<Expr>,
     /// The indices do not depend on the pipelined loop variable.
     invariant: bool,
+    /// Conjuncts of the `if` conditions and block predicates the access runs under.
+    guards: Vec<Guard>,
+}
+
+/// One condition an access runs under.
+#[derive(Clone, Debug, PartialEq)]
+enum Guard {
+    /// The access is in the then-branch (or under the predicate).
+    Holds(Expr),
+    /// The access is in the else-branch.
+    Fails(Expr),
 }
 
 /// A staging buffer and its number of versions.
@@ -64,7 +77,8 @@ pub fn analyse(
     locals: &HashSet<BufferId>,
     under_threads: bool,
 ) -> Result<Analysis, String> {
-    let accesses: Vec<Vec<Access>> = stmts.iter().map(|s| collect_accesses(s, loop_var)).collect();
+    let mut lets = HashMap::new();
+    let accesses: Vec<Vec<Access>> = stmts.iter().map(|s| collect_accesses(s, loop_var, &mut lets)).collect();
     let mut by_storage: BTreeMap<VarId, Vec<(usize, Access)>> = BTreeMap::new();
     for (k, list) in accesses.iter().enumerate() {
         for a in list {
@@ -75,17 +89,26 @@ pub fn analyse(
         exchanges_shared_data: under_threads && by_storage.values().any(|uses| exchanges(uses)),
         ..Analysis::default()
     };
+    let indices = IndexRelation { loop_var, lets: &lets };
     for uses in by_storage.values() {
-        let staging = staging_buffer(uses, candidates, locals)?;
+        let layout = staging_buffer(uses, candidates, locals, &indices)?;
         let key = |k: usize| (spec.stages[k], spec.orders[k]);
-        add_dependences(uses, staging.is_some(), spec, &mut analysis.deps)?;
-        if let Some(buffer) = staging {
+        add_dependences(uses, &layout, spec, &indices, &mut analysis.deps)?;
+        if let Layout::Staging(buffer) = layout {
             // Threads that exchange data get a barrier at the end of each step only, so a slot
             // is never rewritten in the step that reads it.
             let versions = versions_needed(uses, &key, analysis.exchanges_shared_data);
             analysis.staging.push(Staging { buffer, versions });
         }
     }
+    // A wait for a producer's group also completes its earlier groups (one queue, in order),
+    // so only the nearest iteration of each producer matters.
+    let mut nearest: BTreeMap<(usize, usize), i64> = BTreeMap::new();
+    for d in &analysis.deps {
+        nearest.entry((d.producer, d.consumer)).and_modify(|delta| *delta = (*delta).min(d.delta)).or_insert(d.delta);
+    }
+    analysis.deps =
+        nearest.into_iter().map(|((producer, consumer), delta)| Dep { producer, consumer, delta }).collect();
     Ok(analysis)
 }
 
@@ -96,15 +119,42 @@ fn exchanges(uses: &[(usize, Access)]) -> bool {
     shared && written && uses.iter().any(|(_, a)| a.indices != uses[0].1.indices || a.buffer != uses[0].1.buffer)
 }
 
-/// The buffer to version, when this storage is a staging buffer.
+/// How the pass lays out one storage touched by the loop.
+enum Layout {
+    /// Every iteration writes, then reads, its own values: one version per iteration in flight.
+    Staging(Buffer),
+    /// Loop-invariant indices, but one version only; the reason says why.
+    Single(SingleVersion),
+    /// Indices that depend on the loop variable: the memory keeps its layout.
+    Variant,
+}
+
+/// Why a storage accessed at loop-invariant indices cannot get a version per iteration.
+#[derive(Clone, Copy, Debug)]
+enum SingleVersion {
+    /// Only buffers the function allocates can be versioned.
+    NotAllocated,
+    /// The statement reads the storage and writes it too, carrying values between iterations.
+    ReaderWrites { stmt: usize },
+    /// The statement reads the storage before any statement of the same iteration writes it.
+    ReadFirst { stmt: usize },
+    /// The statement may read without a write of the same iteration before it (the write is
+    /// conditional), so it may see a value written in an earlier iteration.
+    ConditionalWrite { reader: usize },
+    /// Nothing in the loop reads what it writes.
+    Unread,
+}
+
+/// The layout of this storage: staging (to version), or why it keeps one version.
 fn staging_buffer(
     uses: &[(usize, Access)],
     candidates: &HashSet<BufferId>,
     locals: &HashSet<BufferId>,
-) -> Result<Option<Buffer>, String> {
+    indices: &IndexRelation<'_>,
+) -> Result<Layout, String> {
     let first = &uses[0].1.buffer;
-    if !candidates.contains(&first.id()) || uses.iter().any(|(_, a)| !a.invariant) {
-        return Ok(None);
+    if uses.iter().any(|(_, a)| !a.invariant) {
+        return Ok(Layout::Variant);
     }
     let writers: BTreeSet<usize> = uses.iter().filter(|(_, a)| a.write).map(|(k, _)| *k).collect();
     let readers: BTreeSet<usize> = uses.iter().filter(|(_, a)| !a.write).map(|(k, _)| *k).collect();
@@ -115,49 +165,157 @@ fn staging_buffer(
             "statement {c} reads `{first}`, which the loop body allocates, before any statement of the same iteration writes it"
         ));
     }
-    let per_iteration = readers.iter().all(|c| !writers.contains(c) && first_writer.is_some_and(|p| p < *c));
-    if !per_iteration || readers.is_empty() || writers.len() + readers.len() < 2 {
-        return Ok(None);
+    if !candidates.contains(&first.id()) {
+        return Ok(Layout::Single(SingleVersion::NotAllocated));
+    }
+    if let Some(&stmt) = readers.iter().find(|c| writers.contains(c)) {
+        return Ok(Layout::Single(SingleVersion::ReaderWrites { stmt }));
+    }
+    if let Some(&stmt) = readers.iter().find(|&&c| first_writer.is_none_or(|p| p > c)) {
+        return Ok(Layout::Single(SingleVersion::ReadFirst { stmt }));
+    }
+    if readers.is_empty() || writers.len() + readers.len() < 2 {
+        return Ok(Layout::Single(SingleVersion::Unread));
+    }
+    // Every read must see a write of its own iteration: an earlier statement writes the
+    // element under (a subset of) the reader's own conditions.
+    let covered = |c: usize, read: &Access| {
+        uses.iter().any(|(p, w)| {
+            *p < c
+                && w.write
+                && w.guards.iter().all(|g| read.guards.contains(g))
+                && indices.relate(&w.indices, &read.indices) != Relation::Disjoint
+        })
+    };
+    if let Some((reader, _)) = uses.iter().find(|(c, a)| !a.write && !covered(*c, a)) {
+        return Ok(Layout::Single(SingleVersion::ConditionalWrite { reader: *reader }));
     }
     if uses.iter().any(|(_, a)| a.buffer != *first) {
         return Err(format!(
             "staging buffer `{first}` is accessed through aliases; versioning aliased buffers is not supported"
         ));
     }
-    Ok(Some(first.clone()))
+    Ok(Layout::Staging(first.clone()))
+}
+
+/// Which iterations of two accesses can touch the same element: the second access in
+/// iteration `i + d` touches what the first touches in iteration `i`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Relation {
+    /// Never the same element.
+    Disjoint,
+    /// Only at this distance `d`.
+    Distance(i64),
+    /// Possibly at every distance.
+    Every,
+}
+
+/// The dependence test on index tuples: affine in the loop variable or not.
+struct IndexRelation<'a> {
+    loop_var: &'a Var,
+    /// Values of the variables bound in the loop body, to see through them.
+    lets: &'a HashMap<VarId, Expr>,
+}
+
+impl IndexRelation<'_> {
+    fn relate(&self, first: &[Expr], second: &[Expr]) -> Relation {
+        if first.len() != second.len() {
+            return Relation::Every;
+        }
+        let mut distance = None;
+        for (a, b) in first.iter().zip(second) {
+            let Some(difference) = constant_difference(a, b, self.lets) else { continue };
+            let coefficient = coefficient(a, self.loop_var, self.lets).unwrap_or(0);
+            if coefficient == 0 {
+                // Loop-invariant in this dimension: same element exactly when equal.
+                if difference != 0 {
+                    return Relation::Disjoint;
+                }
+                continue;
+            }
+            if difference % coefficient != 0 {
+                return Relation::Disjoint;
+            }
+            let d = difference / coefficient;
+            if distance.is_some_and(|other| other != d) {
+                return Relation::Disjoint;
+            }
+            distance = Some(d);
+        }
+        distance.map_or(Relation::Every, Relation::Distance)
+    }
 }
 
 fn add_dependences(
     uses: &[(usize, Access)],
-    staging: bool,
+    layout: &Layout,
     spec: &PipelineSpec,
+    indices: &IndexRelation<'_>,
     deps: &mut BTreeSet<Dep>,
 ) -> Result<(), String> {
-    let invariant = uses.iter().all(|(_, a)| a.invariant);
-    let writers: BTreeSet<usize> = uses.iter().filter(|(_, a)| a.write).map(|(k, _)| *k).collect();
-    let accessors: BTreeSet<usize> = uses.iter().map(|(k, _)| *k).collect();
     let name = &uses[0].1.buffer;
-    for &p in &writers {
-        for &b in &accessors {
-            if p < b {
-                require_before(spec, (p, 0), (b, 0), name, Hazard::Flow)?;
-                if invariant && !staging {
-                    // The same element is rewritten every iteration and cannot be versioned:
-                    // the next iteration's write must wait for this iteration's use.
-                    require_before(spec, (b, 0), (p, 1), name, Hazard::Unversioned)?;
+    for (x, (p, write)) in uses.iter().enumerate() {
+        if !write.write {
+            continue;
+        }
+        let p = *p;
+        for (y, (b, other)) in uses.iter().enumerate() {
+            let b = *b;
+            if x == y {
+                let rewrites = indices.relate(&write.indices, &write.indices) == Relation::Every;
+                if !matches!(layout, Layout::Staging(_)) && rewrites && spec.is_async(p) {
+                    // An async statement rewriting the same location every iteration must not
+                    // issue a write while its previous one is still pending.
+                    deps.insert(Dep { producer: p, consumer: p, delta: 1 });
                 }
-                deps.insert(Dep { producer: p, consumer: b, delta: 0 });
-            } else if p > b && invariant && !staging {
-                require_before(spec, (p, -1), (b, 0), name, Hazard::CarriedFlow)?;
-                require_before(spec, (b, 0), (p, 0), name, Hazard::Anti)?;
-                deps.insert(Dep { producer: p, consumer: b, delta: 1 });
-            } else if p > b && staging && !writers.contains(&b) {
-                require_before(spec, (b, 0), (p, 0), name, Hazard::Anti)?;
-            } else if p == b && invariant && !staging && spec.is_async(p) {
-                // An async statement rewriting the same location every iteration must not issue
-                // a write while its previous one is still pending.
-                deps.insert(Dep { producer: p, consumer: p, delta: 1 });
+                continue;
             }
+            let distances: &[i64] = match (layout, indices.relate(&write.indices, &other.indices)) {
+                (_, Relation::Disjoint) => &[],
+                // Versions keep iterations apart: only the same iteration's accesses meet.
+                (Layout::Staging(_), _) => &[0],
+                (_, Relation::Distance(d)) => &[d],
+                // Checked in this order so that the first broken requirement is the nearest.
+                (_, Relation::Every) if p > b => &[1, 0, -1],
+                (_, Relation::Every) => &[0, 1, -1],
+            };
+            for &d in distances {
+                order_pair(spec, (p, b, d), !other.write, layout, name, deps)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Orders a write of statement `p` and an access of statement `b` that touch the same element
+/// when `b` runs `d` iterations after `p`; `reads` says whether `b`'s access is a read.
+fn order_pair(
+    spec: &PipelineSpec,
+    (p, b, d): (usize, usize, i64),
+    reads: bool,
+    layout: &Layout,
+    buffer: &Buffer,
+    deps: &mut BTreeSet<Dep>,
+) -> Result<(), String> {
+    let single = match layout {
+        Layout::Single(reason) => Some(*reason),
+        _ => None,
+    };
+    if d > 0 || (d == 0 && p < b) {
+        // `b` uses (or overwrites) what `p` wrote.
+        let hazard = if d == 0 { Hazard::Flow } else { Hazard::CarriedFlow { distance: d } };
+        require_before(spec, (p, 0), (b, d), buffer, hazard)?;
+        deps.insert(Dep { producer: p, consumer: b, delta: d });
+    } else if d < 0 || p > b {
+        // `b` reads (or writes) before `p` overwrites: only the order matters; a write pair
+        // is ordered as the opposite pair too.
+        let hazard = match (d, single) {
+            (0, _) => Hazard::Anti,
+            (-1, Some(reason)) if p < b => Hazard::Unversioned(reason),
+            _ => Hazard::CarriedAnti { distance: -d },
+        };
+        if reads || d != 0 {
+            require_before(spec, (b, 0), (p, -d), buffer, hazard)?;
         }
     }
     Ok(())
@@ -168,12 +326,14 @@ fn add_dependences(
 enum Hazard {
     /// The later statement uses what the earlier one wrote in the same iteration.
     Flow,
-    /// The later statement uses what the earlier one wrote in the previous iteration.
-    CarriedFlow,
+    /// The statement uses what the other one wrote `distance` iterations earlier.
+    CarriedFlow { distance: i64 },
     /// The earlier statement reads what the later one overwrites in the same iteration.
     Anti,
+    /// The statement uses what the other one overwrites `distance` iterations later.
+    CarriedAnti { distance: i64 },
     /// A buffer the pass cannot version would be overwritten by the next iteration first.
-    Unversioned,
+    Unversioned(SingleVersion),
 }
 
 /// Requires statement `a` in iteration `i + da` to run before `b` in iteration `i + db`.
@@ -197,16 +357,46 @@ fn require_before(
         Hazard::Flow => format!(
             "statement {b} uses `{buffer}` after statement {a} writes it, but `software_pipeline_order` {orders} runs it first within stage {sa}"
         ),
-        Hazard::CarriedFlow => format!(
+        Hazard::CarriedFlow { distance: 1 } => format!(
             "statement {b} uses `{buffer}` that statement {a} wrote in the previous iteration, but stages {stages} and orders {orders} run it before that write"
         ),
-        Hazard::Unversioned => format!(
-            "statement {a} uses `{buffer}` after statement {b} writes it, but with stages {stages} and orders {orders} the next iteration's write would come first; `{buffer}` would need versions, which only a buffer the function allocates (T.alloc_buffer) can have"
+        Hazard::CarriedFlow { distance } => format!(
+            "statement {b} uses `{buffer}` that statement {a} wrote {distance} iterations earlier, but stages {stages} and orders {orders} run it before that write"
+        ),
+        Hazard::Unversioned(reason) => format!(
+            "statement {a} uses `{buffer}` after statement {b} writes it, but with stages {stages} and orders {orders} the next iteration's write would come first; {}",
+            reason.explain(buffer)
         ),
         Hazard::Anti => format!(
             "statement {b} overwrites `{buffer}` that statement {a} reads earlier in the same iteration, but stages {stages} and orders {orders} run the write first"
         ),
+        Hazard::CarriedAnti { distance } => format!(
+            "statement {b} overwrites `{buffer}` {distance} iteration(s) after statement {a} accesses the same element, but stages {stages} and orders {orders} run that write first"
+        ),
     })
+}
+
+impl SingleVersion {
+    /// Why `buffer` keeps one version, as the end of a diagnostic.
+    fn explain(self, buffer: &Buffer) -> String {
+        match self {
+            SingleVersion::NotAllocated => format!(
+                "`{buffer}` would need versions, which only a buffer the function allocates (T.alloc_buffer) can have"
+            ),
+            SingleVersion::ReaderWrites { stmt } => format!(
+                "`{buffer}` cannot be versioned because statement {stmt} both reads and writes it, carrying its value from one iteration to the next"
+            ),
+            SingleVersion::ReadFirst { stmt } => format!(
+                "`{buffer}` cannot be versioned because statement {stmt} reads it before any statement of the same iteration writes it"
+            ),
+            SingleVersion::ConditionalWrite { reader } => format!(
+                "`{buffer}` cannot be versioned because its write is conditional: statement {reader} may read a value of `{buffer}` written in an earlier iteration"
+            ),
+            SingleVersion::Unread => {
+                format!("`{buffer}` cannot be versioned because no statement of the loop reads what another writes")
+            }
+        }
+    }
 }
 
 /// The fewest versions such that a producer's next write to a slot comes after every use of
@@ -227,19 +417,23 @@ fn versions_needed(uses: &[(usize, Access)], key: &impl Fn(usize) -> (i64, i64),
     versions
 }
 
-fn collect_accesses(stmt: &Stmt, loop_var: &Var) -> Vec<Access> {
-    let mut c = Collector { variant: HashSet::from([loop_var.id()]), out: Vec::new() };
+fn collect_accesses(stmt: &Stmt, loop_var: &Var, lets: &mut HashMap<VarId, Expr>) -> Vec<Access> {
+    let mut c = Collector { variant: HashSet::from([loop_var.id()]), out: Vec::new(), guards: Vec::new(), lets };
     c.visit_stmt(stmt);
     c.out
 }
 
-struct Collector {
+struct Collector<'a> {
     /// The loop variable and variables bound to values that depend on it.
     variant: HashSet<VarId>,
     out: Vec<Access>,
+    /// The conditions enclosing the statement being visited.
+    guards: Vec<Guard>,
+    /// Values of bound variables, for the dependence test.
+    lets: &'a mut HashMap<VarId, Expr>,
 }
 
-impl Collector {
+impl Collector<'_> {
     fn depends(&self, e: &Expr) -> bool {
         struct Mentions<'a>(&'a HashSet<VarId>, bool);
         impl Visitor for Mentions<'_> {
@@ -263,17 +457,45 @@ impl Collector {
             write,
             indices: indices.to_vec(),
             invariant,
+            guards: self.guards.clone(),
         });
     }
 }
 
-impl Visitor for Collector {
+impl Collector<'_> {
+    fn bind(&mut self, var: &Var, value: &Expr) {
+        if self.depends(value) {
+            self.variant.insert(var.id());
+        }
+        self.lets.insert(var.id(), value.clone());
+    }
+
+    /// Visits `s` under the extra conditions `guards` (split at `and`).
+    fn guarded(&mut self, guards: Vec<Guard>, s: &Stmt) {
+        let depth = self.guards.len();
+        self.guards.extend(guards);
+        self.visit_stmt(s);
+        self.guards.truncate(depth);
+    }
+}
+
+/// The conjuncts of `cond`.
+fn conjuncts(cond: &Expr) -> Vec<Guard> {
+    match cond {
+        Expr::Logic { op: LogicOp::And, lhs, rhs } => {
+            let mut out = conjuncts(lhs);
+            out.extend(conjuncts(rhs));
+            out
+        }
+        _ => vec![Guard::Holds(cond.clone())],
+    }
+}
+
+impl Visitor for Collector<'_> {
     fn visit_expr(&mut self, e: &Expr) {
         match e {
             Expr::Load(load) => self.record(&load.buffer, &load.indices, false),
-            Expr::Let { var, value, .. } if self.depends(value) => {
-                self.variant.insert(var.id());
-            }
+            Expr::Let { var, value, .. } => self.bind(var, value),
             _ => {}
         }
         walk_expr(self, e);
@@ -282,14 +504,25 @@ impl Visitor for Collector {
     fn visit_stmt(&mut self, s: &Stmt) {
         match &s.kind {
             StmtKind::Store(store) => self.record(&store.buffer, &store.indices, true),
-            StmtKind::Let { var, value, .. } if self.depends(value) => {
-                self.variant.insert(var.id());
+            StmtKind::Let { var, value, .. } => self.bind(var, value),
+            StmtKind::If { cond, then_case, else_case } => {
+                self.visit_expr(cond);
+                self.guarded(conjuncts(cond), then_case);
+                if let Some(other) = else_case {
+                    self.guarded(vec![Guard::Fails(cond.clone())], other);
+                }
+                return;
             }
             StmtKind::Block(block) => {
                 for iv in &block.iter_vars {
-                    if self.depends(&iv.binding) {
-                        self.variant.insert(iv.var.id());
-                    }
+                    self.bind(&iv.var, &iv.binding);
+                }
+                if let Some(predicate) = &block.predicate {
+                    let depth = self.guards.len();
+                    self.guards.extend(conjuncts(predicate));
+                    walk_stmt(self, s);
+                    self.guards.truncate(depth);
+                    return;
                 }
             }
             _ => {}

@@ -3,13 +3,21 @@
 //!
 //! Memory is identified by data variable, so aliases count as one storage. A storage is a
 //! *staging* buffer when it is allocated by the function (inside the loop or around it), every
-//! access in the loop uses indices that do not depend on the loop variable, and each statement
-//! that reads it reads what an earlier statement of the same iteration wrote. Staging buffers
-//! are versioned; other memory keeps its layout, and accesses that depend on the loop variable
-//! are assumed to touch a different element in each iteration (as TVM assumes).
+//! access in the loop uses indices that do not depend on the loop variable, and every read
+//! sees a write of its own iteration: an earlier statement, not the reader, writes it under no
+//! condition the reader does not also run under (enclosing `if` conditions and block
+//! predicates, compared structurally by conjunct). Staging buffers are versioned; other memory
+//! keeps one version, and then every dependence between iterations must be ordered.
+//!
+//! Two accesses of one storage (one a write) are related by the iterations in which they can
+//! touch the same element (`Relation`): in some index dimension both are affine in the loop
+//! variable with one nonzero coefficient `c` and rests differing by a constant `k`: only at
+//! distance `k / c` (never when `c` does not divide `k`); loop-invariant and different
+//! constants: never; otherwise at every distance.
 //!
 //! A dependence `producer -> consumer` with `delta` 0 means the consumer in iteration `i`
-//! needs the producer's iteration `i`; `delta` 1 means iteration `i - 1`.
+//! needs the producer's iteration `i`; `delta` d means iteration `i - d`. Only the nearest
+//! `delta` of each pair is kept: a wait for it completes the producer's earlier groups too.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 

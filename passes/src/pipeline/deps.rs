@@ -12,8 +12,10 @@
 //! Two accesses of one storage (one a write) are related by the iterations in which they can
 //! touch the same element (`Relation`): in some index dimension both are affine in the loop
 //! variable with one nonzero coefficient `c` and rests differing by a constant `k`: only at
-//! distance `k / c` (never when `c` does not divide `k`); loop-invariant and different
-//! constants: never; otherwise at every distance.
+//! distance `k / c` (never when `c` does not divide `k`; ramps add their lane offsets to
+//! `k`); loop-invariant and different constants: never; `x % m` against `y % m`: the
+//! periodic distances, summarized by the nearest in each direction (the hardest to order);
+//! otherwise at every distance.
 //!
 //! A dependence `producer -> consumer` with `delta` 0 means the consumer in iteration `i`
 //! needs the producer's iteration `i`; `delta` d means iteration `i - d`. Only the nearest
@@ -24,9 +26,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use tirproof_ir::expr::{Expr, LogicOp};
 use tirproof_ir::pipeline_annotations::{IntList, PipelineSpec};
 use tirproof_ir::visit::{walk_expr, walk_stmt, Visitor};
-use tirproof_ir::{Buffer, BufferId, Stmt, StmtKind, Var, VarId};
+use tirproof_ir::{BinOp, Buffer, BufferId, Stmt, StmtKind, Var, VarId};
 
-use crate::index_arith::{coefficient, constant_difference};
+use crate::index_arith::{coefficient, const_int, constant_difference};
 
 /// One access of a statement to a storage.
 #[derive(Clone, Debug)]
@@ -117,7 +119,30 @@ pub fn analyse(
     }
     analysis.deps =
         nearest.into_iter().map(|((producer, consumer), delta)| Dep { producer, consumer, delta }).collect();
+    let implied: Vec<Dep> =
+        analysis.deps.iter().filter(|d| rewrite_is_waited_for(**d, &analysis.deps, spec)).copied().collect();
+    for d in implied {
+        analysis.deps.remove(&d);
+    }
     Ok(analysis)
+}
+
+/// Whether a statement's dependence on its own write `delta` iterations earlier is implied:
+/// a consumer of that statement that runs before it waits for that write, or a later one, of
+/// the same queue.
+fn rewrite_is_waited_for(own: Dep, deps: &BTreeSet<Dep>, spec: &PipelineSpec) -> bool {
+    let p = own.producer;
+    // Only distances above 1 (periodic indices) are dropped, keeping the one-step rewrite
+    // of a loop-invariant element as it was.
+    own.consumer == p
+        && own.delta > 1
+        && deps.iter().any(|d| {
+            let c = d.consumer;
+            // The last iteration of `c` before `p`'s iteration `i` is `i + gap`; it waits for
+            // `p`'s iteration `i + gap - d.delta`.
+            let gap = spec.stages[p] - spec.stages[c] - i64::from(spec.orders[c] >= spec.orders[p]);
+            d.producer == p && c != p && gap - d.delta >= -own.delta
+        })
 }
 
 /// Whether a shared-memory storage is written and accessed at differing indices.
@@ -192,7 +217,7 @@ fn staging_buffer(
             *p < c
                 && w.write
                 && w.guards.iter().all(|g| read.guards.contains(g))
-                && indices.relate(&w.indices, &read.indices) != Relation::Disjoint
+                && !indices.relate(&w.indices, &read.indices).is_disjoint()
         })
     };
     if let Some((reader, _)) = uses.iter().find(|(c, a)| !a.write && !covered(*c, a)) {
@@ -208,14 +233,29 @@ fn staging_buffer(
 
 /// Which iterations of two accesses can touch the same element: the second access in
 /// iteration `i + d` touches what the first touches in iteration `i`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 enum Relation {
-    /// Never the same element.
-    Disjoint,
-    /// Only at this distance `d`.
-    Distance(i64),
+    /// Only at these distances (for a periodic relation, the nearest ones in each direction,
+    /// which are the hardest to order); empty: never the same element.
+    Distances(BTreeSet<i64>),
     /// Possibly at every distance.
     Every,
+}
+
+impl Relation {
+    fn is_disjoint(&self) -> bool {
+        matches!(self, Relation::Distances(d) if d.is_empty())
+    }
+}
+
+/// What one index dimension tells about the distances.
+enum DimRelation {
+    /// Exactly these distances.
+    Exact(BTreeSet<i64>),
+    /// A periodic set, summarized by its nearest distances.
+    Nearest(BTreeSet<i64>),
+    /// Nothing.
+    Unknown,
 }
 
 /// The dependence test on index tuples: affine in the loop variable or not.
@@ -230,27 +270,83 @@ impl IndexRelation<'_> {
         if first.len() != second.len() {
             return Relation::Every;
         }
-        let mut distance = None;
+        let mut exact: Option<BTreeSet<i64>> = None;
+        let mut nearest = None;
         for (a, b) in first.iter().zip(second) {
-            let Some(difference) = constant_difference(a, b, self.lets) else { continue };
-            let coefficient = coefficient(a, self.loop_var, self.lets).unwrap_or(0);
-            if coefficient == 0 {
-                // Loop-invariant in this dimension: same element exactly when equal.
-                if difference != 0 {
-                    return Relation::Disjoint;
+            match self.dimension(a, b) {
+                DimRelation::Exact(set) => {
+                    let both = match exact.take() {
+                        Some(before) => before.intersection(&set).copied().collect(),
+                        None => set,
+                    };
+                    exact = Some(both);
                 }
-                continue;
+                DimRelation::Nearest(set) => nearest = nearest.or(Some(set)),
+                DimRelation::Unknown => {}
             }
-            if difference % coefficient != 0 {
-                return Relation::Disjoint;
-            }
-            let d = difference / coefficient;
-            if distance.is_some_and(|other| other != d) {
-                return Relation::Disjoint;
-            }
-            distance = Some(d);
         }
-        distance.map_or(Relation::Every, Relation::Distance)
+        exact.or(nearest).map_or(Relation::Every, Relation::Distances)
+    }
+
+    fn dimension(&self, a: &Expr, b: &Expr) -> DimRelation {
+        match (a, b) {
+            (
+                Expr::Ramp { base: base_a, stride: stride_a, lanes: lanes_a },
+                Expr::Ramp { base: base_b, stride: stride_b, lanes: lanes_b },
+            ) if stride_a == stride_b && lanes_a == lanes_b => {
+                let Some(stride) = const_int(stride_a) else { return DimRelation::Unknown };
+                let spread = i64::from(*lanes_a) - 1;
+                self.affine(base_a, base_b, (-spread..=spread).map(|t| t * stride))
+            }
+            (
+                Expr::Binary { op: BinOp::FloorMod, lhs: x, rhs: m },
+                Expr::Binary { op: BinOp::FloorMod, lhs: y, rhs: m2 },
+            ) if m == m2 => self.periodic(x, y, m),
+            _ => self.affine(a, b, [0]),
+        }
+    }
+
+    /// `a` and `b` affine in the loop variable with one coefficient, elements `a + s` and `b`
+    /// for each shift `s` (the lanes of a ramp).
+    fn affine(&self, a: &Expr, b: &Expr, shifts: impl IntoIterator<Item = i64>) -> DimRelation {
+        let (Some(difference), Some(c)) =
+            (constant_difference(a, b, self.lets), coefficient(a, self.loop_var, self.lets))
+        else {
+            return DimRelation::Unknown;
+        };
+        let mut distances = BTreeSet::new();
+        for shift in shifts {
+            let k = difference + shift;
+            if c == 0 && k == 0 {
+                // Loop-invariant and overlapping: the same element in every iteration.
+                return DimRelation::Unknown;
+            }
+            if c != 0 && k % c == 0 {
+                distances.insert(k / c);
+            }
+        }
+        DimRelation::Exact(distances)
+    }
+
+    /// `x % m` against `y % m`: the distances `d` with `c * d = x - y (mod m)`.
+    fn periodic(&self, x: &Expr, y: &Expr, m: &Expr) -> DimRelation {
+        let (Some(m), Some(k), Some(c)) =
+            (const_int(m), constant_difference(x, y, self.lets), coefficient(x, self.loop_var, self.lets))
+        else {
+            return DimRelation::Unknown;
+        };
+        if !(1..=1 << 16).contains(&m) {
+            return DimRelation::Unknown;
+        }
+        let Some(first) = (0..m).find(|d| (c * d - k).rem_euclid(m) == 0) else {
+            return DimRelation::Exact(BTreeSet::new());
+        };
+        if c.rem_euclid(m) == 0 {
+            return DimRelation::Unknown;
+        }
+        let period = (first + 1..=first + m).find(|d| (c * d - k).rem_euclid(m) == 0).unwrap_or(first + m) - first;
+        let nearest = if first == 0 { vec![0, period, -period] } else { vec![first, first - period] };
+        DimRelation::Nearest(nearest.into_iter().collect())
     }
 }
 
@@ -270,24 +366,28 @@ fn add_dependences(
         for (y, (b, other)) in uses.iter().enumerate() {
             let b = *b;
             if x == y {
-                let rewrites = indices.relate(&write.indices, &write.indices) == Relation::Every;
-                if !matches!(layout, Layout::Staging(_)) && rewrites && spec.is_async(p) {
-                    // An async statement rewriting the same location every iteration must not
-                    // issue a write while its previous one is still pending.
-                    deps.insert(Dep { producer: p, consumer: p, delta: 1 });
+                // An async statement rewriting an element of an earlier iteration must not
+                // issue that write while the earlier one is still pending.
+                let rewrite = match indices.relate(&write.indices, &write.indices) {
+                    Relation::Every => Some(1),
+                    Relation::Distances(set) => set.into_iter().find(|&d| d > 0),
+                };
+                if let (false, Some(delta), true) = (matches!(layout, Layout::Staging(_)), rewrite, spec.is_async(p)) {
+                    deps.insert(Dep { producer: p, consumer: p, delta });
                 }
                 continue;
             }
-            let distances: &[i64] = match (layout, indices.relate(&write.indices, &other.indices)) {
-                (_, Relation::Disjoint) => &[],
+            let relation = indices.relate(&write.indices, &other.indices);
+            let distances: Vec<i64> = match (layout, relation) {
+                (_, r) if r.is_disjoint() => Vec::new(),
                 // Versions keep iterations apart: only the same iteration's accesses meet.
-                (Layout::Staging(_), _) => &[0],
-                (_, Relation::Distance(d)) => &[d],
+                (Layout::Staging(_), _) => vec![0],
+                (_, Relation::Distances(set)) => set.into_iter().collect(),
                 // Checked in this order so that the first broken requirement is the nearest.
-                (_, Relation::Every) if p > b => &[1, 0, -1],
-                (_, Relation::Every) => &[0, 1, -1],
+                (_, Relation::Every) if p > b => vec![1, 0, -1],
+                (_, Relation::Every) => vec![0, 1, -1],
             };
-            for &d in distances {
+            for d in distances {
                 order_pair(spec, (p, b, d), !other.write, layout, name, deps)?;
             }
         }

@@ -163,6 +163,51 @@ pub(crate) fn coefficient(e: &Expr, var: &Var, lets: &HashMap<VarId, Expr>) -> O
     }
 }
 
+/// `a - b` when it is a constant: both are linear combinations of the same terms (compared
+/// structurally, let-bound variables expanded) with equal coefficients.
+pub(crate) fn constant_difference(a: &Expr, b: &Expr, lets: &HashMap<VarId, Expr>) -> Option<i64> {
+    let mut terms: Vec<(Expr, i64)> = Vec::new();
+    let mut constant = 0i64;
+    linear_terms(a, 1, lets, &mut terms, &mut constant)?;
+    linear_terms(b, -1, lets, &mut terms, &mut constant)?;
+    terms.iter().all(|(_, c)| *c == 0).then_some(constant)
+}
+
+/// Adds `scale * e` to the linear form `terms + constant`; terms that are not sums, differences
+/// or constant multiples are kept whole.
+fn linear_terms(
+    e: &Expr,
+    scale: i64,
+    lets: &HashMap<VarId, Expr>,
+    terms: &mut Vec<(Expr, i64)>,
+    constant: &mut i64,
+) -> Option<()> {
+    match e {
+        Expr::Int { value, .. } => *constant = constant.checked_add(value.checked_mul(scale)?)?,
+        Expr::Var(v) if lets.contains_key(&v.id()) => linear_terms(&lets[&v.id()], scale, lets, terms, constant)?,
+        Expr::Binary { op: BinOp::Add, lhs, rhs } => {
+            linear_terms(lhs, scale, lets, terms, constant)?;
+            linear_terms(rhs, scale, lets, terms, constant)?;
+        }
+        Expr::Binary { op: BinOp::Sub, lhs, rhs } => {
+            linear_terms(lhs, scale, lets, terms, constant)?;
+            linear_terms(rhs, scale.checked_neg()?, lets, terms, constant)?;
+        }
+        Expr::Binary { op: BinOp::Mul, lhs, rhs } if const_int(rhs).is_some() || const_int(lhs).is_some() => {
+            let (factor, other) = match const_int(rhs) {
+                Some(c) => (c, lhs),
+                None => (const_int(lhs)?, rhs),
+            };
+            linear_terms(other, scale.checked_mul(factor)?, lets, terms, constant)?;
+        }
+        _ => match terms.iter_mut().find(|(t, _)| t == e) {
+            Some((_, c)) => *c = c.checked_add(scale)?,
+            None => terms.push((e.clone(), scale)),
+        },
+    }
+    Some(())
+}
+
 /// Whether `e` mentions `var`, directly or through a let-bound variable.
 pub(crate) fn mentions(e: &Expr, var: &Var, lets: &HashMap<VarId, Expr>) -> bool {
     struct Finds<'a> {
@@ -237,5 +282,18 @@ mod tests {
         assert_eq!(coefficient(&(Expr::var(&i) * Expr::var(&n)), &i, &lets), None);
         assert_eq!(coefficient(&Expr::floormod(Expr::var(&i), Expr::int(2)), &i, &lets), None);
         assert_eq!(coefficient(&Expr::floormod(Expr::var(&n), Expr::int(2)), &i, &lets), Some(0));
+    }
+
+    #[test]
+    fn constant_differences() {
+        let i = Var::new("i", DataType::INT32);
+        let n = Var::new("n", DataType::INT32);
+        let lets = HashMap::new();
+        let a = (Expr::var(&i) + Expr::int(1)) * Expr::int(4) - Expr::var(&n);
+        let b = Expr::var(&i) * Expr::int(4) - Expr::var(&n);
+        assert_eq!(constant_difference(&a, &b, &lets), Some(4));
+        let m = Expr::floormod(Expr::var(&i), Expr::int(2));
+        assert_eq!(constant_difference(&m, &m, &lets), Some(0));
+        assert_eq!(constant_difference(&a, &Expr::var(&i), &lets), None);
     }
 }

@@ -3,20 +3,32 @@
 //!
 //! Memory is identified by data variable, so aliases count as one storage. A storage is a
 //! *staging* buffer when it is allocated by the function (inside the loop or around it), every
-//! access in the loop uses indices that do not depend on the loop variable, and each statement
-//! that reads it reads what an earlier statement of the same iteration wrote. Staging buffers
-//! are versioned; other memory keeps its layout, and accesses that depend on the loop variable
-//! are assumed to touch a different element in each iteration (as TVM assumes).
+//! access in the loop uses indices that do not depend on the loop variable, and every read
+//! sees a write of its own iteration: an earlier statement, not the reader, writes it under no
+//! condition the reader does not also run under (enclosing `if` conditions and block
+//! predicates, compared structurally by conjunct). Staging buffers are versioned; other memory
+//! keeps one version, and then every dependence between iterations must be ordered.
+//!
+//! Two accesses of one storage (one a write) are related by the iterations in which they can
+//! touch the same element (`Relation`): in some index dimension both are affine in the loop
+//! variable with one nonzero coefficient `c` and rests differing by a constant `k`: only at
+//! distance `k / c` (never when `c` does not divide `k`; ramps add their lane offsets to
+//! `k`); loop-invariant and different constants: never; `x % m` against `y % m`: the
+//! periodic distances, summarized by the nearest in each direction (the hardest to order);
+//! otherwise at every distance.
 //!
 //! A dependence `producer -> consumer` with `delta` 0 means the consumer in iteration `i`
-//! needs the producer's iteration `i`; `delta` 1 means iteration `i - 1`.
+//! needs the producer's iteration `i`; `delta` d means iteration `i - d`. Only the nearest
+//! `delta` of each pair is kept: a wait for it completes the producer's earlier groups too.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use tirproof_ir::expr::Expr;
+use tirproof_ir::expr::{Expr, LogicOp};
 use tirproof_ir::pipeline_annotations::{IntList, PipelineSpec};
 use tirproof_ir::visit::{walk_expr, walk_stmt, Visitor};
-use tirproof_ir::{Buffer, BufferId, Stmt, StmtKind, Var, VarId};
+use tirproof_ir::{BinOp, Buffer, BufferId, Stmt, StmtKind, Var, VarId};
+
+use crate::index_arith::{coefficient, const_int, constant_difference};
 
 /// One access of a statement to a storage.
 #[derive(Clone, Debug)]
@@ -27,6 +39,17 @@ struct Access {
     indices: Vec<Expr>,
     /// The indices do not depend on the pipelined loop variable.
     invariant: bool,
+    /// Conjuncts of the `if` conditions and block predicates the access runs under.
+    guards: Vec<Guard>,
+}
+
+/// One condition an access runs under.
+#[derive(Clone, Debug, PartialEq)]
+enum Guard {
+    /// The access is in the then-branch (or under the predicate).
+    Holds(Expr),
+    /// The access is in the else-branch.
+    Fails(Expr),
 }
 
 /// A staging buffer and its number of versions.
@@ -64,7 +87,8 @@ pub fn analyse(
     locals: &HashSet<BufferId>,
     under_threads: bool,
 ) -> Result<Analysis, String> {
-    let accesses: Vec<Vec<Access>> = stmts.iter().map(|s| collect_accesses(s, loop_var)).collect();
+    let mut lets = HashMap::new();
+    let accesses: Vec<Vec<Access>> = stmts.iter().map(|s| collect_accesses(s, loop_var, &mut lets)).collect();
     let mut by_storage: BTreeMap<VarId, Vec<(usize, Access)>> = BTreeMap::new();
     for (k, list) in accesses.iter().enumerate() {
         for a in list {
@@ -75,18 +99,50 @@ pub fn analyse(
         exchanges_shared_data: under_threads && by_storage.values().any(|uses| exchanges(uses)),
         ..Analysis::default()
     };
+    let indices = IndexRelation { loop_var, lets: &lets };
     for uses in by_storage.values() {
-        let staging = staging_buffer(uses, candidates, locals)?;
+        let layout = staging_buffer(uses, candidates, locals, &indices)?;
         let key = |k: usize| (spec.stages[k], spec.orders[k]);
-        add_dependences(uses, staging.is_some(), spec, &mut analysis.deps)?;
-        if let Some(buffer) = staging {
+        add_dependences(uses, &layout, spec, &indices, &mut analysis.deps)?;
+        if let Layout::Staging(buffer) = layout {
             // Threads that exchange data get a barrier at the end of each step only, so a slot
             // is never rewritten in the step that reads it.
             let versions = versions_needed(uses, &key, analysis.exchanges_shared_data);
             analysis.staging.push(Staging { buffer, versions });
         }
     }
+    // A wait for a producer's group also completes its earlier groups (one queue, in order),
+    // so only the nearest iteration of each producer matters.
+    let mut nearest: BTreeMap<(usize, usize), i64> = BTreeMap::new();
+    for d in &analysis.deps {
+        nearest.entry((d.producer, d.consumer)).and_modify(|delta| *delta = (*delta).min(d.delta)).or_insert(d.delta);
+    }
+    analysis.deps =
+        nearest.into_iter().map(|((producer, consumer), delta)| Dep { producer, consumer, delta }).collect();
+    let implied: Vec<Dep> =
+        analysis.deps.iter().filter(|d| rewrite_is_waited_for(**d, &analysis.deps, spec)).copied().collect();
+    for d in implied {
+        analysis.deps.remove(&d);
+    }
     Ok(analysis)
+}
+
+/// Whether a statement's dependence on its own write `delta` iterations earlier is implied:
+/// a consumer of that statement that runs before it waits for that write, or a later one, of
+/// the same queue.
+fn rewrite_is_waited_for(own: Dep, deps: &BTreeSet<Dep>, spec: &PipelineSpec) -> bool {
+    let p = own.producer;
+    // Only distances above 1 (periodic indices) are dropped, keeping the one-step rewrite
+    // of a loop-invariant element as it was.
+    own.consumer == p
+        && own.delta > 1
+        && deps.iter().any(|d| {
+            let c = d.consumer;
+            // The last iteration of `c` before `p`'s iteration `i` is `i + gap`; it waits for
+            // `p`'s iteration `i + gap - d.delta`.
+            let gap = spec.stages[p] - spec.stages[c] - i64::from(spec.orders[c] >= spec.orders[p]);
+            d.producer == p && c != p && gap - d.delta >= -own.delta
+        })
 }
 
 /// Whether a shared-memory storage is written and accessed at differing indices.
@@ -96,15 +152,42 @@ fn exchanges(uses: &[(usize, Access)]) -> bool {
     shared && written && uses.iter().any(|(_, a)| a.indices != uses[0].1.indices || a.buffer != uses[0].1.buffer)
 }
 
-/// The buffer to version, when this storage is a staging buffer.
+/// How the pass lays out one storage touched by the loop.
+enum Layout {
+    /// Every iteration writes, then reads, its own values: one version per iteration in flight.
+    Staging(Buffer),
+    /// Loop-invariant indices, but one version only; the reason says why.
+    Single(SingleVersion),
+    /// Indices that depend on the loop variable: the memory keeps its layout.
+    Variant,
+}
+
+/// Why a storage accessed at loop-invariant indices cannot get a version per iteration.
+#[derive(Clone, Copy, Debug)]
+enum SingleVersion {
+    /// Only buffers the function allocates can be versioned.
+    NotAllocated,
+    /// The statement reads the storage and writes it too, carrying values between iterations.
+    ReaderWrites { stmt: usize },
+    /// The statement reads the storage before any statement of the same iteration writes it.
+    ReadFirst { stmt: usize },
+    /// The statement may read without a write of the same iteration before it (the write is
+    /// conditional), so it may see a value written in an earlier iteration.
+    ConditionalWrite { reader: usize },
+    /// Nothing in the loop reads what it writes.
+    Unread,
+}
+
+/// The layout of this storage: staging (to version), or why it keeps one version.
 fn staging_buffer(
     uses: &[(usize, Access)],
     candidates: &HashSet<BufferId>,
     locals: &HashSet<BufferId>,
-) -> Result<Option<Buffer>, String> {
+    indices: &IndexRelation<'_>,
+) -> Result<Layout, String> {
     let first = &uses[0].1.buffer;
-    if !candidates.contains(&first.id()) || uses.iter().any(|(_, a)| !a.invariant) {
-        return Ok(None);
+    if uses.iter().any(|(_, a)| !a.invariant) {
+        return Ok(Layout::Variant);
     }
     let writers: BTreeSet<usize> = uses.iter().filter(|(_, a)| a.write).map(|(k, _)| *k).collect();
     let readers: BTreeSet<usize> = uses.iter().filter(|(_, a)| !a.write).map(|(k, _)| *k).collect();
@@ -115,49 +198,232 @@ fn staging_buffer(
             "statement {c} reads `{first}`, which the loop body allocates, before any statement of the same iteration writes it"
         ));
     }
-    let per_iteration = readers.iter().all(|c| !writers.contains(c) && first_writer.is_some_and(|p| p < *c));
-    if !per_iteration || readers.is_empty() || writers.len() + readers.len() < 2 {
-        return Ok(None);
+    if !candidates.contains(&first.id()) {
+        return Ok(Layout::Single(SingleVersion::NotAllocated));
+    }
+    if let Some(&stmt) = readers.iter().find(|c| writers.contains(c)) {
+        return Ok(Layout::Single(SingleVersion::ReaderWrites { stmt }));
+    }
+    if let Some(&stmt) = readers.iter().find(|&&c| first_writer.is_none_or(|p| p > c)) {
+        return Ok(Layout::Single(SingleVersion::ReadFirst { stmt }));
+    }
+    if readers.is_empty() || writers.len() + readers.len() < 2 {
+        return Ok(Layout::Single(SingleVersion::Unread));
+    }
+    // Every read must see a write of its own iteration: an earlier statement writes the
+    // element under (a subset of) the reader's own conditions.
+    let covered = |c: usize, read: &Access| {
+        uses.iter().any(|(p, w)| {
+            *p < c
+                && w.write
+                && w.guards.iter().all(|g| read.guards.contains(g))
+                && !indices.relate(&w.indices, &read.indices).is_disjoint()
+        })
+    };
+    if let Some((reader, _)) = uses.iter().find(|(c, a)| !a.write && !covered(*c, a)) {
+        return Ok(Layout::Single(SingleVersion::ConditionalWrite { reader: *reader }));
     }
     if uses.iter().any(|(_, a)| a.buffer != *first) {
         return Err(format!(
             "staging buffer `{first}` is accessed through aliases; versioning aliased buffers is not supported"
         ));
     }
-    Ok(Some(first.clone()))
+    Ok(Layout::Staging(first.clone()))
+}
+
+/// Which iterations of two accesses can touch the same element: the second access in
+/// iteration `i + d` touches what the first touches in iteration `i`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Relation {
+    /// Only at these distances (for a periodic relation, the nearest ones in each direction,
+    /// which are the hardest to order); empty: never the same element.
+    Distances(BTreeSet<i64>),
+    /// Possibly at every distance.
+    Every,
+}
+
+impl Relation {
+    fn is_disjoint(&self) -> bool {
+        matches!(self, Relation::Distances(d) if d.is_empty())
+    }
+}
+
+/// What one index dimension tells about the distances.
+enum DimRelation {
+    /// Exactly these distances.
+    Exact(BTreeSet<i64>),
+    /// A periodic set, summarized by its nearest distances.
+    Nearest(BTreeSet<i64>),
+    /// Nothing.
+    Unknown,
+}
+
+/// The dependence test on index tuples: affine in the loop variable or not.
+struct IndexRelation<'a> {
+    loop_var: &'a Var,
+    /// Values of the variables bound in the loop body, to see through them.
+    lets: &'a HashMap<VarId, Expr>,
+}
+
+impl IndexRelation<'_> {
+    fn relate(&self, first: &[Expr], second: &[Expr]) -> Relation {
+        if first.len() != second.len() {
+            return Relation::Every;
+        }
+        let mut exact: Option<BTreeSet<i64>> = None;
+        let mut nearest = None;
+        for (a, b) in first.iter().zip(second) {
+            match self.dimension(a, b) {
+                DimRelation::Exact(set) => {
+                    let both = match exact.take() {
+                        Some(before) => before.intersection(&set).copied().collect(),
+                        None => set,
+                    };
+                    exact = Some(both);
+                }
+                DimRelation::Nearest(set) => nearest = nearest.or(Some(set)),
+                DimRelation::Unknown => {}
+            }
+        }
+        exact.or(nearest).map_or(Relation::Every, Relation::Distances)
+    }
+
+    fn dimension(&self, a: &Expr, b: &Expr) -> DimRelation {
+        match (a, b) {
+            (
+                Expr::Ramp { base: base_a, stride: stride_a, lanes: lanes_a },
+                Expr::Ramp { base: base_b, stride: stride_b, lanes: lanes_b },
+            ) if stride_a == stride_b && lanes_a == lanes_b => {
+                let Some(stride) = const_int(stride_a) else { return DimRelation::Unknown };
+                let spread = i64::from(*lanes_a) - 1;
+                self.affine(base_a, base_b, (-spread..=spread).map(|t| t * stride))
+            }
+            (
+                Expr::Binary { op: BinOp::FloorMod, lhs: x, rhs: m },
+                Expr::Binary { op: BinOp::FloorMod, lhs: y, rhs: m2 },
+            ) if m == m2 => self.periodic(x, y, m),
+            _ => self.affine(a, b, [0]),
+        }
+    }
+
+    /// `a` and `b` affine in the loop variable with one coefficient, elements `a + s` and `b`
+    /// for each shift `s` (the lanes of a ramp).
+    fn affine(&self, a: &Expr, b: &Expr, shifts: impl IntoIterator<Item = i64>) -> DimRelation {
+        let (Some(difference), Some(c)) =
+            (constant_difference(a, b, self.lets), coefficient(a, self.loop_var, self.lets))
+        else {
+            return DimRelation::Unknown;
+        };
+        let mut distances = BTreeSet::new();
+        for shift in shifts {
+            let k = difference + shift;
+            if c == 0 && k == 0 {
+                // Loop-invariant and overlapping: the same element in every iteration.
+                return DimRelation::Unknown;
+            }
+            if c != 0 && k % c == 0 {
+                distances.insert(k / c);
+            }
+        }
+        DimRelation::Exact(distances)
+    }
+
+    /// `x % m` against `y % m`: the distances `d` with `c * d = x - y (mod m)`.
+    fn periodic(&self, x: &Expr, y: &Expr, m: &Expr) -> DimRelation {
+        let (Some(m), Some(k), Some(c)) =
+            (const_int(m), constant_difference(x, y, self.lets), coefficient(x, self.loop_var, self.lets))
+        else {
+            return DimRelation::Unknown;
+        };
+        if !(1..=1 << 16).contains(&m) {
+            return DimRelation::Unknown;
+        }
+        let Some(first) = (0..m).find(|d| (c * d - k).rem_euclid(m) == 0) else {
+            return DimRelation::Exact(BTreeSet::new());
+        };
+        if c.rem_euclid(m) == 0 {
+            return DimRelation::Unknown;
+        }
+        let period = (first + 1..=first + m).find(|d| (c * d - k).rem_euclid(m) == 0).unwrap_or(first + m) - first;
+        let nearest = if first == 0 { vec![0, period, -period] } else { vec![first, first - period] };
+        DimRelation::Nearest(nearest.into_iter().collect())
+    }
 }
 
 fn add_dependences(
     uses: &[(usize, Access)],
-    staging: bool,
+    layout: &Layout,
     spec: &PipelineSpec,
+    indices: &IndexRelation<'_>,
     deps: &mut BTreeSet<Dep>,
 ) -> Result<(), String> {
-    let invariant = uses.iter().all(|(_, a)| a.invariant);
-    let writers: BTreeSet<usize> = uses.iter().filter(|(_, a)| a.write).map(|(k, _)| *k).collect();
-    let accessors: BTreeSet<usize> = uses.iter().map(|(k, _)| *k).collect();
     let name = &uses[0].1.buffer;
-    for &p in &writers {
-        for &b in &accessors {
-            if p < b {
-                require_before(spec, (p, 0), (b, 0), name, Hazard::Flow)?;
-                if invariant && !staging {
-                    // The same element is rewritten every iteration and cannot be versioned:
-                    // the next iteration's write must wait for this iteration's use.
-                    require_before(spec, (b, 0), (p, 1), name, Hazard::Unversioned)?;
+    for (x, (p, write)) in uses.iter().enumerate() {
+        if !write.write {
+            continue;
+        }
+        let p = *p;
+        for (y, (b, other)) in uses.iter().enumerate() {
+            let b = *b;
+            if x == y {
+                // An async statement rewriting an element of an earlier iteration must not
+                // issue that write while the earlier one is still pending.
+                let rewrite = match indices.relate(&write.indices, &write.indices) {
+                    Relation::Every => Some(1),
+                    Relation::Distances(set) => set.into_iter().find(|&d| d > 0),
+                };
+                if let (false, Some(delta), true) = (matches!(layout, Layout::Staging(_)), rewrite, spec.is_async(p)) {
+                    deps.insert(Dep { producer: p, consumer: p, delta });
                 }
-                deps.insert(Dep { producer: p, consumer: b, delta: 0 });
-            } else if p > b && invariant && !staging {
-                require_before(spec, (p, -1), (b, 0), name, Hazard::CarriedFlow)?;
-                require_before(spec, (b, 0), (p, 0), name, Hazard::Anti)?;
-                deps.insert(Dep { producer: p, consumer: b, delta: 1 });
-            } else if p > b && staging && !writers.contains(&b) {
-                require_before(spec, (b, 0), (p, 0), name, Hazard::Anti)?;
-            } else if p == b && invariant && !staging && spec.is_async(p) {
-                // An async statement rewriting the same location every iteration must not issue
-                // a write while its previous one is still pending.
-                deps.insert(Dep { producer: p, consumer: p, delta: 1 });
+                continue;
             }
+            let relation = indices.relate(&write.indices, &other.indices);
+            let distances: Vec<i64> = match (layout, relation) {
+                (_, r) if r.is_disjoint() => Vec::new(),
+                // Versions keep iterations apart: only the same iteration's accesses meet.
+                (Layout::Staging(_), _) => vec![0],
+                (_, Relation::Distances(set)) => set.into_iter().collect(),
+                // Checked in this order so that the first broken requirement is the nearest.
+                (_, Relation::Every) if p > b => vec![1, 0, -1],
+                (_, Relation::Every) => vec![0, 1, -1],
+            };
+            for d in distances {
+                order_pair(spec, (p, b, d), !other.write, layout, name, deps)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Orders a write of statement `p` and an access of statement `b` that touch the same element
+/// when `b` runs `d` iterations after `p`; `reads` says whether `b`'s access is a read.
+fn order_pair(
+    spec: &PipelineSpec,
+    (p, b, d): (usize, usize, i64),
+    reads: bool,
+    layout: &Layout,
+    buffer: &Buffer,
+    deps: &mut BTreeSet<Dep>,
+) -> Result<(), String> {
+    let single = match layout {
+        Layout::Single(reason) => Some(*reason),
+        _ => None,
+    };
+    if d > 0 || (d == 0 && p < b) {
+        // `b` uses (or overwrites) what `p` wrote.
+        let hazard = if d == 0 { Hazard::Flow } else { Hazard::CarriedFlow { distance: d } };
+        require_before(spec, (p, 0), (b, d), buffer, hazard)?;
+        deps.insert(Dep { producer: p, consumer: b, delta: d });
+    } else if d < 0 || p > b {
+        // `b` reads (or writes) before `p` overwrites: only the order matters; a write pair
+        // is ordered as the opposite pair too.
+        let hazard = match (d, single) {
+            (0, _) => Hazard::Anti,
+            (-1, Some(reason)) if p < b => Hazard::Unversioned(reason),
+            _ => Hazard::CarriedAnti { distance: -d },
+        };
+        if reads || d != 0 {
+            require_before(spec, (b, 0), (p, -d), buffer, hazard)?;
         }
     }
     Ok(())
@@ -168,12 +434,14 @@ fn add_dependences(
 enum Hazard {
     /// The later statement uses what the earlier one wrote in the same iteration.
     Flow,
-    /// The later statement uses what the earlier one wrote in the previous iteration.
-    CarriedFlow,
+    /// The statement uses what the other one wrote `distance` iterations earlier.
+    CarriedFlow { distance: i64 },
     /// The earlier statement reads what the later one overwrites in the same iteration.
     Anti,
+    /// The statement uses what the other one overwrites `distance` iterations later.
+    CarriedAnti { distance: i64 },
     /// A buffer the pass cannot version would be overwritten by the next iteration first.
-    Unversioned,
+    Unversioned(SingleVersion),
 }
 
 /// Requires statement `a` in iteration `i + da` to run before `b` in iteration `i + db`.
@@ -197,16 +465,46 @@ fn require_before(
         Hazard::Flow => format!(
             "statement {b} uses `{buffer}` after statement {a} writes it, but `software_pipeline_order` {orders} runs it first within stage {sa}"
         ),
-        Hazard::CarriedFlow => format!(
+        Hazard::CarriedFlow { distance: 1 } => format!(
             "statement {b} uses `{buffer}` that statement {a} wrote in the previous iteration, but stages {stages} and orders {orders} run it before that write"
         ),
-        Hazard::Unversioned => format!(
-            "statement {a} uses `{buffer}` after statement {b} writes it, but with stages {stages} and orders {orders} the next iteration's write would come first; `{buffer}` would need versions, which only a buffer the function allocates (T.alloc_buffer) can have"
+        Hazard::CarriedFlow { distance } => format!(
+            "statement {b} uses `{buffer}` that statement {a} wrote {distance} iterations earlier, but stages {stages} and orders {orders} run it before that write"
+        ),
+        Hazard::Unversioned(reason) => format!(
+            "statement {a} uses `{buffer}` after statement {b} writes it, but with stages {stages} and orders {orders} the next iteration's write would come first; {}",
+            reason.explain(buffer)
         ),
         Hazard::Anti => format!(
             "statement {b} overwrites `{buffer}` that statement {a} reads earlier in the same iteration, but stages {stages} and orders {orders} run the write first"
         ),
+        Hazard::CarriedAnti { distance } => format!(
+            "statement {b} overwrites `{buffer}` {distance} iteration(s) after statement {a} accesses the same element, but stages {stages} and orders {orders} run that write first"
+        ),
     })
+}
+
+impl SingleVersion {
+    /// Why `buffer` keeps one version, as the end of a diagnostic.
+    fn explain(self, buffer: &Buffer) -> String {
+        match self {
+            SingleVersion::NotAllocated => format!(
+                "`{buffer}` would need versions, which only a buffer the function allocates (T.alloc_buffer) can have"
+            ),
+            SingleVersion::ReaderWrites { stmt } => format!(
+                "`{buffer}` cannot be versioned because statement {stmt} both reads and writes it, carrying its value from one iteration to the next"
+            ),
+            SingleVersion::ReadFirst { stmt } => format!(
+                "`{buffer}` cannot be versioned because statement {stmt} reads it before any statement of the same iteration writes it"
+            ),
+            SingleVersion::ConditionalWrite { reader } => format!(
+                "`{buffer}` cannot be versioned because its write is conditional: statement {reader} may read a value of `{buffer}` written in an earlier iteration"
+            ),
+            SingleVersion::Unread => {
+                format!("`{buffer}` cannot be versioned because no statement of the loop reads what another writes")
+            }
+        }
+    }
 }
 
 /// The fewest versions such that a producer's next write to a slot comes after every use of
@@ -227,19 +525,23 @@ fn versions_needed(uses: &[(usize, Access)], key: &impl Fn(usize) -> (i64, i64),
     versions
 }
 
-fn collect_accesses(stmt: &Stmt, loop_var: &Var) -> Vec<Access> {
-    let mut c = Collector { variant: HashSet::from([loop_var.id()]), out: Vec::new() };
+fn collect_accesses(stmt: &Stmt, loop_var: &Var, lets: &mut HashMap<VarId, Expr>) -> Vec<Access> {
+    let mut c = Collector { variant: HashSet::from([loop_var.id()]), out: Vec::new(), guards: Vec::new(), lets };
     c.visit_stmt(stmt);
     c.out
 }
 
-struct Collector {
+struct Collector<'a> {
     /// The loop variable and variables bound to values that depend on it.
     variant: HashSet<VarId>,
     out: Vec<Access>,
+    /// The conditions enclosing the statement being visited.
+    guards: Vec<Guard>,
+    /// Values of bound variables, for the dependence test.
+    lets: &'a mut HashMap<VarId, Expr>,
 }
 
-impl Collector {
+impl Collector<'_> {
     fn depends(&self, e: &Expr) -> bool {
         struct Mentions<'a>(&'a HashSet<VarId>, bool);
         impl Visitor for Mentions<'_> {
@@ -263,17 +565,45 @@ impl Collector {
             write,
             indices: indices.to_vec(),
             invariant,
+            guards: self.guards.clone(),
         });
     }
 }
 
-impl Visitor for Collector {
+impl Collector<'_> {
+    fn bind(&mut self, var: &Var, value: &Expr) {
+        if self.depends(value) {
+            self.variant.insert(var.id());
+        }
+        self.lets.insert(var.id(), value.clone());
+    }
+
+    /// Visits `s` under the extra conditions `guards` (split at `and`).
+    fn guarded(&mut self, guards: Vec<Guard>, s: &Stmt) {
+        let depth = self.guards.len();
+        self.guards.extend(guards);
+        self.visit_stmt(s);
+        self.guards.truncate(depth);
+    }
+}
+
+/// The conjuncts of `cond`.
+fn conjuncts(cond: &Expr) -> Vec<Guard> {
+    match cond {
+        Expr::Logic { op: LogicOp::And, lhs, rhs } => {
+            let mut out = conjuncts(lhs);
+            out.extend(conjuncts(rhs));
+            out
+        }
+        _ => vec![Guard::Holds(cond.clone())],
+    }
+}
+
+impl Visitor for Collector<'_> {
     fn visit_expr(&mut self, e: &Expr) {
         match e {
             Expr::Load(load) => self.record(&load.buffer, &load.indices, false),
-            Expr::Let { var, value, .. } if self.depends(value) => {
-                self.variant.insert(var.id());
-            }
+            Expr::Let { var, value, .. } => self.bind(var, value),
             _ => {}
         }
         walk_expr(self, e);
@@ -282,14 +612,25 @@ impl Visitor for Collector {
     fn visit_stmt(&mut self, s: &Stmt) {
         match &s.kind {
             StmtKind::Store(store) => self.record(&store.buffer, &store.indices, true),
-            StmtKind::Let { var, value, .. } if self.depends(value) => {
-                self.variant.insert(var.id());
+            StmtKind::Let { var, value, .. } => self.bind(var, value),
+            StmtKind::If { cond, then_case, else_case } => {
+                self.visit_expr(cond);
+                self.guarded(conjuncts(cond), then_case);
+                if let Some(other) = else_case {
+                    self.guarded(vec![Guard::Fails(cond.clone())], other);
+                }
+                return;
             }
             StmtKind::Block(block) => {
                 for iv in &block.iter_vars {
-                    if self.depends(&iv.binding) {
-                        self.variant.insert(iv.var.id());
-                    }
+                    self.bind(&iv.var, &iv.binding);
+                }
+                if let Some(predicate) = &block.predicate {
+                    let depth = self.guards.len();
+                    self.guards.extend(conjuncts(predicate));
+                    walk_stmt(self, s);
+                    self.guards.truncate(depth);
+                    return;
                 }
             }
             _ => {}

@@ -13,6 +13,10 @@
 //! * the group of producer p's iteration j: `g = j * R_q + index_of_run(p)`;
 //! * the largest safe in-flight count at c is `min over needed groups (G - 1 - g)`.
 //!
+//! The counts are the largest safe ones only when `needs` lists real dependences: two writers
+//! of one staging buffer that write provably distinct elements do not depend on each other
+//! (`deps`), so they share a run instead of the second waiting for the first.
+//!
 //! Predicated statements keep these counts exact because the commit encloses the predicate: a
 //! group whose stores are all predicated off is still committed (empty).
 

@@ -1,17 +1,20 @@
-//! Properties of the pipeline program generator: every generated program (flat or nested) is
-//! well formed, the pipeline pass accepts it, its output is well formed too and computes
-//! exactly what the original computes under the adversarial `lazy` schedule and the
-//! synchronous `eager` one; and generation reaches every pattern the pass must handle.
+//! Properties of the pipeline program generator: every generated program (flat, nested or
+//! irregular) is well formed; every program the pass must accept (`GenConfig::accepted`) it
+//! accepts, its output is well formed too and computes exactly what the original computes
+//! under the adversarial `lazy` schedule and the synchronous `eager` one; irregular programs
+//! (which the pass may refuse) are marked so; and generation reaches every pattern.
 //!
-//! 200 flat-or-nested and 100 nested cases by default; set `TIRPROOF_PROPTEST_CASES` for
-//! longer runs (nested cases are a half of it).
+//! 200 flat-or-nested, 100 nested and 200 default-configuration cases by default; set
+//! `TIRPROOF_PROPTEST_CASES` for longer runs (nested cases are a half of it).
 
 use std::collections::BTreeSet;
 
 use arbitrary::Unstructured;
 use proptest::prelude::*;
 use tirproof_fuzz::compare::{check_modules, Engines, Plan};
-use tirproof_fuzz::gen::{expected_patterns, nested_pipeline_program, pipeline_program, GenConfig, PipelineShape};
+use tirproof_fuzz::gen::{
+    expected_patterns, irregular_patterns, nested_pipeline_program, pipeline_program, GenConfig, PipelineShape,
+};
 use tirproof_interp::Schedule;
 use tirproof_ir::check::check_module;
 use tirproof_ir::print::print_module;
@@ -62,9 +65,21 @@ proptest! {
 
     #[test]
     fn generated_pipelines_are_accepted_and_compute_what_the_original_computes(bytes in proptest::collection::vec(any::<u8>(), 0..192)) {
-        let (module, shape) = pipeline_program(&mut Unstructured::new(&bytes), &GenConfig::default()).expect("generation never fails");
+        let (module, shape) = pipeline_program(&mut Unstructured::new(&bytes), &GenConfig::accepted()).expect("generation never fails");
+        prop_assert!(!shape.may_be_refused());
         let verdict = check_pipelines_faithfully(&module, &shape);
         prop_assert!(verdict.is_ok(), "{}", verdict.err().unwrap_or_default());
+    }
+
+    /// With every switch on, irregular programs included, every program is well formed, and
+    /// one with an irregular pattern says that the pass may refuse it.
+    #[test]
+    fn every_generated_program_is_well_formed(bytes in proptest::collection::vec(any::<u8>(), 0..192)) {
+        let (module, shape) = pipeline_program(&mut Unstructured::new(&bytes), &GenConfig::default()).expect("generation never fails");
+        let diags = check_module(&module);
+        prop_assert!(!diags.has_errors(), "{shape:?}: the generated program is ill formed: {diags}\n{}", print_module(&module));
+        let irregular = shape.patterns().into_iter().any(|p| irregular_patterns().contains(&p));
+        prop_assert!(!irregular || shape.may_be_refused(), "{shape:?}");
     }
 }
 
@@ -98,7 +113,10 @@ fn generation_reaches_every_pattern() {
     let mut seen = BTreeSet::new();
     for _ in 0..1000 {
         let bytes = pseudo_random_bytes(&mut state, 192);
-        let (_, shape) = pipeline_program(&mut Unstructured::new(&bytes), &GenConfig::default()).expect("generation");
+        let (module, shape) =
+            pipeline_program(&mut Unstructured::new(&bytes), &GenConfig::default()).expect("generation");
+        let diags = check_module(&module);
+        assert!(!diags.has_errors(), "{shape:?}: ill formed: {diags}\n{}", print_module(&module));
         seen.extend(shape.patterns());
     }
     let missing: Vec<String> =

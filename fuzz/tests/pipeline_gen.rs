@@ -13,8 +13,9 @@ use arbitrary::Unstructured;
 use proptest::prelude::*;
 use tirproof_fuzz::compare::{check_modules, Engines, Plan};
 use tirproof_fuzz::gen::{
-    expected_patterns, irregular_patterns, nested_pipeline_program, pipeline_program, GenConfig, PipelineShape,
+    expected_patterns, irregular_patterns, nested_pipeline_program, pipeline_program, GenConfig, Pattern, PipelineShape,
 };
+use tirproof_fuzz::oracle::{runs_cleanly, Chain, ChainConfig, FailureClass, InputMode, OracleName, Side};
 use tirproof_interp::Schedule;
 use tirproof_ir::check::check_module;
 use tirproof_ir::print::print_module;
@@ -130,4 +131,33 @@ fn no_bytes_give_the_smallest_flat_pipeline() {
     assert!(!shape.is_nested());
     assert_eq!(shape.stages.len(), 1);
     assert!(check_pipelines_faithfully(&module, &shape).is_ok());
+}
+
+/// Irregular programs run in the chain as inputs the pass may refuse: a refusal is no failure,
+/// and an original that faults on its own (threads racing without their barriers, say) makes
+/// the chain skip rather than blame the pass.
+#[test]
+fn an_irregular_original_that_faults_is_a_skip_not_a_failure() {
+    let mut state = 0x51_7cc1_b727_220au64;
+    let mut faulting_originals = 0;
+    for _ in 0..400 {
+        let bytes = pseudo_random_bytes(&mut state, 192);
+        let (module, shape) =
+            pipeline_program(&mut Unstructured::new(&bytes), &GenConfig::default()).expect("generation");
+        if !shape.patterns().contains(&Pattern::ThreadExchangeWithoutBarriers) {
+            continue;
+        }
+        let config = ChainConfig { mode: InputMode::Unknown, ..ChainConfig::only(OracleName::Equivalence) };
+        let result = Chain { config: &config }.run(&module);
+        let blamed_on_input = result.failure().is_some_and(|f| {
+            matches!(
+                f.class,
+                FailureClass::Fault { side: Side::Original, .. }
+                    | FailureClass::InterpreterError { side: Side::Original }
+            )
+        });
+        assert!(!blamed_on_input, "{shape:?}: {:?}\n{}", result.failure(), print_module(&module));
+        faulting_originals += usize::from(!runs_cleanly(&module));
+    }
+    assert!(faulting_originals > 0, "no racy original among the generated programs");
 }

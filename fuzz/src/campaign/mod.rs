@@ -106,7 +106,7 @@ fn generated(seed: u64, index: u64, gen: &GenConfig) -> Input {
     let bytes = program_bytes(seed, index);
     // The generator succeeds on any bytes (running out picks the smallest choices).
     match pipeline_program(&mut Unstructured::new(&bytes), gen) {
-        Ok((module, shape)) if shape.may_be_refused() => Input::Module(module, InputMode::Unknown),
+        Ok((module, shape)) if shape.may_be_refused() => Input::Module(located(module), InputMode::Unknown),
         Ok((module, _)) => Input::Module(module, InputMode::Valid),
         Err(_) => Input::Module(IRModule { class_name: None, functions: Vec::new() }, InputMode::Valid),
     }
@@ -134,6 +134,15 @@ pub fn input(seed: u64, index: u64, gen: &GenConfig, mixed: bool) -> Input {
             Input::Text(mutated_text(&mut u, &base).unwrap_or(base))
         }
         _ => generated(seed, index, gen),
+    }
+}
+
+/// `module` read back from its text, so that the pass's refusals point at lines (a generated
+/// statement has no location, and an unlocated refusal is a failure).
+fn located(module: IRModule) -> IRModule {
+    match parse_text(&tirproof_ir::print::print_module(&module)) {
+        Ok(Some(parsed)) => parsed,
+        _ => module,
     }
 }
 

@@ -84,7 +84,7 @@ proptest! {
     #[test]
     fn pipelined_loops_compute_the_same_through_the_lowering_chain(bytes in proptest::collection::vec(any::<u8>(), 0..192)) {
         let mut u = Unstructured::new(&bytes);
-        let (module, shape) = pipeline_program(&mut u, &GenConfig::default()).expect("generation never fails");
+        let (module, shape) = pipeline_program(&mut u, &GenConfig::accepted()).expect("generation never fails");
         let mut passes = vec!["inject-software-pipeline"];
         passes.extend(LOWERING);
         let chain = run_chain(&module, &passes, &QUICK);

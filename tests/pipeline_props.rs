@@ -25,7 +25,7 @@ proptest! {
     #[test]
     fn pipelined_loops_compute_what_the_original_computes(bytes in proptest::collection::vec(any::<u8>(), 0..192)) {
         let mut u = Unstructured::new(&bytes);
-        let (module, shape) = pipeline_program(&mut u, &GenConfig::default()).expect("generation never fails");
+        let (module, shape) = pipeline_program(&mut u, &GenConfig::accepted()).expect("generation never fails");
         let mut output = module.clone();
         let pass = PassManager::single(InjectSoftwarePipeline).run(&mut output);
         prop_assert!(pass.is_ok(), "{shape:?}: the pass refuses:\n{}\n{}", pass.err().map(|e| e.to_string()).unwrap_or_default(), print_module(&module));
@@ -73,7 +73,7 @@ proptest! {
         let mut u = Unstructured::new(&bytes);
         // No nested pipelines: inside an outer pipeline, the drain (`wait(q, 0)`) that ends each
         // inner pipeline copy is safe but not always tight (a known limitation of the pass).
-        let config = GenConfig { predicates: false, nested: false, ..GenConfig::default() };
+        let config = GenConfig { predicates: false, nested: false, ..GenConfig::accepted() };
         let (module, shape) = pipeline_program(&mut u, &config).expect("generation never fails");
         let mut output = module.clone();
         PassManager::single(InjectSoftwarePipeline).run(&mut output).expect("checked by the other property");

@@ -151,7 +151,7 @@ fn verifier_proves_the_pass_output_and_refutes_faulty_mutants_of_generated_loops
             threads: false,
             symbolic_extents: false,
             max_stmts: 4,
-            ..GenConfig::default()
+            ..GenConfig::accepted()
         };
         let (module, shape) = pipeline_program(&mut u, &config).expect("generation never fails");
         let mut output = module.clone();

@@ -1,7 +1,8 @@
 //! Prints histograms of what the generators produce from random bytes, to check that the
 //! proptests explore every pattern (`cargo run --release -p tirproof-fuzz --example gen_stats`):
 //! the pipeline generator's shapes and patterns (and any expected pattern it never reached),
-//! and the defects of the invalid-annotation generator.
+//! how many programs are irregular (the pass may refuse them), and the defects of the
+//! invalid-annotation generator.
 
 use std::collections::BTreeMap;
 
@@ -38,6 +39,7 @@ fn main() {
         bump(format!("extent {:?}", shape.extent));
         bump(format!("lanes {}", shape.lanes));
         bump(format!("threads {}", shape.threads));
+        bump(format!("may be refused {}", shape.may_be_refused()));
         for pattern in shape.patterns() {
             bump(format!("pattern {pattern}"));
         }
@@ -54,6 +56,6 @@ fn main() {
         }
     }
     for (k, v) in histogram {
-        println!("{k:<36} {v}");
+        println!("{k:<44} {v}");
     }
 }

@@ -61,7 +61,7 @@ pub fn cse(data: &[u8]) {
 }
 
 fn generated(data: &[u8]) -> Option<tirproof_ir::IRModule> {
-    pipeline_program(&mut Unstructured::new(data), &GenConfig::default()).ok().map(|(module, _)| module)
+    pipeline_program(&mut Unstructured::new(data), &GenConfig::accepted()).ok().map(|(module, _)| module)
 }
 
 fn run_chain(module: &tirproof_ir::IRModule, oracles: &[OracleName]) {

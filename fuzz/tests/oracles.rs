@@ -25,7 +25,7 @@ fn cases() -> usize {
 fn program(seed: u64) -> tirproof_ir::IRModule {
     let mut bytes = vec![0u8; 256];
     ChaCha8Rng::seed_from_u64(seed).fill_bytes(&mut bytes);
-    pipeline_program(&mut Unstructured::new(&bytes), &GenConfig::default()).expect("generation never fails").0
+    pipeline_program(&mut Unstructured::new(&bytes), &GenConfig::accepted()).expect("generation never fails").0
 }
 
 #[test]
@@ -114,7 +114,7 @@ fn measured_tightness_agrees_with_the_loosened_text() {
 fn a_spent_budget_stops_the_chain_with_skips() {
     // Program 49 of campaign seed 1: a six-stage pipeline over a symbolic extent, about half a
     // second of verification.
-    let input = tirproof_fuzz::campaign::program(1, 49, &GenConfig::default());
+    let input = tirproof_fuzz::campaign::program(1, 49, &GenConfig::accepted());
     let config = ChainConfig { seed: 49, ..ChainConfig::default() };
     let deadline = Instant::now() + std::time::Duration::from_millis(20);
     let result = Chain { config: &config }.run_until(&input, Some(deadline));

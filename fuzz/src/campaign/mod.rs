@@ -95,10 +95,21 @@ pub struct Summary {
 
 /// The program of campaign `seed` at `index`.
 pub fn program(seed: u64, index: u64, gen: &GenConfig) -> IRModule {
+    match generated(seed, index, gen) {
+        Input::Module(module, _) => module,
+        Input::Text(_) => IRModule { class_name: None, functions: Vec::new() },
+    }
+}
+
+/// The program of campaign `seed` at `index`, valid unless it is one the pass may refuse.
+fn generated(seed: u64, index: u64, gen: &GenConfig) -> Input {
     let bytes = program_bytes(seed, index);
-    let generated = pipeline_program(&mut Unstructured::new(&bytes), gen);
     // The generator succeeds on any bytes (running out picks the smallest choices).
-    generated.map(|(module, _)| module).unwrap_or_else(|_| IRModule { class_name: None, functions: Vec::new() })
+    match pipeline_program(&mut Unstructured::new(&bytes), gen) {
+        Ok((module, shape)) if shape.may_be_refused() => Input::Module(located(module), InputMode::Unknown),
+        Ok((module, _)) => Input::Module(module, InputMode::Valid),
+        Err(_) => Input::Module(IRModule { class_name: None, functions: Vec::new() }, InputMode::Valid),
+    }
 }
 
 /// A campaign's input: a module and what it is known to be, or text for the parser.
@@ -116,13 +127,22 @@ pub fn input(seed: u64, index: u64, gen: &GenConfig, mixed: bool) -> Input {
     match index % 10 {
         7 if mixed => match invalid_annotation_program(&mut u) {
             Ok((module, _)) => Input::Module(module, InputMode::InvalidAnnotations),
-            Err(_) => Input::Module(program(seed, index, gen), InputMode::Valid),
+            Err(_) => generated(seed, index, gen),
         },
         9 if mixed => {
             let base = tirproof_ir::print::print_module(&program(seed, index, gen));
             Input::Text(mutated_text(&mut u, &base).unwrap_or(base))
         }
-        _ => Input::Module(program(seed, index, gen), InputMode::Valid),
+        _ => generated(seed, index, gen),
+    }
+}
+
+/// `module` read back from its text, so that the pass's refusals point at lines (a generated
+/// statement has no location, and an unlocated refusal is a failure).
+fn located(module: IRModule) -> IRModule {
+    match parse_text(&tirproof_ir::print::print_module(&module)) {
+        Ok(Some(parsed)) => parsed,
+        _ => module,
     }
 }
 

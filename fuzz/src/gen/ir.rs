@@ -6,8 +6,8 @@
 
 use tirproof_ir::annotation::{PIPELINE_ASYNC_STAGES, PIPELINE_ORDER, PIPELINE_STAGE};
 use tirproof_ir::{
-    AnnValue, Annotations, Buffer, BufferSpec, DataType, Expr, For, ForKind, IRModule, Param, PrimFunc, Span, Stmt,
-    StmtKind, Var,
+    AnnValue, Annotations, Buffer, BufferSpec, BufferStore, DataType, Expr, For, ForKind, IRModule, Param, PrimFunc,
+    Span, Stmt, StmtKind, Var,
 };
 
 use super::schedule::PipelineAnnotations;
@@ -43,15 +43,25 @@ pub(super) fn serial_loop(var: &Var, min: Expr, extent: Expr, annotations: Annot
 
 /// `body` under `T.thread_binding(threads, thread="threadIdx.x")`.
 pub(super) fn thread_loop(var: &Var, threads: i64, body: Stmt) -> Stmt {
+    bound_loop(var, threads, "threadIdx.x", body)
+}
+
+/// `body` under `T.thread_binding(extent, thread=tag)`.
+pub(super) fn bound_loop(var: &Var, extent: i64, tag: &str, body: Stmt) -> Stmt {
     Stmt::synthetic(StmtKind::For(Box::new(For {
         var: var.clone(),
         min: Expr::int(0),
-        extent: Expr::int(threads),
+        extent: Expr::int(extent),
         kind: ForKind::ThreadBinding,
-        thread: Some("threadIdx.x".into()),
+        thread: Some(tag.into()),
         annotations: Annotations::new(),
         body,
     })))
+}
+
+/// `buffer[index] = value`.
+pub(super) fn store(buffer: &Buffer, index: Expr, value: Expr) -> Stmt {
+    Stmt::synthetic(StmtKind::Store(BufferStore { buffer: buffer.clone(), indices: vec![index], value }))
 }
 
 pub(super) fn int_list(values: &[i64]) -> AnnValue {

@@ -15,9 +15,9 @@
 //! in the same iteration, which an accumulating inner loop does.
 
 use arbitrary::{Result, Unstructured};
-use tirproof_ir::{Annotations, Buffer, BufferStore, DataType, Expr, IRModule, Stmt, StmtKind, Var};
+use tirproof_ir::{Annotations, Buffer, DataType, Expr, IRModule, Stmt, Var};
 
-use super::ir::{allocate, float_buffer, module, pipeline_annotations, serial_loop};
+use super::ir::{allocate, float_buffer, module, pipeline_annotations, serial_loop, store};
 use super::loop_ir::{result_buffers, LoopIr};
 use super::pipeline::{sources_of, SYMBOLIC_CAPACITY};
 use super::plan::{plan_statements, PlanOptions, StmtPlan};
@@ -230,8 +230,4 @@ impl<'c> NestedLayout<'c> {
             allocate(&pipeline.staging_buffers(), inner_loop)
         }
     }
-}
-
-fn store(buffer: &Buffer, index: Expr, value: Expr) -> Stmt {
-    Stmt::synthetic(StmtKind::Store(BufferStore { buffer: buffer.clone(), indices: vec![index], value }))
 }

@@ -1,6 +1,7 @@
 //! Random pipelined loops: one loop whose statements form a producer/consumer graph through
 //! staging buffers (global, shared or local) and global outputs, with stages, orders and async
-//! stages that the pipeline pass must accept; or, now and then, a nested pipeline (`nested`).
+//! stages that the pipeline pass must accept; or, now and then, a nested pipeline (`nested`) or an
+//! irregular one that the pass may refuse (`irregular`).
 //!
 //! Arrays are sized for every iteration the loop can run, including the largest value a
 //! symbolic extent is given in tests, so no access is ever out of bounds.
@@ -9,6 +10,7 @@ use arbitrary::{Result, Unstructured};
 use tirproof_ir::{Buffer, DataType, Expr, IRModule, Var};
 
 use super::ir::{allocate, float_buffer, module, thread_loop};
+use super::irregular::irregular_program;
 use super::loop_ir::{result_buffers, LoopIr};
 use super::nested::nested_pipeline_program;
 use super::plan::{plan_statements, PlanOptions, StmtPlan};
@@ -22,12 +24,17 @@ const EXTENTS: [i64; 14] = [1, 2, 3, 4, 5, 7, 8, 11, 13, 16, 31, 64, 97, 128];
 pub(super) const SYMBOLIC_CAPACITY: i64 = 64;
 /// One program in this many is a nested pipeline when the configuration allows it.
 const NESTED_ONE_IN: u8 = 6;
+/// One program in this many is an irregular pipeline when the configuration allows it.
+const IRREGULAR_ONE_IN: u8 = 3;
 
 /// A random module with one pipelined loop (or a nested pair of them), and its shape.
 pub fn pipeline_program(u: &mut Unstructured<'_>, cfg: &GenConfig) -> Result<(IRModule, PipelineShape)> {
     // Drawn so that running out of bytes (which yields the range's start) picks a flat loop.
     if cfg.nested && u.int_in_range(1..=NESTED_ONE_IN)? == NESTED_ONE_IN {
         return nested_pipeline_program(u, cfg);
+    }
+    if cfg.irregular() && u.int_in_range(1..=IRREGULAR_ONE_IN)? == IRREGULAR_ONE_IN {
+        return irregular_program(u, cfg);
     }
     flat_program(u, cfg)
 }

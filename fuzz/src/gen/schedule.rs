@@ -33,6 +33,7 @@ impl PipelineAnnotations {
             statements,
             staging_scope: staging_scope.to_string(),
             inner: None,
+            irregular: None,
         }
     }
 }

@@ -26,6 +26,8 @@ pub struct PipelineShape {
     pub staging_scope: String,
     /// For a nested pipeline, the pipelined loop inside the outer loop's last statement.
     pub inner: Option<Box<PipelineShape>>,
+    /// For an irregular pipeline (which the pass may refuse), the irregular patterns it has.
+    pub irregular: Option<BTreeSet<Pattern>>,
 }
 
 /// What one statement of a pipelined loop reads and writes.
@@ -46,6 +48,8 @@ pub enum Target {
     Staging,
     /// A global output parameter, at this iteration's element.
     Output,
+    /// Nothing: a barrier.
+    Nothing,
 }
 
 /// A situation the pipeline pass must handle; see `PipelineShape::patterns`.
@@ -85,6 +89,32 @@ pub enum Pattern {
     VectorCopy,
     /// An outer pipelined loop whose body holds an inner pipelined loop.
     Nested,
+    /// A writer of staging data under `i % k == r` (irregular pipelines from here on).
+    PredicatedOnIteration,
+    /// A statement under `i < last`: skipped only at the last iteration.
+    SkipsLastIteration,
+    /// A statement under a condition on input data.
+    PredicatedOnData,
+    /// A consumer of staging data that does not run under its writers' condition.
+    ConsumerNotUnderProducerCondition,
+    /// Staging allocated inside the loop body.
+    StagingAllocatedInside,
+    /// Staging allocated above the loop.
+    StagingAllocatedOutside,
+    /// A consumer reads the slot of another iteration in a ring indexed by the loop variable.
+    ReadsOtherIterationSlot,
+    /// Two writers of one staging buffer in one stage.
+    SeveralWritersOneStage,
+    /// Two writers of one staging buffer in different stages.
+    SeveralWritersSeveralStages,
+    /// A consumer that also writes the staging element it read.
+    ConsumerWritesStaging,
+    /// A thread reads what another wrote, with the barriers that makes safe.
+    ThreadExchangeWithBarriers,
+    /// A thread reads what another wrote, without barriers: the original races.
+    ThreadExchangeWithoutBarriers,
+    /// Several blocks (`blockIdx.x`).
+    SeveralBlocks,
 }
 
 impl fmt::Display for Pattern {
@@ -121,7 +151,27 @@ pub fn expected_patterns() -> Vec<Pattern> {
         Pattern::VectorCopy,
         Pattern::Nested,
     ]);
+    all.extend(irregular_patterns());
     all
+}
+
+/// The patterns only irregular pipelines make (`GenConfig`'s irregular switches).
+pub fn irregular_patterns() -> [Pattern; 13] {
+    [
+        Pattern::PredicatedOnIteration,
+        Pattern::SkipsLastIteration,
+        Pattern::PredicatedOnData,
+        Pattern::ConsumerNotUnderProducerCondition,
+        Pattern::StagingAllocatedInside,
+        Pattern::StagingAllocatedOutside,
+        Pattern::ReadsOtherIterationSlot,
+        Pattern::SeveralWritersOneStage,
+        Pattern::SeveralWritersSeveralStages,
+        Pattern::ConsumerWritesStaging,
+        Pattern::ThreadExchangeWithBarriers,
+        Pattern::ThreadExchangeWithoutBarriers,
+        Pattern::SeveralBlocks,
+    ]
 }
 
 impl PipelineShape {
@@ -130,6 +180,12 @@ impl PipelineShape {
         let mut found = BTreeSet::new();
         self.add_patterns(&mut found);
         found
+    }
+
+    /// Whether the pass may refuse this program (an irregular pipeline), so that a refusal is
+    /// no failure and an original that faults is not the pass's fault.
+    pub fn may_be_refused(&self) -> bool {
+        self.irregular.is_some()
     }
 
     /// Whether this is an outer pipeline with an inner one.
@@ -151,6 +207,9 @@ impl PipelineShape {
         }
         if self.lanes > 1 {
             found.insert(Pattern::VectorCopy);
+        }
+        if let Some(irregular) = &self.irregular {
+            found.extend(irregular.iter().copied());
         }
         if let Some(inner) = &self.inner {
             found.insert(Pattern::Nested);

@@ -5,7 +5,7 @@
 //! checker, the interpreter, the verifier or CSE is a `no-panic` failure naming the step. The
 //! chain is deterministic: the same input and configuration give the same result.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::time::{Duration, Instant};
 
 use tirproof_ir::pipeline_annotations::is_pipelined;
@@ -16,7 +16,9 @@ use tirproof_passes::{Pass, PassManager, PipelineError};
 use tirproof_verify::solver::{budget_spent, in_one_context, within_budget};
 
 use super::panics::catch;
-use super::{cse, equivalence, runs_cleanly, text, waits, Failure, FailureClass, OracleName, Outcome, SkipReason};
+use super::{
+    cse, equivalence, runs_cleanly, text, waits, Failure, FailureClass, OracleName, Outcome, Side, SkipReason,
+};
 
 /// Which pipeline pass the chain tests.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -145,8 +147,18 @@ impl Chain<'_> {
         let known = waits::Known { predicated: has_conditions(input), nested: has_nested_pipelines(input) };
         // What `waits-tight` measured, reused by `agreement`.
         let measured = RefCell::new(None);
+        // Likewise for one that faults under some run of the plan (other inputs or schedules):
+        // the oracles after it are not run.
+        let faults_alone = Cell::new(false);
         let steps: [(OracleName, &dyn Fn() -> Outcome); 5] = [
-            (OracleName::Equivalence, &|| equivalence::check(OracleName::Equivalence, input, &output, seed)),
+            (OracleName::Equivalence, &|| {
+                let outcome = equivalence::check(OracleName::Equivalence, input, &output, seed);
+                faults_alone.set(mode == InputMode::Unknown && is_the_originals(&outcome));
+                if faults_alone.get() {
+                    return Outcome::not_applicable("the input faults on its own");
+                }
+                outcome
+            }),
             (OracleName::WaitsTight, &|| {
                 let (outcome, reports) = waits::tight(&output, known, timeout);
                 *measured.borrow_mut() = Some(reports);
@@ -166,7 +178,7 @@ impl Chain<'_> {
                 continue;
             }
             let passed = self.step(&mut result, oracle, || (stopped_is_skip(check()), Some(())));
-            if passed.is_none() {
+            if passed.is_none() || faults_alone.get() {
                 break;
             }
         }
@@ -220,6 +232,16 @@ fn pipeline(variant: PassVariant, mode: InputMode, input: &IRModule) -> (Outcome
         }
         (Ok(_), _) => (Outcome::Pass, Some(output)),
     }
+}
+
+/// Whether `outcome` is a fault or an interpreter error of the original program.
+fn is_the_originals(outcome: &Outcome) -> bool {
+    matches!(
+        outcome.failure().map(|f| &f.class),
+        Some(
+            FailureClass::Fault { side: Side::Original, .. } | FailureClass::InterpreterError { side: Side::Original }
+        )
+    )
 }
 
 /// A failure that only says checks were not decided, when the time budget stopped them, is

@@ -130,7 +130,7 @@ impl Storage {
     /// Whether accesses made with `race` are checked and recorded for races.
     #[inline(always)]
     fn tracks(&self, race: Option<&RaceCtx>) -> bool {
-        race.is_some() && self.visibility != Visibility::Thread
+        self.tracked(race).is_some()
     }
 
     /// The race context of an access that must be checked and recorded, if any.

@@ -163,14 +163,15 @@ pub(crate) fn coefficient(e: &Expr, var: &Var, lets: &HashMap<VarId, Expr>) -> O
     }
 }
 
-/// `a - b` when it is a constant: both are linear combinations of the same terms (compared
-/// structurally, let-bound variables expanded) with equal coefficients.
-pub(crate) fn constant_difference(a: &Expr, b: &Expr, lets: &HashMap<VarId, Expr>) -> Option<i64> {
+/// `e` as a linear form: terms (compared structurally, let-bound variables expanded) with
+/// their coefficients, and a constant. Terms are what is not a sum, difference or constant
+/// multiple; `None` on overflow of a coefficient.
+pub(crate) fn linear_form(e: &Expr, lets: &HashMap<VarId, Expr>) -> Option<(Vec<(Expr, i64)>, i64)> {
     let mut terms: Vec<(Expr, i64)> = Vec::new();
     let mut constant = 0i64;
-    linear_terms(a, 1, lets, &mut terms, &mut constant)?;
-    linear_terms(b, -1, lets, &mut terms, &mut constant)?;
-    terms.iter().all(|(_, c)| *c == 0).then_some(constant)
+    linear_terms(e, 1, lets, &mut terms, &mut constant)?;
+    terms.retain(|(_, c)| *c != 0);
+    Some((terms, constant))
 }
 
 /// Adds `scale * e` to the linear form `terms + constant`; terms that are not sums, differences
@@ -285,15 +286,15 @@ mod tests {
     }
 
     #[test]
-    fn constant_differences() {
+    fn linear_forms() {
         let i = Var::new("i", DataType::INT32);
         let n = Var::new("n", DataType::INT32);
         let lets = HashMap::new();
         let a = (Expr::var(&i) + Expr::int(1)) * Expr::int(4) - Expr::var(&n);
-        let b = Expr::var(&i) * Expr::int(4) - Expr::var(&n);
-        assert_eq!(constant_difference(&a, &b, &lets), Some(4));
+        let (terms, constant) = linear_form(&a, &lets).unwrap();
+        assert_eq!(constant, 4);
+        assert_eq!(terms, vec![(Expr::var(&i), 4), (Expr::var(&n), -1)]);
         let m = Expr::floormod(Expr::var(&i), Expr::int(2));
-        assert_eq!(constant_difference(&m, &m, &lets), Some(0));
-        assert_eq!(constant_difference(&a, &Expr::var(&i), &lets), None);
+        assert_eq!(linear_form(&(m.clone() - m.clone()), &lets), Some((vec![], 0)));
     }
 }

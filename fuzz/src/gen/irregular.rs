@@ -10,6 +10,8 @@
 //!   previous value, never uninitialized memory);
 //! - a ring of 2 or 4 slots indexed by the loop variable, the consumer reading the slot of
 //!   another iteration (`B[(i + 1) % 2]`, `B[(i + 3) % 4]`), only with `B` above the loop;
+//! - or a sliding window: writers over an inner loop `w` write `B[i + w]`, so iteration
+//!   `i + 1` rewrites what iteration `i` wrote, and the consumer reads `B[i]` or `B[i + 1]`;
 //! - a second writer, of the same element (after the first) or of another one, in the first
 //!   writer's stage or a later one;
 //! - a consumer that also writes the element it read;
@@ -35,6 +37,8 @@ use super::GenConfig;
 const EXTENTS: [i64; 8] = [1, 2, 3, 4, 5, 7, 8, 13];
 /// Elements of one slot of `B`: a second writer may write the other one.
 const SLOT_ELEMENTS: i64 = 2;
+/// Elements a window writer writes per iteration.
+const WINDOW: i64 = 2;
 
 /// What guards a writer (or the consumer).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,6 +74,8 @@ struct Choices {
     /// Slots of the ring (1: no ring) and how many iterations ahead the consumer reads.
     slots: i64,
     read_ahead: i64,
+    /// Writers write the window `B[i + w]`, `w` in `0..WINDOW` (instead of slots).
+    window: bool,
     outside: bool,
     writer_guard: Option<Guard>,
     consumer_guard: Option<Guard>,
@@ -94,7 +100,12 @@ fn choose(u: &mut Unstructured<'_>, cfg: &GenConfig) -> Result<Choices> {
     let barriers = threads > 1 && u.arbitrary()?;
     let outside = !cfg.staging_inside || (cfg.staging_outside && u.arbitrary()?);
     let ring = outside && cfg.other_iteration_slots && u.arbitrary()?;
-    let (slots, read_ahead) = if ring { *u.choose(&[(2i64, 1i64), (4, 3), (4, 1)])? } else { (1, 0) };
+    let window = outside && cfg.other_iteration_slots && !ring && threads == 1 && u.ratio(1, 3)?;
+    let (slots, read_ahead) = match (ring, window) {
+        (true, _) => *u.choose(&[(2i64, 1i64), (4, 3), (4, 1)])?,
+        (false, true) => (1, u.int_in_range(0..=1)?),
+        (false, false) => (1, 0),
+    };
     let writer_guard = if cfg.predicated_producers && u.arbitrary()? { Some(choose_guard(u)?) } else { None };
     let consumer_guard = match (writer_guard, u.int_in_range(0u8..=2)?) {
         (Some(g), 0) => Some(g),
@@ -112,6 +123,7 @@ fn choose(u: &mut Unstructured<'_>, cfg: &GenConfig) -> Result<Choices> {
         barriers,
         slots,
         read_ahead,
+        window,
         outside,
         writer_guard,
         consumer_guard,
@@ -197,6 +209,9 @@ fn patterns(choices: &Choices, roles: &[Role], annotations: &PipelineAnnotations
     if choices.slots > 1 {
         found.insert(Pattern::ReadsOtherIterationSlot);
     }
+    if choices.window {
+        found.insert(Pattern::SlidingWindow);
+    }
     let stage_of = |role: Role| roles.iter().position(|r| *r == role).and_then(|k| annotations.stages.get(k));
     if let (Some(first), Some(second)) = (stage_of(Role::FirstWriter), stage_of(Role::SecondWriter)) {
         found.insert(if first == second {
@@ -248,8 +263,12 @@ impl<'c> Layout<'c> {
         }
     }
 
-    /// Elements of one thread's region of `B`.
+    /// Elements of one thread's region of `B`: a window reaches `WINDOW + 1` past the last
+    /// iteration (the second writer's element and the consumer's second read).
     fn region(choices: &Choices) -> i64 {
+        if choices.window {
+            return choices.extent.unwrap_or(SYMBOLIC_CAPACITY) + WINDOW + 1;
+        }
         choices.slots * SLOT_ELEMENTS
     }
 
@@ -299,11 +318,24 @@ impl<'c> Layout<'c> {
         serial_loop(&j, Expr::int(0), Expr::int(Self::region(self.choices)), Annotations::new(), zero)
     }
 
-    /// `B[this iteration's slot, element] = In0[e] * c`.
+    /// `B[this iteration's slot, element] = In0[e] * c`, or the window
+    /// `for w in range(WINDOW): B[i + w + element] = In0[e] * c`.
     fn write(&self, element: i64, constant: f64) -> Stmt {
+        let value = self.input_value() * Expr::float(constant, DataType::FLOAT32);
+        if self.choices.window {
+            let w = Var::new("w", DataType::INT32);
+            let index = Expr::var(&self.i) + Expr::var(&w) + Expr::int(element);
+            return serial_loop(
+                &w,
+                Expr::int(0),
+                Expr::int(WINDOW),
+                Annotations::new(),
+                store(&self.staging, index, value),
+            );
+        }
         let slot = self.slot(0);
         let index = self.region_base(self.thread()) + slot * Expr::int(SLOT_ELEMENTS) + Expr::int(element);
-        store(&self.staging, index, self.input_value() * Expr::float(constant, DataType::FLOAT32))
+        store(&self.staging, index, value)
     }
 
     /// `Out[e] = B[read slot, 0] (+ B[read slot, 1]) + 1`, then maybe `B[read slot, 0] = ...`.
@@ -313,7 +345,11 @@ impl<'c> Layout<'c> {
         } else {
             self.thread()
         };
-        let first = self.region_base(neighbour) + self.slot(self.choices.read_ahead) * Expr::int(SLOT_ELEMENTS);
+        let first = if self.choices.window {
+            Expr::var(&self.i) + Expr::int(self.choices.read_ahead)
+        } else {
+            self.region_base(neighbour) + self.slot(self.choices.read_ahead) * Expr::int(SLOT_ELEMENTS)
+        };
         let mut value = Expr::load(&self.staging, vec![first.clone()]) + Expr::float(1.0, DataType::FLOAT32);
         if self.choices.second_writer == Some(false) {
             value = value + Expr::load(&self.staging, vec![first.clone() + Expr::int(1)]);

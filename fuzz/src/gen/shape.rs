@@ -103,6 +103,9 @@ pub enum Pattern {
     StagingAllocatedOutside,
     /// A consumer reads the slot of another iteration in a ring indexed by the loop variable.
     ReadsOtherIterationSlot,
+    /// A writer over an inner loop whose window of elements moves with the loop variable
+    /// (`B[i + w]`), so consecutive iterations write overlapping elements.
+    SlidingWindow,
     /// Two writers of one staging buffer in one stage.
     SeveralWritersOneStage,
     /// Two writers of one staging buffer in different stages.
@@ -156,7 +159,7 @@ pub fn expected_patterns() -> Vec<Pattern> {
 }
 
 /// The patterns only irregular pipelines make (`GenConfig`'s irregular switches).
-pub fn irregular_patterns() -> [Pattern; 13] {
+pub fn irregular_patterns() -> [Pattern; 14] {
     [
         Pattern::PredicatedOnIteration,
         Pattern::SkipsLastIteration,
@@ -165,6 +168,7 @@ pub fn irregular_patterns() -> [Pattern; 13] {
         Pattern::StagingAllocatedInside,
         Pattern::StagingAllocatedOutside,
         Pattern::ReadsOtherIterationSlot,
+        Pattern::SlidingWindow,
         Pattern::SeveralWritersOneStage,
         Pattern::SeveralWritersSeveralStages,
         Pattern::ConsumerWritesStaging,

@@ -28,7 +28,7 @@ use tirproof_ir::pipeline_annotations::{IntList, PipelineSpec};
 use tirproof_ir::visit::{walk_expr, walk_stmt, Visitor};
 use tirproof_ir::{BinOp, Buffer, BufferId, Stmt, StmtKind, Var, VarId};
 
-use crate::index_arith::{coefficient, const_int, constant_difference};
+use crate::index_arith::{const_int, linear_form};
 
 /// One access of a statement to a storage.
 #[derive(Clone, Debug)]
@@ -88,7 +88,9 @@ pub fn analyse(
     under_threads: bool,
 ) -> Result<Analysis, String> {
     let mut lets = HashMap::new();
-    let accesses: Vec<Vec<Access>> = stmts.iter().map(|s| collect_accesses(s, loop_var, &mut lets)).collect();
+    let mut inner = HashMap::new();
+    let accesses: Vec<Vec<Access>> =
+        stmts.iter().map(|s| collect_accesses(s, loop_var, &mut lets, &mut inner)).collect();
     let mut by_storage: BTreeMap<VarId, Vec<(usize, Access)>> = BTreeMap::new();
     for (k, list) in accesses.iter().enumerate() {
         for a in list {
@@ -99,7 +101,7 @@ pub fn analyse(
         exchanges_shared_data: under_threads && by_storage.values().any(|uses| exchanges(uses)),
         ..Analysis::default()
     };
-    let indices = IndexRelation { loop_var, lets: &lets };
+    let indices = IndexRelation { loop_var, lets: &lets, inner: &inner };
     for uses in by_storage.values() {
         let layout = staging_buffer(uses, candidates, locals, &indices)?;
         let key = |k: usize| (spec.stages[k], spec.orders[k]);
@@ -108,6 +110,7 @@ pub fn analyse(
             // Threads that exchange data get a barrier at the end of each step only, so a slot
             // is never rewritten in the step that reads it.
             let versions = versions_needed(uses, &key, analysis.exchanges_shared_data);
+            add_slot_reuse(uses, versions, spec, &indices, &mut analysis.deps);
             analysis.staging.push(Staging { buffer, versions });
         }
     }
@@ -263,7 +266,24 @@ struct IndexRelation<'a> {
     loop_var: &'a Var,
     /// Values of the variables bound in the loop body, to see through them.
     lets: &'a HashMap<VarId, Expr>,
+    /// Variables of loops inside the pipelined loop, with their ranges (inclusive) when
+    /// constant: two iterations may give them different values, so they never cancel.
+    inner: &'a HashMap<VarId, Option<(i64, i64)>>,
 }
+
+/// An index as `loop_coefficient * loop_var + constant + uniform + inner`: `uniform` are terms
+/// with one value in every iteration (no load, no inner loop variable), `inner` ranges over
+/// the values the inner loop variables' terms take together.
+struct AffineIndex {
+    loop_coefficient: i64,
+    constant: i64,
+    uniform: Vec<(Expr, i64)>,
+    inner: (i64, i64),
+}
+
+/// At most this many candidate element offsets are enumerated per dimension; beyond, the
+/// relation is unknown (every distance).
+const MAX_SHIFTS: i64 = 4096;
 
 impl IndexRelation<'_> {
     fn relate(&self, first: &[Expr], second: &[Expr]) -> Relation {
@@ -296,27 +316,97 @@ impl IndexRelation<'_> {
             ) if stride_a == stride_b && lanes_a == lanes_b => {
                 let Some(stride) = const_int(stride_a) else { return DimRelation::Unknown };
                 let spread = i64::from(*lanes_a) - 1;
-                self.affine(base_a, base_b, (-spread..=spread).map(|t| t * stride))
+                self.affine(base_a, base_b, (-spread * stride.abs(), spread * stride.abs()))
             }
             (
                 Expr::Binary { op: BinOp::FloorMod, lhs: x, rhs: m },
                 Expr::Binary { op: BinOp::FloorMod, lhs: y, rhs: m2 },
             ) if m == m2 => self.periodic(x, y, m),
-            _ => self.affine(a, b, [0]),
+            // `x * f` and `y * f` (or `x + f`, `y + f`) with one constant `f`, not zero: equal
+            // exactly when `x` and `y` are.
+            (
+                Expr::Binary { op: op @ (BinOp::Mul | BinOp::Add), lhs: x, rhs: f },
+                Expr::Binary { op: op2, lhs: y, rhs: f2 },
+            ) if op == op2 && f == f2 && const_int(f).is_some_and(|f| f != 0 || *op == BinOp::Add) => {
+                match self.dimension(x, y) {
+                    DimRelation::Unknown => self.affine(a, b, (0, 0)),
+                    known => known,
+                }
+            }
+            _ => self.affine(a, b, (0, 0)),
         }
     }
 
-    /// `a` and `b` affine in the loop variable with one coefficient, elements `a + s` and `b`
-    /// for each shift `s` (the lanes of a ramp).
-    fn affine(&self, a: &Expr, b: &Expr, shifts: impl IntoIterator<Item = i64>) -> DimRelation {
-        let (Some(difference), Some(c)) =
-            (constant_difference(a, b, self.lets), coefficient(a, self.loop_var, self.lets))
-        else {
-            return DimRelation::Unknown;
-        };
+    /// `e` as an affine index, or `None` when it depends on the loop variable otherwise, or
+    /// on something no linear form describes (a load, an inner variable in a product).
+    fn affine_index(&self, e: &Expr) -> Option<AffineIndex> {
+        let (terms, constant) = linear_form(e, self.lets)?;
+        let mut index = AffineIndex { loop_coefficient: 0, constant, uniform: Vec::new(), inner: (0, 0) };
+        for (term, c) in terms {
+            match &term {
+                Expr::Var(v) if v == self.loop_var => index.loop_coefficient = index.loop_coefficient.checked_add(c)?,
+                Expr::Var(v) if self.inner.contains_key(&v.id()) => {
+                    let (lo, hi) = self.inner[&v.id()]?;
+                    let (x, y) = (lo.checked_mul(c)?, hi.checked_mul(c)?);
+                    index.inner = (index.inner.0.checked_add(x.min(y))?, index.inner.1.checked_add(x.max(y))?);
+                }
+                _ if self.uniform(&term) => index.uniform.push((term, c)),
+                _ => return None,
+            }
+        }
+        Some(index)
+    }
+
+    /// Whether `e` has one value in every iteration of the pipelined loop and its inner loops.
+    fn uniform(&self, e: &Expr) -> bool {
+        struct Uniform<'r, 'a>(&'r IndexRelation<'a>, bool);
+        impl Visitor for Uniform<'_, '_> {
+            fn visit_expr(&mut self, e: &Expr) {
+                match e {
+                    Expr::Load(_) | Expr::Call(_) => self.1 = false,
+                    Expr::Var(v) if v == self.0.loop_var || self.0.inner.contains_key(&v.id()) => self.1 = false,
+                    Expr::Var(v) => {
+                        if let Some(value) = self.0.lets.get(&v.id()) {
+                            self.visit_expr(value);
+                        }
+                    }
+                    _ => {}
+                }
+                walk_expr(self, e);
+            }
+        }
+        let mut check = Uniform(self, true);
+        check.visit_expr(e);
+        check.1
+    }
+
+    /// The loop coefficient `c` and the offsets `k` (an inclusive range) such that `a` in
+    /// iteration `i` and `b` in iteration `i + d` touch one element exactly when `c * d` is one
+    /// of them; `widen` adds the spread of the lanes of a ramp.
+    fn offsets(&self, a: &Expr, b: &Expr, widen: (i64, i64)) -> Option<(i64, (i64, i64))> {
+        let (x, y) = (self.affine_index(a)?, self.affine_index(b)?);
+        let mut uniform = x.uniform;
+        for (term, c) in y.uniform {
+            match uniform.iter_mut().find(|(t, _)| *t == term) {
+                Some((_, k)) => *k = k.checked_sub(c)?,
+                None => uniform.push((term, c.checked_neg()?)),
+            }
+        }
+        if x.loop_coefficient != y.loop_coefficient || uniform.iter().any(|(_, c)| *c != 0) {
+            return None;
+        }
+        // a(i) = c*i + ka + A, b(i+d) = c*(i+d) + kb + B: equal when c*d = ka - kb + A - B.
+        let k = x.constant.checked_sub(y.constant)?;
+        let lo = k.checked_add(x.inner.0)?.checked_sub(y.inner.1)?.checked_add(widen.0)?;
+        let hi = k.checked_add(x.inner.1)?.checked_sub(y.inner.0)?.checked_add(widen.1)?;
+        (hi.checked_sub(lo)? < MAX_SHIFTS).then_some((x.loop_coefficient, (lo, hi)))
+    }
+
+    /// Affine `a` against `b`; `widen` adds the spread of a ramp's lanes.
+    fn affine(&self, a: &Expr, b: &Expr, widen: (i64, i64)) -> DimRelation {
+        let Some((c, (lo, hi))) = self.offsets(a, b, widen) else { return DimRelation::Unknown };
         let mut distances = BTreeSet::new();
-        for shift in shifts {
-            let k = difference + shift;
+        for k in lo..=hi {
             if c == 0 && k == 0 {
                 // Loop-invariant and overlapping: the same element in every iteration.
                 return DimRelation::Unknown;
@@ -330,23 +420,27 @@ impl IndexRelation<'_> {
 
     /// `x % m` against `y % m`: the distances `d` with `c * d = x - y (mod m)`.
     fn periodic(&self, x: &Expr, y: &Expr, m: &Expr) -> DimRelation {
-        let (Some(m), Some(k), Some(c)) =
-            (const_int(m), constant_difference(x, y, self.lets), coefficient(x, self.loop_var, self.lets))
-        else {
+        let (Some(m), Some((c, (lo, hi)))) = (const_int(m), self.offsets(x, y, (0, 0))) else {
             return DimRelation::Unknown;
         };
-        if !(1..=1 << 16).contains(&m) {
+        if !(1..=1 << 16).contains(&m) || hi - lo + 1 >= m {
             return DimRelation::Unknown;
         }
-        let Some(first) = (0..m).find(|d| (c * d - k).rem_euclid(m) == 0) else {
-            return DimRelation::Exact(BTreeSet::new());
-        };
         if c.rem_euclid(m) == 0 {
-            return DimRelation::Unknown;
+            // The same residue in every iteration: always or never the same element.
+            let never = (lo..=hi).all(|k| k.rem_euclid(m) != 0);
+            return if never { DimRelation::Exact(BTreeSet::new()) } else { DimRelation::Unknown };
         }
-        let period = (first + 1..=first + m).find(|d| (c * d - k).rem_euclid(m) == 0).unwrap_or(first + m) - first;
-        let nearest = if first == 0 { vec![0, period, -period] } else { vec![first, first - period] };
-        DimRelation::Nearest(nearest.into_iter().collect())
+        let mut nearest = BTreeSet::new();
+        for k in lo..=hi {
+            let Some(first) = (0..m).find(|d| (c * d - k).rem_euclid(m) == 0) else { continue };
+            let period = (first + 1..=first + m).find(|d| (c * d - k).rem_euclid(m) == 0).unwrap_or(first + m) - first;
+            nearest.extend(if first == 0 { vec![0, period, -period] } else { vec![first, first - period] });
+        }
+        if nearest.is_empty() {
+            return DimRelation::Exact(nearest);
+        }
+        DimRelation::Nearest(nearest)
     }
 }
 
@@ -393,6 +487,31 @@ fn add_dependences(
         }
     }
     Ok(())
+}
+
+/// A version of a staging buffer is used again `versions` iterations later. An async write
+/// that no later statement of its iteration touches is waited for by nobody, so every access
+/// of that later iteration to its element waits for it first. (A later statement of the same
+/// iteration that touches the element waits for the write itself, before the version is
+/// reused: `versions_needed` runs it first.)
+fn add_slot_reuse(
+    uses: &[(usize, Access)],
+    versions: i64,
+    spec: &PipelineSpec,
+    indices: &IndexRelation<'_>,
+    deps: &mut BTreeSet<Dep>,
+) {
+    let overlaps = |x: &Access, y: &Access| !indices.relate(&x.indices, &y.indices).is_disjoint();
+    for (p, write) in uses.iter().filter(|(p, a)| a.write && spec.is_async(*p)) {
+        if uses.iter().any(|(b, other)| b > p && overlaps(write, other)) {
+            continue;
+        }
+        for (b, other) in uses {
+            if overlaps(write, other) {
+                deps.insert(Dep { producer: *p, consumer: *b, delta: versions });
+            }
+        }
+    }
 }
 
 /// Orders a write of statement `p` and an access of statement `b` that touch the same element
@@ -525,8 +644,13 @@ fn versions_needed(uses: &[(usize, Access)], key: &impl Fn(usize) -> (i64, i64),
     versions
 }
 
-fn collect_accesses(stmt: &Stmt, loop_var: &Var, lets: &mut HashMap<VarId, Expr>) -> Vec<Access> {
-    let mut c = Collector { variant: HashSet::from([loop_var.id()]), out: Vec::new(), guards: Vec::new(), lets };
+fn collect_accesses(
+    stmt: &Stmt,
+    loop_var: &Var,
+    lets: &mut HashMap<VarId, Expr>,
+    inner: &mut HashMap<VarId, Option<(i64, i64)>>,
+) -> Vec<Access> {
+    let mut c = Collector { variant: HashSet::from([loop_var.id()]), out: Vec::new(), guards: Vec::new(), lets, inner };
     c.visit_stmt(stmt);
     c.out
 }
@@ -539,6 +663,8 @@ struct Collector<'a> {
     guards: Vec<Guard>,
     /// Values of bound variables, for the dependence test.
     lets: &'a mut HashMap<VarId, Expr>,
+    /// Variables of the loops inside the statement, with their constant ranges.
+    inner: &'a mut HashMap<VarId, Option<(i64, i64)>>,
 }
 
 impl Collector<'_> {
@@ -613,6 +739,13 @@ impl Visitor for Collector<'_> {
         match &s.kind {
             StmtKind::Store(store) => self.record(&store.buffer, &store.indices, true),
             StmtKind::Let { var, value, .. } => self.bind(var, value),
+            StmtKind::For(f) => {
+                let range = const_int(&f.min)
+                    .zip(const_int(&f.extent))
+                    .filter(|(_, extent)| *extent >= 1)
+                    .and_then(|(min, extent)| Some((min, min.checked_add(extent - 1)?)));
+                self.inner.insert(f.var.id(), range);
+            }
             StmtKind::If { cond, then_case, else_case } => {
                 self.visit_expr(cond);
                 self.guarded(conjuncts(cond), then_case);
@@ -636,5 +769,52 @@ impl Visitor for Collector<'_> {
             _ => {}
         }
         walk_stmt(self, s);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tirproof_ir::DataType;
+
+    fn relation(a: &Expr, b: &Expr, i: &Var, inner: &[(&Var, Option<(i64, i64)>)]) -> Relation {
+        let lets = HashMap::new();
+        let inner: HashMap<VarId, Option<(i64, i64)>> = inner.iter().map(|(v, r)| (v.id(), *r)).collect();
+        IndexRelation { loop_var: i, lets: &lets, inner: &inner }
+            .relate(std::slice::from_ref(a), std::slice::from_ref(b))
+    }
+
+    fn distances(set: &[i64]) -> Relation {
+        Relation::Distances(set.iter().copied().collect())
+    }
+
+    #[test]
+    fn an_inner_loop_variable_takes_different_values_in_two_iterations() {
+        let (i, j) = (Var::new("i", DataType::INT32), Var::new("j", DataType::INT32));
+        let index = Expr::var(&i) + Expr::var(&j);
+        // `B[i + j]`, j in 0..2: iteration i + 1 (j = 0) rewrites what iteration i wrote (j = 1).
+        assert_eq!(relation(&index, &index, &i, &[(&j, Some((0, 1)))]), distances(&[-1, 0, 1]));
+        // `B[i * 2 + j]`: the rows never meet across iterations.
+        let row = Expr::var(&i) * Expr::int(2) + Expr::var(&j);
+        assert_eq!(relation(&row, &row, &i, &[(&j, Some((0, 1)))]), distances(&[0]));
+        // Without a constant range nothing is known.
+        assert_eq!(relation(&index, &index, &i, &[(&j, None)]), Relation::Every);
+    }
+
+    #[test]
+    fn a_scaled_periodic_index_keeps_its_period() {
+        let i = Var::new("i", DataType::INT32);
+        let scaled = Expr::floormod(Expr::var(&i), Expr::int(4)) * Expr::int(2);
+        assert_eq!(relation(&scaled, &scaled, &i, &[]), distances(&[-4, 0, 4]));
+        let shifted = scaled.clone() + Expr::int(1);
+        assert_eq!(relation(&shifted, &shifted, &i, &[]), distances(&[-4, 0, 4]));
+    }
+
+    #[test]
+    fn a_loaded_index_is_not_the_same_in_every_iteration() {
+        let i = Var::new("i", DataType::INT32);
+        let table = tirproof_ir::BufferSpec::new("Idx", DataType::INT32, vec![Expr::int(4)], "global").build();
+        let index = Expr::var(&i) + Expr::load(&table, vec![Expr::int(0)]);
+        assert_eq!(relation(&index, &index, &i, &[]), Relation::Every);
     }
 }

@@ -148,11 +148,17 @@ fn rewrite_is_waited_for(own: Dep, deps: &BTreeSet<Dep>, spec: &PipelineSpec) ->
         })
 }
 
-/// Whether a shared-memory storage is written and accessed at differing indices.
+/// Whether a shared-memory storage is written and accessed at differing indices, or at
+/// indices that move with the iteration.
 fn exchanges(uses: &[(usize, Access)]) -> bool {
     let shared = uses[0].1.buffer.scope().starts_with("shared");
     let written = uses.iter().any(|(_, a)| a.write);
-    shared && written && uses.iter().any(|(_, a)| a.indices != uses[0].1.indices || a.buffer != uses[0].1.buffer)
+    // An index that moves with the iteration may meet another thread's index of another
+    // iteration (`B[tx + i]`), as accesses at different indices may in one iteration.
+    let moving = uses.iter().any(|(_, a)| !a.invariant);
+    shared
+        && written
+        && (moving || uses.iter().any(|(_, a)| a.indices != uses[0].1.indices || a.buffer != uses[0].1.buffer))
 }
 
 /// How the pass lays out one storage touched by the loop.
@@ -281,6 +287,16 @@ struct AffineIndex {
     inner: (i64, i64),
 }
 
+/// `e` as `x * f` or `x + f` with a constant `f` on either side: the operator, `x` and `f`.
+fn constant_operand(e: &Expr) -> Option<(BinOp, &Expr, i64)> {
+    let Expr::Binary { op: op @ (BinOp::Mul | BinOp::Add), lhs, rhs } = e else { return None };
+    match (const_int(lhs), const_int(rhs)) {
+        (_, Some(f)) => Some((*op, &**lhs, f)),
+        (Some(f), None) => Some((*op, &**rhs, f)),
+        (None, None) => None,
+    }
+}
+
 /// At most this many candidate element offsets are enumerated per dimension; beyond, the
 /// relation is unknown (every distance).
 const MAX_SHIFTS: i64 = 4096;
@@ -322,18 +338,17 @@ impl IndexRelation<'_> {
                 Expr::Binary { op: BinOp::FloorMod, lhs: x, rhs: m },
                 Expr::Binary { op: BinOp::FloorMod, lhs: y, rhs: m2 },
             ) if m == m2 => self.periodic(x, y, m),
-            // `x * f` and `y * f` (or `x + f`, `y + f`) with one constant `f`, not zero: equal
-            // exactly when `x` and `y` are.
-            (
-                Expr::Binary { op: op @ (BinOp::Mul | BinOp::Add), lhs: x, rhs: f },
-                Expr::Binary { op: op2, lhs: y, rhs: f2 },
-            ) if op == op2 && f == f2 && const_int(f).is_some_and(|f| f != 0 || *op == BinOp::Add) => {
-                match self.dimension(x, y) {
-                    DimRelation::Unknown => self.affine(a, b, (0, 0)),
-                    known => known,
+            _ => match (constant_operand(a), constant_operand(b)) {
+                // `x * f` and `y * f` (or `x + f`, `y + f`) with one constant `f`, not zero:
+                // equal exactly when `x` and `y` are.
+                (Some((op, x, f)), Some((op2, y, f2))) if op == op2 && f == f2 && (f != 0 || op == BinOp::Add) => {
+                    match self.dimension(x, y) {
+                        DimRelation::Unknown => self.affine(a, b, (0, 0)),
+                        known => known,
+                    }
                 }
-            }
-            _ => self.affine(a, b, (0, 0)),
+                _ => self.affine(a, b, (0, 0)),
+            },
         }
     }
 

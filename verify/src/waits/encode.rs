@@ -7,16 +7,25 @@
 //! loop variable with coefficient +1 or -1 (or mention no loop variable): each restricts that
 //! variable to an interval, which is what makes the counts closed forms. Anything else is
 //! reported as unsupported rather than approximated.
+//!
+//! Integer expressions have the program's fixed-width semantics: a result whose exact value
+//! may leave its type (`ranges`) is wrapped, division and modulo by a divisor that may be zero
+//! (a trap in the interpreter) are not encoded, shifts by constants and masks `& (2^k - 1)`
+//! are exact. Values read from memory (loads, and variables a `let` binds to them), and float
+//! comparisons in conditions, are fresh unknowns: any value the type allows, chosen per
+//! encoding, which over-approximates what the program can do.
 
 use std::collections::{BTreeMap, HashMap};
 
 use tirproof_ir::print::print_expr;
-use tirproof_ir::{BinOp, CmpOp, Expr, LogicOp, VarId};
+use tirproof_ir::subst::Substitution;
+use tirproof_ir::{BinOp, CmpOp, DataType, Expr, LogicOp, VarId};
 use z3::ast::{Bool, Int};
 
 use super::fold::{add, and, div, eq, ge, gt, ite, le, lt, max, min, mul, neg, not, or, sub};
 use super::model::{Event, EventId, LoopId, Model, Step};
 use super::names::{InstanceRole, Role, Thread};
+use super::ranges::{Ranges, ValueRange};
 use crate::solver::Query;
 
 /// Why a construct has no exact encoding.
@@ -85,14 +94,22 @@ pub struct Encoder<'m> {
     /// Assumptions the bounded encodings made (loops with at most ENUMERATED_ITERATIONS
     /// iterations); every query must assume them.
     pub bounded: Vec<(LoopId, Bool)>,
+    /// Value ranges, which decide where arithmetic must wrap.
+    ranges: Ranges<'m>,
 }
 
 impl<'m> Encoder<'m> {
     /// Declares the parameters and the variables of `thread` in `query`.
     pub fn new(model: &'m Model, query: &mut Query, thread: Thread) -> Enc<Self> {
         let mut params = HashMap::new();
+        let ranges = Ranges::new(model);
         for p in &model.params {
             let v = declare(query, model, Role::Param(p))?;
+            // A parameter holds a value of its type; counterexamples respect the program's
+            // preconditions.
+            if let Some(r) = ranges.variable(p) {
+                query.assume(and(&[ge(&v, &big(r.lo)), le(&v, &big(r.hi))]));
+            }
             params.insert(p.id(), v);
         }
         let mut enc = Encoder {
@@ -105,6 +122,7 @@ impl<'m> Encoder<'m> {
             counts: HashMap::new(),
             lasts: HashMap::new(),
             bounded: Vec::new(),
+            ranges,
         };
         enc.threads = enc.declare_threads(query, thread)?;
         Ok(enc)
@@ -135,7 +153,8 @@ impl<'m> Encoder<'m> {
                 Some(t) => t.clone(),
                 None => {
                     let v = declare(query, self.model, Role::Iteration { instance, loop_id: l })?;
-                    let (lo, hi) = self.loop_bounds(l)?;
+                    // The bounds of an inner loop may mention the outer loops' values.
+                    let (lo, hi) = self.loop_bounds_at(l, &vals)?;
                     runs.push(and(&[ge(&v, &lo), lt(&v, &hi)]));
                     v
                 }
@@ -151,13 +170,18 @@ impl<'m> Encoder<'m> {
 
     /// `[min, min + extent)` of a loop; bounds may mention parameters only.
     fn loop_bounds(&mut self, l: LoopId) -> Enc<(Int, Int)> {
+        self.loop_bounds_at(l, &LoopValues::new())
+    }
+
+    /// `[min, min + extent)` of a loop, whose bounds may mention the loops of `outer`.
+    fn loop_bounds_at(&mut self, l: LoopId, outer: &LoopValues) -> Enc<(Int, Int)> {
         if let Some(known) = self.bounds.get(&l) {
             return Ok(known.clone());
         }
         let info = self.model.loop_info(l);
         let (min, extent) = (info.min.clone(), info.extent.clone());
-        let lo = self.int(&min, &LoopValues::new(), None)?;
-        let ext = self.int(&extent, &LoopValues::new(), None)?;
+        let lo = self.int(&min, outer, None)?;
+        let ext = self.int(&extent, outer, None)?;
         let hi = add(&[lo.clone(), ext]);
         let mentions_loop = |e: &Expr| super::model::vars_of(e).iter().any(|v| self.model.is_loop_var(*v).is_some());
         if !mentions_loop(&min) && !mentions_loop(&extent) {
@@ -174,29 +198,66 @@ impl<'m> Encoder<'m> {
     }
 
     fn int_inner(&mut self, e: &Expr, inst: &LoopValues, q: &mut Option<&mut Query>) -> Enc<Int> {
-        Ok(match e {
-            Expr::Int { value, .. } => Int::from_i64(*value),
-            Expr::Var(v) => self.var(v.id(), inst).ok_or_else(|| Unsupported(format!("the variable `{v}`")))?,
+        let exact = match e {
+            Expr::Int { value, .. } => return Ok(Int::from_i64(*value)),
+            Expr::Var(v) if self.model.data_vars.contains(&v.id()) => return self.unknown(e, q),
+            Expr::Var(v) => {
+                return self.var(v.id(), inst).ok_or_else(|| Unsupported(format!("the variable `{v}`")));
+            }
+            Expr::Let { var, value, body } => {
+                let inlined = Substitution::new().var(var, (**value).clone()).expr(body);
+                return self.int_inner(&inlined, inst, q);
+            }
+            Expr::Cast { value, dtype } if dtype.is_integer() && value.dtype().is_bool() => {
+                let c = self.bool_inner(value, inst, q)?;
+                return Ok(ite(&c, &Int::from_i64(1), &Int::from_i64(0)));
+            }
             Expr::Cast { value, dtype } if dtype.is_integer() && value.dtype().is_integer() => {
                 self.int_inner(value, inst, q)?
             }
             Expr::Binary { op, lhs, rhs } => {
+                if matches!(op, BinOp::Div | BinOp::FloorDiv | BinOp::FloorMod | BinOp::TruncDiv | BinOp::TruncMod)
+                    && self.ranges.value(rhs).is_none_or(|r| r.contains(0))
+                {
+                    return Err(Unsupported(format!("a division by {}, which may be zero (a trap)", print_expr(rhs))));
+                }
                 let (a, b) = (self.int_inner(lhs, inst, q)?, self.int_inner(rhs, inst, q)?);
-                binary(*op, &a, &b).ok_or_else(|| Unsupported(format!("the operator `{op}`")))?
+                binary(*op, &a, &b, rhs.as_int()).ok_or_else(|| Unsupported(format!("the operator `{op}`")))?
             }
             Expr::Select { cond, on_true, on_false } | Expr::IfThenElse { cond, on_true, on_false } => {
                 let c = self.bool_inner(cond, inst, q)?;
                 ite(&c, &self.int_inner(on_true, inst, q)?, &self.int_inner(on_false, inst, q)?)
             }
-            Expr::Load(_) => match q {
-                Some(query) => {
-                    self.counter += 1;
-                    declare(query, self.model, Role::Loaded(self.counter))?
-                }
-                None => return Err(Unsupported(format!("a value read from memory: {}", print_expr(e)))),
-            },
+            Expr::Load(_) => return self.unknown(e, q),
             other => return Err(Unsupported(format!("the expression {}", print_expr(other)))),
-        })
+        };
+        Ok(self.wrapped(e, exact))
+    }
+
+    /// `exact`, the unwrapped value of `e`, as a value of `e`'s type.
+    fn wrapped(&mut self, e: &Expr, exact: Int) -> Int {
+        let dtype = e.dtype();
+        match ValueRange::of_type(dtype) {
+            Some(full) if !dtype.is_bool() && !self.ranges.exact(e).is_some_and(|r| r.within(full)) => {
+                wrap(&exact, dtype)
+            }
+            _ => exact,
+        }
+    }
+
+    /// A value read from memory: any value of its type, fresh in each encoding (a query is
+    /// needed to declare it).
+    fn unknown(&mut self, e: &Expr, q: &mut Option<&mut Query>) -> Enc<Int> {
+        let Some(query) = q else {
+            return Err(Unsupported(format!("a value read from memory: {}", print_expr(e))));
+        };
+        self.counter += 1;
+        let v = declare(query, self.model, Role::Loaded(self.counter))?;
+        if let Some(r) = ValueRange::of_type(e.dtype()) {
+            let (lo, hi) = (big(r.lo), big(r.hi));
+            query.assume(and(&[ge(&v, &lo), le(&v, &hi)]));
+        }
+        Ok(v)
     }
 
     pub fn boolean(&mut self, e: &Expr, at: &LoopValues, query: &mut Query) -> Enc<Bool> {
@@ -207,6 +268,8 @@ impl<'m> Encoder<'m> {
     fn bool_inner(&mut self, e: &Expr, inst: &LoopValues, q: &mut Option<&mut Query>) -> Enc<Bool> {
         Ok(match e {
             Expr::Int { value, .. } if e.dtype().is_bool() => Bool::from_bool(*value != 0),
+            // A comparison of floats depends on data (a float constant alone decides nothing).
+            Expr::Cmp { lhs, .. } if lhs.dtype().is_float() => return self.unknown_condition(e, q),
             Expr::Cmp { op, lhs, rhs } => {
                 let (a, b) = (self.int_inner(lhs, inst, q)?, self.int_inner(rhs, inst, q)?);
                 compare(*op, &a, &b)
@@ -218,19 +281,44 @@ impl<'m> Encoder<'m> {
                     LogicOp::Or => or(&[a, b]),
                 }
             }
-            Expr::Not(v) => not(&self.bool_inner(v, inst, q)?),
-            _ => {
-                self.counter += 1;
-                match q {
-                    // A condition read from memory may go either way.
-                    Some(query) if matches!(e, Expr::Load(_)) => {
-                        let v = declare(query, self.model, Role::Condition(self.counter))?;
-                        v.eq(Int::from_i64(1))
-                    }
-                    _ => return Err(Unsupported(format!("the condition {}", print_expr(e)))),
+            // `&`, `|` and `^` of two bools are the logical operators.
+            Expr::Binary { op: op @ (BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor), lhs, rhs }
+                if e.dtype().is_bool() =>
+            {
+                let (a, b) = (self.bool_inner(lhs, inst, q)?, self.bool_inner(rhs, inst, q)?);
+                match op {
+                    BinOp::BitAnd => and(&[a, b]),
+                    BinOp::BitOr => or(&[a, b]),
+                    _ => Bool::xor(&a, &b),
                 }
             }
+            Expr::Not(v) => not(&self.bool_inner(v, inst, q)?),
+            Expr::Let { var, value, body } => {
+                let inlined = Substitution::new().var(var, (**value).clone()).expr(body);
+                return self.bool_inner(&inlined, inst, q);
+            }
+            Expr::Select { cond, on_true, on_false } | Expr::IfThenElse { cond, on_true, on_false } => {
+                let c = self.bool_inner(cond, inst, q)?;
+                let (a, b) = (self.bool_inner(on_true, inst, q)?, self.bool_inner(on_false, inst, q)?);
+                or(&[and(&[c.clone(), a]), and(&[not(&c), b])])
+            }
+            Expr::Cast { value, .. } if value.dtype().is_integer() => {
+                not(&eq(&self.int_inner(value, inst, q)?, &Int::from_i64(0)))
+            }
+            Expr::Load(_) => return self.unknown_condition(e, q),
+            Expr::Var(v) if self.model.data_vars.contains(&v.id()) => return self.unknown_condition(e, q),
+            _ => return Err(Unsupported(format!("the condition {}", print_expr(e)))),
         })
+    }
+
+    /// A condition that depends on data: it may go either way (a query is needed).
+    fn unknown_condition(&mut self, e: &Expr, q: &mut Option<&mut Query>) -> Enc<Bool> {
+        let Some(query) = q else {
+            return Err(Unsupported(format!("the condition {}, which depends on data", print_expr(e))));
+        };
+        self.counter += 1;
+        let v = declare(query, self.model, Role::Condition(self.counter))?;
+        Ok(v.eq(Int::from_i64(1)))
     }
 
     fn var(&self, id: VarId, at: &LoopValues) -> Option<Int> {
@@ -696,8 +784,10 @@ fn flip(op: CmpOp) -> CmpOp {
     }
 }
 
-/// TVM's integer operators over mathematical integers (indices do not overflow).
-fn binary(op: BinOp, a: &Int, b: &Int) -> Option<Int> {
+/// TVM's integer operators on exact values (the caller wraps the result into its type);
+/// `divisor` is the right operand when it is a constant. Division by zero is the caller's to
+/// exclude. `None`: not encoded (shifts by a variable, bitwise operators other than a mask).
+fn binary(op: BinOp, a: &Int, b: &Int, divisor: Option<i64>) -> Option<Int> {
     let zero = Int::from_i64(0);
     Some(match op {
         BinOp::Add => add(&[a.clone(), b.clone()]),
@@ -712,13 +802,55 @@ fn binary(op: BinOp, a: &Int, b: &Int) -> Option<Int> {
             ite(&and(&[negative, not(&exact)]), &add(&[q.clone(), Int::from_i64(1)]), &q)
         }
         BinOp::TruncMod => {
-            let q = binary(BinOp::TruncDiv, a, b)?;
+            let q = binary(BinOp::TruncDiv, a, b, divisor)?;
             sub(a, &mul(&[b.clone(), q]))
         }
         BinOp::Min => min(a, b),
         BinOp::Max => max(a, b),
+        // A shift by a constant in range is a product or a floor division by a power of two
+        // (an arithmetic right shift for signed values); out of range it traps.
+        BinOp::Shl => mul(&[a.clone(), power_of_two(divisor.filter(|k| (0..63).contains(k))?)]),
+        BinOp::Shr => floordiv(a, &power_of_two(divisor.filter(|k| (0..63).contains(k))?)),
+        // `x & (2^k - 1)` keeps the low k bits: `x mod 2^k` in two's complement.
+        BinOp::BitAnd => {
+            let mask = divisor
+                .filter(|m| m.checked_add(1).and_then(|v| u64::try_from(v).ok()).is_some_and(u64::is_power_of_two))?;
+            let modulus = Int::from_i64(mask + 1);
+            sub(a, &mul(&[modulus.clone(), div(a, &modulus)]))
+        }
         _ => return None,
     })
+}
+
+/// `2^k`, `0 <= k < 63`.
+fn power_of_two(k: i64) -> Int {
+    Int::from_i64(1i64 << k)
+}
+
+/// An integer of any size as a term (values beyond i64 are built as sums).
+fn big(v: i128) -> Int {
+    match i64::try_from(v) {
+        Ok(small) => Int::from_i64(small),
+        Err(_) => {
+            let half = v / 2;
+            add(&[big(half), big(v - half)])
+        }
+    }
+}
+
+/// `x` wrapped into the integer type `dtype`: two's complement of its width for signed
+/// types, modulo `2^width` for unsigned ones.
+///
+/// Why the `ite`: most wrapped terms never leave their type in the executions a query is
+/// about (`n - 6` under `n >= 6`); the test lets Z3 settle those without the division.
+fn wrap(x: &Int, dtype: DataType) -> Int {
+    let bits = i128::from(dtype.bits.clamp(1, 64));
+    let Some(full) = ValueRange::of_type(dtype) else { return x.clone() };
+    let modulus = big(1i128 << bits);
+    let offset = if dtype.is_int() { big(1i128 << (bits - 1)) } else { Int::from_i64(0) };
+    let wrapped = sub(x, &mul(&[modulus.clone(), div(&add(&[x.clone(), offset]), &modulus)]));
+    let fits = and(&[ge(x, &big(full.lo)), le(x, &big(full.hi))]);
+    ite(&fits, x, &wrapped)
 }
 
 /// Floor division: SMT-LIB `div` is Euclidean, which is the floor for positive divisors.

@@ -30,6 +30,8 @@ mod encode;
 mod fold;
 mod model;
 mod names;
+mod races;
+mod ranges;
 mod report;
 mod safety;
 mod tightness;
@@ -95,6 +97,13 @@ fn verify_model<'m>(
         }
     } else {
         report.notes.push("data flow is not checked (no provenance in the input); race freedom is".into());
+    }
+    match checker.races() {
+        None => {}
+        Some(WaitFailure::Refuted { reason, values }) => {
+            report.findings.push(Finding { line: 0, message: reason, values })
+        }
+        Some(WaitFailure::Unknown(why)) => report.unknown.push(why),
     }
     for (span, why) in &model.unsupported {
         report.notes.push(format!("line {}: {why}", span.line));

@@ -10,13 +10,20 @@
 //! part at the branches of one execution of an `if` never both run. An attribute scope has
 //! three parts: 0 before its body (where a wait happens), 1 the body, 2 after it (where a
 //! commit happens), so directly nested attributes run wait, body, commit in any nesting order.
-//! Let values, block iteration bindings and `T.where` predicates are substituted or recorded
-//! as guards; block annotations with async keys act as attributes around the block body.
+//! Let values without loads, block iteration bindings and `T.where` predicates are
+//! substituted or recorded as guards; block annotations with async keys act as attributes
+//! around the block body.
+//!
+//! Loads are events where the interpreter executes them: a `let` that reads memory reads it
+//! where it is bound (its variable stays a data value, see [`Model::data_vars`]), a load in an
+//! arm of `T.if_then_else` only under the arm's condition (the arm is lazy; `T.Select` reads
+//! both), loads in a loop's bounds before the loop, loads in a wait count before the wait.
 //!
 //! Loops and events are named by ids ([`LoopId`], [`EventId`]): positions in the model's
 //! lists, in the order the walk met them, so an outer loop has a smaller id than the loops in
 //! its body. Queues are named by the program's own numbers ([`QueueId`]).
 
+use std::collections::HashSet;
 use std::fmt;
 
 use tirproof_ir::async_op::{decode_annotations, decode_chain, AsyncOps, Wait, WaitUntil};
@@ -99,6 +106,9 @@ pub struct LoopInfo {
     /// Thread and block bindings: each thread has its own queues, so only the same value
     /// of these variables relates two instances of one thread.
     pub per_thread: bool,
+    /// A block binding (`blockIdx.*`): threads of different blocks share no shared memory
+    /// and no barrier.
+    pub block: bool,
 }
 
 /// A buffer access, in scalar elements of its storage.
@@ -152,6 +162,12 @@ pub struct Model {
     pub events: Vec<Event>,
     /// Scalar parameters: free in every query.
     pub params: Vec<Var>,
+    /// Variables bound by `let` to values read from memory: unknown data, a fresh value
+    /// wherever an expression mentions them.
+    pub data_vars: HashSet<VarId>,
+    /// Parameters that are an extent of a parameter buffer: a program where one is negative
+    /// is ill-formed (the interpreter refuses it), so they are at least 0 (a precondition).
+    pub extent_params: HashSet<VarId>,
     /// Constructs the model could not represent exactly, with where they are.
     pub unsupported: Vec<(Span, String)>,
 }
@@ -168,6 +184,13 @@ impl Model {
             origins: Vec::new(),
         };
         b.model.params = func.scalar_params().cloned().collect();
+        for buffer in func.param_buffers() {
+            for extent in buffer.shape() {
+                if let Expr::Var(v) = extent {
+                    b.model.extent_params.insert(v.id());
+                }
+            }
+        }
         // The body is child 0 and the end a later child, so the end comes after every event
         // even when the body is a single loop (its path would otherwise start with the loop).
         b.child(0, |b| b.stmt(&func.body));
@@ -315,8 +338,28 @@ impl Builder {
                     self.guards.pop();
                 }
             }
-            StmtKind::For(f) => self.for_loop(&f.var, &f.min, &f.extent, f.kind == ForKind::ThreadBinding, &f.body),
-            StmtKind::LaunchThread { var, extent, body, .. } => self.for_loop(var, &Expr::int(0), extent, true, body),
+            StmtKind::For(f) => {
+                let binding = match (&f.kind, &f.thread) {
+                    (ForKind::ThreadBinding, Some(tag)) => Binding::of_tag(tag),
+                    (ForKind::ThreadBinding, None) => Binding::Thread,
+                    _ => Binding::Serial,
+                };
+                let bounds = [&f.min, &f.extent];
+                if !has_loads(bounds) {
+                    return self.for_loop(&f.var, &f.min, &f.extent, binding, &f.body);
+                }
+                self.child(0, |b| b.accesses_in_exprs(bounds.into_iter()));
+                self.child(1, |b| b.for_loop(&f.var, &f.min, &f.extent, binding, &f.body));
+            }
+            StmtKind::LaunchThread { var, extent, body, tag } => {
+                self.for_loop(var, &Expr::int(0), extent, Binding::of_tag(tag), body)
+            }
+            StmtKind::Let { var, value, body } if has_loads([value]) => {
+                // The value is read here, once; uses of the variable read nothing.
+                self.child(0, |b| b.accesses_in_exprs(std::iter::once(value)));
+                self.model.data_vars.insert(var.id());
+                self.child(1, |b| b.stmt(body));
+            }
             StmtKind::Let { var, value, body } => {
                 let inlined = Substitution::new().var(var, value.clone()).stmt(body);
                 self.stmt(&inlined);
@@ -328,9 +371,15 @@ impl Builder {
         }
     }
 
-    fn for_loop(&mut self, var: &Var, min: &Expr, extent: &Expr, per_thread: bool, body: &Stmt) {
+    fn for_loop(&mut self, var: &Var, min: &Expr, extent: &Expr, binding: Binding, body: &Stmt) {
         let id = LoopId(self.model.loops.len());
-        self.model.loops.push(LoopInfo { var: var.clone(), min: min.clone(), extent: extent.clone(), per_thread });
+        self.model.loops.push(LoopInfo {
+            var: var.clone(),
+            min: min.clone(),
+            extent: extent.clone(),
+            per_thread: binding != Binding::Serial,
+            block: binding == Binding::Block,
+        });
         self.path.push(Step::Loop(id));
         self.stmt(body);
         self.path.pop();
@@ -358,7 +407,11 @@ impl Builder {
             if let Some(queue) = self.queue(&wait.queue) {
                 let count = wait.inflight().clone();
                 let text = format!("wait({queue}, in-flight {})", print_expr(&count));
-                self.child(0, |b| b.push_event(EventKind::Wait { queue, count }, text));
+                self.child(0, |b| {
+                    // A count read from memory is read just before the wait.
+                    b.accesses_in_exprs(std::iter::once(&count));
+                    b.child(1, |b| b.push_event(EventKind::Wait { queue, count }, text))
+                });
             }
         }
         // Reserve the commit's id so stores inside can name it; its position is set after.
@@ -424,29 +477,79 @@ impl Builder {
         }
     }
 
-    /// Loads inside expressions are uses too (they happen before the statement's store).
+    /// Loads inside expressions are uses too (they happen before the statement's store),
+    /// each under the conditions of the `T.if_then_else` arms around it.
     fn accesses_in_exprs<'e>(&mut self, exprs: impl Iterator<Item = &'e Expr>) {
-        struct Loads(Vec<(Buffer, Vec<Expr>)>);
-        impl Visitor for Loads {
-            fn visit_expr(&mut self, e: &Expr) {
-                if let Expr::Load(l) = e {
-                    self.0.push((l.buffer.clone(), l.indices.clone()));
-                }
-                walk_expr(self, e);
-            }
-        }
-        let mut loads = Loads(Vec::new());
+        let mut loads = Loads { found: Vec::new(), arms: Vec::new() };
         for e in exprs {
             loads.visit_expr(e);
         }
         self.child(0, |b| {
-            for (buffer, indices) in loads.0 {
+            for (buffer, indices, arms) in loads.found {
                 let text =
                     format!("{}[{}]", buffer.name(), indices.iter().map(print_expr).collect::<Vec<_>>().join(", "));
+                let depth = b.guards.len();
+                b.guards.extend(arms);
                 b.push_event(EventKind::Use { access: Access { buffer, indices }, write: false }, text);
+                b.guards.truncate(depth);
             }
         });
     }
+}
+
+/// What a loop's variable stands for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Binding {
+    Serial,
+    Thread,
+    Block,
+}
+
+impl Binding {
+    fn of_tag(tag: &str) -> Self {
+        if tag.starts_with("blockIdx") {
+            Binding::Block
+        } else {
+            Binding::Thread
+        }
+    }
+}
+
+/// The loads of expressions, with the conditions of the lazy arms they are in.
+struct Loads {
+    found: Vec<(Buffer, Vec<Expr>, Vec<Expr>)>,
+    /// The conditions of the `T.if_then_else` arms being visited.
+    arms: Vec<Expr>,
+}
+
+impl Visitor for Loads {
+    fn visit_expr(&mut self, e: &Expr) {
+        match e {
+            Expr::Load(l) => self.found.push((l.buffer.clone(), l.indices.clone(), self.arms.clone())),
+            // Only the taken arm is evaluated (`T.Select` evaluates both: walked below).
+            Expr::IfThenElse { cond, on_true, on_false } => {
+                self.visit_expr(cond);
+                self.arms.push((**cond).clone());
+                self.visit_expr(on_true);
+                self.arms.pop();
+                self.arms.push(Expr::logical_not((**cond).clone()));
+                self.visit_expr(on_false);
+                self.arms.pop();
+                return;
+            }
+            _ => {}
+        }
+        walk_expr(self, e);
+    }
+}
+
+/// Whether any of `exprs` reads memory.
+fn has_loads<'e>(exprs: impl IntoIterator<Item = &'e Expr>) -> bool {
+    let mut loads = Loads { found: Vec::new(), arms: Vec::new() };
+    for e in exprs {
+        loads.visit_expr(e);
+    }
+    !loads.found.is_empty()
 }
 
 /// Variables an expression mentions.

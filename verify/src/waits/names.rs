@@ -33,6 +33,10 @@ pub enum InstanceRole {
     Earlier(EventId),
     /// The access that comes second in a data-flow pair.
     Later(EventId),
+    /// The first access of a pair of threads that may race.
+    RaceFirst(usize),
+    /// The second access of a pair of threads that may race.
+    RaceSecond(usize),
     /// The wait whose count may be negative.
     Wait,
     /// The end of the function.
@@ -48,6 +52,8 @@ impl fmt::Display for InstanceRole {
             InstanceRole::CrossUse(k) => write!(f, "xu{}", k.index()),
             InstanceRole::Earlier(e) => write!(f, "a{}", e.index()),
             InstanceRole::Later(e) => write!(f, "b{}", e.index()),
+            InstanceRole::RaceFirst(k) => write!(f, "ra{k}"),
+            InstanceRole::RaceSecond(k) => write!(f, "rb{k}"),
             InstanceRole::Wait => f.write_str("w"),
             InstanceRole::End => f.write_str("end"),
         }

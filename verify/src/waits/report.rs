@@ -109,6 +109,8 @@ pub enum Subject {
     Drained(QueueId),
     /// The original order of conflicting accesses.
     DataFlow,
+    /// Races between threads and blocks.
+    Races,
 }
 
 /// Why an obligation is undecided.
@@ -166,6 +168,7 @@ impl fmt::Display for Subject {
             Subject::Queue(q) => write!(f, "{q}"),
             Subject::Drained(q) => write!(f, "{q} drained at the end"),
             Subject::DataFlow => f.write_str("data flow"),
+            Subject::Races => f.write_str("races between threads"),
         }
     }
 }

@@ -1,0 +1,211 @@
+//! Races between threads and between blocks: two accesses to one element by different threads,
+//! at least one a write, that nothing orders.
+//!
+//! Within a block, a barrier orders what each thread did before it against what every thread
+//! does after it: two accesses of different threads of one block are ordered when an instance
+//! of a barrier statement comes after the first and before the second. Nothing orders the
+//! blocks of one kernel, so two accesses of different blocks to one element of global memory
+//! race whatever the barriers. Shared memory is one copy per block (threads of different
+//! blocks never meet there); local memory is one copy per thread.
+//!
+//! The asynchronous stores to shared memory are left to the queue's own cross-thread
+//! obligations (`safety`), which also need the writer's wait before the barrier. An
+//! asynchronous store to other memory counts here as a write that no barrier orders within a
+//! block (its wait is not looked at, which can only report more races, never fewer).
+//!
+//! One query, one obligation per pair, checked one pair at a time; the first race found is
+//! reported.
+
+use z3::ast::Bool;
+
+use super::checker::{access_of, is_write, Checker, WaitFailure};
+use super::encode::{Enc, Encoder, Instance, LoopValues, Unsupported};
+use super::fold::{and, eq, not, or};
+use super::model::{storage, EventId, EventKind, LoopId};
+use super::names::{loop_values, shown, thread_values, InstanceRole, Shown, Thread};
+use super::report::{Cause, Subject, Undecided};
+use crate::solver::{ObligationId, Outcome, Query};
+
+/// Where the memory of an access lives, as far as threads are concerned.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Sharing {
+    /// One copy per thread: no races.
+    Thread,
+    /// One copy per block.
+    Block,
+    /// One copy for the kernel.
+    Kernel,
+}
+
+impl Sharing {
+    fn of_scope(scope: &str) -> Self {
+        if scope.starts_with("local") || scope == "wmma.accumulator" {
+            Sharing::Thread
+        } else if scope.starts_with("shared") {
+            Sharing::Block
+        } else {
+            Sharing::Kernel
+        }
+    }
+}
+
+/// A pair of accesses that may race, and whether barriers can order it.
+#[derive(Clone, Copy)]
+struct RacePair {
+    first: EventId,
+    second: EventId,
+    sharing: Sharing,
+    /// Barriers order the pair within a block (neither access is an async store).
+    orderable: bool,
+}
+
+impl<'m> Checker<'m> {
+    /// The first race between threads or blocks, if any.
+    pub fn races(&mut self) -> Option<WaitFailure> {
+        // Without thread bindings there is one thread.
+        self.model.thread_loops().next()?;
+        let pairs = self.race_pairs();
+        if pairs.is_empty() {
+            return None;
+        }
+        let mut query = self.query("races");
+        let undecided = |cause: Cause| WaitFailure::Unknown(Undecided::from(cause).about(Subject::Races));
+        let obligations = match self.encode_races(&mut query, &pairs) {
+            Ok(obligations) => obligations,
+            Err(Unsupported(why)) => return Some(undecided(Cause::NotEncoded(why))),
+        };
+        let scope = self.session.open(&query, &[]);
+        let mut unknown = None;
+        for (k, (pair, obligation)) in pairs.iter().zip(obligations).enumerate() {
+            match self.log.check(&scope, obligation, "races") {
+                Outcome::Holds => {}
+                Outcome::Unknown(why) => unknown = unknown.or(Some(why)),
+                Outcome::Fails(found) => return Some(self.race_found(k, *pair, found.values())),
+            }
+        }
+        unknown.map(|why| undecided(Cause::Solver(why)))
+    }
+
+    /// Pairs of accesses to one storage that two threads can both reach, at least one a write.
+    fn race_pairs(&self) -> Vec<RacePair> {
+        let m = self.model;
+        let accesses: Vec<EventId> =
+            m.events_by_id().filter(|(_, e)| access_of(e).is_some()).map(|(id, _)| id).collect();
+        let mut pairs = Vec::new();
+        for (x, &a) in accesses.iter().enumerate() {
+            for &b in &accesses[x..] {
+                let (ea, eb) = (m.event(a), m.event(b));
+                let (Some(aa), Some(ab)) = (access_of(ea), access_of(eb)) else { continue };
+                if storage(&aa.buffer) != storage(&ab.buffer) || !(is_write(ea) || is_write(eb)) {
+                    continue;
+                }
+                let sharing = Sharing::of_scope(aa.buffer.scope());
+                let asynchronous = |k: &EventKind| matches!(k, EventKind::AsyncStore { .. });
+                let any_async = asynchronous(&ea.kind) || asynchronous(&eb.kind);
+                // The queue's cross-thread obligations cover async stores to shared memory.
+                if sharing == Sharing::Thread || (any_async && sharing == Sharing::Block) {
+                    continue;
+                }
+                pairs.push(RacePair { first: a, second: b, sharing, orderable: !any_async });
+            }
+        }
+        pairs
+    }
+
+    /// One obligation per pair: the two instances, in two different threads, do not touch one
+    /// element unordered.
+    fn encode_races(&mut self, query: &mut Query, pairs: &[RacePair]) -> Enc<Vec<ObligationId>> {
+        let mut enc = Encoder::new(self.model, query, Thread::This)?;
+        let first_thread = enc.threads.clone();
+        let second_thread = enc.declare_threads(query, Thread::Other)?;
+        let mut obligations = Vec::with_capacity(pairs.len());
+        for (k, pair) in pairs.iter().enumerate() {
+            // Only the bindings around both accesses tell their threads apart (accesses under
+            // different bindings are in different kernels, which run one after the other).
+            let common = self.common_bindings(pair.first, pair.second);
+            let different_thread =
+                or(&common.iter().map(|l| not(&eq(&first_thread[l], &second_thread[l]))).collect::<Vec<_>>());
+            let same_block = and(&common
+                .iter()
+                .filter(|l| self.model.loop_info(**l).block)
+                .map(|l| eq(&first_thread[l], &second_thread[l]))
+                .collect::<Vec<_>>());
+            enc.threads = first_thread.clone();
+            let (a, a_runs) = enc.instance(query, pair.first, InstanceRole::RaceFirst(k))?;
+            let a_address = self.address(&mut enc, query, InstanceRole::RaceFirst(k), &a)?;
+            enc.threads = second_thread.clone();
+            let (b, b_runs) = enc.instance(query, pair.second, InstanceRole::RaceSecond(k))?;
+            let b_address = self.address(&mut enc, query, InstanceRole::RaceSecond(k), &b)?;
+            let ordered = if pair.orderable {
+                let forward = self.barrier_between(&mut enc, (&a, &first_thread), (&b, &second_thread))?;
+                let backward = self.barrier_between(&mut enc, (&b, &second_thread), (&a, &first_thread))?;
+                and(&[same_block.clone(), or(&[forward, backward])])
+            } else {
+                Bool::from_bool(false)
+            };
+            let mut race = vec![a_runs, b_runs, different_thread.clone(), eq(&a_address, &b_address), not(&ordered)];
+            if pair.sharing == Sharing::Block {
+                race.push(same_block.clone());
+            }
+            obligations.push(query.require(not(&and(&race))));
+        }
+        enc.threads = first_thread;
+        self.assume_bounds(&mut enc, query);
+        Ok(obligations)
+    }
+
+    /// The thread and block bindings around both events.
+    fn common_bindings(&self, a: EventId, b: EventId) -> Vec<LoopId> {
+        let m = self.model;
+        let around_b = m.loops_of(m.event(b));
+        m.loops_of(m.event(a)).into_iter().filter(|l| m.loop_info(*l).per_thread && around_b.contains(l)).collect()
+    }
+
+    /// Some barrier instance comes after `earlier` (of its thread) and before `later` (of
+    /// its thread): the last instance of a barrier statement before `later` exists and comes
+    /// after `earlier`.
+    fn barrier_between(
+        &self,
+        enc: &mut Encoder,
+        (earlier, earlier_thread): (&Instance, &LoopValues),
+        (later, later_thread): (&Instance, &LoopValues),
+    ) -> Enc<Bool> {
+        let mut any = vec![Bool::from_bool(false)];
+        for barrier in self.events_where(|k| matches!(k, EventKind::Barrier)) {
+            enc.threads = later_thread.clone();
+            let (exists, last) = enc.last_before(barrier, later)?;
+            enc.threads = earlier_thread.clone();
+            any.push(and(&[exists, enc.before(earlier, &last)]));
+        }
+        enc.threads = later_thread.clone();
+        Ok(or(&any))
+    }
+
+    /// The race of pair `k` in a counterexample's values.
+    fn race_found(&self, k: usize, pair: RacePair, values: &crate::solver::Assignment) -> WaitFailure {
+        let m = self.model;
+        let (first, second) = (InstanceRole::RaceFirst(k), InstanceRole::RaceSecond(k));
+        let at = |role: InstanceRole, event: EventId| {
+            loop_values(m, values, role, m.event(event)).map_or(String::new(), |v| format!(" at {v}"))
+        };
+        let why = match pair.sharing {
+            Sharing::Kernel => "no barrier orders them (and nothing orders different blocks)",
+            _ => "no barrier separates them",
+        };
+        let reason = format!(
+            "race: {} (line {}){} by thread {} and {} (line {}){} by thread {} touch the same element; {why}",
+            m.event(pair.first).text,
+            m.event(pair.first).span.line,
+            at(first, pair.first),
+            thread_values(m, values, Thread::This),
+            m.event(pair.second).text,
+            m.event(pair.second).span.line,
+            at(second, pair.second),
+            thread_values(m, values, Thread::Other),
+        );
+        let instances = [(first, pair.first), (second, pair.second)];
+        let threads = [Thread::This, Thread::Other];
+        let values = shown(m, values, Shown { instances: &instances, threads: &threads, params: true });
+        WaitFailure::Refuted { reason, values }
+    }
+}

@@ -202,7 +202,8 @@ fn wait_summary(module: &IRModule) -> Option<String> {
         tight += report.count(|v| matches!(v, WaitVerdict::ProvedTight));
         over += report.count(|v| matches!(v, WaitVerdict::ProvedOverSynchronized { .. }));
         refuted += report.count(|v| matches!(v, WaitVerdict::Refuted { .. })) + report.findings.len();
-        unknown += report.count(|v| matches!(v, WaitVerdict::Unknown { .. })) + report.unknown.len();
+        unknown += report.count(|v| matches!(v, WaitVerdict::Unknown { .. } | WaitVerdict::ProvedBounded { .. }))
+            + report.unknown.len();
     }
     (waits + refuted + unknown > 0).then(|| {
         format!(

@@ -94,7 +94,8 @@ fn print_report(file: &str, report: &FuncReport, elapsed: Duration) {
     let untested = report.count(|v| matches!(v, WaitVerdict::Proved));
     let over = report.count(|v| matches!(v, WaitVerdict::ProvedOverSynchronized { .. }));
     let refuted = report.count(|v| matches!(v, WaitVerdict::Refuted { .. })) + report.findings.len();
-    let unknown = report.count(|v| matches!(v, WaitVerdict::Unknown { .. })) + report.unknown.len();
+    let unknown = report.count(|v| matches!(v, WaitVerdict::Unknown { .. } | WaitVerdict::ProvedBounded { .. }))
+        + report.unknown.len();
     let untested = if untested > 0 { format!(", {untested} proved (tightness not measured)") } else { String::new() };
     println!(
         "  {} waits: {tight} proved and tight, {over} over-synchronized{untested}, {refuted} refuted, {unknown} unknown",

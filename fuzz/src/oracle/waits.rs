@@ -56,7 +56,7 @@ fn first_problem(report: &FuncReport, known: Known) -> Option<Failure> {
             }
             WaitVerdict::ProvedOverSynchronized { .. } => FailureClass::WaitOverSynchronized,
             WaitVerdict::Refuted { .. } => FailureClass::WaitRefuted,
-            WaitVerdict::Unknown { .. } => FailureClass::VerifierUnknown,
+            WaitVerdict::Unknown { .. } | WaitVerdict::ProvedBounded { .. } => FailureClass::VerifierUnknown,
         };
         let failure = Failure::new(oracle, class, format!("`{}`: {wait}", report.name));
         return Some(match &wait.verdict {

@@ -7,9 +7,12 @@
 //! earlier wait forced, `max over wait statements W of committed(last W before u) - count(W)`.
 //! This takes the last instance of each wait statement, which is exact when a wait's
 //! `committed - count` does not decrease from one of its instances to the next (true of
-//! pipelined loops; a program where it decreases may get a refutation the interpreter cannot
-//! reproduce). Queries state "not complete" as [`incomplete`], a conjunction over the waits,
-//! rather than through the maximum: the solver then needs no case split per wait.
+//! pipelined loops). A wait in an inner loop whose count depends on that loop's variable
+//! (`T.min(j, 1)`, `j * 5`) may force the most at an earlier iteration: every iteration of
+//! the inner loop's last execution is taken too, for constant extents up to
+//! [`INNER_WAITS_ENUMERATED`]. Queries state "not complete" as [`incomplete`], a conjunction
+//! over the waits, rather than through the maximum: the solver then needs no case split per
+//! wait.
 //!
 //! A wait's count is `count + slack` when the query declares a slack for it ([`Slack`]): one
 //! encoding then answers "is it still safe with this wait loosened by k" for every k.
@@ -95,6 +98,9 @@ impl Slack {
         self.0.get(&wait)
     }
 }
+
+/// The largest constant extent of an inner loop whose waits are all taken into account.
+pub const INNER_WAITS_ENUMERATED: i64 = 16;
 
 /// The logic the checker's solver is configured for: the queries are integer arithmetic
 /// (linear but for products with a symbolic extent). Of the configurations measured on the
@@ -232,11 +238,52 @@ impl<'m> Checker<'m> {
         let mut per_wait = Vec::new();
         for wait in self.waits(q) {
             let (exists, last) = enc.last_before(wait, at)?;
-            let forced = sub(&self.committed(enc, q, &last)?, &self.count_of(enc, wait, &last, slack)?);
-            done = ite(&exists, &max(&done, &forced), &done);
-            per_wait.push(WaitEffect { wait, exists, forced });
+            let mut instances = vec![(exists, last.clone())];
+            instances.extend(self.earlier_inner_iterations(enc, wait, at, &instances[0])?);
+            for (exists, inst) in instances {
+                let forced = sub(&self.committed(enc, q, &inst)?, &self.count_of(enc, wait, &inst, slack)?);
+                done = ite(&exists, &max(&done, &forced), &done);
+                per_wait.push(WaitEffect { wait, exists, forced });
+            }
         }
         Ok((done, per_wait))
+    }
+
+    /// The other iterations of the inner loop around `wait` in its last execution before
+    /// `at` (with whether each ran), when the count depends on that loop's variable and its
+    /// extent is a small constant (see the module docs).
+    fn earlier_inner_iterations(
+        &self,
+        enc: &mut Encoder,
+        wait: EventId,
+        at: &Instance,
+        (exists, last): &(Bool, Instance),
+    ) -> Enc<Vec<(Bool, Instance)>> {
+        let m = self.model;
+        let EventKind::Wait { count, .. } = &m.event(wait).kind else { return Ok(Vec::new()) };
+        let mentioned = super::model::vars_of(count);
+        let around_use = m.loops_of(m.event(at.event));
+        let inner: Vec<LoopId> = m
+            .serial_loops_of(m.event(wait))
+            .into_iter()
+            .filter(|l| !around_use.contains(l) && mentioned.contains(&m.loop_info(*l).var.id()))
+            .collect();
+        let [l] = inner.as_slice() else { return Ok(Vec::new()) };
+        let (lo, hi) = enc.loop_bounds(*l)?;
+        let (Some(first), Some(end)) = (lo.as_i64(), hi.as_i64()) else { return Ok(Vec::new()) };
+        if end - first > INNER_WAITS_ENUMERATED {
+            return Ok(Vec::new());
+        }
+        let Some(last_value) = last.vals.get(l).cloned() else { return Ok(Vec::new()) };
+        let mut out = Vec::new();
+        for value in first..end {
+            let v = Int::from_i64(value);
+            let mut inst = last.clone();
+            inst.vals.insert(*l, v.clone());
+            let ran = and(&[exists.clone(), lt(&v, &last_value), enc.holds_at_event(wait, *l, &v)?]);
+            out.push((ran, inst));
+        }
+        Ok(out)
     }
 
     /// The group an async store instance belongs to.

@@ -169,7 +169,7 @@ impl<'m> Encoder<'m> {
     }
 
     /// `[min, min + extent)` of a loop; bounds may mention parameters only.
-    fn loop_bounds(&mut self, l: LoopId) -> Enc<(Int, Int)> {
+    pub fn loop_bounds(&mut self, l: LoopId) -> Enc<(Int, Int)> {
         self.loop_bounds_at(l, &LoopValues::new())
     }
 
@@ -573,6 +573,13 @@ impl<'m> Encoder<'m> {
             }
         }
         Ok((lo, hi))
+    }
+
+    /// Whether `event`'s conditions on loop `l` hold at value `v` (its other conditions are
+    /// those of the instance `v` replaces a value of).
+    pub fn holds_at_event(&mut self, event: EventId, l: LoopId, v: &Int) -> Enc<Bool> {
+        let guard = self.guard(event)?;
+        Ok(self.holds_at(l, &guard, v))
     }
 
     /// Whether `event`'s conditions on loop `l` hold at value `v`.

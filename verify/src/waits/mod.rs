@@ -127,12 +127,18 @@ fn verify_model<'m>(
         verify_queue(&mut checker, q, &mut report, options.tightness);
     }
     report.waits.sort_by_key(|w| (w.line, w.queue));
+    // A bounded encoding proves nothing about longer loops: never a pass.
+    let iterations = encode::ENUMERATED_ITERATIONS;
     for l in &checker.bounded {
-        report.notes.push(format!(
-            "bounded encoding: a condition on loop `{}` is not an interval; the proofs hold for at most {} iterations of it",
-            model.loop_info(*l).var.name(),
-            encode::ENUMERATED_ITERATIONS
-        ));
+        let variable = model.loop_info(*l).var.name().to_string();
+        report.unknown.push(Cause::Bounded { variable, iterations }.into());
+    }
+    if !checker.bounded.is_empty() {
+        for w in &mut report.waits {
+            if w.verdict.is_proved() {
+                w.verdict = WaitVerdict::ProvedBounded { iterations };
+            }
+        }
     }
     report.queries = checker.log.queries();
     let dumps = checker.log.take_dumps();

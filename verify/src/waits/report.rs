@@ -27,6 +27,9 @@ pub enum WaitVerdict {
     Refuted { reason: String, values: Assignment },
     /// Z3 gave no answer in time, or the program has a construct without an exact encoding.
     Unknown { reason: Undecided },
+    /// Safe in every execution where each loop counted by enumeration has at most
+    /// `iterations` iterations: a bounded check, not a proof.
+    ProvedBounded { iterations: i64 },
 }
 
 impl WaitVerdict {
@@ -126,6 +129,9 @@ pub enum Cause {
     StoreOutsideCommit { line: u32, store: String },
     /// Nothing decided the wait (a wait the verifier did not reach).
     NotChecked,
+    /// Every obligation held, but only for executions where the loop (by its variable) has
+    /// at most `iterations` iterations: its condition was counted by enumeration.
+    Bounded { variable: String, iterations: i64 },
 }
 
 /// An undecided obligation: why, and what about. Never a pass.
@@ -184,6 +190,10 @@ impl fmt::Display for Cause {
                 "line {line}: the async store {store} is outside every commit scope; which group it joins is not encoded"
             ),
             Cause::NotChecked => f.write_str("not checked"),
+            Cause::Bounded { variable, iterations } => write!(
+                f,
+                "proved for at most {iterations} iterations of loop `{variable}` only: a condition on it is not an interval (bounded, not a proof)"
+            ),
         }
     }
 }
@@ -263,6 +273,9 @@ impl fmt::Display for WaitReport {
             }
             WaitVerdict::Refuted { reason, .. } => write!(f, "{head}: refuted: {reason}"),
             WaitVerdict::Unknown { reason } => write!(f, "{head}: unknown: {reason}"),
+            WaitVerdict::ProvedBounded { iterations } => {
+                write!(f, "{head}: proved for at most {iterations} iterations only (bounded, not a proof)")
+            }
         }
     }
 }

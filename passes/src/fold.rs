@@ -18,6 +18,11 @@ pub fn fold_stmt(stmt: &mut Stmt) {
     Folder.mutate_stmt(stmt);
 }
 
+/// Folds every foldable integer subexpression of `expr` in place.
+pub fn fold_expr(expr: &mut Expr) {
+    Folder.mutate_expr(expr);
+}
+
 struct Folder;
 
 impl MutVisitor for Folder {

@@ -309,7 +309,11 @@ impl IndexRelation<'_> {
         let mut exact: Option<BTreeSet<i64>> = None;
         let mut nearest = None;
         for (a, b) in first.iter().zip(second) {
-            match self.dimension(a, b) {
+            // `0 * 8 + i % 4` is `i % 4`: constant parts folded, the forms below apply.
+            let (mut a, mut b) = (a.clone(), b.clone());
+            crate::fold::fold_expr(&mut a);
+            crate::fold::fold_expr(&mut b);
+            match self.dimension(&a, &b) {
                 DimRelation::Exact(set) => {
                     let both = match exact.take() {
                         Some(before) => before.intersection(&set).copied().collect(),

@@ -22,8 +22,8 @@ use tirproof_ir::subst::Substitution;
 use tirproof_ir::{BinOp, CmpOp, DataType, Expr, LogicOp, VarId};
 use z3::ast::{Bool, Int};
 
-use super::fold::{add, and, div, eq, ge, gt, ite, le, lt, max, min, mul, neg, not, or, sub};
-use super::model::{Event, EventId, LoopId, Model, Step};
+use super::fold::{add, and, div, eq, ge, gt, implies, ite, le, lt, max, min, mul, neg, not, or, sub};
+use super::model::{Event, EventId, EventKind, LoopId, Model, Step};
 use super::names::{InstanceRole, Role, Thread};
 use super::ranges::{Ranges, ValueRange};
 use crate::solver::Query;
@@ -96,6 +96,8 @@ pub struct Encoder<'m> {
     pub bounded: Vec<(LoopId, Bool)>,
     /// Value ranges, which decide where arithmetic must wrap.
     ranges: Ranges<'m>,
+    /// Loops whose extent the query bounds by the in-bounds precondition.
+    iteration_bounded: std::collections::BTreeSet<LoopId>,
 }
 
 impl<'m> Encoder<'m> {
@@ -123,9 +125,38 @@ impl<'m> Encoder<'m> {
             lasts: HashMap::new(),
             bounded: Vec::new(),
             ranges,
+            iteration_bounded: std::collections::BTreeSet::new(),
         };
         enc.threads = enc.declare_threads(query, thread)?;
+        enc.assume_iteration_bounds(query);
         Ok(enc)
+    }
+
+    /// The precondition that accesses stay in bounds, for each loop an access bounds
+    /// ([`LoopInfo::max_iterations`]) whose extent and conditions mention no loop variable:
+    /// when the loop is reached, its extent is at most the bound. (Instances of the other
+    /// loops are bounded one by one, in [`Encoder::instance`].)
+    fn assume_iteration_bounds(&mut self, query: &mut Query) {
+        let model = self.model;
+        for (l, info) in model.loops_by_id() {
+            let Some(k) = info.max_iterations else { continue };
+            let free = |e: &Expr| super::model::vars_of(e).iter().all(|v| model.is_loop_var(*v).is_none());
+            if !free(&info.extent) || !info.guards.iter().all(free) {
+                continue;
+            }
+            let encoded = (|| -> Enc<Bool> {
+                let ext = self.int(&info.extent, &LoopValues::new(), Some(query))?;
+                let mut reached = Vec::new();
+                for g in &info.guards {
+                    reached.push(self.boolean(g, &LoopValues::new(), query)?);
+                }
+                Ok(implies(&and(&reached), &le(&ext, &Int::from_i64(k))))
+            })();
+            if let Ok(bounded) = encoded {
+                query.assume(bounded);
+                self.iteration_bounded.insert(l);
+            }
+        }
     }
 
     /// The thread variables of `thread` (another thread than the query's, or the query's
@@ -156,6 +187,11 @@ impl<'m> Encoder<'m> {
                     // The bounds of an inner loop may mention the outer loops' values.
                     let (lo, hi) = self.loop_bounds_at(l, &vals)?;
                     runs.push(and(&[ge(&v, &lo), lt(&v, &hi)]));
+                    if let (Some(k), false) =
+                        (self.model.loop_info(l).max_iterations, self.iteration_bounded.contains(&l))
+                    {
+                        runs.push(lt(&sub(&v, &lo), &Int::from_i64(k)));
+                    }
                     v
                 }
             };
@@ -165,7 +201,31 @@ impl<'m> Encoder<'m> {
         for g in &self.model.event(event).guards.clone() {
             runs.push(self.boolean(g, &inst.vals, query)?);
         }
+        runs.push(self.in_bounds(query, &inst)?);
         Ok((inst, and(&runs)))
+    }
+
+    /// The program's precondition for an access instance: every index within its buffer's
+    /// extent (an access out of bounds faults before anything async can go wrong there, so
+    /// counterexamples never need one). Ramps and buffers without a shape are not bounded.
+    fn in_bounds(&mut self, query: &mut Query, inst: &Instance) -> Enc<Bool> {
+        let access = match &self.model.event(inst.event).kind {
+            EventKind::Use { access, .. } | EventKind::AsyncStore { access, .. } => access.clone(),
+            _ => return Ok(Bool::from_bool(true)),
+        };
+        let shape = access.buffer.shape().to_vec();
+        if shape.len() != access.indices.len() {
+            return Ok(Bool::from_bool(true));
+        }
+        let mut all = Vec::new();
+        for (index, extent) in access.indices.iter().zip(&shape) {
+            if matches!(index, Expr::Ramp { .. }) || !index.dtype().is_integer() {
+                continue;
+            }
+            let (i, n) = (self.int(index, &inst.vals, Some(query))?, self.int(extent, &inst.vals, Some(query))?);
+            all.push(and(&[ge(&i, &Int::from_i64(0)), lt(&i, &n)]));
+        }
+        Ok(and(&all))
     }
 
     /// `[min, min + extent)` of a loop; bounds may mention parameters only.

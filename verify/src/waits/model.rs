@@ -32,7 +32,7 @@ use serde::Serialize;
 use tirproof_ir::print::print_expr;
 use tirproof_ir::subst::Substitution;
 use tirproof_ir::visit::{walk_expr, Visitor};
-use tirproof_ir::{AttrStmt, Buffer, Expr, ForKind, PrimFunc, Span, Stmt, StmtKind, Var, VarId};
+use tirproof_ir::{AttrStmt, BinOp, Buffer, Expr, ForKind, PrimFunc, Span, Stmt, StmtKind, Var, VarId};
 
 /// A loop of a [`Model`]: its position in [`Model::loops`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -109,6 +109,13 @@ pub struct LoopInfo {
     /// A block binding (`blockIdx.*`): threads of different blocks share no shared memory
     /// and no barrier.
     pub block: bool,
+    /// How many iterations the loop can have in an execution whose accesses stay in bounds
+    /// (the program's precondition), when an access in its body bounds it: see
+    /// [`iteration_bound`].
+    pub max_iterations: Option<i64>,
+    /// The conditions around the loop (an event in its body under more is conditional
+    /// within the loop).
+    pub guards: Vec<Expr>,
 }
 
 /// A buffer access, in scalar elements of its storage.
@@ -195,7 +202,11 @@ impl Model {
         // even when the body is a single loop (its path would otherwise start with the loop).
         b.child(0, |b| b.stmt(&func.body));
         b.child(u32::MAX, |b| b.push_event(EventKind::End, "the end of the function".into()));
-        b.model
+        let mut model = b.model;
+        for l in 0..model.loops.len() {
+            model.loops[l].max_iterations = iteration_bound(&model, LoopId(l));
+        }
+        model
     }
 
     /// The loops an event's path enters, outermost first.
@@ -379,6 +390,8 @@ impl Builder {
             extent: extent.clone(),
             per_thread: binding != Binding::Serial,
             block: binding == Binding::Block,
+            max_iterations: None,
+            guards: self.guards.clone(),
         });
         self.path.push(Step::Loop(id));
         self.stmt(body);
@@ -495,6 +508,71 @@ impl Builder {
             }
         });
     }
+}
+
+/// The most iterations loop `l` can run while an access directly in its body (in every
+/// iteration: under no condition or inner loop of the body) stays in bounds.
+///
+/// Why this holds: for an index dimension `c * v + rest` (c a nonzero constant, `rest` the
+/// same in every iteration: no load) of extent `N`, two's-complement arithmetic computes the
+/// exact progression modulo `2^w`; stepping by `|c| <= 2^(w-1) - N` it cannot leave `[0, N)`
+/// and come back without landing outside it in between, which faults. So the iterations that
+/// run the access number at most `(N - 1) / |c| + 1`, and an instance of any event of the
+/// body is at most one iteration past them (the access may come after it in the body).
+pub fn iteration_bound(model: &Model, l: LoopId) -> Option<i64> {
+    let info = model.loop_info(l);
+    if info.per_thread {
+        return None;
+    }
+    let mut best: Option<i64> = None;
+    for event in &model.events {
+        let (EventKind::Use { access, .. } | EventKind::AsyncStore { access, .. }) = &event.kind else { continue };
+        let Some(at) = event.path.iter().position(|s| *s == Step::Loop(l)) else { continue };
+        let direct = event.path[at + 1..].iter().all(|s| matches!(s, Step::Child(_)));
+        let node = access.buffer.node();
+        if !direct
+            || event.guards.len() != info.guards.len()
+            || !node.strides.is_empty()
+            || node.elem_offset.as_int() != Some(0)
+        {
+            continue;
+        }
+        for (index, extent) in access.indices.iter().zip(&node.shape) {
+            let (Some(n), Some(c)) = (extent.as_int(), linear_coefficient(index, &info.var)) else { continue };
+            let width = index.dtype().bits.clamp(1, 64);
+            let limit = (1i128 << (width - 1)) - i128::from(n);
+            if n <= 0 || c == 0 || i128::from(c.unsigned_abs()) > limit {
+                continue;
+            }
+            let bound = (n - 1) / c.abs() + 2;
+            best = Some(best.map_or(bound, |b| b.min(bound)));
+        }
+    }
+    best
+}
+
+/// `c` when `e` is `c * var + rest` with `rest` free of `var` and of loads (the same value in
+/// every iteration), through sums, differences and constant factors.
+fn linear_coefficient(e: &Expr, var: &Var) -> Option<i64> {
+    match e {
+        Expr::Var(v) if v == var => Some(1),
+        Expr::Binary { op: BinOp::Add, lhs, rhs } => {
+            linear_coefficient(lhs, var)?.checked_add(linear_coefficient(rhs, var)?)
+        }
+        Expr::Binary { op: BinOp::Sub, lhs, rhs } => {
+            linear_coefficient(lhs, var)?.checked_sub(linear_coefficient(rhs, var)?)
+        }
+        Expr::Binary { op: BinOp::Mul, lhs, rhs } => match (lhs.as_int(), rhs.as_int()) {
+            (Some(k), _) => linear_coefficient(rhs, var)?.checked_mul(k),
+            (_, Some(k)) => linear_coefficient(lhs, var)?.checked_mul(k),
+            _ => (!mentions(e, var) && !has_loads([e])).then_some(0),
+        },
+        _ => (!mentions(e, var) && !has_loads([e])).then_some(0),
+    }
+}
+
+fn mentions(e: &Expr, var: &Var) -> bool {
+    vars_of(e).contains(&var.id())
 }
 
 /// What a loop's variable stands for.

@@ -12,7 +12,7 @@
 //! values in their [`Ranges::value`] ranges (an over-approximation), and [`Ranges::value`]
 //! contains every value the expression can have at run time. Loop variables range over
 //! `[min, min + extent)` (the interpreter refuses a loop whose range does not fit its
-//! variable's type); parameters over their type (at least 0 where they are an extent of a
+//! variable's type), and no further than accesses in bounds allow (`model::iteration_bound`); parameters over their type (at least 0 where they are an extent of a
 //! parameter buffer), loaded data and anything not analysed over their type.
 
 use std::collections::HashMap;
@@ -134,9 +134,10 @@ impl<'m> Ranges<'m> {
         let info = self.model.loop_info(l);
         let full = ValueRange::of_type(info.var.dtype()).unwrap_or(ValueRange { lo: i128::MIN, hi: i128::MAX });
         let (min, extent) = (info.min.clone(), info.extent.clone());
+        let most = info.max_iterations.map_or(i128::MAX, i128::from);
         let range = match (self.value(&min), self.value(&extent)) {
             (Some(m), Some(x)) => {
-                let hi = (m.hi + x.hi - 1).max(m.lo);
+                let hi = (m.hi + x.hi.min(most) - 1).max(m.lo);
                 ValueRange { lo: m.lo.max(full.lo), hi: hi.min(full.hi) }
             }
             _ => full,

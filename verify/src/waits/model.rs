@@ -538,7 +538,16 @@ pub fn iteration_bound(model: &Model, l: LoopId) -> Option<i64> {
             continue;
         }
         for (index, extent) in access.indices.iter().zip(&node.shape) {
-            let (Some(n), Some(c)) = (extent.as_int(), linear_coefficient(index, &info.var)) else { continue };
+            // A ramp's lanes all stay in bounds: its base within the extent less its spread.
+            let (index, spread) = match index {
+                Expr::Ramp { base, stride, lanes } => match stride.as_int() {
+                    Some(s) => (&**base, s.unsigned_abs().saturating_mul(u64::from(*lanes).saturating_sub(1))),
+                    None => continue,
+                },
+                other => (other, 0),
+            };
+            let extent = extent.as_int().and_then(|n| n.checked_sub(i64::try_from(spread).ok()?));
+            let (Some(n), Some(c)) = (extent, linear_coefficient(index, &info.var)) else { continue };
             let width = index.dtype().bits.clamp(1, 64);
             let limit = (1i128 << (width - 1)) - i128::from(n);
             if n <= 0 || c == 0 || i128::from(c.unsigned_abs()) > limit {

@@ -438,12 +438,17 @@ impl<'m> Encoder<'m> {
     }
 
     fn atoms(&mut self, cond: &Expr, negated: bool, g: &mut Guard) -> Enc<()> {
+        let boolean = cond.dtype().is_bool();
         match cond {
-            Expr::Logic { op: LogicOp::And, lhs, rhs } if !negated => {
+            Expr::Logic { op: LogicOp::And, lhs, rhs } | Expr::Binary { op: BinOp::BitAnd, lhs, rhs }
+                if !negated && boolean =>
+            {
                 self.atoms(lhs, false, g)?;
                 self.atoms(rhs, false, g)
             }
-            Expr::Logic { op: LogicOp::Or, lhs, rhs } if negated => {
+            Expr::Logic { op: LogicOp::Or, lhs, rhs } | Expr::Binary { op: BinOp::BitOr, lhs, rhs }
+                if negated && boolean =>
+            {
                 self.atoms(lhs, true, g)?;
                 self.atoms(rhs, true, g)
             }

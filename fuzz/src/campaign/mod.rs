@@ -119,7 +119,7 @@ fn generated(seed: u64, index: u64, gen: &GenConfig) -> Input {
     }
     let bytes = program_bytes(seed, index);
     match async_program(&mut Unstructured::new(&bytes), &AsyncGenConfig::default()) {
-        Ok((module, _)) => Input::Module(module, InputMode::AsyncProgram),
+        Ok((module, _)) => Input::Module(located(module), InputMode::AsyncProgram),
         Err(_) => Input::Module(IRModule { class_name: None, functions: Vec::new() }, InputMode::AsyncProgram),
     }
 }
@@ -202,8 +202,8 @@ pub fn input(seed: u64, index: u64, gen: &GenConfig, mixed: bool) -> Input {
     }
 }
 
-/// `module` read back from its text, so that the pass's refusals point at lines (a generated
-/// statement has no location, and an unlocated refusal is a failure).
+/// `module` read back from its text, so that the pass's refusals, faults and refutations point
+/// at lines (a generated statement has no location, and an unlocated refusal is a failure).
 fn located(module: IRModule) -> IRModule {
     match parse_text(&tirproof_ir::print::print_module(&module)) {
         Ok(Some(parsed)) => parsed,

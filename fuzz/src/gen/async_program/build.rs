@@ -446,14 +446,13 @@ impl<'c> Builder<'c> {
             }
             ReaderForm::Let | ReaderForm::LetStmt => {
                 let v = Var::new("v", DataType::FLOAT32);
-                let mut body = out(Expr::int(0), Expr::var(&v) * Expr::float(2.0, DataType::FLOAT32));
-                if form == ReaderForm::LetStmt {
-                    let inner =
-                        Stmt::synthetic(StmtKind::Let { var: v.clone(), value: value.clone(), body: Box::new(body) });
-                    return Ok(Stmt::seq(vec![inner, out(Expr::int(1), one)]));
+                let body = out(Expr::int(0), Expr::var(&v) * Expr::float(2.0, DataType::FLOAT32));
+                let bound = Stmt::synthetic(StmtKind::Let { var: v, value, body: Box::new(body) });
+                match form {
+                    // Not last in its list: printed as `with T.LetStmt(...)`.
+                    ReaderForm::LetStmt => Stmt::seq(vec![bound, out(Expr::int(1), one)]),
+                    _ => bound,
                 }
-                body = Stmt::synthetic(StmtKind::Let { var: v, value, body: Box::new(body) });
-                body
             }
             ReaderForm::Select => {
                 let cond = Expr::cmp(CmpOp::Gt, value.clone(), Expr::float(0.0, DataType::FLOAT32));

@@ -9,8 +9,8 @@
 //! program's own bug, about which the verifier promises nothing; a skip, never a verdict).
 //!
 //! Classes, most severe first: `proved-faulting` (everything proved, yet a run races),
-//! `refutation-not-reproduced` (a refutation, yet every run is clean, including one with the
-//! parameter values of the counterexample when it names any), `verifier-unknown` (the
+//! `refutation-not-reproduced` (a refutation, yet every run is clean, including those with the
+//! parameter values of the counterexample and on a few other inputs), `verifier-unknown` (the
 //! verifier did not decide; a skip when the time budget stopped it).
 
 use std::time::Duration;
@@ -105,18 +105,36 @@ fn check_func(func: &PrimFunc, timeout: Duration) -> Outcome {
     let options = Options { timeout, tightness: false, ..Options::default() };
     let (report, _) = verify_func(func, &options);
     let verifier = VerifierVerdict::of(&report);
-    let tried = InterpreterVerdict::from(lazy_runs(func, scalar_assignments(func), is_race_or_async_fault));
+    let tried = InterpreterVerdict::from(lazy_runs(func, scalar_assignments(func), is_race_or_async_fault, 0));
     let replayed = match (&verifier, &tried) {
-        (VerifierVerdict::Refuted { values, .. }, InterpreterVerdict::Clean) => replay_assignment(func, values)
-            .map(|assignment| lazy_runs(func, vec![assignment], is_race_or_async_fault).into()),
+        (VerifierVerdict::Refuted { values, .. }, InterpreterVerdict::Clean) => Some(replay(func, values)),
         _ => None,
     };
     judge(&func.name, &verifier, &tried, replayed.as_ref())
 }
 
+/// Seeds of the other inputs a refutation is replayed on.
+const OTHER_INPUTS: std::ops::RangeInclusive<u64> = 1..=3;
+
+/// The lazy runs of a refuted function that ran clean, again: with the parameter values of
+/// the counterexample, and on other inputs (a refutation may need a loaded value, in a
+/// condition say, that the first inputs do not have). The first verdict that is not clean.
+fn replay(func: &PrimFunc, values: &Assignment) -> InterpreterVerdict {
+    let mut assignments = scalar_assignments(func);
+    assignments.extend(replay_assignment(func, values));
+    let counterexample = assignments.len() - 1;
+    let mut runs = std::iter::once((0, vec![assignments[counterexample].clone()]))
+        .chain(OTHER_INPUTS.map(|seed| (seed, assignments.clone())));
+    runs.find_map(|(seed, tried)| {
+        let verdict = InterpreterVerdict::from(lazy_runs(func, tried, is_race_or_async_fault, seed));
+        (verdict != InterpreterVerdict::Clean).then_some(verdict)
+    })
+    .unwrap_or(InterpreterVerdict::Clean)
+}
+
 /// The oracle's comparison: the verifier's verdict on function `name` against the
 /// interpreter's on the tried parameter values and, for a refutation those run clean, on the
-/// values of its counterexample (`replayed`, `None` when it names no parameter).
+/// values of its counterexample and other inputs (`replayed`, `None`: not replayed).
 pub fn judge(
     name: &str,
     verifier: &VerifierVerdict,

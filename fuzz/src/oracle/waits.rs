@@ -219,7 +219,7 @@ fn interpreter_fault(
     answer: &Answer,
     recheck: &dyn Fn() -> Option<Answer>,
 ) -> Result<Option<String>, String> {
-    let fault = lazy_runs(func, scalar_assignments(func), is_mutant_fault).fault()?;
+    let fault = lazy_runs(func, scalar_assignments(func), is_mutant_fault, 0).fault()?;
     if answer.proved || fault.is_some() {
         return Ok(fault);
     }
@@ -228,7 +228,7 @@ fn interpreter_fault(
         None => recheck().and_then(|a| a.values).unwrap_or_default(),
     };
     match replay_assignment(func, &values) {
-        Some(assignment) => lazy_runs(func, vec![assignment], is_mutant_fault).fault(),
+        Some(assignment) => lazy_runs(func, vec![assignment], is_mutant_fault, 0).fault(),
         None => Ok(None),
     }
 }
@@ -294,21 +294,23 @@ fn is_mutant_fault(kind: FaultKind) -> bool {
     matches!(kind, ReadPendingAsync | WritePendingAsync | CrossThreadRace | NegativeWait | UnwaitedGroup)
 }
 
-/// The lazy runs of `func` for each of `assignments`, where a fault `counts` is the answer.
+/// The lazy runs of `func` for each of `assignments` on the inputs of `input_seed`, where a
+/// fault `counts` is the answer.
 pub(super) fn lazy_runs(
     func: &PrimFunc,
     assignments: Vec<BTreeMap<String, ScalarValue>>,
     counts: fn(FaultKind) -> bool,
+    input_seed: u64,
 ) -> LazyRuns {
     let mut inconclusive = None;
     for scalars in assignments {
-        let Ok(inputs) = random_inputs(func, 0, &scalars) else { continue };
+        let Ok(inputs) = random_inputs(func, input_seed, &scalars) else { continue };
         for thread_order_seed in [None, Some(1)] {
             let config = RunConfig { thread_order_seed, ..RunConfig::default() };
             let result = match run(func, &inputs, &config) {
                 Ok(result) => result,
                 Err(e) => {
-                    inconclusive.get_or_insert_with(|| format!("the interpreter cannot run the mutant: {e}"));
+                    inconclusive.get_or_insert_with(|| format!("the interpreter cannot run the program: {e}"));
                     continue;
                 }
             };
@@ -316,7 +318,7 @@ pub(super) fn lazy_runs(
             if counts(fault.kind) {
                 return LazyRuns::AsyncFault(format!("{} with {}", describe_fault(fault), show_scalars(&scalars)));
             }
-            inconclusive.get_or_insert_with(|| format!("the mutant stops at another fault first: {fault}"));
+            inconclusive.get_or_insert_with(|| format!("the program stops at another fault first: {fault}"));
         }
     }
     inconclusive.map_or(LazyRuns::Clean, LazyRuns::Inconclusive)

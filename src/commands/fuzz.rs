@@ -144,6 +144,8 @@ fn print_summary(summary: &Summary, jobs: usize) {
         summary.seed,
         summary.resumed_at
     );
+    let generators: Vec<String> = summary.generators.iter().map(|(g, n)| format!("{g} {n}")).collect();
+    println!("  programs by generator: {}", generators.join(", "));
     for (oracle, counts) in &summary.oracles {
         println!("  {oracle:<12} pass {:>7}  skip {:>6}  fail {:>6}", counts.pass, counts.skip, counts.fail);
     }

@@ -1,6 +1,9 @@
 //! Fuzzing campaigns: many generated programs through the oracle chain on several threads;
 //! findings deduplicated by signature, each reported as soon as it is found, then minimized.
 //!
+//! One program in [`ASYNC_ONE_IN`] is an arbitrary async program (for the `verify` oracle);
+//! the others are pipeline pass inputs (and, mixed, invalid or mutated ones).
+//!
 //! Program `i` of a campaign with seed `s` is generated from bytes drawn from a ChaCha stream
 //! keyed by `(s, i)`, so any program can be regenerated from its origin line. The output
 //! directory holds `campaign.json` (the seed and the index below which every program is done,
@@ -24,7 +27,9 @@ use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use tirproof_ir::IRModule;
 
-use crate::gen::{invalid_annotation_program, mutated_text, pipeline_program, GenConfig};
+use crate::gen::{
+    async_program, invalid_annotation_program, mutated_text, pipeline_program, AsyncGenConfig, GenConfig,
+};
 use crate::oracle::{
     parse_text, Chain, ChainConfig, ChainResult, InputMode, OracleName, Outcome, PassVariant, Signature,
 };
@@ -35,6 +40,8 @@ pub use state::{CampaignError, CampaignState};
 
 /// Bytes of generator input per program.
 const BYTES_PER_PROGRAM: usize = 512;
+/// Program `i` is an arbitrary async program when `i % ASYNC_ONE_IN == ASYNC_ONE_IN - 1`.
+pub const ASYNC_ONE_IN: u64 = 4;
 
 #[derive(Clone, Debug)]
 pub struct CampaignConfig {
@@ -87,22 +94,38 @@ pub struct Summary {
     pub resumed_at: u64,
     pub seconds: f64,
     pub oracles: BTreeMap<String, OracleCounts>,
+    /// Programs per generator.
+    pub generators: BTreeMap<String, u64>,
     /// Every signature seen, with how many programs showed it in this invocation.
     pub signatures: BTreeMap<String, u64>,
     /// Signatures first reported by this invocation.
     pub new_findings: Vec<String>,
 }
 
-/// The program of campaign `seed` at `index`.
+/// The pipeline pass input of campaign `seed` at `index` (what the index gives when it is not
+/// one of the async programs).
 pub fn program(seed: u64, index: u64, gen: &GenConfig) -> IRModule {
-    match generated(seed, index, gen) {
+    match pass_input(seed, index, gen) {
         Input::Module(module, _) => module,
         Input::Text(_) => IRModule { class_name: None, functions: Vec::new() },
     }
 }
 
-/// The program of campaign `seed` at `index`, valid unless it is one the pass may refuse.
+/// The program of campaign `seed` at `index`: an async program for one index in
+/// [`ASYNC_ONE_IN`], otherwise a pass input.
 fn generated(seed: u64, index: u64, gen: &GenConfig) -> Input {
+    if index % ASYNC_ONE_IN != ASYNC_ONE_IN - 1 {
+        return pass_input(seed, index, gen);
+    }
+    let bytes = program_bytes(seed, index);
+    match async_program(&mut Unstructured::new(&bytes), &AsyncGenConfig::default()) {
+        Ok((module, _)) => Input::Module(located(module), InputMode::AsyncProgram),
+        Err(_) => Input::Module(IRModule { class_name: None, functions: Vec::new() }, InputMode::AsyncProgram),
+    }
+}
+
+/// The pass input of campaign `seed` at `index`, valid unless it is one the pass may refuse.
+fn pass_input(seed: u64, index: u64, gen: &GenConfig) -> Input {
     let bytes = program_bytes(seed, index);
     // The generator succeeds on any bytes (running out picks the smallest choices).
     match pipeline_program(&mut Unstructured::new(&bytes), gen) {
@@ -117,6 +140,48 @@ fn generated(seed: u64, index: u64, gen: &GenConfig) -> Input {
 pub enum Input {
     Module(IRModule, InputMode),
     Text(String),
+}
+
+/// Which generator made a campaign's input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Generator {
+    /// Pipeline pass inputs (`pipeline_program`).
+    Pipeline,
+    /// Pass inputs with invalid annotations.
+    InvalidAnnotations,
+    /// Mutated text of a pass input.
+    MutatedText,
+    /// Arbitrary async programs (`async_program`).
+    AsyncProgram,
+}
+
+impl Generator {
+    pub fn name(self) -> &'static str {
+        match self {
+            Generator::Pipeline => "pipeline",
+            Generator::InvalidAnnotations => "invalid-annotations",
+            Generator::MutatedText => "mutated-text",
+            Generator::AsyncProgram => "async-program",
+        }
+    }
+}
+
+impl std::fmt::Display for Generator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Input {
+    /// The generator that made this input.
+    pub fn generator(&self) -> Generator {
+        match self {
+            Input::Module(_, InputMode::AsyncProgram) => Generator::AsyncProgram,
+            Input::Module(_, InputMode::InvalidAnnotations) => Generator::InvalidAnnotations,
+            Input::Module(..) => Generator::Pipeline,
+            Input::Text(_) => Generator::MutatedText,
+        }
+    }
 }
 
 /// Input `index` of campaign `seed`: with `mixed`, one in ten has invalid annotations and one in
@@ -137,8 +202,8 @@ pub fn input(seed: u64, index: u64, gen: &GenConfig, mixed: bool) -> Input {
     }
 }
 
-/// `module` read back from its text, so that the pass's refusals point at lines (a generated
-/// statement has no location, and an unlocated refusal is a failure).
+/// `module` read back from its text, so that the pass's refusals, faults and refutations point
+/// at lines (a generated statement has no location, and an unlocated refusal is a failure).
 fn located(module: IRModule) -> IRModule {
     match parse_text(&tirproof_ir::print::print_module(&module)) {
         Ok(Some(parsed)) => parsed,
@@ -206,7 +271,9 @@ struct Shared<'a> {
 impl Shared<'_> {
     fn work(&self) {
         while let Some(index) = self.claim() {
-            match input(self.config.seed, index, &self.config.gen, self.config.mixed) {
+            let input = input(self.config.seed, index, &self.config.gen, self.config.mixed);
+            *lock(&self.summary).generators.entry(input.generator().name().to_string()).or_default() += 1;
+            match input {
                 Input::Module(module, mode) => self.run_module(index, &module, mode),
                 Input::Text(text) => self.run_text(index, &text),
             }

@@ -1,11 +1,13 @@
 //! Generators of programs: valid by construction for the pipeline pass, invalid in chosen ways
-//! for its error paths, and mutated text for the parser.
+//! for its error paths, mutated text for the parser, and arbitrary async programs (not pass
+//! inputs) for the wait verifier.
 //!
 //! Every choice is drawn from an `arbitrary::Unstructured`, so the same bytes always give the
 //! same program, any byte string gives some program of the promised kind (running out of
 //! bytes picks the smallest choices), and a fuzzer's byte-level mutations become program-level
 //! mutations.
 
+mod async_program;
 mod invalid;
 mod ir;
 mod irregular;
@@ -17,6 +19,7 @@ mod plan;
 mod schedule;
 mod shape;
 
+pub use async_program::{async_program, AsyncGenConfig, AsyncPattern, AsyncShape};
 pub use invalid::{invalid_annotation_program, Defect};
 pub use mutate::mutated_text;
 pub use nested::nested_pipeline_program;

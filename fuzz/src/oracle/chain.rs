@@ -1,5 +1,6 @@
 //! The oracle chain: runs the pipeline pass on an input program, then the enabled oracles in
-//! order, stopping at the first failure.
+//! order, stopping at the first failure. An arbitrary async program (not a pass input) gets
+//! only the oracles that apply to it: `verify` and `round-trip`.
 //!
 //! Every step runs under [`panics::catch`](super::panics::catch), so a panic in the pass, the
 //! checker, the interpreter, the verifier or CSE is a `no-panic` failure naming the step. The
@@ -17,7 +18,7 @@ use tirproof_verify::solver::{budget_spent, in_one_context, within_budget};
 
 use super::panics::catch;
 use super::{
-    cse, equivalence, runs_cleanly, text, waits, Failure, FailureClass, OracleName, Outcome, Side, SkipReason,
+    cse, equivalence, runs_cleanly, text, verify, waits, Failure, FailureClass, OracleName, Outcome, Side, SkipReason,
 };
 
 /// Which pipeline pass the chain tests.
@@ -50,6 +51,9 @@ pub enum InputMode {
     /// Anything (mutated text that parsed and checked): the pass may refuse it (with located
     /// diagnostics); what it accepts must pass every oracle.
     Unknown,
+    /// An arbitrary async program, not an input of the pass: only the oracles of
+    /// [`OracleName::FOR_ASYNC_PROGRAMS`] apply.
+    AsyncProgram,
 }
 
 #[derive(Clone, Debug)]
@@ -87,6 +91,15 @@ impl ChainConfig {
 
     fn enabled(&self, oracle: OracleName) -> bool {
         oracle == OracleName::NoPanic || self.oracles.contains(&oracle)
+    }
+
+    /// Whether the input is taken for an arbitrary async program: so marked, or only oracles
+    /// of async programs asked for, `verify` among them (`tirproof oracles FILE --oracle
+    /// verify`).
+    fn async_program(&self) -> bool {
+        self.mode == InputMode::AsyncProgram
+            || (self.oracles.contains(&OracleName::Verify)
+                && self.oracles.iter().all(|o| OracleName::FOR_ASYNC_PROGRAMS.contains(o)))
     }
 }
 
@@ -131,6 +144,15 @@ impl Chain<'_> {
 
     fn run_oracles(&self, input: &IRModule) -> ChainResult {
         let mut result = ChainResult::default();
+        if self.config.async_program() {
+            let timeout = self.config.timeout;
+            let steps: [Step<'_>; 2] = [
+                (OracleName::Verify, &|| verify::check(input, timeout)),
+                (OracleName::RoundTrip, &|| text::check(input, "input")),
+            ];
+            self.run_steps(&mut result, &steps, &|| false);
+            return result;
+        }
         let mode = self.config.mode;
         let output = self.step(&mut result, OracleName::Pipeline, || pipeline(self.config.pass, mode, input));
         let Some(output) = output else { return result };
@@ -150,7 +172,7 @@ impl Chain<'_> {
         // Likewise for one that faults under some run of the plan (other inputs or schedules):
         // the oracles after it are not run.
         let faults_alone = Cell::new(false);
-        let steps: [(OracleName, &dyn Fn() -> Outcome); 5] = [
+        let steps: [Step<'_>; 5] = [
             (OracleName::Equivalence, &|| {
                 let outcome = equivalence::check(OracleName::Equivalence, input, &output, seed);
                 faults_alone.set(mode == InputMode::Unknown && is_the_originals(&outcome));
@@ -168,7 +190,14 @@ impl Chain<'_> {
             (OracleName::Cse, &|| cse::check(&output, seed, timeout)),
             (OracleName::RoundTrip, &|| round_trip(input, &output)),
         ];
-        for (oracle, check) in steps {
+        self.run_steps(&mut result, &steps, &|| faults_alone.get());
+        result
+    }
+
+    /// Runs the enabled `steps` in order until one fails or `halt` says so after a step;
+    /// once the budget is spent, the rest are skips.
+    fn run_steps(&self, result: &mut ChainResult, steps: &[Step<'_>], halt: &dyn Fn() -> bool) {
+        for &(oracle, check) in steps {
             if !self.config.enabled(oracle) {
                 continue;
             }
@@ -177,12 +206,11 @@ impl Chain<'_> {
                 result.outcomes.push((oracle, skip, Duration::ZERO));
                 continue;
             }
-            let passed = self.step(&mut result, oracle, || (stopped_is_skip(check()), Some(())));
-            if passed.is_none() || faults_alone.get() {
+            let passed = self.step(result, oracle, || (stopped_is_skip(check()), Some(())));
+            if passed.is_none() || halt() {
                 break;
             }
         }
-        result
     }
 
     /// Runs one step, records its outcome; `Some` when the chain may go on.
@@ -208,6 +236,9 @@ impl Chain<'_> {
         value.filter(|_| go_on)
     }
 }
+
+/// An oracle and its check, as the chain runs them.
+type Step<'a> = (OracleName, &'a dyn Fn() -> Outcome);
 
 /// The pass's output, or why there is none (a refusal the mode allows is a pass of this
 /// oracle that ends the chain).

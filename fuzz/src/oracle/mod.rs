@@ -19,6 +19,7 @@ mod cse;
 mod equivalence;
 pub mod panics;
 mod text;
+pub mod verify;
 pub mod waits;
 
 use std::fmt;
@@ -52,20 +53,32 @@ pub enum OracleName {
     /// `cse` and `cse-semantic` on the output: every rewrite validated by Z3, and the result
     /// computes what the output computes.
     Cse,
+    /// For arbitrary async programs (not pass inputs): what the verifier says about each
+    /// function agrees with what the lazy interpreter does with it.
+    Verify,
     /// Printing and parsing the input and the output gives them back.
     RoundTrip,
 }
 
 impl OracleName {
-    pub const ALL: [OracleName; 7] = [
+    pub const ALL: [OracleName; 8] = [
         OracleName::NoPanic,
         OracleName::Pipeline,
         OracleName::Equivalence,
         OracleName::WaitsTight,
         OracleName::Agreement,
         OracleName::Cse,
+        OracleName::Verify,
         OracleName::RoundTrip,
     ];
+
+    /// The oracles that apply to arbitrary async programs, in chain order.
+    pub const FOR_ASYNC_PROGRAMS: [OracleName; 3] = [OracleName::NoPanic, OracleName::Verify, OracleName::RoundTrip];
+
+    /// Whether the oracle applies to pipeline pass inputs (all but `verify`).
+    pub fn applies_to_pass_inputs(self) -> bool {
+        self != OracleName::Verify
+    }
 
     pub fn name(self) -> &'static str {
         match self {
@@ -75,6 +88,7 @@ impl OracleName {
             OracleName::WaitsTight => "waits-tight",
             OracleName::Agreement => "agreement",
             OracleName::Cse => "cse",
+            OracleName::Verify => "verify",
             OracleName::RoundTrip => "round-trip",
         }
     }
@@ -95,7 +109,7 @@ impl Serialize for OracleName {
 /// An oracle name that is not one of [`OracleName::ALL`].
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown oracle `{0}` (expected one of: no-panic, pipeline, equivalence, waits-tight, agreement, cse, round-trip)"
+    "unknown oracle `{0}` (expected one of: no-panic, pipeline, equivalence, waits-tight, agreement, cse, verify, round-trip)"
 )]
 pub struct UnknownOracle(pub String);
 
@@ -151,6 +165,13 @@ pub enum FailureClass {
     CseUnvalidated,
     /// CSE output that computes something else or faults.
     CseMismatch,
+    /// The verifier proves every obligation of a function, but the lazy interpreter shows an
+    /// async-protocol fault or a race for some tried parameter value (`verify`; the most
+    /// severe: a wrong proof).
+    ProvedFaulting,
+    /// The verifier refutes a function that the lazy interpreter runs without a fault, for the
+    /// tried parameter values and those of the counterexample (`verify`).
+    RefutationNotReproduced,
     /// Printed text that does not parse back.
     ReparseFailed,
     /// Printed and parsed back, but different.
@@ -181,6 +202,8 @@ impl FailureClass {
             FailureClass::TightnessInconsistent => "tightness-inconsistent".into(),
             FailureClass::CseUnvalidated => "cse-unvalidated".into(),
             FailureClass::CseMismatch => "cse-mismatch".into(),
+            FailureClass::ProvedFaulting => "proved-faulting".into(),
+            FailureClass::RefutationNotReproduced => "refutation-not-reproduced".into(),
             FailureClass::ReparseFailed => "reparse-failed".into(),
             FailureClass::RoundTripChanged => "round-trip-changed".into(),
         }
@@ -188,7 +211,7 @@ impl FailureClass {
 
     /// The classes whose key is a fixed word (those without fields, and both `Disagreement`s):
     /// what [`FromStr`] looks keys up in, so a new class of that kind belongs here too.
-    const UNIT: [FailureClass; 15] = [
+    const UNIT: [FailureClass; 17] = [
         FailureClass::PassRejected,
         FailureClass::PassAcceptedInvalid,
         FailureClass::UnlocatedDiagnostic,
@@ -202,6 +225,8 @@ impl FailureClass {
         FailureClass::TightnessInconsistent,
         FailureClass::CseUnvalidated,
         FailureClass::CseMismatch,
+        FailureClass::ProvedFaulting,
+        FailureClass::RefutationNotReproduced,
         FailureClass::ReparseFailed,
         FailureClass::RoundTripChanged,
     ];

@@ -76,7 +76,7 @@ fn first_problem(report: &FuncReport, known: Known) -> Option<Failure> {
     })
 }
 
-fn show_values(values: &Assignment) -> String {
+pub(super) fn show_values(values: &Assignment) -> String {
     if values.is_empty() {
         return "(no variable values)".into();
     }
@@ -263,7 +263,7 @@ fn interpreter_fault(
     answer: &Answer,
     recheck: &dyn Fn() -> Option<Answer>,
 ) -> Result<Option<String>, String> {
-    let fault = lazy_runs(func, scalar_assignments(func)).fault()?;
+    let fault = lazy_runs(func, scalar_assignments(func), is_mutant_fault, 0).fault()?;
     if answer.proved || fault.is_some() {
         return Ok(fault);
     }
@@ -272,7 +272,7 @@ fn interpreter_fault(
         None => recheck().and_then(|a| a.values).unwrap_or_default(),
     };
     match replay_assignment(func, &values) {
-        Some(assignment) => lazy_runs(func, vec![assignment]).fault(),
+        Some(assignment) => lazy_runs(func, vec![assignment], is_mutant_fault, 0).fault(),
         None => Ok(None),
     }
 }
@@ -283,7 +283,7 @@ const MAX_REPLAYED_VALUE: i64 = 1 << 16;
 
 /// The integer parameters of `func` with their values in a counterexample (1 for those it
 /// does not constrain); `None` when it names none of them, or a value too large to run.
-fn replay_assignment(func: &PrimFunc, values: &Assignment) -> Option<BTreeMap<String, ScalarValue>> {
+pub(super) fn replay_assignment(func: &PrimFunc, values: &Assignment) -> Option<BTreeMap<String, ScalarValue>> {
     let params: Vec<String> =
         func.scalar_params().filter(|v| v.dtype().is_integer()).map(|v| v.name().to_string()).collect();
     let value_of = |name: &str| values.get(name);
@@ -311,7 +311,7 @@ fn locate_wait(module: &IRModule, target: usize) -> Option<LocatedWait> {
 
 /// What the lazy interpreter says about a mutant over every tried scalar value and two thread
 /// orders.
-enum LazyRuns {
+pub(super) enum LazyRuns {
     /// A fault of the async protocol (the first one found).
     AsyncFault(String),
     /// Every run completed without a fault.
@@ -332,28 +332,37 @@ impl LazyRuns {
     }
 }
 
-fn lazy_runs(func: &PrimFunc, assignments: Vec<BTreeMap<String, ScalarValue>>) -> LazyRuns {
+/// The faults `agreement` counts as the interpreter's evidence against a mutant.
+fn is_mutant_fault(kind: FaultKind) -> bool {
     use FaultKind::*;
+    matches!(kind, ReadPendingAsync | WritePendingAsync | CrossThreadRace | NegativeWait | UnwaitedGroup)
+}
+
+/// The lazy runs of `func` for each of `assignments` on the inputs of `input_seed`, where a
+/// fault `counts` is the answer.
+pub(super) fn lazy_runs(
+    func: &PrimFunc,
+    assignments: Vec<BTreeMap<String, ScalarValue>>,
+    counts: fn(FaultKind) -> bool,
+    input_seed: u64,
+) -> LazyRuns {
     let mut inconclusive = None;
     for scalars in assignments {
-        let Ok(inputs) = random_inputs(func, 0, &scalars) else { continue };
+        let Ok(inputs) = random_inputs(func, input_seed, &scalars) else { continue };
         for thread_order_seed in [None, Some(1)] {
             let config = RunConfig { thread_order_seed, ..RunConfig::default() };
             let result = match run(func, &inputs, &config) {
                 Ok(result) => result,
                 Err(e) => {
-                    inconclusive.get_or_insert_with(|| format!("the interpreter cannot run the mutant: {e}"));
+                    inconclusive.get_or_insert_with(|| format!("the interpreter cannot run the program: {e}"));
                     continue;
                 }
             };
             let Some(fault) = result.outcome.fault() else { continue };
-            if matches!(
-                fault.kind,
-                ReadPendingAsync | WritePendingAsync | CrossThreadRace | NegativeWait | UnwaitedGroup
-            ) {
+            if counts(fault.kind) {
                 return LazyRuns::AsyncFault(format!("{} with {}", describe_fault(fault), show_scalars(&scalars)));
             }
-            inconclusive.get_or_insert_with(|| format!("the mutant stops at another fault first: {fault}"));
+            inconclusive.get_or_insert_with(|| format!("the program stops at another fault first: {fault}"));
         }
     }
     inconclusive.map_or(LazyRuns::Clean, LazyRuns::Inconclusive)

@@ -1,0 +1,172 @@
+//! The `verify` oracle, for arbitrary async programs (not pipeline pass inputs): what the wait
+//! verifier says about each whole function agrees with what the lazy interpreter does.
+//!
+//! Per function, the verifier's [`VerifierVerdict`] (every obligation proved, something
+//! refuted, or something undecided) is held to the interpreter's [`InterpreterVerdict`] over
+//! every tried value of the integer parameters ([`scalar_assignments`]) and two thread orders:
+//! racy when a run faults with an async-protocol fault or a race, clean when every run
+//! completes, inconclusive when a run stops at another fault first (out of bounds, say: the
+//! program's own bug, about which the verifier promises nothing; a skip, never a verdict).
+//!
+//! Classes, most severe first: `proved-faulting` (everything proved, yet a run races),
+//! `refutation-not-reproduced` (a refutation, yet every run is clean, including those with the
+//! parameter values of the counterexample and on a few other inputs), `verifier-unknown` (the
+//! verifier did not decide; a skip when the time budget stopped it).
+
+use std::time::Duration;
+
+use tirproof_interp::FaultKind;
+use tirproof_ir::{IRModule, PrimFunc};
+use tirproof_verify::solver::Assignment;
+use tirproof_verify::waits::{verify_func, FuncReport, Options, WaitVerdict};
+
+use super::equivalence::scalar_assignments;
+use super::waits::{lazy_runs, replay_assignment, show_values, LazyRuns};
+use super::{Failure, FailureClass, OracleName, Outcome, SkipReason};
+
+/// What the verifier says about a whole function.
+#[derive(Clone, Debug)]
+pub enum VerifierVerdict {
+    /// Every wait and every other obligation proved.
+    Proved,
+    /// Something refuted: what, and the values of its counterexample.
+    Refuted { refutation: String, values: Assignment },
+    /// Nothing refuted, something undecided: why, and whether the time budget stopped it.
+    Unknown { why: String, budget_spent: bool },
+}
+
+impl VerifierVerdict {
+    /// The verdict of a function's report.
+    pub fn of(report: &FuncReport) -> Self {
+        let refuted_wait = report.waits.iter().find_map(|w| match &w.verdict {
+            WaitVerdict::Refuted { values, .. } => Some((w.to_string(), values.clone())),
+            _ => None,
+        });
+        let finding = report.findings.first().map(|f| (format!("line {}: {}", f.line, f.message), f.values.clone()));
+        if let Some((refutation, values)) = refuted_wait.or(finding) {
+            return VerifierVerdict::Refuted { refutation, values };
+        }
+        let undecided_wait = report.waits.iter().find_map(|w| match &w.verdict {
+            WaitVerdict::Unknown { reason } => Some(reason.clone()),
+            _ => None,
+        });
+        match report.unknown.first().cloned().or(undecided_wait) {
+            Some(why) => VerifierVerdict::Unknown { why: why.to_string(), budget_spent: why.is_budget_spent() },
+            None => VerifierVerdict::Proved,
+        }
+    }
+}
+
+/// What the lazy interpreter does with a function.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum InterpreterVerdict {
+    /// Every run completed.
+    Clean,
+    /// A run faulted with an async-protocol fault or a race (the fault, described).
+    Racy(String),
+    /// A run stopped at another fault first, or could not run.
+    Inconclusive(String),
+}
+
+impl From<LazyRuns> for InterpreterVerdict {
+    fn from(runs: LazyRuns) -> Self {
+        match runs {
+            LazyRuns::AsyncFault(fault) => InterpreterVerdict::Racy(fault),
+            LazyRuns::Clean => InterpreterVerdict::Clean,
+            LazyRuns::Inconclusive(why) => InterpreterVerdict::Inconclusive(why),
+        }
+    }
+}
+
+/// The faults that make a program racy: those of the async protocol, and races of threads
+/// and of blocks.
+pub fn is_race_or_async_fault(kind: FaultKind) -> bool {
+    use FaultKind::*;
+    matches!(
+        kind,
+        ReadPendingAsync | WritePendingAsync | CrossThreadRace | CrossBlockRace | NegativeWait | UnwaitedGroup
+    )
+}
+
+/// Every function of `module`: the verifier against the lazy interpreter.
+pub fn check(module: &IRModule, timeout: Duration) -> Outcome {
+    let mut skipped = None;
+    for func in &module.functions {
+        match check_func(func, timeout) {
+            Outcome::Pass => {}
+            Outcome::Skip(why) => skipped = skipped.or(Some(why)),
+            failed @ Outcome::Fail(_) => return failed,
+        }
+    }
+    skipped.map_or(Outcome::Pass, Outcome::Skip)
+}
+
+fn check_func(func: &PrimFunc, timeout: Duration) -> Outcome {
+    let options = Options { timeout, tightness: false, ..Options::default() };
+    let (report, _) = verify_func(func, &options);
+    let verifier = VerifierVerdict::of(&report);
+    let tried = InterpreterVerdict::from(lazy_runs(func, scalar_assignments(func), is_race_or_async_fault, 0));
+    let replayed = match (&verifier, &tried) {
+        (VerifierVerdict::Refuted { values, .. }, InterpreterVerdict::Clean) => Some(replay(func, values)),
+        _ => None,
+    };
+    judge(&func.name, &verifier, &tried, replayed.as_ref())
+}
+
+/// Seeds of the other inputs a refutation is replayed on.
+const OTHER_INPUTS: std::ops::RangeInclusive<u64> = 1..=3;
+
+/// The lazy runs of a refuted function that ran clean, again: with the parameter values of
+/// the counterexample, and on other inputs (a refutation may need a loaded value, in a
+/// condition say, that the first inputs do not have). The first verdict that is not clean.
+fn replay(func: &PrimFunc, values: &Assignment) -> InterpreterVerdict {
+    let mut assignments = scalar_assignments(func);
+    assignments.extend(replay_assignment(func, values));
+    let counterexample = assignments.len() - 1;
+    let mut runs = std::iter::once((0, vec![assignments[counterexample].clone()]))
+        .chain(OTHER_INPUTS.map(|seed| (seed, assignments.clone())));
+    runs.find_map(|(seed, tried)| {
+        let verdict = InterpreterVerdict::from(lazy_runs(func, tried, is_race_or_async_fault, seed));
+        (verdict != InterpreterVerdict::Clean).then_some(verdict)
+    })
+    .unwrap_or(InterpreterVerdict::Clean)
+}
+
+/// The oracle's comparison: the verifier's verdict on function `name` against the
+/// interpreter's on the tried parameter values and, for a refutation those run clean, on the
+/// values of its counterexample and other inputs (`replayed`, `None`: not replayed).
+pub fn judge(
+    name: &str,
+    verifier: &VerifierVerdict,
+    tried: &InterpreterVerdict,
+    replayed: Option<&InterpreterVerdict>,
+) -> Outcome {
+    let fail = |class, message: String| Failure::new(OracleName::Verify, class, message);
+    if let InterpreterVerdict::Inconclusive(why) = tried {
+        return Outcome::Skip(SkipReason::Undecided(format!("`{name}`: {why}")));
+    }
+    match (verifier, tried) {
+        (VerifierVerdict::Proved, InterpreterVerdict::Racy(fault)) => {
+            let message = format!("the verifier proves every wait of `{name}`, but the lazy interpreter faults");
+            Outcome::Fail(fail(FailureClass::ProvedFaulting, message).with_counterexample(fault.clone()))
+        }
+        (VerifierVerdict::Unknown { why, budget_spent }, _) => {
+            let message = format!("`{name}`: undecided: {why}");
+            Outcome::Fail(fail(FailureClass::VerifierUnknown, message).with_budget_spent(*budget_spent))
+        }
+        (VerifierVerdict::Refuted { refutation, values }, InterpreterVerdict::Clean) => match replayed {
+            Some(InterpreterVerdict::Racy(_)) => Outcome::Pass,
+            Some(InterpreterVerdict::Inconclusive(why)) => {
+                Outcome::Skip(SkipReason::Undecided(format!("`{name}` with the counterexample's values: {why}")))
+            }
+            Some(InterpreterVerdict::Clean) | None => {
+                let message = format!(
+                    "the verifier refutes `{name}` ({refutation}), but the lazy interpreter runs it without a fault"
+                );
+                let evidence = format!("{refutation}\nvalues: {}", show_values(values));
+                Outcome::Fail(fail(FailureClass::RefutationNotReproduced, message).with_counterexample(evidence))
+            }
+        },
+        _ => Outcome::Pass,
+    }
+}

@@ -1,0 +1,152 @@
+//! Properties of the async program generator and of the `verify` oracle: every generated
+//! program checks, round-trips through print and parse, and faults under the lazy interpreter
+//! only for async-protocol reasons or races; generation reaches every pattern and makes both
+//! clean and racy programs; the oracle passes when the verifier and the interpreter agree and
+//! fails when they do not.
+
+use std::collections::BTreeSet;
+
+use arbitrary::Unstructured;
+use rand::{RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use tirproof_fuzz::gen::{async_program, AsyncGenConfig, AsyncPattern, AsyncShape};
+use tirproof_fuzz::oracle::verify::{is_race_or_async_fault, judge, InterpreterVerdict, VerifierVerdict};
+use tirproof_fuzz::oracle::{round_trip, scalar_assignments, Chain, ChainConfig, InputMode, OracleName, Outcome};
+use tirproof_interp::{random_inputs, run, FaultKind, RunConfig};
+use tirproof_ir::check::check_module;
+use tirproof_ir::print::print_module;
+use tirproof_ir::IRModule;
+use tirproof_verify::solver::Assignment;
+
+/// Programs per property.
+const PROGRAMS: u64 = 300;
+
+fn generated(seed: u64) -> (IRModule, AsyncShape) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut bytes = vec![0u8; 512];
+    rng.fill_bytes(&mut bytes);
+    async_program(&mut Unstructured::new(&bytes), &AsyncGenConfig::default())
+        .unwrap_or_else(|e| panic!("seed {seed}: the generator failed: {e}"))
+}
+
+/// The faults of the lazy interpreter on `module`, over the oracle's parameter values.
+fn lazy_faults(module: &IRModule) -> Vec<FaultKind> {
+    let mut kinds = Vec::new();
+    for func in &module.functions {
+        for scalars in scalar_assignments(func) {
+            let inputs = random_inputs(func, 0, &scalars).unwrap_or_else(|e| panic!("inputs: {e}"));
+            let result = run(func, &inputs, &RunConfig::default())
+                .unwrap_or_else(|e| panic!("the interpreter cannot run it: {e}\n{}", print_module(module)));
+            kinds.extend(result.outcome.fault().map(|f| f.kind));
+        }
+    }
+    kinds
+}
+
+#[test]
+fn every_program_checks_and_round_trips() {
+    for seed in 0..PROGRAMS {
+        let (module, shape) = generated(seed);
+        let diags = check_module(&module);
+        assert!(!diags.has_errors(), "seed {seed} {shape:?}: {diags}\n{}", print_module(&module));
+        if let Outcome::Fail(failure) = round_trip(&module, "program") {
+            panic!("seed {seed}: {failure}\n{}", print_module(&module));
+        }
+    }
+}
+
+#[test]
+fn programs_fault_only_for_async_reasons_and_about_half_are_clean() {
+    let mut clean = 0;
+    for seed in 0..PROGRAMS {
+        let (module, shape) = generated(seed);
+        let faults = lazy_faults(&module);
+        if let Some(kind) = faults.iter().find(|k| !is_race_or_async_fault(**k)) {
+            panic!("seed {seed} {shape:?}: a {kind} fault\n{}", print_module(&module));
+        }
+        clean += u64::from(faults.is_empty());
+    }
+    let share = clean * 100 / PROGRAMS;
+    assert!((30..=70).contains(&share), "{share}% of the programs are clean");
+}
+
+#[test]
+fn generation_reaches_every_pattern() {
+    let mut seen = BTreeSet::new();
+    for seed in 0..PROGRAMS * 2 {
+        seen.extend(generated(seed).1.patterns);
+    }
+    let missing: Vec<AsyncPattern> = AsyncPattern::ALL.into_iter().filter(|p| !seen.contains(p)).collect();
+    assert!(missing.is_empty(), "never generated: {missing:?}");
+}
+
+/// A loop that reads a slot with one group too many in flight: racy, and refuted.
+const RACY: &str = include_str!("../../corpus/faults/read_pending_async.py");
+
+/// Its twin with the right count: proved, and clean.
+fn clean() -> String {
+    RACY.replace("\"async_wait_inflight_count\": 2", "\"async_wait_inflight_count\": 1")
+}
+
+fn parsed(text: &str) -> IRModule {
+    tirproof_reader::parse_module(text).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn verify_outcome(module: &IRModule) -> Outcome {
+    let config = ChainConfig { mode: InputMode::AsyncProgram, ..ChainConfig::default() };
+    let result = Chain { config: &config }.run(module);
+    let verify = result.outcomes.iter().find(|(o, _, _)| *o == OracleName::Verify);
+    verify.map(|(_, outcome, _)| outcome.clone()).unwrap_or_else(|| panic!("verify did not run: {:?}", result.outcomes))
+}
+
+#[test]
+fn a_proved_clean_program_passes() {
+    let outcome = verify_outcome(&parsed(&clean()));
+    assert!(matches!(outcome, Outcome::Pass), "{outcome:?}");
+}
+
+#[test]
+fn a_refuted_racy_program_passes() {
+    let module = parsed(RACY);
+    assert!(!lazy_faults(&module).is_empty(), "the twin races");
+    let outcome = verify_outcome(&module);
+    assert!(matches!(outcome, Outcome::Pass), "{outcome:?}");
+}
+
+#[test]
+fn asking_only_for_verify_runs_the_async_chain() {
+    let config = ChainConfig::only(OracleName::Verify);
+    let result = Chain { config: &config }.run(&parsed(&clean()));
+    let ran: Vec<OracleName> = result.outcomes.iter().map(|(o, _, _)| *o).collect();
+    assert_eq!(ran, vec![OracleName::Verify]);
+}
+
+#[test]
+fn disagreements_fail_and_inconclusive_runs_skip() {
+    let racy = InterpreterVerdict::Racy("read of pending async data".into());
+    let refuted = VerifierVerdict::Refuted { refutation: "wait at line 3".into(), values: Assignment::new() };
+    let class_of = |outcome: Outcome| outcome.failure().map(|f| f.signature().to_string());
+    let proved_faulting = judge("main", &VerifierVerdict::Proved, &racy, None);
+    assert_eq!(class_of(proved_faulting).as_deref(), Some("verify/proved-faulting"));
+    let not_reproduced = judge("main", &refuted, &InterpreterVerdict::Clean, Some(&InterpreterVerdict::Clean));
+    assert_eq!(class_of(not_reproduced).as_deref(), Some("verify/refutation-not-reproduced"));
+    let unknown = VerifierVerdict::Unknown { why: "timeout".into(), budget_spent: false };
+    assert_eq!(class_of(judge("main", &unknown, &racy, None)).as_deref(), Some("verify/verifier-unknown"));
+    assert!(matches!(judge("main", &refuted, &InterpreterVerdict::Clean, Some(&racy)), Outcome::Pass));
+    assert!(matches!(judge("main", &refuted, &racy, None), Outcome::Pass));
+    assert!(matches!(judge("main", &VerifierVerdict::Proved, &InterpreterVerdict::Clean, None), Outcome::Pass));
+    let inconclusive = InterpreterVerdict::Inconclusive("out of bounds".into());
+    assert!(matches!(judge("main", &VerifierVerdict::Proved, &inconclusive, None), Outcome::Skip(_)));
+}
+
+/// The oracle has an answer for every generated program: the interpreter never stops at a
+/// fault the generator should not make.
+#[test]
+fn the_verify_oracle_decides_generated_programs() {
+    for seed in 0..60 {
+        let (module, shape) = generated(seed);
+        if let Outcome::Skip(why) = verify_outcome(&module) {
+            panic!("seed {seed} {shape:?}: skipped: {why}\n{}", print_module(&module));
+        }
+    }
+}

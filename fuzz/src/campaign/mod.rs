@@ -211,7 +211,7 @@ fn located(module: IRModule) -> IRModule {
     }
 }
 
-fn program_bytes(seed: u64, index: u64) -> Vec<u8> {
+pub fn program_bytes(seed: u64, index: u64) -> Vec<u8> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     rng.set_stream(index);
     let mut bytes = vec![0u8; BYTES_PER_PROGRAM];

@@ -169,11 +169,15 @@ impl<'m> Checker<'m> {
         Query::new(format!("{} {what}", self.name)).with_timeout(self.timeout)
     }
 
-    /// Adds the assumptions of the bounded encodings to the query, and remembers the loops.
+    /// Adds the assumptions of the bounded encodings (and the ranges of data unknowns) to the
+    /// query, and remembers the bounded loops.
     pub fn assume_bounds(&mut self, enc: &mut Encoder, query: &mut Query) {
         for (l, fits) in enc.bounded.drain(..) {
             query.assume(fits);
             self.bounded.insert(l);
+        }
+        for fact in enc.deferred.drain(..) {
+            query.assume(fact);
         }
     }
 
@@ -218,7 +222,7 @@ impl<'m> Checker<'m> {
         let EventKind::Wait { count, .. } = &self.model.event(wait).kind else {
             return Err(Unsupported("not a wait".into()));
         };
-        let n = enc.int(&count.clone(), &at.vals, None)?;
+        let n = enc.wait_count(&count.clone(), &at.vals)?;
         Ok(match slack.of(wait) {
             Some(s) => add(&[n, s.clone()]),
             None => n,

@@ -98,6 +98,11 @@ pub struct Encoder<'m> {
     ranges: Ranges<'m>,
     /// Loops whose extent the query bounds by the in-bounds precondition.
     iteration_bounded: std::collections::BTreeSet<LoopId>,
+    /// Facts about the unknowns of data read from memory (their types' ranges), which every
+    /// query must assume.
+    pub deferred: Vec<Bool>,
+    /// A wait count is being encoded (see [`Encoder::unknown`]).
+    data_counts: bool,
 }
 
 impl<'m> Encoder<'m> {
@@ -126,6 +131,8 @@ impl<'m> Encoder<'m> {
             bounded: Vec::new(),
             ranges,
             iteration_bounded: std::collections::BTreeSet::new(),
+            deferred: Vec::new(),
+            data_counts: false,
         };
         enc.threads = enc.declare_threads(query, thread)?;
         enc.assume_iteration_bounds(query);
@@ -275,6 +282,10 @@ impl<'m> Encoder<'m> {
             Expr::Cast { value, dtype } if dtype.is_integer() && value.dtype().is_integer() => {
                 self.int_inner(value, inst, q)?
             }
+            // An integer made from a float is data.
+            Expr::Cast { value, dtype } if dtype.is_integer() && value.dtype().is_float() => {
+                return self.unknown(e, q);
+            }
             Expr::Binary { op, lhs, rhs } => {
                 if matches!(op, BinOp::Div | BinOp::FloorDiv | BinOp::FloorMod | BinOp::TruncDiv | BinOp::TruncMod)
                     && self.ranges.value(rhs).is_none_or(|r| r.contains(0))
@@ -305,17 +316,22 @@ impl<'m> Encoder<'m> {
         }
     }
 
-    /// A value read from memory: any value of its type, fresh in each encoding (a query is
-    /// needed to declare it).
+    /// A value read from memory: any value of its type, fresh in each encoding. Declared in
+    /// the query when there is one; otherwise an anonymous constant whose range the checker
+    /// assumes with the query's other deferred facts ([`Encoder::deferred`]).
     fn unknown(&mut self, e: &Expr, q: &mut Option<&mut Query>) -> Enc<Int> {
-        let Some(query) = q else {
-            return Err(Unsupported(format!("a value read from memory: {}", print_expr(e))));
-        };
         self.counter += 1;
-        let v = declare(query, self.model, Role::Loaded(self.counter))?;
+        let v = match q {
+            Some(query) => declare(query, self.model, Role::Loaded(self.counter))?,
+            // A wait count is encoded once per wait instance: an anonymous unknown is exact.
+            // Elsewhere without a query (loop bounds and conditions of commits, counted in
+            // closed form and remembered per event) one unknown would stand for values that
+            // differ between iterations.
+            None if self.data_counts => Int::fresh_const("loaded"),
+            None => return Err(Unsupported(format!("a value read from memory: {}", print_expr(e)))),
+        };
         if let Some(r) = ValueRange::of_type(e.dtype()) {
-            let (lo, hi) = (big(r.lo), big(r.hi));
-            query.assume(and(&[ge(&v, &lo), le(&v, &hi)]));
+            self.deferred.push(and(&[ge(&v, &big(r.lo)), le(&v, &big(r.hi))]));
         }
         Ok(v)
     }
@@ -371,14 +387,22 @@ impl<'m> Encoder<'m> {
         })
     }
 
-    /// A condition that depends on data: it may go either way (a query is needed).
+    /// A condition that depends on data: it may go either way.
     fn unknown_condition(&mut self, e: &Expr, q: &mut Option<&mut Query>) -> Enc<Bool> {
-        let Some(query) = q else {
-            return Err(Unsupported(format!("the condition {}, which depends on data", print_expr(e))));
-        };
         self.counter += 1;
-        let v = declare(query, self.model, Role::Condition(self.counter))?;
-        Ok(v.eq(Int::from_i64(1)))
+        Ok(match q {
+            Some(query) => declare(query, self.model, Role::Condition(self.counter))?.eq(Int::from_i64(1)),
+            None if self.data_counts => Bool::fresh_const("cond"),
+            None => return Err(Unsupported(format!("the condition {}, which depends on data", print_expr(e)))),
+        })
+    }
+
+    /// A wait's in-flight count at the instance `at` (values read from memory are unknowns).
+    pub fn wait_count(&mut self, count: &Expr, at: &LoopValues) -> Enc<Int> {
+        self.data_counts = true;
+        let n = self.int(count, at, None);
+        self.data_counts = false;
+        n
     }
 
     fn var(&self, id: VarId, at: &LoopValues) -> Option<Int> {

@@ -1,0 +1,47 @@
+//! Why the verifier leaves generated async programs undecided: verifies programs of the
+//! arbitrary async generator and counts the reasons of their unknowns, most frequent first
+//! (`cargo run --release -p tirproof-fuzz --example verify_unknowns -- [SEED] [PROGRAMS]`).
+
+use std::collections::BTreeMap;
+
+use arbitrary::Unstructured;
+use tirproof_fuzz::campaign::program_bytes;
+use tirproof_fuzz::gen::{async_program, AsyncGenConfig};
+use tirproof_verify::waits::{verify_func, Options, WaitVerdict};
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let seed: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(1);
+    let programs: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(200);
+    let mut reasons: BTreeMap<String, u32> = BTreeMap::new();
+    let (mut decided, mut undecided) = (0, 0);
+    for index in 0..programs {
+        let bytes = program_bytes(seed, index);
+        let Ok((module, _)) = async_program(&mut Unstructured::new(&bytes), &AsyncGenConfig::default()) else {
+            continue;
+        };
+        for func in &module.functions {
+            let (report, _) = verify_func(func, &Options { tightness: false, ..Options::default() });
+            let mut why: Vec<String> = report.unknown.iter().map(ToString::to_string).collect();
+            why.extend(report.waits.iter().filter_map(|w| match &w.verdict {
+                WaitVerdict::Unknown { reason } => Some(reason.to_string()),
+                _ => None,
+            }));
+            if why.is_empty() {
+                decided += 1;
+                continue;
+            }
+            undecided += 1;
+            let mut first: String = why[0].chars().take(90).collect();
+            // The same reason with other values is one reason.
+            first.retain(|c| !c.is_ascii_digit());
+            *reasons.entry(first).or_default() += 1;
+        }
+    }
+    println!("{decided} decided, {undecided} undecided");
+    let mut sorted: Vec<_> = reasons.into_iter().collect();
+    sorted.sort_by(|a, b| b.1.cmp(&a.1));
+    for (reason, count) in sorted.iter().take(25) {
+        println!("{count:5}  {reason}");
+    }
+}

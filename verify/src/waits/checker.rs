@@ -173,8 +173,11 @@ impl<'m> Checker<'m> {
     /// query, and remembers the bounded loops.
     pub fn assume_bounds(&mut self, enc: &mut Encoder, query: &mut Query) {
         for (l, fits) in enc.bounded.drain(..) {
-            query.assume(fits);
-            self.bounded.insert(l);
+            // A loop of at most that many iterations anyway is counted exactly.
+            if fits.as_bool() != Some(true) {
+                query.assume(fits);
+                self.bounded.insert(l);
+            }
         }
         for fact in enc.deferred.drain(..) {
             query.assume(fact);

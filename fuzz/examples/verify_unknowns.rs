@@ -40,7 +40,7 @@ fn main() {
     }
     println!("{decided} decided, {undecided} undecided");
     let mut sorted: Vec<_> = reasons.into_iter().collect();
-    sorted.sort_by(|a, b| b.1.cmp(&a.1));
+    sorted.sort_by_key(|(_, count)| std::cmp::Reverse(*count));
     for (reason, count) in sorted.iter().take(25) {
         println!("{count:5}  {reason}");
     }

@@ -49,6 +49,12 @@ impl Sharing {
     }
 }
 
+/// Whether two instances are in different threads, and whether in one block.
+pub(super) struct ThreadRelation {
+    pub different_thread: Bool,
+    pub same_block: Bool,
+}
+
 /// A pair of accesses that may race, and whether barriers can order it.
 #[derive(Clone, Copy)]
 struct RacePair {
@@ -120,16 +126,8 @@ impl<'m> Checker<'m> {
         let second_thread = enc.declare_threads(query, Thread::Other)?;
         let mut obligations = Vec::with_capacity(pairs.len());
         for (k, pair) in pairs.iter().enumerate() {
-            // Only the bindings around both accesses tell their threads apart (accesses under
-            // different bindings are in different kernels, which run one after the other).
-            let common = self.common_bindings(pair.first, pair.second);
-            let different_thread =
-                or(&common.iter().map(|l| not(&eq(&first_thread[l], &second_thread[l]))).collect::<Vec<_>>());
-            let same_block = and(&common
-                .iter()
-                .filter(|l| self.model.loop_info(**l).block)
-                .map(|l| eq(&first_thread[l], &second_thread[l]))
-                .collect::<Vec<_>>());
+            let ThreadRelation { different_thread, same_block } =
+                self.thread_relation((pair.first, &first_thread), (pair.second, &second_thread));
             enc.threads = first_thread.clone();
             let (a, a_runs) = enc.instance(query, pair.first, InstanceRole::RaceFirst(k))?;
             let a_address = self.address(&mut enc, query, InstanceRole::RaceFirst(k), &a)?;
@@ -154,11 +152,25 @@ impl<'m> Checker<'m> {
         Ok(obligations)
     }
 
-    /// The thread and block bindings around both events.
-    fn common_bindings(&self, a: EventId, b: EventId) -> Vec<LoopId> {
+    /// How the threads of two events' instances relate. Only the bindings around both
+    /// events tell their threads apart (events under different bindings are in different
+    /// kernels, which run one after the other).
+    pub(super) fn thread_relation(
+        &self,
+        (a, a_thread): (EventId, &LoopValues),
+        (b, b_thread): (EventId, &LoopValues),
+    ) -> ThreadRelation {
         let m = self.model;
         let around_b = m.loops_of(m.event(b));
-        m.loops_of(m.event(a)).into_iter().filter(|l| m.loop_info(*l).per_thread && around_b.contains(l)).collect()
+        let common: Vec<LoopId> =
+            m.loops_of(m.event(a)).into_iter().filter(|l| m.loop_info(*l).per_thread && around_b.contains(l)).collect();
+        let different_thread = or(&common.iter().map(|l| not(&eq(&a_thread[l], &b_thread[l]))).collect::<Vec<_>>());
+        let same_block = and(&common
+            .iter()
+            .filter(|l| m.loop_info(**l).block)
+            .map(|l| eq(&a_thread[l], &b_thread[l]))
+            .collect::<Vec<_>>());
+        ThreadRelation { different_thread, same_block }
     }
 
     /// Some barrier instance comes after `earlier` (of its thread) and before `later` (of

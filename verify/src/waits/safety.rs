@@ -292,10 +292,11 @@ impl<'m> Checker<'m> {
             waits.extend(governing(&effects));
             synced.push(and(&[exists, enc.before(&si, &at_writer), not(&incomplete(&group, &effects))]));
         }
-        let distinct: Vec<Bool> = writer.iter().map(|(l, v)| not(&eq(v, &reader[l]))).collect();
+        // Shared memory is one copy per block: only threads of one block meet there.
+        let threads = self.thread_relation((s, writer), (u, reader));
         let unsynchronized =
             or(&[and(&[enc.before(&si, &ui), not(&or(&synced))]), and(&[enc.before(&ui, &si), not(&or(&separated))])]);
-        Ok((and(&[s_runs, u_runs, or(&distinct), same, unsynchronized]), waits))
+        Ok((and(&[s_runs, u_runs, threads.different_thread, threads.same_block, same, unsynchronized]), waits))
     }
 
     /// Checks the pairs of `safety` that `checks` asks about, until it has found as many

@@ -122,11 +122,9 @@ fn verifier_and_interpreter_agree_on_the_corpus() {
     assert!(checked >= 15, "only {checked} programs checked");
 }
 
-/// Cases of `corpus/verify` the verifier leaves undecided, and why: counting the commits of
-/// a loop whose extent depends on an outer loop's variable needs a sum over that variable,
-/// which the closed forms do not build; a bounded check is never a proof.
-const UNDECIDED: [&str; 3] =
-    ["triangular_inner_loop_clean.py", "triangular_inner_loop_racy.py", "bounded_condition_not_a_proof.py"];
+/// Cases of `corpus/verify` the verifier leaves undecided, and why: a bounded check is never a
+/// proof.
+const UNDECIDED: [&str; 1] = ["bounded_condition_not_a_proof.py"];
 
 /// Every class of `corpus/verify` (wrapping arithmetic, lets, lazy arms, inner-loop waits,
 /// data conditions, blocks) has a clean and a faulting twin: the verifier proves exactly the

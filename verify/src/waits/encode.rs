@@ -533,8 +533,8 @@ impl<'m> Encoder<'m> {
     }
 
     /// How many values in `[lo, min(hi, upper))` satisfy loop `l`'s conditions.
-    fn span(&mut self, l: LoopId, g: &Guard, upper: &Int) -> Enc<Int> {
-        let (lo, hi) = self.valid(l, g)?;
+    fn span(&mut self, l: LoopId, g: &Guard, upper: &Int, outer: &LoopValues) -> Enc<Int> {
+        let (lo, hi) = self.valid(l, g, outer)?;
         let top = min(&hi, upper);
         if !g.generic.contains_key(&l) {
             return Ok(size(&lo, &top));
@@ -551,8 +551,8 @@ impl<'m> Encoder<'m> {
 
     /// The largest value below `min(hi, upper)` (and at least `lo`) that satisfies loop `l`'s
     /// conditions, and whether there is one.
-    fn last_valid(&mut self, l: LoopId, g: &Guard, upper: &Int) -> Enc<(Bool, Int)> {
-        let (lo, hi) = self.valid(l, g)?;
+    fn last_valid(&mut self, l: LoopId, g: &Guard, upper: &Int, outer: &LoopValues) -> Enc<(Bool, Int)> {
+        let (lo, hi) = self.valid(l, g, outer)?;
         let top = min(&hi, upper);
         let prev = sub(&top, &Int::from_i64(1));
         if !g.generic.contains_key(&l) {
@@ -651,8 +651,8 @@ impl<'m> Encoder<'m> {
     }
 
     /// `[lo, hi)` of the iterations of loop `l` where `event`'s conditions on it hold.
-    fn valid(&mut self, l: LoopId, guard: &Guard) -> Enc<(Int, Int)> {
-        let (mut lo, mut hi) = self.loop_bounds(l)?;
+    fn valid(&mut self, l: LoopId, guard: &Guard, outer: &LoopValues) -> Enc<(Int, Int)> {
+        let (mut lo, mut hi) = self.loop_bounds_at(l, outer)?;
         for r in guard.ranges.get(&l).into_iter().flatten() {
             if let Some(x) = &r.lo {
                 lo = max(&lo, x);
@@ -714,30 +714,78 @@ impl<'m> Encoder<'m> {
                 if self.model.loop_info(*l).per_thread {
                     return Ok(same);
                 }
-                let earlier = self.span(*l, g, &v)?;
-                let all = self.count_all(p, i + 1, g)?;
-                Ok(add(&[same, mul(&[earlier, all])]))
+                let earlier = if self.inner_bounds_depend_on(p, i + 1, *l) {
+                    self.sum_over_iterations(p, i + 1, g, *l, Some(&v), &at.vals)?
+                } else {
+                    let earlier = self.span(*l, g, &v, &at.vals)?;
+                    mul(&[earlier, self.count_all(p, i + 1, g, &at.vals)?])
+                };
+                Ok(add(&[same, earlier]))
             }
             (Some(Step::Child(x)), Some(Step::Child(y))) | (Some(Step::Branch(x)), Some(Step::Branch(y))) if x == y => {
                 self.count_rec(p, u, i + 1, at, g)
             }
-            (Some(Step::Child(x)), Some(Step::Child(y))) if x < y => self.count_all(p, i, g),
+            (Some(Step::Child(x)), Some(Step::Child(y))) if x < y => self.count_all(p, i, g, &at.vals),
             // Later children, and the other branch of the same `if` (which did not run).
             _ => Ok(Int::from_i64(0)),
         }
     }
 
+    /// Whether the bounds of a loop on `p` from step `from` on mention loop `l`'s variable
+    /// (a triangular loop, `range(i)`): then counting its instances needs a sum over `l`.
+    fn inner_bounds_depend_on(&self, p: &[Step], from: usize, l: LoopId) -> bool {
+        let var = self.model.loop_info(l).var.id();
+        p[from.min(p.len())..].iter().any(|s| match s {
+            Step::Loop(k) => {
+                let info = self.model.loop_info(*k);
+                super::model::vars_of(&info.min).contains(&var) || super::model::vars_of(&info.extent).contains(&var)
+            }
+            _ => false,
+        })
+    }
+
+    /// The instances of the rest of path `p` (from step `from`) over the iterations of loop
+    /// `l` below `upper` (all of them without it), summed one iteration at a time: at most
+    /// [`ENUMERATED_ITERATIONS`] of them, assumed like a condition counted by enumeration.
+    fn sum_over_iterations(
+        &mut self,
+        p: &[Step],
+        from: usize,
+        g: &Guard,
+        l: LoopId,
+        upper: Option<&Int>,
+        outer: &LoopValues,
+    ) -> Enc<Int> {
+        let (lo, hi) = self.valid(l, g, outer)?;
+        let top = upper.map_or_else(|| hi.clone(), |u| min(&hi, u));
+        self.assume_bounded(l, &lo, &hi);
+        let mut terms = vec![Int::from_i64(0)];
+        for d in 0..ENUMERATED_ITERATIONS {
+            let j = add(&[lo.clone(), Int::from_i64(d)]);
+            let mut at = outer.clone();
+            at.insert(l, j.clone());
+            let ok = and(&[lt(&j, &top), self.generic_at(l, g, &j)?]);
+            let rest = self.count_all(p, from, g, &at)?;
+            terms.push(ite(&ok, &rest, &Int::from_i64(0)));
+        }
+        Ok(add(&terms))
+    }
+
     /// How many instances of the event the rest of its path has (from step `i`).
-    fn count_all(&mut self, p: &[Step], i: usize, g: &Guard) -> Enc<Int> {
+    fn count_all(&mut self, p: &[Step], i: usize, g: &Guard, outer: &LoopValues) -> Enc<Int> {
         let mut factors = vec![Int::from_i64(1)];
-        for step in &p[i..] {
+        for (k, step) in p.iter().enumerate().skip(i) {
             if let Step::Loop(l) = step {
                 if self.model.loop_info(*l).per_thread {
                     let v = self.threads.get(l).cloned().unwrap_or_else(|| Int::from_i64(0));
                     factors.push(ite(&self.holds_at(*l, g, &v), &Int::from_i64(1), &Int::from_i64(0)));
+                } else if self.inner_bounds_depend_on(p, k + 1, *l) {
+                    // The loops inside depend on this one's value: a sum, not a product.
+                    factors.push(self.sum_over_iterations(p, k + 1, g, *l, None, outer)?);
+                    return Ok(mul(&factors));
                 } else {
-                    let (_, hi) = self.valid(*l, g)?;
-                    factors.push(self.span(*l, g, &hi)?);
+                    let (_, hi) = self.valid(*l, g, outer)?;
+                    factors.push(self.span(*l, g, &hi, outer)?);
                 }
             }
         }
@@ -779,8 +827,10 @@ impl<'m> Encoder<'m> {
                 if self.model.loop_info(*l).per_thread {
                     return Ok((same_exists, same));
                 }
-                let (prev_exists, prev) = self.last_valid(*l, g, &v)?;
-                let (rest_exists, mut rest) = self.last_all(p, i + 1, g)?;
+                let (prev_exists, prev) = self.last_valid(*l, g, &v, &at.vals)?;
+                let mut before = at.vals.clone();
+                before.insert(*l, prev.clone());
+                let (rest_exists, mut rest) = self.last_all(p, i + 1, g, &before)?;
                 rest.insert(*l, prev);
                 let earlier_exists = and(&[prev_exists, rest_exists]);
                 Ok((or(&[same_exists.clone(), earlier_exists]), choose(&same_exists, &same, &rest)))
@@ -788,14 +838,18 @@ impl<'m> Encoder<'m> {
             (Some(Step::Child(x)), Some(Step::Child(y))) | (Some(Step::Branch(x)), Some(Step::Branch(y))) if x == y => {
                 self.last_rec(p, u, i + 1, at, g)
             }
-            (Some(Step::Child(x)), Some(Step::Child(y))) if x < y => self.last_all(p, i, g),
+            (Some(Step::Child(x)), Some(Step::Child(y))) if x < y => self.last_all(p, i, g, &at.vals),
             // Later children, and the other branch of the same `if` (which did not run).
             _ => Ok((Bool::from_bool(false), BTreeMap::new())),
         }
     }
 
     /// The last instance of the rest of the path from step `i`.
-    fn last_all(&mut self, p: &[Step], i: usize, g: &Guard) -> Enc<(Bool, LoopValues)> {
+    /// The last value of each loop is taken in turn, outermost first (a triangular loop's
+    /// bounds see the outer loop's last value; an empty last range then yields no instance,
+    /// though an earlier outer iteration may have one: fewer waits and barriers, never more).
+    fn last_all(&mut self, p: &[Step], i: usize, g: &Guard, outer: &LoopValues) -> Enc<(Bool, LoopValues)> {
+        let mut outer = outer.clone();
         let mut exists = vec![Bool::from_bool(true)];
         let mut vals = BTreeMap::new();
         for step in &p[i..] {
@@ -805,9 +859,10 @@ impl<'m> Encoder<'m> {
                     exists.push(self.holds_at(*l, g, &v));
                     vals.insert(*l, v);
                 } else {
-                    let (_, hi) = self.valid(*l, g)?;
-                    let (ok, last) = self.last_valid(*l, g, &hi)?;
+                    let (_, hi) = self.valid(*l, g, &outer)?;
+                    let (ok, last) = self.last_valid(*l, g, &hi, &outer)?;
                     exists.push(ok);
+                    outer.insert(*l, last.clone());
                     vals.insert(*l, last);
                 }
             }

@@ -101,8 +101,11 @@ pub struct Encoder<'m> {
     /// Facts about the unknowns of data read from memory (their types' ranges), which every
     /// query must assume.
     pub deferred: Vec<Bool>,
-    /// A wait count is being encoded (see [`Encoder::unknown`]).
+    /// A wait count or a loop's bounds read from memory are being encoded (see
+    /// [`Encoder::unknown`]).
     data_counts: bool,
+    /// Bounds read from memory, per loop and thread (see [`Encoder::data_bounds`]).
+    data_bounds: HashMap<(LoopId, Vec<Int>), (Int, Int)>,
 }
 
 impl<'m> Encoder<'m> {
@@ -133,6 +136,7 @@ impl<'m> Encoder<'m> {
             iteration_bounded: std::collections::BTreeSet::new(),
             deferred: Vec::new(),
             data_counts: false,
+            data_bounds: HashMap::new(),
         };
         enc.threads = enc.declare_threads(query, thread)?;
         enc.assume_iteration_bounds(query);
@@ -148,7 +152,7 @@ impl<'m> Encoder<'m> {
         for (l, info) in model.loops_by_id() {
             let Some(k) = info.max_iterations else { continue };
             let free = |e: &Expr| super::model::vars_of(e).iter().all(|v| model.is_loop_var(*v).is_none());
-            if !free(&info.extent) || !info.guards.iter().all(free) {
+            if !free(&info.extent) || !info.guards.iter().all(free) || model.reads_data(&info.extent) {
                 continue;
             }
             let encoded = (|| -> Enc<Bool> {
@@ -247,6 +251,9 @@ impl<'m> Encoder<'m> {
         }
         let info = self.model.loop_info(l);
         let (min, extent) = (info.min.clone(), info.extent.clone());
+        if self.model.reads_data(&min) || self.model.reads_data(&extent) {
+            return self.data_bounds(l);
+        }
         let lo = self.int(&min, outer, None)?;
         let ext = self.int(&extent, outer, None)?;
         let hi = add(&[lo.clone(), ext]);
@@ -255,6 +262,35 @@ impl<'m> Encoder<'m> {
             self.bounds.insert(l, (lo.clone(), hi.clone()));
         }
         Ok((lo, hi))
+    }
+
+    /// The bounds of a loop that reads them from memory: read once per execution of the loop,
+    /// so one unknown per thread when no serial loop encloses it (each execution is then one
+    /// thread's); inside a serial loop each iteration may read another value, not encoded.
+    fn data_bounds(&mut self, l: LoopId) -> Enc<(Int, Int)> {
+        let info = self.model.loop_info(l);
+        if info.enclosing.iter().any(|k| !self.model.loop_info(*k).per_thread) {
+            return Err(Unsupported(format!(
+                "bounds read from memory of a loop inside a serial loop: range({}, {})",
+                print_expr(&info.min),
+                print_expr(&info.extent)
+            )));
+        }
+        let threads: Vec<Int> = info.enclosing.iter().filter_map(|k| self.threads.get(k).cloned()).collect();
+        if let Some(known) = self.data_bounds.get(&(l, threads.clone())) {
+            return Ok(known.clone());
+        }
+        let (min, extent) = (info.min.clone(), info.extent.clone());
+        self.data_counts = true;
+        let bounds = (|| {
+            let lo = self.int(&min, &LoopValues::new(), None)?;
+            let ext = self.int(&extent, &LoopValues::new(), None)?;
+            Ok((lo.clone(), add(&[lo, ext])))
+        })();
+        self.data_counts = false;
+        let bounds = bounds?;
+        self.data_bounds.insert((l, threads), bounds.clone());
+        Ok(bounds)
     }
 
     /// The value of an integer expression with the loop values `at` (an instance's). Loads
@@ -323,7 +359,8 @@ impl<'m> Encoder<'m> {
         self.counter += 1;
         let v = match q {
             Some(query) => declare(query, self.model, Role::Loaded(self.counter))?,
-            // A wait count is encoded once per wait instance: an anonymous unknown is exact.
+            // A wait count is encoded once per wait instance, the bounds of a loop once per
+            // execution (`data_bounds`): an anonymous unknown is exact.
             // Elsewhere without a query (loop bounds and conditions of commits, counted in
             // closed form and remembered per event) one unknown would stand for values that
             // differ between iterations.

@@ -116,6 +116,8 @@ pub struct LoopInfo {
     /// The conditions around the loop (an event in its body under more is conditional
     /// within the loop).
     pub guards: Vec<Expr>,
+    /// The loops around this one, outermost first.
+    pub enclosing: Vec<LoopId>,
 }
 
 /// A buffer access, in scalar elements of its storage.
@@ -246,6 +248,11 @@ impl Model {
     /// Whether any statement carries provenance.
     pub fn has_provenance(&self) -> bool {
         self.events.iter().any(|e| !e.origins.is_empty())
+    }
+
+    /// Whether evaluating `e` reads memory (a load, or a variable a `let` bound to one).
+    pub fn reads_data(&self, e: &Expr) -> bool {
+        has_loads([e]) || vars_of(e).iter().any(|v| self.data_vars.contains(v))
     }
 
     pub fn is_loop_var(&self, var: VarId) -> Option<LoopId> {
@@ -392,6 +399,7 @@ impl Builder {
             block: binding == Binding::Block,
             max_iterations: None,
             guards: self.guards.clone(),
+            enclosing: self.path.iter().filter_map(|s| if let Step::Loop(l) = s { Some(*l) } else { None }).collect(),
         });
         self.path.push(Step::Loop(id));
         self.stmt(body);

@@ -1,6 +1,7 @@
 //! Why the verifier leaves generated async programs undecided: verifies programs of the
 //! arbitrary async generator and counts the reasons of their unknowns, most frequent first
-//! (`cargo run --release -p tirproof-fuzz --example verify_unknowns -- [SEED] [PROGRAMS]`).
+//! (`cargo run --release -p tirproof-fuzz --example verify_unknowns -- [SEED] [PROGRAMS]`),
+//! each with the first program that has it; with a third number INDEX, prints that program.
 
 use std::collections::BTreeMap;
 
@@ -13,7 +14,14 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let seed: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(1);
     let programs: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(200);
-    let mut reasons: BTreeMap<String, u32> = BTreeMap::new();
+    if let Some(index) = args.next().and_then(|a| a.parse::<u64>().ok()) {
+        let bytes = program_bytes(seed, index);
+        if let Ok((module, _)) = async_program(&mut Unstructured::new(&bytes), &AsyncGenConfig::default()) {
+            print!("{}", tirproof_ir::print::print_module(&module));
+        }
+        return;
+    }
+    let mut reasons: BTreeMap<String, (u32, u64)> = BTreeMap::new();
     let (mut decided, mut undecided) = (0, 0);
     for index in 0..programs {
         let bytes = program_bytes(seed, index);
@@ -35,13 +43,13 @@ fn main() {
             let mut first: String = why[0].chars().take(90).collect();
             // The same reason with other values is one reason.
             first.retain(|c| !c.is_ascii_digit());
-            *reasons.entry(first).or_default() += 1;
+            reasons.entry(first).or_insert((0, index)).0 += 1;
         }
     }
     println!("{decided} decided, {undecided} undecided");
     let mut sorted: Vec<_> = reasons.into_iter().collect();
-    sorted.sort_by_key(|(_, count)| std::cmp::Reverse(*count));
-    for (reason, count) in sorted.iter().take(25) {
-        println!("{count:5}  {reason}");
+    sorted.sort_by_key(|(_, (count, _))| std::cmp::Reverse(*count));
+    for (reason, (count, first)) in sorted.iter().take(25) {
+        println!("{count:5}  {reason}  (program {first})");
     }
 }

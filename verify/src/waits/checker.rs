@@ -9,8 +9,8 @@
 //! `committed - count` does not decrease from one of its instances to the next (true of
 //! pipelined loops). A wait in an inner loop whose count depends on that loop's variable
 //! (`T.min(j, 1)`, `j * 5`) may force the most at an earlier iteration: every iteration of
-//! the inner loop's last execution is taken too, for constant extents up to
-//! [`INNER_WAITS_ENUMERATED`]. Queries state "not complete" as [`incomplete`], a conjunction
+//! the inner loop's last execution is taken too, its first [`INNER_WAITS_ENUMERATED`] of them
+//! (all of them for a constant extent up to that). Queries state "not complete" as [`incomplete`], a conjunction
 //! over the waits, rather than through the maximum: the solver then needs no case split per
 //! wait.
 //!
@@ -276,11 +276,14 @@ impl<'m> Checker<'m> {
             .filter(|l| !around_use.contains(l) && mentioned.contains(&m.loop_info(*l).var.id()))
             .collect();
         let [l] = inner.as_slice() else { return Ok(Vec::new()) };
-        let (lo, hi) = enc.loop_bounds(*l)?;
-        let (Some(first), Some(end)) = (lo.as_i64(), hi.as_i64()) else { return Ok(Vec::new()) };
-        if end - first > INNER_WAITS_ENUMERATED {
-            return Ok(Vec::new());
-        }
+        // The inner loop's bounds may depend on the outer loops' values (a triangular loop).
+        let (lo, hi) = enc.loop_bounds_at(*l, &last.vals)?;
+        let Some(first) = lo.as_i64() else { return Ok(Vec::new()) };
+        let end = match hi.as_i64() {
+            Some(end) if end - first <= INNER_WAITS_ENUMERATED => end,
+            // Only the first iterations of a longer or symbolic range: fewer waits, never more.
+            _ => first + INNER_WAITS_ENUMERATED,
+        };
         let Some(last_value) = last.vals.get(l).cloned() else { return Ok(Vec::new()) };
         let mut out = Vec::new();
         for value in first..end {

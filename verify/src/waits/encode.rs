@@ -245,7 +245,7 @@ impl<'m> Encoder<'m> {
     }
 
     /// `[min, min + extent)` of a loop, whose bounds may mention the loops of `outer`.
-    fn loop_bounds_at(&mut self, l: LoopId, outer: &LoopValues) -> Enc<(Int, Int)> {
+    pub fn loop_bounds_at(&mut self, l: LoopId, outer: &LoopValues) -> Enc<(Int, Int)> {
         if let Some(known) = self.bounds.get(&l) {
             return Ok(known.clone());
         }

@@ -199,6 +199,35 @@ impl<'m> Checker<'m> {
         }
     }
 
+    /// Checks the obligations of `query` one at a time: the position and counterexample of
+    /// the first that fails, or why one could not be decided. When all hold, the assumptions
+    /// are checked too: contradictory ones would make every obligation hold, so they leave the
+    /// query undecided.
+    pub fn first_failure(
+        &self,
+        query: &Query,
+        obligations: &[ObligationId],
+        label: &str,
+    ) -> Result<Option<(usize, Counterexample)>, Cause> {
+        let scope = self.session.open(query, &[]);
+        let mut unknown = None;
+        for (k, &obligation) in obligations.iter().enumerate() {
+            match self.log.check(&scope, obligation, label) {
+                Outcome::Holds => {}
+                Outcome::Unknown(why) => unknown = unknown.or(Some(why)),
+                Outcome::Fails(found) => return Ok(Some((k, found))),
+            }
+        }
+        if let Some(why) = unknown {
+            return Err(Cause::Solver(why));
+        }
+        match scope.assumptions() {
+            Verdict::Proved => Ok(None),
+            Verdict::Unknown(why) => Err(Cause::Solver(why)),
+            Verdict::Vacuous | Verdict::Refuted(_) => Err(Cause::ContradictoryAssumptions),
+        }
+    }
+
     pub fn waits(&self, q: QueueId) -> Vec<EventId> {
         self.events_where(|k| matches!(k, EventKind::Wait { queue, .. } if *queue == q))
     }

@@ -16,7 +16,7 @@ use super::fold::{and, eq, lt, not, or};
 use super::model::{storage, vars_of, EventId, LoopId, Step};
 use super::names::{loop_values, shown, InstanceRole, Shown, Thread};
 use super::report::{Cause, Subject, Undecided};
-use crate::solver::{Counterexample, ObligationId, Outcome, Query, Verdict};
+use crate::solver::{Counterexample, ObligationId, Query};
 
 impl<'m> Checker<'m> {
     /// The first pair of accesses whose order differs from the original program's, if any.
@@ -31,20 +31,11 @@ impl<'m> Checker<'m> {
             Ok(obligations) => obligations,
             Err(Unsupported(why)) => return Some(undecided(Cause::NotEncoded(why))),
         };
-        let scope = self.session.open(&query, &[]);
-        let mut unknown = None;
-        for (&(a, b), &obligation) in pairs.iter().zip(&obligations) {
-            match self.log.check(&scope, obligation, "data_flow") {
-                Outcome::Holds => {}
-                Outcome::Unknown(why) => unknown = unknown.or(Some(why)),
-                Outcome::Fails(found) => return Some(self.reordered(a, b, &found)),
-            }
+        match self.first_failure(&query, &obligations, "data_flow") {
+            Ok(None) => None,
+            Ok(Some((k, found))) => Some(self.reordered(pairs[k].0, pairs[k].1, &found)),
+            Err(cause) => Some(undecided(cause)),
         }
-        let unknown = unknown.or_else(|| match scope.assumptions() {
-            Verdict::Unknown(why) => Some(why),
-            _ => None,
-        });
-        unknown.map(|why| undecided(Cause::Solver(why)))
     }
 
     /// Pairs of accesses with provenance to the same storage, at least one a write.

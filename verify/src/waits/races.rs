@@ -24,7 +24,7 @@ use super::fold::{and, eq, not, or};
 use super::model::{storage, EventId, EventKind, LoopId};
 use super::names::{loop_values, shown, thread_values, InstanceRole, Shown, Thread};
 use super::report::{Cause, Subject, Undecided};
-use crate::solver::{ObligationId, Outcome, Query};
+use crate::solver::{ObligationId, Query};
 
 /// Where the memory of an access lives, as far as threads are concerned.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -80,16 +80,11 @@ impl<'m> Checker<'m> {
             Ok(obligations) => obligations,
             Err(Unsupported(why)) => return Some(undecided(Cause::NotEncoded(why))),
         };
-        let scope = self.session.open(&query, &[]);
-        let mut unknown = None;
-        for (k, (pair, obligation)) in pairs.iter().zip(obligations).enumerate() {
-            match self.log.check(&scope, obligation, "races") {
-                Outcome::Holds => {}
-                Outcome::Unknown(why) => unknown = unknown.or(Some(why)),
-                Outcome::Fails(found) => return Some(self.race_found(k, *pair, found.values())),
-            }
+        match self.first_failure(&query, &obligations, "races") {
+            Ok(None) => None,
+            Ok(Some((k, found))) => Some(self.race_found(k, pairs[k], found.values())),
+            Err(cause) => Some(undecided(cause)),
         }
-        unknown.map(|why| undecided(Cause::Solver(why)))
     }
 
     /// Pairs of accesses to one storage that two threads can both reach, at least one a write.

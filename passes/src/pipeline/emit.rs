@@ -213,10 +213,20 @@ impl Emitter<'_> {
             if self.spec.is_async(k) && !s.is_nop() {
                 s = async_op::asynchronous(s);
             }
-            if self.barriers && self.groups.has_producers(k) {
+            // Threads that exchange data: a barrier before a consumer orders it after other
+            // threads' writes of this step.
+            let consumer = self.barriers && self.groups.has_producers(k);
+            if consumer {
                 s = seq(vec![barrier(), s]);
             }
             s = self.wrap_waits(k, s, t, ext, bounds);
+            // One before a producer orders its write after other threads' reads earlier in
+            // this step (of another iteration); it goes before the producer's whole group, and
+            // the barrier that ends each step covers a producer that starts one.
+            let producer = self.barriers && !consumer && self.groups.has_consumers(k);
+            if producer && run_members.is_empty() && !out.is_empty() && !out.last().is_some_and(is_barrier) {
+                out.push(barrier());
+            }
             if !s.is_nop() {
                 match self.groups.run_of[k] {
                     None => out.push(s),

@@ -50,6 +50,8 @@ pub struct Groups {
     pub needs: Vec<BTreeMap<i64, Vec<(usize, i64)>>>,
     /// For each statement: whether it depends on any other statement.
     consumes: Vec<bool>,
+    /// For each statement: whether any other statement depends on it.
+    produces: Vec<bool>,
     stages: Vec<i64>,
 }
 
@@ -58,8 +60,10 @@ impl Groups {
         let n = spec.len();
         let mut needs: Vec<BTreeMap<i64, Vec<(usize, i64)>>> = vec![BTreeMap::new(); n];
         let mut consumes = vec![false; n];
+        let mut produces = vec![false; n];
         for d in deps {
             consumes[d.consumer] |= d.producer != d.consumer;
+            produces[d.producer] |= d.producer != d.consumer;
             if spec.is_async(d.producer) {
                 needs[d.consumer].entry(spec.stages[d.producer]).or_default().push((d.producer, d.delta));
             }
@@ -90,7 +94,7 @@ impl Groups {
             run.index_in_queue = *count;
             *count += 1;
         }
-        Groups { exec_order, runs, run_of, runs_per_step, needs, consumes, stages: spec.stages.clone() }
+        Groups { exec_order, runs, run_of, runs_per_step, needs, consumes, produces, stages: spec.stages.clone() }
     }
 
     /// Position of statement `k` in the execution order.
@@ -141,6 +145,11 @@ impl Groups {
     /// Whether statement `k` reads what another statement of the loop writes.
     pub fn has_producers(&self, k: usize) -> bool {
         self.consumes[k]
+    }
+
+    /// Whether another statement of the loop reads (or rewrites) what statement `k` writes.
+    pub fn has_consumers(&self, k: usize) -> bool {
+        self.produces[k]
     }
 
     /// The queues statement `k` may wait on, in ascending order.

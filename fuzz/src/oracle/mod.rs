@@ -404,6 +404,46 @@ impl fmt::Display for SkipReason {
     }
 }
 
+/// Whether a condition, a loop bound or an attribute value of `func` reads memory: what runs
+/// then depends on the input data.
+pub(crate) fn control_reads_memory(func: &tirproof_ir::PrimFunc) -> bool {
+    use tirproof_ir::visit::{walk_expr, walk_stmt, Visitor};
+    use tirproof_ir::{Expr, Stmt, StmtKind};
+    struct Control(bool);
+    fn reads(e: &Expr) -> bool {
+        struct Loads(bool);
+        impl Visitor for Loads {
+            fn visit_expr(&mut self, e: &Expr) {
+                self.0 |= matches!(e, Expr::Load(_));
+                walk_expr(self, e);
+            }
+        }
+        let mut loads = Loads(false);
+        loads.visit_expr(e);
+        loads.0
+    }
+    impl Visitor for Control {
+        fn visit_expr(&mut self, e: &Expr) {
+            if let Expr::IfThenElse { cond, .. } | Expr::Select { cond, .. } = e {
+                self.0 |= reads(cond);
+            }
+            walk_expr(self, e);
+        }
+        fn visit_stmt(&mut self, s: &Stmt) {
+            match &s.kind {
+                StmtKind::If { cond, .. } => self.0 |= reads(cond),
+                StmtKind::For(f) => self.0 |= reads(&f.min) || reads(&f.extent),
+                StmtKind::Attr(a) => self.0 |= reads(&a.value),
+                _ => {}
+            }
+            walk_stmt(self, s);
+        }
+    }
+    let mut control = Control(false);
+    control.visit_stmt(&func.body);
+    control.0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -201,7 +201,7 @@ fn compare_with_interpreter(
     if answer.proved == fault.is_none() {
         return Outcome::Pass;
     }
-    if !answer.proved && control_reads_memory(func) {
+    if !answer.proved && super::control_reads_memory(func) {
         // The counterexample chooses the data a condition reads; the inputs tried may not.
         return Outcome::Skip(SkipReason::Undecided(format!(
             "the verifier refutes {what} for some input data, which the inputs tried do not give"
@@ -214,44 +214,6 @@ fn compare_with_interpreter(
     let evidence = fault.or(answer.refutation).unwrap_or_default();
     let class = FailureClass::Disagreement { verifier_proved: answer.proved };
     Outcome::Fail(Failure::new(OracleName::Agreement, class, message).with_counterexample(evidence))
-}
-
-/// Whether a condition, a loop bound or an attribute value of `func` reads memory: what runs
-/// then depends on the input data.
-fn control_reads_memory(func: &PrimFunc) -> bool {
-    struct Control(bool);
-    fn reads(e: &Expr) -> bool {
-        struct Loads(bool);
-        impl Visitor for Loads {
-            fn visit_expr(&mut self, e: &Expr) {
-                self.0 |= matches!(e, Expr::Load(_));
-                tirproof_ir::visit::walk_expr(self, e);
-            }
-        }
-        let mut loads = Loads(false);
-        loads.visit_expr(e);
-        loads.0
-    }
-    impl Visitor for Control {
-        fn visit_expr(&mut self, e: &Expr) {
-            if let Expr::IfThenElse { cond, .. } | Expr::Select { cond, .. } = e {
-                self.0 |= reads(cond);
-            }
-            tirproof_ir::visit::walk_expr(self, e);
-        }
-        fn visit_stmt(&mut self, s: &Stmt) {
-            match &s.kind {
-                StmtKind::If { cond, .. } => self.0 |= reads(cond),
-                StmtKind::For(f) => self.0 |= reads(&f.min) || reads(&f.extent),
-                StmtKind::Attr(a) => self.0 |= reads(&a.value),
-                _ => {}
-            }
-            walk_stmt(self, s);
-        }
-    }
-    let mut control = Control(false);
-    control.visit_stmt(&func.body);
-    control.0
 }
 
 /// The interpreter's async fault on the mutant, if it shows one; `Err` when it has no answer.

@@ -518,15 +518,18 @@ impl Builder {
     }
 }
 
-/// The most iterations loop `l` can run while an access directly in its body (in every
-/// iteration: under no condition or inner loop of the body) stays in bounds.
+/// The most iterations loop `l` can run while an access directly in its body (under no inner
+/// loop, and under no condition or one that holds at least every m-th iteration) stays in
+/// bounds.
 ///
 /// Why this holds: for an index dimension `c * v + rest` (c a nonzero constant, `rest` the
 /// same in every iteration: no load) of extent `N`, two's-complement arithmetic computes the
 /// exact progression modulo `2^w`; stepping by `|c| <= 2^(w-1) - N` it cannot leave `[0, N)`
 /// and come back without landing outside it in between, which faults. So the iterations that
 /// run the access number at most `(N - 1) / |c| + 1`, and an instance of any event of the
-/// body is at most one iteration past them (the access may come after it in the body).
+/// body is at most one iteration past them (the access may come after it in the body). Under
+/// a condition that holds at least every m-th iteration, the step is `m * |c|` and the
+/// iterations `m` times as many, plus `m`.
 pub fn iteration_bound(model: &Model, l: LoopId) -> Option<i64> {
     let info = model.loop_info(l);
     if info.per_thread {
@@ -536,13 +539,17 @@ pub fn iteration_bound(model: &Model, l: LoopId) -> Option<i64> {
     for event in &model.events {
         let (EventKind::Use { access, .. } | EventKind::AsyncStore { access, .. }) = &event.kind else { continue };
         let Some(at) = event.path.iter().position(|s| *s == Step::Loop(l)) else { continue };
-        let direct = event.path[at + 1..].iter().all(|s| matches!(s, Step::Child(_)));
+        // Directly in the body, or in the then-branch of one condition that skips at most one
+        // iteration in a row (`i != c`) or runs every m-th (`i % m == r`).
+        let direct = event.path[at + 1..].iter().all(|s| matches!(s, Step::Child(_) | Step::Branch(0)));
+        let period = match &event.guards[info.guards.len().min(event.guards.len())..] {
+            [] => Some(1),
+            [only] => skipping_period(only, &info.var),
+            _ => None,
+        };
         let node = access.buffer.node();
-        if !direct
-            || event.guards.len() != info.guards.len()
-            || !node.strides.is_empty()
-            || node.elem_offset.as_int() != Some(0)
-        {
+        let Some(period) = period else { continue };
+        if !direct || !node.strides.is_empty() || node.elem_offset.as_int() != Some(0) {
             continue;
         }
         for (index, extent) in access.indices.iter().zip(&node.shape) {
@@ -556,16 +563,34 @@ pub fn iteration_bound(model: &Model, l: LoopId) -> Option<i64> {
             };
             let extent = extent.as_int().and_then(|n| n.checked_sub(i64::try_from(spread).ok()?));
             let (Some(n), Some(c)) = (extent, linear_coefficient(index, &info.var)) else { continue };
+            // Between two runs of the access the index moves by at most `period * |c|`.
             let width = index.dtype().bits.clamp(1, 64);
             let limit = (1i128 << (width - 1)) - i128::from(n);
-            if n <= 0 || c == 0 || i128::from(c.unsigned_abs()) > limit {
+            let step = i128::from(c.unsigned_abs()) * i128::from(period);
+            if n <= 0 || c == 0 || step > limit {
                 continue;
             }
-            let bound = (n - 1) / c.abs() + 2;
+            let runs = (n - 1) / c.abs() + 1;
+            let Some(bound) = runs.checked_mul(period).and_then(|b| b.checked_add(period)) else { continue };
             best = Some(best.map_or(bound, |b| b.min(bound)));
         }
     }
     best
+}
+
+/// How many iterations in a row a condition on `var` can span between two where it holds, at
+/// most: 2 for `var != c` (it fails once), `m` for `var % m == r`; `None` for other conditions.
+fn skipping_period(cond: &Expr, var: &Var) -> Option<i64> {
+    use tirproof_ir::CmpOp;
+    let Expr::Cmp { op, lhs, rhs } = cond else { return None };
+    match (op, &**lhs, rhs.as_int()) {
+        (CmpOp::Ne, Expr::Var(v), Some(_)) if v == var => Some(2),
+        (CmpOp::Eq, Expr::Binary { op: BinOp::FloorMod, lhs: x, rhs: m }, Some(_)) => match (&**x, m.as_int()) {
+            (Expr::Var(v), Some(m)) if v == var && (1..=1 << 16).contains(&m) => Some(m),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// `c` when `e` is `c * var + rest` with `rest` free of `var` and of loads (the same value in

@@ -579,12 +579,18 @@ pub fn iteration_bound(model: &Model, l: LoopId) -> Option<i64> {
 }
 
 /// How many iterations in a row a condition on `var` can span between two where it holds, at
-/// most: 2 for `var != c` (it fails once), `m` for `var % m == r`; `None` for other conditions.
+/// most: 2 for `var != c` and `var % m != r` (it fails at most once in a row), `m` for
+/// `var % m == r`; `None` for other conditions.
 fn skipping_period(cond: &Expr, var: &Var) -> Option<i64> {
     use tirproof_ir::CmpOp;
     let Expr::Cmp { op, lhs, rhs } = cond else { return None };
     match (op, &**lhs, rhs.as_int()) {
         (CmpOp::Ne, Expr::Var(v), Some(_)) if v == var => Some(2),
+        // All residues but one: it fails at most once in a row.
+        (CmpOp::Ne, Expr::Binary { op: BinOp::FloorMod, lhs: x, rhs: m }, Some(_)) => match (&**x, m.as_int()) {
+            (Expr::Var(v), Some(m)) if v == var && m >= 1 => Some(2),
+            _ => None,
+        },
         (CmpOp::Eq, Expr::Binary { op: BinOp::FloorMod, lhs: x, rhs: m }, Some(_)) => match (&**x, m.as_int()) {
             (Expr::Var(v), Some(m)) if v == var && (1..=1 << 16).contains(&m) => Some(m),
             _ => None,

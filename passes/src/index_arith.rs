@@ -1,7 +1,8 @@
 //! Index arithmetic for the lowering passes (flattening, vectorization, vector-type rewrite):
 //! building `+` and `*` of integer index expressions with the folding that keeps emitted
 //! indices readable (`x + 0`, `1 * x`, constants), in the operands' own integer type; and the
-//! affine test (`a * var + uniform`) that dependence checks use to tell iterations apart.
+//! affine test (`a * var + uniform`) that dependence checks (and the verifier's loop bounds)
+//! use to tell iterations apart.
 //!
 //! Invariants: folding is exact (two's-complement wrap in the type's width, int32 and int64
 //! only; other widths are never folded); an operand is only dropped (`x * 0`) when it can
@@ -135,7 +136,7 @@ pub(crate) fn wider(a: DataType, b: DataType) -> DataType {
 
 /// The constant `a` such that `e = a * var + (something uniform)`; `None` when `e` depends on
 /// `var` in another way.
-pub(crate) fn coefficient(e: &Expr, var: &Var, lets: &HashMap<VarId, Expr>) -> Option<i64> {
+pub fn coefficient(e: &Expr, var: &Var, lets: &HashMap<VarId, Expr>) -> Option<i64> {
     match e {
         Expr::Var(v) if v == var => Some(1),
         Expr::Var(v) => lets.get(&v.id()).map_or(Some(0), |value| coefficient(value, var, lets)),

@@ -309,11 +309,7 @@ impl IndexRelation<'_> {
         let mut exact: Option<BTreeSet<i64>> = None;
         let mut nearest = None;
         for (a, b) in first.iter().zip(second) {
-            // `0 * 8 + i % 4` is `i % 4`: constant parts folded, the forms below apply.
-            let (mut a, mut b) = (a.clone(), b.clone());
-            crate::fold::fold_expr(&mut a);
-            crate::fold::fold_expr(&mut b);
-            match self.dimension(&a, &b) {
+            match self.dimension(a, b) {
                 DimRelation::Exact(set) => {
                     let both = match exact.take() {
                         Some(before) => before.intersection(&set).copied().collect(),
@@ -704,11 +700,15 @@ impl Collector<'_> {
 
     fn record(&mut self, buffer: &Buffer, indices: &[Expr], write: bool) {
         let invariant = !indices.iter().any(|i| self.depends(i));
+        // `0 * 8 + i % 4` is `i % 4`: constant parts folded once, so the dependence test's
+        // forms apply.
+        let mut indices = indices.to_vec();
+        indices.iter_mut().for_each(crate::fold::fold_expr);
         self.out.push(Access {
             storage: buffer.data().id(),
             buffer: buffer.clone(),
             write,
-            indices: indices.to_vec(),
+            indices,
             invariant,
             guards: self.guards.clone(),
         });

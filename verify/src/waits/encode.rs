@@ -240,7 +240,7 @@ impl<'m> Encoder<'m> {
     }
 
     /// `[min, min + extent)` of a loop; bounds may mention parameters only.
-    pub fn loop_bounds(&mut self, l: LoopId) -> Enc<(Int, Int)> {
+    fn loop_bounds(&mut self, l: LoopId) -> Enc<(Int, Int)> {
         self.loop_bounds_at(l, &LoopValues::new())
     }
 
@@ -294,7 +294,8 @@ impl<'m> Encoder<'m> {
     }
 
     /// The value of an integer expression with the loop values `at` (an instance's). Loads
-    /// (data-dependent values) are fresh unknowns when a query is given, else unsupported.
+    /// (data-dependent values) are fresh unknowns when a query is given, else unsupported
+    /// (but in wait counts and loop bounds: [`Encoder::unknown`]).
     pub fn int(&mut self, e: &Expr, at: &LoopValues, query: Option<&mut Query>) -> Enc<Int> {
         let mut q = query;
         self.int_inner(e, at, &mut q)

@@ -23,10 +23,11 @@
 //! lists, in the order the walk met them, so an outer loop has a smaller id than the loops in
 //! its body. Queues are named by the program's own numbers ([`QueueId`]).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use tirproof_ir::async_op::{decode_annotations, decode_chain, AsyncOps, Wait, WaitUntil};
+use tirproof_passes::index_arith::coefficient;
 
 use serde::Serialize;
 use tirproof_ir::print::print_expr;
@@ -562,7 +563,9 @@ pub fn iteration_bound(model: &Model, l: LoopId) -> Option<i64> {
                 other => (other, 0),
             };
             let extent = extent.as_int().and_then(|n| n.checked_sub(i64::try_from(spread).ok()?));
-            let (Some(n), Some(c)) = (extent, linear_coefficient(index, &info.var)) else { continue };
+            // `rest` must be the same in every iteration: no value read from memory.
+            let c = (!model.reads_data(index)).then(|| coefficient(index, &info.var, &HashMap::new())).flatten();
+            let (Some(n), Some(c)) = (extent, c) else { continue };
             // Between two runs of the access the index moves by at most `period * |c|`.
             let width = index.dtype().bits.clamp(1, 64);
             let limit = (1i128 << (width - 1)) - i128::from(n);
@@ -597,30 +600,6 @@ fn skipping_period(cond: &Expr, var: &Var) -> Option<i64> {
         },
         _ => None,
     }
-}
-
-/// `c` when `e` is `c * var + rest` with `rest` free of `var` and of loads (the same value in
-/// every iteration), through sums, differences and constant factors.
-fn linear_coefficient(e: &Expr, var: &Var) -> Option<i64> {
-    match e {
-        Expr::Var(v) if v == var => Some(1),
-        Expr::Binary { op: BinOp::Add, lhs, rhs } => {
-            linear_coefficient(lhs, var)?.checked_add(linear_coefficient(rhs, var)?)
-        }
-        Expr::Binary { op: BinOp::Sub, lhs, rhs } => {
-            linear_coefficient(lhs, var)?.checked_sub(linear_coefficient(rhs, var)?)
-        }
-        Expr::Binary { op: BinOp::Mul, lhs, rhs } => match (lhs.as_int(), rhs.as_int()) {
-            (Some(k), _) => linear_coefficient(rhs, var)?.checked_mul(k),
-            (_, Some(k)) => linear_coefficient(lhs, var)?.checked_mul(k),
-            _ => (!mentions(e, var) && !has_loads([e])).then_some(0),
-        },
-        _ => (!mentions(e, var) && !has_loads([e])).then_some(0),
-    }
-}
-
-fn mentions(e: &Expr, var: &Var) -> bool {
-    vars_of(e).contains(&var.id())
 }
 
 /// What a loop's variable stands for.

@@ -25,7 +25,7 @@ use std::time::Instant;
 use z3::ast::{Bool, Int};
 use z3::{Model, SatResult, Solver};
 
-use super::{vacuity_verdict, Assignment, ObligationId, Query, UnknownReason, Verdict, Watchdog};
+use super::{vacuity_verdict, Assignment, ObligationId, Query, Term, UnknownReason, Verdict, Watchdog};
 
 /// The share of a check's time limit it first gets on the session's solver; when that is not
 /// enough, the check is run again on a fresh solver with the whole limit.
@@ -168,17 +168,52 @@ impl Scope<'_, '_> {
     /// where the session's incremental solver does not, so some checks that the session
     /// cannot decide in seconds take milliseconds there.
     fn check_fresh(&self, obligation: &Bool) -> Outcome {
+        self.check_claim(obligation, &[])
+    }
+
+    /// Checks obligation `id` under the assumptions and `extra` facts, on a fresh solver with
+    /// the whole time limit. For a check that refines an earlier one (its counterexample was
+    /// not trusted): it is not remembered as held, since it holds only under `extra`.
+    #[must_use]
+    pub fn check_under(&self, id: ObligationId, extra: &[Bool]) -> Outcome {
+        match self.query.obligation(id) {
+            Some(obligation) => self.check_claim(obligation, extra),
+            None => {
+                let query = self.query.name.clone();
+                Outcome::Unknown(UnknownReason::NoSuchObligation { query, obligation: id })
+            }
+        }
+    }
+
+    /// Checks `claim`, any term over the query's variables, under the assumptions and `extra`
+    /// facts, on a fresh solver with the whole time limit.
+    #[must_use]
+    pub fn check_claim(&self, claim: &Bool, extra: &[Bool]) -> Outcome {
         let solver = Solver::new();
-        for fact in self.query.assumptions.iter().chain(&self.extra) {
+        for fact in self.query.assumptions.iter().chain(&self.extra).chain(extra) {
             solver.assert(fact);
         }
-        solver.assert(obligation.not());
+        solver.assert(claim.not());
         let deadline = Instant::now() + self.query.timeout;
         match self.session.watchdog.check(&solver, deadline) {
             SatResult::Unsat => Outcome::Holds,
             SatResult::Sat => counterexample(self.query, &solver),
             SatResult::Unknown => Outcome::Unknown(self.query.reason_unknown(&solver, deadline)),
         }
+    }
+
+    /// Facts that pin every variable of the query to its value in `found` (to ask about that
+    /// one counterexample and nothing else).
+    #[must_use]
+    pub fn pinned(&self, found: &Counterexample) -> Vec<Bool> {
+        self.query
+            .variables
+            .iter()
+            .filter_map(|(_, term)| match term {
+                Term::Int(var) => found.model.eval(var, true).map(|v| var.eq(&v)),
+                Term::Bv(var, _) => found.model.eval(var, true).map(|v| var.eq(&v)),
+            })
+            .collect()
     }
 
     /// After every obligation held: [`Verdict::Proved`] when the assumptions can hold,

@@ -32,6 +32,9 @@ pub enum UnknownReason {
     /// The obligation never reached the solver: why (a construct the caller cannot encode,
     /// programs that do not match).
     NotAsked(String),
+    /// A counterexample of an encoding that is exact only where the counterexample can be
+    /// confirmed, and this one could not be: why.
+    Unconfirmed(String),
 }
 
 impl UnknownReason {
@@ -63,6 +66,7 @@ impl fmt::Display for UnknownReason {
                 "the obligations follow from the assumptions, but whether the assumptions can hold is unknown: {why}"
             ),
             UnknownReason::NoSuchObligation { query, obligation } => write!(f, "query `{query}` has no {obligation}"),
+            UnknownReason::Unconfirmed(why) => write!(f, "a counterexample that could not be confirmed: {why}"),
         }
     }
 }

@@ -10,7 +10,14 @@
 //! pipelined loops). A wait in an inner loop whose count depends on that loop's variable
 //! (`T.min(j, 1)`, `j * 5`) may force the most at an earlier iteration: every iteration of
 //! the inner loop's last execution is taken too, its first [`INNER_WAITS_ENUMERATED`] of them
-//! (all of them for a constant extent up to that). Queries state "not complete" as [`incomplete`], a conjunction
+//! (all of them for a constant extent up to that). Whenever the last instance may not force
+//! the most (a count that mentions a serial loop's variable or reads memory, a wait in a loop
+//! whose bounds move: see [`Checker::last_forces_most`]), a counterexample is confirmed before
+//! it is reported: with every variable pinned to its value, no instance of a wait before the
+//! use may complete the group ([`Completion`]). When one does, the obligation is checked again
+//! under "no earlier instance completes it", quantified over the instances' loop values, so a
+//! proof stays a proof and a refutation is always exact; where the earlier instances have no
+//! exact encoding, the counterexample is Unknown. Queries state "not complete" as [`incomplete`], a conjunction
 //! over the waits, rather than through the maximum: the solver then needs no case split per
 //! wait.
 //!
@@ -22,10 +29,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use tirproof_ir::Expr;
-use z3::ast::{Bool, Int};
+use z3::ast::{forall_const, Ast, Bool, Int};
 
 use super::encode::{declare, Enc, Encoder, Instance, Unsupported};
-use super::fold::{add, and, ge, implies, ite, lt, max, mul, not, sub};
+use super::fold::{add, and, ge, implies, ite, lt, max, mul, not, or, sub};
 use super::model::{Access, Event, EventId, EventKind, LoopId, Model, QueueId};
 use super::names::{loop_values, InstanceRole, Lane, Role, Thread};
 use super::report::{Cause, Undecided};
@@ -119,11 +126,16 @@ pub struct Log {
 impl Log {
     /// Checks `obligation` of `scope`, counting it and keeping its script.
     pub fn check(&self, scope: &Scope, obligation: ObligationId, label: &str) -> Outcome {
-        self.queries.set(self.queries.get() + 1);
+        self.count();
         if let Some(dumps) = &self.dumps {
             dumps.borrow_mut().push((format!("{}_{label}", self.name), scope.to_smtlib(obligation)));
         }
         scope.check(obligation)
+    }
+
+    /// Counts a check run outside [`Log::check`].
+    pub fn count(&self) {
+        self.queries.set(self.queries.get() + 1);
     }
 
     pub fn queries(&self) -> usize {
@@ -185,10 +197,18 @@ impl<'m> Checker<'m> {
     }
 
     /// Checks `obligation` of `query` under its assumptions and `extra`, as [`Query::check`]
-    /// would check a query of that one obligation.
-    pub fn prove(&self, query: &Query, extra: &[Bool], obligation: ObligationId, label: &str) -> Result<(), Failure> {
+    /// would check a query of that one obligation; a counterexample is trusted as far as
+    /// `completion` says.
+    pub fn prove(
+        &self,
+        query: &Query,
+        extra: &[Bool],
+        obligation: ObligationId,
+        label: &str,
+        completion: &Completion,
+    ) -> Result<(), Failure> {
         let scope = self.session.open(query, extra);
-        match self.log.check(&scope, obligation, label) {
+        match self.check_completed(&scope, obligation, label, completion) {
             Outcome::Holds => match scope.assumptions() {
                 Verdict::Proved => Ok(()),
                 Verdict::Unknown(why) => Err(Failure::Unknown(why)),
@@ -226,6 +246,98 @@ impl<'m> Checker<'m> {
             Verdict::Unknown(why) => Err(Cause::Solver(why)),
             Verdict::Vacuous | Verdict::Refuted(_) => Err(Cause::ContradictoryAssumptions),
         }
+    }
+
+    /// Checks `obligation` of `scope`; a counterexample that `completion` does not trust is
+    /// confirmed (no earlier wait instance completes the group there) or, failing that, the
+    /// obligation is checked again with every earlier instance taken into account.
+    pub fn check_completed(
+        &self,
+        scope: &Scope,
+        obligation: ObligationId,
+        label: &str,
+        completion: &Completion,
+    ) -> Outcome {
+        let found = match self.log.check(scope, obligation, label) {
+            Outcome::Fails(found) => found,
+            decided => return decided,
+        };
+        let witness = match completion {
+            Completion::Exact => return Outcome::Fails(found),
+            Completion::Inexact(why) => return Outcome::Unknown(UnknownReason::Unconfirmed(why.clone())),
+            Completion::Witnessed(witness) => witness,
+        };
+        let none_earlier = not(&witness.completes);
+        self.log.count();
+        match scope.check_claim(&none_earlier, &scope.pinned(&found)) {
+            Outcome::Holds => Outcome::Fails(found),
+            Outcome::Unknown(why) => Outcome::Unknown(why),
+            Outcome::Fails(_) => {
+                // An earlier instance completes the group in this counterexample: ask for one
+                // where none does (a quantifier, so only after the cheap encoding failed).
+                let bound: Vec<&dyn Ast> = witness.bound.iter().map(|v| v as &dyn Ast).collect();
+                let none_at_all =
+                    if bound.is_empty() { none_earlier } else { forall_const(&bound, &[], &none_earlier) };
+                self.log.count();
+                scope.check_under(obligation, &[none_at_all])
+            }
+        }
+    }
+
+    /// How far the last instances of the waits of `q` before `at` tell whether group `group`
+    /// is complete there (see [`Completion`]).
+    pub fn completion(&self, q: QueueId, at: &Instance, group: &Int, slack: &Slack) -> Completion {
+        let inexact: Vec<EventId> = self.waits(q).into_iter().filter(|w| !self.last_forces_most(*w)).collect();
+        if inexact.is_empty() {
+            return Completion::Exact;
+        }
+        let mut scratch = self.query("earlier waits");
+        let build = || -> Enc<Option<EarlierCompletion>> {
+            let mut enc = Encoder::new(self.model, &mut scratch, Thread::This)?;
+            let unknowns = enc.unknowns();
+            let (mut bound, mut completes) = (Vec::new(), Vec::new());
+            for w in inexact {
+                let (wi, runs) = enc.instance(&mut scratch, w, InstanceRole::EarlierWait(w))?;
+                bound.extend(wi.vals.iter().filter(|(l, _)| !enc.threads.contains_key(l)).map(|(_, v)| v.clone()));
+                let forced = sub(&self.committed(&mut enc, q, &wi)?, &self.count_of(&mut enc, w, &wi, slack)?);
+                completes.push(and(&[runs, enc.before(&wi, at), lt(group, &forced)]));
+            }
+            // Values read from memory differ between instances, and bounded encodings hold
+            // only under their own assumptions: neither can be quantified over here.
+            let bounded = enc.bounded.iter().any(|(_, fits)| fits.as_bool() != Some(true));
+            let exact = enc.unknowns() == unknowns && !bounded && enc.deferred.is_empty();
+            Ok(exact.then(|| EarlierCompletion { bound, completes: or(&completes) }))
+        };
+        match build() {
+            Ok(Some(witness)) => Completion::Witnessed(witness),
+            Ok(None) => Completion::Inexact(
+                "an earlier instance of a wait may complete more groups than its last, and its count or loops read memory or are counted by enumeration".into(),
+            ),
+            Err(Unsupported(why)) => Completion::Inexact(format!(
+                "an earlier instance of a wait may complete more groups than its last, and it has no exact encoding: {why}"
+            )),
+        }
+    }
+
+    /// Whether the last instance of `wait` before any point forces the most of its instances
+    /// before it: `committed` never decreases, so it does when the count is the same at every
+    /// instance (it mentions no serial loop's variable and reads no memory) and the last
+    /// instance is found exactly (its loops' bounds and its conditions mention no loop
+    /// variable and read no memory).
+    pub fn last_forces_most(&self, wait: EventId) -> bool {
+        let m = self.model;
+        let event = m.event(wait);
+        let EventKind::Wait { count, .. } = &event.kind else { return true };
+        let fixed = |e: &Expr| {
+            !m.reads_data(e)
+                && super::model::vars_of(e).iter().all(|v| m.is_loop_var(*v).is_none_or(|l| m.loop_info(l).per_thread))
+        };
+        fixed(count)
+            && event.guards.iter().all(&fixed)
+            && m.serial_loops_of(event).iter().all(|l| {
+                let info = m.loop_info(*l);
+                fixed(&info.min) && fixed(&info.extent) && info.guards.iter().all(&fixed)
+            })
     }
 
     pub fn waits(&self, q: QueueId) -> Vec<EventId> {
@@ -394,7 +506,8 @@ impl<'m> Checker<'m> {
             Ok(obligation) => obligation,
             Err(Unsupported(why)) => return Some(WaitFailure::Unknown(Cause::NotEncoded(why).into())),
         };
-        match self.prove(&query, &[], obligation, &format!("w{}_negative", wait.index())) {
+        let label = format!("w{}_negative", wait.index());
+        match self.prove(&query, &[], obligation, &label, &Completion::Exact) {
             Ok(()) | Err(Failure::Vacuous) => None,
             Err(Failure::Refuted(counterexample)) => {
                 let values = counterexample.values().clone();
@@ -407,6 +520,27 @@ impl<'m> Checker<'m> {
             Err(Failure::Unknown(why)) => Some(WaitFailure::Unknown(why.into())),
         }
     }
+}
+
+/// How far a counterexample of an obligation built from [`Checker::completed`] can be
+/// trusted (see the module docs).
+pub enum Completion {
+    /// Each wait's last instance before the point forces the most of all its instances
+    /// before it: a counterexample is one.
+    Exact,
+    /// An earlier instance of a wait may force more than its last: a counterexample is one
+    /// only where no earlier instance completes the group.
+    Witnessed(EarlierCompletion),
+    /// An earlier instance may force more, and the earlier instances have no exact encoding
+    /// (why): a counterexample is not trusted.
+    Inexact(String),
+}
+
+/// "An instance of a wait, before the point, completes the group", over variables of its own
+/// (the loop values of the wait's instance), which a refinement binds by a quantifier.
+pub struct EarlierCompletion {
+    bound: Vec<Int>,
+    completes: Bool,
 }
 
 /// Why an obligation is not proved.

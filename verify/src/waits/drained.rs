@@ -5,7 +5,7 @@
 
 use z3::ast::Int;
 
-use super::checker::{governing, incomplete, Checker, Failure, Loosen, Slack, WaitFailure};
+use super::checker::{governing, incomplete, Checker, Completion, Failure, Loosen, Slack, WaitFailure};
 use super::encode::{Enc, Encoder};
 use super::fold::{not, sub};
 use super::model::{EventId, EventKind, QueueId};
@@ -23,6 +23,8 @@ pub struct QueueDrained {
     done: Int,
     /// The waits whose count the obligation depends on.
     waits: Vec<EventId>,
+    /// How far a counterexample can be trusted.
+    completion: Completion,
 }
 
 impl QueueDrained {
@@ -49,14 +51,15 @@ impl<'m> Checker<'m> {
         let obligation = query.require(not(&incomplete(&last, &effects)));
         self.assume_bounds(&mut enc, &mut query);
         let waits = governing(&effects).collect();
-        Ok(Some(QueueDrained { q, query, slack, obligation, total, done, waits }))
+        let completion = self.completion(q, &e, &last, &slack);
+        Ok(Some(QueueDrained { q, query, slack, obligation, total, done, waits, completion }))
     }
 
     /// Are all of the queue's groups complete when the function ends (with `loosen` applied)?
     pub fn drained(&self, drained: &QueueDrained, loosen: Option<Loosen>) -> Option<WaitFailure> {
         let facts = drained.slack.facts(loosen);
         let label = format!("q{}_drained", drained.q.number());
-        match self.prove(&drained.query, &facts, drained.obligation, &label) {
+        match self.prove(&drained.query, &facts, drained.obligation, &label, &drained.completion) {
             Ok(()) | Err(Failure::Vacuous) => None,
             Err(Failure::Unknown(why)) => Some(WaitFailure::Unknown(why.into())),
             Err(Failure::Refuted(found)) => {

@@ -170,6 +170,11 @@ impl<'m> Encoder<'m> {
         }
     }
 
+    /// How many values read from memory the encoding has met so far.
+    pub fn unknowns(&self) -> usize {
+        self.counter
+    }
+
     /// The thread variables of `thread` (another thread than the query's, or the query's
     /// own), constrained to the thread ranges.
     pub fn declare_threads(&mut self, query: &mut Query, thread: Thread) -> Enc<LoopValues> {

@@ -39,6 +39,9 @@ pub enum InstanceRole {
     RaceSecond(usize),
     /// The wait whose count may be negative.
     Wait,
+    /// An instance of a wait, earlier than its last, that may complete a group (see
+    /// [`Completion`](super::checker::Completion)).
+    EarlierWait(EventId),
     /// The end of the function.
     End,
 }
@@ -55,6 +58,7 @@ impl fmt::Display for InstanceRole {
             InstanceRole::RaceFirst(k) => write!(f, "ra{k}"),
             InstanceRole::RaceSecond(k) => write!(f, "rb{k}"),
             InstanceRole::Wait => f.write_str("w"),
+            InstanceRole::EarlierWait(e) => write!(f, "ew{}", e.index()),
             InstanceRole::End => f.write_str("end"),
         }
     }

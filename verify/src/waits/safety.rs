@@ -21,7 +21,7 @@ use std::fmt;
 
 use z3::ast::{Bool, Int};
 
-use super::checker::{access_of, governing, incomplete, Checker, Loosen, Slack, WaitEffect};
+use super::checker::{access_of, governing, incomplete, Checker, Completion, Loosen, Slack, WaitEffect};
 use super::encode::{Enc, Encoder, Instance, LoopValues};
 use super::fold::{and, eq, not, or};
 use super::model::{storage, EventId, EventKind, QueueId, Step};
@@ -71,6 +71,8 @@ struct Pair {
     per_wait: Vec<WaitEffect>,
     /// The waits whose count the pair's obligations depend on.
     waits: Vec<EventId>,
+    /// How far a counterexample of the same-thread obligation can be trusted.
+    completion: Completion,
 }
 
 /// Which of a pair's obligations.
@@ -189,7 +191,9 @@ impl<'m> Checker<'m> {
                 Entry::Occupied(known) => known.into_mut(),
                 Entry::Vacant(slot) => slot.insert(self.use_instance(&mut enc, &mut query, q, use_, &slack)?),
             };
-            pairs.push(encode_pair(&enc, &mut query, stored, used));
+            let mut pair = encode_pair(&enc, &mut query, stored, used);
+            pair.completion = self.completion(q, &used.inst, &stored.group, &slack);
+            pairs.push(pair);
         }
         if !enc.threads.is_empty() {
             self.cross_thread(&mut enc, &mut query, q, &slack, &mut pairs)?;
@@ -335,8 +339,20 @@ impl<'m> Checker<'m> {
     fn check_pair(&self, scope: &Scope, safety: &QueueSafety, k: PairIndex) -> Option<Result<Violation, Undecided>> {
         let pair = safety.pair(k);
         let label = format!("q{}_safety", safety.q.number());
+        // The writer's completion at a barrier takes the last instance of each wait only.
+        let cross_completion = if self.waits(safety.q).into_iter().all(|w| self.last_forces_most(w)) {
+            Completion::Exact
+        } else {
+            Completion::Inexact(
+                "another thread's read after a barrier, where an earlier instance of the writer's wait may complete more groups than its last".into(),
+            )
+        };
         for (obligation, which) in pair.obligations() {
-            match self.log.check(scope, obligation, &label) {
+            let completion = match which {
+                PairObligation::SameThread => &pair.completion,
+                PairObligation::CrossThread => &cross_completion,
+            };
+            match self.check_completed(scope, obligation, &label, completion) {
                 Outcome::Holds => {}
                 Outcome::Unknown(why) => return Some(Err(why.into())),
                 Outcome::Fails(found) => {
@@ -452,6 +468,7 @@ fn encode_pair(enc: &Encoder, query: &mut Query, stored: &StoreInstance, used: &
         done: used.done.clone(),
         per_wait: used.per_wait.clone(),
         waits: governing(&used.per_wait).collect(),
+        completion: Completion::Exact,
     }
 }
 

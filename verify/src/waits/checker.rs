@@ -34,7 +34,7 @@ use z3::ast::{forall_const, Ast, Bool, Int};
 use super::encode::{declare, Enc, Encoder, Instance, Unsupported};
 use super::fold::{add, and, ge, implies, ite, lt, max, mul, not, or, sub};
 use super::model::{Access, Event, EventId, EventKind, LoopId, Model, QueueId};
-use super::names::{loop_values, InstanceRole, Lane, Role, Thread};
+use super::names::{loop_values, shown, InstanceRole, Lane, Role, Shown, Thread};
 use super::report::{Cause, Undecided};
 use super::Options;
 use crate::solver::{
@@ -83,11 +83,6 @@ impl Slack {
             slack.insert(w, declare(query, model, Role::Slack(w))?);
         }
         Ok(Slack(slack))
-    }
-
-    /// The names of the slack variables.
-    pub fn names(&self, model: &Model) -> Vec<String> {
-        self.0.keys().map(|w| Role::Slack(*w).name(model)).collect()
     }
 
     /// The facts that fix every slack: `loosen.by` (or at least that) for the loosened wait,
@@ -268,20 +263,23 @@ impl<'m> Checker<'m> {
             Completion::Witnessed(witness) => witness,
         };
         let none_earlier = not(&witness.completes);
-        self.log.count();
-        match scope.check_claim(&none_earlier, &scope.pinned(&found)) {
-            Outcome::Holds => Outcome::Fails(found),
-            Outcome::Unknown(why) => Outcome::Unknown(why),
-            Outcome::Fails(_) => {
-                // An earlier instance completes the group in this counterexample: ask for one
-                // where none does (a quantifier, so only after the cheap encoding failed).
-                let bound: Vec<&dyn Ast> = witness.bound.iter().map(|v| v as &dyn Ast).collect();
-                let none_at_all =
-                    if bound.is_empty() { none_earlier } else { forall_const(&bound, &[], &none_earlier) };
-                self.log.count();
-                scope.check_under(obligation, &[none_at_all])
+        if !witness.reads_memory {
+            self.log.count();
+            match scope.check_claim(&none_earlier, &scope.pinned(&found)) {
+                Outcome::Holds => return Outcome::Fails(found),
+                Outcome::Unknown(why) => return Outcome::Unknown(why),
+                Outcome::Fails(_) => {}
             }
         }
+        // An earlier instance may complete the group in this counterexample: ask for one where
+        // none does (a quantifier, so only after the cheap encoding failed).
+        let mut body = witness.ranges.clone();
+        body.push(none_earlier);
+        let body = and(&body);
+        let bound: Vec<&dyn Ast> = witness.bound.iter().map(|v| v as &dyn Ast).collect();
+        let none_at_all = if bound.is_empty() { body } else { forall_const(&bound, &[], &body) };
+        self.log.count();
+        scope.check_under(obligation, &[none_at_all])
     }
 
     /// How far the last instances of the waits of `q` before `at` tell whether group `group`
@@ -294,24 +292,36 @@ impl<'m> Checker<'m> {
         let mut scratch = self.query("earlier waits");
         let build = || -> Enc<Option<EarlierCompletion>> {
             let mut enc = Encoder::new(self.model, &mut scratch, Thread::This)?;
-            let unknowns = enc.unknowns();
             let (mut bound, mut completes) = (Vec::new(), Vec::new());
             for w in inexact {
+                let unknowns = enc.unknowns();
                 let (wi, runs) = enc.instance(&mut scratch, w, InstanceRole::EarlierWait(w))?;
+                if enc.unknowns() != unknowns {
+                    // A condition on the wait read from memory: one per query, not per instance.
+                    return Ok(None);
+                }
+                let vals: Vec<Int> = wi.vals.values().cloned().collect();
                 bound.extend(wi.vals.iter().filter(|(l, _)| !enc.threads.contains_key(l)).map(|(_, v)| v.clone()));
+                // Values the count reads from memory differ from instance to instance: each is
+                // a function of the instance's loop values.
+                enc.per_instance = Some(vals);
                 let forced = sub(&self.committed(&mut enc, q, &wi)?, &self.count_of(&mut enc, w, &wi, slack)?);
+                enc.per_instance = None;
                 completes.push(and(&[runs, enc.before(&wi, at), lt(group, &forced)]));
             }
-            // Values read from memory differ between instances, and bounded encodings hold
-            // only under their own assumptions: neither can be quantified over here.
-            let bounded = enc.bounded.iter().any(|(_, fits)| fits.as_bool() != Some(true));
-            let exact = enc.unknowns() == unknowns && !bounded && enc.deferred.is_empty();
-            Ok(exact.then(|| EarlierCompletion { bound, completes: or(&completes) }))
+            // Bounded encodings hold only under their own assumptions, which cannot be
+            // quantified over here.
+            if enc.bounded.iter().any(|(_, fits)| fits.as_bool() != Some(true)) {
+                return Ok(None);
+            }
+            let reads_memory = !enc.deferred.is_empty();
+            let ranges = std::mem::take(&mut enc.deferred);
+            Ok(Some(EarlierCompletion { bound, completes: or(&completes), ranges, reads_memory }))
         };
         match build() {
             Ok(Some(witness)) => Completion::Witnessed(witness),
             Ok(None) => Completion::Inexact(
-                "an earlier instance of a wait may complete more groups than its last, and its count or loops read memory or are counted by enumeration".into(),
+                "an earlier instance of a wait may complete more groups than its last, and its conditions read memory or its loops are counted by enumeration".into(),
             ),
             Err(Unsupported(why)) => Completion::Inexact(format!(
                 "an earlier instance of a wait may complete more groups than its last, and it has no exact encoding: {why}"
@@ -510,11 +520,14 @@ impl<'m> Checker<'m> {
         match self.prove(&query, &[], obligation, &label, &Completion::Exact) {
             Ok(()) | Err(Failure::Vacuous) => None,
             Err(Failure::Refuted(counterexample)) => {
-                let values = counterexample.values().clone();
+                let found = counterexample.values();
                 let event = self.model.event(wait);
-                let at = loop_values(self.model, &values, InstanceRole::Wait, event);
+                let at = loop_values(self.model, found, InstanceRole::Wait, event);
                 let reason =
                     format!("the in-flight count is negative{}", at.map_or(String::new(), |v| format!(" at {v}")));
+                let instances = [(InstanceRole::Wait, wait)];
+                let values =
+                    shown(self.model, found, Shown { instances: &instances, threads: &[Thread::This], params: true });
                 Some(WaitFailure::Refuted { reason, values })
             }
             Err(Failure::Unknown(why)) => Some(WaitFailure::Unknown(why.into())),
@@ -541,6 +554,12 @@ pub enum Completion {
 pub struct EarlierCompletion {
     bound: Vec<Int>,
     completes: Bool,
+    /// The ranges of the values the instances read from memory (functions of the bound
+    /// variables, so stated inside the quantifier).
+    ranges: Vec<Bool>,
+    /// Whether the counts read memory: then some values make an earlier instance complete
+    /// the group in any counterexample, and confirming one is not worth a check.
+    reads_memory: bool,
 }
 
 /// Why an obligation is not proved.

@@ -9,7 +9,7 @@ use super::checker::{governing, incomplete, Checker, Completion, Failure, Loosen
 use super::encode::{Enc, Encoder};
 use super::fold::{not, sub};
 use super::model::{EventId, EventKind, QueueId};
-use super::names::{InstanceRole, Thread};
+use super::names::{shown, InstanceRole, Shown, Thread};
 use crate::solver::{ObligationId, Query};
 
 /// The encoded "drained at the end" obligation of one queue.
@@ -70,8 +70,8 @@ impl<'m> Checker<'m> {
                     drained.q,
                     completed.max(0)
                 );
-                let slacks = drained.slack.names(self.model);
-                let mut values = found.values().filtered(|n| !slacks.iter().any(|s| s == n));
+                let mut values =
+                    shown(self.model, found.values(), Shown { instances: &[], threads: &[Thread::This], params: true });
                 values.push("committed", committed);
                 values.push("completed", completed);
                 Some(WaitFailure::Refuted { reason, values })

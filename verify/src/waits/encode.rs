@@ -20,7 +20,8 @@ use std::collections::{BTreeMap, HashMap};
 use tirproof_ir::print::print_expr;
 use tirproof_ir::subst::Substitution;
 use tirproof_ir::{BinOp, CmpOp, DataType, Expr, LogicOp, VarId};
-use z3::ast::{Bool, Int};
+use z3::ast::{Ast, Bool, Dynamic, Int};
+use z3::{FuncDecl, Sort};
 
 use super::fold::{add, and, div, eq, ge, gt, implies, ite, le, lt, max, min, mul, neg, not, or, sub};
 use super::model::{Event, EventId, EventKind, LoopId, Model, Step};
@@ -106,6 +107,10 @@ pub struct Encoder<'m> {
     data_counts: bool,
     /// Bounds read from memory, per loop and thread (see [`Encoder::data_bounds`]).
     data_bounds: HashMap<(LoopId, Vec<Int>), (Int, Int)>,
+    /// When set, a value read from memory is a function of these values (an instance's loop
+    /// values) rather than one constant: an encoding quantified over the instances then
+    /// gives each its own value.
+    pub per_instance: Option<Vec<Int>>,
 }
 
 impl<'m> Encoder<'m> {
@@ -137,6 +142,7 @@ impl<'m> Encoder<'m> {
             deferred: Vec::new(),
             data_counts: false,
             data_bounds: HashMap::new(),
+            per_instance: None,
         };
         enc.threads = enc.declare_threads(query, thread)?;
         enc.assume_iteration_bounds(query);
@@ -363,15 +369,19 @@ impl<'m> Encoder<'m> {
     /// assumes with the query's other deferred facts ([`Encoder::deferred`]).
     fn unknown(&mut self, e: &Expr, q: &mut Option<&mut Query>) -> Enc<Int> {
         self.counter += 1;
-        let v = match q {
-            Some(query) => declare(query, self.model, Role::Loaded(self.counter))?,
-            // A wait count is encoded once per wait instance, the bounds of a loop once per
-            // execution (`data_bounds`): an anonymous unknown is exact.
-            // Elsewhere without a query (loop bounds and conditions of commits, counted in
-            // closed form and remembered per event) one unknown would stand for values that
-            // differ between iterations.
-            None if self.data_counts => Int::fresh_const("loaded"),
-            None => return Err(Unsupported(format!("a value read from memory: {}", print_expr(e)))),
+        // A wait count is encoded once per wait instance, the bounds of a loop once per
+        // execution (`data_bounds`): an anonymous unknown is exact. Elsewhere without a query
+        // (loop bounds and conditions of commits, counted in closed form and remembered per
+        // event) one unknown would stand for values that differ between iterations.
+        if q.is_none() && !self.data_counts {
+            return Err(Unsupported(format!("a value read from memory: {}", print_expr(e))));
+        }
+        let v = match (&self.per_instance, q) {
+            (Some(args), _) => per_instance_unknown(&format!("loaded_at_{}", self.counter), args, &Sort::int())
+                .as_int()
+                .ok_or_else(|| Unsupported(format!("a value read from memory: {}", print_expr(e))))?,
+            (None, Some(query)) => declare(query, self.model, Role::Loaded(self.counter))?,
+            (None, None) => Int::fresh_const("loaded"),
         };
         if let Some(r) = ValueRange::of_type(e.dtype()) {
             self.deferred.push(and(&[ge(&v, &big(r.lo)), le(&v, &big(r.hi))]));
@@ -433,10 +443,16 @@ impl<'m> Encoder<'m> {
     /// A condition that depends on data: it may go either way.
     fn unknown_condition(&mut self, e: &Expr, q: &mut Option<&mut Query>) -> Enc<Bool> {
         self.counter += 1;
-        Ok(match q {
-            Some(query) => declare(query, self.model, Role::Condition(self.counter))?.eq(Int::from_i64(1)),
-            None if self.data_counts => Bool::fresh_const("cond"),
-            None => return Err(Unsupported(format!("the condition {}, which depends on data", print_expr(e)))),
+        let unsupported = || Unsupported(format!("the condition {}, which depends on data", print_expr(e)));
+        if q.is_none() && !self.data_counts {
+            return Err(unsupported());
+        }
+        Ok(match (&self.per_instance, q) {
+            (Some(args), _) => per_instance_unknown(&format!("cond_at_{}", self.counter), args, &Sort::bool())
+                .as_bool()
+                .ok_or_else(unsupported)?,
+            (None, Some(query)) => declare(query, self.model, Role::Condition(self.counter))?.eq(Int::from_i64(1)),
+            (None, None) => Bool::fresh_const("cond"),
         })
     }
 
@@ -912,6 +928,14 @@ impl<'m> Encoder<'m> {
         }
         Ok((and(&exists), vals))
     }
+}
+
+/// An uninterpreted function `name` of `args` with values of sort `range`, applied to them.
+fn per_instance_unknown(name: &str, args: &[Int], range: &Sort) -> Dynamic {
+    let int = Sort::int();
+    let domain: Vec<&Sort> = args.iter().map(|_| &int).collect();
+    let args: Vec<&dyn Ast> = args.iter().map(|a| a as &dyn Ast).collect();
+    FuncDecl::new(name, &domain, range).apply(&args)
 }
 
 /// Why an instance cannot be counted at: it lacks the value of a loop on its path.

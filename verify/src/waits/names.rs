@@ -140,20 +140,45 @@ pub struct Shown<'a> {
     pub params: bool,
 }
 
-/// The entries of `values` that `shown` selects, in their order.
+/// The entries of `values` that `shown` selects, named as the source names them: a loop
+/// variable by the line of the instance (`i at line 12`), a thread variable by its name (and
+/// `of the other thread` for the second thread of an obligation), a parameter by its name.
 pub fn shown(model: &Model, values: &Assignment, shown: Shown) -> Assignment {
-    let mut names: Vec<String> = Vec::new();
+    let mut names: Vec<(String, String)> = Vec::new();
     for &(instance, event) in shown.instances {
         let event = model.event(event);
-        names.extend(model.serial_loops_of(event).into_iter().map(|l| iteration(instance, l).name(model)));
+        names.extend(model.serial_loops_of(event).into_iter().map(|l| {
+            let source = format!("{} at line {}", model.loop_info(l).var.name(), event.span.line);
+            (iteration(instance, l).name(model), source)
+        }));
     }
     for &thread in shown.threads {
-        names.extend(model.thread_loops().map(|loop_id| Role::Thread { thread, loop_id }.name(model)));
+        names.extend(
+            model
+                .thread_loops()
+                .map(|loop_id| (Role::Thread { thread, loop_id }.name(model), thread_name(model, thread, loop_id))),
+        );
     }
     if shown.params {
-        names.extend(model.params.iter().map(|p| Role::Param(p).name(model)));
+        names.extend(model.params.iter().map(|p| (Role::Param(p).name(model), p.name().to_owned())));
     }
-    values.filtered(|n| names.iter().any(|kept| kept == n))
+    let mut out = Assignment::new();
+    for (internal, source) in names {
+        // Two instances on one line share a name: the first is shown.
+        if let (Some(value), None) = (values.get(&internal), out.get(&source)) {
+            out.push(source, value);
+        }
+    }
+    out
+}
+
+/// A thread or block variable as the source names it, for `thread`.
+fn thread_name(model: &Model, thread: Thread, loop_id: LoopId) -> String {
+    let var = model.loop_info(loop_id).var.name();
+    match thread {
+        Thread::This => var.to_owned(),
+        Thread::Other => format!("{var} of the other thread"),
+    }
 }
 
 /// `i = 1, j = 0`: the serial loop values of `instance` (an instance of `event`) in `values`,
@@ -170,14 +195,14 @@ pub fn loop_values(model: &Model, values: &Assignment, instance: InstanceRole, e
     (!parts.is_empty()).then(|| parts.join(", "))
 }
 
-/// `tx_1 = 0, ty_2 = 1`: the values of `thread`'s thread and block variables in `values`, by
-/// variable and loop id.
+/// `tx = 0, ty = 1`: the values of `thread`'s thread and block variables in `values`, by
+/// variable.
 pub fn thread_values(model: &Model, values: &Assignment, thread: Thread) -> String {
     model
         .thread_loops()
         .filter_map(|loop_id| {
             let value = values.get(&Role::Thread { thread, loop_id }.name(model))?;
-            Some(format!("{}_{} = {value}", model.loop_info(loop_id).var.name(), loop_id.index()))
+            Some(format!("{} = {value}", model.loop_info(loop_id).var.name()))
         })
         .collect::<Vec<_>>()
         .join(", ")

@@ -386,9 +386,9 @@ impl<'m> Checker<'m> {
         let instances = [(InstanceRole::Store(store), store), (InstanceRole::Use(use_), use_)];
         let mut kept =
             shown(self.model, values, Shown { instances: &instances, threads: &[Thread::This], params: true });
-        kept.push(format!("group_{}", k.index()), group);
+        kept.push("group", group);
         if let Some(done) = found.int(&pair.done) {
-            kept.push(format!("completed_{}", k.index()), done);
+            kept.push("completed", done);
         }
         Violation { accesses: pair.accesses, wait: governing.map(|g| g.wait), reason, values: kept }
     }

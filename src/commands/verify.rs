@@ -37,6 +37,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         timeout: Duration::from_secs_f64(args.timeout.max(0.001)),
         dump_smtlib: args.smtlib.is_some(),
         tightness: !args.no_tightness,
+        ..Options::default()
     };
     let mut all_proved = true;
     let mut json = Vec::new();

@@ -168,3 +168,18 @@ fn threads_on_different_branches_of_one_if_can_race() {
     let (report, _) = verify_func(&synced, &Options::default());
     assert!(report.all_proved(), "{:?} {:?}", report.waits, report.findings);
 }
+
+#[test]
+fn a_spent_function_budget_leaves_every_wait_unknown_and_a_generous_one_proves() {
+    let func = corpus("tvm/seed_a_after_pipeline.py");
+    let spent = Options { budget: Some(std::time::Duration::ZERO), ..Options::default() };
+    let (report, _) = verify_func(&func, &spent);
+    assert!(!report.all_proved(), "nothing is proved once the budget is spent");
+    assert!(
+        report.waits.iter().all(|w| matches!(w.verdict, WaitVerdict::Unknown { .. })),
+        "every wait is unknown, never refuted: {report:?}"
+    );
+    let generous = Options { budget: Some(std::time::Duration::from_secs(600)), ..Options::default() };
+    assert!(verify_func(&func, &generous).0.all_proved());
+}
+

@@ -37,14 +37,14 @@ mod safety;
 mod tightness;
 
 use std::collections::BTreeSet;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tirproof_ir::PrimFunc;
 
 pub use model::QueueId;
 pub use report::{Cause, Finding, FuncReport, Subject, Undecided, WaitCount, WaitIndex, WaitReport, WaitVerdict};
 
-use crate::solver::{in_fresh_context, watched, Watchdog};
+use crate::solver::{in_fresh_context, watched, within_budget, Watchdog};
 use checker::{Checker, WaitFailure};
 use encode::Unsupported;
 use model::{EventId, EventKind, Model};
@@ -61,11 +61,26 @@ pub struct Options {
     /// Measure how over-synchronized each proved wait is (more queries); without it a proved
     /// wait is reported tight.
     pub tightness: bool,
+    /// Time for all the checks of one function together; a check it stops is Unknown. (Z3's
+    /// own memory limit is not set: it is process-wide, and below what a context needs Z3
+    /// fails to create one rather than answer unknown. Memory follows from time here: each
+    /// check is stopped by its time limit and the function by its budget.)
+    pub budget: Option<Duration>,
 }
+
+/// The default [`Options::budget`]: the slowest function of the corpus takes under a second,
+/// so a function that takes minutes is one a user wants an answer about (Unknown) rather
+/// than a wait.
+pub const DEFAULT_FUNCTION_BUDGET: Duration = Duration::from_secs(300);
 
 impl Default for Options {
     fn default() -> Self {
-        Options { timeout: crate::DEFAULT_TIMEOUT, dump_smtlib: false, tightness: true }
+        Options {
+            timeout: crate::DEFAULT_TIMEOUT,
+            dump_smtlib: false,
+            tightness: true,
+            budget: Some(DEFAULT_FUNCTION_BUDGET),
+        }
     }
 }
 
@@ -75,7 +90,10 @@ const MAX_VIOLATIONS: usize = 8;
 /// Verifies every wait of `func`. The second value holds the SMT-LIB dumps, if asked for.
 pub fn verify_func(func: &PrimFunc, options: &Options) -> (FuncReport, Vec<(String, String)>) {
     let model = Model::of(func);
-    in_fresh_context(|| watched(|watchdog| verify_model(func, &model, options, watchdog)))
+    let deadline = options.budget.map(|b| Instant::now() + b);
+    in_fresh_context(|| {
+        within_budget(deadline, || watched(|watchdog| verify_model(func, &model, options, watchdog)))
+    })
 }
 
 fn verify_model<'m>(

@@ -147,7 +147,12 @@ fn print_summary(summary: &Summary, jobs: usize) {
     let generators: Vec<String> = summary.generators.iter().map(|(g, n)| format!("{g} {n}")).collect();
     println!("  programs by generator: {}", generators.join(", "));
     for (oracle, counts) in &summary.oracles {
-        println!("  {oracle:<12} pass {:>7}  skip {:>6}  fail {:>6}", counts.pass, counts.skip, counts.fail);
+        let undecided = if counts.undecided > 0 {
+            format!("  (of the skips, {} undecided by the verifier)", counts.undecided)
+        } else {
+            String::new()
+        };
+        println!("  {oracle:<12} pass {:>7}  skip {:>6}  fail {:>6}{undecided}", counts.pass, counts.skip, counts.fail);
     }
     if summary.signatures.is_empty() {
         println!("no findings");

@@ -182,4 +182,3 @@ fn a_spent_function_budget_leaves_every_wait_unknown_and_a_generous_one_proves()
     let generous = Options { budget: Some(std::time::Duration::from_secs(600)), ..Options::default() };
     assert!(verify_func(&func, &generous).0.all_proved());
 }
-

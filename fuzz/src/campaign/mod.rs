@@ -31,7 +31,7 @@ use crate::gen::{
     async_program, invalid_annotation_program, mutated_text, pipeline_program, AsyncGenConfig, GenConfig,
 };
 use crate::oracle::{
-    parse_text, Chain, ChainConfig, ChainResult, InputMode, OracleName, Outcome, PassVariant, Signature,
+    parse_text, Chain, ChainConfig, ChainResult, InputMode, OracleName, Outcome, PassVariant, Signature, SkipReason,
 };
 use crate::reduce::{reduce, ReduceConfig, Reduction, Size};
 use crate::report::{write_report, write_text_report};
@@ -83,6 +83,8 @@ pub struct OracleCounts {
     pub pass: u64,
     pub skip: u64,
     pub fail: u64,
+    /// Of the skips, those where the verifier did not decide an arbitrary program.
+    pub undecided: u64,
 }
 
 #[derive(Clone, Debug, Default, serde::Serialize)]
@@ -365,7 +367,10 @@ impl Shared<'_> {
             let counts = summary.oracles.entry(oracle.name().to_string()).or_default();
             match outcome {
                 Outcome::Pass => counts.pass += 1,
-                Outcome::Skip(_) => counts.skip += 1,
+                Outcome::Skip(reason) => {
+                    counts.skip += 1;
+                    counts.undecided += u64::from(matches!(reason, SkipReason::VerifierUnknown(_)));
+                }
                 Outcome::Fail(_) => counts.fail += 1,
             }
         }

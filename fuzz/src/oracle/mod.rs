@@ -392,6 +392,10 @@ pub enum SkipReason {
     /// The oracle's evidence has no answer for this program (the interpreter stops at another
     /// fault before the one in question, say).
     Undecided(String),
+    /// The verifier left an arbitrary program undecided (why): honest, never a pass, and
+    /// counted apart; not a disagreement with the interpreter, so not a finding. (On the pass's
+    /// own outputs an Unknown is a finding of the `waits-tight` oracle.)
+    VerifierUnknown(String),
 }
 
 impl fmt::Display for SkipReason {
@@ -400,6 +404,7 @@ impl fmt::Display for SkipReason {
             SkipReason::BudgetSpent { stopped: None } => f.write_str(BUDGET_SPENT),
             SkipReason::BudgetSpent { stopped: Some(message) } => write!(f, "{BUDGET_SPENT}: {message}"),
             SkipReason::NotApplicable(why) | SkipReason::Undecided(why) => f.write_str(why),
+            SkipReason::VerifierUnknown(why) => write!(f, "the verifier did not decide: {why}"),
         }
     }
 }

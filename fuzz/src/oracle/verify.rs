@@ -10,8 +10,9 @@
 //!
 //! Classes, most severe first: `proved-faulting` (everything proved, yet a run races),
 //! `refutation-not-reproduced` (a refutation, yet every run is clean, including those with the
-//! parameter values of the counterexample and on a few other inputs), `verifier-unknown` (the
-//! verifier did not decide; a skip when the time budget stopped it).
+//! parameter values of the counterexample and on a few other inputs). An undecided function is
+//! a skip ([`SkipReason::VerifierUnknown`]), counted apart in campaign summaries: Unknown is an
+//! honest answer, not a disagreement.
 
 use std::time::Duration;
 
@@ -156,9 +157,11 @@ pub fn judge(
             let message = format!("the verifier proves every wait of `{name}`, but the lazy interpreter faults");
             Outcome::Fail(fail(FailureClass::ProvedFaulting, message).with_counterexample(fault.clone()))
         }
-        (VerifierVerdict::Unknown { why, budget_spent }, _) => {
-            let message = format!("`{name}`: undecided: {why}");
-            Outcome::Fail(fail(FailureClass::VerifierUnknown, message).with_budget_spent(*budget_spent))
+        (VerifierVerdict::Unknown { why, budget_spent: true }, _) => {
+            Outcome::Skip(SkipReason::BudgetSpent { stopped: Some(format!("`{name}`: undecided: {why}")) })
+        }
+        (VerifierVerdict::Unknown { why, budget_spent: false }, _) => {
+            Outcome::Skip(SkipReason::VerifierUnknown(format!("`{name}`: {why}")))
         }
         (VerifierVerdict::Refuted { refutation, values }, InterpreterVerdict::Clean) => match replayed {
             Some(InterpreterVerdict::Racy(_)) => Outcome::Pass,

@@ -91,9 +91,7 @@ const MAX_VIOLATIONS: usize = 8;
 pub fn verify_func(func: &PrimFunc, options: &Options) -> (FuncReport, Vec<(String, String)>) {
     let model = Model::of(func);
     let deadline = options.budget.map(|b| Instant::now() + b);
-    in_fresh_context(|| {
-        within_budget(deadline, || watched(|watchdog| verify_model(func, &model, options, watchdog)))
-    })
+    in_fresh_context(|| within_budget(deadline, || watched(|watchdog| verify_model(func, &model, options, watchdog))))
 }
 
 fn verify_model<'m>(

@@ -5,8 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use anyhow::Context;
-use tirproof::source::expand_paths;
+use tirproof::outln;
 use tirproof_filetests::{self as filetest, Case, Verdict};
 
 #[derive(clap::Args)]
@@ -20,7 +19,7 @@ pub struct Args {
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    let files = expand_paths(&args.paths).context("cannot list the corpus")?;
+    let files = super::input_files(&args.paths)?;
     let bless = args.bless || filetest::bless_requested();
     let (mut passed, mut failed) = (0usize, 0usize);
     let mut totals = WaitTotals::default();
@@ -32,30 +31,35 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         match verdict {
             Verdict::Pass => {
                 passed += 1;
-                println!("ok      {:<9} {:>8.2} ms  {}", kind, ms, file.display());
+                outln!("ok      {:<9} {:>8.2} ms  {}", kind, ms, file.display())?;
             }
             Verdict::Proved(summary) => {
                 passed += 1;
                 totals.add(&summary);
-                println!("ok      {:<9} {:>8.2} ms  {}  ({summary})", kind, ms, file.display());
+                outln!("ok      {:<9} {:>8.2} ms  {}  ({summary})", kind, ms, file.display())?;
             }
             Verdict::Blessed => {
                 passed += 1;
-                println!("blessed {:<9} {:>8.2} ms  {}", kind, ms, file.display());
+                outln!("blessed {:<9} {:>8.2} ms  {}", kind, ms, file.display())?;
             }
             Verdict::Fail(why) => {
                 failed += 1;
-                println!("FAILED  {:<9} {:>8.2} ms  {}\n{}", kind, ms, file.display(), indent(&why));
+                outln!("FAILED  {:<9} {:>8.2} ms  {}\n{}", kind, ms, file.display(), indent(&why))?;
             }
         }
     }
     if totals.programs > 0 {
-        println!(
+        outln!(
             "verified {} programs: {} waits, {} proved and tight, {} over-synchronized, {} refuted, {} unknown",
-            totals.programs, totals.waits, totals.tight, totals.over, totals.refuted, totals.unknown
-        );
+            totals.programs,
+            totals.waits,
+            totals.tight,
+            totals.over,
+            totals.refuted,
+            totals.unknown
+        )?;
     }
-    println!("{passed} passed, {failed} failed");
+    outln!("{passed} passed, {failed} failed")?;
     Ok(if failed == 0 { ExitCode::SUCCESS } else { super::input_problems() })
 }
 

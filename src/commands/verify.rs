@@ -1,19 +1,30 @@
 //! `tirproof verify FILE...`: prove every async wait of every function safe and tight.
+//!
+//! Every file is checked first (an ill-formed program gets its diagnostics and exit 1, never a
+//! verdict). The summary lines add up: each wait has exactly one verdict, counted on the waits
+//! line, and what is not about one wait (groups in flight at the end, races, data flow) is
+//! counted on its own line. SMT-LIB dumps are named after the input's path, the function, the
+//! query and its kind, so two inputs never share a name and a tightness probe never looks like
+//! a safety check.
 
-use std::path::PathBuf;
+use std::collections::{BTreeSet, HashSet};
+use std::fmt;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
-use tirproof::source::{expand_paths, Source};
+use anyhow::{bail, Context};
+use tirproof::duration::parse_duration;
+use tirproof::outln;
+use tirproof::source::Source;
 use tirproof_verify::waits::{verify_func, FuncReport, Options, WaitVerdict};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// TVMScript files or directories (searched for .py files).
+    /// TVMScript files or directories (searched for .py files); `-` is standard input.
     #[arg(required = true)]
     paths: Vec<PathBuf>,
-    /// Only this function.
+    /// Only this function (a usage error when no input has it).
     #[arg(long)]
     func: Option<String>,
     /// Print the results as JSON.
@@ -22,9 +33,9 @@ pub struct Args {
     /// Write every query as an SMT-LIB file into this directory.
     #[arg(long, value_name = "DIR")]
     smtlib: Option<PathBuf>,
-    /// Time limit of each solver check, in seconds.
-    #[arg(long, default_value_t = 10.0)]
-    timeout: f64,
+    /// Time limit of each solver check (seconds, or with a unit: `500ms`, `1m`).
+    #[arg(long, default_value = "10", value_parser = parse_duration)]
+    timeout: Duration,
     /// Prove safety only: do not measure how over-synchronized proved waits are (fewer
     /// queries; proved waits are reported "proved (tightness not measured)").
     #[arg(long)]
@@ -32,83 +43,339 @@ pub struct Args {
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    let files = expand_paths(&args.paths).context("cannot list the inputs")?;
+    let files = super::input_files(&args.paths)?;
     let options = Options {
-        timeout: Duration::from_secs_f64(args.timeout.max(0.001)),
+        timeout: args.timeout.max(Duration::from_millis(1)),
         dump_smtlib: args.smtlib.is_some(),
         tightness: !args.no_tightness,
     };
+    let mut dumps = args.smtlib.as_deref().map(DumpDir::new).transpose()?;
     let mut all_proved = true;
     let mut json = Vec::new();
+    let mut total = Tally::default();
+    let mut notes = BTreeSet::new();
+    let mut functions_seen = BTreeSet::new();
     for file in &files {
         let src = Source::read(file).with_context(|| format!("cannot read {}", file.display()))?;
-        let module = match tirproof_reader::parse_module(&src.text) {
+        let module = match src.parse_and_check() {
             Ok(m) => m,
             Err(diags) => {
                 eprintln!("{}", src.render(&diags));
-                return Ok(ExitCode::from(2));
+                all_proved = false;
+                continue;
             }
         };
+        functions_seen.extend(module.functions.iter().map(|f| f.name.clone()));
         for func in module.functions.iter().filter(|f| args.func.as_ref().is_none_or(|n| *n == f.name)) {
             let start = Instant::now();
-            let (report, dumps) = verify_func(func, &options);
+            let (report, queries) = verify_func(func, &options);
             let elapsed = start.elapsed();
-            if let Some(dir) = &args.smtlib {
-                write_dumps(dir, &src.name, &dumps)?;
+            if let Some(dir) = &mut dumps {
+                dir.write(&src.name, &report.name, &queries)?;
             }
             all_proved &= report.all_proved();
+            let tally = Tally::of(&report);
+            total.add(&tally);
+            notes.extend(report.notes.iter().filter(|n| !is_located(n)).map(|n| whole_note(n)));
             if args.json {
                 json.push(serde_json::json!({ "file": src.name, "seconds": elapsed.as_secs_f64(), "report": report }));
             } else {
-                print_report(&src.name, &report, elapsed);
+                print_report(&src.name, &report, &tally, elapsed)?;
             }
         }
     }
+    if let Some(name) = &args.func {
+        if !functions_seen.contains(name) {
+            let known: Vec<&str> = functions_seen.iter().map(String::as_str).collect();
+            bail!("no function `{name}` in the inputs (their functions: {})", known.join(", "));
+        }
+    }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&json)?);
+        outln!("{}", serde_json::to_string_pretty(&json)?)?;
+    } else {
+        if total.functions > 1 {
+            outln!("total: {} in {}:", plural(total.functions, "function"), plural(files.len(), "file"))?;
+            total.print()?;
+        }
+        for note in &notes {
+            outln!("note: {note}")?;
+        }
     }
     Ok(if all_proved { ExitCode::SUCCESS } else { super::input_problems() })
 }
 
-fn print_report(file: &str, report: &FuncReport, elapsed: Duration) {
-    println!("{file}: function {} ({} queries, {:.0} ms)", report.name, report.queries, elapsed.as_secs_f64() * 1e3);
+/// A note about one place of one function (`line 10: ...`), printed with that function; the
+/// others say what a run checks and are printed once, at its end.
+fn is_located(note: &str) -> bool {
+    note.starts_with("line ")
+}
+
+/// A note of the verifier as a whole sentence: the verifier's note on race freedom ends
+/// before its verb (`...; race freedom is`), which this completes.
+fn whole_note(note: &str) -> String {
+    if note.ends_with("race freedom is") {
+        format!("{note} checked")
+    } else {
+        note.to_owned()
+    }
+}
+
+fn print_report(file: &str, report: &FuncReport, tally: &Tally, elapsed: Duration) -> anyhow::Result<()> {
+    let queries = plural(report.queries, "query");
+    outln!("{file}: function {} ({queries}, {:.0} ms)", report.name, elapsed.as_secs_f64() * 1e3)?;
     for w in &report.waits {
-        println!("  {w}");
+        outln!("  {w}")?;
         if let WaitVerdict::Refuted { values, .. } = &w.verdict {
             if !values.is_empty() {
-                println!("    model: {values}");
+                outln!("    model: {values}")?;
             }
         }
     }
     for f in &report.findings {
         let at = if f.line > 0 { format!("line {}: ", f.line) } else { String::new() };
-        println!("  refuted: {at}{}", f.message);
+        outln!("  refuted: {at}{}", f.message)?;
     }
     for u in &report.unknown {
-        println!("  unknown: {u}");
+        outln!("  unknown: {u}")?;
     }
-    for n in &report.notes {
-        println!("  note: {n}");
+    for note in report.notes.iter().filter(|n| is_located(n)) {
+        outln!("  note: {note}")?;
     }
-    let tight = report.count(|v| matches!(v, WaitVerdict::ProvedTight));
-    let untested = report.count(|v| matches!(v, WaitVerdict::Proved));
-    let over = report.count(|v| matches!(v, WaitVerdict::ProvedOverSynchronized { .. }));
-    let refuted = report.count(|v| matches!(v, WaitVerdict::Refuted { .. })) + report.findings.len();
-    let unknown = report.count(|v| matches!(v, WaitVerdict::Unknown { .. } | WaitVerdict::ProvedBounded { .. }))
-        + report.unknown.len();
-    let untested = if untested > 0 { format!(", {untested} proved (tightness not measured)") } else { String::new() };
-    println!(
-        "  {} waits: {tight} proved and tight, {over} over-synchronized{untested}, {refuted} refuted, {unknown} unknown",
-        report.waits.len()
-    );
+    tally.print()
 }
 
-fn write_dumps(dir: &std::path::Path, file: &str, dumps: &[(String, String)]) -> anyhow::Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let stem = std::path::Path::new(file).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    for (i, (name, text)) in dumps.iter().enumerate() {
-        let safe: String = name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
-        tirproof::write_atomically(&dir.join(format!("{stem}_{i:03}_{safe}.smt2")), text.as_bytes())?;
+/// `1 wait`, `2 waits`, `1 query`, `2 queries`.
+fn plural(n: usize, noun: &str) -> String {
+    match (n, noun.strip_suffix('y')) {
+        (1, _) => format!("1 {noun}"),
+        (_, Some(stem)) => format!("{n} {stem}ies"),
+        (_, None) => format!("{n} {noun}s"),
     }
-    Ok(())
+}
+
+/// Verdicts per wait (each wait counted once) and function-level findings, of one function
+/// or summed over a run.
+#[derive(Default, Debug, PartialEq, Eq)]
+struct Tally {
+    functions: usize,
+    waits: usize,
+    tight: usize,
+    over: usize,
+    untested: usize,
+    bounded: usize,
+    refuted: usize,
+    unknown: usize,
+    /// Refuted obligations no single wait is responsible for (groups in flight at the end,
+    /// races, data flow).
+    findings_refuted: usize,
+    /// Undecided obligations no single wait is responsible for.
+    findings_unknown: usize,
+}
+
+impl Tally {
+    fn of(report: &FuncReport) -> Tally {
+        let mut tally = Tally { functions: 1, waits: report.waits.len(), ..Tally::default() };
+        for wait in &report.waits {
+            let slot = match wait.verdict {
+                WaitVerdict::ProvedTight => &mut tally.tight,
+                WaitVerdict::ProvedOverSynchronized { .. } => &mut tally.over,
+                WaitVerdict::Proved => &mut tally.untested,
+                WaitVerdict::ProvedBounded { .. } => &mut tally.bounded,
+                WaitVerdict::Refuted { .. } => &mut tally.refuted,
+                WaitVerdict::Unknown { .. } => &mut tally.unknown,
+            };
+            *slot += 1;
+        }
+        tally.findings_refuted = report.findings.len();
+        tally.findings_unknown = report.unknown.len();
+        tally
+    }
+
+    fn add(&mut self, other: &Tally) {
+        self.functions += other.functions;
+        self.waits += other.waits;
+        self.tight += other.tight;
+        self.over += other.over;
+        self.untested += other.untested;
+        self.bounded += other.bounded;
+        self.refuted += other.refuted;
+        self.unknown += other.unknown;
+        self.findings_refuted += other.findings_refuted;
+        self.findings_unknown += other.findings_unknown;
+    }
+
+    /// The waits line, and the function-level line when there are such findings.
+    fn print(&self) -> anyhow::Result<()> {
+        outln!("  {}", WaitsLine(self))?;
+        let findings = self.findings_refuted + self.findings_unknown;
+        if findings > 0 {
+            outln!(
+                "  {} (not about one wait): {} refuted, {} unknown",
+                plural(findings, "function-level finding"),
+                self.findings_refuted,
+                self.findings_unknown
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// `N waits: a proved and tight, b over-synchronized, c refuted, d unknown`, with the
+/// verdicts that only some runs have (tightness not measured, bounded) when they occur; the
+/// counts add up to N.
+struct WaitsLine<'a>(&'a Tally);
+
+impl fmt::Display for WaitsLine<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let t = self.0;
+        write!(f, "{}: {} proved and tight, {} over-synchronized", plural(t.waits, "wait"), t.tight, t.over)?;
+        if t.untested > 0 {
+            write!(f, ", {} proved (tightness not measured)", t.untested)?;
+        }
+        if t.bounded > 0 {
+            write!(f, ", {} proved for a bounded number of iterations only", t.bounded)?;
+        }
+        write!(f, ", {} refuted, {} unknown", t.refuted, t.unknown)
+    }
+}
+
+/// The directory of SMT-LIB dumps, and the names given out so far (each dump gets its own).
+struct DumpDir {
+    dir: PathBuf,
+    used: HashSet<String>,
+}
+
+impl DumpDir {
+    fn new(dir: &Path) -> anyhow::Result<DumpDir> {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        Ok(DumpDir { dir: dir.to_path_buf(), used: HashSet::new() })
+    }
+
+    /// Writes the dumps of function `func` of input `file`, one file per check, each named and
+    /// headed with the input, the function, the query and its kind.
+    fn write(&mut self, file: &str, func: &str, dumps: &[(String, String)]) -> anyhow::Result<()> {
+        let input = file_label(file);
+        for (k, (name, text)) in dumps.iter().enumerate() {
+            let query = name.strip_prefix(func).and_then(|q| q.strip_prefix('_')).unwrap_or(name);
+            let kind = QueryKind::of(query, text);
+            let stem = format!("{input}__{}__{}_{k:03}_{}", safe(func), safe(query), kind.tag());
+            let mut unique = stem.clone();
+            let mut again = 1;
+            while !self.used.insert(unique.clone()) {
+                again += 1;
+                unique = format!("{stem}_{again}");
+            }
+            let header = format!(
+                "; input: {file}\n; function: {func}\n; query: {query} (check {k} of the function)\n; kind: {kind}\n"
+            );
+            let path = self.dir.join(format!("{unique}.smt2"));
+            tirproof::output::write_file(&path, format!("{header}{text}").as_bytes())?;
+        }
+        Ok(())
+    }
+}
+
+/// What a dumped check asks, as far as its query name and script tell.
+#[derive(Debug, PartialEq, Eq)]
+enum QueryKind {
+    /// The wait counts as written: `sat` is a refutation.
+    AsWritten,
+    /// A tightness probe: the script loosens a wait (`slack_N` fixed above 0); `sat` means the
+    /// loosened wait is unsafe, which is what makes the wait tight, not a failure.
+    TightnessProbe { loosened: Vec<String> },
+}
+
+impl QueryKind {
+    fn of(query: &str, script: &str) -> QueryKind {
+        let loosened: Vec<String> = script.lines().filter_map(loosened_slack).collect();
+        if loosened.is_empty() || query.ends_with("negative") {
+            QueryKind::AsWritten
+        } else {
+            QueryKind::TightnessProbe { loosened }
+        }
+    }
+
+    fn tag(&self) -> &'static str {
+        match self {
+            QueryKind::AsWritten => "check",
+            QueryKind::TightnessProbe { .. } => "tightness_probe",
+        }
+    }
+}
+
+impl fmt::Display for QueryKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            QueryKind::AsWritten => write!(f, "check of the program as written (sat = refuted, unsat = proved)"),
+            QueryKind::TightnessProbe { loosened } => write!(
+                f,
+                "tightness probe with {} (sat = that loosening is unsafe, so the wait is tight; not a failure)",
+                loosened.join(", ")
+            ),
+        }
+    }
+}
+
+/// `v_slack_7 = 1` from the assertion `(assert (= v_slack_7 1))` (Z3 prints it on one line
+/// or two), or `v_slack_7 >= 2` from `(>= v_slack_7 2)`: a wait's slack fixed above 0, which
+/// makes the check a tightness probe.
+fn loosened_slack(line: &str) -> Option<String> {
+    let line = line.trim();
+    let inner = line.strip_prefix("(assert ").unwrap_or(line).strip_prefix('(')?.strip_suffix("))")?;
+    let mut words = inner.split_whitespace();
+    let (op, var, value) = (words.next()?, words.next()?, words.next()?);
+    if words.next().is_some() || !var.trim_start_matches("v_").starts_with("slack_") {
+        return None;
+    }
+    let by: i64 = value.parse().ok()?;
+    let op = match op {
+        "=" if by > 0 => "=",
+        ">=" => ">=",
+        _ => return None,
+    };
+    Some(format!("{var} {op} {by}"))
+}
+
+/// A name for an input's dumps that tells inputs with the same file name apart: its whole
+/// path, with every character but letters and digits replaced.
+fn file_label(file: &str) -> String {
+    let path = Path::new(file);
+    let without_ext = path.with_extension("");
+    safe(without_ext.to_string_lossy().trim_start_matches(['.', '/']))
+}
+
+fn safe(text: &str) -> String {
+    text.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plurals() {
+        assert_eq!(plural(1, "wait"), "1 wait");
+        assert_eq!(plural(0, "wait"), "0 waits");
+        assert_eq!(plural(2, "query"), "2 queries");
+        assert_eq!(plural(1, "query"), "1 query");
+    }
+
+    #[test]
+    fn a_loosened_slack_makes_a_tightness_probe() {
+        let probe = "(declare-fun v_slack_7 () Int)\n(assert\n (= v_slack_7 1))\n(assert (= v_slack_9 0))\n";
+        let loosened = vec!["v_slack_7 = 1".to_owned()];
+        assert_eq!(QueryKind::of("q0_safety", probe), QueryKind::TightnessProbe { loosened });
+        let written = "(assert\n (= v_slack_7 0))\n(assert (= v_slack_9 0))\n(assert\n (= v_n 1))\n";
+        assert_eq!(QueryKind::of("q0_safety", written), QueryKind::AsWritten);
+        assert_eq!(
+            QueryKind::of("q0_drained", "(assert (>= v_slack_3 2))\n"),
+            QueryKind::TightnessProbe { loosened: vec!["v_slack_3 >= 2".into()] }
+        );
+    }
+
+    #[test]
+    fn inputs_with_one_file_name_get_different_labels() {
+        assert_ne!(file_label("a/x.py"), file_label("b/x.py"));
+        assert_eq!(file_label("./corpus/tvm/seed.py"), "corpus_tvm_seed");
+    }
 }

@@ -326,6 +326,8 @@ fn opt_list_needs_no_file_and_dash_reads_stdin() {
     let out = with_stdin(&["check", "-"], "text/errors/missing_colon.py");
     assert_eq!(code(&out), 1);
     assert!(stderr(&out).contains("<stdin>:10:22: error: missing `:`"), "{}", stderr(&out));
+    // Corpus cases name other files in their expectations: standard input is not one.
+    assert_eq!(code(&with_stdin(&["corpus", "-"], "text/errors/missing_colon.py")), 2);
 }
 
 #[test]

@@ -5,7 +5,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
+use anyhow::bail;
 use tirproof::outln;
+use tirproof::source::STDIN_PATH;
 use tirproof_filetests::{self as filetest, Case, Verdict};
 
 #[derive(clap::Args)]
@@ -19,6 +21,9 @@ pub struct Args {
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    if args.paths.iter().any(|p| p.as_os_str() == STDIN_PATH) {
+        bail!("corpus cases are files (their expectations name other files); `-` (standard input) is not one");
+    }
     let files = super::input_files(&args.paths)?;
     let bless = args.bless || filetest::bless_requested();
     let (mut passed, mut failed) = (0usize, 0usize);

@@ -55,7 +55,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     }
     if totals.programs > 0 {
         outln!(
-            "verified {} programs: {} waits, {} proved and tight, {} over-synchronized, {} refuted, {} unknown",
+            "verified {} programs: {} waits; {} proved and tight, {} over-synchronized, {} refuted, {} unknown \
+             (refuted and unknown count the findings not about one wait too; `tirproof verify` counts them apart)",
             totals.programs,
             totals.waits,
             totals.tight,

@@ -2,19 +2,23 @@
 //!
 //! Exit codes are the same for every command: 0 when everything is clean, 1 when the input
 //! has problems (diagnostics, faults, refuted proofs, failed cases), 2 on usage or I/O errors.
+//! A reader that closes standard output early (`| head`) ends a command quietly with 141, the
+//! status a shell reports for a command stopped by SIGPIPE.
 
 mod commands;
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use tirproof::output::{flush_stdout, StdoutError};
 
 const EXIT_CODES: &str = "\
 Exit codes:
   0  everything is clean
   1  the input has problems (diagnostics, a program fault, outputs that differ,
      a wait refuted or unknown, failed corpus cases)
-  2  usage error, or a file could not be read or written";
+  2  usage error, or a file could not be read or written
+  141  standard output was closed before everything was written (`| head`)";
 
 /// Proofs and fuzzing for software-pipelined TVM TIR with asynchronous copies.
 #[derive(Parser)]
@@ -68,11 +72,18 @@ fn main() -> ExitCode {
         Command::Reduce(args) => commands::reduce::run(&args),
         Command::Fuzz(args) => commands::fuzz::run(&args),
     };
-    match result {
+    match result.and_then(|code| Ok(flush_stdout().map(|()| code)?)) {
         Ok(code) => code,
+        Err(err) if err.downcast_ref::<StdoutError>().is_some_and(StdoutError::is_closed_pipe) => {
+            ExitCode::from(CLOSED_STDOUT)
+        }
         Err(err) => {
             eprintln!("error: {err:#}");
             ExitCode::from(2)
         }
     }
 }
+
+/// The exit status when the reader of standard output went away: 128 + SIGPIPE, what a shell
+/// reports for a command the signal stopped.
+const CLOSED_STDOUT: u8 = 141;

@@ -2,8 +2,11 @@
 //!
 //! A file is read in the element type of the parameter it fills; a type the file cannot be
 //! read as (or a shape with another element count) is an error naming the file, never a
-//! silent conversion.
+//! silent conversion. Reading is bounded: the header's declared length and the data must fit
+//! the buffer's byte size, and no more than that (plus one byte, to tell a longer file) is
+//! ever read, so `/dev/zero` or a huge file is an error, not an unbounded read.
 
+use std::io::Read;
 use std::path::Path;
 
 use anyhow::{bail, Context};
@@ -11,9 +14,16 @@ use npyz::WriterBuilder;
 use tirproof_interp::Tensor;
 use tirproof_ir::{DataType, TypeCode};
 
-/// Reads `path` as a tensor of element type `dtype`.
-pub fn read(path: &Path, dtype: DataType) -> anyhow::Result<Tensor> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+/// The magic string of every `.npy` file.
+const MAGIC: &[u8] = b"\x93NUMPY";
+
+/// The longest `.npy` header accepted (numpy writes them padded to 64 bytes; a longer one
+/// would describe a shape no buffer has).
+const MAX_HEADER_BYTES: u64 = 64 * 1024;
+
+/// Reads `path` as a tensor of element type `dtype` and shape `shape` (the buffer it fills).
+pub fn read(path: &Path, dtype: DataType, shape: &[usize]) -> anyhow::Result<Tensor> {
+    let bytes = read_bounded(path, dtype, shape)?;
     let file = npyz::NpyFile::new(&bytes[..]).with_context(|| format!("{} is not a .npy file", path.display()))?;
     let shape: Vec<usize> = file.shape().iter().map(|&d| d as usize).collect();
     let bad = |e: std::io::Error| anyhow::anyhow!("{}: cannot read as {dtype}: {e}", path.display());
@@ -54,7 +64,43 @@ pub fn write(path: &Path, tensor: &Tensor) -> anyhow::Result<()> {
         (TypeCode::Bool, _) => emit(&mut out, &shape, tensor.to_i64_vec().into_iter().map(|v| v != 0))?,
         _ => emit(&mut out, &shape, tensor.to_f64_vec())?,
     }
-    crate::write_atomically(path, &out)
+    Ok(crate::output::write_file(path, &out)?)
+}
+
+/// The bytes of `path`: its preamble and header, whose length must be at most
+/// [`MAX_HEADER_BYTES`], and data of at most the buffer's byte size. Reads one byte past that
+/// size to tell a longer file, never more.
+fn read_bounded(path: &Path, dtype: DataType, shape: &[usize]) -> anyhow::Result<Vec<u8>> {
+    let cannot_read = || format!("cannot read {}", path.display());
+    let data_bytes = shape
+        .iter()
+        .try_fold(u64::from(dtype.bytes()), |size, &d| size.checked_mul(u64::try_from(d).ok()?))
+        .with_context(|| format!("{}: the buffer's byte size overflows", path.display()))?;
+    let file = std::fs::File::open(path).with_context(cannot_read)?;
+    let mut reader = file.take(MAGIC.len() as u64 + 2);
+    let mut bytes = Vec::new();
+    reader.read_to_end(&mut bytes).with_context(cannot_read)?;
+    let not_npy = || anyhow::anyhow!("{} is not a .npy file (no .npy magic string)", path.display());
+    let (Some(magic), Some(&major)) = (bytes.get(..MAGIC.len()), bytes.get(MAGIC.len())) else { return Err(not_npy()) };
+    if magic != MAGIC {
+        return Err(not_npy());
+    }
+    // Version 1 stores the header length in 2 bytes, later versions in 4.
+    let length_bytes: u64 = if major == 1 { 2 } else { 4 };
+    let mut reader = reader.into_inner().take(length_bytes);
+    let start = bytes.len();
+    reader.read_to_end(&mut bytes).with_context(cannot_read)?;
+    let header_bytes = bytes.get(start..).unwrap_or_default().iter().rev().fold(0u64, |n, &b| n << 8 | u64::from(b));
+    if header_bytes > MAX_HEADER_BYTES {
+        bail!("{}: the .npy header says it is {header_bytes} bytes long (at most {MAX_HEADER_BYTES})", path.display());
+    }
+    let expected = bytes.len() as u64 + header_bytes + data_bytes;
+    let mut reader = reader.into_inner().take(expected + 1 - bytes.len() as u64);
+    reader.read_to_end(&mut bytes).with_context(cannot_read)?;
+    if bytes.len() as u64 > expected {
+        bail!("{} holds more data than the buffer's {data_bytes} bytes ({dtype}, shape {shape:?})", path.display());
+    }
+    Ok(bytes)
 }
 
 fn emit<T: npyz::AutoSerialize>(

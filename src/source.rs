@@ -10,6 +10,9 @@ use tirproof_ir::check::check_module;
 use tirproof_ir::{Diagnostics, IRModule};
 use tirproof_reader::parse_module;
 
+/// The path that names standard input.
+pub const STDIN_PATH: &str = "-";
+
 /// A file's name and text.
 #[derive(Clone, Debug)]
 pub struct Source {
@@ -18,9 +21,20 @@ pub struct Source {
 }
 
 impl Source {
+    /// Reads the file at `path`; the path `-` is standard input.
     pub fn read(path: &Path) -> std::io::Result<Source> {
+        if path == Path::new(STDIN_PATH) {
+            return Source::read_stdin();
+        }
         let text = std::fs::read_to_string(path)?;
         Ok(Source { name: path.display().to_string(), text })
+    }
+
+    /// Reads all of standard input, named `<stdin>` in diagnostics.
+    fn read_stdin() -> std::io::Result<Source> {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)?;
+        Ok(Source { name: "<stdin>".to_owned(), text })
     }
 
     /// Parses the module, then checks it; diagnostics of whichever stage failed.

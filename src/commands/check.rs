@@ -4,17 +4,17 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use tirproof::source::{expand_paths, Source};
+use tirproof::source::Source;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Files or directories (searched recursively for .py files).
+    /// Files or directories (searched recursively for .py files); `-` is standard input.
     #[arg(required = true)]
     paths: Vec<PathBuf>,
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    let files = expand_paths(&args.paths).context("cannot list the input paths")?;
+    let files = super::input_files(&args.paths)?;
     let mut failed = 0usize;
     for file in &files {
         let src = Source::read(file).with_context(|| format!("cannot read {}", file.display()))?;

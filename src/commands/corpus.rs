@@ -5,8 +5,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use anyhow::Context;
-use tirproof::source::expand_paths;
+use anyhow::bail;
+use tirproof::outln;
+use tirproof::source::STDIN_PATH;
 use tirproof_filetests::{self as filetest, Case, Verdict};
 
 #[derive(clap::Args)]
@@ -20,7 +21,10 @@ pub struct Args {
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    let files = expand_paths(&args.paths).context("cannot list the corpus")?;
+    if args.paths.iter().any(|p| p.as_os_str() == STDIN_PATH) {
+        bail!("corpus cases are files (their expectations name other files); `-` (standard input) is not one");
+    }
+    let files = super::input_files(&args.paths)?;
     let bless = args.bless || filetest::bless_requested();
     let (mut passed, mut failed) = (0usize, 0usize);
     let mut totals = WaitTotals::default();
@@ -32,30 +36,36 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         match verdict {
             Verdict::Pass => {
                 passed += 1;
-                println!("ok      {:<9} {:>8.2} ms  {}", kind, ms, file.display());
+                outln!("ok      {:<9} {:>8.2} ms  {}", kind, ms, file.display())?;
             }
             Verdict::Proved(summary) => {
                 passed += 1;
                 totals.add(&summary);
-                println!("ok      {:<9} {:>8.2} ms  {}  ({summary})", kind, ms, file.display());
+                outln!("ok      {:<9} {:>8.2} ms  {}  ({summary})", kind, ms, file.display())?;
             }
             Verdict::Blessed => {
                 passed += 1;
-                println!("blessed {:<9} {:>8.2} ms  {}", kind, ms, file.display());
+                outln!("blessed {:<9} {:>8.2} ms  {}", kind, ms, file.display())?;
             }
             Verdict::Fail(why) => {
                 failed += 1;
-                println!("FAILED  {:<9} {:>8.2} ms  {}\n{}", kind, ms, file.display(), indent(&why));
+                outln!("FAILED  {:<9} {:>8.2} ms  {}\n{}", kind, ms, file.display(), indent(&why))?;
             }
         }
     }
     if totals.programs > 0 {
-        println!(
-            "verified {} programs: {} waits, {} proved and tight, {} over-synchronized, {} refuted, {} unknown",
-            totals.programs, totals.waits, totals.tight, totals.over, totals.refuted, totals.unknown
-        );
+        outln!(
+            "verified {} programs: {} waits; {} proved and tight, {} over-synchronized, {} refuted, {} unknown \
+             (refuted and unknown count the findings not about one wait too; `tirproof verify` counts them apart)",
+            totals.programs,
+            totals.waits,
+            totals.tight,
+            totals.over,
+            totals.refuted,
+            totals.unknown
+        )?;
     }
-    println!("{passed} passed, {failed} failed");
+    outln!("{passed} passed, {failed} failed")?;
     Ok(if failed == 0 { ExitCode::SUCCESS } else { super::input_problems() })
 }
 

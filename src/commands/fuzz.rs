@@ -4,10 +4,14 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
+use tirproof::duration::parse_duration;
+use tirproof::outln;
+use tirproof::output::StdoutError;
 use tirproof_fuzz::campaign::{run_campaign, CampaignConfig, Event, Summary};
 use tirproof_fuzz::gen::GenConfig;
 use tirproof_fuzz::oracle::OracleName;
@@ -20,8 +24,8 @@ pub struct Args {
     /// The campaign directory (created; an existing campaign there is resumed).
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
-    /// How long to run (`90s`, `10m`, `2h`).
-    #[arg(long, value_parser = humantime::parse_duration, default_value = "10m")]
+    /// How long to run (`90s`, `10m`, `2h`; a bare number is seconds).
+    #[arg(long, value_parser = parse_duration, default_value = "10m")]
     time: Duration,
     /// Stop after this many programs in all (counting earlier runs of the campaign).
     #[arg(long)]
@@ -32,12 +36,12 @@ pub struct Args {
     /// Run only these oracles (repeatable; default: all of them).
     #[arg(long = "oracle", value_name = "NAME")]
     oracles: Vec<OracleName>,
-    /// Time budget of each minimization, in seconds.
-    #[arg(long, default_value_t = 60.0)]
-    reduce_budget: f64,
+    /// Time budget of each minimization (seconds, or with a unit: `2m`).
+    #[arg(long, default_value = "60", value_parser = parse_duration)]
+    reduce_budget: Duration,
     /// Time budget of each program's oracles (`30s`, `2m`): checks still running when it is
     /// spent are stopped, and the oracles they belong to count as skipped, not failed.
-    #[arg(long, value_parser = humantime::parse_duration, default_value = "60s")]
+    #[arg(long, value_parser = parse_duration, default_value = "60s")]
     program_budget: Duration,
     /// Only valid programs (by default one in ten has invalid annotations and one in ten is
     /// mutated text, for the error paths).
@@ -57,7 +61,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         max_programs: args.programs,
         chain: args.chain.config(&args.oracles),
         gen: GenConfig::default(),
-        reduce_budget: Duration::from_secs_f64(args.reduce_budget.max(0.0)),
+        reduce_budget: args.reduce_budget,
         program_budget: args.program_budget,
         mixed: !args.valid_only,
     };
@@ -73,13 +77,17 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         programs: AtomicU64::new(0),
         failed: AtomicU64::new(0),
         findings: AtomicU64::new(0),
+        stdout_error: Mutex::new(None),
     };
     let summary = run_campaign(&config, &|event| progress.observe(event))
         .with_context(|| format!("campaign in {}", args.out.display()))?;
     bar.finish_and_clear();
-    print_summary(&summary, jobs);
     let json = serde_json::to_string_pretty(&summary)? + "\n";
-    tirproof::write_atomically(&args.out.join("summary.json"), json.as_bytes())?;
+    tirproof::output::write_file(&args.out.join("summary.json"), json.as_bytes())?;
+    if let Some(error) = progress.stdout_error.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner) {
+        return Err(error.into());
+    }
+    print_summary(&summary, jobs)?;
     Ok(if summary.new_findings.is_empty() && summary.signatures.is_empty() {
         ExitCode::SUCCESS
     } else {
@@ -93,6 +101,9 @@ struct Progress<'a> {
     programs: AtomicU64,
     failed: AtomicU64,
     findings: AtomicU64,
+    /// The first failed write of a line to standard output; the campaign goes on (its
+    /// findings are on disk) and the command reports it at the end.
+    stdout_error: Mutex<Option<StdoutError>>,
 }
 
 impl Progress<'_> {
@@ -100,7 +111,9 @@ impl Progress<'_> {
     /// nothing), so findings are never silent.
     fn say(&self, line: String) {
         if self.bar.is_hidden() {
-            println!("{line}");
+            if let Err(e) = outln!("{line}") {
+                self.stdout_error.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get_or_insert(e);
+            }
         } else {
             self.bar.println(line);
         }
@@ -134,31 +147,32 @@ impl Progress<'_> {
     }
 }
 
-fn print_summary(summary: &Summary, jobs: usize) {
+fn print_summary(summary: &Summary, jobs: usize) -> anyhow::Result<()> {
     let rate = summary.programs as f64 / summary.seconds.max(1e-3);
-    println!(
+    outln!(
         "{} programs in {:.1} s ({rate:.1}/s, {:.1}/s per job, {jobs} jobs), seed {}, from program {}",
         summary.programs,
         summary.seconds,
         rate / jobs as f64,
         summary.seed,
         summary.resumed_at
-    );
+    )?;
     let generators: Vec<String> = summary.generators.iter().map(|(g, n)| format!("{g} {n}")).collect();
-    println!("  programs by generator: {}", generators.join(", "));
+    outln!("  programs by generator: {}", generators.join(", "))?;
     for (oracle, counts) in &summary.oracles {
         let undecided = if counts.undecided > 0 {
             format!("  (of the skips, {} undecided by the verifier)", counts.undecided)
         } else {
             String::new()
         };
-        println!("  {oracle:<12} pass {:>7}  skip {:>6}  fail {:>6}{undecided}", counts.pass, counts.skip, counts.fail);
+        outln!("  {oracle:<12} pass {:>7}  skip {:>6}  fail {:>6}{undecided}", counts.pass, counts.skip, counts.fail)?;
     }
     if summary.signatures.is_empty() {
-        println!("no findings");
+        outln!("no findings")?;
     }
     for (signature, count) in &summary.signatures {
         let new = if summary.new_findings.contains(signature) { " (new)" } else { "" };
-        println!("  {signature}: {count} programs{new}");
+        outln!("  {signature}: {count} programs{new}")?;
     }
+    Ok(())
 }

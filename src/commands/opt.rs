@@ -13,20 +13,23 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::{bail, Context};
-use tirproof::source::Source;
+use anyhow::{anyhow, bail};
+use tirproof::duration::parse_duration;
+use tirproof::{out, outln};
 use tirproof_ir::print::print_module;
 use tirproof_ir::IRModule;
 use tirproof_passes::{registry, AfterPass, PassManager, PassRecord};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The TVMScript file.
-    file: PathBuf,
+    /// The TVMScript file (`-`: standard input).
+    #[arg(required_unless_present = "list")]
+    file: Option<PathBuf>,
     /// Comma-separated pass names, run in order (see --list).
     #[arg(long, value_delimiter = ',', required_unless_present = "list")]
     passes: Vec<String>,
-    /// Write the result here (atomically) instead of printing it.
+    /// Write the result here instead of printing it (a regular file is replaced atomically and
+    /// keeps its mode; a device or FIFO is written through; a symlink is followed).
     #[arg(short, long)]
     output: Option<PathBuf>,
     /// Run the well-formedness checker after every pass (the default).
@@ -53,9 +56,9 @@ pub struct Args {
     /// Prove every rewrite of the CSE passes with Z3; exit 1 if any is not proved.
     #[arg(long)]
     validate: bool,
-    /// Time limit of each validation query, in seconds.
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
-    validate_timeout: u64,
+    /// Time limit of each validation query (seconds, or with a unit: `500ms`, `1m`).
+    #[arg(long, default_value = "10", value_parser = parse_duration)]
+    validate_timeout: Duration,
 }
 
 /// The passes `--validate` checks.
@@ -66,7 +69,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         let passes = registry();
         let width = passes.iter().map(|p| p.name().len()).max().unwrap_or(0);
         for pass in passes {
-            println!("{:<width$} {}", pass.name(), pass.description());
+            outln!("{:<width$} {}", pass.name(), pass.description())?;
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -77,14 +80,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     if args.validate && !manager.passes().any(|p| VALIDATED.contains(&p.name())) {
         bail!("--validate checks the CSE passes ({}), and --passes has none of them", VALIDATED.join(", "));
     }
-    let src = Source::read(&args.file).with_context(|| format!("cannot read {}", args.file.display()))?;
-    let mut module = match src.parse_and_check() {
-        Ok(m) => m,
-        Err(diags) => {
-            eprintln!("{}", src.render(&diags));
-            return Ok(super::input_problems());
-        }
-    };
+    let file = args.file.as_deref().ok_or_else(|| anyhow!("a FILE is needed unless --list is given"))?;
+    let Some((src, mut module)) = super::load_checked(file)? else { return Ok(super::input_problems()) };
     let mut report = Report { args, unproved: 0 };
     if let Err(error) = manager.run_with(&mut module, &mut report) {
         eprintln!("{}", error.render(&src.name, &src.text));
@@ -97,8 +94,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let text =
         if args.provenance { tirproof_ir::print::print_module_with_provenance(&module) } else { print_module(&module) };
     match &args.output {
-        Some(path) => tirproof::write_atomically(path, text.as_bytes())?,
-        None => print!("{text}"),
+        Some(path) => tirproof::output::write_file(path, text.as_bytes())?,
+        None => out!("{text}")?,
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -114,7 +111,7 @@ impl AfterPass for Report<'_> {
     fn after_pass(&mut self, record: &PassRecord, before: &IRModule, after: &IRModule) {
         let args = self.args;
         if args.validate && VALIDATED.contains(&record.pass) {
-            self.unproved += validate(record.pass, before, after, Duration::from_secs(args.validate_timeout));
+            self.unproved += validate(record.pass, before, after, args.validate_timeout);
         }
         if args.explain {
             record.notes.iter().for_each(|note| eprintln!("{}: {note}", record.pass));

@@ -5,15 +5,17 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context;
+use tirproof::duration::parse_duration;
+use tirproof::outln;
 use tirproof_fuzz::oracle::OracleName;
 use tirproof_fuzz::reduce::{reduce, ReduceConfig, ReduceError};
 use tirproof_fuzz::report::{describe, write_report};
 
-use super::oracles::{load_program, ChainArgs};
+use super::oracles::ChainArgs;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The failing TVMScript program (the input of the pipeline pass).
+    /// The failing TVMScript program (the input of the pipeline pass); `-` is standard input.
     file: PathBuf,
     /// The oracle whose failure to keep (default: the first oracle that fails).
     #[arg(long, value_name = "NAME")]
@@ -21,20 +23,17 @@ pub struct Args {
     /// Where to write the report (REPORT.md, report.json, minimized.py, regression.py, ...).
     #[arg(long, value_name = "DIR", default_value = "reduced")]
     out: PathBuf,
-    /// Stop minimizing after this many seconds (the result still fails the same way).
-    #[arg(long, default_value_t = 120.0)]
-    budget: f64,
+    /// Stop minimizing after this long (seconds, or with a unit: `2m`); the result still fails
+    /// the same way.
+    #[arg(long, default_value = "120", value_parser = parse_duration)]
+    budget: Duration,
     #[command(flatten)]
     chain: ChainArgs,
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    let Some((src, module)) = load_program(&args.file)? else { return Ok(ExitCode::from(2)) };
-    let config = ReduceConfig {
-        chain: args.chain.config(&[]),
-        oracle: args.oracle,
-        budget: Duration::from_secs_f64(args.budget.max(0.0)),
-    };
+    let Some((src, module)) = super::load_checked(&args.file)? else { return Ok(super::input_problems()) };
+    let config = ReduceConfig { chain: args.chain.config(&[]), oracle: args.oracle, budget: args.budget };
     let reduction = match reduce(&module, &config) {
         Ok(r) => r,
         Err(e @ (ReduceError::DoesNotFail(_) | ReduceError::OtherFailure { .. })) => {
@@ -46,15 +45,15 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let origin = format!("`{}`", args.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
     let data = write_report(&args.out, &reduction, &origin, args.chain.planted_bug)
         .with_context(|| format!("cannot write the report into {}", args.out.display()))?;
-    println!("{}: {}", data.signature, data.message);
-    println!(
+    outln!("{}: {}", data.signature, data.message)?;
+    outln!(
         "reduced from {} to {} in {:.1} s ({} candidates, {} kept)",
         describe(&reduction.original_size),
         describe(&reduction.reduced_size),
         data.reduce_seconds,
         data.attempts,
         data.steps.len()
-    );
-    println!("report: {}", args.out.join("REPORT.md").display());
+    )?;
+    outln!("report: {}", args.out.join("REPORT.md").display())?;
     Ok(super::input_problems())
 }

@@ -1,5 +1,9 @@
 //! `tirproof run FILE`: execute a function with the reference interpreter, optionally against
 //! a reference program on the same inputs.
+//!
+//! Every `--arg` names a scalar parameter of the function and fits its type; every `--input`
+//! names a buffer parameter and is read no further than the buffer's size. With `--reference`,
+//! success is one line (the outputs only with `--print`) and each fault is printed once.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -7,13 +11,16 @@ use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context};
 use tirproof::compare::compare;
-use tirproof::source::Source;
+use tirproof::outln;
+use tirproof::source::STDIN_PATH;
+use tirproof_fuzz::engine::{Difference, Side};
 use tirproof_interp::{random_inputs, run, Inputs, Outcome, RunConfig, RunResult, ScalarValue, Schedule, Tensor};
+use tirproof_ir::int_arith::wrap;
 use tirproof_ir::{IRModule, PrimFunc};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The TVMScript file.
+    /// The TVMScript file (`-`: standard input).
     file: PathBuf,
     /// The function to run (default: the only one, or `main`).
     #[arg(long)]
@@ -38,15 +45,21 @@ pub struct Args {
     /// are bitwise equal.
     #[arg(long, value_name = "ORIGINAL")]
     reference: Option<PathBuf>,
+    /// With --reference, print the outputs too (without it, success is one line).
+    #[arg(long, requires = "reference")]
+    print: bool,
     /// Statements to execute before giving up (a fault).
     #[arg(long, default_value_t = 100_000_000)]
     fuel: u64,
 }
 
 pub fn run_command(args: &Args) -> anyhow::Result<ExitCode> {
-    let Some(module) = load(&args.file)? else { return Ok(super::input_problems()) };
+    if args.reference.as_deref() == Some(Path::new(STDIN_PATH)) && args.file == Path::new(STDIN_PATH) {
+        bail!("only one of FILE and --reference can be `-` (standard input)");
+    }
+    let Some((_, module)) = super::load_checked(&args.file)? else { return Ok(super::input_problems()) };
     let func = select(&module, args.func.as_deref())?;
-    let scalars = parse_scalars(&args.args)?;
+    let scalars = parse_scalars(func, &args.args)?;
     let mut inputs = random_inputs(func, args.seed, &scalars).map_err(|e| anyhow!("{e}"))?;
     read_inputs(&args.inputs, &mut inputs)?;
     let config = RunConfig { schedule: args.schedule, thread_order_seed: Some(args.seed), fuel: args.fuel };
@@ -55,17 +68,6 @@ pub fn run_command(args: &Args) -> anyhow::Result<ExitCode> {
         None => {
             let result = run(func, &inputs, &config).map_err(|e| anyhow!("{e}"))?;
             report(args, &result)
-        }
-    }
-}
-
-fn load(path: &Path) -> anyhow::Result<Option<IRModule>> {
-    let src = Source::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    match src.parse_and_check() {
-        Ok(m) => Ok(Some(m)),
-        Err(diags) => {
-            eprintln!("{}", src.render(&diags));
-            Ok(None)
         }
     }
 }
@@ -82,19 +84,37 @@ fn select<'m>(module: &'m IRModule, name: Option<&str>) -> anyhow::Result<&'m Pr
     })
 }
 
-fn parse_scalars(args: &[String]) -> anyhow::Result<BTreeMap<String, ScalarValue>> {
+/// The `--arg NAME=VALUE` values, each checked against the scalar parameter it names: the
+/// name must be one, and the value must fit its type (an integer in the type's range, a
+/// number for a float, `true`/`false` for a bool), never wrapped or ignored.
+fn parse_scalars(func: &PrimFunc, args: &[String]) -> anyhow::Result<BTreeMap<String, ScalarValue>> {
     args.iter()
         .map(|a| {
             let (name, value) = a.split_once('=').ok_or_else(|| anyhow!("--arg `{a}` is not NAME=VALUE"))?;
+            let Some(param) = func.scalar_params().find(|p| p.name() == name) else {
+                let known: Vec<&str> = func.scalar_params().map(|p| p.name()).collect();
+                let known = if known.is_empty() { "none".to_owned() } else { known.join(", ") };
+                bail!(
+                    "--arg {name}: `{}` has no scalar parameter `{name}` (its scalar parameters: {known})",
+                    func.name
+                );
+            };
+            let dtype = param.dtype();
             let v = match value {
-                "true" | "True" => ScalarValue::Bool(true),
-                "false" | "False" => ScalarValue::Bool(false),
-                _ => match value.parse::<i64>() {
-                    Ok(i) => ScalarValue::Int(i),
-                    Err(_) => ScalarValue::Float(
-                        value.parse().map_err(|_| anyhow!("--arg {name}: `{value}` is not a number or a bool"))?,
-                    ),
-                },
+                "true" | "True" if dtype.is_bool() => ScalarValue::Bool(true),
+                "false" | "False" if dtype.is_bool() => ScalarValue::Bool(false),
+                _ if dtype.is_bool() => bail!("--arg {name}: `{value}` is not a bool (the parameter is {dtype})"),
+                _ if dtype.is_integer() => {
+                    let int: i64 =
+                        value.parse().map_err(|_| anyhow!("--arg {name}: `{value}` is not an integer ({dtype})"))?;
+                    if wrap(int, dtype) != Some(int) {
+                        bail!("--arg {name}: {int} is out of the range of the parameter's type {dtype}");
+                    }
+                    ScalarValue::Int(int)
+                }
+                _ => ScalarValue::Float(
+                    value.parse().map_err(|_| anyhow!("--arg {name}: `{value}` is not a number ({dtype})"))?,
+                ),
             };
             Ok((name.to_string(), v))
         })
@@ -108,7 +128,8 @@ fn read_inputs(specs: &[String], inputs: &mut Inputs) -> anyhow::Result<()> {
             let names: Vec<&String> = inputs.buffers.keys().collect();
             bail!("--input {name}: no buffer parameter of that name (parameters: {names:?})");
         };
-        let tensor = tirproof::npy::read(Path::new(path), slot.dtype)?;
+        let tensor =
+            tirproof::npy::read(Path::new(path), slot.dtype, &slot.shape).with_context(|| format!("--input {name}"))?;
         if tensor.shape != slot.shape {
             bail!("--input {name}: {path} has shape {:?}, the parameter needs {:?}", tensor.shape, slot.shape);
         }
@@ -122,12 +143,13 @@ fn report(args: &Args, result: &RunResult) -> anyhow::Result<ExitCode> {
         eprintln!("fault: {}", fault.details());
         return Ok(super::input_problems());
     }
-    write_outputs(args, &result.outputs)?;
+    write_outputs(args, &result.outputs, true)?;
     eprintln!("completed: {} statements executed", result.stats.statements);
     Ok(ExitCode::SUCCESS)
 }
 
-fn write_outputs(args: &Args, outputs: &BTreeMap<String, Tensor>) -> anyhow::Result<()> {
+/// Writes the outputs into `--output DIR`, or prints them when `print` is set.
+fn write_outputs(args: &Args, outputs: &BTreeMap<String, Tensor>, print: bool) -> anyhow::Result<()> {
     match &args.output {
         Some(dir) => {
             std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
@@ -135,11 +157,12 @@ fn write_outputs(args: &Args, outputs: &BTreeMap<String, Tensor>) -> anyhow::Res
                 tirproof::npy::write(&dir.join(format!("{name}.npy")), tensor)?;
             }
         }
-        None => {
+        None if print => {
             for (name, tensor) in outputs {
-                println!("{name}: {}{:?} = {}", tensor.dtype, tensor.shape, tirproof::compare::show_tensor(tensor));
+                outln!("{name}: {}{:?} = {}", tensor.dtype, tensor.shape, tirproof::compare::show_tensor(tensor))?;
             }
         }
+        None => {}
     }
     Ok(())
 }
@@ -151,22 +174,33 @@ fn run_against(
     inputs: &Inputs,
     config: &RunConfig,
 ) -> anyhow::Result<ExitCode> {
-    let Some(original_module) = load(reference)? else { return Ok(super::input_problems()) };
+    let Some((_, original_module)) = super::load_checked(reference)? else { return Ok(super::input_problems()) };
     let original = select(&original_module, Some(&func.name))?;
     let comparison = compare(original, func, inputs, config).map_err(|e| anyhow!("{e}"))?;
     match comparison.mismatch() {
         Some(m) => {
             eprintln!("mismatch under {}: {m}", config.schedule);
-            for execution in [&comparison.original, &comparison.transformed] {
-                if let Some(f) = execution.fault() {
-                    eprintln!("{}", f.details());
+            for (side, execution) in
+                [(Side::Original, &comparison.original), (Side::Transformed, &comparison.transformed)]
+            {
+                let Some(fault) = execution.fault() else { continue };
+                let details = fault.details();
+                if matches!(m, Difference::Faulted { side: reported, .. } if *reported == side) {
+                    // The mismatch line already is the fault's first line.
+                    eprint!("{}", details.split_once('\n').map_or("", |(_, rest)| rest));
+                } else {
+                    eprint!("the {} program faults too: {details}", side.name());
                 }
             }
             Ok(super::input_problems())
         }
         None => {
-            write_outputs(args, comparison.transformed.outputs().unwrap_or(&BTreeMap::new()))?;
-            eprintln!("equal: both programs complete and every output is bitwise equal under {}", config.schedule);
+            let outputs = comparison.transformed.outputs().map(|o| o.len()).unwrap_or(0);
+            write_outputs(args, comparison.transformed.outputs().unwrap_or(&BTreeMap::new()), args.print)?;
+            eprintln!(
+                "equal under {}: both programs complete and all {outputs} outputs are bitwise equal",
+                config.schedule
+            );
             Ok(ExitCode::SUCCESS)
         }
     }

@@ -1,19 +1,30 @@
 //! `tirproof verify FILE...`: prove every async wait of every function safe and tight.
+//!
+//! Every file is checked first (an ill-formed program gets its diagnostics and exit 1, never a
+//! verdict). The summary lines add up: each wait has exactly one verdict, counted on the waits
+//! line, and what is not about one wait (groups in flight at the end, races, data flow) is
+//! counted on its own line. SMT-LIB dumps are named after the input's path, the function, the
+//! query and its kind, so two inputs never share a name and a tightness probe never looks like
+//! a safety check.
 
-use std::path::PathBuf;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::fmt;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
-use tirproof::source::{expand_paths, Source};
+use anyhow::{bail, Context};
+use tirproof::duration::parse_duration;
+use tirproof::outln;
+use tirproof::source::Source;
 use tirproof_verify::waits::{verify_func, FuncReport, Options, WaitVerdict};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// TVMScript files or directories (searched for .py files).
+    /// TVMScript files or directories (searched for .py files); `-` is standard input.
     #[arg(required = true)]
     paths: Vec<PathBuf>,
-    /// Only this function.
+    /// Only this function (a usage error when no input has it).
     #[arg(long)]
     func: Option<String>,
     /// Print the results as JSON.
@@ -22,9 +33,9 @@ pub struct Args {
     /// Write every query as an SMT-LIB file into this directory.
     #[arg(long, value_name = "DIR")]
     smtlib: Option<PathBuf>,
-    /// Time limit of each solver check, in seconds.
-    #[arg(long, default_value_t = 10.0)]
-    timeout: f64,
+    /// Time limit of each solver check (seconds, or with a unit: `500ms`, `1m`).
+    #[arg(long, default_value = "10", value_parser = parse_duration)]
+    timeout: Duration,
     /// Prove safety only: do not measure how over-synchronized proved waits are (fewer
     /// queries; proved waits are reported "proved (tightness not measured)").
     #[arg(long)]
@@ -32,84 +43,406 @@ pub struct Args {
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    let files = expand_paths(&args.paths).context("cannot list the inputs")?;
+    let files = super::input_files(&args.paths)?;
     let options = Options {
-        timeout: Duration::from_secs_f64(args.timeout.max(0.001)),
+        timeout: args.timeout.max(Duration::from_millis(1)),
         dump_smtlib: args.smtlib.is_some(),
         tightness: !args.no_tightness,
         ..Options::default()
     };
+    let mut dumps = args.smtlib.as_deref().map(DumpDir::new).transpose()?;
     let mut all_proved = true;
     let mut json = Vec::new();
+    let mut total = Tally::default();
+    let mut notes = BTreeSet::new();
+    let mut functions_seen = BTreeSet::new();
     for file in &files {
         let src = Source::read(file).with_context(|| format!("cannot read {}", file.display()))?;
-        let module = match tirproof_reader::parse_module(&src.text) {
+        let module = match src.parse_and_check() {
             Ok(m) => m,
             Err(diags) => {
                 eprintln!("{}", src.render(&diags));
-                return Ok(ExitCode::from(2));
+                all_proved = false;
+                continue;
             }
         };
+        functions_seen.extend(module.functions.iter().map(|f| f.name.clone()));
         for func in module.functions.iter().filter(|f| args.func.as_ref().is_none_or(|n| *n == f.name)) {
             let start = Instant::now();
-            let (report, dumps) = verify_func(func, &options);
+            let (report, queries) = verify_func(func, &options);
             let elapsed = start.elapsed();
-            if let Some(dir) = &args.smtlib {
-                write_dumps(dir, &src.name, &dumps)?;
+            if let Some(dir) = &mut dumps {
+                dir.write(&src.name, &report, &queries)?;
             }
             all_proved &= report.all_proved();
+            let tally = Tally::of(&report);
+            total.add(&tally);
+            notes.extend(report.notes.iter().filter(|n| !is_located(n)).map(|n| whole_note(n)));
             if args.json {
                 json.push(serde_json::json!({ "file": src.name, "seconds": elapsed.as_secs_f64(), "report": report }));
             } else {
-                print_report(&src.name, &report, elapsed);
+                print_report(&src.name, &report, &tally, elapsed)?;
             }
         }
     }
+    if let Some(name) = &args.func {
+        // With no program read, the diagnostics (exit 1) already say what is wrong.
+        if !functions_seen.is_empty() && !functions_seen.contains(name) {
+            let known: Vec<&str> = functions_seen.iter().map(String::as_str).collect();
+            bail!("no function `{name}` in the inputs (their functions: {})", known.join(", "));
+        }
+    }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&json)?);
+        outln!("{}", serde_json::to_string_pretty(&json)?)?;
+    } else {
+        if total.functions > 1 {
+            outln!("total: {} in {}:", plural(total.functions, "function"), plural(files.len(), "file"))?;
+            total.print()?;
+        }
+        for note in &notes {
+            outln!("note: {note}")?;
+        }
     }
     Ok(if all_proved { ExitCode::SUCCESS } else { super::input_problems() })
 }
 
-fn print_report(file: &str, report: &FuncReport, elapsed: Duration) {
-    println!("{file}: function {} ({} queries, {:.0} ms)", report.name, report.queries, elapsed.as_secs_f64() * 1e3);
+/// A note about one place of one function (`line 10: ...`), printed with that function; the
+/// others say what a run checks and are printed once, at its end.
+fn is_located(note: &str) -> bool {
+    note.starts_with("line ")
+}
+
+/// A note of the verifier as a whole sentence: the verifier's note on race freedom ends
+/// before its verb (`...; race freedom is`), which this completes.
+fn whole_note(note: &str) -> String {
+    if note.ends_with("race freedom is") {
+        format!("{note} checked")
+    } else {
+        note.to_owned()
+    }
+}
+
+fn print_report(file: &str, report: &FuncReport, tally: &Tally, elapsed: Duration) -> anyhow::Result<()> {
+    let queries = plural(report.queries, "query");
+    outln!("{file}: function {} ({queries}, {:.0} ms)", report.name, elapsed.as_secs_f64() * 1e3)?;
     for w in &report.waits {
-        println!("  {w}");
+        outln!("  {w}")?;
         if let WaitVerdict::Refuted { values, .. } = &w.verdict {
             if !values.is_empty() {
-                println!("    model: {values}");
+                outln!("    model: {values}")?;
             }
         }
     }
     for f in &report.findings {
         let at = if f.line > 0 { format!("line {}: ", f.line) } else { String::new() };
-        println!("  refuted: {at}{}", f.message);
+        outln!("  refuted: {at}{}", f.message)?;
     }
     for u in &report.unknown {
-        println!("  unknown: {u}");
+        outln!("  unknown: {u}")?;
     }
-    for n in &report.notes {
-        println!("  note: {n}");
+    for note in report.notes.iter().filter(|n| is_located(n)) {
+        outln!("  note: {note}")?;
     }
-    let tight = report.count(|v| matches!(v, WaitVerdict::ProvedTight));
-    let untested = report.count(|v| matches!(v, WaitVerdict::Proved));
-    let over = report.count(|v| matches!(v, WaitVerdict::ProvedOverSynchronized { .. }));
-    let refuted = report.count(|v| matches!(v, WaitVerdict::Refuted { .. })) + report.findings.len();
-    let unknown = report.count(|v| matches!(v, WaitVerdict::Unknown { .. } | WaitVerdict::ProvedBounded { .. }))
-        + report.unknown.len();
-    let untested = if untested > 0 { format!(", {untested} proved (tightness not measured)") } else { String::new() };
-    println!(
-        "  {} waits: {tight} proved and tight, {over} over-synchronized{untested}, {refuted} refuted, {unknown} unknown",
-        report.waits.len()
-    );
+    tally.print()
 }
 
-fn write_dumps(dir: &std::path::Path, file: &str, dumps: &[(String, String)]) -> anyhow::Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let stem = std::path::Path::new(file).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    for (i, (name, text)) in dumps.iter().enumerate() {
-        let safe: String = name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
-        tirproof::write_atomically(&dir.join(format!("{stem}_{i:03}_{safe}.smt2")), text.as_bytes())?;
+/// `1 wait`, `2 waits`, `1 query`, `2 queries`.
+fn plural(n: usize, noun: &str) -> String {
+    match (n, noun.strip_suffix('y')) {
+        (1, _) => format!("1 {noun}"),
+        (_, Some(stem)) => format!("{n} {stem}ies"),
+        (_, None) => format!("{n} {noun}s"),
     }
-    Ok(())
+}
+
+/// Verdicts per wait (each wait counted once) and function-level findings, of one function
+/// or summed over a run.
+#[derive(Default, Debug, PartialEq, Eq)]
+struct Tally {
+    functions: usize,
+    waits: usize,
+    tight: usize,
+    over: usize,
+    untested: usize,
+    bounded: usize,
+    refuted: usize,
+    unknown: usize,
+    /// Refuted obligations no single wait is responsible for (groups in flight at the end,
+    /// races, data flow).
+    findings_refuted: usize,
+    /// Undecided obligations no single wait is responsible for.
+    findings_unknown: usize,
+}
+
+impl Tally {
+    fn of(report: &FuncReport) -> Tally {
+        let mut tally = Tally { functions: 1, waits: report.waits.len(), ..Tally::default() };
+        for wait in &report.waits {
+            let slot = match wait.verdict {
+                WaitVerdict::ProvedTight => &mut tally.tight,
+                WaitVerdict::ProvedOverSynchronized { .. } => &mut tally.over,
+                WaitVerdict::Proved => &mut tally.untested,
+                WaitVerdict::ProvedBounded { .. } => &mut tally.bounded,
+                WaitVerdict::Refuted { .. } => &mut tally.refuted,
+                WaitVerdict::Unknown { .. } => &mut tally.unknown,
+            };
+            *slot += 1;
+        }
+        tally.findings_refuted = report.findings.len();
+        tally.findings_unknown = report.unknown.len();
+        tally
+    }
+
+    fn add(&mut self, other: &Tally) {
+        self.functions += other.functions;
+        self.waits += other.waits;
+        self.tight += other.tight;
+        self.over += other.over;
+        self.untested += other.untested;
+        self.bounded += other.bounded;
+        self.refuted += other.refuted;
+        self.unknown += other.unknown;
+        self.findings_refuted += other.findings_refuted;
+        self.findings_unknown += other.findings_unknown;
+    }
+
+    /// The waits line, and the function-level line when there are such findings.
+    fn print(&self) -> anyhow::Result<()> {
+        outln!("  {}", WaitsLine(self))?;
+        let findings = self.findings_refuted + self.findings_unknown;
+        if findings > 0 {
+            outln!(
+                "  {} (not about one wait): {} refuted, {} unknown",
+                plural(findings, "function-level finding"),
+                self.findings_refuted,
+                self.findings_unknown
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// `N waits: a proved and tight, b over-synchronized, c refuted, d unknown`, with the
+/// verdicts that only some runs have (tightness not measured, bounded) when they occur; the
+/// counts add up to N.
+struct WaitsLine<'a>(&'a Tally);
+
+impl fmt::Display for WaitsLine<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let t = self.0;
+        write!(f, "{}: {} proved and tight, {} over-synchronized", plural(t.waits, "wait"), t.tight, t.over)?;
+        if t.untested > 0 {
+            write!(f, ", {} proved (tightness not measured)", t.untested)?;
+        }
+        if t.bounded > 0 {
+            write!(f, ", {} proved for a bounded number of iterations only", t.bounded)?;
+        }
+        write!(f, ", {} refuted, {} unknown", t.refuted, t.unknown)
+    }
+}
+
+/// The directory of SMT-LIB dumps, and the names given out so far (each dump gets its own).
+struct DumpDir {
+    dir: PathBuf,
+    used: HashSet<String>,
+}
+
+impl DumpDir {
+    fn new(dir: &Path) -> anyhow::Result<DumpDir> {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        Ok(DumpDir { dir: dir.to_path_buf(), used: HashSet::new() })
+    }
+
+    /// Writes the dumps of `report`'s function of input `file`, one file per check, each named
+    /// and headed with the input, the function, the query, the wait it is about (when known)
+    /// and its kind.
+    fn write(&mut self, file: &str, report: &FuncReport, dumps: &[(String, String)]) -> anyhow::Result<()> {
+        let input = file_label(file);
+        let func = report.name.as_str();
+        let lines = wait_lines(report, dumps);
+        for (k, (name, text)) in dumps.iter().enumerate() {
+            let query = name.strip_prefix(func).and_then(|q| q.strip_prefix('_')).unwrap_or(name);
+            let kind = QueryKind::of(query, text, &lines);
+            let stem = format!("{input}__{}__{}_{k:03}_{}", safe(func), safe(query), kind.tag());
+            let mut unique = stem.clone();
+            let mut again = 1;
+            while !self.used.insert(unique.clone()) {
+                again += 1;
+                unique = format!("{stem}_{again}");
+            }
+            let wait = match kind.wait_line(query, &lines) {
+                Some(line) => format!("; wait: line {line}\n"),
+                None => String::new(),
+            };
+            let header = format!(
+                "; input: {file}\n; function: {func}\n; query: {query} (check {k} of the function)\n{wait}; kind: {kind}\n"
+            );
+            let path = self.dir.join(format!("{unique}.smt2"));
+            tirproof::output::write_file(&path, format!("{header}{text}").as_bytes())?;
+        }
+        Ok(())
+    }
+}
+
+/// The prefix of the verifier's slack variables in a script: `v_slack_N` is the slack of the
+/// wait that is event N of the function's model.
+const SLACK_PREFIX: &str = "v_slack_";
+
+/// The line of each wait by its event number: a function's waits, in program order, are its
+/// slack variables in event order. Empty when the two do not match (a queue the verifier could
+/// not encode declares none), and the dumps then name the slack variable only.
+fn wait_lines(report: &FuncReport, dumps: &[(String, String)]) -> BTreeMap<u64, u32> {
+    let events: BTreeSet<u64> = dumps
+        .iter()
+        .flat_map(|(_, text)| text.lines())
+        .filter_map(|l| l.strip_prefix("(declare-fun ")?.strip_prefix(SLACK_PREFIX)?.split(' ').next()?.parse().ok())
+        .collect();
+    let mut waits: Vec<_> = report.waits.iter().map(|w| (w.index, w.line)).collect();
+    waits.sort_unstable();
+    if events.len() != waits.len() {
+        return BTreeMap::new();
+    }
+    events.into_iter().zip(waits.into_iter().map(|(_, line)| line)).collect()
+}
+
+/// What a dumped check asks, as far as its query name and script tell.
+#[derive(Debug, PartialEq, Eq)]
+enum QueryKind {
+    /// The wait counts as written: `sat` is a refutation.
+    AsWritten,
+    /// A tightness probe: the script loosens a wait (its slack fixed above 0); `sat` means the
+    /// loosened wait is unsafe, which is what makes the wait tight, not a failure.
+    TightnessProbe { loosened: Vec<Loosening> },
+}
+
+/// A wait's slack fixed above 0 in a script.
+#[derive(Debug, PartialEq, Eq)]
+struct Loosening {
+    /// The wait's event number (`v_slack_N`).
+    event: u64,
+    /// `= 1`, `>= 2`.
+    relation: String,
+    /// The wait's line, when known.
+    line: Option<u32>,
+}
+
+impl fmt::Display for Loosening {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => {
+                write!(f, "the wait at line {line} loosened ({SLACK_PREFIX}{} {})", self.event, self.relation)
+            }
+            None => write!(f, "a wait loosened ({SLACK_PREFIX}{} {})", self.event, self.relation),
+        }
+    }
+}
+
+impl QueryKind {
+    fn of(query: &str, script: &str, lines: &BTreeMap<u64, u32>) -> QueryKind {
+        let loosened: Vec<Loosening> = script.lines().filter_map(|l| loosened_slack(l, lines)).collect();
+        if loosened.is_empty() || query.ends_with("negative") {
+            QueryKind::AsWritten
+        } else {
+            QueryKind::TightnessProbe { loosened }
+        }
+    }
+
+    fn tag(&self) -> &'static str {
+        match self {
+            QueryKind::AsWritten => "check",
+            QueryKind::TightnessProbe { .. } => "tightness_probe",
+        }
+    }
+
+    /// The line of the wait the check is about: the loosened one, or the one whose count
+    /// `wN_negative` asks about.
+    fn wait_line(&self, query: &str, lines: &BTreeMap<u64, u32>) -> Option<u32> {
+        match self {
+            QueryKind::TightnessProbe { loosened } => loosened.first()?.line,
+            QueryKind::AsWritten => {
+                let event: u64 = query.strip_prefix('w')?.strip_suffix("_negative")?.parse().ok()?;
+                lines.get(&event).copied()
+            }
+        }
+    }
+}
+
+impl fmt::Display for QueryKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            QueryKind::AsWritten => write!(f, "check of the program as written (sat = refuted, unsat = proved)"),
+            QueryKind::TightnessProbe { loosened } => {
+                let loosened: Vec<String> = loosened.iter().map(ToString::to_string).collect();
+                write!(
+                    f,
+                    "tightness probe with {} (sat = that loosening is unsafe, so the wait is tight; not a failure)",
+                    loosened.join(", ")
+                )
+            }
+        }
+    }
+}
+
+/// The loosening in the assertion `(assert (= v_slack_7 1))` (Z3 prints it on one line or
+/// two) or `(>= v_slack_7 2)`: a wait's slack fixed above 0, which makes the check a
+/// tightness probe.
+fn loosened_slack(line: &str, lines: &BTreeMap<u64, u32>) -> Option<Loosening> {
+    let line = line.trim();
+    let inner = line.strip_prefix("(assert ").unwrap_or(line).strip_prefix('(')?.strip_suffix("))")?;
+    let mut words = inner.split_whitespace();
+    let (op, var, value) = (words.next()?, words.next()?, words.next()?);
+    let event: u64 = var.strip_prefix(SLACK_PREFIX)?.parse().ok()?;
+    let by: i64 = value.parse().ok()?;
+    if words.next().is_some() || !(op == ">=" || (op == "=" && by > 0)) {
+        return None;
+    }
+    Some(Loosening { event, relation: format!("{op} {by}"), line: lines.get(&event).copied() })
+}
+
+/// A name for an input's dumps that tells inputs with the same file name apart: its whole
+/// path, with every character but letters and digits replaced.
+fn file_label(file: &str) -> String {
+    let path = Path::new(file);
+    let without_ext = path.with_extension("");
+    safe(without_ext.to_string_lossy().trim_start_matches(['.', '/']))
+}
+
+fn safe(text: &str) -> String {
+    text.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plurals() {
+        assert_eq!(plural(1, "wait"), "1 wait");
+        assert_eq!(plural(0, "wait"), "0 waits");
+        assert_eq!(plural(2, "query"), "2 queries");
+        assert_eq!(plural(1, "query"), "1 query");
+    }
+
+    #[test]
+    fn a_loosened_slack_makes_a_tightness_probe() {
+        let lines = BTreeMap::from([(7, 40), (9, 52)]);
+        let probe = "(declare-fun v_slack_7 () Int)\n(assert\n (= v_slack_7 1))\n(assert (= v_slack_9 0))\n";
+        let kind = QueryKind::of("q0_safety", probe, &lines);
+        let loosened = vec![Loosening { event: 7, relation: "= 1".into(), line: Some(40) }];
+        assert_eq!(kind, QueryKind::TightnessProbe { loosened });
+        assert_eq!(kind.wait_line("q0_safety", &lines), Some(40));
+        assert!(kind.to_string().contains("the wait at line 40 loosened (v_slack_7 = 1)"), "{kind}");
+        let written = "(assert\n (= v_slack_7 0))\n(assert (= v_slack_9 0))\n(assert\n (= v_n 1))\n";
+        assert_eq!(QueryKind::of("q0_safety", written, &lines), QueryKind::AsWritten);
+        let at_least = QueryKind::of("q0_drained", "(assert (>= v_slack_3 2))\n", &lines);
+        let loosened = vec![Loosening { event: 3, relation: ">= 2".into(), line: None }];
+        assert_eq!(at_least, QueryKind::TightnessProbe { loosened });
+        assert_eq!(QueryKind::AsWritten.wait_line("w9_negative", &lines), Some(52));
+    }
+
+    #[test]
+    fn inputs_with_one_file_name_get_different_labels() {
+        assert_ne!(file_label("a/x.py"), file_label("b/x.py"));
+        assert_eq!(file_label("./corpus/tvm/seed.py"), "corpus_tvm_seed");
+    }
 }

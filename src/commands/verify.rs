@@ -77,7 +77,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             all_proved &= report.all_proved();
             let tally = Tally::of(&report);
             total.add(&tally);
-            notes.extend(report.notes.iter().filter(|n| !is_located(n)).map(|n| whole_note(n)));
+            notes.extend(report.notes.iter().filter(|n| !is_located(n)).cloned());
             if args.json {
                 json.push(serde_json::json!({ "file": src.name, "seconds": elapsed.as_secs_f64(), "report": report }));
             } else {
@@ -110,16 +110,6 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
 /// others say what a run checks and are printed once, at its end.
 fn is_located(note: &str) -> bool {
     note.starts_with("line ")
-}
-
-/// A note of the verifier as a whole sentence: the verifier's note on race freedom ends
-/// before its verb (`...; race freedom is`), which this completes.
-fn whole_note(note: &str) -> String {
-    if note.ends_with("race freedom is") {
-        format!("{note} checked")
-    } else {
-        note.to_owned()
-    }
 }
 
 fn print_report(file: &str, report: &FuncReport, tally: &Tally, elapsed: Duration) -> anyhow::Result<()> {

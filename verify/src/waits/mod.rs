@@ -112,7 +112,7 @@ fn verify_model<'m>(
             Some(WaitFailure::Unknown(why)) => report.unknown.push(why),
         }
     } else {
-        report.notes.push("data flow is not checked (no provenance in the input); race freedom is".into());
+        report.notes.push("data flow is not checked (no provenance in the input); race freedom is checked".into());
     }
     match checker.races() {
         None => {}

@@ -285,6 +285,13 @@ impl<'m> Checker<'m> {
     /// How far the last instances of the waits of `q` before `at` tell whether group `group`
     /// is complete there (see [`Completion`]).
     pub fn completion(&self, q: QueueId, at: &Instance, group: &Int, slack: &Slack) -> Completion {
+        self.completion_at(q, &[(Bool::from_bool(true), at.clone())], group, slack)
+    }
+
+    /// [`Checker::completion`] where the group must be complete at any one of several points
+    /// (each with the condition under which it counts): a barrier's instances in the writer
+    /// thread, for another thread's read.
+    pub fn completion_at(&self, q: QueueId, points: &[(Bool, Instance)], group: &Int, slack: &Slack) -> Completion {
         let inexact: Vec<EventId> = self.waits(q).into_iter().filter(|w| !self.last_forces_most(*w)).collect();
         if inexact.is_empty() {
             return Completion::Exact;
@@ -307,7 +314,9 @@ impl<'m> Checker<'m> {
                 enc.per_instance = Some(vals);
                 let forced = sub(&self.committed(&mut enc, q, &wi)?, &self.count_of(&mut enc, w, &wi, slack)?);
                 enc.per_instance = None;
-                completes.push(and(&[runs, enc.before(&wi, at), lt(group, &forced)]));
+                let before_a_point: Vec<Bool> =
+                    points.iter().map(|(counts, at)| and(&[counts.clone(), enc.before(&wi, at)])).collect();
+                completes.push(and(&[runs, or(&before_a_point), lt(group, &forced)]));
             }
             // Bounded encodings hold only under their own assumptions, which cannot be
             // quantified over here.

@@ -73,6 +73,8 @@ struct Pair {
     waits: Vec<EventId>,
     /// How far a counterexample of the same-thread obligation can be trusted.
     completion: Completion,
+    /// How far a counterexample of the cross-thread obligation can be trusted.
+    cross_completion: Completion,
 }
 
 /// Which of a pair's obligations.
@@ -254,9 +256,10 @@ impl<'m> Checker<'m> {
                     writer: &writer,
                     reader: &reader,
                 };
-                let (violated, waits) = self.cross_pair(enc, query, cross)?;
+                let (violated, waits, completion) = self.cross_pair(enc, query, cross)?;
                 pair.cross_thread = Some(query.require(not(&violated)));
                 pair.waits.extend(waits);
+                pair.cross_completion = completion;
             }
         }
         enc.threads = writer;
@@ -264,7 +267,12 @@ impl<'m> Checker<'m> {
     }
 
     /// The cross-thread violation of a pair, and the waits it depends on.
-    fn cross_pair(&self, enc: &mut Encoder, query: &mut Query, pair: CrossPair) -> Enc<(Bool, Vec<EventId>)> {
+    fn cross_pair(
+        &self,
+        enc: &mut Encoder,
+        query: &mut Query,
+        pair: CrossPair,
+    ) -> Enc<(Bool, Vec<EventId>, Completion)> {
         let CrossPair { queue: q, index: k, accesses: StoreUse { store: s, use_: u }, slack, writer, reader } = pair;
         let (store_role, use_role) = (InstanceRole::CrossStore(k), InstanceRole::CrossUse(k));
         enc.threads = writer.clone();
@@ -278,6 +286,7 @@ impl<'m> Checker<'m> {
         // Read before the write: a barrier must separate them, or the writer may run ahead
         // and issue the write first (the threads of one phase run in any order).
         let mut waits = Vec::new();
+        let mut points = Vec::new();
         let mut synced = vec![Bool::from_bool(false)];
         let mut separated = vec![Bool::from_bool(false)];
         for b in self.events_where(|k| matches!(k, EventKind::Barrier)) {
@@ -294,13 +303,17 @@ impl<'m> Checker<'m> {
             enc.threads = writer.clone();
             let (_, effects) = self.completed(enc, q, &at_writer, slack)?;
             waits.extend(governing(&effects));
-            synced.push(and(&[exists, enc.before(&si, &at_writer), not(&incomplete(&group, &effects))]));
+            let reached = and(&[exists, enc.before(&si, &at_writer)]);
+            synced.push(and(&[reached.clone(), not(&incomplete(&group, &effects))]));
+            points.push((reached, at_writer));
         }
+        let completion = self.completion_at(q, &points, &group, slack);
         // Shared memory is one copy per block: only threads of one block meet there.
         let threads = self.thread_relation((s, writer), (u, reader));
         let unsynchronized =
             or(&[and(&[enc.before(&si, &ui), not(&or(&synced))]), and(&[enc.before(&ui, &si), not(&or(&separated))])]);
-        Ok((and(&[s_runs, u_runs, threads.different_thread, threads.same_block, same, unsynchronized]), waits))
+        let violated = and(&[s_runs, u_runs, threads.different_thread, threads.same_block, same, unsynchronized]);
+        Ok((violated, waits, completion))
     }
 
     /// Checks the pairs of `safety` that `checks` asks about, until it has found as many
@@ -339,18 +352,10 @@ impl<'m> Checker<'m> {
     fn check_pair(&self, scope: &Scope, safety: &QueueSafety, k: PairIndex) -> Option<Result<Violation, Undecided>> {
         let pair = safety.pair(k);
         let label = format!("q{}_safety", safety.q.number());
-        // The writer's completion at a barrier takes the last instance of each wait only.
-        let cross_completion = if self.waits(safety.q).into_iter().all(|w| self.last_forces_most(w)) {
-            Completion::Exact
-        } else {
-            Completion::Inexact(
-                "another thread's read after a barrier, where an earlier instance of the writer's wait may complete more groups than its last".into(),
-            )
-        };
         for (obligation, which) in pair.obligations() {
             let completion = match which {
                 PairObligation::SameThread => &pair.completion,
-                PairObligation::CrossThread => &cross_completion,
+                PairObligation::CrossThread => &pair.cross_completion,
             };
             match self.check_completed(scope, obligation, &label, completion) {
                 Outcome::Holds => {}
@@ -469,6 +474,7 @@ fn encode_pair(enc: &Encoder, query: &mut Query, stored: &StoreInstance, used: &
         per_wait: used.per_wait.clone(),
         waits: governing(&used.per_wait).collect(),
         completion: Completion::Exact,
+        cross_completion: Completion::Exact,
     }
 }
 

@@ -11,7 +11,7 @@ mod print;
 mod types;
 
 pub use inst::{CacheOp, CgNeeds16, Cmp, CpAsync, CpSize, FloatOp, Inst, IntOp, Op, Rounding, Width};
-pub use print::print;
+pub use print::{print, print_with_lines};
 pub use types::{AddrBase, Address, Dim, Guard, Label, Operand, Reg, RegClass, Special, StateSpace, Ty};
 
 use std::fmt;

@@ -107,3 +107,12 @@ fn ptx_command_writes_the_target_and_reports_what_it_cannot_lower() {
     let bad_arch = ptx_cli(&["pipeline/vector_copy.py", "--arch", "sm_70"]);
     assert_eq!(bad_arch.status.code(), Some(2));
 }
+
+#[test]
+fn a_count_bounded_by_its_loops_becomes_a_saturating_chain() {
+    // `T.min(...)` of a loop variable: at most 1, so `@p cp.async.wait_group 0` for counts up
+    // to 0 and `@q cp.async.wait_group 1` for 1 and more; the emulator test runs it.
+    let waits = waits("verify/inner_loop_waits_min_clean.py");
+    assert!(waits.iter().any(|w| w.starts_with("@%p") && w.ends_with("cp.async.wait_group 0;")), "{waits:?}");
+    assert!(waits.iter().any(|w| w.starts_with("@%p") && w.ends_with("cp.async.wait_group 1;")), "{waits:?}");
+}

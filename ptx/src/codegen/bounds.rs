@@ -1,11 +1,13 @@
 //! Integer ranges of TIR expressions, for bounding a wait count that is not a constant.
 //!
 //! Invariant: a range is returned only when every value the expression can take, given the
-//! ranges of its variables, lies in it, in the expression's own fixed-width arithmetic (a
-//! result that could wrap has no range). `None` means "unbounded as far as we can tell".
+//! ranges of its variables (a variable of unknown range: its type's), lies in it, in the
+//! expression's own fixed-width arithmetic (a result that could wrap has no range). `None`, or
+//! a range reaching the type's maximum, means "unbounded as far as we can tell".
 
 use std::collections::HashMap;
 
+use tirproof_ir::dtype::{DataType, TypeCode};
 use tirproof_ir::expr::{BinOp, Expr};
 use tirproof_ir::var::VarId;
 
@@ -42,7 +44,8 @@ pub type Ranges = HashMap<VarId, Range>;
 pub fn range(expr: &Expr, ranges: &Ranges) -> Option<Range> {
     let result = match expr {
         Expr::Int { value, .. } => Range::point(*value),
-        Expr::Var(var) => *ranges.get(&var.id())?,
+        // A variable of unknown range takes any value of its type.
+        Expr::Var(var) => ranges.get(&var.id()).copied().or_else(|| type_range(var.dtype()))?,
         Expr::Binary { op, lhs, rhs } => binary(*op, range(lhs, ranges)?, range(rhs, ranges)?)?,
         Expr::Select { on_true, on_false, .. } | Expr::IfThenElse { on_true, on_false, .. } => {
             range(on_true, ranges)?.hull(range(on_false, ranges)?)
@@ -51,6 +54,19 @@ pub fn range(expr: &Expr, ranges: &Ranges) -> Option<Range> {
         _ => return None,
     };
     fits(result, expr.dtype().bits, expr.dtype().is_int()).then_some(result)
+}
+
+/// Every value of an integer type (unsigned 64-bit values capped at `i64::MAX`).
+pub fn type_range(dtype: DataType) -> Option<Range> {
+    let bits = u32::from(dtype.bits);
+    match (dtype.code, bits) {
+        (TypeCode::Int, 1..=64) => {
+            let half = 1i128 << (bits - 1);
+            Some(Range { lo: i64::try_from(-half).ok()?, hi: i64::try_from(half - 1).ok()? })
+        }
+        (TypeCode::UInt, 1..=64) => Some(Range { lo: 0, hi: i64::try_from((1i128 << bits) - 1).unwrap_or(i64::MAX) }),
+        _ => None,
+    }
 }
 
 /// Whether the range holds only values of the expression's type, so nothing wrapped.
@@ -82,7 +98,6 @@ fn binary(op: BinOp, a: Range, b: Range) -> Option<Range> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tirproof_ir::dtype::DataType;
     use tirproof_ir::var::Var;
 
     #[test]
@@ -96,7 +111,11 @@ mod tests {
         let modulo = Expr::binary(BinOp::FloorMod, Expr::var(&i), Expr::int(3));
         assert_eq!(range(&modulo, &ranges), Some(Range { lo: 0, hi: 2 }));
         let n = Var::new("n", DataType::INT32);
-        assert_eq!(range(&Expr::var(&n), &ranges), None);
+        assert_eq!(range(&Expr::var(&n), &ranges), type_range(DataType::INT32));
+        let clamped = Expr::binary(BinOp::Max, Expr::binary(BinOp::Min, Expr::var(&n), Expr::int(2)), Expr::int(0));
+        assert_eq!(range(&clamped, &ranges), Some(Range { lo: 0, hi: 2 }));
+        let shifted = Expr::binary(BinOp::Add, Expr::var(&n), Expr::int(1));
+        assert_eq!(range(&shifted, &ranges), None, "could wrap");
         let huge = Expr::binary(BinOp::Mul, Expr::var(&i), Expr::int(1 << 30));
         assert_eq!(range(&huge, &ranges), None, "could wrap in int32");
     }

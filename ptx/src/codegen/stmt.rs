@@ -523,7 +523,8 @@ impl Gen {
             self.emit(Op::CpAsyncWaitGroup(n));
             return Ok(());
         }
-        let Some(range) = bounds::range(count, &self.ranges) else {
+        let type_max = bounds::type_range(count.dtype()).map_or(i64::MAX, |r| r.hi);
+        let Some(range) = bounds::range(count, &self.ranges).filter(|r| r.hi < type_max) else {
             self.note("a wait count with no known upper bound waits for every group (cp.async.wait_group 0)".into());
             self.emit(Op::CpAsyncWaitGroup(0));
             return Ok(());

@@ -20,7 +20,7 @@ mod decode;
 use std::collections::HashMap;
 
 use tirproof_ir::span::Span;
-use tirproof_machine::async_queue::{AsyncStore, Waiter};
+use tirproof_machine::async_queue::{AsyncStore, Leftover, Waiter};
 use tirproof_machine::error::ExecError;
 use tirproof_machine::fault::{Fault, FaultKind};
 use tirproof_machine::history::Who;
@@ -327,7 +327,15 @@ impl<'k> Emulator<'k> {
         for thread in &mut threads {
             if let Some(left) = thread.asyncs.leftover() {
                 thread.asyncs.complete_all(&mut self.mem);
-                let message = format!("the thread exits with cp.async work never waited for ({left:?})");
+                let what = match left {
+                    Leftover::Uncommitted(store) => {
+                        format!("a cp.async issued at line {} and never committed", store.line)
+                    }
+                    Leftover::Unwaited { seq, commit_line, .. } => {
+                        format!("group {seq} (committed at line {commit_line}) never waited for")
+                    }
+                };
+                let message = format!("the thread exits with {what}");
                 let pc = self.code.insts.len().saturating_sub(1);
                 return Err(self.fault(FaultKind::UnwaitedGroup, message, thread, pc));
             }

@@ -167,6 +167,18 @@ fn a_wait_loosened_by_one_faults_under_lazy_and_passes_under_eager() {
 }
 
 #[test]
+fn a_fault_in_ptx_read_from_text_names_its_line() {
+    let p = planted("pipeline/vector_copy.py");
+    let text = tirproof_ptx::module::print(&p.ptx).expect("prints");
+    let parsed = tirproof_ptx::parse::parse(&text).expect("parses");
+    let func = &p.lowered.functions[0];
+    let result = emulate(&parsed.module.kernels[0], &parsed.lines[0], func, &p.inputs, Schedule::Lazy);
+    let EmuOutcome::Fault(fault) = result.outcome else { panic!("the loosened wait passes") };
+    let line = text.lines().nth(fault.span.line as usize - 1).expect("the line exists");
+    assert!(line.contains("ld.shared") && fault.message.contains(line.trim()), "{fault}\n{line}");
+}
+
+#[test]
 fn a_wait_loosened_before_a_cross_thread_read_races_under_every_schedule() {
     // Another thread's copy is visible only after the issuer's wait and a barrier, whatever
     // the timing: under lazy the read finds the copy still pending, under eager it races.

@@ -1,12 +1,14 @@
 //! Every corpus program the lowering pipeline accepts is lowered to PTX; the ones codegen
 //! cannot lower are listed with their reason, and must be exactly the expected ones.
-//! The `tirproof ptx` command writes what codegen makes, for both architectures.
+//! Every emitted module parses back to one that prints the same text. The `tirproof ptx`
+//! command writes what codegen makes, for both architectures.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use tirproof::source::{expand_paths, Source};
 use tirproof_ptx::module::{print, Line, Op};
+use tirproof_ptx::parse::parse;
 use tirproof_ptx::{lower_module, lower_tir, Arch};
 
 /// Programs codegen refuses, by file name, with a word of the reason.
@@ -33,6 +35,9 @@ fn corpus_programs_lower_to_ptx_or_say_why() {
             Ok(out) => {
                 let text = print(&out.module).expect("sm_80 has every feature we use");
                 assert!(text.contains(".target sm_80"), "{}", file.display());
+                // print(parse(print(m))) == print(m)
+                let parsed = parse(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+                assert_eq!(print(&parsed.module).expect("prints"), text, "{}", file.display());
                 lowered += 1;
             }
             Err(error) => refused.push((file.file_name().unwrap_or_default().to_string_lossy().to_string(), error)),

@@ -8,7 +8,8 @@
 //!   lowered conservatively (an async copy done synchronously, a wait made stricter);
 //! - `emu`: the emulator, which runs a kernel over a grid on `tirproof-machine`'s memory
 //!   model, so that a missing or too loose `cp.async.wait_group` faults under the lazy
-//!   schedule as it does in the TIR interpreter.
+//!   schedule as it does in the TIR interpreter;
+//! - `parse`: PTX text back to the typed module, with located errors.
 //!
 //! Invariant: the module is the only way PTX text is produced, and codegen never emits a wait
 //! weaker than the TIR asked for. docs/ptx.md describes the subset and the wait chain.
@@ -16,6 +17,7 @@
 pub mod codegen;
 pub mod emu;
 pub mod module;
+pub mod parse;
 
 pub use codegen::{lower_func, lower_module, lower_tir, LowerError, Lowered, Note, PrepareError, LOWERING_PASSES};
 pub use module::{Arch, Module};

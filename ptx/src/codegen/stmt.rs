@@ -87,12 +87,7 @@ fn visit_stmts(stmt: &Stmt, f: &mut impl FnMut(&Stmt)) {
 /// The special register a thread tag reads, and whether it counts threads (or blocks).
 fn special_of(tag: &str) -> Option<(Special, bool)> {
     let (kind, dim) = tag.split_once('.')?;
-    let dim = match dim {
-        "x" => Dim::X,
-        "y" => Dim::Y,
-        "z" => Dim::Z,
-        _ => return None,
-    };
+    let dim = Dim::from_name(dim)?;
     match kind {
         "threadIdx" => Some((Special::Tid(dim), true)),
         "blockIdx" => Some((Special::Ctaid(dim), false)),

@@ -186,6 +186,11 @@ pub enum Dim {
 impl Dim {
     pub const ALL: [Dim; 3] = [Dim::X, Dim::Y, Dim::Z];
 
+    /// The dimension named `x`, `y` or `z`.
+    pub fn from_name(name: &str) -> Option<Dim> {
+        Dim::ALL.into_iter().find(|d| d.to_string() == name)
+    }
+
     /// The position of the dimension in a launch triple.
     pub fn position(self) -> usize {
         match self {

@@ -118,3 +118,55 @@ EOF
 }
 
 z3_installed || install_z3
+
+# ---- ptxas ----------------------------------------------------------------------------------
+#
+# The PTX tests (tests/ptx_ptxas.rs) assemble every PTX tirproof emits with NVIDIA's ptxas,
+# taken from the nvidia-cuda-nvcc-cu12 wheel on PyPI (it ships ptxas; no GPU is needed). Without
+# it those tests skip with a message, so a failed download only warns. Layout after installing:
+#   third_party/ptxas/VERSION      the installed wheel version, e.g. 12.9.86
+#   third_party/ptxas/bin/ptxas    the assembler
+
+ptxas_version=12.9.86
+ptxas_dir=third_party/ptxas
+
+ptxas_installed() {
+    [ "$(cat "$ptxas_dir/VERSION" 2>/dev/null)" = "$ptxas_version" ] && [ -x "$ptxas_dir/bin/ptxas" ]
+}
+
+install_ptxas() {
+    local tmp wheel
+    tmp=$(mktemp -d)
+    if ! python3 -m pip download --quiet --no-deps --only-binary=:all: --disable-pip-version-check \
+        "nvidia-cuda-nvcc-cu12==$ptxas_version" -d "$tmp/wheel" >"$tmp/pip.log" 2>&1; then
+        echo "setup: warning: could not download nvidia-cuda-nvcc-cu12 $ptxas_version (the ptxas tests will skip)" >&2
+        rm -rf "$tmp"
+        return 0
+    fi
+    wheel=$(find "$tmp/wheel" -name "nvidia_cuda_nvcc_cu12-$ptxas_version-*.whl" | head -n 1)
+    mkdir -p "$tmp/ptxas/bin"
+    if [ -z "$wheel" ] || ! python3 - "$wheel" "$tmp/ptxas/bin/ptxas" <<'PY'; then
+import os, shutil, sys, zipfile
+
+wheel, target = sys.argv[1], sys.argv[2]
+with zipfile.ZipFile(wheel) as whl, whl.open("nvidia/cuda_nvcc/bin/ptxas") as src, open(target, "wb") as out:
+    shutil.copyfileobj(src, out)
+os.chmod(target, 0o755)
+PY
+        echo "setup: warning: no ptxas in the nvidia-cuda-nvcc-cu12 wheel (the ptxas tests will skip)" >&2
+        rm -rf "$tmp"
+        return 0
+    fi
+    if ! "$tmp/ptxas/bin/ptxas" --version >/dev/null 2>&1; then
+        echo "setup: warning: the downloaded ptxas does not run on this machine (the ptxas tests will skip)" >&2
+        rm -rf "$tmp"
+        return 0
+    fi
+    echo "$ptxas_version" >"$tmp/ptxas/VERSION"
+    rm -rf "$ptxas_dir"
+    mv "$tmp/ptxas" "$ptxas_dir"
+    rm -rf "$tmp"
+    echo "setup: installed ptxas $ptxas_version into $ptxas_dir"
+}
+
+ptxas_installed || install_ptxas

@@ -57,6 +57,9 @@ enum Command {
     /// Run a fuzzing campaign: generated programs through every oracle, findings minimized.
     #[command(after_help = EXIT_CODES)]
     Fuzz(commands::fuzz::Args),
+    /// Lower a program through the lowering pipeline to PTX (sm_80 or sm_90).
+    #[command(after_help = EXIT_CODES)]
+    Ptx(commands::ptx::Args),
 }
 
 fn main() -> ExitCode {
@@ -71,6 +74,7 @@ fn main() -> ExitCode {
         Command::Oracles(args) => commands::oracles::run(&args),
         Command::Reduce(args) => commands::reduce::run(&args),
         Command::Fuzz(args) => commands::fuzz::run(&args),
+        Command::Ptx(args) => commands::ptx::run(&args),
     };
     match result.and_then(|code| Ok(flush_stdout().map(|()| code)?)) {
         Ok(code) => code,

@@ -7,6 +7,7 @@ pub mod fmt;
 pub mod fuzz;
 pub mod opt;
 pub mod oracles;
+pub mod ptx;
 pub mod reduce;
 pub mod run;
 pub mod verify;

@@ -1,0 +1,62 @@
+//! PTX emulator throughput: `cargo bench --bench ptx`.
+//!
+//! Streaming copy kernels lowered by our codegen, run under the lazy schedule; throughput is
+//! instructions executed per second (all threads together, on one core):
+//! - one thread copying 2^20 float32 elements in a loop (no race tracking: one thread);
+//! - a grid of 64 blocks of 128 threads, each thread copying its own 128 elements (every
+//!   global access checked for races between threads and blocks).
+
+use std::collections::BTreeMap;
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use tirproof_interp::{random_inputs, Inputs};
+use tirproof_ir::func::PrimFunc;
+use tirproof_ptx::emu::{run_kernel, EmuConfig, KernelArg};
+use tirproof_ptx::module::Kernel;
+use tirproof_ptx::{lower_module, lower_tir, Arch};
+use tirproof_reader::parse_module;
+
+const ONE_THREAD: &str = r#"
+@T.prim_func
+def main(A: T.Buffer((1048576,), "float32"), C: T.Buffer((1048576,), "float32")):
+    for i in range(1048576):
+        C[i] = A[i]
+"#;
+
+const GRID: &str = r#"
+@T.prim_func
+def main(A: T.Buffer((1048576,), "float32"), C: T.Buffer((1048576,), "float32")):
+    for bx in T.thread_binding(64, thread="blockIdx.x"):
+        for tx in T.thread_binding(128, thread="threadIdx.x"):
+            for i in range(128):
+                C[bx * 16384 + i * 128 + tx] = A[bx * 16384 + i * 128 + tx]
+"#;
+
+fn args(func: &PrimFunc, inputs: &Inputs) -> Vec<KernelArg> {
+    func.param_buffers().map(|b| KernelArg::Buffer(inputs.buffers[b.name()].clone())).collect()
+}
+
+fn bench_kernel(c: &mut Criterion, name: &str, text: &str) {
+    let mut module = parse_module(text).expect("the benchmark program parses");
+    lower_tir(&mut module).expect("lowers");
+    let func = &module.functions[0];
+    let ptx = lower_module(&module, Arch::Sm80).expect("codegen");
+    let kernel: &Kernel = &ptx.module.kernels[0];
+    let inputs = random_inputs(func, 0, &BTreeMap::new()).expect("inputs");
+    let args = args(func, &inputs);
+    let config = EmuConfig::default();
+    let instructions = run_kernel(kernel, None, &args, &config).expect("runs").instructions;
+    let mut group = c.benchmark_group("ptx-emulator");
+    group.throughput(Throughput::Elements(instructions));
+    group.sample_size(10);
+    group.bench_function(name, |b| b.iter(|| run_kernel(kernel, None, &args, &config).map(|r| r.instructions)));
+    group.finish();
+}
+
+fn streaming_copy(c: &mut Criterion) {
+    bench_kernel(c, "copy 2^20 float32, one thread", ONE_THREAD);
+    bench_kernel(c, "copy 2^20 float32, 64 blocks x 128 threads", GRID);
+}
+
+criterion_group!(benches, streaming_copy);
+criterion_main!(benches);

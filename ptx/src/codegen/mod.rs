@@ -1,0 +1,302 @@
+//! Codegen: lowered TIR (after `LOWERING_PASSES`) to a typed PTX module.
+//!
+//! One `PrimFunc` becomes one kernel. Buffer parameters become `.u64` parameters converted to
+//! global addresses, scalar parameters typed parameters; shared and local allocations become
+//! arrays of their state space, aligned to 16 bytes; every buffer access computes a 64-bit
+//! byte address from its data variable's base. Thread bindings read `%tid`/`%ctaid` and fix
+//! the launch shape. Serial loops become `setp` + `bra`, conditions predicated branches,
+//! barriers `bar.sync 0`. Async copies, commits and waits follow docs/ptx.md.
+//!
+//! Invariants: a value of TIR type `t` with `n` lanes is `n` operands of `ty_of(t)`; float
+//! arithmetic is `.rn` without contraction, so results are bitwise the interpreter's; a wait is
+//! never weaker than the TIR's (a count that cannot be bounded waits for everything, with a
+//! note); anything else that cannot be lowered exactly is a `LowerError` at the statement's
+//! span.
+
+mod bounds;
+mod expr;
+mod stmt;
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+
+use tirproof_ir::diag::Diagnostic;
+use tirproof_ir::dtype::{DataType, TypeCode};
+use tirproof_ir::func::{IRModule, PrimFunc};
+use tirproof_ir::span::Span;
+use tirproof_ir::var::VarId;
+use tirproof_passes::manager::{PassManager, PipelineError, UnknownPass};
+
+use crate::module::{
+    Address, Arch, Array, Inst, Kernel, Label, Launch, Line, Module, Op, Operand, Param, Reg, RegClass, StateSpace, Ty,
+};
+
+/// The passes that turn a program as written into what codegen accepts, in order.
+pub const LOWERING_PASSES: [&str; 5] =
+    ["inject-software-pipeline", "lower-opaque-block", "flatten-buffer", "vectorize-loop", "vector-type-rewrite"];
+
+/// Why the TIR lowering pipeline stopped.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum PrepareError {
+    #[error(transparent)]
+    UnknownPass(#[from] UnknownPass),
+    #[error(transparent)]
+    Pipeline(#[from] PipelineError),
+}
+
+/// Runs `LOWERING_PASSES` over the module (the checker after each).
+pub fn lower_tir(module: &mut IRModule) -> Result<(), PrepareError> {
+    PassManager::from_names(&LOWERING_PASSES)?.run(module)?;
+    Ok(())
+}
+
+/// A construct codegen cannot lower, at the statement that holds it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{span}: in function `{func}`: cannot lower {construct} to PTX: {reason}")]
+pub struct LowerError {
+    pub func: String,
+    pub span: Span,
+    /// What was found (`the call T.exp`, `an allocation in scope "global"`).
+    pub construct: String,
+    pub reason: String,
+}
+
+impl LowerError {
+    /// The error as a located diagnostic, to render against the source.
+    pub fn to_diagnostic(&self) -> Diagnostic {
+        Diagnostic::error(self.span, format!("cannot lower {} to PTX: {}", self.construct, self.reason))
+            .note(format!("in function `{}`", self.func))
+    }
+}
+
+/// Something codegen did conservatively, at a statement: an async store done synchronously,
+/// a wait made stricter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Note {
+    pub func: String,
+    pub span: Span,
+    pub message: String,
+}
+
+impl fmt::Display for Note {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: in function `{}`: {}", self.span, self.func, self.message)
+    }
+}
+
+/// A lowered module and the notes codegen left.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Lowered {
+    pub module: Module,
+    pub notes: Vec<Note>,
+}
+
+/// Lowers every function of an already lowered TIR module (see `lower_tir`) to one kernel each.
+pub fn lower_module(module: &IRModule, arch: Arch) -> Result<Lowered, LowerError> {
+    let mut kernels = Vec::new();
+    let mut notes = Vec::new();
+    for func in &module.functions {
+        let (kernel, func_notes) = lower_func(func)?;
+        kernels.push(kernel);
+        notes.extend(func_notes);
+    }
+    Ok(Lowered { module: Module { arch, kernels }, notes })
+}
+
+/// Lowers one function to a kernel.
+pub fn lower_func(func: &PrimFunc) -> Result<(Kernel, Vec<Note>), LowerError> {
+    let mut gen = Gen::new(func);
+    gen.params(func)?;
+    gen.stmt(&func.body)?;
+    gen.emit(Op::Ret);
+    let kernel =
+        Kernel { name: ident(&func.name), params: gen.params, arrays: gen.arrays, launch: gen.launch, body: gen.body };
+    Ok((kernel, gen.notes))
+}
+
+/// Where a data variable's memory starts.
+#[derive(Clone, Copy, Debug)]
+struct Storage {
+    space: StateSpace,
+    /// A 64-bit register holding the base address in `space`.
+    base: Reg,
+}
+
+type R<T> = Result<T, LowerError>;
+
+/// The state of lowering one function.
+struct Gen {
+    func: String,
+    body: Vec<Line>,
+    next_reg: [u32; RegClass::ALL.len()],
+    next_label: u32,
+    /// The lanes each variable in scope evaluates to.
+    vars: HashMap<VarId, Vec<Operand>>,
+    ranges: bounds::Ranges,
+    storages: HashMap<VarId, Storage>,
+    params: Vec<Param>,
+    arrays: Vec<Array>,
+    launch: Launch,
+    /// Thread tags bound so far, and how many the function binds in all.
+    bound: HashSet<String>,
+    thread_tags: usize,
+    /// The async queues the function uses (PTX has one group FIFO per thread).
+    queues: std::collections::BTreeSet<i64>,
+    in_async: bool,
+    span: Span,
+    notes: Vec<Note>,
+}
+
+impl Gen {
+    fn new(func: &PrimFunc) -> Gen {
+        Gen {
+            func: func.name.clone(),
+            body: Vec::new(),
+            next_reg: [0; RegClass::ALL.len()],
+            next_label: 0,
+            vars: HashMap::new(),
+            ranges: bounds::Ranges::new(),
+            storages: HashMap::new(),
+            params: Vec::new(),
+            arrays: Vec::new(),
+            launch: Launch::default(),
+            bound: HashSet::new(),
+            thread_tags: stmt::thread_tags(&func.body).len(),
+            queues: stmt::async_queues(&func.body),
+            in_async: false,
+            span: func.span,
+            notes: Vec::new(),
+        }
+    }
+
+    fn error(&self, construct: impl Into<String>, reason: impl Into<String>) -> LowerError {
+        LowerError { func: self.func.clone(), span: self.span, construct: construct.into(), reason: reason.into() }
+    }
+
+    /// Records a note, and repeats it as a comment in the PTX where it applies.
+    fn note(&mut self, message: String) {
+        self.body.push(Line::Comment(format!("note: {message}")));
+        self.notes.push(Note { func: self.func.clone(), span: self.span, message });
+    }
+
+    fn reg(&mut self, class: RegClass) -> Reg {
+        let pos = RegClass::ALL.iter().position(|c| *c == class).unwrap_or(0);
+        let index = self.next_reg[pos];
+        self.next_reg[pos] += 1;
+        Reg { class, index }
+    }
+
+    fn reg_of(&mut self, ty: Ty) -> Reg {
+        self.reg(ty.reg_class())
+    }
+
+    fn label(&mut self) -> Label {
+        self.next_label += 1;
+        Label(self.next_label)
+    }
+
+    fn emit(&mut self, op: Op) {
+        self.body.push(Line::Inst(Inst { guard: None, op }));
+    }
+
+    fn emit_guarded(&mut self, pred: Reg, negated: bool, op: Op) {
+        let guard = Some(crate::module::Guard { pred, negated });
+        self.body.push(Line::Inst(Inst { guard, op }));
+    }
+
+    fn place(&mut self, label: Label) {
+        self.body.push(Line::Label(label));
+    }
+
+    /// `operand` in a register of type `ty` (a `mov` when it is an immediate).
+    fn in_reg(&mut self, ty: Ty, operand: Operand) -> Reg {
+        match operand {
+            Operand::Reg(r) => r,
+            other => {
+                let dst = self.reg_of(ty);
+                self.emit(Op::Mov { ty, dst, src: other });
+                dst
+            }
+        }
+    }
+
+    /// Parameters: buffers as global base addresses, scalars as variables.
+    fn params(&mut self, func: &PrimFunc) -> R<()> {
+        for (i, param) in func.params.iter().enumerate() {
+            let name = format!("{}_param_{i}", ident(&func.name));
+            match &param.buffer {
+                Some(buffer) => {
+                    self.params.push(Param { name: name.clone(), ty: Ty::U64 });
+                    let generic = self.reg(RegClass::B64);
+                    self.emit(Op::Ld {
+                        space: StateSpace::Param,
+                        width: crate::module::Width::V1,
+                        ty: Ty::U64,
+                        dst: vec![generic],
+                        addr: Address::symbol(name),
+                    });
+                    let base = self.reg(RegClass::B64);
+                    self.emit(Op::CvtaToGlobal { dst: base, src: generic });
+                    self.storages.insert(buffer.data().id(), Storage { space: StateSpace::Global, base });
+                }
+                None => {
+                    let ty = self.scalar_ty(param.var.dtype(), || format!("the parameter `{}`", param.var.name()))?;
+                    if ty == Ty::Pred {
+                        return Err(self.error(
+                            format!("the bool parameter `{}`", param.var.name()),
+                            "PTX parameters cannot be predicates",
+                        ));
+                    }
+                    self.params.push(Param { name: name.clone(), ty });
+                    let dst = self.reg_of(ty);
+                    let ld_ty = if ty == Ty::F16 { Ty::B16 } else { ty };
+                    self.emit(Op::Ld {
+                        space: StateSpace::Param,
+                        width: crate::module::Width::V1,
+                        ty: ld_ty,
+                        dst: vec![dst],
+                        addr: Address::symbol(name),
+                    });
+                    self.vars.insert(param.var.id(), vec![Operand::Reg(dst)]);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The PTX type of one lane of `dtype`.
+    fn scalar_ty(&self, dtype: DataType, what: impl Fn() -> String) -> R<Ty> {
+        ty_of(dtype).ok_or_else(|| self.error(what(), format!("values of type {} are not supported", dtype.element())))
+    }
+}
+
+/// The PTX type of one lane of a TIR type; `None` for what codegen does not support (8-bit
+/// arithmetic, bfloat16, handles).
+pub fn ty_of(dtype: DataType) -> Option<Ty> {
+    Some(match (dtype.code, dtype.bits) {
+        (TypeCode::Bool, _) => Ty::Pred,
+        (TypeCode::Int, 16) => Ty::S16,
+        (TypeCode::Int, 32) => Ty::S32,
+        (TypeCode::Int, 64) => Ty::S64,
+        (TypeCode::UInt, 16) => Ty::U16,
+        (TypeCode::UInt, 32) => Ty::U32,
+        (TypeCode::UInt, 64) => Ty::U64,
+        (TypeCode::Float, 16) => Ty::F16,
+        (TypeCode::Float, 32) => Ty::F32,
+        (TypeCode::Float, 64) => Ty::F64,
+        _ => return None,
+    })
+}
+
+/// A PTX identifier for a TIR name: characters PTX does not allow become `_`, and a name that
+/// does not start with a letter gets a `_` in front.
+pub fn ident(name: &str) -> String {
+    let mut out: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
+    if !out.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        out.insert(0, '_');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,230 @@
+//! Arithmetic of the emulator on register bits, as the PTX ISA defines it.
+//!
+//! Invariants: a register holds its value's bits zero-extended to 64 (predicates are 0 or
+//! 1); integer results wrap to the type's width; float results are IEEE with one rounding to
+//! nearest even (f16 computes in f32 and rounds once, which is exact for add, sub and mul);
+//! `cvt` to an integer from a float saturates and maps NaN to 0, as PTX does; shifts clamp
+//! amounts at the width. Integer division by zero is the one failure (`None`).
+
+use half::f16;
+
+use crate::module::{Cmp, FloatOp, IntOp, Rounding, Ty};
+
+#[inline(always)]
+pub(super) fn mask(bits: u64, width: u32) -> u64 {
+    if width >= 64 {
+        bits
+    } else {
+        bits & ((1u64 << width) - 1)
+    }
+}
+
+#[inline(always)]
+fn sext(bits: u64, width: u32) -> i64 {
+    if width >= 64 {
+        bits as i64
+    } else {
+        let shift = 64 - width;
+        ((bits << shift) as i64) >> shift
+    }
+}
+
+/// An integer operation; `None` for a division by zero.
+#[inline]
+pub(super) fn int(op: IntOp, ty: Ty, a: u64, b: u64) -> Option<u64> {
+    let w = ty.bits();
+    if ty == Ty::Pred {
+        return Some(
+            match op {
+                IntOp::And => a & b,
+                IntOp::Or => a | b,
+                _ => a ^ b,
+            } & 1,
+        );
+    }
+    let signed = ty.is_signed();
+    let (sa, sb) = (sext(a, w), sext(b, w));
+    let r = match op {
+        IntOp::Add => a.wrapping_add(b),
+        IntOp::Sub => a.wrapping_sub(b),
+        IntOp::MulLo => a.wrapping_mul(b),
+        IntOp::Div | IntOp::Rem if b == 0 => return None,
+        IntOp::Div if signed => sa.wrapping_div(sb) as u64,
+        IntOp::Div => a / b,
+        IntOp::Rem if signed => sa.wrapping_rem(sb) as u64,
+        IntOp::Rem => a % b,
+        IntOp::Min if signed => sa.min(sb) as u64,
+        IntOp::Min => a.min(b),
+        IntOp::Max if signed => sa.max(sb) as u64,
+        IntOp::Max => a.max(b),
+        IntOp::And => a & b,
+        IntOp::Or => a | b,
+        IntOp::Xor => a ^ b,
+        IntOp::Shl if b >= u64::from(w) => 0,
+        IntOp::Shl => a << b,
+        IntOp::Shr if signed => (sa >> b.min(u64::from(w) - 1)) as u64,
+        IntOp::Shr if b >= u64::from(w) => 0,
+        IntOp::Shr => a >> b,
+    };
+    Some(mask(r, w))
+}
+
+/// `a * b + c`, wrapping.
+#[inline]
+pub(super) fn mad(ty: Ty, a: u64, b: u64, c: u64) -> u64 {
+    mask(a.wrapping_mul(b).wrapping_add(c), ty.bits())
+}
+
+/// A float operation with one rounding to nearest even.
+#[inline]
+pub(super) fn float(op: FloatOp, ty: Ty, a: u64, b: u64) -> u64 {
+    fn apply<
+        T: std::ops::Add<Output = T> + std::ops::Sub<Output = T> + std::ops::Mul<Output = T> + std::ops::Div<Output = T>,
+    >(
+        op: FloatOp,
+        x: T,
+        y: T,
+    ) -> T {
+        match op {
+            FloatOp::Add => x + y,
+            FloatOp::Sub => x - y,
+            FloatOp::Mul => x * y,
+            FloatOp::Div => x / y,
+        }
+    }
+    match ty {
+        Ty::F64 => apply(op, f64::from_bits(a), f64::from_bits(b)).to_bits(),
+        Ty::F16 => {
+            let r = apply(op, f16::from_bits(a as u16).to_f32(), f16::from_bits(b as u16).to_f32());
+            u64::from(f16::from_f32(r).to_bits())
+        }
+        _ => u64::from(apply(op, f32::from_bits(a as u32), f32::from_bits(b as u32)).to_bits()),
+    }
+}
+
+/// `a * b + c` with one rounding.
+#[inline]
+pub(super) fn fma(ty: Ty, a: u64, b: u64, c: u64) -> u64 {
+    match ty {
+        Ty::F64 => f64::from_bits(a).mul_add(f64::from_bits(b), f64::from_bits(c)).to_bits(),
+        _ => u64::from(f32::from_bits(a as u32).mul_add(f32::from_bits(b as u32), f32::from_bits(c as u32)).to_bits()),
+    }
+}
+
+fn to_f64(ty: Ty, bits: u64) -> f64 {
+    match ty {
+        Ty::F64 => f64::from_bits(bits),
+        Ty::F16 => f16::from_bits(bits as u16).to_f64(),
+        _ => f64::from(f32::from_bits(bits as u32)),
+    }
+}
+
+/// `setp`: ordered comparisons are false on NaN, `Neu` true.
+#[inline]
+pub(super) fn compare(cmp: Cmp, ty: Ty, a: u64, b: u64) -> bool {
+    if ty.is_float() {
+        let (x, y) = (to_f64(ty, a), to_f64(ty, b));
+        return match cmp {
+            Cmp::Eq => x == y,
+            Cmp::Ne => x != y && !x.is_nan() && !y.is_nan(),
+            Cmp::Neu => x != y,
+            Cmp::Lt | Cmp::Lo => x < y,
+            Cmp::Le | Cmp::Ls => x <= y,
+            Cmp::Gt | Cmp::Hi => x > y,
+            Cmp::Ge | Cmp::Hs => x >= y,
+        };
+    }
+    let w = ty.bits();
+    let (sa, sb) = (sext(a, w), sext(b, w));
+    let signed = ty.is_signed();
+    match cmp {
+        Cmp::Eq => a == b,
+        Cmp::Ne | Cmp::Neu => a != b,
+        Cmp::Lt if signed => sa < sb,
+        Cmp::Le if signed => sa <= sb,
+        Cmp::Gt if signed => sa > sb,
+        Cmp::Ge if signed => sa >= sb,
+        Cmp::Lt | Cmp::Lo => a < b,
+        Cmp::Le | Cmp::Ls => a <= b,
+        Cmp::Gt | Cmp::Hi => a > b,
+        Cmp::Ge | Cmp::Hs => a >= b,
+    }
+}
+
+fn from_f64(ty: Ty, value: f64) -> u64 {
+    match ty {
+        Ty::F64 => value.to_bits(),
+        Ty::F16 => u64::from(f16::from_f64(value).to_bits()),
+        _ => u64::from((value as f32).to_bits()),
+    }
+}
+
+/// `cvt` between any two types of the subset.
+pub(super) fn cvt(dst: Ty, src: Ty, rounding: Option<Rounding>, bits: u64) -> u64 {
+    match (src.is_float(), dst.is_float()) {
+        (false, false) => {
+            let value = if src.is_signed() { sext(bits, src.bits()) as u64 } else { bits };
+            mask(value, dst.bits())
+        }
+        (false, true) => {
+            // Rust's int -> float `as` rounds to nearest even, like `cvt.rn`.
+            match dst {
+                Ty::F64 if src.is_signed() => (sext(bits, src.bits()) as f64).to_bits(),
+                Ty::F64 => (bits as f64).to_bits(),
+                Ty::F16 if src.is_signed() => u64::from(f16::from_f32(sext(bits, src.bits()) as f32).to_bits()),
+                Ty::F16 => u64::from(f16::from_f32(bits as f32).to_bits()),
+                _ if src.is_signed() => u64::from((sext(bits, src.bits()) as f32).to_bits()),
+                _ => u64::from((bits as f32).to_bits()),
+            }
+        }
+        (true, false) => {
+            let value = to_f64(src, bits);
+            let value = match rounding {
+                Some(Rounding::Rni) => value.round_ties_even(),
+                _ => value.trunc(),
+            };
+            // `as` saturates and maps NaN to 0, as `cvt.rzi` does.
+            let r = match (dst.is_signed(), dst.bits()) {
+                (true, 64) => value as i64 as u64,
+                (true, 32) => value as i32 as u64,
+                (true, _) => value as i16 as u64,
+                (false, 64) => value as u64,
+                (false, 32) => u64::from(value as u32),
+                (false, _) => u64::from(value as u16),
+            };
+            mask(r, dst.bits())
+        }
+        (true, true) => match (src, dst) {
+            (Ty::F32, Ty::F16) => u64::from(f16::from_f32(f32::from_bits(bits as u32)).to_bits()),
+            _ => from_f64(dst, to_f64(src, bits)),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_wrap_and_divide_toward_zero() {
+        assert_eq!(int(IntOp::Add, Ty::S32, 0xFFFF_FFFF, 1), Some(0));
+        assert_eq!(int(IntOp::Div, Ty::S32, (-7i64 as u64) & 0xFFFF_FFFF, 2), Some((-3i64 as u64) & 0xFFFF_FFFF));
+        assert_eq!(int(IntOp::Rem, Ty::S32, 7, 0), None);
+        assert_eq!(int(IntOp::Shr, Ty::S32, 0x8000_0000, 40), Some(0xFFFF_FFFF));
+        assert_eq!(int(IntOp::Shl, Ty::B32, 1, 32), Some(0));
+        assert_eq!(mad(Ty::S64, 3, 4, 5), 17);
+    }
+
+    #[test]
+    fn conversions_round_like_ptx() {
+        let f = |v: f32| u64::from(v.to_bits());
+        assert_eq!(cvt(Ty::S32, Ty::F32, Some(Rounding::Rzi), f(-2.7)), (-2i64 as u64) & 0xFFFF_FFFF);
+        assert_eq!(cvt(Ty::S32, Ty::F32, Some(Rounding::Rzi), f(f32::NAN)), 0);
+        assert_eq!(cvt(Ty::S64, Ty::S32, None, 0xFFFF_FFFF), u64::MAX);
+        assert_eq!(cvt(Ty::F32, Ty::S32, Some(Rounding::Rn), 16_777_217), f(16_777_216.0));
+        assert!(compare(Cmp::Neu, Ty::F32, f(f32::NAN), f(1.0)));
+        assert!(!compare(Cmp::Ne, Ty::F32, f(f32::NAN), f(1.0)));
+        assert!(compare(Cmp::Lt, Ty::S32, 0xFFFF_FFFF, 0));
+        assert!(!compare(Cmp::Lo, Ty::U32, 0xFFFF_FFFF, 0));
+    }
+}

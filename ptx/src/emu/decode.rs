@@ -1,0 +1,240 @@
+//! Pre-decoding: a kernel of the typed module into a flat list of compact instructions with
+//! registers resolved to slots of one `u64` array, immediates to their bits, labels to
+//! instruction indices and symbols to addresses.
+//!
+//! Invariants: register slots are `class offset + index`, so a frame is one vector; every
+//! branch target is an index into the decoded list; an immediate holds the bits of its
+//! instruction's type (masked to its width), so execution never looks at `Operand` again.
+
+use std::collections::HashMap;
+
+use crate::module::{
+    AddrBase, Address, Cmp, FloatOp, IntOp, Kernel, Label, Line, Op, Operand, Reg, RegClass, Rounding, Special,
+    StateSpace, Ty,
+};
+
+use super::EmuError;
+
+/// A source operand.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Src {
+    Reg(u32),
+    Imm(u64),
+    Tid(usize),
+    Ctaid(usize),
+}
+
+/// An address: a register's value or an absolute address, plus a byte offset.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct DAddr {
+    pub reg: Option<u32>,
+    pub offset: u64,
+}
+
+/// One decoded instruction.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum DOp {
+    Mov { dst: u32, src: Src },
+    Int { op: IntOp, ty: Ty, dst: u32, a: Src, b: Src },
+    Mad { ty: Ty, dst: u32, a: Src, b: Src, c: Src },
+    Not { ty: Ty, dst: u32, a: Src },
+    Float { op: FloatOp, ty: Ty, dst: u32, a: Src, b: Src },
+    Fma { ty: Ty, dst: u32, a: Src, b: Src, c: Src },
+    Cvt { dst_ty: Ty, src_ty: Ty, rounding: Option<Rounding>, dst: u32, src: Src },
+    Setp { cmp: Cmp, ty: Ty, dst: u32, a: Src, b: Src },
+    Selp { dst: u32, a: Src, b: Src, pred: u32 },
+    Bra { target: u32 },
+    LdParam { dst: u32, param: u32 },
+    Ld { space: StateSpace, ty: Ty, n: u8, dst: [u32; 4], addr: DAddr },
+    St { space: StateSpace, ty: Ty, n: u8, src: [Src; 4], addr: DAddr },
+    CpAsync { bytes: u32, dst: DAddr, src: DAddr, src_size: Option<Src> },
+    Commit,
+    Wait(u32),
+    WaitAll,
+    Bar,
+    Ret,
+}
+
+/// A decoded instruction with its guard and where it came from.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct DInst {
+    pub guard: Option<(u32, bool)>,
+    pub op: DOp,
+    /// The index of the body line it was decoded from.
+    pub line_index: u32,
+}
+
+/// A decoded kernel.
+pub(super) struct Decoded {
+    pub insts: Vec<DInst>,
+    pub n_slots: usize,
+}
+
+/// Where the arrays of the shared and local state spaces start.
+pub(super) struct Layout {
+    /// Symbol name -> absolute address (arrays) or parameter index (parameters).
+    pub arrays: HashMap<String, u64>,
+    pub params: HashMap<String, u32>,
+}
+
+fn slot_base(kernel: &Kernel) -> HashMap<RegClass, u32> {
+    let mut base = HashMap::new();
+    let mut next = 0u32;
+    for (class, count) in kernel.reg_counts() {
+        base.insert(class, next);
+        next += count;
+    }
+    base
+}
+
+fn mask(bits: u64, width: u32) -> u64 {
+    if width >= 64 {
+        bits
+    } else {
+        bits & ((1u64 << width) - 1)
+    }
+}
+
+struct Decoder<'a> {
+    slots: HashMap<RegClass, u32>,
+    layout: &'a Layout,
+    labels: HashMap<Label, u32>,
+}
+
+impl Decoder<'_> {
+    fn slot(&self, reg: Reg) -> u32 {
+        self.slots.get(&reg.class).copied().unwrap_or(0) + reg.index
+    }
+
+    fn src(&self, operand: &Operand, ty: Ty) -> Result<Src, EmuError> {
+        Ok(match operand {
+            Operand::Reg(r) => Src::Reg(self.slot(*r)),
+            Operand::Imm(v) => Src::Imm(mask(*v as u64, ty.bits().max(1))),
+            Operand::F32(bits) => Src::Imm(u64::from(*bits)),
+            Operand::F64(bits) => Src::Imm(*bits),
+            Operand::Special(Special::Tid(d)) => Src::Tid(d.position()),
+            Operand::Special(Special::Ctaid(d)) => Src::Ctaid(d.position()),
+            Operand::Symbol(name) => Src::Imm(self.symbol(name)?),
+        })
+    }
+
+    fn symbol(&self, name: &str) -> Result<u64, EmuError> {
+        self.layout.arrays.get(name).copied().ok_or_else(|| EmuError::UnknownSymbol(name.to_string()))
+    }
+
+    fn addr(&self, addr: &Address) -> Result<DAddr, EmuError> {
+        Ok(match &addr.base {
+            AddrBase::Reg(r) => DAddr { reg: Some(self.slot(*r)), offset: addr.offset as u64 },
+            AddrBase::Symbol(name) => DAddr { reg: None, offset: self.symbol(name)?.wrapping_add(addr.offset as u64) },
+        })
+    }
+
+    fn target(&self, label: Label) -> Result<u32, EmuError> {
+        self.labels.get(&label).copied().ok_or(EmuError::UnknownLabel(label))
+    }
+
+    fn op(&self, op: &Op) -> Result<DOp, EmuError> {
+        Ok(match op {
+            Op::Mov { ty, dst, src } => DOp::Mov { dst: self.slot(*dst), src: self.src(src, *ty)? },
+            Op::Int { op, ty, dst, a, b } => {
+                // Shift amounts are `.u32` whatever the value's type.
+                let b_ty = if matches!(op, IntOp::Shl | IntOp::Shr) { Ty::U32 } else { *ty };
+                DOp::Int { op: *op, ty: *ty, dst: self.slot(*dst), a: self.src(a, *ty)?, b: self.src(b, b_ty)? }
+            }
+            Op::Mad { ty, dst, a, b, c } => DOp::Mad {
+                ty: *ty,
+                dst: self.slot(*dst),
+                a: self.src(a, *ty)?,
+                b: self.src(b, *ty)?,
+                c: self.src(c, *ty)?,
+            },
+            Op::Not { ty, dst, a } => DOp::Not { ty: *ty, dst: self.slot(*dst), a: self.src(a, *ty)? },
+            Op::Float { op, ty, dst, a, b } => {
+                DOp::Float { op: *op, ty: *ty, dst: self.slot(*dst), a: self.src(a, *ty)?, b: self.src(b, *ty)? }
+            }
+            Op::Fma { ty, dst, a, b, c } => DOp::Fma {
+                ty: *ty,
+                dst: self.slot(*dst),
+                a: self.src(a, *ty)?,
+                b: self.src(b, *ty)?,
+                c: self.src(c, *ty)?,
+            },
+            Op::Cvt { dst_ty, src_ty, rounding, dst, src } => DOp::Cvt {
+                dst_ty: *dst_ty,
+                src_ty: *src_ty,
+                rounding: *rounding,
+                dst: self.slot(*dst),
+                src: self.src(src, *src_ty)?,
+            },
+            Op::CvtaToGlobal { dst, src } => DOp::Mov { dst: self.slot(*dst), src: Src::Reg(self.slot(*src)) },
+            Op::Setp { cmp, ty, dst, a, b } => {
+                DOp::Setp { cmp: *cmp, ty: *ty, dst: self.slot(*dst), a: self.src(a, *ty)?, b: self.src(b, *ty)? }
+            }
+            Op::Selp { ty, dst, a, b, pred } => {
+                DOp::Selp { dst: self.slot(*dst), a: self.src(a, *ty)?, b: self.src(b, *ty)?, pred: self.slot(*pred) }
+            }
+            Op::Bra { target } => DOp::Bra { target: self.target(*target)? },
+            Op::Ld { space: StateSpace::Param, dst, addr, .. } => {
+                let AddrBase::Symbol(name) = &addr.base else {
+                    return Err(EmuError::Unsupported("a parameter load through a register".into()));
+                };
+                let param =
+                    self.layout.params.get(name).copied().ok_or_else(|| EmuError::UnknownSymbol(name.clone()))?;
+                let dst = dst.first().map(|r| self.slot(*r)).unwrap_or(0);
+                DOp::LdParam { dst, param }
+            }
+            Op::Ld { space, ty, dst, addr, .. } => {
+                let mut slots = [0u32; 4];
+                for (slot, reg) in slots.iter_mut().zip(dst) {
+                    *slot = self.slot(*reg);
+                }
+                DOp::Ld { space: *space, ty: *ty, n: dst.len().min(4) as u8, dst: slots, addr: self.addr(addr)? }
+            }
+            Op::St { space, ty, addr, src, .. } => {
+                let mut srcs = [Src::Imm(0); 4];
+                for (slot, operand) in srcs.iter_mut().zip(src) {
+                    *slot = self.src(operand, *ty)?;
+                }
+                DOp::St { space: *space, ty: *ty, n: src.len().min(4) as u8, src: srcs, addr: self.addr(addr)? }
+            }
+            Op::CpAsync(cp) => DOp::CpAsync {
+                bytes: cp.size().bytes(),
+                dst: self.addr(&cp.dst)?,
+                src: self.addr(&cp.src)?,
+                src_size: cp.src_size.as_ref().map(|s| self.src(s, Ty::U32)).transpose()?,
+            },
+            Op::CpAsyncCommitGroup => DOp::Commit,
+            Op::CpAsyncWaitGroup(n) => DOp::Wait(*n),
+            Op::CpAsyncWaitAll => DOp::WaitAll,
+            Op::BarSync(_) => DOp::Bar,
+            Op::Ret => DOp::Ret,
+        })
+    }
+}
+
+/// Decodes a kernel's body against the addresses of its arrays and parameters.
+pub(super) fn decode(kernel: &Kernel, layout: &Layout) -> Result<Decoded, EmuError> {
+    let slots = slot_base(kernel);
+    let n_slots = kernel.reg_counts().iter().map(|(_, n)| *n as usize).sum();
+    let mut labels = HashMap::new();
+    let mut next = 0u32;
+    for line in &kernel.body {
+        match line {
+            Line::Label(label) => {
+                labels.insert(*label, next);
+            }
+            Line::Inst(_) => next += 1,
+            Line::Comment(_) => {}
+        }
+    }
+    let decoder = Decoder { slots, layout, labels };
+    let mut insts = Vec::new();
+    for (index, line) in kernel.body.iter().enumerate() {
+        if let Line::Inst(inst) = line {
+            let guard = inst.guard.map(|g| (decoder.slot(g.pred), g.negated));
+            let line_index = u32::try_from(index).unwrap_or(u32::MAX);
+            insts.push(DInst { guard, op: decoder.op(&inst.op)?, line_index });
+        }
+    }
+    Ok(Decoded { insts, n_slots })
+}

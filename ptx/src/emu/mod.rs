@@ -1,0 +1,685 @@
+//! The PTX emulator: runs a kernel of the typed module over a grid of blocks of threads, on
+//! the memory model of `tirproof-machine` (docs/async-semantics.md, docs/ptx.md).
+//!
+//! Buffers are storages of their tensors' elements at 256-byte aligned global addresses;
+//! `.shared` arrays are byte storages per block and `.local` arrays byte storages per thread,
+//! so pending copies, poison and races are tracked per element (per byte in arrays). Threads of
+//! a block run one at a time up to their next `bar.sync` (a block barrier), then all pass it
+//! together. `cp.async` reads its source at issue and makes its destination pending; a commit
+//! makes a group (an empty one too); `wait_group n` retires all but the `n` most recent groups
+//! (`wait_all` is a commit and `wait_group 0`); groups land per the schedule: lazy when a wait
+//! retires them, eager at commit, random in between.
+//!
+//! Invariants: every fault names the PTX instruction (and its line), the thread and the
+//! instruction count; the executor's own failures (`EmuError`) are never program faults;
+//! nothing here panics on any kernel or argument list.
+
+mod alu;
+mod decode;
+
+use std::collections::HashMap;
+
+use tirproof_ir::span::Span;
+use tirproof_machine::async_queue::{AsyncStore, Leftover, Waiter};
+use tirproof_machine::error::ExecError;
+use tirproof_machine::fault::{Fault, FaultKind};
+use tirproof_machine::history::Who;
+use tirproof_machine::memory::{AccessError, Data, Memory, Pending, Visibility};
+use tirproof_machine::race::{BlockCounter, RaceCtx};
+use tirproof_machine::thread::{coords_of, Thread};
+use tirproof_machine::value::{norm, Num};
+use tirproof_machine::{Completion, Schedule, Tensor};
+
+use crate::module::{Kernel, Label, Line, StateSpace, Ty};
+use alu::mask;
+use decode::{DAddr, DOp, Decoded, Layout, Src};
+
+/// Where the first buffer parameter lives; each buffer starts 256-byte aligned after the last.
+const GLOBAL_BASE: u64 = 0x1_0000_0000;
+/// Where the arrays of the shared and local state spaces start (each space on its own).
+const ARRAY_BASE: u64 = 0x1000;
+/// The most threads one launch may have.
+const MAX_THREADS: u64 = 1 << 20;
+
+/// A kernel argument: a buffer's contents, or a scalar's bits in the parameter's type.
+#[derive(Clone, Debug, PartialEq)]
+pub enum KernelArg {
+    Buffer(Tensor),
+    Scalar(u64),
+}
+
+/// How to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EmuConfig {
+    pub schedule: Schedule,
+    /// The most instructions all threads together may execute.
+    pub fuel: u64,
+}
+
+impl Default for EmuConfig {
+    fn default() -> Self {
+        EmuConfig { schedule: Schedule::Lazy, fuel: 1_000_000_000 }
+    }
+}
+
+/// How a run ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum EmuOutcome {
+    Completed,
+    Fault(Box<Fault>),
+}
+
+/// A run's outcome, the buffers after it (in parameter order; `None` for scalars) and the
+/// instructions executed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EmuResult {
+    pub outcome: EmuOutcome,
+    pub buffers: Vec<Option<Tensor>>,
+    pub instructions: u64,
+}
+
+/// Why the emulator could not run a kernel (never a fault of the program).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum EmuError {
+    #[error("the symbol `{0}` is neither a parameter nor an array of the kernel")]
+    UnknownSymbol(String),
+    #[error("the label `{0}` is not in the kernel")]
+    UnknownLabel(Label),
+    #[error("unsupported: {0}")]
+    Unsupported(String),
+    #[error("bad arguments: {0}")]
+    BadArguments(String),
+    #[error(transparent)]
+    Machine(#[from] ExecError),
+}
+
+/// What stops a thread: a fault of the program or a failure of the emulator.
+enum Stop {
+    Fault(Box<Fault>),
+    Error(EmuError),
+}
+
+impl From<EmuError> for Stop {
+    fn from(e: EmuError) -> Self {
+        Stop::Error(e)
+    }
+}
+
+type R<T> = Result<T, Stop>;
+
+/// Why a thread stopped running.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Suspend {
+    Barrier(usize),
+    End,
+}
+
+/// A thread's registers, program counter and local arrays.
+#[derive(Clone, Debug, Default)]
+struct Frame {
+    regs: Vec<u64>,
+    pc: usize,
+    local: Vec<u32>,
+}
+
+/// A range of addresses of one state space backed by a storage.
+#[derive(Clone, Copy, Debug)]
+struct Region {
+    start: u64,
+    bytes: u64,
+    /// The index among the space's storages (parameters, block arrays, thread arrays).
+    slot: usize,
+    /// Bytes per element of the storage.
+    unit: u64,
+    num: Num,
+}
+
+struct Emulator<'k> {
+    kernel: &'k Kernel,
+    code: Decoded,
+    lines: Vec<u32>,
+    mem: Memory,
+    completion: Completion,
+    fuel: u64,
+    count: u64,
+    globals: Vec<Region>,
+    global_storages: Vec<u32>,
+    shared: Vec<Region>,
+    shared_storages: Vec<u32>,
+    local: Vec<Region>,
+    params: Vec<u64>,
+    block_coords: [u32; 3],
+}
+
+/// Runs `kernel` on `args` over its launch shape. `lines` gives the PTX line of each body
+/// entry (from the printer or the parser), for messages.
+pub fn run_kernel(
+    kernel: &Kernel,
+    lines: Option<&[u32]>,
+    args: &[KernelArg],
+    config: &EmuConfig,
+) -> Result<EmuResult, EmuError> {
+    let mut emu = Emulator::new(kernel, lines, args, config)?;
+    let outcome = match emu.run() {
+        Ok(()) => EmuOutcome::Completed,
+        Err(Stop::Fault(fault)) => EmuOutcome::Fault(fault),
+        Err(Stop::Error(e)) => return Err(e),
+    };
+    let buffers = emu.take_buffers(args);
+    Ok(EmuResult { outcome, buffers, instructions: emu.count })
+}
+
+/// Lays out arrays of one state space one after another, each aligned; returns the regions.
+fn array_regions(kernel: &Kernel, space: StateSpace, addresses: &mut HashMap<String, u64>) -> Vec<Region> {
+    let mut next = ARRAY_BASE;
+    let mut regions = Vec::new();
+    for array in kernel.arrays.iter().filter(|a| a.space == space) {
+        let align = u64::from(array.align.max(1));
+        let start = next.div_ceil(align) * align;
+        addresses.insert(array.name.clone(), start);
+        regions.push(Region { start, bytes: array.bytes, slot: regions.len(), unit: 1, num: Num::UInt(8) });
+        next = start + array.bytes.max(1);
+    }
+    regions
+}
+
+impl<'k> Emulator<'k> {
+    fn new(
+        kernel: &'k Kernel,
+        lines: Option<&[u32]>,
+        args: &[KernelArg],
+        config: &EmuConfig,
+    ) -> Result<Self, EmuError> {
+        if args.len() != kernel.params.len() {
+            return Err(EmuError::BadArguments(format!(
+                "kernel `{}` takes {} parameters, {} given",
+                kernel.name,
+                kernel.params.len(),
+                args.len()
+            )));
+        }
+        let mut mem = Memory::default();
+        let mut globals = Vec::new();
+        let mut global_storages = Vec::new();
+        let mut params = Vec::new();
+        let mut next = GLOBAL_BASE;
+        for (param, arg) in kernel.params.iter().zip(args) {
+            match arg {
+                KernelArg::Buffer(tensor) => {
+                    let num = Num::of(tensor.dtype.element())
+                        .filter(|n| n.width() >= 8)
+                        .ok_or_else(|| EmuError::Unsupported(format!("buffers of {}", tensor.dtype)))?;
+                    let unit = u64::from(num.width() / 8);
+                    let len = tensor.bits().len();
+                    let data = Data::Shared(tensor.shared_bits());
+                    let storage = mem
+                        .alloc(&param.name, num, len as i64, Some(data), Visibility::Device)
+                        .map_err(|t| EmuError::Unsupported(format!("the buffer `{}`: {t:?}", param.name)))?;
+                    let bytes = len as u64 * unit;
+                    globals.push(Region { start: next, bytes, slot: global_storages.len(), unit, num });
+                    global_storages.push(storage);
+                    params.push(next);
+                    next = (next + bytes.max(1)).div_ceil(256) * 256;
+                }
+                KernelArg::Scalar(bits) => params.push(mask(*bits, param.ty.bits())),
+            }
+        }
+        let mut arrays = HashMap::new();
+        let shared = array_regions(kernel, StateSpace::Shared, &mut arrays);
+        let local = array_regions(kernel, StateSpace::Local, &mut arrays);
+        let param_index = kernel.params.iter().enumerate().map(|(i, p)| (p.name.clone(), i as u32)).collect();
+        let code = decode::decode(kernel, &Layout { arrays, params: param_index })?;
+        let lines = match lines {
+            Some(l) => l.to_vec(),
+            None => (1..=kernel.body.len() as u32).collect(),
+        };
+        Ok(Emulator {
+            kernel,
+            code,
+            lines,
+            mem,
+            completion: Completion::new(config.schedule),
+            fuel: config.fuel,
+            count: 0,
+            globals,
+            global_storages,
+            shared,
+            shared_storages: Vec::new(),
+            local,
+            params,
+            block_coords: [0; 3],
+        })
+    }
+
+    fn run(&mut self) -> R<()> {
+        let launch = self.kernel.launch;
+        let threads_per_block: u64 = launch.block.iter().map(|d| u64::from(*d)).product();
+        let blocks: u64 = launch.grid.iter().map(|d| u64::from(*d)).product();
+        if threads_per_block.saturating_mul(blocks) > MAX_THREADS {
+            return Err(
+                EmuError::Unsupported(format!("a launch of {blocks} blocks of {threads_per_block} threads")).into()
+            );
+        }
+        let mut counter = BlockCounter::default();
+        let launch_id = counter.launch();
+        let tracked = threads_per_block * blocks > 1;
+        for b in 0..blocks as u32 {
+            self.block_coords = coords_of(b, launch.grid);
+            let block = counter.next_block();
+            let race = tracked.then_some(RaceCtx { launch: launch_id, block, thread: 0, epoch: 0, site: 0 });
+            self.run_block(threads_per_block as u32, race)?;
+        }
+        Ok(())
+    }
+
+    fn alloc_arrays(&mut self, space: StateSpace, visibility: Visibility) -> R<Vec<u32>> {
+        let regions = if space == StateSpace::Shared { &self.shared } else { &self.local };
+        let mut storages = Vec::new();
+        for region in regions.clone() {
+            let storage = self
+                .mem
+                .alloc(&format!("{space} array"), Num::UInt(8), region.bytes as i64, None, visibility)
+                .map_err(|t| EmuError::Unsupported(format!("an array: {t:?}")))?;
+            storages.push(storage);
+        }
+        Ok(storages)
+    }
+
+    fn run_block(&mut self, n: u32, race: Option<RaceCtx>) -> R<()> {
+        self.shared_storages = self.alloc_arrays(StateSpace::Shared, Visibility::Block)?;
+        let dims = self.kernel.launch.block;
+        let axes = (0..3).filter(|a| dims[*a] > 1 || *a == 0).fold(0u8, |acc, a| acc | (1 << a));
+        let mut threads = Vec::new();
+        for tid in 0..n {
+            let frame = Frame {
+                regs: vec![0; self.code.n_slots],
+                pc: 0,
+                local: self.alloc_arrays(StateSpace::Local, Visibility::Thread)?,
+            };
+            let mut thread = Thread::main(frame);
+            thread.tid = tid;
+            thread.who = Who { axes, coords: coords_of(tid, dims) };
+            thread.in_region = true;
+            thread.race = race.map(|r| RaceCtx { thread: tid, ..r });
+            threads.push(thread);
+        }
+        loop {
+            let mut statuses = Vec::with_capacity(threads.len());
+            for thread in threads.iter_mut() {
+                statuses.push(self.run_thread(thread)?);
+            }
+            match statuses.first() {
+                Some(Suspend::Barrier(pc)) if statuses.iter().all(|s| *s == Suspend::Barrier(*pc)) => {
+                    threads.iter_mut().for_each(|t| t.pass_barrier());
+                }
+                Some(Suspend::End) | None if statuses.iter().all(|s| *s == Suspend::End) => break,
+                _ => {
+                    let at_barrier = threads.iter().zip(&statuses).find_map(|(t, s)| match s {
+                        Suspend::Barrier(pc) => Some((t, *pc)),
+                        Suspend::End => None,
+                    });
+                    let Some((t, pc)) = at_barrier else { break };
+                    let message = "threads of the block reached different barriers, or some none".to_string();
+                    return Err(self.fault(FaultKind::BarrierDivergence, message, t, pc));
+                }
+            }
+        }
+        for thread in &mut threads {
+            if let Some(left) = thread.asyncs.leftover() {
+                thread.asyncs.complete_all(&mut self.mem);
+                let what = match left {
+                    Leftover::Uncommitted(store) => {
+                        format!("a cp.async issued at line {} and never committed", store.line)
+                    }
+                    Leftover::Unwaited { seq, commit_line, .. } => {
+                        format!("group {seq} (committed at line {commit_line}) never waited for")
+                    }
+                };
+                let message = format!("the thread exits with {what}");
+                let pc = self.code.insts.len().saturating_sub(1);
+                return Err(self.fault(FaultKind::UnwaitedGroup, message, thread, pc));
+            }
+            for storage in thread.frame.local.drain(..) {
+                self.mem.free(storage);
+            }
+        }
+        for storage in std::mem::take(&mut self.shared_storages) {
+            self.mem.free(storage);
+        }
+        Ok(())
+    }
+
+    /// The fault `kind` at instruction `pc` of thread `th`.
+    fn fault(&self, kind: FaultKind, message: String, th: &Thread<Frame>, pc: usize) -> Stop {
+        let (line, text) = self.describe(pc);
+        let mut thread: Vec<(String, i64)> = Vec::new();
+        for (a, axis) in ["x", "y", "z"].iter().enumerate() {
+            if th.who.axes & (1 << a) != 0 {
+                thread.push((format!("threadIdx.{axis}"), i64::from(th.who.coords[a])));
+            }
+        }
+        for (a, axis) in ["x", "y", "z"].iter().enumerate() {
+            if self.kernel.launch.grid[a] > 1 {
+                thread.push((format!("blockIdx.{axis}"), i64::from(self.block_coords[a])));
+            }
+        }
+        Stop::Fault(Box::new(Fault {
+            kind,
+            message: format!("{message}, at `{text}` after {} instructions", self.count),
+            span: Span::new(line, 1),
+            loop_vars: Vec::new(),
+            thread,
+            history: Vec::new(),
+        }))
+    }
+
+    /// The PTX line and text of instruction `pc`.
+    fn describe(&self, pc: usize) -> (u32, String) {
+        let Some(inst) = self.code.insts.get(pc) else { return (0, "the end of the kernel".into()) };
+        let index = inst.line_index as usize;
+        let line = self.lines.get(index).copied().unwrap_or(0);
+        let text = match self.kernel.body.get(index) {
+            Some(Line::Inst(i)) => i.to_string(),
+            _ => String::new(),
+        };
+        (line, text)
+    }
+
+    #[inline(always)]
+    fn val(&self, th: &Thread<Frame>, src: Src) -> u64 {
+        match src {
+            Src::Reg(r) => th.frame.regs.get(r as usize).copied().unwrap_or(0),
+            Src::Imm(v) => v,
+            Src::Tid(d) => u64::from(th.who.coords.get(d).copied().unwrap_or(0)),
+            Src::Ctaid(d) => u64::from(self.block_coords.get(d).copied().unwrap_or(0)),
+        }
+    }
+
+    #[inline(always)]
+    fn set(th: &mut Thread<Frame>, dst: u32, value: u64) {
+        if let Some(slot) = th.frame.regs.get_mut(dst as usize) {
+            *slot = value;
+        }
+    }
+
+    fn run_thread(&mut self, th: &mut Thread<Frame>) -> R<Suspend> {
+        let random = self.completion.lands_between_steps();
+        loop {
+            let pc = th.frame.pc;
+            let Some(inst) = self.code.insts.get(pc).copied() else { return Ok(Suspend::End) };
+            self.count += 1;
+            if self.count > self.fuel {
+                return Err(self.fault(
+                    FaultKind::FuelExhausted,
+                    format!("the budget of {} instructions ran out", self.fuel),
+                    th,
+                    pc,
+                ));
+            }
+            if random && th.asyncs.incomplete > 0 {
+                self.completion.maybe_complete(&mut th.asyncs, &mut self.mem);
+            }
+            th.frame.pc = pc + 1;
+            if let Some((pred, negated)) = inst.guard {
+                if (self.val(th, Src::Reg(pred)) != 0) == negated {
+                    continue;
+                }
+            }
+            match inst.op {
+                DOp::Mov { dst, src } => Self::set(th, dst, self.val(th, src)),
+                DOp::Int { op, ty, dst, a, b } => {
+                    let (a, b) = (self.val(th, a), self.val(th, b));
+                    match alu::int(op, ty, a, b) {
+                        Some(r) => Self::set(th, dst, r),
+                        None => {
+                            return Err(self.fault(
+                                FaultKind::DivisionByZero,
+                                "integer division by zero".into(),
+                                th,
+                                pc,
+                            ))
+                        }
+                    }
+                }
+                DOp::Mad { ty, dst, a, b, c } => {
+                    let r = alu::mad(ty, self.val(th, a), self.val(th, b), self.val(th, c));
+                    Self::set(th, dst, r);
+                }
+                DOp::Not { ty, dst, a } => {
+                    let width = if ty == Ty::Pred { 1 } else { ty.bits() };
+                    Self::set(th, dst, mask(!self.val(th, a), width));
+                }
+                DOp::Float { op, ty, dst, a, b } => {
+                    Self::set(th, dst, alu::float(op, ty, self.val(th, a), self.val(th, b)));
+                }
+                DOp::Fma { ty, dst, a, b, c } => {
+                    Self::set(th, dst, alu::fma(ty, self.val(th, a), self.val(th, b), self.val(th, c)));
+                }
+                DOp::Cvt { dst_ty, src_ty, rounding, dst, src } => {
+                    Self::set(th, dst, alu::cvt(dst_ty, src_ty, rounding, self.val(th, src)));
+                }
+                DOp::Setp { cmp, ty, dst, a, b } => {
+                    Self::set(th, dst, u64::from(alu::compare(cmp, ty, self.val(th, a), self.val(th, b))));
+                }
+                DOp::Selp { dst, a, b, pred } => {
+                    let pick = if self.val(th, Src::Reg(pred)) != 0 { a } else { b };
+                    Self::set(th, dst, self.val(th, pick));
+                }
+                DOp::Bra { target } => th.frame.pc = target as usize,
+                DOp::LdParam { dst, param } => {
+                    Self::set(th, dst, self.params.get(param as usize).copied().unwrap_or(0))
+                }
+                DOp::Ld { space, ty, n, dst, addr } => {
+                    let base = self.address(th, addr);
+                    let size = u64::from(ty.bits() / 8);
+                    for (k, slot) in dst.iter().take(usize::from(n)).enumerate() {
+                        let value = self.load(th, space, base.wrapping_add(k as u64 * size), size, pc)?;
+                        Self::set(th, *slot, value);
+                    }
+                }
+                DOp::St { space, ty, n, src, addr } => {
+                    let base = self.address(th, addr);
+                    let size = u64::from(ty.bits() / 8);
+                    for (k, s) in src.iter().take(usize::from(n)).enumerate() {
+                        let value = self.val(th, *s);
+                        self.store(th, space, base.wrapping_add(k as u64 * size), size, value, pc)?;
+                    }
+                }
+                DOp::CpAsync { bytes, dst, src, src_size } => {
+                    let limit = src_size.map_or(u64::from(bytes), |s| self.val(th, s).min(u64::from(bytes)));
+                    let (dst, src) = (self.address(th, dst), self.address(th, src));
+                    self.cp_async(th, dst, src, u64::from(bytes), limit, pc)?;
+                }
+                DOp::Commit => self.commit(th, pc),
+                DOp::Wait(n) => self.wait(th, n as usize),
+                DOp::WaitAll => {
+                    self.commit(th, pc);
+                    self.wait(th, 0);
+                }
+                DOp::Bar => return Ok(Suspend::Barrier(pc)),
+                DOp::Ret => {
+                    th.frame.pc = self.code.insts.len();
+                    return Ok(Suspend::End);
+                }
+            }
+        }
+    }
+
+    fn commit(&mut self, th: &mut Thread<Frame>, pc: usize) {
+        let line = self.describe(pc).0;
+        let thread = th.race_thread();
+        th.asyncs.commit(&mut self.mem, 0, line, thread, self.completion.lands_at_commit());
+    }
+
+    fn wait(&mut self, th: &mut Thread<Frame>, keep: usize) {
+        let waiter = Waiter { thread: th.race_thread(), epoch: th.epoch };
+        th.asyncs.wait(&mut self.mem, 0, keep, waiter);
+    }
+
+    fn address(&self, th: &Thread<Frame>, addr: DAddr) -> u64 {
+        addr.reg.map_or(0, |r| self.val(th, Src::Reg(r))).wrapping_add(addr.offset)
+    }
+
+    /// The region of `space` holding `[addr, addr + size)`, and the storage behind it.
+    fn locate(&self, th: &Thread<Frame>, space: StateSpace, addr: u64, size: u64, pc: usize) -> R<(Region, u32)> {
+        let (regions, storages): (&[Region], &[u32]) = match space {
+            StateSpace::Global => (&self.globals, &self.global_storages),
+            StateSpace::Shared => (&self.shared, &self.shared_storages),
+            StateSpace::Local => (&self.local, &th.frame.local),
+            StateSpace::Param => {
+                return Err(EmuError::Unsupported("a parameter access through an address".into()).into())
+            }
+        };
+        let found = regions.iter().find(|r| addr >= r.start && addr.wrapping_add(size) <= r.start + r.bytes);
+        let Some(region) = found.copied() else {
+            let message =
+                format!("an access of {size} bytes at {space} address {addr:#x} is outside every {space} buffer");
+            return Err(self.fault(FaultKind::OutOfBounds, message, th, pc));
+        };
+        if !(addr - region.start).is_multiple_of(size.min(region.unit).max(1))
+            || (size > region.unit && !size.is_multiple_of(region.unit))
+        {
+            let message = format!("a misaligned access of {size} bytes at {space} address {addr:#x}");
+            return Err(self.fault(FaultKind::OutOfBounds, message, th, pc));
+        }
+        if size < region.unit {
+            let message = format!("an access of {size} bytes to {space} memory of {}-byte elements", region.unit);
+            return Err(EmuError::Unsupported(message).into());
+        }
+        let storage = storages.get(region.slot).copied().unwrap_or(0);
+        Ok((region, storage))
+    }
+
+    fn race(th: &Thread<Frame>, pc: usize) -> Option<RaceCtx> {
+        th.race.map(|r| RaceCtx { site: pc as u32, ..r })
+    }
+
+    /// Reads `size` bytes (one element, or several smaller ones composed little-endian).
+    fn load(&mut self, th: &Thread<Frame>, space: StateSpace, addr: u64, size: u64, pc: usize) -> R<u64> {
+        let (region, storage) = self.locate(th, space, addr, size, pc)?;
+        let race = Self::race(th, pc);
+        let first = ((addr - region.start) / region.unit) as i64;
+        let mut value = 0u64;
+        for k in 0..(size / region.unit) as i64 {
+            let Some(s) = self.mem.storages.get_mut(storage as usize) else { return Ok(0) };
+            let bits = match s.try_read(first + k, race.as_ref()) {
+                Some(bits) => bits,
+                None => match s.read(first + k, race.as_ref()) {
+                    Ok(bits) => bits,
+                    Err(e) => return Err(self.access_fault(th, e, false, space, addr, pc)),
+                },
+            };
+            value |= mask(bits, (region.unit * 8) as u32) << (k as u64 * region.unit * 8);
+        }
+        Ok(value)
+    }
+
+    fn store(&mut self, th: &Thread<Frame>, space: StateSpace, addr: u64, size: u64, value: u64, pc: usize) -> R<()> {
+        let (region, storage) = self.locate(th, space, addr, size, pc)?;
+        let race = Self::race(th, pc);
+        let first = ((addr - region.start) / region.unit) as i64;
+        let unit_bits = (region.unit * 8) as u32;
+        for k in 0..(size / region.unit) as i64 {
+            let bits = norm(region.num, mask(value >> (k as u64 * u64::from(unit_bits)), unit_bits));
+            let Some(s) = self.mem.storages.get_mut(storage as usize) else { return Ok(()) };
+            if !s.try_write(first + k, bits, race.as_ref()) {
+                if let Err(e) = s.write(first + k, bits, race.as_ref()) {
+                    return Err(self.access_fault(th, e, true, space, addr, pc));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `cp.async`: reads the first `limit` bytes of the source now (the rest is zeros) and
+    /// issues the destination elements as pending writes of the thread.
+    fn cp_async(&mut self, th: &mut Thread<Frame>, dst: u64, src: u64, bytes: u64, limit: u64, pc: usize) -> R<()> {
+        let (dst_region, dst_storage) = self.locate(th, StateSpace::Shared, dst, bytes, pc)?;
+        let chunk = dst_region.unit.max(self.src_unit(src)).min(8);
+        let line = self.describe(pc).0;
+        let race = Self::race(th, pc);
+        let thread = th.race_thread();
+        for start in (0..bytes).step_by(chunk as usize) {
+            let value = if start >= limit {
+                0
+            } else {
+                let v = self.load(th, StateSpace::Global, src + start, chunk, pc)?;
+                if limit - start < chunk {
+                    mask(v, ((limit - start) * 8) as u32)
+                } else {
+                    v
+                }
+            };
+            let unit_bits = (dst_region.unit * 8) as u32;
+            let first = ((dst + start - dst_region.start) / dst_region.unit) as i64;
+            for k in 0..(chunk / dst_region.unit) as i64 {
+                let bits = norm(dst_region.num, mask(value >> (k as u64 * u64::from(unit_bits)), unit_bits));
+                let Some(s) = self.mem.storages.get_mut(dst_storage as usize) else { return Ok(()) };
+                let pending = Pending { issue_line: line, thread, group: None };
+                match s.issue(first + k, pending, race.as_ref()) {
+                    Ok(index) => th.asyncs.uncommitted.push(AsyncStore { storage: dst_storage, index, bits, line }),
+                    Err(e) => return Err(self.access_fault(th, e, true, StateSpace::Shared, dst, pc)),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The element size of the global buffer at `addr` (1 when none: the load then faults).
+    fn src_unit(&self, addr: u64) -> u64 {
+        self.globals.iter().find(|r| addr >= r.start && addr < r.start + r.bytes).map_or(1, |r| r.unit)
+    }
+
+    fn access_fault(
+        &self,
+        th: &Thread<Frame>,
+        e: AccessError,
+        write: bool,
+        space: StateSpace,
+        addr: u64,
+        pc: usize,
+    ) -> Stop {
+        let what = if write { "write" } else { "read" };
+        let place = format!("{space} address {addr:#x}");
+        let (kind, message) = match e {
+            AccessError::OutOfStorage { len } => {
+                (FaultKind::OutOfBounds, format!("{what} of {place} outside its storage of {len} elements"))
+            }
+            AccessError::Poison => (FaultKind::ReadPoison, format!("read of {place}, never written")),
+            AccessError::Pending(p) => {
+                let kind = if write { FaultKind::WritePendingAsync } else { FaultKind::ReadPendingAsync };
+                let group = match p.group {
+                    Some(g) => format!("group {} committed at line {}", g.seq, g.commit_line),
+                    None => "not yet committed".to_string(),
+                };
+                (
+                    kind,
+                    format!("{what} of {place} while the cp.async at line {} to it is pending ({group})", p.issue_line),
+                )
+            }
+            AccessError::Race(race) => {
+                let other_line = self.describe(race.other.site as usize).0;
+                let message = format!(
+                    "{} {what} of {place} races with the {} by thread {} at line {other_line}",
+                    race.scope, race.other.kind, race.other.thread
+                );
+                (race.scope.fault_kind(), message)
+            }
+        };
+        self.fault(kind, message, th, pc)
+    }
+
+    fn take_buffers(&mut self, args: &[KernelArg]) -> Vec<Option<Tensor>> {
+        let mut storages = self.global_storages.iter();
+        args.iter()
+            .map(|arg| match arg {
+                KernelArg::Buffer(tensor) => {
+                    let storage = storages.next().and_then(|s| self.mem.storages.get_mut(*s as usize))?;
+                    let data = std::mem::replace(&mut storage.data, Data::Owned(Vec::new()));
+                    Some(Tensor::from_shared(tensor.dtype, tensor.shape.clone(), data.into_shared()))
+                }
+                KernelArg::Scalar(_) => None,
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,443 @@
+//! The closed set of PTX instructions tirproof emits, each with its `Display` in PTX syntax
+//! (without the guard and the trailing `;`, which `Inst` adds).
+//!
+//! Invariants: float arithmetic always carries an explicit rounding (`.rn`) and there is no
+//! contracted form other than the explicit `fma.rn`, so results are bitwise those of IEEE
+//! operations in program order; `cp.async.cg` only ever copies 16 bytes (PTX allows no other
+//! size for it), which `CpAsync::new` enforces.
+
+use std::fmt;
+
+use super::types::{Address, Guard, Label, Operand, Reg, StateSpace, Ty};
+
+/// Integer and bitwise two-operand instructions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IntOp {
+    Add,
+    Sub,
+    /// `mul.lo`: the low half of the product (wrapping).
+    MulLo,
+    /// Truncating division (`div.s32` rounds toward zero).
+    Div,
+    /// Remainder of truncating division.
+    Rem,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+    Shl,
+    /// Arithmetic for signed types, logical for unsigned ones.
+    Shr,
+}
+
+impl IntOp {
+    fn mnemonic(self) -> &'static str {
+        match self {
+            IntOp::Add => "add",
+            IntOp::Sub => "sub",
+            IntOp::MulLo => "mul.lo",
+            IntOp::Div => "div",
+            IntOp::Rem => "rem",
+            IntOp::Min => "min",
+            IntOp::Max => "max",
+            IntOp::And => "and",
+            IntOp::Or => "or",
+            IntOp::Xor => "xor",
+            IntOp::Shl => "shl",
+            IntOp::Shr => "shr",
+        }
+    }
+
+    /// Bitwise instructions take the untyped `.bN` suffix (`and.b32`); `shr` keeps its sign.
+    fn suffix(self, ty: Ty) -> Ty {
+        match self {
+            IntOp::And | IntOp::Or | IntOp::Xor | IntOp::Shl => ty.bit_type(),
+            _ => ty,
+        }
+    }
+}
+
+/// Float two-operand instructions; all of them round to nearest even.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FloatOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+}
+
+impl FloatOp {
+    fn mnemonic(self) -> &'static str {
+        match self {
+            FloatOp::Add => "add",
+            FloatOp::Sub => "sub",
+            FloatOp::Mul => "mul",
+            FloatOp::Div => "div",
+        }
+    }
+}
+
+/// Rounding modifiers of `cvt`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Rounding {
+    /// To nearest even (a float result).
+    Rn,
+    /// Toward zero (a float result).
+    Rz,
+    /// To the nearest integer, ties to even (an integer result from a float).
+    Rni,
+    /// Toward zero to an integer (an integer result from a float).
+    Rzi,
+}
+
+impl fmt::Display for Rounding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Rounding::Rn => ".rn",
+            Rounding::Rz => ".rz",
+            Rounding::Rni => ".rni",
+            Rounding::Rzi => ".rzi",
+        })
+    }
+}
+
+/// Comparisons of `setp`. `Lo`/`Ls`/`Hi`/`Hs` are the unsigned orderings; `Neu` is the
+/// float "not equal or unordered", true when an operand is NaN as TIR's `!=` is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Cmp {
+    Eq,
+    Ne,
+    Neu,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Lo,
+    Ls,
+    Hi,
+    Hs,
+}
+
+impl fmt::Display for Cmp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Cmp::Eq => ".eq",
+            Cmp::Ne => ".ne",
+            Cmp::Lt => ".lt",
+            Cmp::Le => ".le",
+            Cmp::Gt => ".gt",
+            Cmp::Ge => ".ge",
+            Cmp::Lo => ".lo",
+            Cmp::Ls => ".ls",
+            Cmp::Hi => ".hi",
+            Cmp::Hs => ".hs",
+            Cmp::Neu => ".neu",
+        })
+    }
+}
+
+/// How many elements one `ld`/`st` moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Width {
+    V1,
+    V2,
+    V4,
+}
+
+impl Width {
+    /// The width of `lanes` elements, when PTX has one.
+    pub fn of_lanes(lanes: usize) -> Option<Width> {
+        match lanes {
+            1 => Some(Width::V1),
+            2 => Some(Width::V2),
+            4 => Some(Width::V4),
+            _ => None,
+        }
+    }
+
+    pub fn lanes(self) -> usize {
+        match self {
+            Width::V1 => 1,
+            Width::V2 => 2,
+            Width::V4 => 4,
+        }
+    }
+}
+
+impl fmt::Display for Width {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Width::V1 => "",
+            Width::V2 => ".v2",
+            Width::V4 => ".v4",
+        })
+    }
+}
+
+/// The cache operator of `cp.async`: `.ca` caches at all levels (4, 8 or 16 bytes), `.cg`
+/// bypasses L1 (16 bytes only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CacheOp {
+    Ca,
+    Cg,
+}
+
+impl fmt::Display for CacheOp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            CacheOp::Ca => ".ca",
+            CacheOp::Cg => ".cg",
+        })
+    }
+}
+
+/// The bytes one `cp.async` copies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CpSize {
+    B4,
+    B8,
+    B16,
+}
+
+impl CpSize {
+    pub fn of_bytes(bytes: u32) -> Option<CpSize> {
+        match bytes {
+            4 => Some(CpSize::B4),
+            8 => Some(CpSize::B8),
+            16 => Some(CpSize::B16),
+            _ => None,
+        }
+    }
+
+    pub fn bytes(self) -> u32 {
+        match self {
+            CpSize::B4 => 4,
+            CpSize::B8 => 8,
+            CpSize::B16 => 16,
+        }
+    }
+
+    /// The cache operator codegen uses: `.cg` where PTX allows it (16 bytes), else `.ca`.
+    pub fn preferred_cache(self) -> CacheOp {
+        match self {
+            CpSize::B16 => CacheOp::Cg,
+            CpSize::B4 | CpSize::B8 => CacheOp::Ca,
+        }
+    }
+}
+
+/// `cp.async.ca/.cg.shared.global [dst], [src], size{, src_size}`: an asynchronous copy from
+/// global to shared memory. With `src_size`, only that many bytes are read and the rest of the
+/// destination is zero-filled.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CpAsync {
+    cache: CacheOp,
+    size: CpSize,
+    pub dst: Address,
+    pub src: Address,
+    pub src_size: Option<Operand>,
+}
+
+/// `cp.async.cg` with a size other than 16 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("cp.async.cg copies 16 bytes only, not {} bytes", .0.bytes())]
+pub struct CgNeeds16(pub CpSize);
+
+impl CpAsync {
+    pub fn new(cache: CacheOp, size: CpSize, dst: Address, src: Address) -> Result<CpAsync, CgNeeds16> {
+        if cache == CacheOp::Cg && size != CpSize::B16 {
+            return Err(CgNeeds16(size));
+        }
+        Ok(CpAsync { cache, size, dst, src, src_size: None })
+    }
+
+    pub fn with_src_size(mut self, src_size: Operand) -> CpAsync {
+        self.src_size = Some(src_size);
+        self
+    }
+
+    pub fn cache(&self) -> CacheOp {
+        self.cache
+    }
+
+    pub fn size(&self) -> CpSize {
+        self.size
+    }
+}
+
+/// One instruction.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Op {
+    Mov {
+        ty: Ty,
+        dst: Reg,
+        src: Operand,
+    },
+    Int {
+        op: IntOp,
+        ty: Ty,
+        dst: Reg,
+        a: Operand,
+        b: Operand,
+    },
+    /// `mad.lo`: `a * b + c`, wrapping.
+    Mad {
+        ty: Ty,
+        dst: Reg,
+        a: Operand,
+        b: Operand,
+        c: Operand,
+    },
+    Not {
+        ty: Ty,
+        dst: Reg,
+        a: Operand,
+    },
+    Float {
+        op: FloatOp,
+        ty: Ty,
+        dst: Reg,
+        a: Operand,
+        b: Operand,
+    },
+    /// `fma.rn`: `a * b + c` with one rounding.
+    Fma {
+        ty: Ty,
+        dst: Reg,
+        a: Operand,
+        b: Operand,
+        c: Operand,
+    },
+    Cvt {
+        dst_ty: Ty,
+        src_ty: Ty,
+        rounding: Option<Rounding>,
+        dst: Reg,
+        src: Operand,
+    },
+    /// `cvta.to.global.u64`: a generic address (a kernel parameter) to a global one.
+    CvtaToGlobal {
+        dst: Reg,
+        src: Reg,
+    },
+    Setp {
+        cmp: Cmp,
+        ty: Ty,
+        dst: Reg,
+        a: Operand,
+        b: Operand,
+    },
+    /// `selp`: `pred ? a : b`.
+    Selp {
+        ty: Ty,
+        dst: Reg,
+        a: Operand,
+        b: Operand,
+        pred: Reg,
+    },
+    Bra {
+        target: Label,
+    },
+    Ld {
+        space: StateSpace,
+        width: Width,
+        ty: Ty,
+        dst: Vec<Reg>,
+        addr: Address,
+    },
+    St {
+        space: StateSpace,
+        width: Width,
+        ty: Ty,
+        addr: Address,
+        src: Vec<Operand>,
+    },
+    CpAsync(CpAsync),
+    CpAsyncCommitGroup,
+    /// `cp.async.wait_group n`: wait until at most `n` of the thread's groups are pending.
+    CpAsyncWaitGroup(u32),
+    CpAsyncWaitAll,
+    BarSync(u32),
+    Ret,
+}
+
+impl Op {
+    /// Whether the instruction needs the cp.async feature (PTX 7.0, sm_80).
+    pub fn uses_cp_async(&self) -> bool {
+        matches!(self, Op::CpAsync(_) | Op::CpAsyncCommitGroup | Op::CpAsyncWaitGroup(_) | Op::CpAsyncWaitAll)
+    }
+}
+
+/// `{a, b}` for vectors, the single operand otherwise.
+fn write_group<T: fmt::Display>(f: &mut fmt::Formatter<'_>, items: &[T]) -> fmt::Result {
+    if let [one] = items {
+        return one.fmt(f);
+    }
+    f.write_str("{")?;
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            f.write_str(", ")?;
+        }
+        item.fmt(f)?;
+    }
+    f.write_str("}")
+}
+
+impl fmt::Display for Op {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Op::Mov { ty, dst, src } => write!(f, "mov{ty} {dst}, {src}"),
+            Op::Int { op, ty, dst, a, b } => write!(f, "{}{} {dst}, {a}, {b}", op.mnemonic(), op.suffix(*ty)),
+            Op::Mad { ty, dst, a, b, c } => write!(f, "mad.lo{ty} {dst}, {a}, {b}, {c}"),
+            Op::Not { ty, dst, a } => write!(f, "not{} {dst}, {a}", ty.bit_type()),
+            Op::Float { op, ty, dst, a, b } => write!(f, "{}.rn{ty} {dst}, {a}, {b}", op.mnemonic()),
+            Op::Fma { ty, dst, a, b, c } => write!(f, "fma.rn{ty} {dst}, {a}, {b}, {c}"),
+            Op::Cvt { dst_ty, src_ty, rounding, dst, src } => {
+                let rounding = rounding.map(|r| r.to_string()).unwrap_or_default();
+                write!(f, "cvt{rounding}{dst_ty}{src_ty} {dst}, {src}")
+            }
+            Op::CvtaToGlobal { dst, src } => write!(f, "cvta.to.global.u64 {dst}, {src}"),
+            Op::Setp { cmp, ty, dst, a, b } => write!(f, "setp{cmp}{ty} {dst}, {a}, {b}"),
+            Op::Selp { ty, dst, a, b, pred } => write!(f, "selp{ty} {dst}, {a}, {b}, {pred}"),
+            Op::Bra { target } => write!(f, "bra {target}"),
+            Op::Ld { space, width, ty, dst, addr } => {
+                write!(f, "ld{space}{width}{ty} ")?;
+                write_group(f, dst)?;
+                write!(f, ", {addr}")
+            }
+            Op::St { space, width, ty, addr, src } => {
+                write!(f, "st{space}{width}{ty} {addr}, ")?;
+                write_group(f, src)
+            }
+            Op::CpAsync(cp) => {
+                write!(f, "cp.async{}.shared.global {}, {}, {}", cp.cache, cp.dst, cp.src, cp.size.bytes())?;
+                match &cp.src_size {
+                    Some(size) => write!(f, ", {size}"),
+                    None => Ok(()),
+                }
+            }
+            Op::CpAsyncCommitGroup => f.write_str("cp.async.commit_group"),
+            Op::CpAsyncWaitGroup(n) => write!(f, "cp.async.wait_group {n}"),
+            Op::CpAsyncWaitAll => f.write_str("cp.async.wait_all"),
+            Op::BarSync(id) => write!(f, "bar.sync {id}"),
+            Op::Ret => f.write_str("ret"),
+        }
+    }
+}
+
+/// An instruction with its optional guard.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Inst {
+    pub guard: Option<Guard>,
+    pub op: Op,
+}
+
+impl fmt::Display for Inst {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(guard) = &self.guard {
+            write!(f, "{guard} ")?;
+        }
+        write!(f, "{};", self.op)
+    }
+}

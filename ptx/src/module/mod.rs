@@ -1,0 +1,263 @@
+//! A typed PTX module: the target architecture, kernels with their parameters, arrays of the
+//! shared and local state spaces, register counts, launch shape and a body of labels,
+//! instructions and comments. `print` writes it as PTX text.
+//!
+//! Invariants: registers are numbered per class from 0 and a kernel declares exactly the
+//! registers its body can name (`Kernel::reg_counts`); `.version` and `.target` are derived
+//! from the architecture and the features the module uses, never written by hand.
+
+mod inst;
+mod print;
+mod types;
+
+pub use inst::{CacheOp, CgNeeds16, Cmp, CpAsync, CpSize, FloatOp, Inst, IntOp, Op, Rounding, Width};
+pub use print::{print, print_with_lines};
+pub use types::{AddrBase, Address, Dim, Guard, Label, Operand, Reg, RegClass, Special, StateSpace, Ty};
+
+use std::fmt;
+use std::str::FromStr;
+
+/// The GPU architecture a module targets.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Arch {
+    /// Ampere: the first with cp.async.
+    #[default]
+    Sm80,
+    /// Hopper.
+    Sm90,
+}
+
+impl Arch {
+    pub const ALL: [Arch; 2] = [Arch::Sm80, Arch::Sm90];
+
+    /// The first PTX ISA version that knows the architecture.
+    pub fn min_version(self) -> PtxVersion {
+        match self {
+            Arch::Sm80 => PtxVersion { major: 7, minor: 0 },
+            Arch::Sm90 => PtxVersion { major: 7, minor: 8 },
+        }
+    }
+}
+
+impl fmt::Display for Arch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Arch::Sm80 => "sm_80",
+            Arch::Sm90 => "sm_90",
+        })
+    }
+}
+
+/// An architecture name that is not one we target.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown architecture `{0}` (expected sm_80 or sm_90)")]
+pub struct UnknownArch(pub String);
+
+impl FromStr for Arch {
+    type Err = UnknownArch;
+
+    fn from_str(s: &str) -> Result<Arch, UnknownArch> {
+        Arch::ALL.into_iter().find(|a| a.to_string() == s).ok_or_else(|| UnknownArch(s.to_string()))
+    }
+}
+
+/// A PTX ISA version (`.version 7.0`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PtxVersion {
+    pub major: u32,
+    pub minor: u32,
+}
+
+impl fmt::Display for PtxVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}", self.major, self.minor)
+    }
+}
+
+/// A language feature with a minimum PTX version and architecture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Feature {
+    /// `cp.async` and its group instructions: PTX 7.0, sm_80.
+    CpAsync,
+}
+
+impl Feature {
+    pub fn min_version(self) -> PtxVersion {
+        match self {
+            Feature::CpAsync => PtxVersion { major: 7, minor: 0 },
+        }
+    }
+
+    pub fn min_arch(self) -> Arch {
+        match self {
+            Feature::CpAsync => Arch::Sm80,
+        }
+    }
+}
+
+/// A kernel parameter: `.param .u64 name` (a buffer's address) or a scalar.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    pub name: String,
+    pub ty: Ty,
+}
+
+/// An array of the shared or local state space: `.shared .align 16 .b8 name[bytes];`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Array {
+    pub space: StateSpace,
+    pub name: String,
+    pub align: u32,
+    pub bytes: u64,
+}
+
+/// One line of a kernel body.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Line {
+    Label(Label),
+    Inst(Inst),
+    /// A `//` comment: what codegen wants a reader of the PTX to know at this point.
+    Comment(String),
+}
+
+/// The launch shape a kernel was generated for: threads per block and blocks per grid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Launch {
+    pub block: [u32; 3],
+    pub grid: [u32; 3],
+}
+
+impl Default for Launch {
+    fn default() -> Self {
+        Launch { block: [1; 3], grid: [1; 3] }
+    }
+}
+
+/// An `.entry`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Kernel {
+    pub name: String,
+    pub params: Vec<Param>,
+    pub arrays: Vec<Array>,
+    pub launch: Launch,
+    pub body: Vec<Line>,
+}
+
+impl Kernel {
+    /// How many registers of each class the body names (one past the highest index).
+    pub fn reg_counts(&self) -> Vec<(RegClass, u32)> {
+        let mut counts = [0u32; RegClass::ALL.len()];
+        let mut note = |r: &Reg| {
+            if let Some(pos) = RegClass::ALL.iter().position(|c| *c == r.class) {
+                counts[pos] = counts[pos].max(r.index + 1);
+            }
+        };
+        for line in &self.body {
+            if let Line::Inst(inst) = line {
+                inst.regs().iter().for_each(&mut note);
+            }
+        }
+        RegClass::ALL.into_iter().zip(counts).filter(|(_, n)| *n > 0).collect()
+    }
+
+    /// Whether any instruction needs `feature`.
+    pub fn uses(&self, feature: Feature) -> bool {
+        self.body.iter().any(|line| match (line, feature) {
+            (Line::Inst(inst), Feature::CpAsync) => inst.op.uses_cp_async(),
+            _ => false,
+        })
+    }
+}
+
+/// A PTX module: one target, several kernels.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Module {
+    pub arch: Arch,
+    pub kernels: Vec<Kernel>,
+}
+
+/// A feature the module uses that its architecture lacks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{feature:?} needs {} or newer, but the module targets {arch}", feature.min_arch())]
+pub struct ArchTooOld {
+    pub feature: Feature,
+    pub arch: Arch,
+}
+
+impl Module {
+    /// The features any kernel uses.
+    pub fn features(&self) -> Vec<Feature> {
+        [Feature::CpAsync].into_iter().filter(|f| self.kernels.iter().any(|k| k.uses(*f))).collect()
+    }
+
+    /// The PTX version the module needs: its architecture's and every used feature's minimum.
+    pub fn version(&self) -> Result<PtxVersion, ArchTooOld> {
+        let mut version = self.arch.min_version();
+        for feature in self.features() {
+            if feature.min_arch() > self.arch {
+                return Err(ArchTooOld { feature, arch: self.arch });
+            }
+            version = version.max(feature.min_version());
+        }
+        Ok(version)
+    }
+}
+
+impl Inst {
+    /// Every register the instruction names, guard included.
+    pub fn regs(&self) -> Vec<Reg> {
+        let mut regs: Vec<Reg> = self.guard.iter().map(|g| g.pred).collect();
+        let mut operand = |o: &Operand| {
+            if let Operand::Reg(r) = o {
+                regs.push(*r);
+            }
+        };
+        let addr_reg = |a: &Address| match a.base {
+            AddrBase::Reg(r) => Some(r),
+            AddrBase::Symbol(_) => None,
+        };
+        let mut extra = Vec::new();
+        match &self.op {
+            Op::Mov { dst, src, .. } | Op::Not { dst, a: src, .. } | Op::Cvt { dst, src, .. } => {
+                extra.push(*dst);
+                operand(src);
+            }
+            Op::Int { dst, a, b, .. } | Op::Float { dst, a, b, .. } | Op::Setp { dst, a, b, .. } => {
+                extra.push(*dst);
+                operand(a);
+                operand(b);
+            }
+            Op::Mad { dst, a, b, c, .. } | Op::Fma { dst, a, b, c, .. } => {
+                extra.push(*dst);
+                [a, b, c].into_iter().for_each(&mut operand);
+            }
+            Op::Selp { dst, a, b, pred, .. } => {
+                extra.extend([*dst, *pred]);
+                operand(a);
+                operand(b);
+            }
+            Op::CvtaToGlobal { dst, src } => extra.extend([*dst, *src]),
+            Op::Ld { dst, addr, .. } => {
+                extra.extend(dst.iter().copied());
+                extra.extend(addr_reg(addr));
+            }
+            Op::St { addr, src, .. } => {
+                src.iter().for_each(&mut operand);
+                extra.extend(addr_reg(addr));
+            }
+            Op::CpAsync(cp) => {
+                cp.src_size.iter().for_each(&mut operand);
+                extra.extend(addr_reg(&cp.dst));
+                extra.extend(addr_reg(&cp.src));
+            }
+            Op::Bra { .. }
+            | Op::CpAsyncCommitGroup
+            | Op::CpAsyncWaitGroup(_)
+            | Op::CpAsyncWaitAll
+            | Op::BarSync(_)
+            | Op::Ret => {}
+        }
+        regs.extend(extra);
+        regs
+    }
+}

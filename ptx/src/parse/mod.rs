@@ -1,0 +1,668 @@
+//! The PTX parser: text to the typed module, for the subset codegen emits plus the cp.async
+//! family as compilers write it (`cp.async.wait_all`, a source size in a register:
+//! `cp.async.cg.shared.global [%r1], [%rd2], 16, %r3;`, where 0 bytes of source zero-fill).
+//!
+//! Hand-written on purpose: the PTX parsers on crates.io (`ptx-parser` 0.1, an unfinished
+//! nom grammar; `ptx-90-parser` and `singe-ptx`, full-ISA ASTs) each produce an AST of their
+//! own that would have to be translated into our closed instruction set anyway, and none
+//! reports positions for every error; no crate named `ptx-syntax` was found. The subset is
+//! small, so a lexer and a recursive-descent parser are shorter than the translation.
+//!
+//! Invariants: never panics on any input; every error has a line and column; what the printer
+//! writes parses back to a module that prints to the same text; registers must use the
+//! printer's class prefixes (`%p %rs %r %rd %f %fd`).
+
+mod lex;
+
+use std::collections::HashMap;
+
+use lex::{lex, Pos, Tok};
+
+use crate::module::{
+    AddrBase, Address, Arch, Array, CacheOp, Cmp, CpAsync, CpSize, Dim, FloatOp, Guard, Inst, IntOp, Kernel, Label,
+    Launch, Line, Module, Op, Operand, Param, Reg, RegClass, Rounding, Special, StateSpace, Ty, Width,
+};
+
+/// A parse error at a position of the text.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{line}:{col}: {message}")]
+pub struct ParseError {
+    pub line: u32,
+    pub col: u32,
+    pub message: String,
+}
+
+/// A parsed module and, per kernel, the line of each body entry.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Parsed {
+    pub module: Module,
+    pub lines: Vec<Vec<u32>>,
+}
+
+type R<T> = Result<T, ParseError>;
+
+/// Parses PTX text.
+pub fn parse(text: &str) -> R<Parsed> {
+    let tokens = lex(text);
+    let end = tokens.last().map_or(Pos { line: 1, col: 1 }, |(_, p)| Pos { line: p.line + 1, col: 1 });
+    let mut parser = Parser { tokens, at: 0, end, labels: HashMap::new() };
+    parser.module()
+}
+
+struct Parser {
+    tokens: Vec<(Tok, Pos)>,
+    at: usize,
+    end: Pos,
+    labels: HashMap<String, Label>,
+}
+
+fn ty_of(name: &str) -> Option<Ty> {
+    Some(match name {
+        "b8" => Ty::B8,
+        "b16" => Ty::B16,
+        "b32" => Ty::B32,
+        "b64" => Ty::B64,
+        "u8" => Ty::U8,
+        "u16" => Ty::U16,
+        "u32" => Ty::U32,
+        "u64" => Ty::U64,
+        "s8" => Ty::S8,
+        "s16" => Ty::S16,
+        "s32" => Ty::S32,
+        "s64" => Ty::S64,
+        "f16" => Ty::F16,
+        "f32" => Ty::F32,
+        "f64" => Ty::F64,
+        "pred" => Ty::Pred,
+        _ => return None,
+    })
+}
+
+fn space_of(name: &str) -> Option<StateSpace> {
+    Some(match name {
+        "global" => StateSpace::Global,
+        "shared" => StateSpace::Shared,
+        "local" => StateSpace::Local,
+        "param" => StateSpace::Param,
+        _ => return None,
+    })
+}
+
+fn cmp_of(name: &str) -> Option<Cmp> {
+    Some(match name {
+        "eq" => Cmp::Eq,
+        "ne" => Cmp::Ne,
+        "neu" => Cmp::Neu,
+        "lt" => Cmp::Lt,
+        "le" => Cmp::Le,
+        "gt" => Cmp::Gt,
+        "ge" => Cmp::Ge,
+        "lo" => Cmp::Lo,
+        "ls" => Cmp::Ls,
+        "hi" => Cmp::Hi,
+        "hs" => Cmp::Hs,
+        _ => return None,
+    })
+}
+
+fn rounding_of(name: &str) -> Option<Rounding> {
+    Some(match name {
+        "rn" => Rounding::Rn,
+        "rz" => Rounding::Rz,
+        "rni" => Rounding::Rni,
+        "rzi" => Rounding::Rzi,
+        _ => return None,
+    })
+}
+
+fn reg_of(word: &str) -> Option<Reg> {
+    // Longest prefixes first: `%rd` before `%r`.
+    let classes = [RegClass::B64, RegClass::B16, RegClass::F64, RegClass::B32, RegClass::F32, RegClass::Pred];
+    classes.into_iter().find_map(|class| {
+        let digits = word.strip_prefix(class.prefix())?;
+        let index = digits.parse().ok().filter(|_| digits.bytes().all(|b| b.is_ascii_digit()))?;
+        Some(Reg { class, index })
+    })
+}
+
+fn special_of(word: &str) -> Option<Special> {
+    let (name, dim) = word.split_once('.')?;
+    let dim = Dim::from_name(dim)?;
+    match name {
+        "%tid" => Some(Special::Tid(dim)),
+        "%ctaid" => Some(Special::Ctaid(dim)),
+        _ => None,
+    }
+}
+
+fn int_of(word: &str) -> Option<i64> {
+    match word.strip_prefix("0x").or_else(|| word.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16).ok().map(|v| v as i64),
+        None => word.parse().ok(),
+    }
+}
+
+impl Parser {
+    fn pos(&self) -> Pos {
+        self.tokens.get(self.at).map_or(self.end, |(_, p)| *p)
+    }
+
+    fn error<T>(&self, message: impl Into<String>) -> R<T> {
+        let pos = self.pos();
+        Err(ParseError { line: pos.line, col: pos.col, message: message.into() })
+    }
+
+    fn peek(&self) -> Option<&Tok> {
+        self.tokens.get(self.at).map(|(t, _)| t)
+    }
+
+    fn found(&self) -> String {
+        match self.peek() {
+            Some(Tok::Word(w)) => format!("`{w}`"),
+            Some(Tok::Punct(c)) => format!("`{c}`"),
+            Some(Tok::Comment(_)) => "a comment".into(),
+            None => "the end of the text".into(),
+        }
+    }
+
+    fn word(&mut self, what: &str) -> R<String> {
+        match self.peek() {
+            Some(Tok::Word(w)) => {
+                let w = w.clone();
+                self.at += 1;
+                Ok(w)
+            }
+            _ => self.error(format!("expected {what}, found {}", self.found())),
+        }
+    }
+
+    fn eat(&mut self, c: char) -> bool {
+        if self.peek() == Some(&Tok::Punct(c)) {
+            self.at += 1;
+            return true;
+        }
+        false
+    }
+
+    fn expect(&mut self, c: char) -> R<()> {
+        if self.eat(c) {
+            return Ok(());
+        }
+        self.error(format!("expected `{c}`, found {}", self.found()))
+    }
+
+    fn expect_word(&mut self, expected: &str) -> R<()> {
+        let pos = self.at;
+        let w = self.word(&format!("`{expected}`"))?;
+        if w != expected {
+            self.at = pos;
+            return self.error(format!("expected `{expected}`, found `{w}`"));
+        }
+        Ok(())
+    }
+
+    fn number(&mut self, what: &str) -> R<i64> {
+        let negative = self.eat('-');
+        let pos = self.at;
+        let w = self.word(what)?;
+        match int_of(&w) {
+            Some(v) => Ok(if negative { v.wrapping_neg() } else { v }),
+            None => {
+                self.at = pos;
+                self.error(format!("expected {what}, found `{w}`"))
+            }
+        }
+    }
+
+    fn count(&mut self, what: &str) -> R<u32> {
+        let pos = self.at;
+        let v = self.number(what)?;
+        u32::try_from(v).or_else(|_| {
+            self.at = pos;
+            self.error(format!("{what} {v} is out of range"))
+        })
+    }
+
+    fn module(&mut self) -> R<Parsed> {
+        let mut arch = None;
+        let mut grid = [1u32; 3];
+        let mut kernels = Vec::new();
+        let mut lines = Vec::new();
+        while let Some(tok) = self.peek().cloned() {
+            match tok {
+                Tok::Comment(text) => {
+                    self.at += 1;
+                    if let Some(dims) = text.strip_prefix("launch: grid ") {
+                        grid = self.dims(dims)?;
+                    }
+                }
+                Tok::Word(w) if w == ".version" => {
+                    self.at += 1;
+                    self.word("a version")?;
+                }
+                Tok::Word(w) if w == ".target" => {
+                    self.at += 1;
+                    let pos = self.at;
+                    let name = self.word("an architecture")?;
+                    arch = Some(name.parse::<Arch>().or_else(|e| {
+                        self.at = pos;
+                        self.error(e.to_string())
+                    })?);
+                }
+                Tok::Word(w) if w == ".address_size" => {
+                    self.at += 1;
+                    if self.number("an address size")? != 64 {
+                        return self.error("only `.address_size 64` is supported");
+                    }
+                }
+                Tok::Word(w) if w == ".visible" || w == ".entry" => {
+                    let (kernel, kernel_lines) = self.kernel(grid)?;
+                    kernels.push(kernel);
+                    lines.push(kernel_lines);
+                    grid = [1; 3];
+                }
+                _ => return self.error(format!("expected a directive or `.entry`, found {}", self.found())),
+            }
+        }
+        let Some(arch) = arch else { return self.error("the module has no `.target`") };
+        Ok(Parsed { module: Module { arch, kernels }, lines })
+    }
+
+    /// `a, b, c` in a comment.
+    fn dims(&self, text: &str) -> R<[u32; 3]> {
+        let parts: Vec<Option<u32>> = text.split(',').map(|p| p.trim().parse().ok()).collect();
+        match parts.as_slice() {
+            [Some(x), Some(y), Some(z)] => Ok([*x, *y, *z]),
+            _ => self.error(format!("a launch grid must be three numbers, not `{text}`")),
+        }
+    }
+
+    fn kernel(&mut self, grid: [u32; 3]) -> R<(Kernel, Vec<u32>)> {
+        if self.peek() == Some(&Tok::Word(".visible".into())) {
+            self.at += 1;
+        }
+        self.expect_word(".entry")?;
+        let name = self.word("the kernel's name")?;
+        self.expect('(')?;
+        let mut params = Vec::new();
+        while !self.eat(')') {
+            if !params.is_empty() {
+                self.expect(',')?;
+            }
+            self.expect_word(".param")?;
+            let ty = self.ty()?;
+            params.push(Param { name: self.word("a parameter name")?, ty });
+        }
+        let mut launch = Launch { block: [1; 3], grid };
+        while let Some(Tok::Word(w)) = self.peek() {
+            if w != ".reqntid" && w != ".maxntid" {
+                break;
+            }
+            self.at += 1;
+            for (k, dim) in launch.block.iter_mut().enumerate() {
+                if k > 0 && !self.eat(',') {
+                    break;
+                }
+                *dim = self.count("a thread count")?;
+            }
+        }
+        self.expect('{')?;
+        let mut arrays = Vec::new();
+        let mut body = Vec::new();
+        let mut lines = Vec::new();
+        loop {
+            let pos = self.pos();
+            match self.peek().cloned() {
+                None => return self.error("expected `}` at the end of the kernel"),
+                Some(Tok::Punct('}')) => {
+                    self.at += 1;
+                    break;
+                }
+                Some(Tok::Comment(text)) => {
+                    self.at += 1;
+                    body.push(Line::Comment(text));
+                    lines.push(pos.line);
+                }
+                Some(Tok::Word(w)) if w == ".reg" => self.skip_statement(),
+                Some(Tok::Word(w)) if w == ".shared" || w == ".local" => arrays.push(self.array()?),
+                Some(Tok::Word(w))
+                    if w.starts_with('$') && self.tokens.get(self.at + 1).map(|t| &t.0) == Some(&Tok::Punct(':')) =>
+                {
+                    self.at += 2;
+                    body.push(Line::Label(self.label(&w)));
+                    lines.push(pos.line);
+                }
+                Some(_) => {
+                    body.push(Line::Inst(self.inst()?));
+                    lines.push(pos.line);
+                }
+            }
+        }
+        Ok((Kernel { name, params, arrays, launch, body }, lines))
+    }
+
+    fn skip_statement(&mut self) {
+        while let Some(tok) = self.peek().cloned() {
+            self.at += 1;
+            if tok == Tok::Punct(';') {
+                break;
+            }
+        }
+    }
+
+    fn label(&mut self, name: &str) -> Label {
+        if let Some(label) = self.labels.get(name) {
+            return *label;
+        }
+        // Our own labels keep their numbers; others are numbered after every possible one.
+        let label = match name.strip_prefix("$L").and_then(|n| n.parse().ok()) {
+            Some(n) => Label(n),
+            None => Label(u32::MAX - self.labels.len() as u32),
+        };
+        self.labels.insert(name.to_string(), label);
+        label
+    }
+
+    fn ty(&mut self) -> R<Ty> {
+        let pos = self.at;
+        let w = self.word("a type")?;
+        match w.strip_prefix('.').and_then(ty_of) {
+            Some(ty) => Ok(ty),
+            None => {
+                self.at = pos;
+                self.error(format!("expected a type such as `.u64`, found `{w}`"))
+            }
+        }
+    }
+
+    /// `.shared .align 16 .b8 name[bytes];`
+    fn array(&mut self) -> R<Array> {
+        let space = if self.word("a state space")? == ".shared" { StateSpace::Shared } else { StateSpace::Local };
+        let mut align = 1;
+        if self.peek() == Some(&Tok::Word(".align".into())) {
+            self.at += 1;
+            align = self.count("an alignment")?;
+        }
+        self.expect_word(".b8")?;
+        let name = self.word("an array name")?;
+        self.expect('[')?;
+        let bytes = self.count("a size in bytes")?;
+        self.expect(']')?;
+        self.expect(';')?;
+        Ok(Array { space, name, align, bytes: u64::from(bytes) })
+    }
+
+    fn reg(&mut self) -> R<Reg> {
+        let pos = self.at;
+        let w = self.word("a register")?;
+        reg_of(&w).ok_or(()).or_else(|()| {
+            self.at = pos;
+            self.error(format!("expected a register (%p, %rs, %r, %rd, %f or %fd and a number), found `{w}`"))
+        })
+    }
+
+    fn operand(&mut self) -> R<Operand> {
+        if self.eat('-') {
+            return Ok(Operand::Imm(self.number("a number")?.wrapping_neg()));
+        }
+        let pos = self.at;
+        let w = self.word("an operand")?;
+        if let Some(r) = reg_of(&w) {
+            return Ok(Operand::Reg(r));
+        }
+        if let Some(s) = special_of(&w) {
+            return Ok(Operand::Special(s));
+        }
+        if let Some(hex) = w.strip_prefix("0f").or_else(|| w.strip_prefix("0F")) {
+            if let Ok(bits) = u32::from_str_radix(hex, 16) {
+                return Ok(Operand::F32(bits));
+            }
+        }
+        if let Some(hex) = w.strip_prefix("0d").or_else(|| w.strip_prefix("0D")) {
+            if let Ok(bits) = u64::from_str_radix(hex, 16) {
+                return Ok(Operand::F64(bits));
+            }
+        }
+        if let Some(v) = int_of(&w) {
+            return Ok(Operand::Imm(v));
+        }
+        if w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+            return Ok(Operand::Symbol(w));
+        }
+        self.at = pos;
+        self.error(format!("expected an operand, found `{w}`"))
+    }
+
+    /// `[base]`, `[base+off]`, `[base+-off]`.
+    fn address(&mut self) -> R<Address> {
+        self.expect('[')?;
+        let pos = self.at;
+        let w = self.word("an address")?;
+        let base = match reg_of(&w) {
+            Some(r) => AddrBase::Reg(r),
+            None if w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') => AddrBase::Symbol(w),
+            None => {
+                self.at = pos;
+                return self.error(format!("expected a register or a name in an address, found `{w}`"));
+            }
+        };
+        let offset = if self.eat('+') { self.number("an offset")? } else { 0 };
+        self.expect(']')?;
+        Ok(Address { base, offset })
+    }
+
+    /// `{a, b}` or a single operand.
+    fn group<T>(&mut self, one: impl Fn(&mut Self) -> R<T>) -> R<Vec<T>> {
+        if !self.eat('{') {
+            return Ok(vec![one(self)?]);
+        }
+        let mut items = vec![one(self)?];
+        while self.eat(',') {
+            items.push(one(self)?);
+        }
+        self.expect('}')?;
+        Ok(items)
+    }
+
+    fn comma(&mut self) -> R<()> {
+        self.expect(',')
+    }
+
+    fn inst(&mut self) -> R<Inst> {
+        let guard = if self.eat('@') {
+            let negated = self.eat('!');
+            Some(Guard { pred: self.reg()?, negated })
+        } else {
+            None
+        };
+        let start = self.at;
+        let opcode = self.word("an instruction")?;
+        let parts: Vec<&str> = opcode.split('.').collect();
+        let op = self.op(&parts).or_else(|e| {
+            if e.message.starts_with("unsupported") {
+                self.at = start;
+                return self.error(format!("unsupported instruction `{opcode}`"));
+            }
+            Err(e)
+        })?;
+        self.expect(';')?;
+        Ok(Inst { guard, op })
+    }
+
+    fn unsupported<T>(&self) -> R<T> {
+        self.error("unsupported")
+    }
+
+    /// The instruction type: the last part of the opcode.
+    fn suffix_ty(&self, parts: &[&str]) -> R<Ty> {
+        match parts.last().and_then(|p| ty_of(p)) {
+            Some(ty) => Ok(ty),
+            None => self.unsupported(),
+        }
+    }
+
+    fn op(&mut self, parts: &[&str]) -> R<Op> {
+        let Some((&head, mods)) = parts.split_first() else { return self.unsupported() };
+        Ok(match head {
+            "mov" => {
+                let ty = self.suffix_ty(parts)?;
+                let dst = self.reg()?;
+                self.comma()?;
+                Op::Mov { ty, dst, src: self.operand()? }
+            }
+            "add" | "sub" | "mul" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor" | "shl" | "shr" => {
+                let ty = self.suffix_ty(parts)?;
+                let (dst, a, b) = self.three()?;
+                if ty.is_float() {
+                    let op = match head {
+                        "add" => FloatOp::Add,
+                        "sub" => FloatOp::Sub,
+                        "mul" => FloatOp::Mul,
+                        "div" => FloatOp::Div,
+                        _ => return self.unsupported(),
+                    };
+                    return Ok(Op::Float { op, ty, dst, a, b });
+                }
+                let op = match head {
+                    "add" => IntOp::Add,
+                    "sub" => IntOp::Sub,
+                    "mul" if mods.first() == Some(&"lo") => IntOp::MulLo,
+                    "div" => IntOp::Div,
+                    "rem" => IntOp::Rem,
+                    "min" => IntOp::Min,
+                    "max" => IntOp::Max,
+                    "and" => IntOp::And,
+                    "or" => IntOp::Or,
+                    "xor" => IntOp::Xor,
+                    "shl" => IntOp::Shl,
+                    "shr" => IntOp::Shr,
+                    _ => return self.unsupported(),
+                };
+                Op::Int { op, ty, dst, a, b }
+            }
+            "mad" | "fma" => {
+                let ty = self.suffix_ty(parts)?;
+                let (dst, a, b) = self.three()?;
+                self.comma()?;
+                let c = self.operand()?;
+                if head == "mad" {
+                    Op::Mad { ty, dst, a, b, c }
+                } else {
+                    Op::Fma { ty, dst, a, b, c }
+                }
+            }
+            "not" => {
+                let ty = self.suffix_ty(parts)?;
+                let dst = self.reg()?;
+                self.comma()?;
+                Op::Not { ty, dst, a: self.operand()? }
+            }
+            "cvt" => {
+                let (rounding, types) = match mods {
+                    [r, d, s] => (Some(rounding_of(r).ok_or(()).or_else(|()| self.unsupported())?), [*d, *s]),
+                    [d, s] => (None, [*d, *s]),
+                    _ => return self.unsupported(),
+                };
+                let (Some(dst_ty), Some(src_ty)) = (ty_of(types[0]), ty_of(types[1])) else {
+                    return self.unsupported();
+                };
+                let dst = self.reg()?;
+                self.comma()?;
+                Op::Cvt { dst_ty, src_ty, rounding, dst, src: self.operand()? }
+            }
+            "cvta" if mods == ["to", "global", "u64"] => {
+                let dst = self.reg()?;
+                self.comma()?;
+                Op::CvtaToGlobal { dst, src: self.reg()? }
+            }
+            "setp" => {
+                let (Some(cmp), Some(ty)) = (mods.first().and_then(|c| cmp_of(c)), mods.get(1).and_then(|t| ty_of(t)))
+                else {
+                    return self.unsupported();
+                };
+                let (dst, a, b) = self.three()?;
+                Op::Setp { cmp, ty, dst, a, b }
+            }
+            "selp" => {
+                let ty = self.suffix_ty(parts)?;
+                let (dst, a, b) = self.three()?;
+                self.comma()?;
+                Op::Selp { ty, dst, a, b, pred: self.reg()? }
+            }
+            "bra" => {
+                let name = self.word("a label")?;
+                Op::Bra { target: self.label(&name) }
+            }
+            "ld" | "st" => self.memory(head == "ld", mods)?,
+            "cp" => self.cp_async(mods)?,
+            "bar" if mods == ["sync"] => Op::BarSync(self.count("a barrier number")?),
+            "ret" => Op::Ret,
+            _ => return self.unsupported(),
+        })
+    }
+
+    /// `dst, a, b`.
+    fn three(&mut self) -> R<(Reg, Operand, Operand)> {
+        let dst = self.reg()?;
+        self.comma()?;
+        let a = self.operand()?;
+        self.comma()?;
+        Ok((dst, a, self.operand()?))
+    }
+
+    fn memory(&mut self, load: bool, mods: &[&str]) -> R<Op> {
+        let (space, width, ty) = match mods {
+            [s, t] => (space_of(s), Some(Width::V1), ty_of(t)),
+            [s, "v2", t] => (space_of(s), Some(Width::V2), ty_of(t)),
+            [s, "v4", t] => (space_of(s), Some(Width::V4), ty_of(t)),
+            _ => (None, None, None),
+        };
+        let (Some(space), Some(width), Some(ty)) = (space, width, ty) else { return self.unsupported() };
+        if load {
+            let dst = self.group(|p| p.reg())?;
+            self.comma()?;
+            return Ok(Op::Ld { space, width, ty, dst, addr: self.address()? });
+        }
+        let addr = self.address()?;
+        self.comma()?;
+        Ok(Op::St { space, width, ty, addr, src: self.group(|p| p.operand())? })
+    }
+
+    fn cp_async(&mut self, mods: &[&str]) -> R<Op> {
+        Ok(match mods {
+            ["async", "commit_group"] => Op::CpAsyncCommitGroup,
+            ["async", "wait_group"] => Op::CpAsyncWaitGroup(self.count("a group count")?),
+            ["async", "wait_all"] => Op::CpAsyncWaitAll,
+            ["async", cache, "shared", "global"] => {
+                let cache = match *cache {
+                    "ca" => CacheOp::Ca,
+                    "cg" => CacheOp::Cg,
+                    _ => return self.unsupported(),
+                };
+                let dst = self.address()?;
+                self.comma()?;
+                let src = self.address()?;
+                self.comma()?;
+                let pos = self.at;
+                let bytes = self.count("a copy size")?;
+                let Some(size) = CpSize::of_bytes(bytes) else {
+                    self.at = pos;
+                    return self.error(format!("cp.async copies 4, 8 or 16 bytes, not {bytes}"));
+                };
+                let copy = CpAsync::new(cache, size, dst, src).or_else(|e| {
+                    self.at = pos;
+                    self.error(e.to_string())
+                })?;
+                if self.eat(',') {
+                    Op::CpAsync(copy.with_src_size(self.operand()?))
+                } else {
+                    Op::CpAsync(copy)
+                }
+            }
+            _ => return self.unsupported(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -308,6 +308,8 @@ fn smtlib_dumps_of_same_named_inputs_do_not_collide_and_say_what_they_ask() {
         assert!(text.contains("; function: main\n") && text.contains("; query: "), "{name}");
         assert_eq!(name.contains("tightness_probe"), text.contains("; kind: tightness probe"), "{name}");
     }
+    // The refutation is the dump named and headed as one.
+    assert!(files.iter().any(|(name, text)| name.contains("_check_refuted") && text.contains("; answer: sat")));
 }
 
 /// Runs `args` with the corpus file `program` as standard input.

@@ -7,7 +7,7 @@
 //! query and its kind, so two inputs never share a name and a tightness probe never looks like
 //! a safety check.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -17,7 +17,7 @@ use anyhow::{bail, Context};
 use tirproof::duration::parse_duration;
 use tirproof::outln;
 use tirproof::source::Source;
-use tirproof_verify::waits::{verify_func, FuncReport, Options, WaitVerdict};
+use tirproof_verify::waits::{verify_func, Dump, DumpKind, DumpOutcome, FuncReport, Options, WaitVerdict};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -244,149 +244,40 @@ impl DumpDir {
     }
 
     /// Writes the dumps of `report`'s function of input `file`, one file per check, each named
-    /// and headed with the input, the function, the query, the wait it is about (when known)
-    /// and its kind.
-    fn write(&mut self, file: &str, report: &FuncReport, dumps: &[(String, String)]) -> anyhow::Result<()> {
+    /// and headed with the input, the function, the query, what it asked (the program as
+    /// written, or a tightness probe of one wait) and what the solver answered.
+    fn write(&mut self, file: &str, report: &FuncReport, dumps: &[Dump]) -> anyhow::Result<()> {
         let input = file_label(file);
         let func = report.name.as_str();
-        let lines = wait_lines(report, dumps);
-        for (k, (name, text)) in dumps.iter().enumerate() {
-            let query = name.strip_prefix(func).and_then(|q| q.strip_prefix('_')).unwrap_or(name);
-            let kind = QueryKind::of(query, text, &lines);
-            let stem = format!("{input}__{}__{}_{k:03}_{}", safe(func), safe(query), kind.tag());
+        for (k, dump) in dumps.iter().enumerate() {
+            let query = dump.name.strip_prefix(func).and_then(|q| q.strip_prefix('_')).unwrap_or(&dump.name);
+            let (kind, wait) = match dump.kind {
+                DumpKind::AsWritten => ("check", String::new()),
+                DumpKind::TightnessProbe { line, .. } => ("tightness_probe", format!("; wait: line {line}\n")),
+            };
+            let answer = match (dump.kind, dump.outcome) {
+                (DumpKind::AsWritten, DumpOutcome::Failed) => "refuted",
+                (DumpKind::AsWritten, DumpOutcome::Held) => "held",
+                (DumpKind::TightnessProbe { .. }, DumpOutcome::Failed) => "unsafe",
+                (DumpKind::TightnessProbe { .. }, DumpOutcome::Held) => "safe",
+                (_, DumpOutcome::Unknown) => "unknown",
+            };
+            let stem = format!("{input}__{}__{}_{k:03}_{kind}_{answer}", safe(func), safe(query));
             let mut unique = stem.clone();
             let mut again = 1;
             while !self.used.insert(unique.clone()) {
                 again += 1;
                 unique = format!("{stem}_{again}");
             }
-            let wait = match kind.wait_line(query, &lines) {
-                Some(line) => format!("; wait: line {line}\n"),
-                None => String::new(),
-            };
             let header = format!(
-                "; input: {file}\n; function: {func}\n; query: {query} (check {k} of the function)\n{wait}; kind: {kind}\n"
+                "; input: {file}\n; function: {func}\n; query: {query} (check {k} of the function)\n{wait}; kind: {}\n; answer: {}\n",
+                dump.kind, dump.outcome
             );
             let path = self.dir.join(format!("{unique}.smt2"));
-            tirproof::output::write_file(&path, format!("{header}{text}").as_bytes())?;
+            tirproof::output::write_file(&path, format!("{header}{}", dump.script).as_bytes())?;
         }
         Ok(())
     }
-}
-
-/// The prefix of the verifier's slack variables in a script: `v_slack_N` is the slack of the
-/// wait that is event N of the function's model.
-const SLACK_PREFIX: &str = "v_slack_";
-
-/// The line of each wait by its event number: a function's waits, in program order, are its
-/// slack variables in event order. Empty when the two do not match (a queue the verifier could
-/// not encode declares none), and the dumps then name the slack variable only.
-fn wait_lines(report: &FuncReport, dumps: &[(String, String)]) -> BTreeMap<u64, u32> {
-    let events: BTreeSet<u64> = dumps
-        .iter()
-        .flat_map(|(_, text)| text.lines())
-        .filter_map(|l| l.strip_prefix("(declare-fun ")?.strip_prefix(SLACK_PREFIX)?.split(' ').next()?.parse().ok())
-        .collect();
-    let mut waits: Vec<_> = report.waits.iter().map(|w| (w.index, w.line)).collect();
-    waits.sort_unstable();
-    if events.len() != waits.len() {
-        return BTreeMap::new();
-    }
-    events.into_iter().zip(waits.into_iter().map(|(_, line)| line)).collect()
-}
-
-/// What a dumped check asks, as far as its query name and script tell.
-#[derive(Debug, PartialEq, Eq)]
-enum QueryKind {
-    /// The wait counts as written: `sat` is a refutation.
-    AsWritten,
-    /// A tightness probe: the script loosens a wait (its slack fixed above 0); `sat` means the
-    /// loosened wait is unsafe, which is what makes the wait tight, not a failure.
-    TightnessProbe { loosened: Vec<Loosening> },
-}
-
-/// A wait's slack fixed above 0 in a script.
-#[derive(Debug, PartialEq, Eq)]
-struct Loosening {
-    /// The wait's event number (`v_slack_N`).
-    event: u64,
-    /// `= 1`, `>= 2`.
-    relation: String,
-    /// The wait's line, when known.
-    line: Option<u32>,
-}
-
-impl fmt::Display for Loosening {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.line {
-            Some(line) => {
-                write!(f, "the wait at line {line} loosened ({SLACK_PREFIX}{} {})", self.event, self.relation)
-            }
-            None => write!(f, "a wait loosened ({SLACK_PREFIX}{} {})", self.event, self.relation),
-        }
-    }
-}
-
-impl QueryKind {
-    fn of(query: &str, script: &str, lines: &BTreeMap<u64, u32>) -> QueryKind {
-        let loosened: Vec<Loosening> = script.lines().filter_map(|l| loosened_slack(l, lines)).collect();
-        if loosened.is_empty() || query.ends_with("negative") {
-            QueryKind::AsWritten
-        } else {
-            QueryKind::TightnessProbe { loosened }
-        }
-    }
-
-    fn tag(&self) -> &'static str {
-        match self {
-            QueryKind::AsWritten => "check",
-            QueryKind::TightnessProbe { .. } => "tightness_probe",
-        }
-    }
-
-    /// The line of the wait the check is about: the loosened one, or the one whose count
-    /// `wN_negative` asks about.
-    fn wait_line(&self, query: &str, lines: &BTreeMap<u64, u32>) -> Option<u32> {
-        match self {
-            QueryKind::TightnessProbe { loosened } => loosened.first()?.line,
-            QueryKind::AsWritten => {
-                let event: u64 = query.strip_prefix('w')?.strip_suffix("_negative")?.parse().ok()?;
-                lines.get(&event).copied()
-            }
-        }
-    }
-}
-
-impl fmt::Display for QueryKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            QueryKind::AsWritten => write!(f, "check of the program as written (sat = refuted, unsat = proved)"),
-            QueryKind::TightnessProbe { loosened } => {
-                let loosened: Vec<String> = loosened.iter().map(ToString::to_string).collect();
-                write!(
-                    f,
-                    "tightness probe with {} (sat = that loosening is unsafe, so the wait is tight; not a failure)",
-                    loosened.join(", ")
-                )
-            }
-        }
-    }
-}
-
-/// The loosening in the assertion `(assert (= v_slack_7 1))` (Z3 prints it on one line or
-/// two) or `(>= v_slack_7 2)`: a wait's slack fixed above 0, which makes the check a
-/// tightness probe.
-fn loosened_slack(line: &str, lines: &BTreeMap<u64, u32>) -> Option<Loosening> {
-    let line = line.trim();
-    let inner = line.strip_prefix("(assert ").unwrap_or(line).strip_prefix('(')?.strip_suffix("))")?;
-    let mut words = inner.split_whitespace();
-    let (op, var, value) = (words.next()?, words.next()?, words.next()?);
-    let event: u64 = var.strip_prefix(SLACK_PREFIX)?.parse().ok()?;
-    let by: i64 = value.parse().ok()?;
-    if words.next().is_some() || !(op == ">=" || (op == "=" && by > 0)) {
-        return None;
-    }
-    Some(Loosening { event, relation: format!("{op} {by}"), line: lines.get(&event).copied() })
 }
 
 /// A name for an input's dumps that tells inputs with the same file name apart: its whole
@@ -411,23 +302,6 @@ mod tests {
         assert_eq!(plural(0, "wait"), "0 waits");
         assert_eq!(plural(2, "query"), "2 queries");
         assert_eq!(plural(1, "query"), "1 query");
-    }
-
-    #[test]
-    fn a_loosened_slack_makes_a_tightness_probe() {
-        let lines = BTreeMap::from([(7, 40), (9, 52)]);
-        let probe = "(declare-fun v_slack_7 () Int)\n(assert\n (= v_slack_7 1))\n(assert (= v_slack_9 0))\n";
-        let kind = QueryKind::of("q0_safety", probe, &lines);
-        let loosened = vec![Loosening { event: 7, relation: "= 1".into(), line: Some(40) }];
-        assert_eq!(kind, QueryKind::TightnessProbe { loosened });
-        assert_eq!(kind.wait_line("q0_safety", &lines), Some(40));
-        assert!(kind.to_string().contains("the wait at line 40 loosened (v_slack_7 = 1)"), "{kind}");
-        let written = "(assert\n (= v_slack_7 0))\n(assert (= v_slack_9 0))\n(assert\n (= v_n 1))\n";
-        assert_eq!(QueryKind::of("q0_safety", written, &lines), QueryKind::AsWritten);
-        let at_least = QueryKind::of("q0_drained", "(assert (>= v_slack_3 2))\n", &lines);
-        let loosened = vec![Loosening { event: 3, relation: ">= 2".into(), line: None }];
-        assert_eq!(at_least, QueryKind::TightnessProbe { loosened });
-        assert_eq!(QueryKind::AsWritten.wait_line("w9_negative", &lines), Some(52));
     }
 
     #[test]

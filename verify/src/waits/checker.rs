@@ -35,7 +35,7 @@ use super::encode::{declare, Enc, Encoder, Instance, Unsupported};
 use super::fold::{add, and, ge, implies, ite, lt, max, mul, not, or, sub};
 use super::model::{Access, Event, EventId, EventKind, LoopId, Model, QueueId};
 use super::names::{loop_values, shown, InstanceRole, Lane, Role, Shown, Thread};
-use super::report::{Cause, Undecided};
+use super::report::{Cause, Dump, DumpKind, DumpOutcome, Undecided};
 use super::Options;
 use crate::solver::{
     Assignment, Counterexample, ObligationId, Outcome, Query, Scope, Session, UnknownReason, Verdict, Watchdog,
@@ -114,18 +114,37 @@ const QUERY_LOGIC: &str = "QF_UFLIA";
 /// a shared reference: a check runs while its scope borrows the checker's session.)
 pub struct Log {
     queries: Cell<usize>,
-    dumps: Option<RefCell<Vec<(String, String)>>>,
+    dumps: Option<RefCell<Vec<Dump>>>,
     name: String,
+    /// The tightness probe the checks now running belong to, if any.
+    probing: Cell<Option<DumpKind>>,
 }
 
 impl Log {
-    /// Checks `obligation` of `scope`, counting it and keeping its script.
+    /// Checks `obligation` of `scope`, counting it and keeping its script with its answer.
     pub fn check(&self, scope: &Scope, obligation: ObligationId, label: &str) -> Outcome {
         self.count();
+        let outcome = scope.check(obligation);
         if let Some(dumps) = &self.dumps {
-            dumps.borrow_mut().push((format!("{}_{label}", self.name), scope.to_smtlib(obligation)));
+            dumps.borrow_mut().push(Dump {
+                name: format!("{}_{label}", self.name),
+                kind: self.probing.get().unwrap_or(DumpKind::AsWritten),
+                outcome: match &outcome {
+                    Outcome::Holds => DumpOutcome::Held,
+                    Outcome::Fails(_) => DumpOutcome::Failed,
+                    Outcome::Unknown(_) => DumpOutcome::Unknown,
+                },
+                script: scope.to_smtlib(obligation),
+            });
         }
-        scope.check(obligation)
+        outcome
+    }
+
+    /// Marks the checks until the returned guard is dropped as the tightness probe `loosen` of
+    /// the wait at `line`.
+    pub fn probing(&self, loosen: Loosen, line: u32) -> Probing<'_> {
+        self.probing.set(Some(DumpKind::TightnessProbe { line, by: loosen.by, at_least: loosen.at_least }));
+        Probing(self)
     }
 
     /// Counts a check run outside [`Log::check`].
@@ -138,8 +157,17 @@ impl Log {
     }
 
     /// The scripts kept so far (none when dumps were not asked for).
-    pub fn take_dumps(&mut self) -> Vec<(String, String)> {
+    pub fn take_dumps(&mut self) -> Vec<Dump> {
         self.dumps.as_mut().map(|d| std::mem::take(d.get_mut())).unwrap_or_default()
+    }
+}
+
+/// While alive, the log's checks are a tightness probe (see [`Log::probing`]).
+pub struct Probing<'l>(&'l Log);
+
+impl Drop for Probing<'_> {
+    fn drop(&mut self) {
+        self.0.probing.set(None);
     }
 }
 
@@ -163,6 +191,7 @@ impl<'m> Checker<'m> {
             log: Log {
                 queries: Cell::new(0),
                 dumps: options.dump_smtlib.then(RefCell::default),
+                probing: Cell::new(None),
                 name: name.to_owned(),
             },
             bounded: BTreeSet::new(),

@@ -42,7 +42,10 @@ use std::time::{Duration, Instant};
 use tirproof_ir::PrimFunc;
 
 pub use model::QueueId;
-pub use report::{Cause, Finding, FuncReport, Subject, Undecided, WaitCount, WaitIndex, WaitReport, WaitVerdict};
+pub use report::{
+    Cause, Dump, DumpKind, DumpOutcome, Finding, FuncReport, Subject, Undecided, WaitCount, WaitIndex, WaitReport,
+    WaitVerdict,
+};
 
 use crate::solver::{in_fresh_context, watched, within_budget, Watchdog};
 use checker::{Checker, WaitFailure};
@@ -56,7 +59,7 @@ use tightness::Queue;
 pub struct Options {
     /// Time limit of each solver check.
     pub timeout: Duration,
-    /// Keep every query as SMT-LIB (name, text) in the report's dumps.
+    /// Keep every check as SMT-LIB, with what it asked and its answer ([`Dump`]).
     pub dump_smtlib: bool,
     /// Measure how over-synchronized each proved wait is (more queries); without it a proved
     /// wait is reported tight.
@@ -88,7 +91,7 @@ impl Default for Options {
 const MAX_VIOLATIONS: usize = 8;
 
 /// Verifies every wait of `func`. The second value holds the SMT-LIB dumps, if asked for.
-pub fn verify_func(func: &PrimFunc, options: &Options) -> (FuncReport, Vec<(String, String)>) {
+pub fn verify_func(func: &PrimFunc, options: &Options) -> (FuncReport, Vec<Dump>) {
     let model = Model::of(func);
     let deadline = options.budget.map(|b| Instant::now() + b);
     in_fresh_context(|| within_budget(deadline, || watched(|watchdog| verify_model(func, &model, options, watchdog))))
@@ -99,7 +102,7 @@ fn verify_model<'m>(
     model: &'m Model,
     options: &Options,
     watchdog: &'m Watchdog<'m>,
-) -> (FuncReport, Vec<(String, String)>) {
+) -> (FuncReport, Vec<Dump>) {
     let mut checker = Checker::new(model, &func.name, options, watchdog);
     let mut report = FuncReport { name: func.name.clone(), ..FuncReport::default() };
     if model.has_provenance() {

@@ -279,3 +279,57 @@ impl fmt::Display for WaitReport {
         }
     }
 }
+
+/// One check's SMT-LIB script, what it asked and what the solver answered.
+#[derive(Clone, Debug)]
+pub struct Dump {
+    /// The function and the query (`main q0_safety`).
+    pub name: String,
+    pub kind: DumpKind,
+    pub outcome: DumpOutcome,
+    pub script: String,
+}
+
+/// What a dumped check asked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DumpKind {
+    /// The program as written: `sat` is a refutation.
+    AsWritten,
+    /// Whether the wait at `line` stays safe loosened by `by` (or more, with `at_least`): `sat`
+    /// means it does not, which is what makes the wait tight, not a failure.
+    TightnessProbe { line: u32, by: i64, at_least: bool },
+}
+
+/// What the solver answered a dumped check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DumpOutcome {
+    /// The obligation held (`unsat`).
+    Held,
+    /// A counterexample (`sat`).
+    Failed,
+    /// Undecided.
+    Unknown,
+}
+
+impl fmt::Display for DumpKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DumpKind::AsWritten => f.write_str("check of the program as written (sat = refuted, unsat = proved)"),
+            DumpKind::TightnessProbe { line, by, at_least } => write!(
+                f,
+                "tightness probe: the wait at line {line} loosened by {by}{} (sat = that loosening is unsafe, so the wait is tight; not a failure)",
+                if *at_least { " or more" } else { "" }
+            ),
+        }
+    }
+}
+
+impl fmt::Display for DumpOutcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            DumpOutcome::Held => "unsat (the obligation holds)",
+            DumpOutcome::Failed => "sat (a counterexample)",
+            DumpOutcome::Unknown => "unknown",
+        })
+    }
+}

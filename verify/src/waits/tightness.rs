@@ -85,6 +85,7 @@ pub fn tightness(checker: &Checker, queue: &Queue, wait: EventId) -> WaitVerdict
 /// the end (one check), then the pairs the wait governs, nearest first.
 fn safe_with(checker: &Checker, queue: &Queue, loosened: Loosen) -> Loosened {
     let wait = loosened.wait;
+    let _probe = checker.log.probing(loosened, checker.model.event(wait).span.line);
     let loosen = Some(loosened);
     if matches!(queue.drained, Ok(Some(encoded)) if encoded.depends_on(wait)) {
         match drained(checker, queue.drained, loosen) {

@@ -545,7 +545,7 @@ pub fn iteration_bound(model: &Model, l: LoopId) -> Option<i64> {
         let direct = event.path[at + 1..].iter().all(|s| matches!(s, Step::Child(_) | Step::Branch(0)));
         let period = match &event.guards[info.guards.len().min(event.guards.len())..] {
             [] => Some(1),
-            [only] => skipping_period(only, &info.var),
+            [only] => skipping_period(model, only, &info.var),
             _ => None,
         };
         let node = access.buffer.node();
@@ -582,13 +582,18 @@ pub fn iteration_bound(model: &Model, l: LoopId) -> Option<i64> {
 }
 
 /// How many iterations in a row a condition on `var` can span between two where it holds, at
-/// most: 2 for `var != c` and `var % m != r` (it fails at most once in a row), `m` for
-/// `var % m == r`; `None` for other conditions.
-fn skipping_period(cond: &Expr, var: &Var) -> Option<i64> {
+/// most: 2 for `e != c` with `e` affine in `var` (`i != 3`, `i + 1 != 1`, `2 * i != 4`: it
+/// equals `c` at one value of `var` at most, so it fails at most once in a row) and for
+/// `var % m != r`, `m` for `var % m == r`; `None` for other conditions.
+fn skipping_period(model: &Model, cond: &Expr, var: &Var) -> Option<i64> {
     use tirproof_ir::CmpOp;
     let Expr::Cmp { op, lhs, rhs } = cond else { return None };
+    let moves_with_var = |e: &Expr| {
+        e.dtype().is_integer() && !model.reads_data(e) && coefficient(e, var, &HashMap::new()).is_some_and(|c| c != 0)
+    };
     match (op, &**lhs, rhs.as_int()) {
         (CmpOp::Ne, Expr::Var(v), Some(_)) if v == var => Some(2),
+        (CmpOp::Ne, e, Some(_)) if moves_with_var(e) => Some(2),
         // All residues but one: it fails at most once in a row.
         (CmpOp::Ne, Expr::Binary { op: BinOp::FloorMod, lhs: x, rhs: m }, Some(_)) => match (&**x, m.as_int()) {
             (Expr::Var(v), Some(m)) if v == var && m >= 1 => Some(2),

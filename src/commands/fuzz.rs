@@ -1,14 +1,19 @@
 //! `tirproof fuzz --out DIR`: a fuzzing campaign with a progress bar; findings are printed as
 //! they are written, and a summary (also `DIR/summary.json`) ends the run.
+//!
+//! The first Ctrl-C (or SIGTERM) stops the campaign: it writes what it has (the state, the
+//! summary) and says how to resume; a second one exits at once (every report on disk is
+//! complete either way).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
-use tirproof_fuzz::campaign::{run_campaign, CampaignConfig, Event, Summary};
+use tirproof_fuzz::campaign::{run_campaign, CampaignConfig, CampaignEnd, Event, Summary};
 use tirproof_fuzz::gen::GenConfig;
 use tirproof_fuzz::oracle::OracleName;
 use tirproof_fuzz::report::describe;
@@ -60,6 +65,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         reduce_budget: Duration::from_secs_f64(args.reduce_budget.max(0.0)),
         program_budget: args.program_budget,
         mixed: !args.valid_only,
+        stop: Some(stop_on_signals()?),
     };
     let bar = ProgressBar::new_spinner();
     bar.set_style(
@@ -80,11 +86,34 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     print_summary(&summary, jobs);
     let json = serde_json::to_string_pretty(&summary)? + "\n";
     tirproof::write_atomically(&args.out.join("summary.json"), json.as_bytes())?;
+    if summary.end == CampaignEnd::Stopped || !summary.unfinished_minimizations.is_empty() {
+        println!(
+            "campaign {}: resume it with `tirproof fuzz --out {} --seed {}` (and the same options)",
+            summary.end,
+            args.out.display(),
+            summary.seed
+        );
+    }
     Ok(if summary.new_findings.is_empty() && summary.signatures.is_empty() {
         ExitCode::SUCCESS
     } else {
         super::input_problems()
     })
+}
+
+/// A flag that the first SIGINT or SIGTERM sets; the second exits at once (130, as a shell
+/// reports a program killed by SIGINT).
+fn stop_on_signals() -> anyhow::Result<Arc<AtomicBool>> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+        eprintln!("stopping: finishing what is running (Ctrl-C again to quit at once)");
+    })
+    .context("cannot handle Ctrl-C")?;
+    Ok(stop)
 }
 
 struct Progress<'a> {

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
-use tirproof_fuzz::campaign::{run_campaign, CampaignConfig, CampaignEnd, Event, Summary};
+use tirproof_fuzz::campaign::{run_campaign, CampaignConfig, CampaignEnd, Event, Summary, GRACE};
 use tirproof_fuzz::gen::GenConfig;
 use tirproof_fuzz::oracle::OracleName;
 use tirproof_fuzz::report::describe;
@@ -80,11 +80,25 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         failed: AtomicU64::new(0),
         findings: AtomicU64::new(0),
     };
-    let summary = run_campaign(&config, &|event| progress.observe(event))
-        .with_context(|| format!("campaign in {}", args.out.display()))?;
+    let observe = |event| match event {
+        Event::Overdue { summary, running } => {
+            bar.finish_and_clear();
+            println!("programs {running:?} are still running {GRACE:?} after the end; left for a resumed campaign");
+            let code = conclude(args, &summary, jobs).map_or(2, |code| if code == ExitCode::SUCCESS { 0 } else { 1 });
+            std::process::exit(code);
+        }
+        event => progress.observe(event),
+    };
+    let summary = run_campaign(&config, &observe).with_context(|| format!("campaign in {}", args.out.display()))?;
     bar.finish_and_clear();
-    print_summary(&summary, jobs);
-    let json = serde_json::to_string_pretty(&summary)? + "\n";
+    conclude(args, &summary, jobs)
+}
+
+/// Prints the summary, writes `summary.json`, says how to resume a campaign that did not
+/// finish, and gives the exit code.
+fn conclude(args: &Args, summary: &Summary, jobs: usize) -> anyhow::Result<ExitCode> {
+    print_summary(summary, jobs);
+    let json = serde_json::to_string_pretty(summary)? + "\n";
     tirproof::write_atomically(&args.out.join("summary.json"), json.as_bytes())?;
     if summary.end == CampaignEnd::Stopped || !summary.unfinished_minimizations.is_empty() {
         println!(
@@ -159,6 +173,8 @@ impl Progress<'_> {
                 ));
             }
             Event::Problem { message } => self.say(format!("problem: {message}")),
+            // `run` ends the process on it before it gets here.
+            Event::Overdue { .. } => {}
         }
     }
 }

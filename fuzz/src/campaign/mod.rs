@@ -84,6 +84,10 @@ pub enum Event {
     Minimized { signature: Signature, dir: PathBuf, before: Size, after: Size, seconds: f64 },
     /// A finding could not be written or minimized.
     Problem { message: String },
+    /// The campaign's end is [`GRACE`] past and these programs still run (in a step that no
+    /// deadline reaches); the state is saved with them not done, and `summary` is final but
+    /// for them. The observer may end the process.
+    Overdue { summary: Summary, running: Vec<u64> },
 }
 
 /// Pass, skip and fail counts per oracle.
@@ -281,32 +285,17 @@ pub fn run_campaign(config: &CampaignConfig, observe: &(dyn Fn(Event) + Sync)) -
     };
     let began = Instant::now();
     std::thread::scope(|scope| {
-        for _ in 0..config.jobs.max(1) {
-            scope.spawn(|| shared.work());
-        }
+        let workers: Vec<_> = (0..config.jobs.max(1)).map(|_| scope.spawn(|| shared.work())).collect();
+        shared.watch_the_end(&workers, began);
     });
-    let first_cut = lock(&shared.cut).first().copied().unwrap_or(u64::MAX);
-    state.done_below = shared.next.load(Ordering::SeqCst).min(config.max_programs.unwrap_or(u64::MAX)).min(first_cut);
+    state.done_below = shared.done_below();
     state.save(&config.out)?;
-    let mut summary = shared.summary.into_inner().unwrap_or_else(|e| e.into_inner());
-    summary.seconds = began.elapsed().as_secs_f64();
-    summary.end = if shared.cutoff.stopped() {
-        CampaignEnd::Stopped
-    } else if shared.cutoff.reached() {
-        CampaignEnd::TimeUp
-    } else {
-        CampaignEnd::Finished
-    };
-    let pending = shared.unfinished.into_inner().unwrap_or_else(|e| e.into_inner());
-    let left = shared.still_unfinished.into_inner().unwrap_or_else(|e| e.into_inner());
-    summary.unfinished_minimizations = left
-        .into_iter()
-        .chain(pending.iter().map(|u| u.signature.to_string()))
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    Ok(summary)
+    Ok(shared.summary(began))
 }
+
+/// How long the workers get to finish after the campaign's end before the campaign reports
+/// itself overdue (a step that no deadline reaches, such as a long encoding, holds them).
+pub const GRACE: Duration = Duration::from_secs(3);
 
 struct Shared<'a> {
     config: &'a CampaignConfig,
@@ -329,6 +318,56 @@ struct Shared<'a> {
 }
 
 impl Shared<'_> {
+    /// Waits for `workers`; once the campaign's end is `GRACE` past and some still run, saves
+    /// the state (their programs not done) and tells the observer, which may end the process
+    /// (every report on disk is complete at any moment).
+    fn watch_the_end(&self, workers: &[std::thread::ScopedJoinHandle<'_, ()>], began: Instant) {
+        let mut ended_at = None;
+        while !workers.iter().all(|w| w.is_finished()) {
+            std::thread::sleep(Duration::from_millis(50));
+            if !self.cutoff.reached() {
+                continue;
+            }
+            let ended = *ended_at.get_or_insert_with(Instant::now);
+            if ended.elapsed() >= GRACE {
+                let state = CampaignState { seed: self.config.seed, done_below: self.done_below() };
+                if let Err(e) = state.save(&self.config.out) {
+                    (self.observe)(Event::Problem { message: e.to_string() });
+                }
+                let running = lock(&self.in_flight).iter().copied().collect();
+                (self.observe)(Event::Overdue { summary: self.summary(began), running });
+                return;
+            }
+        }
+    }
+
+    /// The index below which every program is done: not one still running, nor one the end
+    /// of the campaign cut short.
+    fn done_below(&self) -> u64 {
+        let first_cut = lock(&self.cut).first().copied().unwrap_or(u64::MAX);
+        let first_running = lock(&self.in_flight).first().copied().unwrap_or(u64::MAX);
+        let claimed = self.next.load(Ordering::SeqCst).min(self.config.max_programs.unwrap_or(u64::MAX));
+        claimed.min(first_cut).min(first_running)
+    }
+
+    /// The summary so far.
+    fn summary(&self, began: Instant) -> Summary {
+        let mut summary = lock(&self.summary).clone();
+        summary.seconds = began.elapsed().as_secs_f64();
+        summary.end = if self.cutoff.stopped() {
+            CampaignEnd::Stopped
+        } else if self.cutoff.reached() {
+            CampaignEnd::TimeUp
+        } else {
+            CampaignEnd::Finished
+        };
+        let pending: Vec<String> = lock(&self.unfinished).iter().map(|u| u.signature.to_string()).collect();
+        let left = lock(&self.still_unfinished).clone();
+        summary.unfinished_minimizations =
+            left.into_iter().chain(pending).collect::<BTreeSet<_>>().into_iter().collect();
+        summary
+    }
+
     fn work(&self) {
         while let Some(unfinished) = self.claim_unfinished() {
             self.minimize_again(&unfinished);

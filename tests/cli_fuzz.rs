@@ -171,3 +171,23 @@ fn a_campaign_ends_on_time_even_while_minimizing() {
     assert!(overrun < Duration::from_secs(5), "it ran {overrun:?} past --time\n{text}");
     assert!(text.contains("finding:"), "the planted bug is found: {text}");
 }
+
+/// A program stuck in a step that no deadline reaches (program 34 of seed 11 spends minutes
+/// in the verifier's encoding) does not hold the campaign: it ends a few seconds after `--time`
+/// with its state saved and the program left for a resumed campaign.
+#[test]
+fn a_campaign_does_not_wait_for_a_step_no_deadline_reaches() {
+    let (_scratch, out_dir) = scratch("overdue");
+    std::fs::create_dir_all(&out_dir).expect("campaign dir");
+    std::fs::write(out_dir.join("campaign.json"), r#"{"seed": 11, "done_below": 34}"#).expect("state");
+    let dir = out_dir.display().to_string();
+    let args = ["fuzz", "--out", &dir, "--jobs", "1", "--time", "2s", "--seed", "11", "--oracle", "waits-tight"];
+    let started = Instant::now();
+    let (out, _) = campaign_signalled(&args, Duration::ZERO, None);
+    let overrun = started.elapsed().saturating_sub(Duration::from_secs(2));
+    assert!(overrun < Duration::from_secs(8), "it ran {overrun:?} past --time\n{}", stdout(&out));
+    let state: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("campaign.json")).expect("state")).expect("json");
+    assert!(state["done_below"].as_u64().is_some_and(|d| d >= 34), "{state}");
+    assert!(out_dir.join("summary.json").is_file(), "{}", stdout(&out));
+}

@@ -1,8 +1,9 @@
 //! `tirproof oracles`, `reduce` and `fuzz` as a user meets them: exit codes, reports on disk,
-//! a campaign that resumes.
+//! a campaign that resumes, stops on Ctrl-C and ends on time.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::time::{Duration, Instant};
 
 fn tirproof(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_tirproof")).args(args).output().expect("the binary runs")
@@ -97,4 +98,96 @@ fn a_campaign_writes_its_summary_and_resumes() {
     assert_eq!(summary["resumed_at"], 6);
     let other_seed = tirproof(&[&args[..], &["--programs", "12", "--seed", "9"]].concat());
     assert_eq!(code(&other_seed), 2, "a campaign directory keeps its seed");
+}
+
+/// Runs a campaign in the background until `stopped_after`, then sends it `signal` (by the
+/// `kill` command) unless it already ended; returns its output and how long it ran after the
+/// signal (or after `stopped_after`).
+fn campaign_signalled(args: &[&str], stopped_after: Duration, signal: Option<&str>) -> (Output, Duration) {
+    use std::process::Stdio;
+    let child = Command::new(env!("CARGO_BIN_EXE_tirproof"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    std::thread::sleep(stopped_after);
+    let signalled = Instant::now();
+    if let Some(signal) = signal {
+        let sent = Command::new("kill").args([signal, &child.id().to_string()]).status().expect("kill runs");
+        assert!(sent.success(), "the signal is sent");
+    }
+    let out = child.wait_with_output().expect("the campaign ends");
+    (out, signalled.elapsed())
+}
+
+/// The first SIGINT (Ctrl-C) or SIGTERM stops a campaign while Z3 checks run, promptly: it
+/// exits normally (not killed by the signal), with its state and summary written, and says how
+/// to resume.
+#[test]
+fn a_campaign_stops_on_the_first_ctrl_c_and_says_how_to_resume() {
+    for signal in ["-INT", "-TERM"] {
+        let (_scratch, out_dir) = scratch("stopped");
+        let dir = out_dir.display().to_string();
+        let args = ["fuzz", "--out", &dir, "--jobs", "2", "--time", "10m", "--oracle", "waits-tight", "--seed", "3"];
+        let (out, after) = campaign_signalled(&args, Duration::from_secs(3), Some(signal));
+        let text = stdout(&out);
+        assert!(out.status.code().is_some(), "{signal} killed it: {:?}\n{text}", out.status);
+        assert!(after < Duration::from_secs(10), "{signal}: it ran {after:?} after the signal");
+        assert!(text.contains("resume it with `tirproof fuzz --out"), "{text}");
+        let summary: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out_dir.join("summary.json")).expect("summary"))
+                .expect("json");
+        assert_eq!(summary["end"], "stopped", "{summary}");
+        assert!(out_dir.join("campaign.json").is_file());
+    }
+}
+
+/// A campaign ends within a few seconds of `--time`, even while it minimizes a finding (the
+/// planted bug, with a minimization budget far longer than the campaign).
+#[test]
+fn a_campaign_ends_on_time_even_while_minimizing() {
+    let (_scratch, out_dir) = scratch("on-time");
+    let dir = out_dir.display().to_string();
+    let time = Duration::from_secs(4);
+    let args = [
+        "fuzz",
+        "--out",
+        &dir,
+        "--jobs",
+        "2",
+        "--time",
+        "4s",
+        "--planted-bug",
+        "--reduce-budget",
+        "300",
+        "--seed",
+        "7",
+    ];
+    let started = Instant::now();
+    let (out, _) = campaign_signalled(&args, Duration::ZERO, None);
+    let overrun = started.elapsed().saturating_sub(time);
+    let text = stdout(&out);
+    assert!(overrun < Duration::from_secs(5), "it ran {overrun:?} past --time\n{text}");
+    assert!(text.contains("finding:"), "the planted bug is found: {text}");
+}
+
+/// A program stuck in a step that no deadline reaches (program 34 of seed 11 spends minutes
+/// in the verifier's encoding) does not hold the campaign: it ends a few seconds after `--time`
+/// with its state saved and the program left for a resumed campaign.
+#[test]
+fn a_campaign_does_not_wait_for_a_step_no_deadline_reaches() {
+    let (_scratch, out_dir) = scratch("overdue");
+    std::fs::create_dir_all(&out_dir).expect("campaign dir");
+    std::fs::write(out_dir.join("campaign.json"), r#"{"seed": 11, "done_below": 34}"#).expect("state");
+    let dir = out_dir.display().to_string();
+    let args = ["fuzz", "--out", &dir, "--jobs", "1", "--time", "2s", "--seed", "11", "--oracle", "waits-tight"];
+    let started = Instant::now();
+    let (out, _) = campaign_signalled(&args, Duration::ZERO, None);
+    let overrun = started.elapsed().saturating_sub(Duration::from_secs(2));
+    assert!(overrun < Duration::from_secs(8), "it ran {overrun:?} past --time\n{}", stdout(&out));
+    let state: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("campaign.json")).expect("state")).expect("json");
+    assert!(state["done_below"].as_u64().is_some_and(|d| d >= 34), "{state}");
+    assert!(out_dir.join("summary.json").is_file(), "{}", stdout(&out));
 }

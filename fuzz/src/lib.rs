@@ -7,6 +7,7 @@
 
 pub mod campaign;
 pub mod compare;
+pub mod cutoff;
 pub mod engine;
 pub mod gen;
 pub mod oracle;

@@ -2,19 +2,29 @@
 //! `report.json` (for tools), the original and minimized programs, the pass's output, and a
 //! ready corpus file for `corpus/regressions/`.
 //!
-//! Every file is written atomically (a temporary file renamed into place), and the directory
-//! itself is assembled under a temporary name and renamed last, so a reader (or a campaign
-//! killed at any moment) never sees a half-written report.
+//! Crash consistency: a report is assembled and synced in a staging directory `.NAME.new`
+//! beside its place, the report it replaces (if any) is renamed aside to `.NAME.old`, the new
+//! one renamed in, and the old one removed ([`PublishStep`] names each step). A kill between
+//! any two steps leaves a state that [`recover_findings`] repairs: an aside report whose place
+//! is empty is put back, and every other staging or aside directory is removed; so after a
+//! recovery every report is complete, and a report once written is never lost. Single files
+//! ([`write_atomically`]) are synced and renamed over their target.
+//!
+//! `report.json` records how far minimization got ([`Minimization`]), so that a resumed
+//! campaign minimizes again what a kill interrupted. Every line a report names is a line of
+//! the program it prints (`minimized.py`, or `output.py` for statements the pass made), or is
+//! left out with the reason (see [`LineRefs`]).
 
 use std::fmt::Write as _;
-use std::io;
+use std::fs::File;
+use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use tirproof_ir::print::print_module;
 
 use crate::oracle::{Failure, OracleName, Signature};
-use crate::reduce::{Reduction, Size};
+use crate::reduce::{LineRefs, Minimization, Reduction, Size};
 
 /// The data of `report.json`.
 #[derive(Clone, Debug, Serialize)]
@@ -31,6 +41,11 @@ pub struct ReportData {
     pub attempts: usize,
     pub reduce_seconds: f64,
     pub budget_reached: bool,
+    /// How far minimization got; a campaign minimizes again a report that is not
+    /// [`Minimization::is_final`].
+    pub minimization: Minimization,
+    /// The campaign program the failure came from, when it came from a campaign.
+    pub program: Option<u64>,
     /// The one command that shows the failure again, run from the report's directory.
     pub reproduce: String,
     /// Where the program came from (a campaign's seed and index, or an input file's name).
@@ -42,12 +57,27 @@ pub struct ReportData {
 /// The files a report consists of.
 pub const FILES: [&str; 6] = ["REPORT.md", "report.json", "original.py", "minimized.py", "output.py", "regression.py"];
 
+/// Where a report's program came from and how to run it again.
+#[derive(Clone, Debug)]
+pub struct ReportContext<'a> {
+    /// A campaign's seed and program, or an input file's name.
+    pub origin: &'a str,
+    /// The campaign program, when there is one (a resumed campaign regenerates it).
+    pub program: Option<u64>,
+    pub planted_bug: bool,
+}
+
 /// Writes the report of `reduction` into the directory `dir` (created; an existing report
 /// there is replaced as a whole).
 pub fn write_report(dir: &Path, reduction: &Reduction, origin: &str, planted_bug: bool) -> io::Result<ReportData> {
+    write_finding(dir, reduction, &ReportContext { origin, program: None, planted_bug })
+}
+
+/// [`write_report`] with the campaign program the failure came from.
+pub fn write_finding(dir: &Path, reduction: &Reduction, context: &ReportContext<'_>) -> io::Result<ReportData> {
     let original = print_module(&reduction.original);
     let minimized = print_module(&reduction.reduced);
-    let data = report_data(reduction, origin, planted_bug, &original, &minimized);
+    let data = report_data(reduction, context, &original, &minimized);
     let output =
         reduction.result.output.as_ref().map(print_module).unwrap_or_else(|| "# the pass produced no output\n".into());
     let json = serde_json::to_string_pretty(&data).map_err(io::Error::other)?;
@@ -74,6 +104,7 @@ pub fn write_text_report(dir: &Path, failure: &Failure, text: &str, origin: &str
         "counterexample": failure.counterexample,
         "origin": origin,
         "reproduce": "tirproof check input.py",
+        "minimization": Minimization::Done,
     });
     let md = format!(
         "# {signature}\n\n{}\n\nFound in: {origin}\n\n## Reproduce\n\n```sh\ntirproof check input.py\n```\n\n## Input (`input.py`)\n\n```python\n{text}\n```\n",
@@ -83,51 +114,193 @@ pub fn write_text_report(dir: &Path, failure: &Failure, text: &str, origin: &str
     publish(dir, [("REPORT.md", md.as_str()), ("report.json", json.as_str()), ("input.py", text)])
 }
 
+/// The steps of replacing a report, in order; a kill can fall between any two.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PublishStep {
+    /// The staging directory `.NAME.new` exists (empty).
+    StagingCreated,
+    /// One more file is written and synced in the staging directory.
+    FileWritten,
+    /// The staging directory is synced: the new report is complete on disk.
+    StagingSynced,
+    /// The report being replaced is renamed to `.NAME.old`.
+    OldMovedAside,
+    /// The new report is renamed into place (and the parent synced).
+    NewMovedIn,
+    /// The replaced report is removed.
+    OldRemoved,
+}
+
+impl std::fmt::Display for PublishStep {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            PublishStep::StagingCreated => "staging directory created",
+            PublishStep::FileWritten => "a file written",
+            PublishStep::StagingSynced => "staging directory synced",
+            PublishStep::OldMovedAside => "old report moved aside",
+            PublishStep::NewMovedIn => "new report moved in",
+            PublishStep::OldRemoved => "old report removed",
+        })
+    }
+}
+
+/// The staging (`.NAME.new`) and aside (`.NAME.old`) places of the report directory `dir`.
+fn side_dirs(dir: &Path) -> (PathBuf, PathBuf) {
+    let parent = parent_of(dir);
+    let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "report".into());
+    (parent.join(format!(".{name}.{STAGING}")), parent.join(format!(".{name}.{ASIDE}")))
+}
+
+const STAGING: &str = "new";
+const ASIDE: &str = "old";
+
+fn parent_of(path: &Path) -> &Path {
+    path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."))
+}
+
 /// Writes `files` into a staging directory beside `dir`, then swaps it in for `dir`.
 fn publish<'a>(dir: &Path, files: impl IntoIterator<Item = (&'a str, &'a str)>) -> io::Result<()> {
-    let staging = staging_dir(dir)?;
-    for (name, text) in files {
-        std::fs::write(staging.join(name), text)?;
-    }
-    if dir.exists() {
-        std::fs::remove_dir_all(dir)?;
-    }
-    std::fs::rename(&staging, dir)
+    publish_stepwise(dir, files, &mut |_| Ok(()))
 }
 
-/// Writes through a temporary file in the same directory, then renames it over `path`, so a
-/// reader never sees a half-written file and an interrupted write loses nothing.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, path)
-}
-
-fn staging_dir(dir: &Path) -> io::Result<PathBuf> {
-    let parent = dir.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+/// [`publish`], calling `after` after each step; an error from it stops the publication
+/// there, as a kill would (the fault-injection tests use it).
+pub(crate) fn publish_stepwise<'a>(
+    dir: &Path,
+    files: impl IntoIterator<Item = (&'a str, &'a str)>,
+    after: &mut dyn FnMut(PublishStep) -> io::Result<()>,
+) -> io::Result<()> {
+    let parent = parent_of(dir);
     std::fs::create_dir_all(parent)?;
-    let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "report".into());
-    let staging = parent.join(format!(".{name}.tmp{}", std::process::id()));
+    // A staging or aside directory left by a kill is repaired first, so nothing is lost.
+    recover_report(dir)?;
+    let (staging, aside) = side_dirs(dir);
+    std::fs::create_dir(&staging)?;
+    after(PublishStep::StagingCreated)?;
+    for (name, text) in files {
+        write_synced(&staging.join(name), text.as_bytes())?;
+        after(PublishStep::FileWritten)?;
+    }
+    sync_dir(&staging)?;
+    after(PublishStep::StagingSynced)?;
+    let replacing = dir.exists();
+    if replacing {
+        std::fs::rename(dir, &aside)?;
+        after(PublishStep::OldMovedAside)?;
+    }
+    std::fs::rename(&staging, dir)?;
+    sync_dir(parent)?;
+    after(PublishStep::NewMovedIn)?;
+    if replacing {
+        std::fs::remove_dir_all(&aside)?;
+        after(PublishStep::OldRemoved)?;
+    }
+    Ok(())
+}
+
+/// Repairs what a kill left of publishing the report `dir`: an aside report whose place is
+/// empty goes back there; staging and aside directories are removed otherwise. Returns
+/// whether anything was repaired.
+pub fn recover_report(dir: &Path) -> io::Result<bool> {
+    let (staging, aside) = side_dirs(dir);
+    let mut repaired = false;
+    if aside.exists() {
+        if dir.exists() {
+            std::fs::remove_dir_all(&aside)?;
+        } else {
+            std::fs::rename(&aside, dir)?;
+        }
+        repaired = true;
+    }
     if staging.exists() {
         std::fs::remove_dir_all(&staging)?;
+        repaired = true;
     }
-    std::fs::create_dir_all(&staging)?;
-    Ok(staging)
+    if repaired {
+        sync_dir(parent_of(dir))?;
+    }
+    Ok(repaired)
 }
 
-fn report_data(reduction: &Reduction, origin: &str, planted_bug: bool, original: &str, minimized: &str) -> ReportData {
+/// Repairs every report under `findings` (see [`recover_report`]) and removes the temporary
+/// files of interrupted atomic writes; returns the names of the reports repaired.
+pub fn recover_findings(findings: &Path) -> io::Result<Vec<String>> {
+    let mut repaired = Vec::new();
+    for entry in std::fs::read_dir(findings)? {
+        let name = entry?.file_name().to_string_lossy().into_owned();
+        let Some(hidden) = name.strip_prefix('.') else { continue };
+        let report = hidden.strip_suffix(&format!(".{STAGING}")).or_else(|| hidden.strip_suffix(&format!(".{ASIDE}")));
+        match report {
+            Some(report) if recover_report(&findings.join(report))? => repaired.push(report.to_string()),
+            Some(_) => {}
+            // Staging of earlier versions (`.NAME.tmpPID`): never complete, nothing refers to it.
+            None if is_temporary(hidden) => remove_any(&findings.join(&name))?,
+            None => {}
+        }
+    }
+    repaired.sort();
+    repaired.dedup();
+    Ok(repaired)
+}
+
+/// Whether a hidden name (without its dot) is a temporary of [`write_atomically`] or of an
+/// earlier version's staging: `NAME.tmpPID`.
+fn is_temporary(hidden: &str) -> bool {
+    hidden.rsplit_once(".tmp").is_some_and(|(_, pid)| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+}
+
+fn remove_any(path: &Path) -> io::Result<()> {
+    if path.is_dir() {
+        std::fs::remove_dir_all(path)
+    } else {
+        std::fs::remove_file(path)
+    }
+}
+
+/// Writes through a temporary file in the same directory, synced, then renames it over `path`
+/// (and syncs the directory), so a reader never sees a half-written file and an interrupted
+/// write loses nothing.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = parent_of(path);
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+    let written = write_synced(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        // Best effort: the error that matters is the write's.
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written?;
+    sync_dir(dir)
+}
+
+/// Writes `bytes` to a new file at `path` and syncs it to disk.
+fn write_synced(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut file = File::create(path)?;
+    file.write_all(bytes)?;
+    file.sync_all()
+}
+
+/// Syncs a directory's entries (renames into it) to disk; where directories cannot be opened
+/// (not Unix), there is nothing to sync.
+fn sync_dir(dir: &Path) -> io::Result<()> {
+    if cfg!(unix) {
+        File::open(dir)?.sync_all()
+    } else {
+        Ok(())
+    }
+}
+
+fn report_data(reduction: &Reduction, context: &ReportContext<'_>, original: &str, minimized: &str) -> ReportData {
     let failure = &reduction.failure;
-    let mut flag = if planted_bug { " --planted-bug".to_string() } else { String::new() };
+    let mut flag = if context.planted_bug { " --planted-bug".to_string() } else { String::new() };
     if reduction.seed != 0 {
         flag.push_str(&format!(" --seed {}", reduction.seed));
     }
     ReportData {
         signature: failure.signature(),
         oracle: failure.oracle,
-        message: failure.message.clone(),
-        counterexample: failure.counterexample.clone(),
+        message: real_lines(&failure.message, reduction.lines, minimized),
+        counterexample: failure.counterexample.as_deref().map(|text| real_lines(text, reduction.lines, minimized)),
         size_before: reduction.original_size,
         size_after: reduction.reduced_size,
         text_lines_before: original.lines().count(),
@@ -136,8 +309,10 @@ fn report_data(reduction: &Reduction, origin: &str, planted_bug: bool, original:
         attempts: reduction.attempts,
         reduce_seconds: reduction.elapsed.as_secs_f64(),
         budget_reached: reduction.budget_reached,
+        minimization: reduction.minimization,
+        program: context.program,
         reproduce: format!("tirproof oracles minimized.py --oracle {}{flag}", failure.oracle),
-        origin: origin.to_string(),
+        origin: context.origin.to_string(),
         seed: reduction.seed,
     }
 }
@@ -163,7 +338,13 @@ fn markdown(data: &ReportData, minimized: &str, output: &str) -> String {
             s.statements, s.conditions, s.async_stages, s.stage_sum, s.extent_sum, s.buffer_elements, s.expressions
         );
     }
-    let budget = if data.budget_reached { " (time budget reached before a fixed point)" } else { "" };
+    let budget = match data.minimization {
+        Minimization::Done => "",
+        Minimization::BudgetSpent => " (time budget reached before a fixed point)",
+        Minimization::NotStarted | Minimization::InProgress => {
+            " (minimization not finished: a resumed campaign minimizes it again)"
+        }
+    };
     let _ = writeln!(
         md,
         "\n{} edits kept of {} candidates tried in {:.1} s{budget}.\n",
@@ -174,7 +355,7 @@ fn markdown(data: &ReportData, minimized: &str, output: &str) -> String {
     let _ = writeln!(md, "## Counterexample\n");
     let evidence = data.counterexample.as_deref().unwrap_or("(none: the message above is the whole evidence)");
     let _ = writeln!(md, "```text\n{evidence}\n```\n");
-    let _ = writeln!(md, "Lines in interpreter faults and verifier messages refer to the program they ran on: the pipeline pass keeps the input's lines on the statements it copies, so they point into `minimized.py`.\n");
+    let _ = writeln!(md, "Lines in interpreter faults and verifier messages are lines of `minimized.py`: the pipeline pass keeps the input's lines on the statements it copies; a line that is not one of them is left out, with the reason.\n");
     let _ = writeln!(md, "## Minimized program (`minimized.py`)\n\n```python\n{}```\n", minimized);
     let _ = writeln!(md, "## Pipeline pass output (`output.py`)\n\n```python\n{}```\n", output);
     let _ = writeln!(
@@ -182,6 +363,43 @@ fn markdown(data: &ReportData, minimized: &str, output: &str) -> String {
         "## Regression test\n\nCopy `regression.py` into `corpus/regressions/`: it passes once the bug is fixed."
     );
     md
+}
+
+/// `text` with every `line N` that is not a line of `program` (the printed program the
+/// report shows) replaced by why it is left out, so that a report never points at a line that
+/// is not there (`line ?`, `line 0`, or a line of a program the report does not print).
+fn real_lines(text: &str, refs: LineRefs, program: &str) -> String {
+    const WORD: &str = "line ";
+    let lines = program.lines().count();
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(WORD) {
+        let (before, from) = rest.split_at(at);
+        out.push_str(before);
+        let after = &from[WORD.len()..];
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        let taken = if digits == 0 && after.starts_with('?') { 1 } else { digits };
+        let number = after[..digits].parse::<usize>().ok();
+        let reason = match (refs, number) {
+            _ if taken == 0 => None,
+            (LineRefs::Minimized, Some(n)) if (1..=lines).contains(&n) => None,
+            (LineRefs::Minimized, Some(n)) if n > lines => Some("not a line of minimized.py"),
+            (LineRefs::Minimized, _) => Some("none: a statement without a source line, such as one the pass made"),
+            (LineRefs::Original, _) => Some("left out: the check located it in the program before minimization"),
+        };
+        match reason {
+            Some(reason) => {
+                let _ = write!(out, "line ({reason})");
+                rest = &after[taken..];
+            }
+            None => {
+                out.push_str(WORD);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// A filetest that runs the failing oracle and passes once the bug is fixed.
@@ -201,4 +419,24 @@ pub fn regression_case(data: &ReportData, minimized: &str) -> String {
 /// Sizes as one line: `12 statements, 3 conditions`.
 pub fn describe(size: &Size) -> String {
     format!("{} statements, {} expressions, extent sum {}", size.statements, size.expressions, size.extent_sum)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{real_lines, LineRefs};
+
+    const PROGRAM: &str = "a\nb\nc\n";
+
+    #[test]
+    fn a_report_names_only_lines_of_the_program_it_prints() {
+        let fault = "line 2: read of B[0] (group 0 of queue 0, committed at line 0); line ?: x; line 9: y";
+        let shown = real_lines(fault, LineRefs::Minimized, PROGRAM);
+        assert!(shown.starts_with("line 2: read of B[0]"), "{shown}");
+        assert!(shown.contains("committed at line (none: a statement without a source line"), "{shown}");
+        assert!(shown.contains("line (none: a statement without a source line, such as one the pass made): x"));
+        assert!(shown.contains("line (not a line of minimized.py): y"), "{shown}");
+        let original = real_lines("line 2: z, in line of fire", LineRefs::Original, PROGRAM);
+        assert!(original.starts_with("line (left out: "), "{original}");
+        assert!(original.ends_with("in line of fire"), "{original}");
+    }
 }

@@ -127,3 +127,29 @@ fn a_spent_budget_stops_the_chain_with_skips() {
     let result = Chain { config: &config }.run(&input);
     assert!(result.failure().is_none() && !result.stopped());
 }
+
+/// A check the time budget stops is never a failure: with budgets so short that they end in
+/// the middle of the verifier's checks, every failure the chain reports is one it reports
+/// without a budget too (campaign seed 11, the mixed inputs of a campaign).
+#[test]
+fn a_budget_cut_check_never_turns_into_a_failure() {
+    use std::time::Duration;
+    use tirproof_fuzz::campaign::{input, Input};
+    let budgets_us = [50, 200, 500, 1_000, 2_000, 4_000, 8_000, 16_000, 32_000];
+    let mut cut = 0;
+    // Programs 0 to 29: each decided in under a second without a budget (34 takes minutes).
+    for index in 0..30 {
+        let Input::Module(module, mode) = input(11, index, &GenConfig::default(), true) else { continue };
+        let config = ChainConfig { seed: index, mode, ..ChainConfig::default() };
+        let chain = Chain { config: &config };
+        let full = chain.run(&module).failure().map(|f| f.signature());
+        for us in budgets_us {
+            let result = chain.run_until(&module, Some(Instant::now() + Duration::from_micros(us)));
+            cut += usize::from(result.stopped());
+            if let Some(failure) = result.failure() {
+                assert_eq!(Some(failure.signature()), full, "program {index}, budget {us} µs: {failure}");
+            }
+        }
+    }
+    assert!(cut > 0, "some budget cut some program short");
+}

@@ -1,10 +1,14 @@
 //! `tirproof fuzz --out DIR`: a fuzzing campaign with a progress bar; findings are printed as
 //! they are written, and a summary (also `DIR/summary.json`) ends the run.
+//!
+//! The first Ctrl-C (or SIGTERM) stops the campaign: it writes what it has (the state, the
+//! summary) and says how to resume; a second one exits at once (every report on disk is
+//! complete either way).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
@@ -12,7 +16,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use tirproof::duration::parse_duration;
 use tirproof::outln;
 use tirproof::output::StdoutError;
-use tirproof_fuzz::campaign::{run_campaign, CampaignConfig, Event, Summary};
+use tirproof_fuzz::campaign::{run_campaign, CampaignConfig, CampaignEnd, Event, Summary, GRACE};
 use tirproof_fuzz::gen::GenConfig;
 use tirproof_fuzz::oracle::OracleName;
 use tirproof_fuzz::report::describe;
@@ -64,6 +68,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         reduce_budget: args.reduce_budget,
         program_budget: args.program_budget,
         mixed: !args.valid_only,
+        stop: Some(stop_on_signals()?),
     };
     let bar = ProgressBar::new_spinner();
     bar.set_style(
@@ -79,20 +84,58 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         findings: AtomicU64::new(0),
         stdout_error: Mutex::new(None),
     };
-    let summary = run_campaign(&config, &|event| progress.observe(event))
-        .with_context(|| format!("campaign in {}", args.out.display()))?;
+    let observe = |event| match event {
+        Event::Overdue { summary, running } => {
+            bar.finish_and_clear();
+            let _ =
+                outln!("programs {running:?} are still running {GRACE:?} after the end; left for a resumed campaign");
+            let code = conclude(args, &summary, jobs).map_or(2, |code| if code == ExitCode::SUCCESS { 0 } else { 1 });
+            std::process::exit(code);
+        }
+        event => progress.observe(event),
+    };
+    let summary = run_campaign(&config, &observe).with_context(|| format!("campaign in {}", args.out.display()))?;
     bar.finish_and_clear();
-    let json = serde_json::to_string_pretty(&summary)? + "\n";
-    tirproof::output::write_file(&args.out.join("summary.json"), json.as_bytes())?;
     if let Some(error) = progress.stdout_error.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner) {
         return Err(error.into());
     }
-    print_summary(&summary, jobs)?;
+    conclude(args, &summary, jobs)
+}
+
+/// Writes `summary.json`, prints the summary, says how to resume a campaign that did not
+/// finish, and gives the exit code.
+fn conclude(args: &Args, summary: &Summary, jobs: usize) -> anyhow::Result<ExitCode> {
+    let json = serde_json::to_string_pretty(summary)? + "\n";
+    tirproof::output::write_file(&args.out.join("summary.json"), json.as_bytes())?;
+    print_summary(summary, jobs)?;
+    if summary.end == CampaignEnd::Stopped || !summary.unfinished_minimizations.is_empty() {
+        outln!(
+            "campaign {}: resume it with `tirproof fuzz --out {} --seed {}` (and the same options)",
+            summary.end,
+            args.out.display(),
+            summary.seed
+        )?;
+    }
     Ok(if summary.new_findings.is_empty() && summary.signatures.is_empty() {
         ExitCode::SUCCESS
     } else {
         super::input_problems()
     })
+}
+
+/// A flag that the first SIGINT or SIGTERM sets; the second exits at once (130, as a shell
+/// reports a program killed by SIGINT).
+fn stop_on_signals() -> anyhow::Result<Arc<AtomicBool>> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+        eprintln!("stopping: finishing what is running (Ctrl-C again to quit at once)");
+    })
+    .context("cannot handle Ctrl-C")?;
+    Ok(stop)
 }
 
 struct Progress<'a> {
@@ -143,6 +186,8 @@ impl Progress<'_> {
                 ));
             }
             Event::Problem { message } => self.say(format!("problem: {message}")),
+            // `run` ends the process on it before it gets here.
+            Event::Overdue { .. } => {}
         }
     }
 }

@@ -32,7 +32,7 @@ mod unknown;
 mod watchdog;
 
 pub use assignment::{Assignment, Entry};
-pub use budget::{budget_spent, within_budget, BUDGET_SPENT};
+pub use budget::{budget_spent, stoppable, within_budget, BUDGET_SPENT};
 pub use session::{Counterexample, Outcome, Scope, Session};
 pub use unknown::UnknownReason;
 pub use watchdog::{watched, Watchdog};
@@ -49,7 +49,26 @@ pub fn in_fresh_context<R: Send + Sync>(f: impl FnOnce() -> R + Send + Sync) -> 
     if ONE_CONTEXT.get() {
         return f();
     }
-    z3::with_z3_config(&z3::Config::new(), f)
+    z3::with_z3_config(&config(), f)
+}
+
+/// The configuration of every context the verifier makes, with Z3's own SIGINT handling off.
+///
+/// Why: with `ctrl_c` on (Z3's default), every check installs a SIGINT handler that turns a
+/// Ctrl-C into an `unknown` answer of the running check ("interrupted from keyboard") and
+/// swallows the signal, so a program could not stop on Ctrl-C while Z3 runs (nor restore its
+/// own handler reliably when checks on several threads overlap). The program's own handler
+/// stops checks through the time budget instead (see [`stoppable`]).
+fn config() -> z3::Config {
+    ctrl_c_off();
+    z3::Config::new()
+}
+
+/// Turns Z3's SIGINT handling off for the process, once (see [`config`]); also called by
+/// [`watched`], which every check goes through, for checks on a thread's default context.
+fn ctrl_c_off() {
+    static CTRL_C_OFF: std::sync::Once = std::sync::Once::new();
+    CTRL_C_OFF.call_once(|| z3::set_global_param("ctrl_c", "false"));
 }
 
 thread_local! {
@@ -67,7 +86,7 @@ pub fn in_one_context<R: Send + Sync>(f: impl FnOnce() -> R + Send + Sync) -> R 
     if ONE_CONTEXT.get() {
         return f();
     }
-    z3::with_z3_config(&z3::Config::new(), || with_cell(&ONE_CONTEXT, true, f))
+    z3::with_z3_config(&config(), || with_cell(&ONE_CONTEXT, true, f))
 }
 
 /// Runs `f` with the thread-local `cell` set to `value`, and its value before restored on the

@@ -11,15 +11,21 @@
 //! [`crate::report`]). Starting a campaign on an existing directory resumes it: same seed,
 //! from the recorded index, with the signatures already reported counted as known.
 //!
-//! A finding is written (unminimized) before it is announced, and rewritten when minimized,
-//! both atomically, so a campaign killed at any moment loses no finding it has printed.
+//! A finding is written (unminimized, its minimization "in progress") before it is announced,
+//! and rewritten when minimized, both crash-consistently (see [`crate::report`]), so a campaign
+//! killed at any moment loses no finding it has printed; a resumed campaign minimizes again
+//! every finding whose minimization did not end, before it runs new programs.
+//!
+//! A campaign ends at its deadline (`duration`) or when its stop flag is set (Ctrl-C): no new
+//! program starts, and the running Z3 checks and minimizations stop within a few seconds (the
+//! programs they cut are left for a resumed campaign, the minimizations stay "in progress").
 
 mod state;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use arbitrary::Unstructured;
@@ -27,16 +33,18 @@ use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use tirproof_ir::IRModule;
 
+use crate::cutoff::Cutoff;
 use crate::gen::{
     async_program, invalid_annotation_program, mutated_text, pipeline_program, AsyncGenConfig, GenConfig,
 };
 use crate::oracle::{
-    parse_text, Chain, ChainConfig, ChainResult, InputMode, OracleName, Outcome, PassVariant, Signature, SkipReason,
+    parse_text, Chain, ChainConfig, ChainResult, Failure, InputMode, OracleName, Outcome, PassVariant, Signature,
+    SkipReason,
 };
-use crate::reduce::{reduce, ReduceConfig, Reduction, Size};
-use crate::report::{write_report, write_text_report};
+use crate::reduce::{reduce_until, Minimization, ReduceConfig, ReduceError, Reduction, Size};
+use crate::report::{write_finding, write_text_report, ReportContext};
 
-pub use state::{CampaignError, CampaignState};
+pub use state::{CampaignError, CampaignState, Findings, Unfinished};
 
 /// Bytes of generator input per program.
 const BYTES_PER_PROGRAM: usize = 512;
@@ -62,6 +70,8 @@ pub struct CampaignConfig {
     pub program_budget: Duration,
     /// Also programs with invalid annotations and mutated text (one in ten each).
     pub mixed: bool,
+    /// Set from outside (Ctrl-C) to end the campaign as its deadline would.
+    pub stop: Option<Arc<AtomicBool>>,
 }
 
 /// What a campaign tells its observer (the CLI's progress bar).
@@ -75,6 +85,10 @@ pub enum Event {
     Minimized { signature: Signature, dir: PathBuf, before: Size, after: Size, seconds: f64 },
     /// A finding could not be written or minimized.
     Problem { message: String },
+    /// The campaign's end is [`GRACE`] past and these programs still run (in a step that no
+    /// deadline reaches); the state is saved with them not done, and `summary` is final but
+    /// for them. The observer may end the process.
+    Overdue { summary: Summary, running: Vec<u64> },
 }
 
 /// Pass, skip and fail counts per oracle.
@@ -102,6 +116,33 @@ pub struct Summary {
     pub signatures: BTreeMap<String, u64>,
     /// Signatures first reported by this invocation.
     pub new_findings: Vec<String>,
+    /// Why the campaign ended.
+    pub end: CampaignEnd,
+    /// Findings whose minimization is still to finish (a resumed campaign finishes it).
+    pub unfinished_minimizations: Vec<String>,
+}
+
+/// Why a campaign ended.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CampaignEnd {
+    /// It ran the programs it was asked for.
+    #[default]
+    Finished,
+    /// Its time (`duration`) ran out.
+    TimeUp,
+    /// Its stop flag was set (Ctrl-C).
+    Stopped,
+}
+
+impl std::fmt::Display for CampaignEnd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            CampaignEnd::Finished => "finished",
+            CampaignEnd::TimeUp => "time up",
+            CampaignEnd::Stopped => "stopped",
+        })
+    }
 }
 
 /// The pipeline pass input of campaign `seed` at `index` (what the index gives when it is not
@@ -132,7 +173,7 @@ fn pass_input(seed: u64, index: u64, gen: &GenConfig) -> Input {
     // The generator succeeds on any bytes (running out picks the smallest choices).
     match pipeline_program(&mut Unstructured::new(&bytes), gen) {
         Ok((module, shape)) if shape.may_be_refused() => Input::Module(located(module), InputMode::Unknown),
-        Ok((module, _)) => Input::Module(module, InputMode::Valid),
+        Ok((module, _)) => Input::Module(located(module), InputMode::Valid),
         Err(_) => Input::Module(IRModule { class_name: None, functions: Vec::new() }, InputMode::Valid),
     }
 }
@@ -205,7 +246,8 @@ pub fn input(seed: u64, index: u64, gen: &GenConfig, mixed: bool) -> Input {
 }
 
 /// `module` read back from its text, so that the pass's refusals, faults and refutations point
-/// at lines (a generated statement has no location, and an unlocated refusal is a failure).
+/// at lines of the text a report prints (a generated statement has no location, and an
+/// unlocated refusal is a failure).
 fn located(module: IRModule) -> IRModule {
     match parse_text(&tirproof_ir::print::print_module(&module)) {
         Ok(Some(parsed)) => parsed,
@@ -228,7 +270,7 @@ pub fn origin(seed: u64, index: u64) -> String {
 
 /// Runs a campaign (see the module documentation), calling `observe` from worker threads.
 pub fn run_campaign(config: &CampaignConfig, observe: &(dyn Fn(Event) + Sync)) -> Result<Summary, CampaignError> {
-    let (mut state, known) = CampaignState::open(&config.out, config.seed)?;
+    let (mut state, found) = CampaignState::open(&config.out, config.seed)?;
     let start_index = state.done_below;
     let shared = Shared {
         config,
@@ -236,25 +278,27 @@ pub fn run_campaign(config: &CampaignConfig, observe: &(dyn Fn(Event) + Sync)) -
         next: AtomicU64::new(start_index),
         in_flight: Mutex::new(BTreeSet::new()),
         cut: Mutex::new(BTreeSet::new()),
-        known: Mutex::new(known),
+        known: Mutex::new(found.known),
+        unfinished: Mutex::new(found.unfinished.into_iter().rev().collect()),
+        still_unfinished: Mutex::new(BTreeSet::new()),
         summary: Mutex::new(Summary { seed: config.seed, resumed_at: start_index, ..Summary::default() }),
-        stop: AtomicBool::new(false),
-        deadline: config.duration.map(|d| Instant::now() + d),
+        enough: AtomicBool::new(false),
+        cutoff: Cutoff { deadline: config.duration.map(|d| Instant::now() + d), stop: config.stop.clone() },
         state_lock: Mutex::new(()),
     };
     let began = Instant::now();
     std::thread::scope(|scope| {
-        for _ in 0..config.jobs.max(1) {
-            scope.spawn(|| shared.work());
-        }
+        let workers: Vec<_> = (0..config.jobs.max(1)).map(|_| scope.spawn(|| shared.work())).collect();
+        shared.watch_the_end(&workers, began);
     });
-    let first_cut = lock(&shared.cut).first().copied().unwrap_or(u64::MAX);
-    state.done_below = shared.next.load(Ordering::SeqCst).min(config.max_programs.unwrap_or(u64::MAX)).min(first_cut);
+    state.done_below = shared.done_below();
     state.save(&config.out)?;
-    let mut summary = shared.summary.into_inner().unwrap_or_else(|e| e.into_inner());
-    summary.seconds = began.elapsed().as_secs_f64();
-    Ok(summary)
+    Ok(shared.summary(began))
 }
+
+/// How long the workers get to finish after the campaign's end before the campaign reports
+/// itself overdue (a step that no deadline reaches, such as a long encoding, holds them).
+pub const GRACE: Duration = Duration::from_secs(3);
 
 struct Shared<'a> {
     config: &'a CampaignConfig,
@@ -264,14 +308,73 @@ struct Shared<'a> {
     /// Programs the end of the campaign stopped before they were done.
     cut: Mutex<BTreeSet<u64>>,
     known: Mutex<BTreeSet<Signature>>,
+    /// Findings of earlier runs still to minimize (the next one last).
+    unfinished: Mutex<Vec<Unfinished>>,
+    /// Findings whose minimization this run did not finish either.
+    still_unfinished: Mutex<BTreeSet<String>>,
     summary: Mutex<Summary>,
-    stop: AtomicBool,
-    deadline: Option<Instant>,
+    /// The programs asked for are all claimed.
+    enough: AtomicBool,
+    /// The campaign's deadline and stop flag.
+    cutoff: Cutoff,
     state_lock: Mutex<()>,
 }
 
 impl Shared<'_> {
+    /// Waits for `workers`; once the campaign's end is `GRACE` past and some still run, saves
+    /// the state (their programs not done) and tells the observer, which may end the process
+    /// (every report on disk is complete at any moment).
+    fn watch_the_end(&self, workers: &[std::thread::ScopedJoinHandle<'_, ()>], began: Instant) {
+        let mut ended_at = None;
+        while !workers.iter().all(|w| w.is_finished()) {
+            std::thread::sleep(Duration::from_millis(50));
+            if !self.cutoff.reached() {
+                continue;
+            }
+            let ended = *ended_at.get_or_insert_with(Instant::now);
+            if ended.elapsed() >= GRACE {
+                let state = CampaignState { seed: self.config.seed, done_below: self.done_below() };
+                if let Err(e) = state.save(&self.config.out) {
+                    (self.observe)(Event::Problem { message: e.to_string() });
+                }
+                let running = lock(&self.in_flight).iter().copied().collect();
+                (self.observe)(Event::Overdue { summary: self.summary(began), running });
+                return;
+            }
+        }
+    }
+
+    /// The index below which every program is done: not one still running, nor one the end
+    /// of the campaign cut short.
+    fn done_below(&self) -> u64 {
+        let first_cut = lock(&self.cut).first().copied().unwrap_or(u64::MAX);
+        let first_running = lock(&self.in_flight).first().copied().unwrap_or(u64::MAX);
+        let claimed = self.next.load(Ordering::SeqCst).min(self.config.max_programs.unwrap_or(u64::MAX));
+        claimed.min(first_cut).min(first_running)
+    }
+
+    /// The summary so far.
+    fn summary(&self, began: Instant) -> Summary {
+        let mut summary = lock(&self.summary).clone();
+        summary.seconds = began.elapsed().as_secs_f64();
+        summary.end = if self.cutoff.stopped() {
+            CampaignEnd::Stopped
+        } else if self.cutoff.reached() {
+            CampaignEnd::TimeUp
+        } else {
+            CampaignEnd::Finished
+        };
+        let pending: Vec<String> = lock(&self.unfinished).iter().map(|u| u.signature.to_string()).collect();
+        let left = lock(&self.still_unfinished).clone();
+        summary.unfinished_minimizations =
+            left.into_iter().chain(pending).collect::<BTreeSet<_>>().into_iter().collect();
+        summary
+    }
+
     fn work(&self) {
+        while let Some(unfinished) = self.claim_unfinished() {
+            self.minimize_again(&unfinished);
+        }
         while let Some(index) = self.claim() {
             let input = input(self.config.seed, index, &self.config.gen, self.config.mixed);
             *lock(&self.summary).generators.entry(input.generator().name().to_string()).or_default() += 1;
@@ -286,9 +389,8 @@ impl Shared<'_> {
     fn run_module(&self, index: u64, module: &IRModule, mode: InputMode) {
         let chain = ChainConfig { seed: index, mode, ..self.config.chain.clone() };
         let own = Instant::now() + self.config.program_budget;
-        let deadline = self.deadline.map_or(own, |end| end.min(own));
-        let result = Chain { config: &chain }.run_until(module, Some(deadline));
-        if result.stopped() && deadline < own {
+        let result = Chain { config: &chain }.run_cut(module, &self.cutoff.until(own));
+        if result.stopped() && self.cutoff.reached() {
             // Cut short by the end of the campaign, not by its own budget: not done.
             lock(&self.cut).insert(index);
         }
@@ -296,8 +398,32 @@ impl Shared<'_> {
         let failed = result.failure().is_some();
         (self.observe)(Event::Program { index, failed });
         if let Some(failure) = result.failure() {
-            self.handle_failure(index, module, &chain, failure.signature());
+            self.handle_failure(index, module, &chain, &result, failure);
         }
+    }
+
+    /// The next finding of an earlier run to minimize again, unless the campaign is over.
+    fn claim_unfinished(&self) -> Option<Unfinished> {
+        if self.cutoff.reached() {
+            return None;
+        }
+        lock(&self.unfinished).pop()
+    }
+
+    /// Minimizes again a finding whose minimization an earlier run did not finish, from its
+    /// program regenerated.
+    fn minimize_again(&self, unfinished: &Unfinished) {
+        let Unfinished { signature, dir, program, .. } = unfinished;
+        let (module, mode) = match input(self.config.seed, *program, &self.config.gen, self.config.mixed) {
+            Input::Module(module, mode) => (module, mode),
+            Input::Text(text) => match parse_text(&text) {
+                Ok(Some(module)) => (module, InputMode::Unknown),
+                _ => return,
+            },
+        };
+        let chain = ChainConfig { seed: *program, mode, ..self.config.chain.clone() };
+        let origin = origin(self.config.seed, *program);
+        self.minimize(dir, &module, &chain, signature, &origin, *program);
     }
 
     /// Mutated text: a parser or checker panic is reported as it is (there is no program to
@@ -328,12 +454,12 @@ impl Shared<'_> {
 
     /// The next program index, or `None` when the campaign is over.
     fn claim(&self) -> Option<u64> {
-        if self.stop.load(Ordering::SeqCst) || self.deadline.is_some_and(|d| Instant::now() >= d) {
+        if self.enough.load(Ordering::SeqCst) || self.cutoff.reached() {
             return None;
         }
         let index = self.next.fetch_add(1, Ordering::SeqCst);
         if self.config.max_programs.is_some_and(|max| index >= max) {
-            self.stop.store(true, Ordering::SeqCst);
+            self.enough.store(true, Ordering::SeqCst);
             return None;
         }
         lock(&self.in_flight).insert(index);
@@ -379,26 +505,54 @@ impl Shared<'_> {
         }
     }
 
-    /// Reports a new signature at once, then minimizes it and rewrites the report.
-    fn handle_failure(&self, index: u64, input: &IRModule, chain: &ChainConfig, signature: Signature) {
+    /// Reports a new signature at once (its minimization in progress), then minimizes it and
+    /// rewrites the report.
+    fn handle_failure(
+        &self,
+        index: u64,
+        input: &IRModule,
+        chain: &ChainConfig,
+        result: &ChainResult,
+        failure: &Failure,
+    ) {
+        let signature = failure.signature();
         let Some((dir, origin)) = self.claim_new(&signature, index) else { return };
-        let planted = chain.pass == PassVariant::PlantedBug;
-        let unreduced = ReduceConfig { chain: chain.clone(), oracle: None, budget: Duration::ZERO };
-        match reduce(input, &unreduced) {
-            Ok(r) => self.write(&dir, &r, &origin, planted),
-            Err(e) => (self.observe)(Event::Problem { message: format!("{signature}: {e}") }),
-        }
+        let mut unreduced = Reduction::unreduced(input, result, failure, chain.seed);
+        unreduced.minimization = Minimization::InProgress;
+        self.write(&dir, &unreduced, &origin, index, chain);
         (self.observe)(Event::Finding { signature: signature.clone(), dir: dir.clone(), origin: origin.clone() });
+        self.minimize(&dir, input, chain, &signature, &origin, index);
+    }
+
+    /// Minimizes the finding `signature` of program `index` and rewrites its report, with
+    /// the minimization's status (still in progress when the campaign's end stopped it).
+    fn minimize(
+        &self,
+        dir: &Path,
+        input: &IRModule,
+        chain: &ChainConfig,
+        signature: &Signature,
+        origin: &str,
+        index: u64,
+    ) {
         let config =
             ReduceConfig { chain: chain.clone(), oracle: Some(signature.oracle), budget: self.config.reduce_budget };
-        match reduce(input, &config) {
-            Ok(r) if r.failure.signature() == signature => {
-                self.write(&dir, &r, &origin, planted);
+        match reduce_until(input, &config, &self.cutoff) {
+            Ok(r) if r.failure.signature() == *signature => {
+                self.write(dir, &r, origin, index, chain);
+                if !r.minimization.is_final() {
+                    lock(&self.still_unfinished).insert(signature.to_string());
+                    return;
+                }
                 let seconds = r.elapsed.as_secs_f64();
                 let (before, after) = (r.original_size, r.reduced_size);
+                let (signature, dir) = (signature.clone(), dir.to_path_buf());
                 (self.observe)(Event::Minimized { signature, dir, before, after, seconds });
             }
             Ok(_) => {}
+            Err(ReduceError::Cut) => {
+                lock(&self.still_unfinished).insert(signature.to_string());
+            }
             Err(e) => (self.observe)(Event::Problem { message: format!("minimizing {signature}: {e}") }),
         }
     }
@@ -413,8 +567,10 @@ impl Shared<'_> {
         Some((self.config.out.join("findings").join(signature.slug()), origin(self.config.seed, index)))
     }
 
-    fn write(&self, dir: &Path, reduction: &Reduction, origin: &str, planted: bool) {
-        if let Err(e) = write_report(dir, reduction, origin, planted) {
+    fn write(&self, dir: &Path, reduction: &Reduction, origin: &str, index: u64, chain: &ChainConfig) {
+        let context =
+            ReportContext { origin, program: Some(index), planted_bug: chain.pass == PassVariant::PlantedBug };
+        if let Err(e) = write_finding(dir, reduction, &context) {
             (self.observe)(Event::Problem { message: format!("cannot write {}: {e}", dir.display()) });
         }
     }

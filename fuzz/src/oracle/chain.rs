@@ -14,12 +14,13 @@ use tirproof_ir::visit::{walk_stmt, Visitor};
 use tirproof_ir::{IRModule, Stmt, StmtKind};
 use tirproof_passes::pipeline::{InjectSoftwarePipeline, PlantedBugPipeline};
 use tirproof_passes::{Pass, PassManager, PipelineError};
-use tirproof_verify::solver::{budget_spent, in_one_context, within_budget};
+use tirproof_verify::solver::{budget_spent, in_one_context};
 
 use super::panics::catch;
 use super::{
     cse, equivalence, runs_cleanly, text, verify, waits, Failure, FailureClass, OracleName, Outcome, Side, SkipReason,
 };
+use crate::cutoff::Cutoff;
 
 /// Which pipeline pass the chain tests.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -132,14 +133,24 @@ impl Chain<'_> {
     /// Runs the pass and the enabled oracles on `input`, with one Z3 context for all of their
     /// verifications and validations, within the configured budget.
     pub fn run(&self, input: &IRModule) -> ChainResult {
-        self.run_until(input, self.config.budget.map(|budget| Instant::now() + budget))
+        self.run_cut(input, &Cutoff::default())
     }
 
     /// [`Chain::run`], with every Z3 check stopped at `deadline`: once it has passed, the
     /// oracles still to run are skipped, and an oracle whose checks it stopped is a skip, not
     /// a failure (an undecided check is a failure only when nothing cut it short).
     pub fn run_until(&self, input: &IRModule, deadline: Option<Instant>) -> ChainResult {
-        in_one_context(|| within_budget(deadline, || self.run_oracles(input)))
+        self.run_cut(input, &Cutoff { deadline, stop: None })
+    }
+
+    /// [`Chain::run_until`] at the earlier of `cutoff` and the configured budget, with every
+    /// Z3 check stopped once the cutoff's flag is set too.
+    pub fn run_cut(&self, input: &IRModule, cutoff: &Cutoff) -> ChainResult {
+        let cutoff = match self.config.budget {
+            Some(budget) => cutoff.until(Instant::now() + budget),
+            None => cutoff.clone(),
+        };
+        in_one_context(|| cutoff.guard(|| self.run_oracles(input)))
     }
 
     fn run_oracles(&self, input: &IRModule) -> ChainResult {
@@ -206,7 +217,7 @@ impl Chain<'_> {
                 result.outcomes.push((oracle, skip, Duration::ZERO));
                 continue;
             }
-            let passed = self.step(result, oracle, || (stopped_is_skip(check()), Some(())));
+            let passed = self.step(result, oracle, || (stopped_is_skip(oracle, check()), Some(())));
             if passed.is_none() || halt() {
                 break;
             }
@@ -276,14 +287,23 @@ fn is_the_originals(outcome: &Outcome) -> bool {
 }
 
 /// A failure that only says checks were not decided, when the time budget stopped them, is
-/// a skip.
-fn stopped_is_skip(outcome: Outcome) -> Outcome {
+/// a skip; so is any failure of an oracle that asks Z3 when the budget ran out while it ran.
+///
+/// Why the second: a check the budget stops leaves the solver of its session interrupted,
+/// and the verifier goes on with the next obligations (collecting the undecided one), so an
+/// answer given after the budget ran out is not one a standalone run reproduces. A failure is
+/// recorded only when nothing cut its oracle short; the program is run again when the end of
+/// the campaign cut it (see the campaign).
+fn stopped_is_skip(oracle: OracleName, outcome: Outcome) -> Outcome {
     match outcome {
         Outcome::Fail(f)
             if matches!(f.class, FailureClass::VerifierUnknown | FailureClass::CseUnvalidated)
                 && stopped_by_budget(&f) =>
         {
             Outcome::Skip(SkipReason::BudgetSpent { stopped: Some(f.message) })
+        }
+        Outcome::Fail(f) if oracle.asks_z3() && budget_spent() => {
+            Outcome::Skip(SkipReason::BudgetSpent { stopped: Some(format!("cut short, not definite: {}", f.message)) })
         }
         other => other,
     }

@@ -80,6 +80,11 @@ impl OracleName {
         self != OracleName::Verify
     }
 
+    /// Whether the oracle's verdict rests on Z3 checks (which a time budget can stop).
+    pub fn asks_z3(self) -> bool {
+        matches!(self, OracleName::WaitsTight | OracleName::Agreement | OracleName::Cse | OracleName::Verify)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             OracleName::NoPanic => "no-panic",

@@ -66,7 +66,7 @@ fn first_problem(report: &FuncReport, known: Known) -> Option<Failure> {
         });
     }
     if let Some(finding) = report.findings.first() {
-        let message = format!("`{}`: line {}: {}", report.name, finding.line, finding.message);
+        let message = format!("`{}`: {}{}", report.name, at_line(finding.line), finding.message);
         let failure = Failure::new(oracle, FailureClass::WaitRefuted, message);
         return Some(failure.with_counterexample(show_values(&finding.values)));
     }
@@ -74,6 +74,16 @@ fn first_problem(report: &FuncReport, known: Known) -> Option<Failure> {
         let message = format!("`{}`: undecided: {why}", report.name);
         Failure::new(oracle, FailureClass::VerifierUnknown, message).with_budget_spent(why.is_budget_spent())
     })
+}
+
+/// `line N: ` for a finding at line `line`; nothing for a function-level finding (line 0: it
+/// belongs to no one statement, such as a data-flow reordering or a race between two).
+fn at_line(line: u32) -> String {
+    if line == 0 {
+        String::new()
+    } else {
+        format!("line {line}: ")
+    }
 }
 
 pub(super) fn show_values(values: &Assignment) -> String {
@@ -182,7 +192,7 @@ fn verify_mutant(func: &PrimFunc, timeout: Duration) -> Result<Answer, Undecided
         WaitVerdict::Refuted { values, .. } => Some((w.to_string(), values.clone())),
         _ => None,
     });
-    let finding = report.findings.first().map(|f| (format!("line {}: {}", f.line, f.message), f.values.clone()));
+    let finding = report.findings.first().map(|f| (format!("{}{}", at_line(f.line), f.message), f.values.clone()));
     let (refutation, values) = refuted.or(finding).unzip();
     Ok(Answer { proved: report.all_proved(), refutation, values: Some(values.unwrap_or_default()) })
 }

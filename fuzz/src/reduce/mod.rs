@@ -4,9 +4,14 @@
 //! unless the input fails (with the given signature, when one is given). Then it applies the
 //! edits of [`edits`] greedily, most aggressive first, keeping a candidate only when it is
 //! smaller by [`Size`], the checker accepts it, it runs without a fault on its own (when the
-//! input did), and the chain fails on it with the same [`Signature`]. It stops at a fixed point (no edit applies) or at the time budget. Only the
-//! oracle of the signature runs on candidates, which keeps each attempt cheap. Deterministic:
-//! the same input, configuration and budget (when it is not reached) give the same result.
+//! input did), and the chain fails on it with the same [`Signature`]. It stops at a fixed point
+//! (no edit applies), at the time budget, or at the caller's [`Cutoff`] (a campaign's end or
+//! Ctrl-C), and says which ([`Minimization`]). Only the oracle of the signature runs on
+//! candidates, which keeps each attempt cheap. Deterministic: the same input, configuration
+//! and budget (when it is not reached) give the same result.
+//!
+//! The result is read back from its printed text and checked once more, so that every line its
+//! failure names is a line of that text ([`LineRefs`]).
 
 mod edits;
 mod pipeline_edits;
@@ -17,7 +22,11 @@ use std::time::{Duration, Instant};
 use tirproof_ir::check::check_module;
 use tirproof_ir::IRModule;
 
-use crate::oracle::{runs_cleanly, Chain, ChainConfig, ChainResult, Failure, OracleName, Signature};
+use serde::{Deserialize, Serialize};
+use tirproof_ir::print::print_module;
+
+use crate::cutoff::Cutoff;
+use crate::oracle::{parse_text, runs_cleanly, Chain, ChainConfig, ChainResult, Failure, OracleName, Signature};
 
 pub use edits::{Edit, EDITS};
 pub use size::Size;
@@ -31,6 +40,51 @@ pub enum ReduceError {
     DoesNotFail(Option<Signature>),
     #[error("the program fails with signature {found}, not {wanted}")]
     OtherFailure { wanted: Signature, found: Signature },
+    #[error("stopped before the program's first run was checked")]
+    Cut,
+}
+
+/// How far the minimization of a failure got.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Minimization {
+    /// Not begun: the program is the one that failed.
+    NotStarted,
+    /// Begun and stopped from outside (a campaign's end, Ctrl-C, a kill) before its end.
+    InProgress,
+    /// A fixed point: no edit applies.
+    Done,
+    /// Its own time budget ran out before a fixed point.
+    BudgetSpent,
+}
+
+impl Minimization {
+    /// Whether this minimization is over (a campaign does not run it again).
+    #[must_use]
+    pub fn is_final(self) -> bool {
+        matches!(self, Minimization::Done | Minimization::BudgetSpent)
+    }
+}
+
+impl std::fmt::Display for Minimization {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Minimization::NotStarted => "not started",
+            Minimization::InProgress => "in progress",
+            Minimization::Done => "done",
+            Minimization::BudgetSpent => "budget spent",
+        })
+    }
+}
+
+/// Which program the lines in a reduction's failure refer to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LineRefs {
+    /// The printed reduced program (its text was read back and failed again the same way).
+    Minimized,
+    /// The program as it was before the edits (reading the reduced text back did not fail the
+    /// same way in time).
+    Original,
 }
 
 /// A minimized program and how it was reached.
@@ -51,6 +105,10 @@ pub struct Reduction {
     pub elapsed: Duration,
     /// Whether the time budget stopped the search before a fixed point.
     pub budget_reached: bool,
+    /// How far the minimization got.
+    pub minimization: Minimization,
+    /// Which program the failure's lines refer to.
+    pub lines: LineRefs,
     /// The chain's seed (which schedule, inputs and mutated wait the failure needs).
     pub seed: u64,
 }
@@ -66,8 +124,37 @@ pub struct ReduceConfig {
     pub budget: Duration,
 }
 
+impl Reduction {
+    /// The failing `input` itself, before any minimization: `result` is the chain's result on
+    /// it (with a failure), `seed` the chain's seed.
+    #[must_use]
+    pub fn unreduced(input: &IRModule, result: &ChainResult, failure: &Failure, seed: u64) -> Reduction {
+        let size = Size::of(input);
+        Reduction {
+            original: input.clone(),
+            reduced: input.clone(),
+            failure: failure.clone(),
+            result: result.clone(),
+            original_size: size,
+            reduced_size: size,
+            steps: Vec::new(),
+            attempts: 0,
+            elapsed: Duration::ZERO,
+            budget_reached: false,
+            minimization: Minimization::NotStarted,
+            lines: LineRefs::Minimized,
+            seed,
+        }
+    }
+}
+
 /// Minimizes `input` (see the module documentation).
 pub fn reduce(input: &IRModule, config: &ReduceConfig) -> Result<Reduction, ReduceError> {
+    reduce_until(input, config, &Cutoff::default())
+}
+
+/// [`reduce`], stopped at `cutoff` too (the result is then [`Minimization::InProgress`]).
+pub fn reduce_until(input: &IRModule, config: &ReduceConfig, cutoff: &Cutoff) -> Result<Reduction, ReduceError> {
     let start = Instant::now();
     let diags = check_module(input);
     if diags.has_errors() {
@@ -77,8 +164,10 @@ pub fn reduce(input: &IRModule, config: &ReduceConfig) -> Result<Reduction, Redu
     if let Some(oracle) = config.oracle {
         chain.oracles = vec![oracle];
     }
-    let first = Chain { config: &chain }.run(input);
-    let failure = first.failure().cloned().ok_or(ReduceError::DoesNotFail(None))?;
+    let first = Chain { config: &chain }.run_cut(input, cutoff);
+    let Some(failure) = first.failure().cloned() else {
+        return Err(if first.stopped() { ReduceError::Cut } else { ReduceError::DoesNotFail(None) });
+    };
     let signature = failure.signature();
     chain.oracles = vec![failure.oracle];
     let input_runs_cleanly = runs_cleanly(input);
@@ -90,8 +179,10 @@ pub fn reduce(input: &IRModule, config: &ReduceConfig) -> Result<Reduction, Redu
         steps: Vec::new(),
         attempts: 0,
         input_runs_cleanly,
+        cutoff: cutoff.clone(),
     };
-    let budget_reached = search.run(start + config.budget);
+    let minimization = search.run(start + config.budget);
+    let lines = search.relocate();
     let reduced_size = Size::of(&search.current);
     let failure = search.result.failure().cloned().unwrap_or(failure);
     Ok(Reduction {
@@ -104,7 +195,9 @@ pub fn reduce(input: &IRModule, config: &ReduceConfig) -> Result<Reduction, Redu
         steps: search.steps,
         attempts: search.attempts,
         elapsed: start.elapsed(),
-        budget_reached,
+        budget_reached: minimization == Minimization::BudgetSpent,
+        minimization,
+        lines,
         seed: config.chain.seed,
     })
 }
@@ -119,32 +212,38 @@ struct Search {
     /// The original input runs without a fault: so must every kept candidate (a candidate that
     /// faults on its own would drift into failing for a reason that is not the bug).
     input_runs_cleanly: bool,
+    /// Where the caller stops the search (the result is then still a failing program).
+    cutoff: Cutoff,
 }
 
 impl Search {
-    /// Greedy passes over all edits until none applies; true when the deadline cut it short.
-    fn run(&mut self, deadline: Instant) -> bool {
+    /// Greedy passes over all edits until none applies, the budget (`deadline`) is spent or
+    /// the cutoff is reached.
+    fn run(&mut self, deadline: Instant) -> Minimization {
         loop {
             let mut improved = false;
             for edit in EDITS {
                 match self.apply_all(edit, deadline) {
-                    None => return true,
-                    Some(any) => improved |= any,
+                    Err(end) => return end,
+                    Ok(any) => improved |= any,
                 }
             }
             if !improved {
-                return false;
+                return Minimization::Done;
             }
         }
     }
 
-    /// Tries `edit` at every site; `None` when the deadline passed, else whether any was kept.
-    fn apply_all(&mut self, edit: Edit, deadline: Instant) -> Option<bool> {
+    /// Tries `edit` at every site: whether any was kept, or why the search ends.
+    fn apply_all(&mut self, edit: Edit, deadline: Instant) -> Result<bool, Minimization> {
         let mut kept = false;
         let mut site = 0;
         while site < edits::sites(edit, &self.current) {
+            if self.cutoff.reached() {
+                return Err(Minimization::InProgress);
+            }
             if Instant::now() >= deadline {
-                return None;
+                return Err(Minimization::BudgetSpent);
             }
             match edits::apply(edit, &self.current, site) {
                 Some(candidate) if self.keeps_failing(&candidate) => {
@@ -155,7 +254,21 @@ impl Search {
                 _ => site += 1,
             }
         }
-        Some(kept)
+        Ok(kept)
+    }
+
+    /// Reads the current program back from its printed text and checks it once more, so
+    /// that the failure's lines are lines of that text; keeps the program as it is when the
+    /// text does not fail the same way (or the cutoff stops the check).
+    fn relocate(&mut self) -> LineRefs {
+        let Ok(Some(located)) = parse_text(&print_module(&self.current)) else { return LineRefs::Original };
+        let result = Chain { config: &self.chain }.run_cut(&located, &self.cutoff);
+        if result.failure().is_none_or(|f| f.signature() != self.signature) {
+            return LineRefs::Original;
+        }
+        self.current = located;
+        self.result = result;
+        LineRefs::Minimized
     }
 
     fn keeps_failing(&mut self, candidate: &IRModule) -> bool {
@@ -166,7 +279,7 @@ impl Search {
             return false;
         }
         self.attempts += 1;
-        let result = Chain { config: &self.chain }.run(candidate);
+        let result = Chain { config: &self.chain }.run_cut(candidate, &self.cutoff);
         let same = result.failure().is_some_and(|f| f.signature() == self.signature);
         if same {
             self.result = result;

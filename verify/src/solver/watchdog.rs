@@ -16,15 +16,21 @@
 //! * the watcher is woken only when a deadline comes earlier than the one it sleeps towards
 //!   (or it sleeps with none), so a run of checks costs a lock each and a thread switch at
 //!   most about once per time limit;
-//! * the watcher stops and is joined before [`watched`] returns, even when the closure panics.
+//! * the watcher stops and is joined before [`watched`] returns, even when the closure panics;
+//! * a check armed under a stop flag (see [`stoppable`](super::stoppable)) is looked at every
+//!   [`STOP_POLL`] and interrupted once the flag is set.
 
-use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use z3::{Context, ContextHandle, SatResult, Solver};
 
 /// How often an overdue check is interrupted again until it returns.
 const RETRY: Duration = Duration::from_millis(10);
+
+/// How often a check armed under a stop flag is looked at: a Ctrl-C stops it about this soon.
+const STOP_POLL: Duration = Duration::from_millis(50);
 
 /// Checks on this thread's Z3 context with deadlines; see [`watched`].
 pub struct Watchdog<'a> {
@@ -41,6 +47,8 @@ struct Shared {
 struct State {
     /// The deadline of the check running now, if one is.
     armed: Option<Instant>,
+    /// The stop flag of the check running now, if it runs under one.
+    stop_flag: Option<Arc<AtomicBool>>,
     /// When the watcher wakes up next (`None`: not until it is notified).
     sleeping_until: Option<Instant>,
     stop: bool,
@@ -49,6 +57,7 @@ struct State {
 /// Runs `f` with a watchdog over the calling thread's Z3 context (the one `z3` terms and solvers
 /// made on this thread belong to).
 pub fn watched<R>(f: impl FnOnce(&Watchdog) -> R) -> R {
+    super::ctrl_c_off();
     let context = Context::thread_local();
     let handle = context.handle();
     let shared = Shared::default();
@@ -64,15 +73,18 @@ impl Watchdog<'_> {
     /// passed (the answer is then `Unknown`, and Z3 gives "canceled" as the reason).
     pub fn check(&self, solver: &Solver, deadline: Instant) -> SatResult {
         // The thread's time budget, when it ends first (see `budget`).
-        self.arm(super::budget::within(deadline));
+        self.arm(super::budget::within(deadline), super::budget::stop_flag());
         let _disarm = Disarm(self.shared);
         solver.check()
     }
 
-    fn arm(&self, deadline: Instant) {
+    fn arm(&self, deadline: Instant, stop_flag: Option<Arc<AtomicBool>>) {
         let mut state = self.shared.lock();
         state.armed = Some(deadline);
-        if state.sleeping_until.is_none_or(|until| deadline < until) {
+        // Under a stop flag the watcher must look at least every `STOP_POLL`.
+        let look_by = if stop_flag.is_some() { deadline.min(Instant::now() + STOP_POLL) } else { deadline };
+        state.stop_flag = stop_flag;
+        if state.sleeping_until.is_none_or(|until| look_by < until) {
             self.shared.wake.notify_one();
         }
     }
@@ -94,11 +106,13 @@ fn watch(shared: &Shared, handle: &ContextHandle<'_>) {
             return;
         }
         let now = Instant::now();
+        let stopped = state.stop_flag.as_ref().is_some_and(|stop| stop.load(Ordering::SeqCst));
         let wait = match state.armed {
-            Some(deadline) if deadline <= now => {
+            Some(deadline) if deadline <= now || stopped => {
                 handle.interrupt();
                 Some(RETRY)
             }
+            Some(deadline) if state.stop_flag.is_some() => Some((deadline - now).min(STOP_POLL)),
             Some(deadline) => Some(deadline - now),
             None => None,
         };
@@ -115,7 +129,9 @@ struct Disarm<'a>(&'a Shared);
 
 impl Drop for Disarm<'_> {
     fn drop(&mut self) {
-        self.0.lock().armed = None;
+        let mut state = self.0.lock();
+        state.armed = None;
+        state.stop_flag = None;
     }
 }
 

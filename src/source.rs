@@ -2,30 +2,47 @@
 //!
 //! A `Source` keeps the file name and text together so every diagnostic renders with
 //! `file:line:col`, the source line and a caret. I/O failures are errors of the tool
-//! (`std::io::Error`), while parse and check failures are diagnostics about the input.
+//! (`std::io::Error`), while parse and check failures are diagnostics about the input; so is
+//! text that is not UTF-8 (located at its first invalid byte, reported before parsing).
 
 use std::path::{Path, PathBuf};
 
 use tirproof_ir::check::check_module;
-use tirproof_ir::{Diagnostics, IRModule};
-use tirproof_reader::parse_module;
+use tirproof_ir::{Diagnostic, Diagnostics, IRModule};
+use tirproof_reader::{decode_source, parse_module};
 
 /// A file's name and text.
 #[derive(Clone, Debug)]
 pub struct Source {
     pub name: String,
     pub text: String,
+    /// Where the file was not UTF-8 (then `text` is its lossy decoding): the input's fault,
+    /// reported as the module's diagnostic, not an I/O error.
+    pub decode_error: Option<Diagnostic>,
 }
 
 impl Source {
+    /// A source from text already in memory.
+    pub fn new(name: impl Into<String>, text: impl Into<String>) -> Source {
+        Source { name: name.into(), text: text.into(), decode_error: None }
+    }
+
     pub fn read(path: &Path) -> std::io::Result<Source> {
-        let text = std::fs::read_to_string(path)?;
-        Ok(Source { name: path.display().to_string(), text })
+        let (text, decode_error) = decode_source(std::fs::read(path)?);
+        Ok(Source { name: path.display().to_string(), text, decode_error })
+    }
+
+    /// Parses the module; the decoding error instead when the file was not UTF-8.
+    pub fn parse(&self) -> Result<IRModule, Diagnostics> {
+        if let Some(error) = &self.decode_error {
+            return Err(error.clone().into());
+        }
+        parse_module(&self.text)
     }
 
     /// Parses the module, then checks it; diagnostics of whichever stage failed.
     pub fn parse_and_check(&self) -> Result<IRModule, Diagnostics> {
-        let module = parse_module(&self.text)?;
+        let module = self.parse()?;
         let mut diags = check_module(&module);
         diags.sort();
         if diags.has_errors() {

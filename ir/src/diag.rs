@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-use crate::span::Span;
+use crate::span::{source_lines, Span};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Severity {
@@ -77,8 +77,8 @@ impl Diagnostic {
         if let Some(text) = source_line(source, self.span.line) {
             let gutter = self.span.line.to_string();
             let pad = " ".repeat(gutter.len());
-            let caret_col = caret_offset(text, self.span.col);
-            out.push_str(&format!("\n{pad} |\n{gutter} | {text}\n{pad} | {}^", " ".repeat(caret_col)));
+            let (echo, caret_col) = echo_line(text, self.span.col);
+            out.push_str(&format!("\n{pad} |\n{gutter} | {echo}\n{pad} | {}^", " ".repeat(caret_col)));
         }
         for note in &self.notes {
             out.push_str(&format!("\n  = note: {note}"));
@@ -94,16 +94,55 @@ impl fmt::Display for Diagnostic {
 }
 
 fn source_line(source: &str, line: u32) -> Option<&str> {
-    if line == 0 {
-        return None;
-    }
-    source.lines().nth(line as usize - 1).map(|l| l.trim_end_matches('\r'))
+    let index = usize::try_from(line).ok()?.checked_sub(1)?;
+    source_lines(source).nth(index)
 }
 
-/// Display width before column `col` (1-based, counted in characters).
-fn caret_offset(text: &str, col: u32) -> usize {
-    let col = col.max(1) as usize - 1;
-    text.chars().take(col).map(|c| if c == '\t' { 4 } else { 1 }).sum()
+/// The source line as it is safe to print, and the display column of the caret under column
+/// `col` (1-based, in characters). Control characters (terminal escape sequences among them)
+/// and bidirectional overrides are escaped visibly, so echoing a line cannot drive the
+/// terminal or reorder what the reader sees; tabs become four spaces so the caret lines up.
+fn echo_line(text: &str, col: u32) -> (String, usize) {
+    let before = col.max(1) as usize - 1;
+    let mut echo = String::with_capacity(text.len());
+    let mut caret = 0;
+    for (index, c) in text.chars().enumerate() {
+        let start = echo.len();
+        let shown_as_is = match c {
+            '\t' => {
+                echo.push_str("    ");
+                false
+            }
+            c if c.is_control() || is_bidi_control(c) => {
+                echo.push_str(&escaped(c));
+                false
+            }
+            c => {
+                echo.push(c);
+                true
+            }
+        };
+        if index < before {
+            // A replacement is ASCII, one column per byte; any other character takes one.
+            caret += if shown_as_is { 1 } else { echo.len() - start };
+        }
+    }
+    (echo, caret)
+}
+
+/// `\x1b` for the C0 and C1 controls, `\u{202e}` beyond, as Python writes them.
+fn escaped(c: char) -> String {
+    let code = u32::from(c);
+    if code < 0x100 {
+        format!("\\x{code:02x}")
+    } else {
+        format!("\\u{{{code:x}}}")
+    }
+}
+
+/// Characters that reorder displayed text (the "Trojan Source" set).
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{061c}')
 }
 
 /// Several diagnostics, in source order.
@@ -170,5 +209,23 @@ mod tests {
             text,
             "a.py:2:13: error: unexpected end of input: expected an expression, found end of file\n  |\n2 |     x = (1 +\n  |             ^"
         );
+    }
+
+    #[test]
+    fn lines_end_at_lone_carriage_returns_too() {
+        let src = "def f():\r    x = 1\r    y = (\r";
+        let d = Diagnostic::error(Span::new(3, 9), "unclosed `(`");
+        assert!(d.render("a.py", src).ends_with("\n3 |     y = (\n  |         ^"), "{}", d.render("a.py", src));
+    }
+
+    #[test]
+    fn control_characters_are_echoed_escaped_with_the_caret_in_place() {
+        let src = "x = \u{1b}[31m\u{202e}\t$";
+        let d = Diagnostic::error(Span::new(1, 12), "unexpected character `$`");
+        let text = d.render("a.py", src);
+        assert!(!text.contains('\u{1b}') && !text.contains('\u{202e}') && !text.contains('\t'), "{text:?}");
+        let echoed = "x = \\x1b[31m\\u{202e}    $";
+        let caret_col = echoed.len() - 1;
+        assert!(text.ends_with(&format!("1 | {echoed}\n  | {}^", " ".repeat(caret_col))), "{text}");
     }
 }

@@ -42,7 +42,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let mut json = Vec::new();
     for file in &files {
         let src = Source::read(file).with_context(|| format!("cannot read {}", file.display()))?;
-        let module = match tirproof_reader::parse_module(&src.text) {
+        let module = match src.parse() {
             Ok(m) => m,
             Err(diags) => {
                 eprintln!("{}", src.render(&diags));

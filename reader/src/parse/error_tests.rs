@@ -31,6 +31,14 @@ fn unexpected_token() {
 }
 
 #[test]
+fn every_line_end_convention_counts_lines() {
+    for line_end in ["\n", "\r\n", "\r"] {
+        let source = func("    A[0] = 1\n    A[1] = T.exp(n\n    A[2] = 2\n").replace('\n', line_end);
+        assert_eq!(errors(&source), ["4:17: error: unclosed `(`: expected `)`, found end of file"], "{line_end:?}");
+    }
+}
+
+#[test]
 fn brackets() {
     single("    A[0] = T.exp(n\n    A[1] = 2\n", "3:17: error: unclosed `(`: expected `)`, found end of file");
     single("    A[0] = [1)\n    A[1] = 2\n", "3:14: error: mismatched `)`: expected `]`, found `)`");

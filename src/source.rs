@@ -57,7 +57,12 @@ impl Source {
     }
 }
 
-/// Expands directories into the `.py` files below them (sorted), keeping files as given.
+/// Expands directories into the `.py` files below them (sorted by name), keeping files as given.
+///
+/// The walk does not follow symbolic links to directories, so a link cycle cannot make it loop;
+/// a link to a regular file counts as that file. A `.py` entry that is not a regular file (a
+/// FIFO, a socket, a device, a dangling link) is an error naming it, never read: reading a FIFO
+/// would wait forever for a writer.
 pub fn expand_paths(paths: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for path in paths {
@@ -71,14 +76,17 @@ pub fn expand_paths(paths: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
 }
 
 fn collect_py_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?.map(|e| e.map(|e| e.path())).collect::<Result<_, _>>()?;
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            collect_py_files(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "py") {
-            out.push(path);
+    for entry in walkdir::WalkDir::new(dir).follow_links(false).sort_by_file_name() {
+        let entry = entry?;
+        if entry.file_type().is_dir() || entry.path().extension().is_none_or(|e| e != "py") {
+            continue;
         }
+        let is_regular = std::fs::metadata(entry.path()).is_ok_and(|m| m.is_file());
+        if !is_regular {
+            let message = format!("{} is not a regular file", entry.path().display());
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, message));
+        }
+        out.push(entry.into_path());
     }
     Ok(())
 }

@@ -38,3 +38,46 @@ fn echoed_lines_carry_no_terminal_escapes() {
     assert!(!err.contains('\x1b') && !err.contains('\x07'), "{err:?}");
     assert!(err.contains(r#"x = "\x1b[2J\x1b]0;pwned\x07" $"#), "{err}");
 }
+
+/// Runs `check` on `path`, failing the test if it does not finish within ten seconds.
+fn check_within_seconds(path: &Path) -> Output {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tirproof"))
+        .arg("check")
+        .arg(path)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while child.try_wait().expect("wait").is_none() {
+        if std::time::Instant::now() > deadline {
+            child.kill().expect("kill");
+            panic!("check {} hangs", path.display());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("output")
+}
+
+const CLEAN: &str = "@T.prim_func\ndef main(A: T.Buffer((4,), \"int32\")):\n    A[0] = 1\n";
+
+#[cfg(unix)]
+#[test]
+fn directory_walks_skip_symlink_loops_and_refuse_fifos() {
+    let dir = tempfile::tempdir().expect("scratch dir");
+    let sub = dir.path().join("sub");
+    std::fs::create_dir(&sub).expect("mkdir");
+    std::fs::write(sub.join("a.py"), CLEAN).expect("write");
+    std::os::unix::fs::symlink(dir.path(), sub.join("loop")).expect("symlink");
+    std::os::unix::fs::symlink(sub.join("a.py"), sub.join("b.py")).expect("symlink");
+    let out = check_within_seconds(dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("2 files checked"), "a link to a file counts: {}", stderr(&out));
+
+    let fifo = sub.join("pipe.py");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo runs");
+    assert!(made.success());
+    let out = check_within_seconds(dir.path());
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains(&format!("{} is not a regular file", fifo.display())), "{}", stderr(&out));
+}

@@ -16,6 +16,7 @@ use crate::annotation::{AnnValue, Annotations};
 use crate::buffer::{Buffer, BufferRegion};
 use crate::expr::Expr;
 use crate::func::PrimFunc;
+use crate::int_arith::const_value;
 use crate::stmt::{Allocate, AttrStmt, Block, For, Stmt, StmtKind};
 
 /// The deepest recursion the checker follows (the parser caps nesting at 200).
@@ -180,6 +181,9 @@ impl Checker {
         for (d, e) in a.extents.iter().enumerate() {
             self.expr(e);
             self.expect_int(e, format_args!("extent {d} of allocation `{}`", a.data));
+            if let Some(n) = const_value(e).filter(|&n| n < 0) {
+                self.error(format!("extent {d} of allocation `{}` is negative ({n})", a.data));
+            }
         }
         self.expr(&a.condition);
         self.expect_bool(&a.condition, format_args!("condition of allocation `{}`", a.data));
@@ -233,7 +237,7 @@ impl Checker {
         }
         for (d, e) in b.shape().iter().enumerate() {
             self.buffer_dim(e, site, format_args!("extent {d} of buffer `{b}`"));
-            if let Some(n) = e.as_int().filter(|&n| n < 0) {
+            if let Some(n) = const_value(e).filter(|&n| n < 0) {
                 self.error(format!("extent {d} of buffer `{b}` is negative ({n})"));
             }
         }

@@ -103,10 +103,18 @@ fn source_line(source: &str, line: u32) -> Option<&str> {
 /// and bidirectional overrides are escaped visibly, so echoing a line cannot drive the
 /// terminal or reorder what the reader sees; tabs become four spaces so the caret lines up.
 fn echo_line(text: &str, col: u32) -> (String, usize) {
-    let before = col.max(1) as usize - 1;
-    let mut echo = String::with_capacity(text.len());
+    let mut before = col.max(1) as usize - 1;
+    let mut echo = String::new();
     let mut caret = 0;
-    for (index, c) in text.chars().enumerate() {
+    // A long line is shown as a window around the caret, marked `...` where it is cut.
+    let first = before.saturating_sub(MAX_ECHOED_CHARS / 2);
+    let cut_after = text.chars().count() > first + MAX_ECHOED_CHARS;
+    if first > 0 {
+        echo.push_str("...");
+        caret += 3;
+        before -= first;
+    }
+    for (index, c) in text.chars().skip(first).take(MAX_ECHOED_CHARS).enumerate() {
         let start = echo.len();
         let shown_as_is = match c {
             '\t' => {
@@ -127,6 +135,9 @@ fn echo_line(text: &str, col: u32) -> (String, usize) {
             caret += if shown_as_is { 1 } else { echo.len() - start };
         }
     }
+    if cut_after {
+        echo.push_str("...");
+    }
     (echo, caret)
 }
 
@@ -144,6 +155,12 @@ fn escaped(c: char) -> String {
 fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{061c}')
 }
+
+/// How many diagnostics of one file are rendered.
+pub const MAX_RENDERED: usize = 100;
+
+/// Source lines longer than this many characters are echoed as a window around the caret.
+const MAX_ECHOED_CHARS: usize = 160;
 
 /// Several diagnostics, in source order.
 #[derive(Clone, Debug, Default, PartialEq, Eq, thiserror::Error)]
@@ -172,9 +189,17 @@ impl Diagnostics {
     pub fn sort(&mut self) {
         self.0.sort_by_key(|d| d.span);
     }
-    /// Renders every diagnostic, separated by blank lines.
+    /// Renders the first `MAX_RENDERED` diagnostics, separated by blank lines, then how many
+    /// more there are: a file full of one mistake (thousands of unclosed brackets) should not
+    /// bury the first ones or take memory in proportion to its square.
     pub fn render(&self, file_name: &str, source: &str) -> String {
-        self.0.iter().map(|d| d.render(file_name, source)).collect::<Vec<_>>().join("\n\n")
+        let mut out = self.0.iter().take(MAX_RENDERED).map(|d| d.render(file_name, source)).collect::<Vec<_>>();
+        let hidden = self.0.len().saturating_sub(MAX_RENDERED);
+        if hidden > 0 {
+            let plural = if hidden == 1 { "" } else { "s" };
+            out.push(format!("{file_name}: {hidden} more diagnostic{plural} not shown"));
+        }
+        out.join("\n\n")
     }
 }
 
@@ -227,5 +252,21 @@ mod tests {
         let echoed = "x = \\x1b[31m\\u{202e}    $";
         let caret_col = echoed.len() - 1;
         assert!(text.ends_with(&format!("1 | {echoed}\n  | {}^", " ".repeat(caret_col))), "{text}");
+    }
+
+    #[test]
+    fn long_lines_are_echoed_around_the_caret_and_many_diagnostics_are_capped() {
+        let line = format!("x = {}", "(".repeat(10_000));
+        let unclosed: Vec<Diagnostic> =
+            (5..10_005).map(|col| Diagnostic::error(Span::new(1, col), "unclosed `(`")).collect();
+        let text = Diagnostics(unclosed).render("a.py", &line);
+        assert!(text.len() < 100 * 600, "{} bytes", text.len());
+        assert!(text.ends_with("a.py: 9900 more diagnostics not shown"), "{}", &text[text.len() - 80..]);
+        let far = Diagnostic::error(Span::new(1, 5000), "unclosed `(`").render("a.py", &line);
+        let echoed: Vec<&str> = far.lines().skip(2).collect();
+        let caret = echoed[1].find('^').unwrap_or(0);
+        assert!(echoed[0].starts_with("1 | ...(") && echoed[0].ends_with("(..."), "{far}");
+        assert_eq!(echoed[0].as_bytes()[caret], b'(', "{far}");
+        assert!(echoed[0].len() < 200);
     }
 }

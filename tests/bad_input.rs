@@ -1,5 +1,6 @@
 //! Malformed input files as the command line meets them: bytes that are not UTF-8, odd line
-//! ends, control characters, and directory trees with things that are not regular files.
+//! ends, control characters, directory trees with things that are not regular files, and
+//! flat expressions far longer than anyone writes.
 //! Each is the input's problem, so a located diagnostic and exit 1, never a hang or exit 2.
 
 use std::path::Path;
@@ -80,4 +81,30 @@ fn directory_walks_skip_symlink_loops_and_refuse_fifos() {
     let out = check_within_seconds(dir.path());
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains(&format!("{} is not a regular file", fifo.display())), "{}", stderr(&out));
+}
+
+#[test]
+fn a_flat_chain_of_100000_terms_parses_checks_prints_and_runs() {
+    let dir = tempfile::tempdir().expect("scratch dir");
+    let file = dir.path().join("chain.py");
+    let chain = vec!["a"; 100_000].join(" + ");
+    let text = format!("@T.prim_func\ndef main(A: T.Buffer((1,), \"int32\"), a: T.int32):\n    A[0] = {chain}\n");
+    std::fs::write(&file, text).expect("write");
+    let started = std::time::Instant::now();
+    let tirproof = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_tirproof")).args(args).arg(&file).output().expect("runs")
+    };
+    let out = tirproof(&["check"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = tirproof(&["fmt"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("a + a + a"));
+    let out = tirproof(&["run", "--arg", "a=3"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("A: int32[1] = [300000]"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(60), "linear, not quadratic: {:?}", started.elapsed());
 }

@@ -62,8 +62,27 @@ enum Command {
     Ptx(commands::ptx::Args),
 }
 
+/// The stack of the thread that runs a command. The reader accepts a flat chain `a + b + ...`
+/// of any length, and the walks over expressions after it (lowering, printing, compiling,
+/// passes, dropping the tree) recurse once per term of such a chain; a 100,000-term chain
+/// overflowed the default 8 MiB main stack (docs/limits.md). Only the pages a command touches are
+/// committed, so the reservation costs nothing for ordinary programs.
+const COMMAND_STACK_BYTES: usize = 1 << 30;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let command = std::thread::Builder::new().name("command".into()).stack_size(COMMAND_STACK_BYTES);
+    match command.spawn(move || run(cli)).map(std::thread::JoinHandle::join) {
+        Ok(Ok(code)) => code,
+        Ok(Err(panic)) => std::panic::resume_unwind(panic),
+        Err(err) => {
+            eprintln!("error: cannot start the command's thread: {err}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> ExitCode {
     let result = match cli.command {
         Command::Fmt(args) => commands::fmt::run(&args),
         Command::Check(args) => commands::check::run(&args),

@@ -59,7 +59,7 @@ fn run_chain(original: &IRModule, passes: &[&str], schedules: &[Schedule]) -> Re
 }
 
 fn parse_checked(text: &str) -> IRModule {
-    let src = Source { name: "<generated>".into(), text: text.to_string() };
+    let src = Source::new("<generated>", text);
     src.parse_and_check()
         .unwrap_or_else(|d| panic!("the generator made an invalid program:\n{}\n{text}", src.render(&d)))
 }

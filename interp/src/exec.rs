@@ -258,7 +258,8 @@ impl<'p> Executor<'p> {
         let elem_offset = self.eval_s(th, &l.elem_offset)? as i64;
         let info = &self.prog.buffers[l.buf as usize];
         if let Some(bad) = shape.iter().find(|e| **e < 0) {
-            return Err(Trap::ill_formed(format!("buffer `{}` has a negative extent {bad}", info.name)));
+            let message = format!("buffer `{}` has a negative extent {bad}", info.name);
+            return Err(Trap::fault(FaultKind::NegativeExtent, message));
         }
         Layout::new(l.data, info.num, i64::from(info.lanes), shape, strides, elem_offset)
             .ok_or_else(|| Trap::resource(format!("the layout of `{}` overflows", info.name)))
@@ -293,10 +294,8 @@ impl<'p> Executor<'p> {
                     let extent = self.eval_s(th, e)? as i64;
                     len = len.checked_mul(extent.max(0)).ok_or_else(|| Trap::resource("allocation size overflows"))?;
                     if extent < 0 {
-                        return Err(Trap::ill_formed(format!(
-                            "allocation of `{}` with negative extent {extent}",
-                            a.name
-                        )));
+                        let message = format!("allocation of `{}` with negative extent {extent}", a.name);
+                        return Err(Trap::fault(FaultKind::NegativeExtent, message));
                     }
                 }
                 (len, None)

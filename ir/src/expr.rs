@@ -382,15 +382,37 @@ impl Expr {
         Expr::Load(BufferLoad { buffer: buffer.clone(), indices })
     }
 
-    /// The type of the expression, derived from its operands.
+    /// The type of the expression, derived from its operands. Both operands of a binary,
+    /// comparison or logical operator have one type (the checker refuses a tree where they
+    /// differ), so it is read from an operand that is not itself such a node when there is
+    /// one: along a chain `a + b + ...` (left-leaning) or `a + (b + ...)` that is the short
+    /// side, so every walk that asks the type of each node stays linear, and the loop costs no
+    /// stack. Passing a comparison or logical node makes the result bool of the same lanes.
     pub fn dtype(&self) -> DataType {
-        match self {
+        let is_operator = |e: &Expr| matches!(e, Expr::Binary { .. } | Expr::Cmp { .. } | Expr::Logic { .. });
+        let mut e = self;
+        let mut boolean = false;
+        while let Expr::Binary { lhs, rhs, .. } | Expr::Cmp { lhs, rhs, .. } | Expr::Logic { lhs, rhs, .. } = e {
+            boolean |= !matches!(e, Expr::Binary { .. });
+            e = if is_operator(lhs) && !is_operator(rhs) { rhs } else { lhs };
+        }
+        let leaf = e.leaf_dtype();
+        if boolean {
+            leaf.bool_like()
+        } else {
+            leaf
+        }
+    }
+
+    /// The type of a node that is not a binary, comparison or logical operator.
+    fn leaf_dtype(&self) -> DataType {
+        let e = self;
+        match e {
             Expr::Int { dtype, .. } | Expr::Float { dtype, .. } | Expr::Cast { dtype, .. } => *dtype,
             Expr::Str(_) => DataType::HANDLE,
             Expr::Var(v) => v.dtype(),
             Expr::Binary { lhs, .. } => lhs.dtype(),
-            Expr::Cmp { lhs, .. } => lhs.dtype().bool_like(),
-            Expr::Logic { lhs, .. } => lhs.dtype().bool_like(),
+            Expr::Cmp { lhs, .. } | Expr::Logic { lhs, .. } => lhs.dtype().bool_like(),
             Expr::Not(value) => value.dtype().bool_like(),
             Expr::Select { on_true, .. } | Expr::IfThenElse { on_true, .. } => on_true.dtype(),
             Expr::Ramp { base, lanes, .. } => base.dtype().with_lanes(*lanes),

@@ -15,7 +15,7 @@
 //! removes a trap.
 
 use crate::dtype::{DataType, TypeCode};
-use crate::expr::BinOp;
+use crate::expr::{BinOp, Expr};
 
 /// Division rounding toward negative infinity; `y != 0`. `i64::MIN // -1` wraps.
 pub fn floor_div(x: i64, y: i64) -> i64 {
@@ -81,6 +81,31 @@ pub fn fold_binary(op: BinOp, dtype: DataType, a: i64, b: i64) -> Option<i64> {
     Some(wrap_signed(raw, bits))
 }
 
+/// How deep `const_value` looks: constant extents are written as small expressions, and a
+/// bounded walk cannot overflow the stack on a long generated chain.
+const CONST_VALUE_DEPTH: u32 = 64;
+
+/// The value of a signed integer expression built from immediates, `+ - * // % min max` and
+/// integer casts, computed exactly as the program would (wrapping at the type's width); `None`
+/// when it depends on anything else, would trap, or nests deeper than a constant extent does.
+pub fn const_value(e: &Expr) -> Option<i64> {
+    const_value_within(e, CONST_VALUE_DEPTH)
+}
+
+fn const_value_within(e: &Expr, depth: u32) -> Option<i64> {
+    let depth = depth.checked_sub(1)?;
+    match e {
+        Expr::Int { value, dtype } => wrap(*value, *dtype).filter(|v| v == value),
+        Expr::Binary { op, lhs, rhs } => {
+            fold_binary(*op, e.dtype(), const_value_within(lhs, depth)?, const_value_within(rhs, depth)?)
+        }
+        Expr::Cast { dtype, value } if value.dtype().code == TypeCode::Int => {
+            wrap(const_value_within(value, depth)?, *dtype)
+        }
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,6 +138,18 @@ mod tests {
         assert_eq!(fold_binary(BinOp::Add, DataType::FLOAT32, 1, 2), None);
         assert_eq!(fold_binary(BinOp::Add, I32, 1 << 40, 0), None, "not an int32 value");
         assert_eq!(fold_binary(BinOp::Shl, I32, 1, 2), None);
+    }
+
+    #[test]
+    fn constant_expressions_evaluate_with_wrapping() {
+        let int8 = |v| Expr::int_of(v, DataType::INT8);
+        assert_eq!(const_value(&Expr::binary(BinOp::Sub, Expr::int(0), Expr::int(5))), Some(-5));
+        assert_eq!(const_value(&Expr::binary(BinOp::Add, int8(127), int8(1))), Some(-128));
+        let widened = Expr::cast(DataType::INT32, Expr::binary(BinOp::Add, int8(127), int8(1)));
+        assert_eq!(const_value(&widened), Some(-128));
+        assert_eq!(const_value(&Expr::binary(BinOp::FloorDiv, Expr::int(1), Expr::int(0))), None);
+        let deep = (0..100).fold(Expr::int(1), |acc, _| Expr::binary(BinOp::Add, acc, Expr::int(1)));
+        assert_eq!(const_value(&deep), None, "deeper than a constant extent");
     }
 
     #[test]

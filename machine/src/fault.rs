@@ -40,10 +40,12 @@ pub enum FaultKind {
     InvalidCast,
     /// A shift by a negative amount or by at least the width.
     ShiftOutOfRange,
+    /// A buffer or allocation whose extent evaluates to a negative number.
+    NegativeExtent,
 }
 
 impl FaultKind {
-    pub const ALL: [FaultKind; 13] = [
+    pub const ALL: [FaultKind; 14] = [
         FaultKind::OutOfBounds,
         FaultKind::DivisionByZero,
         FaultKind::ReadPoison,
@@ -57,6 +59,7 @@ impl FaultKind {
         FaultKind::FuelExhausted,
         FaultKind::InvalidCast,
         FaultKind::ShiftOutOfRange,
+        FaultKind::NegativeExtent,
     ];
 
     /// A stable identifier (`out-of-bounds`, `read-pending-async`, ...) for reports.
@@ -75,6 +78,7 @@ impl FaultKind {
             FaultKind::FuelExhausted => "fuel-exhausted",
             FaultKind::InvalidCast => "invalid-cast",
             FaultKind::ShiftOutOfRange => "shift-out-of-range",
+            FaultKind::NegativeExtent => "negative-extent",
         }
     }
 }

@@ -9,7 +9,8 @@
 //! - `lex` never panics and always returns a stream that ends with exactly one `Eof`.
 //! - A `Newline` ends every logical line that holds a token; blank and comment-only lines make
 //!   none. `Indent`/`Dedent` only follow a `Newline` (or open the file) and balance at `Eof`.
-//! - Every token and diagnostic has a 1-based line:col; columns count characters.
+//! - Every token and diagnostic has a 1-based line:col; columns count characters, and lines end
+//!   at `\r\n`, a lone `\r` or `\n` (as `tirproof_ir::span::source_lines` splits them).
 //! - Errors never stop the lexer: it reports, skips the offending text and carries on, so the
 //!   parser still sees the rest of the file.
 
@@ -188,7 +189,7 @@ struct Lexer {
 impl Lexer {
     fn new(source: &str) -> Self {
         Lexer {
-            chars: source.chars().collect(),
+            chars: chars_with_unix_line_ends(source),
             pos: 0,
             line: 1,
             col: 1,
@@ -243,12 +244,6 @@ impl Lexer {
                 ' ' | '\t' | '\x0c' => {
                     self.bump();
                 }
-                '\r' if self.peek_at(1) == Some('\n') => {
-                    self.bump();
-                }
-                '\r' => {
-                    self.bump();
-                }
                 '\n' => self.newline(),
                 '#' => self.skip_comment(),
                 '\\' => self.continuation(),
@@ -298,9 +293,6 @@ impl Lexer {
             match self.peek() {
                 None => return,
                 Some('#') => self.skip_comment(),
-                Some('\r') => {
-                    self.bump();
-                }
                 Some('\n') => {
                     self.bump();
                 }
@@ -359,9 +351,6 @@ impl Lexer {
     fn continuation(&mut self) {
         let span = self.here();
         self.bump();
-        if self.peek() == Some('\r') {
-            self.bump();
-        }
         if self.peek() == Some('\n') {
             self.bump();
         } else {
@@ -634,6 +623,22 @@ impl Lexer {
             ),
         }
     }
+}
+
+/// The characters of `source` with every line end (`\r\n`, a lone `\r`, `\n`) read as `\n`, as
+/// Python's universal newlines do, so lines count as `tirproof_ir::span::source_lines` splits them.
+fn chars_with_unix_line_ends(source: &str) -> Vec<char> {
+    let mut chars = Vec::with_capacity(source.len());
+    let mut rest = source.chars().peekable();
+    while let Some(c) = rest.next() {
+        if c == '\r' {
+            rest.next_if_eq(&'\n');
+            chars.push('\n');
+        } else {
+            chars.push(c);
+        }
+    }
+    chars
 }
 
 fn is_name_start(c: char) -> bool {

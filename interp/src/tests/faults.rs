@@ -193,6 +193,8 @@ fn every_fault_kind_has_a_test() {
         FaultKind::FuelExhausted,
         FaultKind::InvalidCast,
         FaultKind::ShiftOutOfRange,
+        // corpus/faults/negative_extent.py
+        FaultKind::NegativeExtent,
     ];
     assert_eq!(covered.len(), FaultKind::ALL.len());
     assert!(Outcome::Completed.fault().is_none());

@@ -16,7 +16,7 @@ use std::fmt::Display;
 use super::{count, Checker};
 use crate::buffer::{Buffer, BufferRegion};
 use crate::dtype::DataType;
-use crate::expr::{BinOp, BufferLoad, Expr};
+use crate::expr::{BufferLoad, Expr};
 use crate::stmt::{BufferStore, For, IterVar};
 use crate::var::Var;
 
@@ -63,14 +63,8 @@ impl Checker {
     pub(super) fn check_expr_node(&mut self, e: &Expr) {
         match e {
             Expr::Int { .. } | Expr::Float { .. } | Expr::Str(_) | Expr::Var(_) | Expr::Call(_) => {}
-            Expr::Binary { op, lhs, rhs } => self.check_binary(*op, lhs, rhs),
-            Expr::Cmp { op, lhs, rhs } => {
-                self.same_operand_types(op, lhs, rhs);
-            }
-            Expr::Logic { op, lhs, rhs } => {
-                if self.same_operand_types(op, lhs, rhs) && !lhs.dtype().is_bool() {
-                    self.error(format!("operands of `{op}` must be bool, found {}", lhs.dtype()));
-                }
+            Expr::Binary { lhs, .. } | Expr::Cmp { lhs, .. } | Expr::Logic { lhs, .. } => {
+                self.check_operator_node(e, lhs.dtype());
             }
             Expr::Not(x) => {
                 if !x.dtype().is_bool() {
@@ -89,23 +83,37 @@ impl Checker {
         }
     }
 
+    /// The rule of a binary, comparison or logical node whose left operand has type `l` (the
+    /// caller knows it: along a chain `a + b + ...` it is the type of the chain below, which
+    /// asking the operand would recompute for every node).
+    pub(super) fn check_operator_node(&mut self, e: &Expr, l: DataType) {
+        match e {
+            Expr::Binary { op, rhs, .. } => {
+                let same = self.same_operand_types(op, l, rhs);
+                if same && op.is_bitwise() && !(l.is_integer() || l.is_bool()) {
+                    self.error(format!("bitwise operator `{op}` is not defined on {l}"));
+                }
+            }
+            Expr::Cmp { op, rhs, .. } => {
+                self.same_operand_types(op, l, rhs);
+            }
+            Expr::Logic { op, rhs, .. } => {
+                let same = self.same_operand_types(op, l, rhs);
+                if same && !l.is_bool() {
+                    self.error(format!("operands of `{op}` must be bool, found {l}"));
+                }
+            }
+            _ => {}
+        }
+    }
+
     /// Reports and returns false when the two operands of `op` have different types.
-    fn same_operand_types(&mut self, op: impl Display, lhs: &Expr, rhs: &Expr) -> bool {
-        let (l, r) = (lhs.dtype(), rhs.dtype());
+    fn same_operand_types(&mut self, op: impl Display, l: DataType, rhs: &Expr) -> bool {
+        let r = rhs.dtype();
         if l != r {
             self.error(format!("operands of `{op}` have different types: {l} and {r}"));
         }
         l == r
-    }
-
-    fn check_binary(&mut self, op: BinOp, lhs: &Expr, rhs: &Expr) {
-        if !self.same_operand_types(op, lhs, rhs) {
-            return;
-        }
-        let t = lhs.dtype();
-        if op.is_bitwise() && !(t.is_integer() || t.is_bool()) {
-            self.error(format!("bitwise operator `{op}` is not defined on {t}"));
-        }
     }
 
     /// `T.Select` may take a vector condition with the arms' lanes; `T.if_then_else` takes a

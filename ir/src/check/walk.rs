@@ -16,6 +16,7 @@ use crate::annotation::{AnnValue, Annotations};
 use crate::buffer::{Buffer, BufferRegion};
 use crate::expr::Expr;
 use crate::func::PrimFunc;
+use crate::int_arith::const_value;
 use crate::stmt::{Allocate, AttrStmt, Block, For, Stmt, StmtKind};
 
 /// The deepest recursion the checker follows (the parser caps nesting at 200).
@@ -180,6 +181,9 @@ impl Checker {
         for (d, e) in a.extents.iter().enumerate() {
             self.expr(e);
             self.expect_int(e, format_args!("extent {d} of allocation `{}`", a.data));
+            if let Some(n) = const_value(e).filter(|&n| n < 0) {
+                self.error(format!("extent {d} of allocation `{}` is negative ({n})", a.data));
+            }
         }
         self.expr(&a.condition);
         self.expect_bool(&a.condition, format_args!("condition of allocation `{}`", a.data));
@@ -233,7 +237,7 @@ impl Checker {
         }
         for (d, e) in b.shape().iter().enumerate() {
             self.buffer_dim(e, site, format_args!("extent {d} of buffer `{b}`"));
-            if let Some(n) = e.as_int().filter(|&n| n < 0) {
+            if let Some(n) = const_value(e).filter(|&n| n < 0) {
                 self.error(format!("extent {d} of buffer `{b}` is negative ({n})"));
             }
         }
@@ -284,18 +288,48 @@ impl Checker {
     }
 
     /// Checks an expression: its own typing rule, then its operands; `Let` opens a scope.
+    /// The left operands of a chain of binary operators are one level, walked in a loop in
+    /// the order recursion would take (each node, then its left operand, then its right one),
+    /// so a flat `a + b + ...` of any length neither hits `MAX_DEPTH` nor uses stack.
     pub(super) fn expr(&mut self, e: &Expr) {
         if !self.descend() {
             return;
         }
+        let mut spine = Vec::new();
+        let mut leaf = e;
+        while let Some((lhs, _)) = binary_operands(leaf) {
+            spine.push(leaf);
+            leaf = lhs;
+        }
+        // The left operand types of the chain's nodes, bottom up, each from the one below.
+        let mut left_types = Vec::with_capacity(spine.len());
+        let mut below = leaf.dtype();
+        for node in spine.iter().rev() {
+            left_types.push(below);
+            below = if matches!(node, Expr::Binary { .. }) { below } else { below.bool_like() };
+        }
+        for (node, l) in spine.iter().zip(left_types.iter().rev()) {
+            self.check_operator_node(node, *l);
+        }
+        self.expr_node(leaf);
+        for rhs in spine.iter().rev().filter_map(|node| binary_operands(node).map(|(_, rhs)| rhs)) {
+            self.expr(rhs);
+        }
+        self.ascend();
+    }
+
+    /// One node that does not start a chain: its own rule, then its operands.
+    fn expr_node(&mut self, e: &Expr) {
         self.check_expr_node(e);
         match e {
-            Expr::Int { .. } | Expr::Float { .. } | Expr::Str(_) => {}
+            // Binary nodes are chains, walked by `expr`.
+            Expr::Int { .. }
+            | Expr::Float { .. }
+            | Expr::Str(_)
+            | Expr::Binary { .. }
+            | Expr::Cmp { .. }
+            | Expr::Logic { .. } => {}
             Expr::Var(v) => self.use_var(v),
-            Expr::Binary { lhs, rhs, .. } | Expr::Cmp { lhs, rhs, .. } | Expr::Logic { lhs, rhs, .. } => {
-                self.expr(lhs);
-                self.expr(rhs);
-            }
             Expr::Not(x) | Expr::Cast { value: x, .. } | Expr::Broadcast { value: x, .. } => self.expr(x),
             Expr::Select { cond, on_true, on_false } | Expr::IfThenElse { cond, on_true, on_false } => {
                 self.expr(cond);
@@ -319,6 +353,13 @@ impl Checker {
             }
             Expr::Call(call) => call.args.iter().for_each(|a| self.expr(a)),
         }
-        self.ascend();
+    }
+}
+
+/// The operands of a binary, comparison or logical node.
+fn binary_operands(e: &Expr) -> Option<(&Expr, &Expr)> {
+    match e {
+        Expr::Binary { lhs, rhs, .. } | Expr::Cmp { lhs, rhs, .. } | Expr::Logic { lhs, rhs, .. } => Some((lhs, rhs)),
+        _ => None,
     }
 }

@@ -5,9 +5,11 @@
 //! at a whole statement (`x = T.allocate(...)` versus `x = a + b`) before deciding what it is,
 //! and lets literal typing see which operands were bare literals.
 //!
-//! Invariants: every node has the span of its first token; `PExpr::depth` is the height of the
-//! tree below it (a leaf is 1), and the grammar never builds a tree higher than
-//! `MAX_NESTING`, so every recursive walk over it is bounded.
+//! Invariants: every node has the span of its first token; `PExpr::depth` is the nesting below
+//! it (a leaf is 1; the left operand of a binary operator is at its own level, so a flat chain
+//! `a + b + ...` has depth 2), and the grammar never builds a node deeper than `MAX_NESTING`.
+//! Walks over left operands must therefore loop, or run on a stack sized for long chains (the
+//! CLI's, see `docs/limits.md`).
 
 use tirproof_ir::expr::{BinOp, CmpOp, LogicOp};
 use tirproof_ir::span::Span;
@@ -197,8 +199,10 @@ impl PExprKind {
             PExprKind::Tuple(items) | PExprKind::List(items) => max_of(items),
             PExprKind::Dict(entries) => entries.iter().map(|(k, v)| k.depth.max(v.depth)).max().unwrap_or(0),
             PExprKind::Unary { operand, .. } => operand.depth,
+            // A left operand is not nested: `a + b + c` is a flat chain however long (the
+            // grammar builds it in a loop), while a right operand nests as brackets do.
             PExprKind::Arith { lhs, rhs, .. } | PExprKind::Cmp { lhs, rhs, .. } | PExprKind::Logic { lhs, rhs, .. } => {
-                lhs.depth.max(rhs.depth)
+                lhs.depth.saturating_sub(1).max(rhs.depth)
             }
         }
     }

@@ -31,6 +31,14 @@ fn unexpected_token() {
 }
 
 #[test]
+fn every_line_end_convention_counts_lines() {
+    for line_end in ["\n", "\r\n", "\r"] {
+        let source = func("    A[0] = 1\n    A[1] = T.exp(n\n    A[2] = 2\n").replace('\n', line_end);
+        assert_eq!(errors(&source), ["4:17: error: unclosed `(`: expected `)`, found end of file"], "{line_end:?}");
+    }
+}
+
+#[test]
 fn brackets() {
     single("    A[0] = T.exp(n\n    A[1] = 2\n", "3:17: error: unclosed `(`: expected `)`, found end of file");
     single("    A[0] = [1)\n    A[1] = 2\n", "3:14: error: mismatched `)`: expected `]`, found `)`");
@@ -244,8 +252,11 @@ fn nesting_too_deep() {
     let expr = format!("{}1{}", "(".repeat(300), ")".repeat(300));
     let errs = errors(&func(&format!("    A[0] = {expr}\n")));
     assert_eq!(errs, ["3:211: error: nesting too deep: expected at most 200 levels of nesting, found more"]);
-    let chain = vec!["n"; 400].join(" + ");
-    let errs = errors(&func(&format!("    A[0] = {chain}\n")));
+    // A flat chain is not nesting; its right operands nested in brackets are.
+    let chain = vec!["n"; 1000].join(" + ");
+    assert!(parse_module(&func(&format!("    A[0] = {chain}\n"))).is_ok());
+    let right_nested = format!("{}n{}", "n + (".repeat(300), ")".repeat(300));
+    let errs = errors(&func(&format!("    A[0] = {right_nested}\n")));
     assert_eq!(errs.len(), 1);
     assert!(errs[0].contains("nesting too deep"), "{errs:?}");
     let mut body = String::new();

@@ -520,7 +520,15 @@ mod tests {
         let errs = parse(&src).unwrap_err();
         assert_eq!(errs.len(), 1);
         assert!(errs[0].contains("nesting too deep"), "{errs:?}");
-        let long = vec!["a"; 500].join(" + ");
-        assert!(parse(&long).unwrap_err()[0].contains("nesting too deep"));
+        let right_nested = format!("{}a{}", "a + (".repeat(300), ")".repeat(300));
+        assert!(parse(&right_nested).unwrap_err()[0].contains("nesting too deep"));
+    }
+
+    #[test]
+    fn left_associative_chains_are_not_nesting() {
+        for op in [" + ", " * ", " and ", " | "] {
+            let long = vec!["a"; 1000].join(op);
+            assert!(parse(&long).is_ok(), "a chain of `{op}`");
+        }
     }
 }

@@ -38,7 +38,8 @@ use super::names::{loop_values, shown, InstanceRole, Lane, Role, Shown, Thread};
 use super::report::{Cause, Dump, DumpKind, DumpOutcome, Undecided};
 use super::Options;
 use crate::solver::{
-    Assignment, Counterexample, ObligationId, Outcome, Query, Scope, Session, UnknownReason, Verdict, Watchdog,
+    budget_spent, Assignment, Counterexample, ObligationId, Outcome, Query, Scope, Session, UnknownReason, Verdict,
+    Watchdog, BUDGET_SPENT,
 };
 
 /// A change to one wait's count, to ask whether a larger count would still be safe: `by`
@@ -370,8 +371,8 @@ impl<'m> Checker<'m> {
     /// Whether the last instance of `wait` before any point forces the most of its instances
     /// before it: `committed` never decreases, so it does when the count is the same at every
     /// instance (it mentions no serial loop's variable and reads no memory) and the last
-    /// instance is found exactly (its loops' bounds and its conditions mention no loop
-    /// variable and read no memory).
+    /// instance is found exactly (its loops' bounds mention no loop variable and read no
+    /// memory but once, its conditions read no memory).
     pub fn last_forces_most(&self, wait: EventId) -> bool {
         let m = self.model;
         let event = m.event(wait);
@@ -380,11 +381,21 @@ impl<'m> Checker<'m> {
             !m.reads_data(e)
                 && super::model::vars_of(e).iter().all(|v| m.is_loop_var(*v).is_none_or(|l| m.loop_info(l).per_thread))
         };
+        // A bound read from memory by a loop that runs once (inside no serial loop) is one value
+        // for every instance.
+        let once = |e: &Expr, info: &super::model::LoopInfo| {
+            super::model::vars_of(e).iter().all(|v| m.is_loop_var(*v).is_none())
+                && info.enclosing.iter().all(|l| m.loop_info(*l).per_thread)
+        };
+        // Conditions on loop variables are found exactly by `last_before` (or the check is
+        // bounded, and says so); one read from memory is not.
+        let exact_condition = |g: &Expr| !m.reads_data(g);
         fixed(count)
-            && event.guards.iter().all(&fixed)
+            && event.guards.iter().all(exact_condition)
             && m.serial_loops_of(event).iter().all(|l| {
                 let info = m.loop_info(*l);
-                fixed(&info.min) && fixed(&info.extent) && info.guards.iter().all(&fixed)
+                let bound = |e: &Expr| fixed(e) || once(e, info);
+                bound(&info.min) && bound(&info.extent) && info.guards.iter().all(exact_condition)
             })
     }
 
@@ -402,6 +413,7 @@ impl<'m> Checker<'m> {
 
     /// Groups of `q` committed before instance `at`.
     pub fn committed(&self, enc: &mut Encoder, q: QueueId, at: &Instance) -> Enc<Int> {
+        stop_when_spent()?;
         let mut terms = vec![Int::from_i64(0)];
         for k in self.commits(q) {
             terms.push(enc.count_before(k, at)?);
@@ -430,6 +442,7 @@ impl<'m> Checker<'m> {
         at: &Instance,
         slack: &Slack,
     ) -> Enc<(Int, Vec<WaitEffect>)> {
+        stop_when_spent()?;
         let mut done = Int::from_i64(0);
         let mut per_wait = Vec::new();
         for wait in self.waits(q) {
@@ -571,6 +584,16 @@ impl<'m> Checker<'m> {
             Err(Failure::Unknown(why)) => Some(WaitFailure::Unknown(why.into())),
         }
     }
+}
+
+/// Stops an encoding once the time budget is spent: the solver's watchdog stops checks, but
+/// building the terms of a large program (counts at every instance of every wait, per pair)
+/// can itself take minutes, and a budget must end it too (the queue is then Unknown).
+fn stop_when_spent() -> Enc<()> {
+    if budget_spent() {
+        return Err(Unsupported(format!("{BUDGET_SPENT} (while encoding)")));
+    }
+    Ok(())
 }
 
 /// How far a counterexample of an obligation built from [`Checker::completed`] can be

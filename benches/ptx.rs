@@ -1,16 +1,25 @@
-//! PTX emulator throughput: `cargo bench --bench ptx`.
+//! PTX emulator throughput and lowering time: `cargo bench --bench ptx`.
 //!
 //! Streaming copy kernels lowered by our codegen, run under the lazy schedule; throughput is
 //! instructions executed per second (all threads together, on one core):
 //! - one thread copying 2^20 float32 elements in a loop (no race tracking: one thread);
 //! - a grid of 64 blocks of 128 threads, each thread copying its own 128 elements (every
 //!   global access checked for races between threads and blocks).
+//!
+//! Lowering (`ptx-lowering`): the lowering pipeline and codegen for sm_80 on every corpus
+//! program that lowers, all of them per iteration (throughput: programs per second), and on
+//! the corpus's GEMM and vector copy alone. Parsing is outside the measured time.
 
 use std::collections::BTreeMap;
 
+use std::hint::black_box;
+use std::path::Path;
+
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use tirproof::source::{expand_paths, Source};
 use tirproof_interp::{random_inputs, Inputs};
 use tirproof_ir::func::PrimFunc;
+use tirproof_ir::IRModule;
 use tirproof_ptx::emu::{run_kernel, EmuConfig, KernelArg};
 use tirproof_ptx::module::Kernel;
 use tirproof_ptx::{lower_module, lower_tir, Arch};
@@ -58,5 +67,42 @@ fn streaming_copy(c: &mut Criterion) {
     bench_kernel(c, "copy 2^20 float32, 64 blocks x 128 threads", GRID);
 }
 
-criterion_group!(benches, streaming_copy);
+/// Lowers `module` to PTX text, as `tirproof ptx` does; `None` when it cannot be lowered.
+fn lower_to_ptx(module: &IRModule) -> Option<String> {
+    let mut module = module.clone();
+    lower_tir(&mut module).ok()?;
+    let lowered = lower_module(&module, Arch::Sm80).ok()?;
+    tirproof_ptx::module::print(&lowered.module).ok()
+}
+
+/// Every corpus program that parses, checks and lowers, by its path under `corpus/`.
+fn lowerable_corpus() -> Vec<(String, IRModule)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
+    let files = expand_paths(std::slice::from_ref(&root)).expect("the corpus lists");
+    files
+        .iter()
+        .filter_map(|file| {
+            let module = Source::read(file).ok()?.parse_and_check().ok()?;
+            lower_to_ptx(&module)?;
+            Some((file.strip_prefix(&root).unwrap_or(file).display().to_string(), module))
+        })
+        .collect()
+}
+
+fn lowering(c: &mut Criterion) {
+    let corpus = lowerable_corpus();
+    let mut group = c.benchmark_group("ptx-lowering");
+    group.throughput(Throughput::Elements(corpus.len() as u64));
+    group.bench_function(format!("every corpus program that lowers ({})", corpus.len()), |b| {
+        b.iter(|| corpus.iter().filter_map(|(_, m)| lower_to_ptx(black_box(m))).count())
+    });
+    group.throughput(Throughput::Elements(1));
+    for name in ["rfc/gemm_printed.py", "pipeline/vector_copy.py"] {
+        let Some((_, module)) = corpus.iter().find(|(n, _)| n == name) else { continue };
+        group.bench_function(name, |b| b.iter(|| lower_to_ptx(black_box(module))));
+    }
+    group.finish();
+}
+
+criterion_group!(benches, streaming_copy, lowering);
 criterion_main!(benches);

@@ -46,6 +46,46 @@ pub fn read(path: &Path, dtype: DataType, shape: &[usize]) -> anyhow::Result<Ten
     tensor.with_context(|| format!("{} does not fit the parameter", path.display()))
 }
 
+/// The element types a `.npy` file may hold for [`read_stored`], by numpy's type string.
+const STORED_TYPES: [(&str, DataType); 10] = [
+    ("<f4", DataType::FLOAT32),
+    ("<f8", DataType::FLOAT64),
+    ("|i1", DataType::INT8),
+    ("<i2", DataType::INT16),
+    ("<i4", DataType::INT32),
+    ("<i8", DataType::INT64),
+    ("|u1", DataType::new(TypeCode::UInt, 8, 1)),
+    ("<u2", DataType::new(TypeCode::UInt, 16, 1)),
+    ("<u4", DataType::new(TypeCode::UInt, 32, 1)),
+    ("|b1", DataType::BOOL),
+];
+
+/// The most data [`read_stored`] reads: a buffer of 1 GiB.
+const MAX_STORED_BYTES: u64 = 1 << 30;
+
+/// Reads `path` as a tensor of the element type and shape it is stored with (for PTX, whose
+/// parameters are bare addresses); at most [`MAX_STORED_BYTES`] of data.
+pub fn read_stored(path: &Path) -> anyhow::Result<Tensor> {
+    let file = std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut head = Vec::new();
+    file.take(MAGIC.len() as u64 + 4 + MAX_HEADER_BYTES)
+        .read_to_end(&mut head)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let header = npyz::NpyFile::new(&head[..]).with_context(|| format!("{} is not a .npy file", path.display()))?;
+    let type_string = header.dtype().descr();
+    let dtype = STORED_TYPES
+        .iter()
+        .find(|(name, _)| format!("'{name}'") == type_string)
+        .map(|(_, dtype)| *dtype)
+        .with_context(|| format!("{}: .npy elements of type {type_string} are not supported", path.display()))?;
+    let shape: Vec<usize> = header.shape().iter().map(|&d| usize::try_from(d).unwrap_or(usize::MAX)).collect();
+    let bytes = shape.iter().try_fold(u64::from(dtype.bytes()), |size, &d| size.checked_mul(d as u64));
+    if bytes.is_none_or(|b| b > MAX_STORED_BYTES) {
+        bail!("{}: shape {shape:?} holds more than {MAX_STORED_BYTES} bytes", path.display());
+    }
+    read(path, dtype, &shape)
+}
+
 /// Writes `tensor` to `path` in its own element type.
 pub fn write(path: &Path, tensor: &Tensor) -> anyhow::Result<()> {
     let shape: Vec<u64> = tensor.shape.iter().map(|&d| d as u64).collect();

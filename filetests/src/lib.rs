@@ -11,6 +11,7 @@
 //! # run: lazy -> ok       an interpreter run and its expected result (see `run`)
 //! # oracles: equivalence  the fuzzers' oracles a `fuzz` case runs (default: all)
 //! # seed: 33891           the seed of a `fuzz` case's chain (schedule, inputs, mutated wait)
+//! # ptx: cp.async.wait_group 1   text the program's PTX must contain, in this order (any kind)
 //! ```
 //!
 //! Line numbers in diagnostics count from the top of the file, header included. With
@@ -20,6 +21,7 @@
 
 mod fuzz;
 mod pipeline;
+mod ptx;
 mod run;
 mod text;
 
@@ -79,7 +81,7 @@ impl Kind {
 }
 
 /// Directive keys a header line may use.
-const DIRECTIVES: [&str; 8] = ["test", "check", "error", "desc", "passes", "run", "oracles", "seed"];
+const DIRECTIVES: [&str; 9] = ["test", "check", "error", "desc", "passes", "run", "oracles", "seed", "ptx"];
 
 /// A parsed case file.
 #[derive(Clone, Debug)]
@@ -102,6 +104,8 @@ pub struct Case {
     pub oracles: Vec<String>,
     /// `# seed: N` for `fuzz` cases (default 0).
     pub seed: u64,
+    /// `# ptx:` values, in order (see `ptx`).
+    pub ptx_checks: Vec<String>,
 }
 
 /// How a case went.
@@ -128,6 +132,7 @@ impl Case {
         let mut runs = Vec::new();
         let mut oracles = Vec::new();
         let mut seed = 0;
+        let mut ptx_checks = Vec::new();
         for line in text.lines() {
             let Some((key, value)) = directive(line) else { break };
             header.push(line.to_string());
@@ -136,6 +141,7 @@ impl Case {
                 "check" => checks.push(value.to_string()),
                 "error" => errors.push(value.to_string()),
                 "run" => runs.push(value.to_string()),
+                "ptx" => ptx_checks.push(value.to_string()),
                 "oracles" => oracles = value.split(',').map(|p| p.trim().to_string()).collect(),
                 "passes" => passes = value.split(',').map(|p| p.trim().to_string()).collect(),
                 "seed" => seed = value.trim().parse().map_err(|_| format!("`# seed: {value}` is not a number"))?,
@@ -143,7 +149,19 @@ impl Case {
             }
         }
         let kind = kind.ok_or_else(|| format!("{}: missing `# test: KIND` header line", path.display()))?;
-        Ok(Case { path: path.to_path_buf(), kind, text, header, checks, errors, passes, runs, oracles, seed })
+        Ok(Case {
+            path: path.to_path_buf(),
+            kind,
+            text,
+            header,
+            checks,
+            errors,
+            passes,
+            runs,
+            oracles,
+            seed,
+            ptx_checks,
+        })
     }
 
     /// The program after the header, without leading blank lines.
@@ -161,7 +179,7 @@ impl Case {
     }
 
     pub fn run(&self, bless: bool) -> Verdict {
-        match self.kind {
+        let verdict = match self.kind {
             Kind::Print => text::run_print(self, bless),
             Kind::Roundtrip => text::run_roundtrip(self),
             Kind::Error => text::run_error(self, bless),
@@ -169,7 +187,8 @@ impl Case {
             Kind::PassError => pipeline::run_pass_error(self, bless),
             Kind::Run => run::run_run(self, bless),
             Kind::Fuzz => fuzz::run_fuzz(self),
-        }
+        };
+        ptx::check(self, verdict)
     }
 
     /// Rewrites the file as `header` + blank line + `body`, atomically.

@@ -1,16 +1,31 @@
-//! `tirproof ptx FILE [--arch sm_80|sm_90] [-o OUT.ptx]`: lower a TIR program to PTX.
+//! `tirproof ptx FILE [--arch sm_80|sm_90] [-o OUT.ptx]`: lower a TIR program to PTX; and
+//! `tirproof run --ptx FILE.ptx`: run a kernel of PTX text on the emulator.
 //!
 //! The module goes through the lowering pipeline (`tirproof_ptx::LOWERING_PASSES`), then
 //! codegen; the PTX is printed or written (atomically onto a regular file). Codegen's notes (an async copy done
 //! synchronously, a wait made stricter) go to stderr. A pass that refuses the module, or a
 //! statement codegen cannot lower, is reported with its location and exits 1.
+//!
+//! Running PTX text: the kernel's parameters are bound by name, in parameter order (a 64-bit
+//! address by `--input NAME=FILE.npy`, in the file's own element type; a scalar by `--arg`,
+//! which must fit the parameter's type). PTX that does not parse, a kernel that does not
+//! exist, a launch shape or shared memory size that does not fit the kernel or the target,
+//! and anything the emulator refuses are errors at a `file:line:col` of the PTX; a fault of the
+//! program names the PTX line, and both exit 1.
 
-use std::path::PathBuf;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::str::FromStr;
 
-use anyhow::Context;
+use anyhow::{anyhow, bail, Context};
 use tirproof::source::Source;
-use tirproof_ir::Diagnostics;
+use tirproof_interp::{Schedule, Tensor};
+use tirproof_ir::{Diagnostics, IRModule};
+use tirproof_ptx::emu::{run_kernel, EmuConfig, EmuOutcome, KernelArg};
+use tirproof_ptx::module::{Kernel, Launch, StateSpace, Ty};
+use tirproof_ptx::parse::{parse, Parsed};
 use tirproof_ptx::{lower_module, lower_tir, module::print, Arch, Lowered, PrepareError};
 
 #[derive(clap::Args)]
@@ -48,10 +63,290 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
 /// Parses, checks, runs the lowering pipeline and codegen; what stopped it, rendered against
 /// the source.
 fn lower(src: &Source, arch: Arch) -> Result<Lowered, String> {
-    let mut module = src.parse_and_check().map_err(|diags| src.render(&diags))?;
+    let module = src.parse_and_check().map_err(|diags| src.render(&diags))?;
+    lower_checked(src, module, arch)
+}
+
+/// Runs the lowering pipeline and codegen on a checked module; what stopped it, rendered
+/// against the source.
+pub fn lower_checked(src: &Source, mut module: IRModule, arch: Arch) -> Result<Lowered, String> {
     lower_tir(&mut module).map_err(|error| match error {
         PrepareError::Pipeline(e) => e.render(&src.name, &src.text),
         other => other.to_string(),
     })?;
     lower_module(&module, arch).map_err(|error| src.render(&Diagnostics(vec![error.to_diagnostic()])))
+}
+
+/// Block and grid limits of every target we emit for (sm_80 and sm_90 share them).
+const MAX_BLOCK: [u32; 3] = [1024, 1024, 64];
+const MAX_THREADS_PER_BLOCK: u64 = 1024;
+const MAX_GRID: [u32; 3] = [i32::MAX as u32, 65_535, 65_535];
+
+/// Shared memory one block may use, static and dynamic together.
+fn max_shared_bytes(arch: Arch) -> u64 {
+    match arch {
+        Arch::Sm80 => 163 * 1024,
+        Arch::Sm90 => 227 * 1024,
+    }
+}
+
+/// Three launch dimensions, `X,Y,Z` (missing trailing ones are 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dims(pub [u32; 3]);
+
+impl FromStr for Dims {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+        if parts.len() > 3 {
+            return Err(format!("`{s}` has more than three dimensions"));
+        }
+        let mut dims = [1u32; 3];
+        for (dim, part) in dims.iter_mut().zip(parts) {
+            *dim = part.parse().map_err(|_| format!("`{part}` is not a dimension (a whole number)"))?;
+            if *dim == 0 {
+                return Err(format!("`{s}`: a dimension is at least 1"));
+            }
+        }
+        Ok(Dims(dims))
+    }
+}
+
+impl fmt::Display for Dims {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let [x, y, z] = self.0;
+        write!(f, "{x},{y},{z}")
+    }
+}
+
+/// The flags of `tirproof run --ptx FILE.ptx`.
+#[derive(clap::Args)]
+pub struct TextRunArgs {
+    /// Run this PTX file on the emulator instead of a TIR program.
+    #[arg(long, value_name = "FILE.ptx", conflicts_with_all = ["file", "reference", "func", "engine"])]
+    pub ptx: Option<PathBuf>,
+    /// The kernel to run (default: the only one).
+    #[arg(long, requires = "ptx")]
+    pub kernel: Option<String>,
+    /// Blocks of the grid, X,Y,Z (default: the kernel's `// launch: grid` comment, or 1,1,1).
+    #[arg(long, requires = "ptx", value_name = "X,Y,Z")]
+    pub grid: Option<Dims>,
+    /// Threads of a block, X,Y,Z (default: the kernel's `.reqntid`, or 1,1,1).
+    #[arg(long, requires = "ptx", value_name = "X,Y,Z")]
+    pub block: Option<Dims>,
+    /// Dynamic shared memory per block in bytes; with the kernel's static arrays it must fit
+    /// the target's limit.
+    #[arg(long, requires = "ptx", value_name = "BYTES", default_value_t = 0)]
+    pub shared: u64,
+}
+
+/// What `tirproof run --ptx` needs of `tirproof run`'s flags.
+pub struct TextRun<'a> {
+    pub file: &'a Path,
+    pub launch: &'a TextRunArgs,
+    pub schedule: Schedule,
+    pub fuel: u64,
+    pub inputs: &'a [String],
+    pub args: &'a [String],
+    pub output: Option<&'a Path>,
+}
+
+/// A problem of the PTX or of the launch, at a position of the PTX file.
+struct Located {
+    line: u32,
+    col: u32,
+    message: String,
+}
+
+/// Runs a kernel of PTX text on the emulator with `.npy` buffers and scalar arguments bound
+/// to its parameters by name.
+pub fn run_text(run: &TextRun<'_>) -> anyhow::Result<ExitCode> {
+    let text = std::fs::read_to_string(run.file).with_context(|| format!("cannot read {}", run.file.display()))?;
+    let name = run.file.display().to_string();
+    let located = |l: Located| {
+        eprintln!("{name}:{}:{}: {}", l.line, l.col, l.message);
+        Ok(super::input_problems())
+    };
+    let parsed = match parse(&text) {
+        Ok(parsed) => parsed,
+        Err(e) => return located(Located { line: e.line, col: e.col, message: e.message }),
+    };
+    let (kernel, lines) = match launched_kernel(&parsed, &text, run.launch) {
+        Ok(found) => found,
+        Err(l) => return located(l),
+    };
+    let args = kernel_args(&kernel, run.inputs, run.args)?;
+    let config = EmuConfig { schedule: run.schedule, fuel: run.fuel };
+    let result = match run_kernel(&kernel, Some(lines), &args, &config) {
+        Ok(result) => result,
+        Err(e) => {
+            let (line, col) = position(&text, entry_offset(&text, &kernel.name));
+            return located(Located { line, col, message: e.to_string() });
+        }
+    };
+    if let EmuOutcome::Fault(fault) = &result.outcome {
+        eprintln!("fault in {name}: {}", fault.details());
+        return Ok(super::input_problems());
+    }
+    let outputs: BTreeMap<String, Tensor> = kernel
+        .params
+        .iter()
+        .zip(result.buffers)
+        .filter_map(|(param, tensor)| Some((param.name.clone(), tensor?)))
+        .collect();
+    super::run::write_outputs(run.output, &outputs, true)?;
+    eprintln!("completed: {} instructions executed", result.instructions);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The kernel `--kernel` names (or the only one) with the launch shape of the flags, checked
+/// against the kernel and the target's limits, and the PTX line of each body entry.
+fn launched_kernel<'p>(parsed: &'p Parsed, text: &str, flags: &TextRunArgs) -> Result<(Kernel, &'p [u32]), Located> {
+    let kernels = &parsed.module.kernels;
+    let names = || kernels.iter().map(|k| k.name.as_str()).collect::<Vec<_>>().join(", ");
+    let index = match &flags.kernel {
+        Some(wanted) => kernels.iter().position(|k| &k.name == wanted).ok_or_else(|| Located {
+            line: 1,
+            col: 1,
+            message: format!("no kernel `{wanted}` (the module has: {})", names()),
+        })?,
+        None if kernels.len() == 1 => 0,
+        None => {
+            let message = format!("choose a kernel with --kernel (the module has: {})", names());
+            return Err(Located { line: 1, col: 1, message });
+        }
+    };
+    let (Some(kernel), Some(lines)) = (kernels.get(index), parsed.lines.get(index)) else {
+        return Err(Located { line: 1, col: 1, message: "the module has no kernel".into() });
+    };
+    let entry = entry_offset(text, &kernel.name);
+    let (line, col) = position(text, entry);
+    let at_entry = |message: String| Located { line, col, message };
+    let declared = kernel.launch.block;
+    let block = flags.block.map_or(declared, |b| b.0);
+    // The header up to the body says whether `.reqntid` fixed the block.
+    let header = text.get(entry.unwrap_or(text.len())..).and_then(|rest| rest.split('{').next()).unwrap_or_default();
+    if header.contains(".reqntid") && block != declared {
+        let message = format!(
+            "kernel `{}` is declared for blocks of {} threads, not {}",
+            kernel.name,
+            Dims(declared),
+            Dims(block)
+        );
+        return Err(at_entry(message));
+    }
+    let threads: u64 = block.iter().map(|d| u64::from(*d)).product();
+    if block.iter().zip(MAX_BLOCK).any(|(d, max)| *d > max) || threads > MAX_THREADS_PER_BLOCK {
+        let message = format!(
+            "a block of {} threads does not fit (at most {} and {MAX_THREADS_PER_BLOCK} threads)",
+            Dims(block),
+            Dims(MAX_BLOCK)
+        );
+        return Err(at_entry(message));
+    }
+    let grid = flags.grid.map_or(kernel.launch.grid, |g| g.0);
+    if grid.iter().zip(MAX_GRID).any(|(d, max)| *d > max) {
+        return Err(at_entry(format!("a grid of {} blocks does not fit (at most {})", Dims(grid), Dims(MAX_GRID))));
+    }
+    let arch = parsed.module.arch;
+    let static_shared: u64 = kernel.arrays.iter().filter(|a| a.space == StateSpace::Shared).map(|a| a.bytes).sum();
+    let shared = static_shared.saturating_add(flags.shared);
+    if shared > max_shared_bytes(arch) {
+        let message = format!(
+            "{static_shared} bytes of static and {} of dynamic shared memory exceed the {} bytes a block has on {arch}",
+            flags.shared,
+            max_shared_bytes(arch)
+        );
+        return Err(at_entry(message));
+    }
+    let mut kernel = kernel.clone();
+    kernel.launch = Launch { block, grid };
+    Ok((kernel, lines))
+}
+
+/// The byte offset of `.entry NAME` in the text.
+fn entry_offset(text: &str, kernel: &str) -> Option<usize> {
+    text.match_indices(".entry").map(|(at, _)| at).find(|&at| {
+        let after = text.get(at + ".entry".len()..).unwrap_or_default().trim_start().strip_prefix(kernel);
+        after.is_some_and(|a| !a.starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '$'))
+    })
+}
+
+/// The 1-based line and column of a byte offset (the start of the text without one).
+fn position(text: &str, offset: Option<usize>) -> (u32, u32) {
+    let before = offset.and_then(|at| text.get(..at)).unwrap_or_default();
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    let to_u32 = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    (to_u32(line), to_u32(col))
+}
+
+/// The kernel's arguments in parameter order: every parameter is bound by name, a buffer
+/// (a 64-bit address parameter) by `--input NAME=FILE.npy`, a scalar by `--arg NAME=VALUE`.
+fn kernel_args(kernel: &Kernel, inputs: &[String], args: &[String]) -> anyhow::Result<Vec<KernelArg>> {
+    let mut buffers = BTreeMap::new();
+    for spec in inputs {
+        let (name, path) = super::run::name_value("--input", spec)?;
+        buffers.insert(name, path);
+    }
+    let mut scalars = BTreeMap::new();
+    for spec in args {
+        let (name, value) = super::run::name_value("--arg", spec)?;
+        scalars.insert(name, value);
+    }
+    let known: Vec<&str> = kernel.params.iter().map(|p| p.name.as_str()).collect();
+    for name in buffers.keys().chain(scalars.keys()) {
+        if !known.contains(name) {
+            bail!("kernel `{}` has no parameter `{name}` (its parameters: {})", kernel.name, known.join(", "));
+        }
+    }
+    let mut bound = Vec::new();
+    for param in &kernel.params {
+        let name = param.name.as_str();
+        bound.push(match (buffers.get(name), scalars.get(name)) {
+            (Some(_), Some(_)) => bail!("parameter `{name}` is given both --input and --arg"),
+            (Some(path), None) if param.ty.bits() == 64 && !param.ty.is_float() => KernelArg::Buffer(
+                tirproof::npy::read_stored(Path::new(path)).with_context(|| format!("--input {name}"))?,
+            ),
+            (Some(_), None) => bail!("--input {name}: the parameter is {}, not a 64-bit address", param.ty),
+            (None, Some(value)) => KernelArg::Scalar(scalar_bits(name, param.ty, value)?),
+            (None, None) => {
+                bail!(
+                    "parameter `{name}` ({}) is unbound: give --input {name}=FILE.npy or --arg {name}=VALUE",
+                    param.ty
+                )
+            }
+        });
+    }
+    Ok(bound)
+}
+
+/// The bits of `value` as a scalar of PTX type `ty`; a value that does not fit is an error.
+fn scalar_bits(name: &str, ty: Ty, value: &str) -> anyhow::Result<u64> {
+    let bad = |what: &str| anyhow!("--arg {name}: `{value}` is not {what} (the parameter is {ty})");
+    let bits = ty.bits();
+    if ty == Ty::Pred {
+        return match value {
+            "true" | "1" => Ok(1),
+            "false" | "0" => Ok(0),
+            _ => Err(bad("a predicate")),
+        };
+    }
+    if ty.is_float() {
+        let number: f64 = value.parse().map_err(|_| bad("a number"))?;
+        return match bits {
+            32 => Ok(u64::from((number as f32).to_bits())),
+            64 => Ok(number.to_bits()),
+            _ => bail!("--arg {name}: {ty} parameters are not supported"),
+        };
+    }
+    let number: i128 = value.parse().map_err(|_| bad("an integer"))?;
+    let (min, max) =
+        if ty.is_signed() { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) } else { (0, (1i128 << bits) - 1) };
+    if number < min || number > max {
+        bail!("--arg {name}: {number} is out of the range of {ty}");
+    }
+    // Two's complement, cut to the parameter's width (the emulator masks it the same way).
+    Ok((number as u64) & (u64::MAX >> (64 - bits)))
 }

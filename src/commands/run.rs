@@ -1,5 +1,7 @@
-//! `tirproof run FILE`: execute a function with the reference interpreter, optionally against
-//! a reference program on the same inputs.
+//! `tirproof run FILE`: execute a function with the reference interpreter or, with `--engine
+//! ptx`, as PTX on the emulator (lowered as `tirproof ptx` lowers it), optionally against a
+//! reference program on the same inputs (always run by the interpreter); `tirproof run --ptx
+//! FILE.ptx` runs PTX text (`super::ptx::run_text`).
 //!
 //! Every `--arg` names a scalar parameter of the function and fits its type; every `--input`
 //! names a buffer parameter and is read no further than the buffer's size. With `--reference`,
@@ -10,18 +12,33 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context};
-use tirproof::compare::compare;
 use tirproof::outln;
+use tirproof::source::Source;
 use tirproof::source::STDIN_PATH;
-use tirproof_fuzz::engine::{Difference, Side};
+use tirproof_fuzz::engine::{compare_runs, Difference, Engine, Execution, Interpreter, PtxEmulator, Side, Subject};
 use tirproof_interp::{random_inputs, run, Inputs, Outcome, RunConfig, RunResult, ScalarValue, Schedule, Tensor};
 use tirproof_ir::int_arith::wrap;
 use tirproof_ir::{IRModule, PrimFunc};
 
+/// What executes the TIR program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum EngineKind {
+    /// The reference interpreter.
+    Interpreter,
+    /// The lowering pipeline, codegen for sm_80 and the PTX emulator (threads in order).
+    Ptx,
+}
+
 #[derive(clap::Args)]
 pub struct Args {
     /// The TVMScript file (`-`: standard input).
-    file: PathBuf,
+    #[arg(required_unless_present = "ptx")]
+    file: Option<PathBuf>,
+    /// What runs the program.
+    #[arg(long, value_enum, default_value = "interpreter")]
+    engine: EngineKind,
+    #[command(flatten)]
+    ptx: super::ptx::TextRunArgs,
     /// The function to run (default: the only one, or `main`).
     #[arg(long)]
     func: Option<String>,
@@ -48,28 +65,65 @@ pub struct Args {
     /// With --reference, print the outputs too (without it, success is one line).
     #[arg(long, requires = "reference")]
     print: bool,
-    /// Statements to execute before giving up (a fault).
+    /// Statements (PTX instructions with --ptx) to execute before giving up (a fault).
     #[arg(long, default_value_t = 100_000_000)]
     fuel: u64,
 }
 
 pub fn run_command(args: &Args) -> anyhow::Result<ExitCode> {
-    if args.reference.as_deref() == Some(Path::new(STDIN_PATH)) && args.file == Path::new(STDIN_PATH) {
+    let file = match (&args.ptx.ptx, &args.file) {
+        (Some(ptx), _) => return super::ptx::run_text(&text_run(args, ptx)),
+        (None, Some(file)) => file,
+        (None, None) => bail!("give a TVMScript FILE, or --ptx FILE.ptx"),
+    };
+    if args.reference.as_deref() == Some(Path::new(STDIN_PATH)) && file == Path::new(STDIN_PATH) {
         bail!("only one of FILE and --reference can be `-` (standard input)");
     }
-    let Some((_, module)) = super::load_checked(&args.file)? else { return Ok(super::input_problems()) };
+    let Some((src, module)) = super::load_checked(file)? else { return Ok(super::input_problems()) };
     let func = select(&module, args.func.as_deref())?;
     let scalars = parse_scalars(func, &args.args)?;
     let mut inputs = random_inputs(func, args.seed, &scalars).map_err(|e| anyhow!("{e}"))?;
     read_inputs(&args.inputs, &mut inputs)?;
-    let config = RunConfig { schedule: args.schedule, thread_order_seed: Some(args.seed), fuel: args.fuel };
-    match &args.reference {
-        Some(reference) => run_against(args, reference, func, &inputs, &config),
-        None => {
+    // The emulator runs the threads of a block in order only.
+    let thread_order_seed = (args.engine == EngineKind::Interpreter).then_some(args.seed);
+    let config = RunConfig { schedule: args.schedule, thread_order_seed, fuel: args.fuel };
+    let emulator = PtxEmulator::default();
+    let engine: &dyn Engine = match args.engine {
+        EngineKind::Interpreter => &Interpreter,
+        EngineKind::Ptx => {
+            if let Err(rendered) = super::ptx::lower_checked(&src, module.clone(), emulator.arch) {
+                eprintln!("{rendered}");
+                return Ok(super::input_problems());
+            }
+            &emulator
+        }
+    };
+    match (&args.reference, args.engine) {
+        (Some(reference), _) => run_against(args, reference, Subject { engine, func }, &inputs, &config),
+        (None, EngineKind::Interpreter) => {
             let result = run(func, &inputs, &config).map_err(|e| anyhow!("{e}"))?;
             report(args, &result)
         }
+        (None, EngineKind::Ptx) => report_execution(args, &src, engine.run(func, &inputs, &config)),
     }
+}
+
+/// The flags `tirproof run --ptx` uses.
+fn text_run<'a>(args: &'a Args, ptx: &'a Path) -> super::ptx::TextRun<'a> {
+    super::ptx::TextRun {
+        file: ptx,
+        launch: &args.ptx,
+        schedule: args.schedule,
+        fuel: args.fuel,
+        inputs: &args.inputs,
+        args: &args.args,
+        output: args.output.as_deref(),
+    }
+}
+
+/// `NAME=VALUE` of `flag` split at the first `=`.
+pub(super) fn name_value<'a>(flag: &str, spec: &'a str) -> anyhow::Result<(&'a str, &'a str)> {
+    spec.split_once('=').ok_or_else(|| anyhow!("{flag} `{spec}` is not NAME=VALUE"))
 }
 
 fn select<'m>(module: &'m IRModule, name: Option<&str>) -> anyhow::Result<&'m PrimFunc> {
@@ -90,7 +144,7 @@ fn select<'m>(module: &'m IRModule, name: Option<&str>) -> anyhow::Result<&'m Pr
 fn parse_scalars(func: &PrimFunc, args: &[String]) -> anyhow::Result<BTreeMap<String, ScalarValue>> {
     args.iter()
         .map(|a| {
-            let (name, value) = a.split_once('=').ok_or_else(|| anyhow!("--arg `{a}` is not NAME=VALUE"))?;
+            let (name, value) = name_value("--arg", a)?;
             let Some(param) = func.scalar_params().find(|p| p.name() == name) else {
                 let known: Vec<&str> = func.scalar_params().map(|p| p.name()).collect();
                 let known = if known.is_empty() { "none".to_owned() } else { known.join(", ") };
@@ -123,7 +177,7 @@ fn parse_scalars(func: &PrimFunc, args: &[String]) -> anyhow::Result<BTreeMap<St
 
 fn read_inputs(specs: &[String], inputs: &mut Inputs) -> anyhow::Result<()> {
     for spec in specs {
-        let (name, path) = spec.split_once('=').ok_or_else(|| anyhow!("--input `{spec}` is not NAME=PATH"))?;
+        let (name, path) = name_value("--input", spec)?;
         let Some(slot) = inputs.buffers.get_mut(name) else {
             let names: Vec<&String> = inputs.buffers.keys().collect();
             bail!("--input {name}: no buffer parameter of that name (parameters: {names:?})");
@@ -143,14 +197,37 @@ fn report(args: &Args, result: &RunResult) -> anyhow::Result<ExitCode> {
         eprintln!("fault: {}", fault.details());
         return Ok(super::input_problems());
     }
-    write_outputs(args, &result.outputs, true)?;
+    write_outputs(args.output.as_deref(), &result.outputs, true)?;
     eprintln!("completed: {} statements executed", result.stats.statements);
     Ok(ExitCode::SUCCESS)
 }
 
+/// Reports an engine's run: a fault or an engine failure (exit 1), or the outputs.
+fn report_execution(args: &Args, src: &Source, execution: Execution) -> anyhow::Result<ExitCode> {
+    match execution {
+        Execution::Completed { outputs } => {
+            write_outputs(args.output.as_deref(), &outputs, true)?;
+            eprintln!("completed on the PTX emulator");
+            Ok(ExitCode::SUCCESS)
+        }
+        Execution::Faulted { fault, .. } => {
+            eprintln!("fault in the PTX of {}: {}", src.name, fault.details());
+            Ok(super::input_problems())
+        }
+        Execution::Failed(error) => {
+            eprintln!("{}: {error}", src.name);
+            Ok(super::input_problems())
+        }
+    }
+}
+
 /// Writes the outputs into `--output DIR`, or prints them when `print` is set.
-fn write_outputs(args: &Args, outputs: &BTreeMap<String, Tensor>, print: bool) -> anyhow::Result<()> {
-    match &args.output {
+pub(super) fn write_outputs(
+    output: Option<&Path>,
+    outputs: &BTreeMap<String, Tensor>,
+    print: bool,
+) -> anyhow::Result<()> {
+    match output {
         Some(dir) => {
             std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
             for (name, tensor) in outputs {
@@ -170,13 +247,14 @@ fn write_outputs(args: &Args, outputs: &BTreeMap<String, Tensor>, print: bool) -
 fn run_against(
     args: &Args,
     reference: &Path,
-    func: &PrimFunc,
+    subject: Subject<'_>,
     inputs: &Inputs,
     config: &RunConfig,
 ) -> anyhow::Result<ExitCode> {
     let Some((_, original_module)) = super::load_checked(reference)? else { return Ok(super::input_problems()) };
-    let original = select(&original_module, Some(&func.name))?;
-    let comparison = compare(original, func, inputs, config).map_err(|e| anyhow!("{e}"))?;
+    let original = select(&original_module, Some(&subject.func.name))?;
+    let reference = Subject { engine: &Interpreter, func: original };
+    let comparison = compare_runs(reference, subject, inputs, config).map_err(|e| anyhow!("{e}"))?;
     match comparison.mismatch() {
         Some(m) => {
             eprintln!("mismatch under {}: {m}", config.schedule);
@@ -196,7 +274,8 @@ fn run_against(
         }
         None => {
             let outputs = comparison.transformed.outputs().map(|o| o.len()).unwrap_or(0);
-            write_outputs(args, comparison.transformed.outputs().unwrap_or(&BTreeMap::new()), args.print)?;
+            let empty = BTreeMap::new();
+            write_outputs(args.output.as_deref(), comparison.transformed.outputs().unwrap_or(&empty), args.print)?;
             eprintln!(
                 "equal under {}: both programs complete and all {outputs} outputs are bitwise equal",
                 config.schedule

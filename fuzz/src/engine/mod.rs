@@ -14,6 +14,7 @@
 
 mod diff;
 mod interp;
+mod ptx;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -23,6 +24,7 @@ use tirproof_ir::PrimFunc;
 
 pub use diff::{compare_runs, diff, Comparison, Difference, EngineFailure, Subject};
 pub use interp::Interpreter;
+pub use ptx::{LoweredKernel, PtxEmulator};
 
 /// The final contents of every parameter buffer, by buffer name.
 pub type Outputs = BTreeMap<String, Tensor>;

@@ -18,7 +18,8 @@ use tirproof_verify::solver::{budget_spent, in_one_context};
 
 use super::panics::catch;
 use super::{
-    cse, equivalence, runs_cleanly, text, verify, waits, Failure, FailureClass, OracleName, Outcome, Side, SkipReason,
+    cse, equivalence, ptx, runs_cleanly, text, verify, waits, Failure, FailureClass, OracleName, Outcome, Side,
+    SkipReason,
 };
 use crate::cutoff::Cutoff;
 
@@ -183,7 +184,7 @@ impl Chain<'_> {
         // Likewise for one that faults under some run of the plan (other inputs or schedules):
         // the oracles after it are not run.
         let faults_alone = Cell::new(false);
-        let steps: [Step<'_>; 5] = [
+        let steps: [Step<'_>; 6] = [
             (OracleName::Equivalence, &|| {
                 let outcome = equivalence::check(OracleName::Equivalence, input, &output, seed);
                 faults_alone.set(mode == InputMode::Unknown && is_the_originals(&outcome));
@@ -192,6 +193,7 @@ impl Chain<'_> {
                 }
                 outcome
             }),
+            (OracleName::Ptx, &|| ptx::check(input, seed)),
             (OracleName::WaitsTight, &|| {
                 let (outcome, reports) = waits::tight(&output, known, timeout);
                 *measured.borrow_mut() = Some(reports);

@@ -18,6 +18,7 @@ mod chain;
 mod cse;
 mod equivalence;
 pub mod panics;
+mod ptx;
 mod text;
 pub mod verify;
 pub mod waits;
@@ -46,6 +47,9 @@ pub enum OracleName {
     /// The output computes what the input computes, without a fault, under the lazy, eager
     /// and a random schedule.
     Equivalence,
+    /// The PTX lowered from the input computes on the emulator what the input computes on
+    /// the interpreter, under the lazy, eager and a random schedule.
+    Ptx,
     /// Every wait of the output is proved safe and tight.
     WaitsTight,
     /// The verifier and the lazy interpreter agree on mutants of the output.
@@ -61,10 +65,11 @@ pub enum OracleName {
 }
 
 impl OracleName {
-    pub const ALL: [OracleName; 8] = [
+    pub const ALL: [OracleName; 9] = [
         OracleName::NoPanic,
         OracleName::Pipeline,
         OracleName::Equivalence,
+        OracleName::Ptx,
         OracleName::WaitsTight,
         OracleName::Agreement,
         OracleName::Cse,
@@ -90,6 +95,7 @@ impl OracleName {
             OracleName::NoPanic => "no-panic",
             OracleName::Pipeline => "pipeline",
             OracleName::Equivalence => "equivalence",
+            OracleName::Ptx => "ptx",
             OracleName::WaitsTight => "waits-tight",
             OracleName::Agreement => "agreement",
             OracleName::Cse => "cse",
@@ -114,7 +120,7 @@ impl Serialize for OracleName {
 /// An oracle name that is not one of [`OracleName::ALL`].
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown oracle `{0}` (expected one of: no-panic, pipeline, equivalence, waits-tight, agreement, cse, verify, round-trip)"
+    "unknown oracle `{0}` (expected one of: no-panic, pipeline, equivalence, ptx, waits-tight, agreement, cse, verify, round-trip)"
 )]
 pub struct UnknownOracle(pub String);
 
@@ -153,6 +159,10 @@ pub enum FailureClass {
     Fault { side: Side, kind: FaultKind },
     /// The output computed something else.
     OutputMismatch,
+    /// The PTX of a program faulted in the emulator where the interpreter ran it cleanly.
+    EmulatorFault { kind: FaultKind },
+    /// The emulator refused PTX that codegen produced (not a construct it does not model).
+    EmulatorError,
     /// The interpreter could not run a program (an unsupported construct).
     InterpreterError { side: Side },
     /// A wait proved unsafe, or another obligation refuted.
@@ -194,6 +204,8 @@ impl FailureClass {
             FailureClass::CheckerRejected => "checker-rejected".into(),
             FailureClass::Fault { side, kind } => format!("fault:{}:{kind}", side_key(*side)),
             FailureClass::OutputMismatch => "output-mismatch".into(),
+            FailureClass::EmulatorFault { kind } => format!("emulator-fault:{kind}"),
+            FailureClass::EmulatorError => "emulator-error".into(),
             FailureClass::InterpreterError { side } => format!("interpreter-error:{}", side_key(*side)),
             FailureClass::WaitRefuted => "wait-refuted".into(),
             FailureClass::WaitOverSynchronized => "wait-over-synchronized".into(),
@@ -216,12 +228,13 @@ impl FailureClass {
 
     /// The classes whose key is a fixed word (those without fields, and both `Disagreement`s):
     /// what [`FromStr`] looks keys up in, so a new class of that kind belongs here too.
-    const UNIT: [FailureClass; 17] = [
+    const UNIT: [FailureClass; 18] = [
         FailureClass::PassRejected,
         FailureClass::PassAcceptedInvalid,
         FailureClass::UnlocatedDiagnostic,
         FailureClass::CheckerRejected,
         FailureClass::OutputMismatch,
+        FailureClass::EmulatorError,
         FailureClass::WaitRefuted,
         FailureClass::WaitOverSynchronized,
         FailureClass::VerifierUnknown,
@@ -264,6 +277,8 @@ impl FromStr for FailureClass {
                 let kind = FaultKind::ALL.into_iter().find(|k| k.name() == kind)?;
                 Some(FailureClass::Fault { side: side(s)?, kind })
             })
+        } else if let Some(kind) = key.strip_prefix("emulator-fault:") {
+            FaultKind::ALL.into_iter().find(|k| k.name() == kind).map(|kind| FailureClass::EmulatorFault { kind })
         } else if let Some(s) = key.strip_prefix("interpreter-error:") {
             side(s).map(|side| FailureClass::InterpreterError { side })
         } else {
@@ -466,6 +481,7 @@ mod tests {
             classes.push(FailureClass::InterpreterError { side });
             classes.extend(FaultKind::ALL.map(|kind| FailureClass::Fault { side, kind }));
         }
+        classes.extend(FaultKind::ALL.map(|kind| FailureClass::EmulatorFault { kind }));
         for class in classes {
             assert_eq!(class.key().parse::<FailureClass>(), Ok(class.clone()), "{class}");
         }

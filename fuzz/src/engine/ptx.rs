@@ -1,0 +1,135 @@
+//! The PTX emulator (`tirproof_ptx::emu`) as an [`Engine`]: it runs a TIR function the way the
+//! GPU would, through the whole PTX path: the lowering pipeline (software pipelining
+//! included), codegen, then the emulator on the generated kernel.
+//!
+//! It honours every schedule but only threads in order (the emulator runs the threads of a
+//! block by index between barriers). A function that cannot be lowered, or a construct the
+//! emulator does not model, is [`EngineError::Unsupported`] with the reason; any other
+//! refusal of the emulator is [`EngineError::Refused`]. Faults are the machine's, so they
+//! compare with the interpreter's by kind. Outputs are named after the lowered function's
+//! buffer parameters, which keep the original's names.
+
+use tirproof_interp::{Inputs, RunConfig};
+use tirproof_ir::{IRModule, PrimFunc};
+use tirproof_machine::value::Num;
+use tirproof_ptx::emu::{run_kernel, EmuConfig, EmuError, EmuOutcome, KernelArg};
+use tirproof_ptx::module::{print_with_lines, Kernel};
+use tirproof_ptx::{lower_module, lower_tir, Arch};
+
+use super::{Engine, EngineError, Execution, Outputs};
+
+/// How many PTX instructions the emulator may execute per TIR statement of the interpreter's
+/// fuel: one statement is an address computation, a load and a store at least.
+const INSTRUCTIONS_PER_STATEMENT: u64 = 64;
+
+/// The PTX emulator on the PTX lowered for `arch`.
+#[derive(Clone, Copy, Debug)]
+pub struct PtxEmulator {
+    pub arch: Arch,
+}
+
+impl Default for PtxEmulator {
+    fn default() -> Self {
+        PtxEmulator { arch: Arch::Sm80 }
+    }
+}
+
+/// One function lowered to PTX: the lowered TIR function (for its parameters), its kernel and
+/// the PTX line of each of the kernel's body entries.
+#[derive(Clone, Debug)]
+pub struct LoweredKernel {
+    pub func: PrimFunc,
+    pub kernel: Kernel,
+    pub lines: Vec<u32>,
+}
+
+impl PtxEmulator {
+    /// Lowers `func` (alone in a module) through the lowering pipeline and codegen; the reason
+    /// when it cannot be.
+    pub fn lower(&self, func: &PrimFunc) -> Result<LoweredKernel, EngineError> {
+        let mut module = IRModule { class_name: None, functions: vec![func.clone()] };
+        let unsupported = |why: String| EngineError::Unsupported(format!("cannot be lowered to PTX: {why}"));
+        lower_tir(&mut module).map_err(|e| unsupported(e.to_string()))?;
+        let lowered = lower_module(&module, self.arch).map_err(|e| unsupported(e.to_string()))?;
+        let (_, lines) = print_with_lines(&lowered.module).map_err(|e| unsupported(e.to_string()))?;
+        let func = module.functions.into_iter().next();
+        let kernel = lowered.module.kernels.into_iter().next();
+        let lines = lines.into_iter().next();
+        match (func, kernel, lines) {
+            (Some(func), Some(kernel), Some(lines)) => Ok(LoweredKernel { func, kernel, lines }),
+            _ => Err(EngineError::Refused(format!("lowering `{}` gave no kernel", self.name()))),
+        }
+    }
+
+    /// Runs an already lowered kernel on `inputs` (keyed by the buffer and scalar parameters'
+    /// names) under `config`.
+    pub fn run_lowered(&self, lowered: &LoweredKernel, inputs: &Inputs, config: &RunConfig) -> Execution {
+        let args = match kernel_args(&lowered.func, inputs) {
+            Ok(args) => args,
+            Err(error) => return Execution::Failed(error),
+        };
+        let fuel = config.fuel.saturating_mul(INSTRUCTIONS_PER_STATEMENT);
+        let emu_config = EmuConfig { schedule: config.schedule, fuel };
+        let result = match run_kernel(&lowered.kernel, Some(&lowered.lines), &args, &emu_config) {
+            Ok(result) => result,
+            Err(error) => return Execution::Failed(error.into()),
+        };
+        let outputs: Outputs = lowered
+            .func
+            .params
+            .iter()
+            .zip(result.buffers)
+            .filter_map(|(param, tensor)| Some((param.buffer.as_ref()?.name().to_string(), tensor?)))
+            .collect();
+        match result.outcome {
+            EmuOutcome::Completed => Execution::Completed { outputs },
+            EmuOutcome::Fault(fault) => Execution::Faulted { fault: *fault, outputs },
+        }
+    }
+}
+
+/// The kernel's arguments, in parameter order, from the interpreter's inputs.
+fn kernel_args(func: &PrimFunc, inputs: &Inputs) -> Result<Vec<KernelArg>, EngineError> {
+    let missing = |name: &str| EngineError::Refused(format!("no input for the parameter `{name}`"));
+    func.params
+        .iter()
+        .map(|param| match &param.buffer {
+            Some(buffer) => {
+                inputs.buffers.get(buffer.name()).cloned().map(KernelArg::Buffer).ok_or_else(|| missing(buffer.name()))
+            }
+            None => {
+                let name = param.var.name();
+                let num = Num::of(param.var.dtype())
+                    .ok_or_else(|| EngineError::Unsupported(format!("a scalar parameter of {}", param.var.dtype())))?;
+                let value = inputs.scalars.get(name).ok_or_else(|| missing(name))?;
+                Ok(KernelArg::Scalar(value.to_bits(num)))
+            }
+        })
+        .collect()
+}
+
+impl From<EmuError> for EngineError {
+    fn from(error: EmuError) -> Self {
+        match error {
+            EmuError::Unsupported(what) => EngineError::Unsupported(what),
+            other => EngineError::Refused(other.to_string()),
+        }
+    }
+}
+
+impl Engine for PtxEmulator {
+    fn name(&self) -> &'static str {
+        "PTX emulator"
+    }
+
+    fn supports(&self, config: &RunConfig) -> bool {
+        config.thread_order_seed.is_none()
+    }
+
+    fn run(&self, func: &PrimFunc, inputs: &Inputs, config: &RunConfig) -> Execution {
+        match self.lower(func) {
+            Ok(lowered) => self.run_lowered(&lowered, inputs, config),
+            Err(error) => Execution::Failed(error),
+        }
+    }
+}

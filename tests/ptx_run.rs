@@ -1,0 +1,175 @@
+//! `tirproof run --engine ptx` and `tirproof run --ptx FILE.ptx`, run as a user runs them: the
+//! PTX path computes the interpreter's outputs bitwise under every schedule, a loosened wait in
+//! PTX text faults under lazy only, and bad PTX, kernel names, launch shapes and arguments are
+//! errors at a `file:line:col` of the PTX (or naming the flag), never a panic.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn tirproof(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tirproof")).args(args).output().expect("the binary runs")
+}
+
+fn corpus(path: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus").join(path).display().to_string()
+}
+
+fn scratch() -> tempfile::TempDir {
+    tempfile::Builder::new().prefix("tirproof-ptx-run-").tempdir().expect("scratch dir")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn show(path: &Path) -> String {
+    path.display().to_string()
+}
+
+/// Runs `tirproof` and asserts it succeeded.
+fn succeeds(args: &[&str]) -> Output {
+    let out = tirproof(args);
+    assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+    out
+}
+
+/// Runs `tirproof`, asserts it failed with exit 1, and returns its stderr.
+fn fails(args: &[&str]) -> String {
+    let out = tirproof(args);
+    assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+    stderr(&out)
+}
+
+const PROGRAMS: [&str; 3] =
+    ["pipeline/vector_copy.py", "pipeline/rfc_c_adjacent.py", "lowering/chain_pipelined_vector_copy.py"];
+const SCHEDULES: [&str; 3] = ["lazy", "eager", "random:5"];
+
+#[test]
+fn the_ptx_engine_writes_the_interpreters_outputs_under_every_schedule() {
+    let dir = scratch();
+    for program in PROGRAMS {
+        for schedule in SCHEDULES {
+            let out = |engine: &str| {
+                let out = dir.path().join(format!("{engine}-{schedule}"));
+                let path = corpus(program);
+                succeeds(&["run", &path, "--engine", engine, "--schedule", schedule, "--output", &show(&out)]);
+                out
+            };
+            let (interpreted, emulated) = (out("interpreter"), out("ptx"));
+            let mut files: Vec<PathBuf> =
+                fs::read_dir(&interpreted).expect("outputs").map(|e| e.expect("an entry").path()).collect();
+            files.sort();
+            assert!(!files.is_empty());
+            for file in files {
+                let name = file.file_name().expect("a name");
+                let same = fs::read(&file).ok() == fs::read(emulated.join(name)).ok();
+                assert!(same, "{program} under {schedule}: {name:?} differs");
+            }
+            let reference = succeeds(&["run", &corpus(program), "--engine", "ptx", "--reference", &corpus(program)]);
+            assert!(stderr(&reference).contains("bitwise equal"), "{}", stderr(&reference));
+        }
+    }
+}
+
+#[test]
+fn a_program_that_cannot_be_lowered_is_a_located_error() {
+    let dir = scratch();
+    let file = dir.path().join("call.py");
+    let text = "# from tvm.script import tirx as T\n\n@T.prim_func\ndef main(A: T.Buffer((4,), \"float32\")):\n    A[0] = T.exp(A[1])\n";
+    fs::write(&file, text).expect("writes");
+    let message = fails(&["run", &show(&file), "--engine", "ptx"]);
+    assert!(message.contains("call.py:5:"), "{message}");
+}
+
+/// The PTX of `vector_copy.py`, the interpreter's outputs on it as kernel inputs, and a
+/// scratch directory holding them.
+struct Kernel {
+    dir: tempfile::TempDir,
+    ptx: PathBuf,
+    text: String,
+}
+
+impl Kernel {
+    fn new() -> Kernel {
+        let dir = scratch();
+        let ptx = dir.path().join("k.ptx");
+        succeeds(&["ptx", &corpus("pipeline/vector_copy.py"), "-o", &show(&ptx)]);
+        succeeds(&["run", &corpus("pipeline/vector_copy.py"), "--output", &show(&dir.path().join("tir"))]);
+        let text = fs::read_to_string(&ptx).expect("reads");
+        Kernel { dir, ptx, text }
+    }
+
+    fn tir_output(&self, name: &str) -> PathBuf {
+        self.dir.path().join("tir").join(name)
+    }
+
+    /// `run --ptx FILE` with both parameters bound, and `extra` flags.
+    fn args(&self, file: &Path, extra: &[&str]) -> Vec<String> {
+        let mut args: Vec<String> = ["run", "--ptx", &show(file)].map(String::from).to_vec();
+        for (param, buffer) in [("main_param_0", "A.npy"), ("main_param_1", "C.npy")] {
+            args.extend(["--input".to_string(), format!("{param}={}", show(&self.tir_output(buffer)))]);
+        }
+        args.extend(extra.iter().map(|s| s.to_string()));
+        args
+    }
+
+    /// This kernel's text with `from` replaced by `to`, written next to it.
+    fn mutant(&self, name: &str, from: &str, to: &str) -> PathBuf {
+        assert!(self.text.contains(from), "{from}");
+        let path = self.dir.path().join(name);
+        fs::write(&path, self.text.replacen(from, to, 1)).expect("writes");
+        path
+    }
+}
+
+fn strs(args: &[String]) -> Vec<&str> {
+    args.iter().map(String::as_str).collect()
+}
+
+#[test]
+fn ptx_text_runs_to_the_interpreters_outputs() {
+    let kernel = Kernel::new();
+    let out = kernel.dir.path().join("ptx");
+    let args = kernel.args(&kernel.ptx, &["--grid", "1,1,1", "--block", "1,1,1", "--output", &show(&out)]);
+    succeeds(&strs(&args));
+    let emulated = fs::read(out.join("main_param_1.npy")).expect("the output");
+    assert_eq!(Some(emulated), fs::read(kernel.tir_output("C.npy")).ok());
+}
+
+#[test]
+fn a_loosened_wait_in_ptx_text_faults_under_lazy_at_its_line_and_passes_under_eager() {
+    let kernel = Kernel::new();
+    let loosened = kernel.mutant("loose.ptx", "cp.async.wait_group 1;", "cp.async.wait_group 2;");
+    let message = fails(&strs(&kernel.args(&loosened, &[])));
+    assert!(message.contains("read-pending-async") && message.contains("loose.ptx"), "{message}");
+    assert!(message.contains("ld.shared"), "the read the wait no longer protects: {message}");
+    succeeds(&strs(&kernel.args(&loosened, &["--schedule", "eager"])));
+}
+
+#[test]
+fn bad_ptx_kernels_and_launch_shapes_are_located_errors() {
+    let kernel = Kernel::new();
+    let file = show(&kernel.ptx);
+    let entry_line = kernel.text.lines().position(|l| l.contains(".entry")).expect("an entry") + 1;
+    let at_entry = format!("k.ptx:{entry_line}:");
+    let unknown = fails(&strs(&kernel.args(&kernel.ptx, &["--kernel", "nope"])));
+    assert!(unknown.contains("k.ptx:1:1: no kernel `nope` (the module has: main)"), "{unknown}");
+    let block = fails(&strs(&kernel.args(&kernel.ptx, &["--block", "2,1,1"])));
+    assert!(block.contains(&at_entry) && block.contains("declared for blocks of 1,1,1"), "{block}");
+    let grid = fails(&strs(&kernel.args(&kernel.ptx, &["--grid", "1,70000,1"])));
+    assert!(grid.contains(&at_entry) && grid.contains("does not fit"), "{grid}");
+    let shared = fails(&strs(&kernel.args(&kernel.ptx, &["--shared", "1000000"])));
+    assert!(shared.contains(&at_entry) && shared.contains("shared memory"), "{shared}");
+    let unbounded = kernel.mutant("free.ptx", ".reqntid 1, 1, 1", "");
+    let too_big = fails(&strs(&kernel.args(&unbounded, &["--block", "2048"])));
+    assert!(too_big.contains("free.ptx:") && too_big.contains("does not fit"), "{too_big}");
+    let garbage = kernel.mutant("bad.ptx", "cp.async.commit_group;", "cp.async.commit_group %r1 %r2;");
+    let parse = fails(&["run", "--ptx", &show(&garbage)]);
+    assert!(parse.contains("bad.ptx:") && parse.split(':').nth(2).is_some_and(|l| l.parse::<u32>().is_ok()), "{parse}");
+    let unbound = tirproof(&["run", "--ptx", &file]);
+    assert!(stderr(&unbound).contains("`main_param_0`") && !unbound.status.success(), "{}", stderr(&unbound));
+    let not_int =
+        tirproof(&strs(&[kernel.args(&kernel.ptx, &[]), vec!["--arg".into(), "main_param_0=x".into()]].concat()));
+    assert!(!not_int.status.success(), "{}", stderr(&not_int));
+}

@@ -636,6 +636,12 @@ impl<'m> Encoder<'m> {
 
     /// `lhs op rhs` as an interval of one loop variable, or as a loop-free fact.
     fn comparison(&mut self, op: CmpOp, lhs: &Expr, rhs: &Expr, g: &mut Guard) -> Enc<()> {
+        // The interval is over unbounded integers: exact only where no sum or product wraps
+        // (`i + 2147483647 > 0` is false from i = 1 on). Otherwise the condition is kept whole
+        // (`generic`), where it is encoded with its wrapping.
+        if !self.linear_exact(lhs) || !self.linear_exact(rhs) {
+            return Err(Unsupported("a condition whose arithmetic may wrap".into()));
+        }
         let diff = lhs.clone() - rhs.clone();
         let (coeffs, rest) = self.linear(&diff)?;
         let loops: Vec<(LoopId, i64)> = coeffs.into_iter().filter(|(_, c)| *c != 0).collect();
@@ -665,6 +671,19 @@ impl<'m> Encoder<'m> {
                 print_expr(lhs),
                 print_expr(rhs)
             ))),
+        }
+    }
+
+    /// Whether the sums, differences and products [`Encoder::linear`] takes apart in `e` stay
+    /// within their types for every value their operands can have.
+    fn linear_exact(&mut self, e: &Expr) -> bool {
+        match e {
+            Expr::Binary { op: BinOp::Add | BinOp::Sub | BinOp::Mul, lhs, rhs } => {
+                let fits = ValueRange::of_type(e.dtype())
+                    .is_none_or(|full| self.ranges.exact(e).is_some_and(|r| r.within(full)));
+                fits && self.linear_exact(lhs) && self.linear_exact(rhs)
+            }
+            _ => true,
         }
     }
 

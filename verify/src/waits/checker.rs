@@ -488,12 +488,22 @@ impl<'m> Checker<'m> {
         };
         let Some(last_value) = last.vals.get(l).cloned() else { return Ok(Vec::new()) };
         let mut out = Vec::new();
+        // The loops inside `l` keep the last instance's values, which must be in range at the
+        // new value of `l` too (a triangular `range(i)` is empty at i = 0): an instance outside
+        // them never ran.
+        let loops = m.serial_loops_of(m.event(wait));
+        let inside: Vec<LoopId> = loops.iter().skip_while(|x| *x != l).skip(1).copied().collect();
         for value in first..end {
             let v = Int::from_i64(value);
             let mut inst = last.clone();
             inst.vals.insert(*l, v.clone());
-            let ran = and(&[exists.clone(), lt(&v, &last_value), enc.holds_at_event(wait, *l, &v)?]);
-            out.push((ran, inst));
+            let mut ran = vec![exists.clone(), lt(&v, &last_value), enc.holds_at_event(wait, *l, &v)?];
+            for l2 in &inside {
+                let (lo2, hi2) = enc.loop_bounds_at(*l2, &inst.vals)?;
+                let Some(v2) = inst.vals.get(l2).cloned() else { return Ok(Vec::new()) };
+                ran.push(and(&[ge(&v2, &lo2), lt(&v2, &hi2)]));
+            }
+            out.push((and(&ran), inst));
         }
         Ok(out)
     }

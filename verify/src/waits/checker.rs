@@ -73,7 +73,7 @@ pub enum WaitFailure {
 
 /// One slack variable per wait of a queue, added to the wait's count in a query; its value
 /// is fixed per check ([`Slack::facts`]).
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct Slack(BTreeMap<EventId, Int>);
 
 impl Slack {
@@ -287,8 +287,16 @@ impl<'m> Checker<'m> {
             Outcome::Fails(found) => found,
             decided => return decided,
         };
+        let resolved;
+        let completion = match completion {
+            Completion::Pending { queue, points, group, slack } => {
+                resolved = self.resolve(*queue, points, group, slack);
+                &resolved
+            }
+            other => other,
+        };
         let witness = match completion {
-            Completion::Exact => return Outcome::Fails(found),
+            Completion::Exact | Completion::Pending { .. } => return Outcome::Fails(found),
             Completion::Inexact(why) => return Outcome::Unknown(UnknownReason::Unconfirmed(why.clone())),
             Completion::Witnessed(witness) => witness,
         };
@@ -321,11 +329,18 @@ impl<'m> Checker<'m> {
     /// [`Checker::completion`] where the group must be complete at any one of several points
     /// (each with the condition under which it counts): a barrier's instances in the writer
     /// thread, for another thread's read.
+    /// Only whether the last instances are exact is decided here; the earlier instances are
+    /// encoded when a counterexample needs them ([`Completion::Pending`]), not for every pair.
     pub fn completion_at(&self, q: QueueId, points: &[(Bool, Instance)], group: &Int, slack: &Slack) -> Completion {
-        let inexact: Vec<EventId> = self.waits(q).into_iter().filter(|w| !self.last_forces_most(*w)).collect();
-        if inexact.is_empty() {
+        if self.waits(q).into_iter().all(|w| self.last_forces_most(w)) {
             return Completion::Exact;
         }
+        Completion::Pending { queue: q, points: points.to_vec(), group: group.clone(), slack: slack.clone() }
+    }
+
+    /// The encoding of the earlier instances of a [`Completion::Pending`].
+    fn resolve(&self, q: QueueId, points: &[(Bool, Instance)], group: &Int, slack: &Slack) -> Completion {
+        let inexact: Vec<EventId> = self.waits(q).into_iter().filter(|w| !self.last_forces_most(*w)).collect();
         let mut scratch = self.query("earlier waits");
         let build = || -> Enc<Option<EarlierCompletion>> {
             let mut enc = Encoder::new(self.model, &mut scratch, Thread::This)?;
@@ -615,6 +630,10 @@ pub enum Completion {
     /// An earlier instance of a wait may force more than its last: a counterexample is one
     /// only where no earlier instance completes the group.
     Witnessed(EarlierCompletion),
+    /// As `Witnessed`, with the earlier instances not encoded yet (they are when a
+    /// counterexample needs them): where the group must be complete, each point with the
+    /// condition under which it counts, and the slack.
+    Pending { queue: QueueId, points: Vec<(Bool, Instance)>, group: Int, slack: Slack },
     /// An earlier instance may force more, and the earlier instances have no exact encoding
     /// (why): a counterexample is not trusted.
     Inexact(String),

@@ -200,3 +200,31 @@ fn a_wait_in_a_loop_whose_extent_is_read_once_is_proved_tight() {
     assert!(report.all_proved(), "{report:?}");
     assert!(report.waits.iter().all(|w| matches!(w.verdict, WaitVerdict::ProvedTight)), "{report:?}");
 }
+
+/// An access bounds its loop only under a condition that keeps holding: `i % 1 != 0` and
+/// `(i * 65536) * 65536 != 0` (0 in int32 at every `i`) never hold, so the out-of-bounds
+/// store under them says nothing about how long the loop runs, and the count `1` from
+/// iteration 100 on leaves the copy of the iteration being read in flight: refuted. Their
+/// twins, under conditions that hold every iteration or every other one, fault before
+/// iteration 100 and are proved.
+#[test]
+fn a_condition_that_never_holds_does_not_bound_its_loop() {
+    let program = |guard: &str| {
+        parse_func(&format!(
+            "@T.prim_func\ndef main(A: T.Buffer((256,), \"float32\"), Out: T.Buffer((4,), \"float32\"), n: T.int32):\n    S = T.alloc_buffer((1,), \"float32\", scope=\"shared\")\n    for i in range(n):\n        with T.attr({{\"async_commit_queue_scope\": 0, \"async_scope\": 1}}):\n            S[0] = A[0]\n        with T.attr({{\"async_wait_queue_scope\": 0, \"async_wait_inflight_count\": T.if_then_else(i < 100, 0, 1)}}):\n            Out[0] = S[0]\n        if {guard}:\n            Out[i] = T.float32(1.0)\n"
+        ))
+    };
+    for never in ["i % 1 != 0", "i * 65536 * 65536 != 0", "i % 3 == 3"] {
+        let (report, _) = verify_func(&program(never), &Options::default());
+        assert!(
+            report.waits.iter().any(|w| matches!(w.verdict, WaitVerdict::Refuted { .. })),
+            "under `{never}`: {:?} {:?}",
+            report.waits,
+            report.findings
+        );
+    }
+    for holding in ["i % 1 == 0", "(3 + i) % 3 != 0", "i * 3 != 5"] {
+        let (report, _) = verify_func(&program(holding), &Options::default());
+        assert!(report.all_proved(), "under `{holding}`: {:?} {:?}", report.waits, report.findings);
+    }
+}

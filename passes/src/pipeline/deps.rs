@@ -82,6 +82,7 @@ pub struct Analysis {
 pub fn analyse(
     stmts: &[Stmt],
     loop_var: &Var,
+    iterations: Option<(i64, i64)>,
     spec: &PipelineSpec,
     candidates: &HashSet<BufferId>,
     locals: &HashSet<BufferId>,
@@ -101,7 +102,7 @@ pub fn analyse(
         exchanges_shared_data: under_threads && by_storage.values().any(|uses| exchanges(uses)),
         ..Analysis::default()
     };
-    let indices = IndexRelation { loop_var, lets: &lets, inner: &inner };
+    let indices = IndexRelation { loop_var, lets: &lets, inner: &inner, iterations };
     for uses in by_storage.values() {
         let layout = staging_buffer(uses, candidates, locals, &indices)?;
         let key = |k: usize| (spec.stages[k], spec.orders[k]);
@@ -275,6 +276,18 @@ struct IndexRelation<'a> {
     /// Variables of loops inside the pipelined loop, with their ranges (inclusive) when
     /// constant: two iterations may give them different values, so they never cancel.
     inner: &'a HashMap<VarId, Option<(i64, i64)>>,
+    /// The pipelined loop's iterations (first and last, inclusive) when its bounds are
+    /// constant: two accesses can only meet at distances shorter than the loop, and indices
+    /// whose values over it never overlap never meet.
+    iterations: Option<(i64, i64)>,
+}
+
+/// An index `scale * (residue_of % modulus) + offset` (see [`IndexRelation::scaled_residue`]).
+struct ScaledResidue {
+    scale: i64,
+    residue_of: Expr,
+    modulus: i64,
+    offset: i64,
 }
 
 /// An index as `loop_coefficient * loop_var + constant + uniform + inner`: `uniform` are terms
@@ -321,7 +334,12 @@ impl IndexRelation<'_> {
                 DimRelation::Unknown => {}
             }
         }
-        exact.or(nearest).map_or(Relation::Every, Relation::Distances)
+        let Some(mut distances) = exact.or(nearest) else { return Relation::Every };
+        if let Some((first, last)) = self.iterations {
+            let longest = last.saturating_sub(first);
+            distances.retain(|d| d.unsigned_abs() <= longest.unsigned_abs());
+        }
+        Relation::Distances(distances)
     }
 
     fn dimension(&self, a: &Expr, b: &Expr) -> DimRelation {
@@ -337,7 +355,10 @@ impl IndexRelation<'_> {
             (
                 Expr::Binary { op: BinOp::FloorMod, lhs: x, rhs: m },
                 Expr::Binary { op: BinOp::FloorMod, lhs: y, rhs: m2 },
-            ) if m == m2 => self.periodic(x, y, m),
+            ) if m == m2 => self.periodic(x, y, m, 0),
+            _ if let (Some(x), Some(y)) = (self.scaled_residue(a), self.scaled_residue(b)) => {
+                self.scaled_residues(&x, &y)
+            }
             _ => match (constant_operand(a), constant_operand(b)) {
                 // `x * f` and `y * f` (or `x + f`, `y + f`) with one constant `f`, not zero:
                 // equal exactly when `x` and `y` are.
@@ -419,7 +440,13 @@ impl IndexRelation<'_> {
 
     /// Affine `a` against `b`; `widen` adds the spread of a ramp's lanes.
     fn affine(&self, a: &Expr, b: &Expr, widen: (i64, i64)) -> DimRelation {
-        let Some((c, (lo, hi))) = self.offsets(a, b, widen) else { return DimRelation::Unknown };
+        let Some((c, (lo, hi))) = self.offsets(a, b, widen) else {
+            return if self.never_overlap(a, b, widen) {
+                DimRelation::Exact(BTreeSet::new())
+            } else {
+                DimRelation::Unknown
+            };
+        };
         let mut distances = BTreeSet::new();
         for k in lo..=hi {
             if c == 0 && k == 0 {
@@ -433,11 +460,65 @@ impl IndexRelation<'_> {
         DimRelation::Exact(distances)
     }
 
-    /// `x % m` against `y % m`: the distances `d` with `c * d = x - y (mod m)`.
-    fn periodic(&self, x: &Expr, y: &Expr, m: &Expr) -> DimRelation {
+    /// Whether the values `a` and `b` take over the whole loop (their inner loops included)
+    /// lie in disjoint intervals, all in their type's range (so nothing wraps): then no two
+    /// iterations touch one element, whatever their distance. `widen` is a ramp's spread.
+    fn never_overlap(&self, a: &Expr, b: &Expr, widen: (i64, i64)) -> bool {
+        let Some((first, last)) = self.iterations else { return false };
+        let values = |e: &Expr| -> Option<(i128, i128)> {
+            let index = self.affine_index(e)?;
+            if !index.uniform.is_empty() || !e.dtype().is_integer() {
+                return None;
+            }
+            let c = i128::from(index.loop_coefficient);
+            let (x, y) = (c * i128::from(first), c * i128::from(last));
+            let k = i128::from(index.constant);
+            let (lo, hi) = (x.min(y) + k + i128::from(index.inner.0), x.max(y) + k + i128::from(index.inner.1));
+            let half = 1i128 << (e.dtype().bits.clamp(1, 64) - 1);
+            (lo >= -half && hi < half).then_some((lo, hi))
+        };
+        let (Some((a_lo, a_hi)), Some((b_lo, b_hi))) = (values(a), values(b)) else { return false };
+        // `a` touches `a + widen.0 ..= a + widen.1` relative to `b`'s lanes: widen `a`'s range.
+        let (a_lo, a_hi) = (a_lo + i128::from(widen.0.min(0)), a_hi + i128::from(widen.1.max(0)));
+        a_hi < b_lo || b_hi < a_lo
+    }
+
+    /// `e` as `f * (x % m) + k` with constants `f != 0`, `m >= 1` and `k` whose values never
+    /// wrap (`|f| * (m - 1) + |k|` within the type), `None` otherwise.
+    fn scaled_residue(&self, e: &Expr) -> Option<ScaledResidue> {
+        let (terms, k) = linear_form(e, self.lets)?;
+        let [(Expr::Binary { op: BinOp::FloorMod, lhs: x, rhs: m }, f)] = terms.as_slice() else { return None };
+        let m = const_int(m).filter(|m| *m >= 1)?;
+        let largest = i128::from(*f).abs() * i128::from(m - 1) + i128::from(k).abs();
+        (largest < 1i128 << (e.dtype().bits.clamp(1, 64) - 1)).then(|| ScaledResidue {
+            scale: *f,
+            residue_of: (**x).clone(),
+            modulus: m,
+            offset: k,
+        })
+    }
+
+    /// `f * (x % m) + k` against `f * (y % m) + l`: one element when the residues differ by
+    /// `q = (l - k) / f`, never when `f` does not divide `l - k` or `|q| >= m`, else at the
+    /// distances where `x - y = q (mod m)`. Different scales or moduli: unknown.
+    fn scaled_residues(&self, a: &ScaledResidue, b: &ScaledResidue) -> DimRelation {
+        if a.scale != b.scale || a.modulus != b.modulus || a.scale == 0 {
+            return DimRelation::Unknown;
+        }
+        let gap = b.offset - a.offset;
+        if gap % a.scale != 0 || (gap / a.scale).abs() >= a.modulus {
+            return DimRelation::Exact(BTreeSet::new());
+        }
+        self.periodic(&a.residue_of, &b.residue_of, &Expr::int(a.modulus), gap / a.scale)
+    }
+
+    /// `x % m` against `y % m` whose residues differ by `shift`: the distances `d` with
+    /// `c * d = x - y - shift (mod m)`.
+    fn periodic(&self, x: &Expr, y: &Expr, m: &Expr, shift: i64) -> DimRelation {
         let (Some(m), Some((c, (lo, hi)))) = (const_int(m), self.offsets(x, y, (0, 0))) else {
             return DimRelation::Unknown;
         };
+        let (Some(lo), Some(hi)) = (lo.checked_sub(shift), hi.checked_sub(shift)) else { return DimRelation::Unknown };
         if !(1..=1 << 16).contains(&m) || hi - lo + 1 >= m {
             return DimRelation::Unknown;
         }
@@ -797,10 +878,54 @@ mod tests {
     use tirproof_ir::DataType;
 
     fn relation(a: &Expr, b: &Expr, i: &Var, inner: &[(&Var, Option<(i64, i64)>)]) -> Relation {
+        relation_over(a, b, i, inner, None)
+    }
+
+    fn relation_over(
+        a: &Expr,
+        b: &Expr,
+        i: &Var,
+        inner: &[(&Var, Option<(i64, i64)>)],
+        iterations: Option<(i64, i64)>,
+    ) -> Relation {
         let lets = HashMap::new();
         let inner: HashMap<VarId, Option<(i64, i64)>> = inner.iter().map(|(v, r)| (v.id(), *r)).collect();
-        IndexRelation { loop_var: i, lets: &lets, inner: &inner }
+        IndexRelation { loop_var: i, lets: &lets, inner: &inner, iterations }
             .relate(std::slice::from_ref(a), std::slice::from_ref(b))
+    }
+
+    #[test]
+    fn scaled_residues_meet_only_where_their_offsets_allow() {
+        let i = Var::new("i", DataType::INT32);
+        let slot = |shift: i64, offset: i64| {
+            Expr::floormod(Expr::var(&i) + Expr::int(shift), Expr::int(4)) * Expr::int(2) + Expr::int(offset)
+        };
+        // `i % 4 * 2` and `i % 4 * 2 + 1`: even and odd elements, never one.
+        assert_eq!(relation(&slot(0, 0), &slot(0, 1), &i, &[]), distances(&[]));
+        // Residues two apart (`+ 4`) meet where the second's iteration is two behind (mod 4).
+        assert_eq!(relation(&slot(0, 4), &slot(0, 0), &i, &[]), distances(&[2, -2]));
+        // `(i + 1) % 4 * 2` in iteration `i - 1` (or `i + 3`) is what `i % 4 * 2` is in `i`.
+        assert_eq!(relation(&slot(0, 0), &slot(1, 0), &i, &[]), distances(&[-1, 3]));
+        // Residues that can never be 4 apart, and scales that differ: never, and unknown.
+        assert_eq!(relation(&slot(0, 0), &slot(0, 8), &i, &[]), distances(&[]));
+        let tripled = Expr::floormod(Expr::var(&i), Expr::int(4)) * Expr::int(3);
+        assert_eq!(relation(&slot(0, 0), &tripled, &i, &[]), Relation::Every);
+    }
+
+    #[test]
+    fn a_loop_of_constant_extent_bounds_the_distances() {
+        let i = Var::new("i", DataType::INT32);
+        let shifted = |k: i64| Expr::var(&i) + Expr::int(k);
+        // `B[i]` and `B[i + 5]` meet five iterations apart: not within `range(3)`.
+        assert_eq!(relation_over(&shifted(0), &shifted(5), &i, &[], Some((0, 2))), distances(&[]));
+        assert_eq!(relation_over(&shifted(0), &shifted(2), &i, &[], Some((0, 2))), distances(&[-2]));
+        // `B[1]` and `B[i]`: never while `i` stays in `range(1)`, at some distance in `range(3)`.
+        let one = Expr::int(1);
+        assert_eq!(relation_over(&one, &Expr::var(&i), &i, &[], Some((0, 0))), distances(&[]));
+        assert_eq!(relation_over(&one, &Expr::var(&i), &i, &[], Some((0, 2))), Relation::Every);
+        // A range whose values would wrap proves nothing.
+        let huge = Expr::var(&i) * Expr::int(1 << 30);
+        assert_eq!(relation_over(&one, &huge, &i, &[], Some((2, 4))), Relation::Every);
     }
 
     fn distances(set: &[i64]) -> Relation {

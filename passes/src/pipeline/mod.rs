@@ -28,6 +28,7 @@ use tirproof_ir::{
     Buffer, BufferId, BufferSpec, Diagnostic, Diagnostics, Expr, For, ForKind, IRModule, PrimFunc, Span, Stmt, StmtKind,
 };
 
+use crate::index_arith::const_int;
 use crate::{Pass, PassError};
 use body::{async_without_store, split_body};
 use emit::{Emitter, Versioned};
@@ -157,8 +158,13 @@ impl Rewriter {
         let mut candidates: HashSet<BufferId> = self.allocated.iter().map(Buffer::id).collect();
         candidates.extend(body.locals.iter().map(|l| l.buffer.id()));
         let locals: HashSet<BufferId> = body.locals.iter().map(|l| l.buffer.id()).collect();
+        let iterations = const_int(&f.min).zip(const_int(&f.extent)).and_then(|(min, extent)| {
+            let last = min.checked_add(extent)?.checked_sub(1)?;
+            (extent > 0).then_some((min, last))
+        });
         let analysis =
-            deps::analyse(&body.stmts, &f.var, spec, &candidates, &locals, self.thread_depth > 0).map_err(fail)?;
+            deps::analyse(&body.stmts, &f.var, iterations, spec, &candidates, &locals, self.thread_depth > 0)
+                .map_err(fail)?;
         let groups = Groups::build(spec, analysis.deps.iter().copied());
         let mut versioned = Vec::new();
         for staging in analysis.staging.iter().filter(|s| s.versions > 1) {

@@ -582,28 +582,64 @@ pub fn iteration_bound(model: &Model, l: LoopId) -> Option<i64> {
 }
 
 /// How many iterations in a row a condition on `var` can span between two where it holds, at
-/// most: 2 for `e != c` with `e` affine in `var` (`i != 3`, `i + 1 != 1`, `2 * i != 4`: it
-/// equals `c` at one value of `var` at most, so it fails at most once in a row) and for
-/// `var % m != r`, `m` for `var % m == r`; `None` for other conditions.
+/// most, or `None` when it may never hold again:
+/// - `e != c` with `e` affine in `var`: 2. Its value moves by the coefficient modulo `2^w`
+///   every iteration, which is not 0 (checked at the type's width: `(i * 65536) * 65536` is
+///   constant in int32), so it equals `c` at most once in a row.
+/// - `var % m != r` (`m >= 2`): 2, consecutive values have different residues. With an affine
+///   `e` in place of `var` whose coefficient is prime to `m` and at most `2^(w-2)`, 3: the
+///   residues still differ but where `e` wraps, which happens at most every other iteration.
+/// - `var % m == r` (`0 <= r < m`): `m`. With `e = var + b` (or `b - var`) in place of `var`: `2m`, since `e`
+///   wraps at most once in a loop (its values span fewer than `2^w` integers) and the wrap
+///   shifts the residues once.
 fn skipping_period(model: &Model, cond: &Expr, var: &Var) -> Option<i64> {
     use tirproof_ir::CmpOp;
     let Expr::Cmp { op, lhs, rhs } = cond else { return None };
-    let moves_with_var = |e: &Expr| {
-        e.dtype().is_integer() && !model.reads_data(e) && coefficient(e, var, &HashMap::new()).is_some_and(|c| c != 0)
-    };
+    let is_var = |e: &Expr| matches!(e, Expr::Var(v) if v == var);
+    let step = |e: &Expr| wrapped_coefficient(model, e, var).filter(|c| *c != 0);
     match (op, &**lhs, rhs.as_int()) {
-        (CmpOp::Ne, Expr::Var(v), Some(_)) if v == var => Some(2),
-        (CmpOp::Ne, e, Some(_)) if moves_with_var(e) => Some(2),
-        // All residues but one: it fails at most once in a row.
-        (CmpOp::Ne, Expr::Binary { op: BinOp::FloorMod, lhs: x, rhs: m }, Some(_)) => match (&**x, m.as_int()) {
-            (Expr::Var(v), Some(m)) if v == var && m >= 1 => Some(2),
-            _ => None,
-        },
-        (CmpOp::Eq, Expr::Binary { op: BinOp::FloorMod, lhs: x, rhs: m }, Some(_)) => match (&**x, m.as_int()) {
-            (Expr::Var(v), Some(m)) if v == var && (1..=1 << 16).contains(&m) => Some(m),
-            _ => None,
-        },
+        (CmpOp::Ne, Expr::Binary { op: BinOp::FloorMod | BinOp::TruncMod, lhs: x, rhs: m }, Some(_)) => {
+            let m = m.as_int().filter(|m| *m >= 2)?;
+            if is_var(x) {
+                return Some(2);
+            }
+            let c = step(x)?;
+            let quarter = 1i64 << (x.dtype().bits.clamp(2, 64) - 2).min(62);
+            (gcd(c.unsigned_abs(), m.unsigned_abs()) == 1 && c.abs() <= quarter).then_some(3)
+        }
+        (CmpOp::Eq, Expr::Binary { op: BinOp::FloorMod, lhs: x, rhs: m }, Some(r)) => {
+            // A residue out of `[0, m)` is never equal.
+            let m = m.as_int().filter(|m| (1..=1 << 16).contains(m) && (0..*m).contains(&r))?;
+            if is_var(x) {
+                return Some(m);
+            }
+            (step(x)?.abs() == 1).then_some(2 * m)
+        }
+        (CmpOp::Ne, e, Some(_)) => step(e).map(|_| 2),
         _ => None,
+    }
+}
+
+/// The coefficient of `var` in the integer expression `e` as the machine computes it: reduced
+/// to the signed range of `e`'s type (so a multiple of `2^w` is 0); `None` when `e` is not
+/// affine in `var` or reads memory.
+fn wrapped_coefficient(model: &Model, e: &Expr, var: &Var) -> Option<i64> {
+    if !e.dtype().is_integer() || model.reads_data(e) {
+        return None;
+    }
+    let c = i128::from(coefficient(e, var, &HashMap::new())?);
+    let width = u32::from(e.dtype().bits.clamp(1, 64));
+    let modulus = 1i128 << width;
+    let reduced = c.rem_euclid(modulus);
+    let signed = if reduced >= modulus / 2 { reduced - modulus } else { reduced };
+    i64::try_from(signed).ok()
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
     }
 }
 

@@ -1,11 +1,16 @@
 //! Constant folding for the integer index expressions that passes build.
 //!
-//! Only what keeps emitted indices readable and exact: `+`, `-`, `*`, `//` and `%` of int32
-//! immediates (floor semantics, wrapping arithmetic, computed by `tirproof_ir::int_arith`
-//! like every other fold and the interpreter), and the identities `x + 0`, `x - 0`,
-//! `x * 1`, `0 + x`. Division by zero is left unfolded so the program keeps its trap.
+//! Only what keeps emitted indices readable and exact: `+`, `-`, `*`, `//` and `%` of signed
+//! integer immediates of one type (floor semantics, wrapping arithmetic at the type's width,
+//! computed by `tirproof_ir::int_arith` like every other fold and the interpreter), and the
+//! identities `x + 0`, `x - 0`, `x * 1`, `0 + x`. Division by zero is left unfolded so the
+//! program keeps its trap.
+//!
+//! The builders (`binary`, `add`, `sub`, `floormod`) also keep operand types equal: a literal
+//! written as `Expr::int` next to an int64 (or int8) operand takes that operand's type when
+//! its value fits, so a pass never prints `T.int64(0) + i` or `i + 1` of mixed types.
 
-use tirproof_ir::int_arith::fold_binary;
+use tirproof_ir::int_arith::{fold_binary, wrap};
 use tirproof_ir::visit::{walk_expr_mut, walk_stmt_mut, MutVisitor};
 use tirproof_ir::{BinOp, DataType, Expr, LogicOp, Stmt, StmtKind};
 
@@ -34,8 +39,8 @@ impl MutVisitor for Folder {
             {
                 Some(binary(*op, (**lhs).clone(), (**rhs).clone()))
             }
-            Expr::Cmp { op, lhs, rhs } => match (int32(lhs), int32(rhs)) {
-                (Some(a), Some(b)) => Some(Expr::bool(op.holds(&a, &b))),
+            Expr::Cmp { op, lhs, rhs } => match (constant(lhs), constant(rhs)) {
+                (Some((a, ta)), Some((b, tb))) if ta == tb => Some(Expr::bool(op.holds(&a, &b))),
                 _ => None,
             },
             Expr::Logic { op, lhs, rhs } => match (as_bool(lhs), as_bool(rhs), op) {
@@ -74,36 +79,49 @@ fn as_bool(e: &Expr) -> Option<bool> {
     }
 }
 
-/// `lhs op rhs`, folded when both sides are constants or an identity applies.
+/// `lhs op rhs`, folded when both sides are constants or an identity applies; a literal
+/// takes the other operand's integer type (see the module doc).
 pub fn binary(op: BinOp, lhs: Expr, rhs: Expr) -> Expr {
-    if let (Some(a), Some(b)) = (int32(&lhs), int32(&rhs)) {
-        if let Some(v) = folded(op, a, b) {
-            return Expr::int(v);
+    let (lhs, rhs) = same_type(lhs, rhs);
+    if let (Some((a, ta)), Some((b, tb))) = (constant(&lhs), constant(&rhs)) {
+        if ta == tb {
+            if let Some(v) = folded(op, ta, a, b) {
+                return Expr::int_of(v, ta);
+            }
         }
     }
-    match (op, int32(&lhs), int32(&rhs)) {
-        (BinOp::Add | BinOp::Sub, _, Some(0)) | (BinOp::Mul, _, Some(1)) => lhs,
-        (BinOp::Add, Some(0), _) => rhs,
+    let same = lhs.dtype() == rhs.dtype();
+    match (op, constant(&lhs).map(|c| c.0), constant(&rhs).map(|c| c.0)) {
+        (BinOp::Add | BinOp::Sub, _, Some(0)) | (BinOp::Mul, _, Some(1)) if same => lhs,
+        (BinOp::Add, Some(0), _) if same => rhs,
         _ => Expr::binary(op, lhs, rhs),
     }
 }
 
 pub fn add(lhs: Expr, rhs: Expr) -> Expr {
+    let (lhs, rhs) = same_type(lhs, rhs);
     // Keep `i + 3` rather than `3 + i`, and merge `(i + 1) + 2` into `i + 3`.
-    if let (Expr::Binary { op: BinOp::Add, lhs: inner, rhs: c1 }, Some(c2)) = (&lhs, int32(&rhs)) {
-        if let Some(c1) = int32(c1) {
-            return add((**inner).clone(), Expr::int(i64::from(c1.wrapping_add(c2))));
+    if let (Expr::Binary { op: BinOp::Add, lhs: inner, rhs: c1 }, Some((c2, t2))) = (&lhs, constant(&rhs)) {
+        if let Some((c1, t1)) = constant(c1).filter(|(_, t1)| *t1 == t2 && inner.dtype() == t2) {
+            if let Some(sum) = folded(BinOp::Add, t1, c1, c2) {
+                return add((**inner).clone(), Expr::int_of(sum, t1));
+            }
         }
     }
-    match int32(&rhs) {
-        Some(c) if c < 0 => binary(BinOp::Sub, lhs, Expr::int(-i64::from(c))),
+    match constant(&rhs) {
+        Some((c, t)) if c < 0 && folded(BinOp::Sub, t, 0, c) == Some(-c) => {
+            binary(BinOp::Sub, lhs, Expr::int_of(-c, t))
+        }
         _ => binary(BinOp::Add, lhs, rhs),
     }
 }
 
 pub fn sub(lhs: Expr, rhs: Expr) -> Expr {
-    match int32(&rhs) {
-        Some(c) if int32(&lhs).is_none() => add(lhs, Expr::int(-i64::from(c))),
+    let (lhs, rhs) = same_type(lhs, rhs);
+    match constant(&rhs) {
+        Some((c, t)) if constant(&lhs).is_none() && folded(BinOp::Sub, t, 0, c) == Some(-c) => {
+            add(lhs, Expr::int_of(-c, t))
+        }
         _ => binary(BinOp::Sub, lhs, rhs),
     }
 }
@@ -112,19 +130,40 @@ pub fn floormod(lhs: Expr, rhs: Expr) -> Expr {
     binary(BinOp::FloorMod, lhs, rhs)
 }
 
+/// `lhs` and `rhs` with a literal on one side given the other side's signed integer type,
+/// where the literal's value fits it; when both are literals, the int32 one (what `Expr::int`
+/// writes) takes the other's type. Otherwise unchanged.
+fn same_type(lhs: Expr, rhs: Expr) -> (Expr, Expr) {
+    let retyped = |literal: &Expr, like: &Expr| -> Option<Expr> {
+        let (value, dtype) = constant(literal)?;
+        let target = like.dtype();
+        (dtype != target && wrap(value, target) == Some(value)).then(|| Expr::int_of(value, target))
+    };
+    let default_literal = |e: &Expr| constant(e).is_some_and(|(_, t)| t == DataType::INT32);
+    let (lhs_literal, rhs_literal) = (constant(&lhs).is_some(), constant(&rhs).is_some());
+    if rhs_literal && (!lhs_literal || default_literal(&rhs)) {
+        let rhs = retyped(&rhs, &lhs).unwrap_or(rhs);
+        (lhs, rhs)
+    } else if lhs_literal && (!rhs_literal || default_literal(&lhs)) {
+        let lhs = retyped(&lhs, &rhs).unwrap_or(lhs);
+        (lhs, rhs)
+    } else {
+        (lhs, rhs)
+    }
+}
+
 /// The operators folded here, with the program's own semantics (`tirproof_ir::int_arith`).
-fn folded(op: BinOp, a: i32, b: i32) -> Option<i64> {
+fn folded(op: BinOp, dtype: DataType, a: i64, b: i64) -> Option<i64> {
     match op {
-        BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::FloorDiv | BinOp::FloorMod => {
-            fold_binary(op, DataType::INT32, i64::from(a), i64::from(b))
-        }
+        BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::FloorDiv | BinOp::FloorMod => fold_binary(op, dtype, a, b),
         _ => None,
     }
 }
 
-fn int32(e: &Expr) -> Option<i32> {
+/// A signed integer immediate (not a boolean) with its type.
+fn constant(e: &Expr) -> Option<(i64, DataType)> {
     match e {
-        Expr::Int { value, dtype } if *dtype == DataType::INT32 => i32::try_from(*value).ok(),
+        Expr::Int { value, dtype } if wrap(*value, *dtype) == Some(*value) => Some((*value, *dtype)),
         _ => None,
     }
 }
@@ -151,6 +190,20 @@ mod tests {
         assert_eq!(add(Expr::var(&i), Expr::int(0)), Expr::var(&i));
         assert_eq!(sub(Expr::var(&i), Expr::int(-2)), Expr::var(&i) + Expr::int(2));
         assert_eq!(add(Expr::var(&i), Expr::int(-2)), Expr::var(&i) - Expr::int(2));
+    }
+
+    #[test]
+    fn literals_take_the_type_of_what_they_meet() {
+        let i = Var::new("i", DataType::INT64);
+        let int64 = |v| Expr::int_of(v, DataType::INT64);
+        assert_eq!(add(Expr::var(&i), Expr::int(1)), Expr::var(&i) + int64(1));
+        assert_eq!(floormod(int64(5), Expr::int(2)), int64(1));
+        assert_eq!(add(int64(0), Expr::var(&i)), Expr::var(&i));
+        // int64 arithmetic folds at its own width; a value int32 cannot hold stays int64.
+        assert_eq!(binary(BinOp::Mul, int64(1 << 20), Expr::int(1 << 20)), int64(1 << 40));
+        // A literal that does not fit the other side's type keeps its own.
+        let small = Var::new("s", DataType::INT8);
+        assert_eq!(add(Expr::var(&small), Expr::int(300)), Expr::binary(BinOp::Add, Expr::var(&small), Expr::int(300)));
     }
 
     #[test]

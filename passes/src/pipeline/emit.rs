@@ -97,7 +97,7 @@ impl Emitter<'_> {
             for t in 0..p {
                 out.extend(self.step(&Step::Fixed { t }, t, ext, &mut bounds));
             }
-            out.push(self.body_loop(Expr::int(ext - p), p, ext, &mut bounds));
+            out.push(self.body_loop(self.index(ext - p), p, ext, &mut bounds));
             for t in ext..last {
                 out.extend(self.step(&Step::Fixed { t }, t, ext, &mut bounds));
             }
@@ -116,7 +116,7 @@ impl Emitter<'_> {
         for t in 0..p {
             general.extend(self.step(&Step::Fixed { t }, t, model, &mut bounds));
         }
-        general.push(self.body_loop(fold::sub(ext.clone(), Expr::int(p)), p, model, &mut bounds));
+        general.push(self.body_loop(fold::sub(ext.clone(), self.index(p)), p, model, &mut bounds));
         for e in 0..s {
             general.extend(self.step(&Step::Tail { e, ext: ext.clone() }, model + e, model, &mut bounds));
         }
@@ -129,9 +129,15 @@ impl Emitter<'_> {
         let mut smaller: Option<Stmt> = None;
         for small in (1..p).rev() {
             let branch = self.emit_constant(small);
-            smaller = Some(self.guard(Expr::eq(ext.clone(), Expr::int(small)), branch, smaller.take()));
+            smaller = Some(self.guard(Expr::eq(ext.clone(), self.index(small)), branch, smaller.take()));
         }
-        self.guard(Expr::ge(ext.clone(), Expr::int(p)), general, smaller)
+        self.guard(Expr::ge(ext.clone(), self.index(p)), general, smaller)
+    }
+
+    /// An iteration number or count of iterations, of the loop variable's type (an int64
+    /// loop gets int64 bounds and offsets).
+    fn index(&self, value: i64) -> Expr {
+        Expr::int_of(value, self.loop_var.dtype())
     }
 
     fn guard(&self, cond: Expr, then_case: Stmt, else_case: Option<Stmt>) -> Stmt {
@@ -168,7 +174,7 @@ impl Emitter<'_> {
         Stmt::new(
             StmtKind::For(Box::new(For {
                 var: j,
-                min: Expr::int(0),
+                min: self.index(0),
                 extent,
                 kind: ForKind::Serial,
                 thread: None,
@@ -191,11 +197,11 @@ impl Emitter<'_> {
     fn iteration(&self, step: &Step, k: usize) -> Expr {
         let stage = self.spec.stages[k];
         let (base, offset) = match step {
-            Step::Fixed { t } => (Expr::int(0), t - stage),
+            Step::Fixed { t } => (self.index(0), t - stage),
             Step::Body { j } => (Expr::var(j), self.first_body() - stage),
             Step::Tail { e, ext } => (ext.clone(), e - stage),
         };
-        fold::add(fold::binary(BinOp::Add, self.min.clone(), base), Expr::int(offset))
+        fold::add(fold::binary(BinOp::Add, self.min.clone(), base), self.index(offset))
     }
 
     /// The statements of one step, in execution order, with scopes, waits and commits.

@@ -3,4 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
-cargo run --release --quiet -- corpus corpus "$@"
+# cargo shows its progress: the first build takes a few minutes.
+cargo run --release -- corpus corpus "$@"

@@ -358,3 +358,22 @@ fn run_reference_says_one_line_on_success_and_each_fault_once() {
     assert_eq!(code(&out), 1);
     assert_eq!(stderr(&out).matches("while an async write to it is pending").count(), 1, "{}", stderr(&out));
 }
+
+/// The corpus totals count each wait once under its verdict and the function-level findings
+/// apart: the parts of each clause add up to its total.
+#[test]
+fn corpus_totals_add_up() {
+    let out = tirproof(&["corpus", &corpus("verify")]);
+    let text = stdout(&out);
+    let line = text.lines().find(|l| l.starts_with("verified ")).expect("a totals line");
+    let numbers = |clause: &str| -> Vec<usize> {
+        clause.split(|c: char| !c.is_ascii_digit()).filter_map(|s| s.parse().ok()).collect()
+    };
+    let (waits, findings) = line.split_once("; ").expect("function-level findings apart from the waits");
+    let (_, waits) = waits.split_once(": ").expect("`verified N programs: ...`");
+    for clause in [waits, findings] {
+        let n = numbers(clause);
+        assert!(n.len() >= 3, "{clause}");
+        assert_eq!(n[0], n[1..].iter().sum::<usize>(), "the parts add up: {clause}");
+    }
+}

@@ -112,8 +112,8 @@ pub struct Case {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Verdict {
     Pass,
-    /// Passed, with what the verifier proved about the output's waits.
-    Proved(String),
+    /// Passed, with what the verifier said about the program's (or the output's) waits.
+    Proved(tirproof_verify::waits::Tally),
     Fail(String),
     /// The expectation was rewritten (bless mode).
     Blessed,

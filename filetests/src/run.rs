@@ -21,6 +21,7 @@ use std::path::Path;
 
 use tirproof_interp::{random_inputs, run, Inputs, Outcome, RunConfig, ScalarValue, Schedule, Tensor};
 use tirproof_ir::{IRModule, PrimFunc};
+use tirproof_verify::waits::Tally;
 
 use super::{Case, Verdict};
 use crate::compare::compare;
@@ -193,21 +194,11 @@ fn load_reference(case: &Case, file: &str, name: &str) -> Result<PrimFunc, Strin
 
 /// What the verifier says about a program's waits, when it has any (for the main job's
 /// report; the verifier's agreement with these runs is tested on its own).
-fn wait_summary(module: &IRModule) -> Option<String> {
-    use tirproof_verify::waits::{verify_func, Options, WaitVerdict};
-    let (mut waits, mut tight, mut over, mut refuted, mut unknown) = (0, 0, 0, 0, 0);
+fn wait_summary(module: &IRModule) -> Option<Tally> {
+    use tirproof_verify::waits::{verify_func, Options};
+    let mut tally = Tally::default();
     for func in &module.functions {
-        let (report, _) = verify_func(func, &Options::default());
-        waits += report.waits.len();
-        tight += report.count(|v| matches!(v, WaitVerdict::ProvedTight));
-        over += report.count(|v| matches!(v, WaitVerdict::ProvedOverSynchronized { .. }));
-        refuted += report.count(|v| matches!(v, WaitVerdict::Refuted { .. })) + report.findings.len();
-        unknown += report.count(|v| matches!(v, WaitVerdict::Unknown { .. } | WaitVerdict::ProvedBounded { .. }))
-            + report.unknown.len();
+        tally.add(&Tally::of(&verify_func(func, &Options::default()).0));
     }
-    (waits + refuted + unknown > 0).then(|| {
-        format!(
-            "{waits} waits: {tight} proved and tight, {over} over-synchronized, {refuted} refuted, {unknown} unknown"
-        )
-    })
+    (!tally.is_empty()).then_some(tally)
 }

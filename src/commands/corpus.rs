@@ -9,6 +9,7 @@ use anyhow::bail;
 use tirproof::outln;
 use tirproof::source::STDIN_PATH;
 use tirproof_filetests::{self as filetest, Case, Verdict};
+use tirproof_verify::waits::{plural, Tally};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -27,7 +28,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let files = super::input_files(&args.paths)?;
     let bless = args.bless || filetest::bless_requested();
     let (mut passed, mut failed) = (0usize, 0usize);
-    let mut totals = WaitTotals::default();
+    let (mut verified, mut totals) = (0usize, Tally::default());
     for file in &files {
         let start = Instant::now();
         let kind = Case::load(file).map_or("?", |c| c.kind.name());
@@ -40,6 +41,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             }
             Verdict::Proved(summary) => {
                 passed += 1;
+                verified += 1;
                 totals.add(&summary);
                 outln!("ok      {:<9} {:>8.2} ms  {}  ({summary})", kind, ms, file.display())?;
             }
@@ -53,17 +55,10 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    if totals.programs > 0 {
-        outln!(
-            "verified {} programs: {} waits; {} proved and tight, {} over-synchronized, {} refuted, {} unknown \
-             (refuted and unknown count the findings not about one wait too; `tirproof verify` counts them apart)",
-            totals.programs,
-            totals.waits,
-            totals.tight,
-            totals.over,
-            totals.refuted,
-            totals.unknown
-        )?;
+    if verified > 0 {
+        // The same counts as `tirproof verify`: each wait under its verdict, and the findings
+        // not about one wait apart.
+        outln!("verified {}: {totals}", plural(verified, "program"))?;
     }
     outln!("{passed} passed, {failed} failed")?;
     Ok(if failed == 0 { ExitCode::SUCCESS } else { super::input_problems() })
@@ -71,34 +66,4 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
 
 fn indent(text: &str) -> String {
     text.lines().map(|l| format!("    {l}")).collect::<Vec<_>>().join("\n")
-}
-
-/// Sums of the per-program wait summaries (`N waits: A proved and tight, B over-synchronized,
-/// C refuted, D unknown`).
-#[derive(Default)]
-struct WaitTotals {
-    programs: usize,
-    waits: usize,
-    tight: usize,
-    over: usize,
-    refuted: usize,
-    unknown: usize,
-}
-
-impl WaitTotals {
-    fn add(&mut self, summary: &str) {
-        let numbers: Vec<usize> = summary
-            .split(|c: char| !c.is_ascii_digit())
-            .filter(|s| !s.is_empty())
-            .filter_map(|s| s.parse().ok())
-            .collect();
-        if let [waits, tight, over, refuted, unknown] = numbers[..] {
-            self.programs += 1;
-            self.waits += waits;
-            self.tight += tight;
-            self.over += over;
-            self.refuted += refuted;
-            self.unknown += unknown;
-        }
-    }
 }

@@ -8,7 +8,6 @@
 //! a safety check.
 
 use std::collections::{BTreeSet, HashSet};
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -17,7 +16,9 @@ use anyhow::{bail, Context};
 use tirproof::duration::parse_duration;
 use tirproof::outln;
 use tirproof::source::Source;
-use tirproof_verify::waits::{verify_func, Dump, DumpKind, DumpOutcome, FuncReport, Options, WaitVerdict};
+use tirproof_verify::waits::{
+    plural, verify_func, Dump, DumpKind, DumpOutcome, FuncReport, Options, Tally, WaitVerdict,
+};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -97,7 +98,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     } else {
         if total.functions > 1 {
             outln!("total: {} in {}:", plural(total.functions, "function"), plural(files.len(), "file"))?;
-            total.print()?;
+            print_tally(&total)?;
         }
         for note in &notes {
             outln!("note: {note}")?;
@@ -133,102 +134,17 @@ fn print_report(file: &str, report: &FuncReport, tally: &Tally, elapsed: Duratio
     for note in report.notes.iter().filter(|n| is_located(n)) {
         outln!("  note: {note}")?;
     }
-    tally.print()
+    print_tally(tally)
 }
 
 /// `1 wait`, `2 waits`, `1 query`, `2 queries`.
-fn plural(n: usize, noun: &str) -> String {
-    match (n, noun.strip_suffix('y')) {
-        (1, _) => format!("1 {noun}"),
-        (_, Some(stem)) => format!("{n} {stem}ies"),
-        (_, None) => format!("{n} {noun}s"),
+/// The waits line, and the function-level line when there are such findings.
+fn print_tally(tally: &Tally) -> anyhow::Result<()> {
+    outln!("  {}", tally.waits_line())?;
+    if let Some(findings) = tally.findings_line() {
+        outln!("  {findings}")?;
     }
-}
-
-/// Verdicts per wait (each wait counted once) and function-level findings, of one function
-/// or summed over a run.
-#[derive(Default, Debug, PartialEq, Eq)]
-struct Tally {
-    functions: usize,
-    waits: usize,
-    tight: usize,
-    over: usize,
-    untested: usize,
-    bounded: usize,
-    refuted: usize,
-    unknown: usize,
-    /// Refuted obligations no single wait is responsible for (groups in flight at the end,
-    /// races, data flow).
-    findings_refuted: usize,
-    /// Undecided obligations no single wait is responsible for.
-    findings_unknown: usize,
-}
-
-impl Tally {
-    fn of(report: &FuncReport) -> Tally {
-        let mut tally = Tally { functions: 1, waits: report.waits.len(), ..Tally::default() };
-        for wait in &report.waits {
-            let slot = match wait.verdict {
-                WaitVerdict::ProvedTight => &mut tally.tight,
-                WaitVerdict::ProvedOverSynchronized { .. } => &mut tally.over,
-                WaitVerdict::Proved => &mut tally.untested,
-                WaitVerdict::ProvedBounded { .. } => &mut tally.bounded,
-                WaitVerdict::Refuted { .. } => &mut tally.refuted,
-                WaitVerdict::Unknown { .. } => &mut tally.unknown,
-            };
-            *slot += 1;
-        }
-        tally.findings_refuted = report.findings.len();
-        tally.findings_unknown = report.unknown.len();
-        tally
-    }
-
-    fn add(&mut self, other: &Tally) {
-        self.functions += other.functions;
-        self.waits += other.waits;
-        self.tight += other.tight;
-        self.over += other.over;
-        self.untested += other.untested;
-        self.bounded += other.bounded;
-        self.refuted += other.refuted;
-        self.unknown += other.unknown;
-        self.findings_refuted += other.findings_refuted;
-        self.findings_unknown += other.findings_unknown;
-    }
-
-    /// The waits line, and the function-level line when there are such findings.
-    fn print(&self) -> anyhow::Result<()> {
-        outln!("  {}", WaitsLine(self))?;
-        let findings = self.findings_refuted + self.findings_unknown;
-        if findings > 0 {
-            outln!(
-                "  {} (not about one wait): {} refuted, {} unknown",
-                plural(findings, "function-level finding"),
-                self.findings_refuted,
-                self.findings_unknown
-            )?;
-        }
-        Ok(())
-    }
-}
-
-/// `N waits: a proved and tight, b over-synchronized, c refuted, d unknown`, with the
-/// verdicts that only some runs have (tightness not measured, bounded) when they occur; the
-/// counts add up to N.
-struct WaitsLine<'a>(&'a Tally);
-
-impl fmt::Display for WaitsLine<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let t = self.0;
-        write!(f, "{}: {} proved and tight, {} over-synchronized", plural(t.waits, "wait"), t.tight, t.over)?;
-        if t.untested > 0 {
-            write!(f, ", {} proved (tightness not measured)", t.untested)?;
-        }
-        if t.bounded > 0 {
-            write!(f, ", {} proved for a bounded number of iterations only", t.bounded)?;
-        }
-        write!(f, ", {} refuted, {} unknown", t.refuted, t.unknown)
-    }
+    Ok(())
 }
 
 /// The directory of SMT-LIB dumps, and the names given out so far (each dump gets its own).
@@ -295,14 +211,6 @@ fn safe(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn plurals() {
-        assert_eq!(plural(1, "wait"), "1 wait");
-        assert_eq!(plural(0, "wait"), "0 waits");
-        assert_eq!(plural(2, "query"), "2 queries");
-        assert_eq!(plural(1, "query"), "1 query");
-    }
 
     #[test]
     fn inputs_with_one_file_name_get_different_labels() {

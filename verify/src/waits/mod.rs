@@ -34,6 +34,7 @@ mod races;
 mod ranges;
 mod report;
 mod safety;
+mod tally;
 mod tightness;
 
 use std::collections::BTreeSet;
@@ -46,6 +47,7 @@ pub use report::{
     Cause, Dump, DumpKind, DumpOutcome, Finding, FuncReport, Subject, Undecided, WaitCount, WaitIndex, WaitReport,
     WaitVerdict,
 };
+pub use tally::{plural, Tally};
 
 use crate::solver::{in_fresh_context, watched, within_budget, Watchdog};
 use checker::{Checker, WaitFailure};

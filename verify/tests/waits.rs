@@ -228,3 +228,48 @@ fn a_condition_that_never_holds_does_not_bound_its_loop() {
         assert!(report.all_proved(), "under `{holding}`: {:?} {:?}", report.waits, report.findings);
     }
 }
+
+/// A store under a range condition on the loop variable (`i < n`, `i + 1 < X`, `i > 5`)
+/// bounds the loop by the iterations where the condition held: at `i >= 100` the count `1`
+/// would leave the copy being read in flight, but the iterations before ran `Out[i]` out of
+/// bounds (from `i = 4`, or from `i = 6` under `i > 5`). Proved. Twins whose condition stops
+/// holding early (`i < 3`) or starts after iteration 100 (`i > 200`) do not bound it there:
+/// refuted. So is `i + 1 < n + 5`, rightly: at `n = 2147483643`, `n + 5` wraps and the store
+/// never runs.
+#[test]
+fn a_range_condition_bounds_its_loop_while_it_holds() {
+    let program = |guard: &str| {
+        parse_func(&format!(
+            "@T.prim_func\ndef main(A: T.Buffer((256,), \"float32\"), Out: T.Buffer((4,), \"float32\"), n: T.int32):\n    S = T.alloc_buffer((1,), \"float32\", scope=\"shared\")\n    for i in range(n):\n        with T.attr({{\"async_commit_queue_scope\": 0, \"async_scope\": 1}}):\n            S[0] = A[0]\n        with T.attr({{\"async_wait_queue_scope\": 0, \"async_wait_inflight_count\": T.if_then_else(i < 100, 0, 1)}}):\n            Out[0] = S[0]\n        if {guard}:\n            Out[i] = T.float32(1.0)\n"
+        ))
+    };
+    for holding in ["i < n", "i + 1 < n", "n > i", "i <= 1000", "i - 2 < 500000", "i > 5", "50 <= i"] {
+        let (report, _) = verify_func(&program(holding), &Options::default());
+        assert!(report.all_proved(), "under `{holding}`: {:?} {:?}", report.waits, report.findings);
+    }
+    for partial in ["i < 3", "i > 200", "i >= 150", "i + 1 < n + 5"] {
+        let (report, _) = verify_func(&program(partial), &Options::default());
+        assert!(
+            report.waits.iter().any(|w| matches!(w.verdict, WaitVerdict::Refuted { .. })),
+            "under `{partial}`: {:?} {:?}",
+            report.waits,
+            report.findings
+        );
+    }
+}
+
+/// An access in an inner loop that always runs (constant bounds, at least one iteration)
+/// bounds the outer loop as a direct one does; an inner loop that may run no iteration
+/// (`range(n - 2)`) does not.
+#[test]
+fn an_always_running_inner_loop_bounds_its_outer_loop() {
+    let program = |inner: &str| {
+        parse_func(&format!(
+            "@T.prim_func\ndef main(A: T.Buffer((256,), \"float32\"), Out: T.Buffer((4,), \"float32\"), n: T.int32):\n    S = T.alloc_buffer((1,), \"float32\", scope=\"shared\")\n    for i in range(n):\n        with T.attr({{\"async_commit_queue_scope\": 0, \"async_scope\": 1}}):\n            S[0] = A[0]\n        with T.attr({{\"async_wait_queue_scope\": 0, \"async_wait_inflight_count\": T.if_then_else(i < 100, 0, 1)}}):\n            Out[0] = S[0]\n        for j in {inner}:\n            Out[i] = T.float32(1.0)\n"
+        ))
+    };
+    let (report, _) = verify_func(&program("range(3)"), &Options::default());
+    assert!(report.all_proved(), "{:?} {:?}", report.waits, report.findings);
+    let (report, _) = verify_func(&program("range(n - 2)"), &Options::default());
+    assert!(report.waits.iter().any(|w| matches!(w.verdict, WaitVerdict::Refuted { .. })), "{report:?}");
+}

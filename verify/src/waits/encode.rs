@@ -24,7 +24,7 @@ use z3::ast::{Ast, Bool, Dynamic, Int};
 use z3::{FuncDecl, Sort};
 
 use super::fold::{add, and, div, eq, ge, gt, implies, ite, le, lt, max, min, mul, neg, not, or, sub};
-use super::model::{Event, EventId, EventKind, LoopId, Model, Step};
+use super::model::{Event, EventId, EventKind, LoopId, Model, RangeGuard, Step};
 use super::names::{InstanceRole, Role, Thread};
 use super::ranges::{Ranges, ValueRange};
 use crate::solver::Query;
@@ -174,6 +174,35 @@ impl<'m> Encoder<'m> {
                 self.iteration_bounded.insert(l);
             }
         }
+        // The same for the bounds under a range condition, over the iterations where it held.
+        for (l, info) in model.loops_by_id() {
+            let free = |e: &Expr| super::model::vars_of(e).iter().all(|v| model.is_loop_var(*v).is_none());
+            let bounds_free = free(&info.min) && free(&info.extent) && info.guards.iter().all(free);
+            if !bounds_free || model.reads_data(&info.extent) || model.reads_data(&info.min) {
+                continue;
+            }
+            for (k, guard) in &info.guarded_max_iterations {
+                if !free(&guard.bound) {
+                    continue;
+                }
+                let encoded = (|| -> Enc<Option<Bool>> {
+                    let (lo, hi) = self.loop_bounds(l)?;
+                    let x = self.int(&guard.bound, &LoopValues::new(), Some(query))?;
+                    let mut reached = Vec::new();
+                    for g in &info.guards {
+                        reached.push(self.boolean(g, &LoopValues::new(), query)?);
+                    }
+                    // Once the loop is done, the iterations that ran the access were fewer
+                    // than the bound.
+                    let Some((exact, ran)) = guarded_runs(guard, &x, &lo, &hi) else { return Ok(None) };
+                    reached.push(exact);
+                    Ok(Some(implies(&and(&reached), &lt(&ran, &Int::from_i64(*k)))))
+                })();
+                if let Ok(Some(bounded)) = encoded {
+                    query.assume(bounded);
+                }
+            }
+        }
     }
 
     /// How many values read from memory the encoding has met so far.
@@ -213,6 +242,13 @@ impl<'m> Encoder<'m> {
                         (self.model.loop_info(l).max_iterations, self.iteration_bounded.contains(&l))
                     {
                         runs.push(lt(&sub(&v, &lo), &Int::from_i64(k)));
+                    }
+                    for (k, guard) in &self.model.loop_info(l).guarded_max_iterations {
+                        // The iterations before this one that ran the access (those where the
+                        // condition held) were fewer than the bound.
+                        let x = self.int(&guard.bound, &vals, Some(query))?;
+                        let Some((exact, ran)) = guarded_runs(guard, &x, &lo, &v) else { continue };
+                        runs.push(implies(&exact, &lt(&ran, &Int::from_i64(*k))));
                     }
                     v
                 }
@@ -1094,4 +1130,27 @@ fn wrap(x: &Int, dtype: DataType) -> Int {
 fn floordiv(a: &Int, b: &Int) -> Int {
     let zero = Int::from_i64(0);
     ite(&gt(b, &zero), &div(a, b), &div(&neg(a), &neg(b)))
+}
+
+/// How many iterations `i` of `[lo, end)` satisfy the guard `i + a op x`, and the condition
+/// under which that count is exact: `i + a` does not wrap anywhere in the range. `i + a < x`
+/// holds on the prefix `i < x - a`, `i + a > x` on the suffix `i >= x - a + 1`, and so on;
+/// `None` for `==` and `!=`.
+fn guarded_runs(guard: &RangeGuard, x: &Int, lo: &Int, end: &Int) -> Option<(Bool, Int)> {
+    let a = Int::from_i64(guard.offset);
+    let one = Int::from_i64(1);
+    let range = ValueRange::of_type(guard.dtype)?;
+    let no_wrap = and(&[
+        ge(&add(&[lo.clone(), a.clone()]), &big(range.lo)),
+        le(&add(&[end.clone(), a.clone()]), &big(range.hi + 1)),
+    ]);
+    let threshold = sub(x, &a);
+    let (first, last) = match guard.op {
+        CmpOp::Lt => (lo.clone(), min(end, &threshold)),
+        CmpOp::Le => (lo.clone(), min(end, &add(&[threshold, one]))),
+        CmpOp::Gt => (max(lo, &add(&[threshold, one])), end.clone()),
+        CmpOp::Ge => (max(lo, &threshold), end.clone()),
+        CmpOp::Eq | CmpOp::Ne => return None,
+    };
+    Some((no_wrap, max(&sub(&last, &first), &Int::from_i64(0))))
 }

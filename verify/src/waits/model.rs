@@ -114,11 +114,27 @@ pub struct LoopInfo {
     /// (the program's precondition), when an access in its body bounds it: see
     /// [`iteration_bound`].
     pub max_iterations: Option<i64>,
+    /// Bounds that hold when a condition on the loop's variable holds at every iteration:
+    /// an access under `i < X` bounds the loop as an unconditional one does when `X` is at
+    /// least the loop's end (whether it is, the query decides: `X` may depend on parameters
+    /// and outer loops, and the end may wrap). See [`iteration_bound`].
+    pub guarded_max_iterations: Vec<(i64, RangeGuard)>,
     /// The conditions around the loop (an event in its body under more is conditional
     /// within the loop).
     pub guards: Vec<Expr>,
     /// The loops around this one, outermost first.
     pub enclosing: Vec<LoopId>,
+}
+
+/// A condition `var + offset op bound` on a loop's variable (`op` an ordering), with a
+/// `bound` that neither mentions the variable nor reads memory; `var + offset` is computed in
+/// `dtype` (it may wrap, which the query rules out before it uses the condition).
+#[derive(Clone, Debug)]
+pub struct RangeGuard {
+    pub op: tirproof_ir::CmpOp,
+    pub offset: i64,
+    pub dtype: tirproof_ir::DataType,
+    pub bound: Expr,
 }
 
 /// A buffer access, in scalar elements of its storage.
@@ -207,7 +223,9 @@ impl Model {
         b.child(u32::MAX, |b| b.push_event(EventKind::End, "the end of the function".into()));
         let mut model = b.model;
         for l in 0..model.loops.len() {
-            model.loops[l].max_iterations = iteration_bound(&model, LoopId(l));
+            let (bound, guarded) = iteration_bound(&model, LoopId(l));
+            model.loops[l].max_iterations = bound;
+            model.loops[l].guarded_max_iterations = guarded;
         }
         model
     }
@@ -399,6 +417,7 @@ impl Builder {
             per_thread: binding != Binding::Serial,
             block: binding == Binding::Block,
             max_iterations: None,
+            guarded_max_iterations: Vec::new(),
             guards: self.guards.clone(),
             enclosing: self.path.iter().filter_map(|s| if let Step::Loop(l) = s { Some(*l) } else { None }).collect(),
         });
@@ -531,22 +550,50 @@ impl Builder {
 /// body is at most one iteration past them (the access may come after it in the body). Under
 /// a condition that holds at least every m-th iteration, the step is `m * |c|` and the
 /// iterations `m` times as many, plus `m`.
-pub fn iteration_bound(model: &Model, l: LoopId) -> Option<i64> {
+///
+/// An access under a range condition `i < X` (or `<=`, `>`, `>=`) gives a bound that holds
+/// when the condition holds at every iteration (the second part; the query decides when).
+pub fn iteration_bound(model: &Model, l: LoopId) -> (Option<i64>, Vec<(i64, RangeGuard)>) {
     let info = model.loop_info(l);
     if info.per_thread {
-        return None;
+        return (None, Vec::new());
     }
     let mut best: Option<i64> = None;
+    let mut guarded: Vec<(i64, RangeGuard)> = Vec::new();
     for event in &model.events {
         let (EventKind::Use { access, .. } | EventKind::AsyncStore { access, .. }) = &event.kind else { continue };
         let Some(at) = event.path.iter().position(|s| *s == Step::Loop(l)) else { continue };
         // Directly in the body, or in the then-branch of one condition that skips at most one
-        // iteration in a row (`i != c`) or runs every m-th (`i % m == r`).
-        let direct = event.path[at + 1..].iter().all(|s| matches!(s, Step::Child(_) | Step::Branch(0)));
-        let period = match &event.guards[info.guards.len().min(event.guards.len())..] {
-            [] => Some(1),
-            [only] => skipping_period(model, only, &info.var),
-            _ => None,
+        // iteration in a row (`i != c`) or runs every m-th (`i % m == r`). An inner serial
+        // loop of constant bounds and at least one iteration runs its body in every iteration
+        // too: its first iteration's access is the one counted (the index's other variables
+        // are fixed there, so its `rest` is the same in every iteration of `l`).
+        let always_runs = |inner: LoopId| {
+            let inner = model.loop_info(inner);
+            !inner.per_thread && inner.min.as_int().is_some() && inner.extent.as_int().is_some_and(|n| n >= 1)
+        };
+        let direct = event.path[at + 1..].iter().all(|s| match s {
+            Step::Child(_) | Step::Branch(0) => true,
+            Step::Loop(inner) => always_runs(*inner),
+            Step::Branch(_) => false,
+        });
+        let inner_vars: Vec<VarId> = event.path[at + 1..]
+            .iter()
+            .filter_map(|s| if let Step::Loop(inner) = s { Some(model.loop_info(*inner).var.id()) } else { None })
+            .collect();
+        let (period, condition) = match &event.guards[info.guards.len().min(event.guards.len())..] {
+            [] => (Some(1), None),
+            // A condition on an inner loop's variable does not hold in its first iteration
+            // only; the encoding of a range condition has no value for it either.
+            [only] if vars_of(only).iter().any(|v| inner_vars.contains(v)) => (None, None),
+            [only] => match skipping_period(model, only, &info.var) {
+                Some(period) => (Some(period), None),
+                None => match range_guard(model, only, &info.var) {
+                    Some(guard) => (Some(1), Some(guard)),
+                    None => (None, None),
+                },
+            },
+            _ => (None, None),
         };
         let node = access.buffer.node();
         let Some(period) = period else { continue };
@@ -575,10 +622,47 @@ pub fn iteration_bound(model: &Model, l: LoopId) -> Option<i64> {
             }
             let runs = (n - 1) / c.abs() + 1;
             let Some(bound) = runs.checked_mul(period).and_then(|b| b.checked_add(period)) else { continue };
-            best = Some(best.map_or(bound, |b| b.min(bound)));
+            match &condition {
+                None => best = Some(best.map_or(bound, |b| b.min(bound))),
+                Some(guard) => guarded.push((bound, guard.clone())),
+            }
         }
     }
-    best
+    // A conditional bound no smaller than the unconditional one adds nothing.
+    guarded.retain(|(bound, _)| best.is_none_or(|b| *bound < b));
+    (best, guarded)
+}
+
+/// `cond` as `var + offset op X` with `op` an ordering and `X` free of `var` and of memory,
+/// flipping `X op var + offset`; `None` for other conditions.
+fn range_guard(model: &Model, cond: &Expr, var: &Var) -> Option<RangeGuard> {
+    use tirproof_ir::CmpOp;
+    let Expr::Cmp { op, lhs, rhs } = cond else { return None };
+    // `var`, `var + c`, `c + var` or `var - c`: the offset.
+    let shifted = |e: &Expr| -> Option<i64> {
+        let is_var = |e: &Expr| matches!(e, Expr::Var(v) if v == var);
+        match e {
+            _ if is_var(e) => Some(0),
+            Expr::Binary { op: BinOp::Add, lhs, rhs } if is_var(lhs) => rhs.as_int(),
+            Expr::Binary { op: BinOp::Add, lhs, rhs } if is_var(rhs) => lhs.as_int(),
+            Expr::Binary { op: BinOp::Sub, lhs, rhs } if is_var(lhs) => rhs.as_int()?.checked_neg(),
+            _ => None,
+        }
+    };
+    let free = |e: &Expr| !vars_of(e).contains(&var.id()) && !model.reads_data(e);
+    let flipped = match op {
+        CmpOp::Lt => CmpOp::Gt,
+        CmpOp::Le => CmpOp::Ge,
+        CmpOp::Gt => CmpOp::Lt,
+        CmpOp::Ge => CmpOp::Le,
+        CmpOp::Eq | CmpOp::Ne => return None,
+    };
+    let (op, offset, shifted_side, bound) = match (shifted(lhs), shifted(rhs)) {
+        (Some(offset), _) if free(rhs) => (*op, offset, lhs, rhs),
+        (_, Some(offset)) if free(lhs) => (flipped, offset, rhs, lhs),
+        _ => return None,
+    };
+    Some(RangeGuard { op, offset, dtype: shifted_side.dtype(), bound: (**bound).clone() })
 }
 
 /// How many iterations in a row a condition on `var` can span between two where it holds, at

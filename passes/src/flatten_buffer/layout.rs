@@ -28,6 +28,31 @@ pub(super) struct FlatLayout {
     dtype: DataType,
 }
 
+/// With constant extents, strides and offset: the last element the layout reaches, computed
+/// exactly, must be indexable in `dtype`; otherwise the flat extent would wrap (a stride near
+/// `2^63` gave a negative one) and the flattened program would address other memory.
+fn check_reach(shape: &[Expr], strides: &[Expr], elem_offset: &Expr, dtype: DataType) -> Result<(), String> {
+    let Some(offset) = const_int(elem_offset) else { return Ok(()) };
+    let mut last = i128::from(offset);
+    for (extent, stride) in shape.iter().zip(strides) {
+        let (Some(extent), Some(stride)) = (const_int(extent), const_int(stride)) else { return Ok(()) };
+        if extent <= 0 {
+            return Ok(());
+        }
+        last += i128::from(extent - 1) * i128::from(stride);
+    }
+    let most = (1i128 << (dtype.bits.clamp(1, 64) - 1)) - 1;
+    if last + 1 > most {
+        return Err(format!(
+            "its layout reaches element {last} (elem_offset + sum((extent - 1) * stride)), which {dtype} cannot index"
+        ));
+    }
+    if last < 0 {
+        return Err(format!("its layout reaches element {last}, before the start of its storage"));
+    }
+    Ok(())
+}
+
 /// Whether `buffer` is already physical: one dimension, unit stride, offset 0.
 pub(super) fn is_flat(buffer: &Buffer) -> bool {
     let unit_strides = match buffer.strides() {
@@ -62,6 +87,7 @@ impl FlatLayout {
             explicit.iter().map(|s| convert(s.clone(), dtype)).collect()
         };
         let elem_offset = convert(buffer.elem_offset().clone(), dtype);
+        check_reach(shape, &strides, &elem_offset, dtype)?;
         let len = if explicit.is_empty() {
             add(elem_offset.clone(), product(shape.iter().cloned(), dtype))
         } else {

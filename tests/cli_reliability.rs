@@ -377,3 +377,15 @@ fn corpus_totals_add_up() {
         assert_eq!(n[0], n[1..].iter().sum::<usize>(), "the parts add up: {clause}");
     }
 }
+
+/// `verify --budget` bounds the time per function: spent at once, every wait is unknown (not
+/// refuted) and the exit code says the input was not proved; a generous one proves it.
+#[test]
+fn a_spent_verify_budget_leaves_waits_unknown_and_exits_one() {
+    let seed = corpus("tvm/seed_a_after_pipeline.py");
+    let spent = tirproof(&["verify", "--budget", "0s", &seed]);
+    assert_eq!(code(&spent), 1, "{}", stdout(&spent));
+    assert!(stdout(&spent).contains("0 refuted, 2 unknown"), "{}", stdout(&spent));
+    let generous = tirproof(&["verify", "--budget", "10m", &seed]);
+    assert_eq!(code(&generous), 0, "{}", stdout(&generous));
+}

@@ -37,6 +37,10 @@ pub struct Args {
     /// Time limit of each solver check (seconds, or with a unit: `500ms`, `1m`).
     #[arg(long, default_value = "10", value_parser = parse_duration)]
     timeout: Duration,
+    /// Time budget of each function (`90s`, `10m`): once spent, the checks still to run are
+    /// not run and what they would decide is unknown ("budget spent"), never refuted.
+    #[arg(long, default_value = "5m", value_parser = parse_duration)]
+    budget: Duration,
     /// Prove safety only: do not measure how over-synchronized proved waits are (fewer
     /// queries; proved waits are reported "proved (tightness not measured)").
     #[arg(long)]
@@ -49,6 +53,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         timeout: args.timeout.max(Duration::from_millis(1)),
         dump_smtlib: args.smtlib.is_some(),
         tightness: !args.no_tightness,
+        budget: Some(args.budget),
         ..Options::default()
     };
     let mut dumps = args.smtlib.as_deref().map(DumpDir::new).transpose()?;

@@ -134,6 +134,15 @@ pub(crate) fn wider(a: DataType, b: DataType) -> DataType {
     }
 }
 
+/// The greatest common divisor (`gcd(0, b) = b`).
+pub fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
 /// The constant `a` such that `e = a * var + (something uniform)`; `None` when `e` depends on
 /// `var` in another way.
 pub fn coefficient(e: &Expr, var: &Var, lets: &HashMap<VarId, Expr>) -> Option<i64> {

@@ -28,7 +28,7 @@ use tirproof_ir::pipeline_annotations::{IntList, PipelineSpec};
 use tirproof_ir::visit::{walk_expr, walk_stmt, Visitor};
 use tirproof_ir::{BinOp, Buffer, BufferId, Stmt, StmtKind, Var, VarId};
 
-use crate::index_arith::{const_int, linear_form};
+use crate::index_arith::{const_int, gcd, linear_form};
 
 /// One access of a statement to a storage.
 #[derive(Clone, Debug)]
@@ -282,12 +282,30 @@ struct IndexRelation<'a> {
     iterations: Option<(i64, i64)>,
 }
 
-/// An index `scale * (residue_of % modulus) + offset` (see [`IndexRelation::scaled_residue`]).
+/// Whether the uniform parts of `a` and `b` are multiples of a power of two `g` wider than
+/// the values their residue parts `scale * r + offset` (`r` in `[0, modulus)`) take together.
+fn separate_rows(a: &ScaledResidue, b: &ScaledResidue) -> bool {
+    let g = a.uniform.iter().chain(&b.uniform).fold(0u64, |g, (_, c)| gcd(g, c.unsigned_abs()));
+    if g < 2 || !g.is_power_of_two() {
+        return false;
+    }
+    let values = |r: &ScaledResidue| {
+        let (x, y) = (i128::from(r.offset), i128::from(r.offset) + i128::from(r.scale) * i128::from(r.modulus - 1));
+        (x.min(y), x.max(y))
+    };
+    let ((a_lo, a_hi), (b_lo, b_hi)) = (values(a), values(b));
+    a_hi.max(b_hi) - a_lo.min(b_lo) < i128::from(g)
+}
+
+/// An index `scale * (residue_of % modulus) + offset + uniform` (see
+/// [`IndexRelation::scaled_residue`]), computed in `width` bits.
 struct ScaledResidue {
     scale: i64,
     residue_of: Expr,
     modulus: i64,
     offset: i64,
+    uniform: Vec<(Expr, i64)>,
+    width: u16,
 }
 
 /// An index as `loop_coefficient * loop_var + constant + uniform + inner`: `uniform` are terms
@@ -483,29 +501,52 @@ impl IndexRelation<'_> {
         a_hi < b_lo || b_hi < a_lo
     }
 
-    /// `e` as `f * (x % m) + k` with constants `f != 0`, `m >= 1` and `k` whose values never
-    /// wrap (`|f| * (m - 1) + |k|` within the type), `None` otherwise.
+    /// `e` as `f * (x % m) + k + U` with constants `f != 0`, `m >= 1`, `k`, and terms `U`
+    /// with one value in every iteration (`tx * 8`); `None` otherwise.
     fn scaled_residue(&self, e: &Expr) -> Option<ScaledResidue> {
         let (terms, k) = linear_form(e, self.lets)?;
-        let [(Expr::Binary { op: BinOp::FloorMod, lhs: x, rhs: m }, f)] = terms.as_slice() else { return None };
-        let m = const_int(m).filter(|m| *m >= 1)?;
-        let largest = i128::from(*f).abs() * i128::from(m - 1) + i128::from(k).abs();
-        (largest < 1i128 << (e.dtype().bits.clamp(1, 64) - 1)).then(|| ScaledResidue {
-            scale: *f,
-            residue_of: (**x).clone(),
-            modulus: m,
-            offset: k,
-        })
+        let mut residue = None;
+        let mut uniform = Vec::new();
+        for (term, c) in terms {
+            match &term {
+                Expr::Binary { op: BinOp::FloorMod, lhs: x, rhs: m } if !self.uniform(&term) => {
+                    if residue.is_some() {
+                        return None;
+                    }
+                    residue = Some(((**x).clone(), const_int(m).filter(|m| *m >= 1)?, c));
+                }
+                _ if self.uniform(&term) => uniform.push((term, c)),
+                _ => return None,
+            }
+        }
+        let (residue_of, modulus, scale) = residue?;
+        uniform.sort_by_key(|(t, _)| format!("{t:?}"));
+        Some(ScaledResidue { scale, residue_of, modulus, offset: k, uniform, width: e.dtype().bits })
     }
 
-    /// `f * (x % m) + k` against `f * (y % m) + l`: one element when the residues differ by
-    /// `q = (l - k) / f`, never when `f` does not divide `l - k` or `|q| >= m`, else at the
-    /// distances where `x - y = q (mod m)`. Different scales or moduli: unknown.
+    /// `f * (x % m) + k + U` against `f * (y % m) + l + U`: one element when the residues
+    /// differ by `q = (l - k) / f`, never when `f` does not divide `l - k` or `|q| >= m`,
+    /// else at the distances where `x - y = q (mod m)`. Different scales, moduli or uniform
+    /// parts: unknown. Wrapping changes nothing while `|f| * (m - 1) + |l - k|` stays below
+    /// `2^(w-1)`: the two indices are then equal modulo `2^w` exactly when they are equal.
+    ///
+    /// Different uniform parts (`tx * 8` against `(tx + 1) % 5 * 8`: another thread's row)
+    /// whose coefficients share a power-of-two factor `g` wider than both residue parts'
+    /// values: the indices are then equal only where the uniform parts are equal and the
+    /// residue parts too (their difference is a multiple of `g`, also modulo `2^w`), so the
+    /// residue parts decide the distances, as if the uniform parts were one.
     fn scaled_residues(&self, a: &ScaledResidue, b: &ScaledResidue) -> DimRelation {
         if a.scale != b.scale || a.modulus != b.modulus || a.scale == 0 {
             return DimRelation::Unknown;
         }
-        let gap = b.offset - a.offset;
+        if a.uniform != b.uniform && !separate_rows(a, b) {
+            return DimRelation::Unknown;
+        }
+        let Some(gap) = b.offset.checked_sub(a.offset) else { return DimRelation::Unknown };
+        let spread = i128::from(a.scale).abs() * i128::from(a.modulus - 1) + i128::from(gap).abs();
+        if spread >= 1i128 << (a.width.clamp(1, 64) - 1) {
+            return DimRelation::Unknown;
+        }
         if gap % a.scale != 0 || (gap / a.scale).abs() >= a.modulus {
             return DimRelation::Exact(BTreeSet::new());
         }
@@ -910,6 +951,23 @@ mod tests {
         assert_eq!(relation(&slot(0, 0), &slot(0, 8), &i, &[]), distances(&[]));
         let tripled = Expr::floormod(Expr::var(&i), Expr::int(4)) * Expr::int(3);
         assert_eq!(relation(&slot(0, 0), &tripled, &i, &[]), Relation::Every);
+        // A term with one value in every iteration (`tx * 8`) on both sides cancels.
+        let tx = Var::new("tx", DataType::INT32);
+        let row = |shift: i64, offset: i64| Expr::var(&tx) * Expr::int(8) + slot(shift, offset);
+        assert_eq!(relation(&row(0, 0), &row(0, 1), &i, &[]), distances(&[]));
+        assert_eq!(relation(&row(0, 0), &row(1, 0), &i, &[]), distances(&[-1, 3]));
+        // On one side only: even against odd never meet; a row 8 apart may be `tx`'s row.
+        assert_eq!(relation(&row(0, 0), &slot(0, 1), &i, &[]), distances(&[]));
+        assert_eq!(relation(&row(0, 0), &slot(0, 8), &i, &[]), Relation::Every);
+        // Another thread's row (`(tx + 1) % 5 * 8`) meets this one's only where the slots do.
+        let neighbour =
+            |shift: i64| Expr::floormod(Expr::var(&tx) + Expr::int(1), Expr::int(5)) * Expr::int(8) + slot(shift, 0);
+        assert_eq!(relation(&row(0, 0), &neighbour(1), &i, &[]), distances(&[-1, 3]));
+        // Rows 6 apart are not wider than the slots (up to 6): unknown.
+        let narrow = Expr::var(&tx) * Expr::int(6) + slot(0, 0);
+        assert_eq!(relation(&narrow, &neighbour(1), &i, &[]), Relation::Every);
+        // Offsets so far apart that the indices could wrap onto each other: unknown.
+        assert_eq!(relation(&slot(0, 0), &slot(0, 1 << 31), &i, &[]), Relation::Every);
     }
 
     #[test]

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 
 use tirproof_ir::{BinOp, Expr, VarId};
 
-use crate::index_arith::{add, const_int, imm, mul};
+use crate::index_arith::{add, const_int, gcd, imm, mul};
 
 /// Let-bound variables and their values (the function is in SSA form).
 pub(super) type Lets = HashMap<VarId, Expr>;
@@ -69,14 +69,6 @@ pub(super) fn divide(e: &Expr, m: u64, lets: &Lets) -> Expr {
             }
         }
         _ => Expr::floordiv(e.clone(), imm(divisor, t)),
-    }
-}
-
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
     }
 }
 

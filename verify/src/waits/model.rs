@@ -27,7 +27,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use tirproof_ir::async_op::{decode_annotations, decode_chain, AsyncOps, Wait, WaitUntil};
-use tirproof_passes::index_arith::coefficient;
+use tirproof_passes::index_arith::{coefficient, gcd};
 
 use serde::Serialize;
 use tirproof_ir::print::print_expr;
@@ -717,14 +717,6 @@ fn wrapped_coefficient(model: &Model, e: &Expr, var: &Var) -> Option<i64> {
     let reduced = c.rem_euclid(modulus);
     let signed = if reduced >= modulus / 2 { reduced - modulus } else { reduced };
     i64::try_from(signed).ok()
-}
-
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
-    }
 }
 
 /// What a loop's variable stands for.

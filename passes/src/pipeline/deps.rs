@@ -75,6 +75,10 @@ pub struct Analysis {
     /// different statements: under a thread binding, threads then exchange data and need
     /// barriers.
     pub exchanges_shared_data: bool,
+    /// The statements that write such shared memory: other threads may read, in the same
+    /// step, an element one of them overwrites for a later iteration (an anti dependence the
+    /// original ordered by a barrier between iterations), so each gets a barrier before it.
+    pub exchange_writers: BTreeSet<usize>,
 }
 
 /// Analyses the loop's statements. `candidates` are the buffers the function allocates that
@@ -102,6 +106,11 @@ pub fn analyse(
         exchanges_shared_data: under_threads && by_storage.values().any(|uses| exchanges(uses)),
         ..Analysis::default()
     };
+    if under_threads {
+        for uses in by_storage.values().filter(|uses| exchanges(uses)) {
+            analysis.exchange_writers.extend(uses.iter().filter(|(_, a)| a.write).map(|(k, _)| *k));
+        }
+    }
     let indices = IndexRelation { loop_var, lets: &lets, inner: &inner, iterations };
     for uses in by_storage.values() {
         let layout = staging_buffer(uses, candidates, locals, &indices)?;

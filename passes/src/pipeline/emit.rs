@@ -41,6 +41,8 @@ pub struct Emitter<'a> {
     /// Threads exchange data through shared memory: a barrier goes before every statement
     /// that reads it (after its waits) and at the end of every step.
     pub barriers: bool,
+    /// The statements that write memory threads exchange ([`super::deps::Analysis`]).
+    pub exchange_writers: &'a std::collections::BTreeSet<usize>,
     pub span: Span,
 }
 
@@ -228,8 +230,11 @@ impl Emitter<'_> {
             s = self.wrap_waits(k, s, t, ext, bounds);
             // One before a producer orders its write after other threads' reads earlier in
             // this step (of another iteration); it goes before the producer's whole group, and
-            // the barrier that ends each step covers a producer that starts one.
-            let producer = self.barriers && !consumer && self.groups.has_consumers(k);
+            // the barrier that ends each step covers a producer that starts one. Any writer of
+            // exchanged memory is one: a read it overwrites for a later iteration (no flow,
+            // only an anti dependence) may be another thread's, earlier in this step.
+            let producer =
+                self.barriers && !consumer && (self.groups.has_consumers(k) || self.exchange_writers.contains(&k));
             if producer && run_members.is_empty() && !out.is_empty() && !out.last().is_some_and(is_barrier) {
                 out.push(barrier());
             }

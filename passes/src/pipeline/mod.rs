@@ -181,6 +181,7 @@ impl Rewriter {
             queue_offset: next_free_queue(&body.stmts),
             body_annotations: without_pipeline_keys(&f.annotations),
             barriers: analysis.exchanges_shared_data,
+            exchange_writers: &analysis.exchange_writers,
             span,
         };
         let mut result = emitter.emit(&f.extent);

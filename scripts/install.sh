@@ -13,7 +13,8 @@ cd "$(dirname "$0")/.."
 
 prefix=${1:-"$HOME/.local"}
 ./scripts/setup.sh
-cargo install --locked --path . --root "$prefix" --force
+# The workspace target directory is reused, so an earlier release build is not repeated.
+CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target} cargo install --locked --path . --root "$prefix" --force
 mkdir -p "$prefix/lib/tirproof"
 # The shared library and its SONAME link, copied as files (cp -L) so the install holds no
 # link back into the clone.

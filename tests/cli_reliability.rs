@@ -389,3 +389,25 @@ fn a_spent_verify_budget_leaves_waits_unknown_and_exits_one() {
     let generous = tirproof(&["verify", "--budget", "10m", &seed]);
     assert_eq!(code(&generous), 0, "{}", stdout(&generous));
 }
+
+/// `verify --json` is one document with a schema version, a summary that adds up, and the
+/// functions' reports.
+#[test]
+fn verify_json_has_a_schema_version_and_a_summary() {
+    let out = tirproof(&[
+        "verify",
+        "--json",
+        &corpus("tvm/seed_c_after_pipeline.py"),
+        &corpus("tvm/seed_a_after_pipeline.py"),
+    ]);
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("one JSON document");
+    assert_eq!(doc["schema_version"], 1);
+    assert_eq!(doc["summary"]["files"], 2);
+    assert_eq!(doc["summary"]["all_proved"], false, "seed c's count is refuted");
+    assert_eq!(code(&out), 1);
+    let functions = doc["functions"].as_array().expect("functions");
+    assert_eq!(functions.len(), 2);
+    let waits: u64 = functions.iter().map(|f| f["tally"]["waits"].as_u64().unwrap()).sum();
+    assert_eq!(doc["summary"]["tally"]["waits"].as_u64(), Some(waits));
+    assert!(functions.iter().all(|f| f["report"]["waits"].is_array()));
+}

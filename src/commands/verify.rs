@@ -20,6 +20,11 @@ use tirproof_verify::waits::{
     plural, verify_func, Dump, DumpKind, DumpOutcome, FuncReport, Options, Tally, WaitVerdict,
 };
 
+/// The version of `verify --json`'s layout: `{schema_version, summary: {all_proved, files,
+/// tally}, functions: [{file, seconds, tally, report}]}`. Raised when a field changes meaning
+/// or goes away (adding one does not).
+const JSON_SCHEMA_VERSION: u32 = 1;
+
 #[derive(clap::Args)]
 pub struct Args {
     /// TVMScript files or directories (searched for .py files); `-` is standard input.
@@ -85,7 +90,12 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             total.add(&tally);
             notes.extend(report.notes.iter().filter(|n| !is_located(n)).cloned());
             if args.json {
-                json.push(serde_json::json!({ "file": src.name, "seconds": elapsed.as_secs_f64(), "report": report }));
+                json.push(serde_json::json!({
+                    "file": src.name,
+                    "seconds": elapsed.as_secs_f64(),
+                    "tally": tally,
+                    "report": report,
+                }));
             } else {
                 print_report(&src.name, &report, &tally, elapsed)?;
             }
@@ -99,7 +109,12 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         }
     }
     if args.json {
-        outln!("{}", serde_json::to_string_pretty(&json)?)?;
+        let document = serde_json::json!({
+            "schema_version": JSON_SCHEMA_VERSION,
+            "summary": { "all_proved": all_proved, "files": files.len(), "tally": total },
+            "functions": json,
+        });
+        outln!("{}", serde_json::to_string_pretty(&document)?)?;
     } else {
         if total.functions > 1 {
             outln!("total: {} in {}:", plural(total.functions, "function"), plural(files.len(), "file"))?;

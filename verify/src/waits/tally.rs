@@ -7,7 +7,7 @@ use std::fmt;
 use super::report::{FuncReport, WaitVerdict};
 
 /// Verdicts per wait and function-level findings.
-#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Tally {
     pub functions: usize,
     pub waits: usize,

@@ -59,7 +59,6 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         dump_smtlib: args.smtlib.is_some(),
         tightness: !args.no_tightness,
         budget: Some(args.budget),
-        ..Options::default()
     };
     let mut dumps = args.smtlib.as_deref().map(DumpDir::new).transpose()?;
     let mut all_proved = true;

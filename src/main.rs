@@ -110,3 +110,91 @@ fn run(cli: Cli) -> ExitCode {
 /// The exit status when the reader of standard output went away: 128 + SIGPIPE, what a shell
 /// reports for a command the signal stopped.
 const CLOSED_STDOUT: u8 = 141;
+
+#[cfg(test)]
+mod tests {
+    use clap::{CommandFactory, Parser};
+    use proptest::prelude::*;
+
+    use super::Cli;
+
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    /// Every subcommand name and every long and short flag the definition has, so generated
+    /// argument lists reach every parser.
+    fn vocabulary() -> Vec<String> {
+        let mut words = Vec::new();
+        for sub in Cli::command().get_subcommands() {
+            words.push(sub.get_name().to_string());
+            for arg in sub.get_arguments() {
+                words.extend(arg.get_long().map(|l| format!("--{l}")));
+                words.extend(arg.get_short().map(|s| format!("-{s}")));
+            }
+        }
+        words
+    }
+
+    /// Values that have broken parsers before or sit on an edge: numbers out of range, not
+    /// finite or negative, durations with and without units, `name=value` pairs, paths.
+    const VALUES: &[&str] = &[
+        "",
+        "-",
+        "--",
+        "0",
+        "1",
+        "-1",
+        "4294967300",
+        "9223372036854775808",
+        "1e20",
+        "inf",
+        "NaN",
+        "1.5",
+        "0s",
+        "10ms",
+        "2m",
+        "3h",
+        "1x",
+        "n=4",
+        "n=4294967300",
+        "zz=1",
+        "=",
+        "n=",
+        "A=/dev/zero",
+        "corpus",
+        "a,b",
+        "inject-software-pipeline",
+        "lazy",
+        "sm_80",
+        "sm_7",
+        "é",
+        "\u{1b}[31m",
+    ];
+
+    fn word() -> impl Strategy<Value = String> {
+        let vocabulary = vocabulary();
+        prop_oneof![
+            proptest::sample::select(vocabulary),
+            proptest::sample::select(VALUES).prop_map(str::to_string),
+            "[ -~]{0,12}",
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(
+            std::env::var("TIRPROOF_PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(2000)
+        ))]
+
+        /// Parsing any argument list gives a command or a usage error, never a panic.
+        #[test]
+        fn any_argument_list_parses_or_is_a_usage_error(words in proptest::collection::vec(word(), 0..8)) {
+            let args = std::iter::once("tirproof".to_string()).chain(words);
+            if let Err(err) = Cli::try_parse_from(args) {
+                // Rendering the error must not panic either.
+                let _ = err.render().to_string();
+            }
+        }
+    }
+}

@@ -273,6 +273,8 @@ impl Lexer {
             self.push(TokenKind::Dedent, end);
         }
         self.push(TokenKind::Eof, end);
+        // The tokens live while the whole syntax tree is built: without the doubling's slack.
+        self.tokens.shrink_to_fit();
         Lexed { tokens: self.tokens, diagnostics: self.diags, unclosed_at }
     }
 

@@ -47,6 +47,11 @@ impl Cursor {
         Cursor { tokens, pos: 0, diags: Vec::new(), depth: 0, prev: Span::new(1, 1) }
     }
 
+    /// The grammar's diagnostics; the tokens are freed.
+    pub fn into_diagnostics(self) -> Vec<Diagnostic> {
+        self.diags
+    }
+
     pub fn peek(&self) -> &Token {
         self.peek_nth(0)
     }

@@ -68,7 +68,20 @@ impl Cursor {
     }
 
     /// Builds a node, refusing one higher than `MAX_NESTING`.
-    fn node(&mut self, kind: PExprKind, span: Span) -> PResult<PExpr> {
+    fn node(&mut self, mut kind: PExprKind, span: Span) -> PResult<PExpr> {
+        // Lists grow by doubling from 4 elements: a subscript's one index would keep room for
+        // four (a slice-sized `PIndex` each, about 1 KB per subscript), so the syntax tree of
+        // a large file stays alive several times its size. Trimmed as each node is built.
+        match &mut kind {
+            PExprKind::Call { args, kwargs, .. } => {
+                args.shrink_to_fit();
+                kwargs.shrink_to_fit();
+            }
+            PExprKind::Subscript { items, .. } => items.shrink_to_fit(),
+            PExprKind::Tuple(items) | PExprKind::List(items) => items.shrink_to_fit(),
+            PExprKind::Dict(items) => items.shrink_to_fit(),
+            _ => {}
+        }
         let node = PExpr::new(kind, span);
         if node.depth > MAX_NESTING {
             return Err(self.too_deep(span));

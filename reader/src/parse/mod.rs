@@ -60,7 +60,9 @@ pub fn parse_module(source: &str) -> Result<IRModule, Diagnostics> {
     let lexed = lex(source);
     let mut cursor = Cursor::new(lexed.tokens);
     let file = cursor.file();
-    let mut diags = syntax_diagnostics(lexed.diagnostics, cursor.diags, lexed.unclosed_at);
+    // The tokens go before lowering starts: the syntax tree holds what lowering needs, and
+    // the tokens of a large file weigh as much as the tree (docs/limits.md).
+    let mut diags = syntax_diagnostics(lexed.diagnostics, cursor.into_diagnostics(), lexed.unclosed_at);
     let module = lower_file(&file, &mut diags);
     if diags.is_empty() {
         return Ok(module);

@@ -121,52 +121,53 @@ z3_installed || install_z3
 
 # ---- ptxas ----------------------------------------------------------------------------------
 #
-# The PTX tests (tests/ptx_ptxas.rs) assemble every PTX tirproof emits with NVIDIA's ptxas,
-# taken from the nvidia-cuda-nvcc-cu12 wheel on PyPI (it ships ptxas; no GPU is needed). Without
-# it those tests skip with a message, so a failed download only warns. Layout after installing:
-#   third_party/ptxas/VERSION      the installed wheel version, e.g. 12.9.86
-#   third_party/ptxas/bin/ptxas    the assembler
+# The PTX tests (tests/ptx_ptxas.rs) assemble every PTX tirproof emits with NVIDIA's ptxas of
+# two CUDA major versions, taken from wheels on PyPI that ship it (no GPU is needed): 12.x from
+# nvidia-cuda-nvcc-cu12, 13.x from nvidia-cuda-nvcc. Without one, the tests skip it with a
+# message, so a failed download only warns. Layout after installing (DIR = ptxas, ptxas13):
+#   third_party/DIR/VERSION      the installed wheel version, e.g. 12.9.86
+#   third_party/DIR/bin/ptxas    the assembler
 
-ptxas_version=12.9.86
-ptxas_dir=third_party/ptxas
-
-ptxas_installed() {
-    [ "$(cat "$ptxas_dir/VERSION" 2>/dev/null)" = "$ptxas_version" ] && [ -x "$ptxas_dir/bin/ptxas" ]
+ptxas_installed() { # DIR VERSION
+    [ "$(cat "third_party/$1/VERSION" 2>/dev/null)" = "$2" ] && [ -x "third_party/$1/bin/ptxas" ]
 }
 
-install_ptxas() {
-    local tmp wheel
+install_ptxas() { # DIR PACKAGE VERSION PATH-OF-PTXAS-IN-THE-WHEEL
+    local dir=third_party/$1 package=$2 version=$3 member=$4 tmp wheel
     tmp=$(mktemp -d)
     if ! python3 -m pip download --quiet --no-deps --only-binary=:all: --disable-pip-version-check \
-        "nvidia-cuda-nvcc-cu12==$ptxas_version" -d "$tmp/wheel" >"$tmp/pip.log" 2>&1; then
-        echo "setup: warning: could not download nvidia-cuda-nvcc-cu12 $ptxas_version (the ptxas tests will skip)" >&2
+        "$package==$version" -d "$tmp/wheel" >"$tmp/pip.log" 2>&1; then
+        echo "setup: warning: could not download $package $version (the ptxas $version tests will skip)" >&2
         rm -rf "$tmp"
         return 0
     fi
-    wheel=$(find "$tmp/wheel" -name "nvidia_cuda_nvcc_cu12-$ptxas_version-*.whl" | head -n 1)
+    wheel=$(find "$tmp/wheel" -name "${package//-/_}-$version-*.whl" | head -n 1)
     mkdir -p "$tmp/ptxas/bin"
-    if [ -z "$wheel" ] || ! python3 - "$wheel" "$tmp/ptxas/bin/ptxas" <<'PY'; then
+    if [ -z "$wheel" ] || ! python3 - "$wheel" "$member" "$tmp/ptxas/bin/ptxas" <<'PY'; then
 import os, shutil, sys, zipfile
 
-wheel, target = sys.argv[1], sys.argv[2]
-with zipfile.ZipFile(wheel) as whl, whl.open("nvidia/cuda_nvcc/bin/ptxas") as src, open(target, "wb") as out:
+wheel, member, target = sys.argv[1], sys.argv[2], sys.argv[3]
+with zipfile.ZipFile(wheel) as whl, whl.open(member) as src, open(target, "wb") as out:
     shutil.copyfileobj(src, out)
 os.chmod(target, 0o755)
 PY
-        echo "setup: warning: no ptxas in the nvidia-cuda-nvcc-cu12 wheel (the ptxas tests will skip)" >&2
+        echo "setup: warning: no ptxas in the $package wheel (the ptxas $version tests will skip)" >&2
         rm -rf "$tmp"
         return 0
     fi
     if ! "$tmp/ptxas/bin/ptxas" --version >/dev/null 2>&1; then
-        echo "setup: warning: the downloaded ptxas does not run on this machine (the ptxas tests will skip)" >&2
+        echo "setup: warning: the downloaded ptxas $version does not run on this machine (its tests will skip)" >&2
         rm -rf "$tmp"
         return 0
     fi
-    echo "$ptxas_version" >"$tmp/ptxas/VERSION"
-    rm -rf "$ptxas_dir"
-    mv "$tmp/ptxas" "$ptxas_dir"
+    echo "$version" >"$tmp/ptxas/VERSION"
+    rm -rf "$dir"
+    mv "$tmp/ptxas" "$dir"
     rm -rf "$tmp"
-    echo "setup: installed ptxas $ptxas_version into $ptxas_dir"
+    echo "setup: installed ptxas $version into $dir"
 }
 
-ptxas_installed || install_ptxas
+ptxas_installed ptxas 12.9.86 ||
+    install_ptxas ptxas nvidia-cuda-nvcc-cu12 12.9.86 nvidia/cuda_nvcc/bin/ptxas
+ptxas_installed ptxas13 13.0.88 ||
+    install_ptxas ptxas13 nvidia-cuda-nvcc 13.0.88 nvidia/cu13/bin/ptxas

@@ -22,7 +22,7 @@ use tirproof_verify::solver::Assignment;
 use tirproof_verify::waits::{verify_func, FuncReport, Options, WaitVerdict};
 
 use super::equivalence::scalar_assignments;
-use super::waits::{lazy_runs, replay_assignment, show_values, LazyRuns};
+use super::waits::{lazy_runs, replay_assignment, show_values, too_large_to_replay, LazyRuns};
 use super::{Failure, FailureClass, OracleName, Outcome, SkipReason};
 
 /// What the verifier says about a whole function.
@@ -108,7 +108,15 @@ fn check_func(func: &PrimFunc, timeout: Duration) -> Outcome {
     let verifier = VerifierVerdict::of(&report);
     let tried = InterpreterVerdict::from(lazy_runs(func, scalar_assignments(func), is_race_or_async_fault, 0));
     let replayed = match (&verifier, &tried) {
-        (VerifierVerdict::Refuted { values, .. }, InterpreterVerdict::Clean) => Some(replay(func, values)),
+        (VerifierVerdict::Refuted { values, .. }, InterpreterVerdict::Clean) => {
+            if let Some(value) = too_large_to_replay(func, values) {
+                // A counterexample the interpreter cannot reach in reasonable time (hundreds of
+                // millions of iterations) is neither confirmed nor contradicted by it.
+                let why = format!("`{}`: the refutation's counterexample ({value}) is too long to replay", func.name);
+                return Outcome::Skip(SkipReason::Undecided(why));
+            }
+            Some(replay(func, values))
+        }
         _ => None,
     };
     if replayed == Some(InterpreterVerdict::Clean) && super::control_reads_memory(func) {

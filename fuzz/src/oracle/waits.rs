@@ -268,6 +268,14 @@ pub(super) fn replay_assignment(func: &PrimFunc, values: &Assignment) -> Option<
     fits.then_some(assignment)
 }
 
+/// The first integer parameter of `func` whose value in a counterexample is too large for
+/// the interpreter to replay (`n = 715827884`: as many iterations), shown as `name = value`.
+pub(super) fn too_large_to_replay(func: &PrimFunc, values: &Assignment) -> Option<String> {
+    func.scalar_params().filter(|v| v.dtype().is_integer()).find_map(|v| {
+        values.get(v.name()).filter(|n| n.abs() > MAX_REPLAYED_VALUE).map(|n| format!("{} = {n}", v.name()))
+    })
+}
+
 /// Where the `target`-th wait of `module` (walk order) is.
 fn locate_wait(module: &IRModule, target: usize) -> Option<LocatedWait> {
     let mut before = 0;

@@ -47,7 +47,7 @@ fn kernel_args(func: &PrimFunc, inputs: &Inputs) -> Vec<KernelArg> {
 
 fn emulate(kernel: &Kernel, lines: &[u32], func: &PrimFunc, inputs: &Inputs, schedule: Schedule) -> EmuResult {
     // The interpreter's budget is 10^8 statements; corpus programs need far fewer instructions.
-    let config = EmuConfig { schedule, fuel: 20_000_000 };
+    let config = EmuConfig { schedule, thread_order_seed: None, fuel: 20_000_000 };
     run_kernel(kernel, Some(lines), &kernel_args(func, inputs), &config).expect("the emulator runs the kernel")
 }
 

@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 
-use rand_chacha::ChaCha8Rng;
+use tirproof_machine::thread::ThreadOrder;
 
 use super::frame::{Layout, NO_STORAGE};
 use super::grid::Grid;
@@ -62,7 +62,8 @@ pub(crate) struct Executor<'p> {
     pub(crate) stats: Stats,
     pub(crate) fuel: u64,
     pub(crate) completion: Completion,
-    pub(crate) order_rng: Option<ChaCha8Rng>,
+    /// The order threads run in between barriers.
+    pub(crate) order: ThreadOrder,
     pub(crate) history: History,
     pub(crate) region: Option<RegionState>,
     pub(crate) grid: Grid,

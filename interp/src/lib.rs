@@ -57,13 +57,11 @@ mod tests;
 
 use std::collections::BTreeMap;
 
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
-
 use tirproof_ir::func::PrimFunc;
 use tirproof_machine::error::TrapKind;
 use tirproof_machine::history::History;
 use tirproof_machine::memory::Memory;
+use tirproof_machine::thread::ThreadOrder;
 use tirproof_machine::Completion;
 
 pub use inputs::{random_inputs, Inputs};
@@ -142,7 +140,7 @@ impl<'p> Executor<'p> {
             stats: Stats::default(),
             fuel: config.fuel,
             completion: Completion::new(config.schedule),
-            order_rng: config.thread_order_seed.map(ChaCha8Rng::seed_from_u64),
+            order: ThreadOrder::new(config.thread_order_seed),
             history: History::default(),
             region: None,
             grid: Grid::default(),

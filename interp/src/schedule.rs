@@ -15,8 +15,6 @@
 
 use std::collections::HashMap;
 
-use rand::seq::SliceRandom;
-
 use super::exec::{Executor, RegionState, Suspend};
 use super::program::{CExpr, RegionIns};
 use super::thread::{coords_of, Thread};
@@ -80,11 +78,7 @@ impl Executor<'_> {
     }
 
     fn thread_order(&mut self, n: usize) -> Vec<usize> {
-        let mut order: Vec<usize> = (0..n).collect();
-        if let Some(rng) = self.order_rng.as_mut() {
-            order.shuffle(rng);
-        }
-        order
+        self.order.next_phase(n)
     }
 
     /// Runs barrier-separated phases until every thread reaches the end of the block.

@@ -143,3 +143,25 @@ mod tests {
         assert_eq!(main.race, None);
     }
 }
+
+/// The order the threads of a block run in between two barriers: `0..n`, or a seeded
+/// permutation redrawn for every phase. Both executors (the interpreter and the PTX emulator)
+/// draw from it, so one seed means one sequence of orders in each.
+#[derive(Debug)]
+pub struct ThreadOrder(Option<rand_chacha::ChaCha8Rng>);
+
+impl ThreadOrder {
+    /// In order (`None`) or permuted from `seed`.
+    pub fn new(seed: Option<u64>) -> Self {
+        ThreadOrder(seed.map(<rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64))
+    }
+
+    /// The order of the next phase of `n` threads.
+    pub fn next_phase(&mut self, n: usize) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..n).collect();
+        if let Some(rng) = self.0.as_mut() {
+            rand::seq::SliceRandom::shuffle(order.as_mut_slice(), rng);
+        }
+        order
+    }
+}

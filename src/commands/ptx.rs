@@ -177,7 +177,7 @@ pub fn run_text(run: &TextRun<'_>) -> anyhow::Result<ExitCode> {
         Err(l) => return located(l),
     };
     let args = kernel_args(&kernel, run.inputs, run.args)?;
-    let config = EmuConfig { schedule: run.schedule, fuel: run.fuel };
+    let config = EmuConfig { schedule: run.schedule, thread_order_seed: None, fuel: run.fuel };
     let result = match run_kernel(&kernel, Some(lines), &args, &config) {
         Ok(result) => result,
         Err(e) => {

@@ -84,9 +84,8 @@ pub fn run_command(args: &Args) -> anyhow::Result<ExitCode> {
     let scalars = parse_scalars(func, &args.args)?;
     let mut inputs = random_inputs(func, args.seed, &scalars).map_err(|e| anyhow!("{e}"))?;
     read_inputs(&args.inputs, &mut inputs)?;
-    // The emulator runs the threads of a block in order only.
-    let thread_order_seed = (args.engine == EngineKind::Interpreter).then_some(args.seed);
-    let config = RunConfig { schedule: args.schedule, thread_order_seed, fuel: args.fuel };
+    // Both engines run the threads of a block in the seed's order (the same permutations).
+    let config = RunConfig { schedule: args.schedule, thread_order_seed: Some(args.seed), fuel: args.fuel };
     let emulator = PtxEmulator::default();
     let engine: &dyn Engine = match args.engine {
         EngineKind::Interpreter => &Interpreter,

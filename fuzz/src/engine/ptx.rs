@@ -69,7 +69,7 @@ impl PtxEmulator {
             Err(error) => return Execution::Failed(error),
         };
         let fuel = config.fuel.saturating_mul(INSTRUCTIONS_PER_STATEMENT);
-        let emu_config = EmuConfig { schedule: config.schedule, fuel };
+        let emu_config = EmuConfig { schedule: config.schedule, thread_order_seed: config.thread_order_seed, fuel };
         let result = match run_kernel(&lowered.kernel, Some(&lowered.lines), &args, &emu_config) {
             Ok(result) => result,
             Err(error) => return Execution::Failed(error.into()),

@@ -26,7 +26,7 @@ use tirproof_machine::fault::{Fault, FaultKind};
 use tirproof_machine::history::Who;
 use tirproof_machine::memory::{AccessError, Data, Memory, Pending, Visibility};
 use tirproof_machine::race::{BlockCounter, RaceCtx};
-use tirproof_machine::thread::{coords_of, Thread};
+use tirproof_machine::thread::{coords_of, Thread, ThreadOrder};
 use tirproof_machine::value::{norm, Num};
 use tirproof_machine::{Completion, Schedule, Tensor};
 
@@ -52,13 +52,17 @@ pub enum KernelArg {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EmuConfig {
     pub schedule: Schedule,
+    /// `None`: the threads of a block run in order between barriers; `Some(seed)`: in a
+    /// seeded permutation redrawn for every phase (as in the interpreter, from one
+    /// `tirproof_machine::thread::ThreadOrder`).
+    pub thread_order_seed: Option<u64>,
     /// The most instructions all threads together may execute.
     pub fuel: u64,
 }
 
 impl Default for EmuConfig {
     fn default() -> Self {
-        EmuConfig { schedule: Schedule::Lazy, fuel: 1_000_000_000 }
+        EmuConfig { schedule: Schedule::Lazy, thread_order_seed: None, fuel: 1_000_000_000 }
     }
 }
 
@@ -140,6 +144,7 @@ struct Emulator<'k> {
     lines: Vec<u32>,
     mem: Memory,
     completion: Completion,
+    order: ThreadOrder,
     fuel: u64,
     count: u64,
     globals: Vec<Region>,
@@ -239,6 +244,7 @@ impl<'k> Emulator<'k> {
             lines,
             mem,
             completion: Completion::new(config.schedule),
+            order: ThreadOrder::new(config.thread_order_seed),
             fuel: config.fuel,
             count: 0,
             globals,
@@ -304,9 +310,9 @@ impl<'k> Emulator<'k> {
             threads.push(thread);
         }
         loop {
-            let mut statuses = Vec::with_capacity(threads.len());
-            for thread in threads.iter_mut() {
-                statuses.push(self.run_thread(thread)?);
+            let mut statuses = vec![Suspend::End; threads.len()];
+            for t in self.order.next_phase(threads.len()) {
+                statuses[t] = self.run_thread(&mut threads[t])?;
             }
             match statuses.first() {
                 Some(Suspend::Barrier(pc)) if statuses.iter().all(|s| *s == Suspend::Barrier(*pc)) => {

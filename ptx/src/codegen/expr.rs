@@ -9,7 +9,7 @@
 use tirproof_ir::dtype::DataType;
 use tirproof_ir::expr::{BinOp, BufferLoad, CmpOp, Expr, LogicOp};
 
-use super::{Gen, R};
+use super::{wide, Gen, R};
 use crate::module::{Cmp, FloatOp, IntOp, Op, Operand, Reg, RegClass, Rounding, Ty};
 
 impl Gen {
@@ -145,6 +145,13 @@ impl Gen {
     /// `a op b` on one lane of type `elem`.
     pub(super) fn binary(&mut self, op: BinOp, elem: DataType, a: Operand, b: Operand) -> R<Operand> {
         let ty = self.scalar_ty(elem, || format!("the operator `{op}`"))?;
+        if ty.bits() == 8 {
+            // In the 16-bit twin, then back to 8 bits (every operator wraps the same way
+            // modulo 256, and the 16-bit result of `-128 / -1` narrows to -128).
+            let twin = DataType { bits: 16, ..elem.element() };
+            let result = self.binary(op, twin, a, b)?;
+            return Ok(self.narrow(ty, result));
+        }
         if ty.is_float() {
             return self.float_binary(op, ty, a, b);
         }
@@ -250,7 +257,18 @@ impl Gen {
     }
 
     /// A predicate register holding `a cmp b`.
+    /// An 8-bit `ty` value computed in its 16-bit register: its low 8 bits, extended again
+    /// (`cvt.s16.s8` / `cvt.u16.u8`).
+    pub(super) fn narrow(&mut self, ty: Ty, value: Operand) -> Operand {
+        let src = self.in_reg(wide(ty), value);
+        let dst = self.reg_of(wide(ty));
+        self.emit(Op::Cvt { dst_ty: wide(ty), src_ty: ty, rounding: None, dst, src: src.into() });
+        Operand::Reg(dst)
+    }
+
     pub(super) fn setp(&mut self, cmp: Cmp, ty: Ty, a: Operand, b: Operand) -> Operand {
+        // 8-bit values are compared in their 16-bit registers (PTX has no 8-bit setp).
+        let ty = wide(ty);
         let a = self.in_reg(ty, a);
         let dst = self.reg(RegClass::Pred);
         self.emit(Op::Setp { cmp, ty, dst, a: a.into(), b });
@@ -291,7 +309,7 @@ impl Gen {
             return Ok(self.int_op(IntOp::Or, Ty::Pred, when_true, when_false));
         }
         let dst = self.reg_of(ty);
-        let sel_ty = if ty == Ty::F16 { Ty::B16 } else { ty };
+        let sel_ty = if ty == Ty::F16 { Ty::B16 } else { wide(ty) };
         self.emit(Op::Selp { ty: sel_ty, dst, a, b, pred });
         Ok(Operand::Reg(dst))
     }
@@ -319,7 +337,7 @@ impl Gen {
 
     /// Evaluates `expr` into the given registers.
     fn assign(&mut self, ty: Ty, dst: &[Reg], expr: &Expr) -> R<()> {
-        let mov_ty = if ty == Ty::F16 { Ty::B16 } else { ty };
+        let mov_ty = if ty == Ty::F16 { Ty::B16 } else { wide(ty) };
         for (dst, src) in dst.iter().zip(self.expr(expr)?) {
             self.emit(Op::Mov { ty: mov_ty, dst: *dst, src });
         }
@@ -346,6 +364,12 @@ impl Gen {
                 (Operand::Imm(1), Operand::Imm(0))
             };
             return self.select(dst_ty, value, one, zero);
+        }
+        if src_ty.bits() == 8 || dst_ty.bits() == 8 {
+            // Through the 16-bit twins; a result narrower than 16 bits is narrowed after.
+            let twin = |d: DataType| if d.bits == 8 { DataType { bits: 16, ..d.element() } } else { d };
+            let converted = self.cast(twin(from), twin(to), value)?;
+            return Ok(if dst_ty.bits() == 8 { self.narrow(dst_ty, converted) } else { converted });
         }
         let rounding = match (src_ty.is_float(), dst_ty.is_float()) {
             (true, false) => Some(Rounding::Rzi),

@@ -213,6 +213,8 @@ impl Gen {
         match operand {
             Operand::Reg(r) => r,
             other => {
+                // PTX has no 8-bit `mov`: an 8-bit value moves as its 16-bit twin.
+                let ty = wide(ty);
                 let dst = self.reg_of(ty);
                 self.emit(Op::Mov { ty, dst, src: other });
                 dst
@@ -270,11 +272,16 @@ impl Gen {
     }
 }
 
-/// The PTX type of one lane of a TIR type; `None` for what codegen does not support (8-bit
-/// arithmetic, bfloat16, handles).
+/// The PTX type of one lane of a TIR type; `None` for what codegen does not support
+/// (bfloat16, handles). An 8-bit integer is `.s8`/`.u8` in memory and lives in a 16-bit
+/// register, sign- or zero-extended (`wide`): arithmetic runs on the 16-bit type and is
+/// narrowed back after each operation (`Codegen::narrow`), so it wraps at 8 bits as the
+/// interpreter does.
 pub fn ty_of(dtype: DataType) -> Option<Ty> {
     Some(match (dtype.code, dtype.bits) {
         (TypeCode::Bool, _) => Ty::Pred,
+        (TypeCode::Int, 8) => Ty::S8,
+        (TypeCode::UInt, 8) => Ty::U8,
         (TypeCode::Int, 16) => Ty::S16,
         (TypeCode::Int, 32) => Ty::S32,
         (TypeCode::Int, 64) => Ty::S64,
@@ -300,3 +307,13 @@ pub fn ident(name: &str) -> String {
 
 #[cfg(test)]
 mod tests;
+
+/// The register type an 8-bit value is computed in (its 16-bit twin); other types are their
+/// own.
+pub fn wide(ty: Ty) -> Ty {
+    match ty {
+        Ty::S8 => Ty::S16,
+        Ty::U8 => Ty::U16,
+        other => other,
+    }
+}

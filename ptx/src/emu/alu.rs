@@ -20,7 +20,7 @@ pub(super) fn mask(bits: u64, width: u32) -> u64 {
 }
 
 #[inline(always)]
-fn sext(bits: u64, width: u32) -> i64 {
+pub(super) fn sext(bits: u64, width: u32) -> i64 {
     if width >= 64 {
         bits as i64
     } else {
@@ -163,7 +163,9 @@ fn from_f64(ty: Ty, value: f64) -> u64 {
 pub(super) fn cvt(dst: Ty, src: Ty, rounding: Option<Rounding>, bits: u64) -> u64 {
     match (src.is_float(), dst.is_float()) {
         (false, false) => {
-            let value = if src.is_signed() { sext(bits, src.bits()) as u64 } else { bits };
+            // The source is its type's low bits of the register (`cvt.u16.u8` zero-extends
+            // the low byte), sign-extended when signed.
+            let value = if src.is_signed() { sext(bits, src.bits()) as u64 } else { mask(bits, src.bits()) };
             mask(value, dst.bits())
         }
         (false, true) => {

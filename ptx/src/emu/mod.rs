@@ -480,6 +480,8 @@ impl<'k> Emulator<'k> {
                     let size = u64::from(ty.bits() / 8);
                     for (k, slot) in dst.iter().take(usize::from(n)).enumerate() {
                         let value = self.load(th, space, base.wrapping_add(k as u64 * size), size, pc)?;
+                        // `ld.s8` into a 16-bit register sign-extends (`.u8` zero-extends).
+                        let value = if ty == Ty::S8 { mask(alu::sext(value, 8) as u64, 16) } else { value };
                         Self::set(th, *slot, value);
                     }
                 }

@@ -375,10 +375,21 @@ impl Gen {
         let (ty, chunks) = self.chunks(elem)?;
         let mut out = Vec::new();
         for (offset, width) in chunks {
-            let dst: Vec<Reg> = (0..width.lanes()).map(|_| self.reg_of(ty)).collect();
+            let dst: Vec<Reg> = (0..width.lanes()).map(|_| self.reg_of(mem_ty(ty))).collect();
             let addr = Address { offset: addr.offset + offset, ..addr.clone() };
             self.emit(Op::Ld { space, width, ty: mem_ty(ty), dst: dst.clone(), addr });
             out.extend(dst);
+        }
+        if ty == Ty::Pred {
+            // A stored bool is a byte: true when it is not 0.
+            return Ok(out
+                .into_iter()
+                .map(|byte| {
+                    let pred = self.reg(RegClass::Pred);
+                    self.emit(Op::Setp { cmp: Cmp::Ne, ty: Ty::U16, dst: pred, a: byte.into(), b: Operand::Imm(0) });
+                    pred
+                })
+                .collect());
         }
         Ok(out)
     }
@@ -388,8 +399,20 @@ impl Gen {
         let (ty, chunks) = self.chunks(elem)?;
         let mut values = values.into_iter();
         for (offset, width) in chunks {
-            let src: Vec<Operand> =
-                values.by_ref().take(width.lanes()).map(|v| self.in_reg(mem_ty(ty), v).into()).collect();
+            let src: Vec<Operand> = values
+                .by_ref()
+                .take(width.lanes())
+                .map(|v| match (ty, v) {
+                    // A bool is stored as the byte 1 or 0.
+                    (Ty::Pred, Operand::Reg(pred)) => {
+                        let byte = self.reg_of(Ty::U16);
+                        let (a, b) = (Operand::Imm(1), Operand::Imm(0));
+                        self.emit(Op::Selp { ty: Ty::U16, dst: byte, a, b, pred });
+                        byte.into()
+                    }
+                    (_, v) => self.in_reg(mem_ty(ty), v).into(),
+                })
+                .collect();
             let addr = Address { offset: addr.offset + offset, ..addr.clone() };
             self.emit(Op::St { space, width, ty: mem_ty(ty), addr, src });
         }
@@ -400,10 +423,8 @@ impl Gen {
     /// offset, width) each.
     fn chunks(&self, elem: DataType) -> R<(Ty, Vec<(i64, Width)>)> {
         let ty = self.scalar_ty(elem, || format!("memory of type {elem}"))?;
-        if ty == Ty::Pred {
-            return Err(self.error(format!("memory of type {elem}"), "bool buffers have no PTX layout yet"));
-        }
-        let lane_bytes = i64::from(ty.bits() / 8);
+        // A bool is one byte in memory, 0 or 1 (`ld`/`st` convert it from and to a predicate).
+        let lane_bytes = if ty == Ty::Pred { 1 } else { i64::from(ty.bits() / 8) };
         let lanes = usize::from(elem.lanes);
         let per_access = (16 / lane_bytes).clamp(1, 4) as usize;
         let per_access = if lanes <= per_access { lanes } else { per_access };
@@ -569,9 +590,9 @@ fn broadcast_like(value: Expr, like: &Expr) -> Expr {
 
 /// The type an element lane is loaded and stored with: f16 moves as raw `.b16` bits.
 fn mem_ty(ty: Ty) -> Ty {
-    if ty == Ty::F16 {
-        Ty::B16
-    } else {
-        ty
+    match ty {
+        Ty::F16 => Ty::B16,
+        Ty::Pred => Ty::U8,
+        other => other,
     }
 }

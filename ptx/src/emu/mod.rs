@@ -212,9 +212,10 @@ impl<'k> Emulator<'k> {
             match arg {
                 KernelArg::Buffer(tensor) => {
                     let num = Num::of(tensor.dtype.element())
-                        .filter(|n| n.width() >= 8)
+                        .filter(|n| n.width() >= 8 || *n == Num::Bool)
                         .ok_or_else(|| EmuError::Unsupported(format!("buffers of {}", tensor.dtype)))?;
-                    let unit = u64::from(num.width() / 8);
+                    // A bool is one byte, as codegen lays it out.
+                    let unit = u64::from(num.width().div_ceil(8));
                     let len = tensor.bits().len();
                     let data = Data::Shared(tensor.shared_bits());
                     let storage = mem

@@ -151,7 +151,9 @@ fn the_verify_oracle_decides_generated_programs() {
     for seed in 0..60 {
         let (module, shape) = generated(seed);
         match verify_outcome(&module) {
-            Outcome::Skip(SkipReason::VerifierUnknown(_)) => {}
+            // Undecided by the verifier, or refuted where only a huge extent wraps an index
+            // (the `OverflowIndex` shape): the interpreter cannot run that far.
+            Outcome::Skip(SkipReason::VerifierUnknown(_) | SkipReason::Unreplayable(_)) => {}
             Outcome::Skip(why) => panic!("seed {seed} {shape:?}: skipped: {why}\n{}", print_module(&module)),
             _ => {}
         }

@@ -416,6 +416,10 @@ pub enum SkipReason {
     /// counted apart; not a disagreement with the interpreter, so not a finding. (On the pass's
     /// own outputs an Unknown is a finding of the `waits-tight` oracle.)
     VerifierUnknown(String),
+    /// The verifier refuted a program at values the interpreter cannot run in reasonable time
+    /// (an extent of hundreds of millions, where an index wraps): neither confirmed nor
+    /// contradicted.
+    Unreplayable(String),
 }
 
 impl fmt::Display for SkipReason {
@@ -423,7 +427,9 @@ impl fmt::Display for SkipReason {
         match self {
             SkipReason::BudgetSpent { stopped: None } => f.write_str(BUDGET_SPENT),
             SkipReason::BudgetSpent { stopped: Some(message) } => write!(f, "{BUDGET_SPENT}: {message}"),
-            SkipReason::NotApplicable(why) | SkipReason::Undecided(why) => f.write_str(why),
+            SkipReason::NotApplicable(why) | SkipReason::Undecided(why) | SkipReason::Unreplayable(why) => {
+                f.write_str(why)
+            }
             SkipReason::VerifierUnknown(why) => write!(f, "the verifier did not decide: {why}"),
         }
     }

@@ -113,7 +113,7 @@ fn check_func(func: &PrimFunc, timeout: Duration) -> Outcome {
                 // A counterexample the interpreter cannot reach in reasonable time (hundreds of
                 // millions of iterations) is neither confirmed nor contradicted by it.
                 let why = format!("`{}`: the refutation's counterexample ({value}) is too long to replay", func.name);
-                return Outcome::Skip(SkipReason::Undecided(why));
+                return Outcome::Skip(SkipReason::Unreplayable(why));
             }
             Some(replay(func, values))
         }

@@ -26,8 +26,11 @@ use crate::cse::eligible::is_clean;
 
 /// Most e-nodes the function's e-graph may grow to.
 pub const NODE_LIMIT: usize = 20_000;
-/// Most rule iterations.
-pub const ITER_LIMIT: usize = 8;
+/// Most rule iterations. Measured on the 60-function quality suite
+/// (`cargo run --release --example cse_quality`): 8 iterations took 3.3 ms per function, 5 took
+/// 1.9, 3 take 0.8 and 2 take 0.55, all with the same result (881 operations left, 1519
+/// eliminated); 3 keeps one iteration of margin for chains the suite does not have.
+pub const ITER_LIMIT: usize = 3;
 /// Only a backstop: the node and iteration limits stop every real run first.
 const TIME_LIMIT: Duration = Duration::from_secs(600);
 

@@ -209,11 +209,7 @@ fn a_wait_in_a_loop_whose_extent_is_read_once_is_proved_tight() {
 /// iteration 100 and are proved.
 #[test]
 fn a_condition_that_never_holds_does_not_bound_its_loop() {
-    let program = |guard: &str| {
-        parse_func(&format!(
-            "@T.prim_func\ndef main(A: T.Buffer((256,), \"float32\"), Out: T.Buffer((4,), \"float32\"), n: T.int32):\n    S = T.alloc_buffer((1,), \"float32\", scope=\"shared\")\n    for i in range(n):\n        with T.attr({{\"async_commit_queue_scope\": 0, \"async_scope\": 1}}):\n            S[0] = A[0]\n        with T.attr({{\"async_wait_queue_scope\": 0, \"async_wait_inflight_count\": T.if_then_else(i < 100, 0, 1)}}):\n            Out[0] = S[0]\n        if {guard}:\n            Out[i] = T.float32(1.0)\n"
-        ))
-    };
+    let program = |guard: &str| wrong_from_iteration_100(&format!("if {guard}:"));
     for never in ["i % 1 != 0", "i * 65536 * 65536 != 0", "i % 3 == 3"] {
         let (report, _) = verify_func(&program(never), &Options::default());
         assert!(
@@ -238,11 +234,7 @@ fn a_condition_that_never_holds_does_not_bound_its_loop() {
 /// never runs.
 #[test]
 fn a_range_condition_bounds_its_loop_while_it_holds() {
-    let program = |guard: &str| {
-        parse_func(&format!(
-            "@T.prim_func\ndef main(A: T.Buffer((256,), \"float32\"), Out: T.Buffer((4,), \"float32\"), n: T.int32):\n    S = T.alloc_buffer((1,), \"float32\", scope=\"shared\")\n    for i in range(n):\n        with T.attr({{\"async_commit_queue_scope\": 0, \"async_scope\": 1}}):\n            S[0] = A[0]\n        with T.attr({{\"async_wait_queue_scope\": 0, \"async_wait_inflight_count\": T.if_then_else(i < 100, 0, 1)}}):\n            Out[0] = S[0]\n        if {guard}:\n            Out[i] = T.float32(1.0)\n"
-        ))
-    };
+    let program = |guard: &str| wrong_from_iteration_100(&format!("if {guard}:"));
     for holding in ["i < n", "i + 1 < n", "n > i", "i <= 1000", "i - 2 < 500000", "i > 5", "50 <= i"] {
         let (report, _) = verify_func(&program(holding), &Options::default());
         assert!(report.all_proved(), "under `{holding}`: {:?} {:?}", report.waits, report.findings);
@@ -263,13 +255,17 @@ fn a_range_condition_bounds_its_loop_while_it_holds() {
 /// (`range(n - 2)`) does not.
 #[test]
 fn an_always_running_inner_loop_bounds_its_outer_loop() {
-    let program = |inner: &str| {
-        parse_func(&format!(
-            "@T.prim_func\ndef main(A: T.Buffer((256,), \"float32\"), Out: T.Buffer((4,), \"float32\"), n: T.int32):\n    S = T.alloc_buffer((1,), \"float32\", scope=\"shared\")\n    for i in range(n):\n        with T.attr({{\"async_commit_queue_scope\": 0, \"async_scope\": 1}}):\n            S[0] = A[0]\n        with T.attr({{\"async_wait_queue_scope\": 0, \"async_wait_inflight_count\": T.if_then_else(i < 100, 0, 1)}}):\n            Out[0] = S[0]\n        for j in {inner}:\n            Out[i] = T.float32(1.0)\n"
-        ))
-    };
+    let program = |inner: &str| wrong_from_iteration_100(&format!("for j in {inner}:"));
     let (report, _) = verify_func(&program("range(3)"), &Options::default());
     assert!(report.all_proved(), "{:?} {:?}", report.waits, report.findings);
     let (report, _) = verify_func(&program("range(n - 2)"), &Options::default());
     assert!(report.waits.iter().any(|w| matches!(w.verdict, WaitVerdict::Refuted { .. })), "{report:?}");
+}
+
+/// A loop whose wait leaves the copy being read in flight from iteration 100 on (count 1),
+/// followed by `head` over the store `Out[i] = 1.0` (4 elements: out of bounds from `i = 4`).
+fn wrong_from_iteration_100(head: &str) -> PrimFunc {
+    parse_func(&format!(
+        "@T.prim_func\ndef main(A: T.Buffer((256,), \"float32\"), Out: T.Buffer((4,), \"float32\"), n: T.int32):\n    S = T.alloc_buffer((1,), \"float32\", scope=\"shared\")\n    for i in range(n):\n        with T.attr({{\"async_commit_queue_scope\": 0, \"async_scope\": 1}}):\n            S[0] = A[0]\n        with T.attr({{\"async_wait_queue_scope\": 0, \"async_wait_inflight_count\": T.if_then_else(i < 100, 0, 1)}}):\n            Out[0] = S[0]\n        {head}\n            Out[i] = T.float32(1.0)\n"
+    ))
 }

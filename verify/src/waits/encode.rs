@@ -150,14 +150,15 @@ impl<'m> Encoder<'m> {
     }
 
     /// The precondition that accesses stay in bounds, for each loop an access bounds
-    /// ([`LoopInfo::max_iterations`]) whose extent and conditions mention no loop variable:
-    /// when the loop is reached, its extent is at most the bound. (Instances of the other
+    /// ([`LoopInfo::max_iterations`], [`LoopInfo::guarded_max_iterations`]) whose extent and
+    /// conditions mention no loop variable: when the loop is reached, its extent (or the
+    /// iterations where the range condition held) is at most the bound. (Instances of the other
     /// loops are bounded one by one, in [`Encoder::instance`].)
     fn assume_iteration_bounds(&mut self, query: &mut Query) {
         let model = self.model;
+        let free = |e: &Expr| super::model::vars_of(e).iter().all(|v| model.is_loop_var(*v).is_none());
         for (l, info) in model.loops_by_id() {
             let Some(k) = info.max_iterations else { continue };
-            let free = |e: &Expr| super::model::vars_of(e).iter().all(|v| model.is_loop_var(*v).is_none());
             if !free(&info.extent) || !info.guards.iter().all(free) || model.reads_data(&info.extent) {
                 continue;
             }
@@ -176,7 +177,6 @@ impl<'m> Encoder<'m> {
         }
         // The same for the bounds under a range condition, over the iterations where it held.
         for (l, info) in model.loops_by_id() {
-            let free = |e: &Expr| super::model::vars_of(e).iter().all(|v| model.is_loop_var(*v).is_none());
             let bounds_free = free(&info.min) && free(&info.extent) && info.guards.iter().all(free);
             if !bounds_free || model.reads_data(&info.extent) || model.reads_data(&info.min) {
                 continue;

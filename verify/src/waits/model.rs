@@ -114,10 +114,10 @@ pub struct LoopInfo {
     /// (the program's precondition), when an access in its body bounds it: see
     /// [`iteration_bound`].
     pub max_iterations: Option<i64>,
-    /// Bounds that hold when a condition on the loop's variable holds at every iteration:
-    /// an access under `i < X` bounds the loop as an unconditional one does when `X` is at
-    /// least the loop's end (whether it is, the query decides: `X` may depend on parameters
-    /// and outer loops, and the end may wrap). See [`iteration_bound`].
+    /// Bounds on the iterations that run an access under a range condition on the loop's
+    /// variable (`i + a < X`): fewer than the bound of them ran the access in bounds. Which
+    /// iterations those are (a prefix or a suffix of the loop), the query computes: `X` may
+    /// depend on parameters and outer loops. See [`iteration_bound`].
     pub guarded_max_iterations: Vec<(i64, RangeGuard)>,
     /// The conditions around the loop (an event in its body under more is conditional
     /// within the loop).
@@ -551,8 +551,8 @@ impl Builder {
 /// a condition that holds at least every m-th iteration, the step is `m * |c|` and the
 /// iterations `m` times as many, plus `m`.
 ///
-/// An access under a range condition `i < X` (or `<=`, `>`, `>=`) gives a bound that holds
-/// when the condition holds at every iteration (the second part; the query decides when).
+/// An access under a range condition `i + a < X` (or `<=`, `>`, `>=`) gives a bound on the
+/// iterations where the condition held (the second part; the query counts them).
 pub fn iteration_bound(model: &Model, l: LoopId) -> (Option<i64>, Vec<(i64, RangeGuard)>) {
     let info = model.loop_info(l);
     if info.per_thread {
@@ -583,8 +583,9 @@ pub fn iteration_bound(model: &Model, l: LoopId) -> (Option<i64>, Vec<(i64, Rang
             .collect();
         let (period, condition) = match &event.guards[info.guards.len().min(event.guards.len())..] {
             [] => (Some(1), None),
-            // A condition on an inner loop's variable does not hold in its first iteration
-            // only; the encoding of a range condition has no value for it either.
+            // A condition on an inner loop's variable may fail in the inner loop's first
+            // iteration, the one counted; the encoding of a range condition has no value for
+            // that variable either.
             [only] if vars_of(only).iter().any(|v| inner_vars.contains(v)) => (None, None),
             [only] => match skipping_period(model, only, &info.var) {
                 Some(period) => (Some(period), None),

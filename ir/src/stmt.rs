@@ -53,7 +53,16 @@ impl Stmt {
     }
 
     /// A sequence, flattening nested sequences and dropping empty ones.
-    pub fn seq(stmts: Vec<Stmt>) -> Self {
+    pub fn seq(mut stmts: Vec<Stmt>) -> Self {
+        if !stmts.iter().any(|s| matches!(s.kind, StmtKind::Seq(_))) {
+            // Nothing to flatten: keep the list instead of copying it (a long function body
+            // would otherwise be held twice while its sequence is built).
+            if stmts.len() == 1 {
+                return stmts.pop().expect("one element");
+            }
+            stmts.shrink_to_fit();
+            return Stmt::synthetic(StmtKind::Seq(stmts));
+        }
         let mut flat = Vec::with_capacity(stmts.len());
         for s in stmts {
             match s.kind {

@@ -1,4 +1,8 @@
-//! The TVMScript lexer: source text to a flat token stream, Python style.
+//! The TVMScript lexer: source text to a token stream, Python style.
+//!
+//! `Lexer` hands out tokens one at a time (`next_token`), so a reader holds only the tokens it
+//! looks ahead at, never the whole file's (a token weighs as much as the text it came from);
+//! `lex` collects the whole stream for tests and tools.
 //!
 //! It owns the token vocabulary (`Token`, `TokenKind`, `Punct`) and the layout rules:
 //! `INDENT`/`DEDENT` from leading whitespace, implicit line joining inside `()`, `[]`, `{}`,
@@ -6,7 +10,8 @@
 //! decides what they mean.
 //!
 //! Invariants:
-//! - `lex` never panics and always returns a stream that ends with exactly one `Eof`.
+//! - The lexer never panics; its stream ends with exactly one `Eof`, after which `next_token`
+//!   keeps answering `Eof`.
 //! - A `Newline` ends every logical line that holds a token; blank and comment-only lines make
 //!   none. `Indent`/`Dedent` only follow a `Newline` (or open the file) and balance at `Eof`.
 //! - Every token and diagnostic has a 1-based line:col; columns count characters, and lines end
@@ -14,6 +19,7 @@
 //! - Errors never stop the lexer: it reports, skips the offending text and carries on, so the
 //!   parser still sees the rest of the file.
 
+use std::collections::VecDeque;
 use std::fmt;
 
 use tirproof_ir::diag::Diagnostic;
@@ -162,51 +168,110 @@ pub struct Lexed {
     pub unclosed_at: Option<Span>,
 }
 
-/// Splits `source` into tokens. Never fails; errors are in `Lexed::diagnostics`.
+/// Splits all of `source` into tokens. Never fails; errors are in `Lexed::diagnostics`.
 pub fn lex(source: &str) -> Lexed {
     let mut lexer = Lexer::new(source);
-    lexer.run();
-    lexer.finish()
+    let mut tokens = Vec::new();
+    loop {
+        let token = lexer.next_token();
+        let last = token.kind == TokenKind::Eof;
+        tokens.push(token);
+        if last {
+            break;
+        }
+    }
+    Lexed { tokens, diagnostics: lexer.diags, unclosed_at: lexer.unclosed_at }
 }
 
 /// Width of a tab in indentation (Python's historical rule: to the next multiple of 8).
 const TAB_WIDTH: u32 = 8;
 
-struct Lexer {
-    chars: Vec<char>,
+/// The token stream of one source text.
+pub struct Lexer<'a> {
+    source: &'a str,
+    /// Byte offset of the next character.
     pos: usize,
     line: u32,
     col: u32,
-    tokens: Vec<Token>,
+    /// Tokens scanned but not yet handed out (one step of the scan can make several:
+    /// dedents, a line end before the end of the file).
+    ready: VecDeque<Token>,
+    /// Whether the last token made is not a `Newline`: the logical line holds a token.
+    line_has_token: bool,
     diags: Vec<Diagnostic>,
     /// Indentation widths of the open blocks; the bottom entry is 0.
     indents: Vec<u32>,
     /// Open brackets with where they opened.
     brackets: Vec<(Punct, Span)>,
     at_line_start: bool,
+    /// Where the file ended, once the closing tokens are made.
+    end: Option<Span>,
+    unclosed_at: Option<Span>,
 }
 
-impl Lexer {
-    fn new(source: &str) -> Self {
+impl<'a> Lexer<'a> {
+    pub fn new(source: &'a str) -> Self {
         Lexer {
-            chars: chars_with_unix_line_ends(source),
+            source,
             pos: 0,
             line: 1,
             col: 1,
-            tokens: Vec::new(),
+            ready: VecDeque::new(),
+            line_has_token: false,
             diags: Vec::new(),
             indents: vec![0],
             brackets: Vec::new(),
             at_line_start: true,
+            end: None,
+            unclosed_at: None,
         }
     }
 
+    /// The next token; `Eof` at the end and forever after.
+    pub fn next_token(&mut self) -> Token {
+        loop {
+            if let Some(token) = self.ready.pop_front() {
+                return token;
+            }
+            if let Some(end) = self.end {
+                return Token { kind: TokenKind::Eof, span: end };
+            }
+            self.step();
+        }
+    }
+
+    /// The lexical errors found so far, in the order they were found.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diags
+    }
+
+    /// Every lexical error and where an unclosed bracket opened (complete once `Eof` was
+    /// handed out).
+    pub fn into_diagnostics(self) -> (Vec<Diagnostic>, Option<Span>) {
+        (self.diags, self.unclosed_at)
+    }
+
+    /// The characters ahead, with every line end (`\r\n`, a lone `\r`, `\n`) read as `\n`, as
+    /// Python's universal newlines do, so lines count as `tirproof_ir::span::source_lines`
+    /// splits them.
+    fn ahead(&self) -> impl Iterator<Item = char> + 'a {
+        let mut rest = self.source.get(self.pos..).unwrap_or_default().chars().peekable();
+        std::iter::from_fn(move || {
+            let c = rest.next()?;
+            if c == '\r' {
+                rest.next_if_eq(&'\n');
+                return Some('\n');
+            }
+            Some(c)
+        })
+    }
+
     fn peek(&self) -> Option<char> {
-        self.chars.get(self.pos).copied()
+        self.ahead().next()
     }
 
     fn peek_at(&self, ahead: usize) -> Option<char> {
-        self.chars.get(self.pos.saturating_add(ahead)).copied()
+        self.ahead().nth(ahead)
     }
 
     fn here(&self) -> Span {
@@ -215,8 +280,13 @@ impl Lexer {
 
     /// Consumes one character, keeping line and column up to date.
     fn bump(&mut self) -> Option<char> {
-        let c = self.peek()?;
-        self.pos += 1;
+        let rest = self.source.get(self.pos..).unwrap_or_default();
+        let c = rest.chars().next()?;
+        self.pos += c.len_utf8();
+        if c == '\r' && rest.as_bytes().get(1) == Some(&b'\n') {
+            self.pos += 1;
+        }
+        let c = if c == '\r' { '\n' } else { c };
         if c == '\n' {
             self.line = self.line.saturating_add(1);
             self.col = 1;
@@ -227,41 +297,46 @@ impl Lexer {
     }
 
     fn push(&mut self, kind: TokenKind, span: Span) {
-        self.tokens.push(Token { kind, span });
+        self.line_has_token = kind != TokenKind::Newline;
+        self.ready.push_back(Token { kind, span });
     }
 
     fn error(&mut self, diag: Diagnostic) {
         self.diags.push(diag);
     }
 
-    fn run(&mut self) {
-        loop {
-            if self.at_line_start && self.brackets.is_empty() {
-                self.indentation();
+    /// Scans one piece of the text (which may make no token, or several).
+    fn step(&mut self) {
+        if self.at_line_start && self.brackets.is_empty() {
+            self.indentation();
+        }
+        let Some(c) = self.peek() else {
+            self.finish();
+            return;
+        };
+        match c {
+            ' ' | '\t' | '\x0c' => {
+                self.bump();
             }
-            let Some(c) = self.peek() else { break };
-            match c {
-                ' ' | '\t' | '\x0c' => {
-                    self.bump();
-                }
-                '\n' => self.newline(),
-                '#' => self.skip_comment(),
-                '\\' => self.continuation(),
-                '"' | '\'' => self.string(),
-                c if c.is_ascii_digit() => self.number(),
-                '.' if self.peek_at(1).is_some_and(|d| d.is_ascii_digit()) => self.number(),
-                c if is_name_start(c) => self.name(),
-                _ => self.punct(),
-            }
+            '\n' => self.newline(),
+            '#' => self.skip_comment(),
+            '\\' => self.continuation(),
+            '"' | '\'' => self.string(),
+            c if c.is_ascii_digit() => self.number(),
+            '.' if self.peek_at(1).is_some_and(|d| d.is_ascii_digit()) => self.number(),
+            c if is_name_start(c) => self.name(),
+            _ => self.punct(),
         }
     }
 
-    fn finish(mut self) -> Lexed {
+    /// At the end of the text: closes the last line, reports unclosed brackets, closes the
+    /// open blocks and makes the `Eof`.
+    fn finish(&mut self) {
         let end = self.here();
-        if self.tokens.last().is_some_and(|t| t.kind != TokenKind::Newline) {
+        if self.line_has_token {
             self.push(TokenKind::Newline, end);
         }
-        let unclosed_at = self.brackets.first().map(|(_, span)| *span);
+        self.unclosed_at = self.brackets.first().map(|(_, span)| *span);
         for (open, span) in std::mem::take(&mut self.brackets) {
             let close = open.closer().map_or("?", Punct::as_str);
             self.error(
@@ -273,9 +348,7 @@ impl Lexer {
             self.push(TokenKind::Dedent, end);
         }
         self.push(TokenKind::Eof, end);
-        // The tokens live while the whole syntax tree is built: without the doubling's slack.
-        self.tokens.shrink_to_fit();
-        Lexed { tokens: self.tokens, diagnostics: self.diags, unclosed_at }
+        self.end = Some(end);
     }
 
     /// At the start of a line outside brackets: skips blank and comment-only lines, then
@@ -337,7 +410,7 @@ impl Lexer {
         if !self.brackets.is_empty() {
             return;
         }
-        if self.tokens.last().is_some_and(|t| t.kind != TokenKind::Newline) {
+        if self.line_has_token {
             self.push(TokenKind::Newline, span);
         }
         self.at_line_start = true;
@@ -625,22 +698,6 @@ impl Lexer {
             ),
         }
     }
-}
-
-/// The characters of `source` with every line end (`\r\n`, a lone `\r`, `\n`) read as `\n`, as
-/// Python's universal newlines do, so lines count as `tirproof_ir::span::source_lines` splits them.
-fn chars_with_unix_line_ends(source: &str) -> Vec<char> {
-    let mut chars = Vec::with_capacity(source.len());
-    let mut rest = source.chars().peekable();
-    while let Some(c) = rest.next() {
-        if c == '\r' {
-            rest.next_if_eq(&'\n');
-            chars.push('\n');
-        } else {
-            chars.push(c);
-        }
-    }
-    chars
 }
 
 fn is_name_start(c: char) -> bool {

@@ -262,19 +262,24 @@ pub(super) struct PParam {
     pub ann: PExpr,
 }
 
-/// One `def` with its decorators.
+/// A `def` line with its decorators; the body is handed out statement by statement after it
+/// (`grammar_file::ItemSink`), so a whole function's syntax tree is never held at once.
 #[derive(Clone, Debug, PartialEq)]
-pub(super) struct PFunc {
+pub(super) struct PFuncHeader {
     pub name: Ident,
     pub decorators: Vec<PExpr>,
     pub params: Vec<PParam>,
-    pub body: Vec<PStmt>,
     pub span: Span,
-    /// Where its last token starts.
-    pub end: Span,
-    /// The grammar reported an error inside this function, so lowering it would only repeat
-    /// consequences of that error.
-    pub had_errors: bool,
+}
+
+/// How the grammar finished a function's body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum FuncEnd {
+    /// Read to its end. `end` is where its last token starts; `had_errors`: the grammar
+    /// reported an error inside it, so lowering it would only repeat consequences of that error.
+    Read { end: Span, had_errors: bool },
+    /// The body could not be read (a broken one-line body): the function is skipped whole.
+    Abandoned,
 }
 
 /// `@I.ir_module class Name:`.
@@ -284,9 +289,61 @@ pub(super) struct PClass {
     pub decorators: Vec<PExpr>,
 }
 
-/// A whole file.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub(super) struct PFile {
-    pub class: Option<PClass>,
-    pub funcs: Vec<PFunc>,
+/// What the statement grammar hands out as it reads a block: complete statements, and the
+/// `for` and `with` statements as an `Open` (the statement with an empty body), the events of
+/// their body, and a `Close`. So a reader can lower a loop's statements one by one instead of
+/// holding the loop's whole syntax tree.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum BodyEvent {
+    Stmt(PStmt),
+    Open(PStmt),
+    Close,
+}
+
+/// Builds syntax trees back from `BodyEvent`s. Invariant: `open` holds the statements opened
+/// and not yet closed, outermost first, each with the body read so far.
+#[derive(Debug, Default)]
+pub(super) struct TreeBuilder {
+    open: Vec<PStmt>,
+}
+
+impl TreeBuilder {
+    /// A builder inside `root`, which its own `Close` completes.
+    pub fn rooted(root: PStmt) -> Self {
+        TreeBuilder { open: vec![root] }
+    }
+
+    /// Whether a statement is open (its `Close` not yet taken).
+    pub fn is_open(&self) -> bool {
+        !self.open.is_empty()
+    }
+
+    /// Takes one event; returns a statement completed outside every open one.
+    pub fn event(&mut self, event: BodyEvent) -> Option<PStmt> {
+        let done = match event {
+            BodyEvent::Stmt(stmt) => stmt,
+            BodyEvent::Open(stmt) => {
+                self.open.push(stmt);
+                return None;
+            }
+            BodyEvent::Close => self.open.pop()?,
+        };
+        match self.open.last_mut().and_then(PStmt::body_mut) {
+            Some(body) => {
+                body.push(done);
+                None
+            }
+            None => Some(done),
+        }
+    }
+}
+
+impl PStmt {
+    /// The body of a `for` or `with` statement (the statements `BodyEvent::Open` opens).
+    fn body_mut(&mut self) -> Option<&mut Vec<PStmt>> {
+        match &mut self.kind {
+            PStmtKind::For { body, .. } | PStmtKind::With { body, .. } => Some(body),
+            _ => None,
+        }
+    }
 }

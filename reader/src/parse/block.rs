@@ -17,11 +17,12 @@ use tirproof_ir::span::Span;
 use tirproof_ir::stmt::{Block, BlockAlloc, IterKind, IterVar, Stmt, StmtKind};
 use tirproof_ir::var::Var;
 
-use super::ast::{Ident, Kwarg, PExpr, PExprKind, PIndex, PStmt, PStmtKind};
+use super::ast::{Ident, Kwarg, PExpr, PExprKind, PIndex, PStmt, PStmtKind, TreeBuilder};
 use super::buffer::SBLOCK_ALLOC_SIG;
 use super::expr::{constant_like, min_extent};
 use super::lower::{Lowerer, Sig};
 use super::scope::Binding;
+use super::stream::{Finish, Frame, Inner};
 
 const SBLOCK_SIG: Sig = Sig { name: "T.sblock", params: &["name", "no_realize"], positional: 2, required: 0 };
 
@@ -38,6 +39,19 @@ const R_SIG: Sig = axis_sig!("T.axis.R");
 
 const REMAP_SIG: Sig =
     Sig { name: "T.axis.remap", params: &["kinds", "bindings", "dtype"], positional: 3, required: 2 };
+
+/// A block whose header was read, waiting for its body.
+pub(super) struct OpenBlock {
+    name: String,
+    parts: Box<Parts>,
+    span: Span,
+}
+
+impl OpenBlock {
+    pub fn wrap(self, body: Stmt) -> Stmt {
+        finish_block(self.name, self.parts, body, self.span)
+    }
+}
 
 /// The parts of a block collected from its header.
 #[derive(Default)]
@@ -68,7 +82,7 @@ fn finish_block(name: String, parts: Box<Parts>, body: Stmt, span: Span) -> Stmt
 }
 
 /// Whether `stmt` is a block header form.
-fn is_header(stmt: &PStmt) -> bool {
+pub(super) fn is_header(stmt: &PStmt) -> bool {
     match &stmt.kind {
         PStmtKind::Expr(e) => match e.as_call() {
             Some((callee, args, kwargs)) => {
@@ -97,23 +111,25 @@ fn target_names(target: &PExpr) -> Vec<Ident> {
 }
 
 impl Lowerer {
-    /// `with T.sblock(...):` and its body. Nested blocks recurse through here and `list`,
-    /// so the header is read by `block_header` and the node built by `finish_block`.
-    pub fn block(&mut self, item: &PExpr, body: &[PStmt], span: Span) -> Stmt {
+    /// Reads the block's name and takes its nesting level; the header statements are
+    /// gathered until the first body statement (`Inner::Header`).
+    pub fn open_block(&mut self, item: &PExpr, span: Span) -> Frame {
         let name = self.block_name_of(item);
         if !self.enter(1, span) {
-            return Stmt::nop();
+            return Frame::skip(0);
         }
+        Frame {
+            inner: Inner::Header { header: Vec::new(), tree: TreeBuilder::default(), name, span },
+            finish: Finish::Nothing,
+        }
+    }
+
+    /// The header is complete: reads it in the block's scope, where the body follows.
+    pub fn begin_block_body(&mut self, name: String, span: Span, header: &[PStmt]) -> Frame {
         self.scopes.push();
         self.blocks += 1;
-        let header_len = body.iter().take_while(|s| is_header(s)).count();
-        let (header, rest) = body.split_at(header_len.min(body.len()));
         let parts = self.block_header(header);
-        let body = self.list(rest);
-        self.blocks -= 1;
-        self.scopes.pop();
-        self.leave(1);
-        finish_block(name, parts, body, span)
+        Frame::lower(1, 1, Finish::Block(OpenBlock { name, parts, span }))
     }
 
     fn block_name_of(&mut self, item: &PExpr) -> String {

@@ -1,5 +1,8 @@
 //! The grammar's token cursor: lookahead, expectations, the nesting guard and error recovery.
 //!
+//! The cursor pulls tokens from the lexer as it goes and holds only `LOOKAHEAD` of them, so
+//! reading a file never holds its whole token stream (docs/limits.md).
+//!
 //! Invariants: the cursor never moves past `Eof` and `peek` is total (an empty stream reads
 //! as `Eof`), so no grammar rule can index out of bounds. A rule that reports an error returns
 //! `Err(Abort)`; the statement loop then calls `recover_statement`, which skips to the next
@@ -7,7 +10,9 @@
 //! mistake yields one diagnostic and parsing resumes. Recursion depth is counted by
 //! `enter`/`leave` and capped at `MAX_NESTING`.
 
-use crate::lex::{Punct, Token, TokenKind};
+use std::collections::VecDeque;
+
+use crate::lex::{Lexer, Punct, Token, TokenKind};
 use tirproof_ir::diag::Diagnostic;
 use tirproof_ir::span::Span;
 
@@ -31,35 +36,56 @@ pub(super) fn is_keyword(name: &str) -> bool {
     KEYWORDS.contains(&name)
 }
 
+/// How many tokens the grammar looks at before deciding: the current one and the next
+/// (`name =` in keyword arguments).
+const LOOKAHEAD: usize = 2;
+
 static EOF_TOKEN: Token = Token { kind: TokenKind::Eof, span: Span::UNKNOWN };
 
-pub(super) struct Cursor {
-    tokens: Vec<Token>,
-    pos: usize,
+pub(super) struct Cursor<'a> {
+    lexer: Lexer<'a>,
+    /// The next `LOOKAHEAD` tokens (the lexer answers `Eof` forever at the end).
+    ahead: VecDeque<Token>,
     pub diags: Vec<Diagnostic>,
     depth: u32,
     /// The span of the last consumed token (where a construct ended).
     prev: Span,
 }
 
-impl Cursor {
-    pub fn new(tokens: Vec<Token>) -> Self {
-        Cursor { tokens, pos: 0, diags: Vec::new(), depth: 0, prev: Span::new(1, 1) }
+/// What reading a whole file reported.
+pub(super) struct SyntaxReport {
+    pub lexical: Vec<Diagnostic>,
+    pub grammar: Vec<Diagnostic>,
+    /// Where an unclosed bracket opened, if one did.
+    pub unclosed_at: Option<Span>,
+}
+
+impl<'a> Cursor<'a> {
+    pub fn new(source: &'a str) -> Self {
+        let mut lexer = Lexer::new(source);
+        let ahead = (0..LOOKAHEAD).map(|_| lexer.next_token()).collect();
+        Cursor { lexer, ahead, diags: Vec::new(), depth: 0, prev: Span::new(1, 1) }
     }
 
-    /// The grammar's diagnostics; the tokens are freed.
-    pub fn into_diagnostics(self) -> Vec<Diagnostic> {
-        self.diags
+    /// The lexical and grammar diagnostics (the lexical ones are complete once the grammar
+    /// reached `Eof`).
+    pub fn into_report(self) -> SyntaxReport {
+        let (lexical, unclosed_at) = self.lexer.into_diagnostics();
+        SyntaxReport { lexical, grammar: self.diags, unclosed_at }
+    }
+
+    /// The lexical errors found so far (the lexer runs `LOOKAHEAD` tokens ahead).
+    pub fn lexical_diagnostics(&self) -> &[Diagnostic] {
+        self.lexer.diagnostics()
     }
 
     pub fn peek(&self) -> &Token {
-        self.peek_nth(0)
+        self.ahead.front().unwrap_or(&EOF_TOKEN)
     }
 
-    /// The token `n` places ahead (`Eof` past the end).
-    pub fn peek_nth(&self, n: usize) -> &Token {
-        let at = self.pos.saturating_add(n);
-        self.tokens.get(at).or(self.tokens.last()).unwrap_or(&EOF_TOKEN)
+    /// The token after the current one.
+    pub fn peek_second(&self) -> &Token {
+        self.ahead.get(1).unwrap_or(&EOF_TOKEN)
     }
 
     pub fn kind(&self) -> &TokenKind {
@@ -77,11 +103,13 @@ impl Cursor {
 
     /// Consumes the current token (staying on `Eof`).
     pub fn bump(&mut self) -> Token {
-        let token = self.peek().clone();
+        let Some(token) = self.ahead.pop_front() else {
+            return EOF_TOKEN.clone();
+        };
         if token.kind != TokenKind::Eof {
-            self.pos += 1;
             self.prev = token.span;
         }
+        self.ahead.push_back(self.lexer.next_token());
         token
     }
 

@@ -6,8 +6,9 @@
 //! becomes a handle variable `A_handle` mapped to the buffer `A` (whose data variable is named
 //! `A`). The prelude is the leading run of `T.func_attr`, `X = T.match_buffer(h, ...)` and
 //! `n = T.int32()` statements; `T.match_buffer` maps a handle parameter that has no buffer
-//! yet. Invariant: each function is lowered in fresh scopes and counters, so errors never
-//! leak between functions.
+//! yet. The body arrives one statement at a time (`FuncBuilder`), as the grammar reads it.
+//! Invariant: each function is lowered in fresh scopes and counters, so errors never leak
+//! between functions.
 
 use tirproof_ir::annotation::Annotations;
 use tirproof_ir::buffer::SCOPE_GLOBAL;
@@ -16,11 +17,13 @@ use tirproof_ir::func::{Param, PrimFunc};
 use tirproof_ir::span::Span;
 use tirproof_ir::var::Var;
 
-use super::ast::{Ident, Kwarg, PExpr, PExprKind, PFunc, PIndex, PParam, PStmt, PStmtKind};
+use super::ast::{BodyEvent, Ident, Kwarg, PExpr, PExprKind, PFuncHeader, PIndex, PParam, PStmt, PStmtKind};
 use super::buffer::{BUFFER_SIG, MATCH_BUFFER_SIG};
 use super::literal::dtype_of_name;
 use super::lower::Lowerer;
 use super::scope::{Binding, Scopes};
+use super::stmt::ListState;
+use super::stream::Frames;
 
 /// `n = T.int32()`: a symbolic variable for shapes, allowed among the prelude statements.
 fn is_var_decl(target: &PExpr, value: &PExpr) -> bool {
@@ -35,19 +38,69 @@ enum ParamKind<'a> {
     Buffer(Vec<PExpr>, &'a [Kwarg], Span),
 }
 
+/// A function whose body is being lowered statement by statement.
+pub(super) struct FuncBuilder {
+    name: String,
+    span: Span,
+    s_tir: bool,
+    private: bool,
+    params: Vec<Param>,
+    attrs: Annotations,
+    /// Still in the leading run of prelude statements.
+    in_prelude: bool,
+    /// The `for` and `with` statements open around the next event.
+    frames: Frames,
+    body: ListState,
+}
+
 impl Lowerer {
-    pub fn func(&mut self, f: &PFunc) -> PrimFunc {
+    /// Starts a function: decorators and parameters, in fresh scopes.
+    pub fn begin_func(&mut self, header: &PFuncHeader) -> FuncBuilder {
         self.scopes = Scopes::default();
         self.depth = 0;
         self.blocks = 0;
         self.too_deep_reported = false;
-        let (s_tir, private) = self.decorators(&f.decorators, f.span);
+        let (s_tir, private) = self.decorators(&header.decorators, header.span);
         self.scopes.push();
-        let mut params = self.params(&f.params);
-        let (attrs, rest) = self.prelude(&f.body, &mut params);
-        let body = self.list(rest);
+        let params = self.params(&header.params);
+        FuncBuilder {
+            name: header.name.name.clone(),
+            span: header.span,
+            s_tir,
+            private,
+            params,
+            attrs: Annotations::new(),
+            in_prelude: true,
+            frames: Frames::default(),
+            body: ListState::default(),
+        }
+    }
+
+    /// Lowers the next event of the body. The prelude is the leading run of prelude
+    /// statements at the function's own level.
+    pub fn func_event(&mut self, f: &mut FuncBuilder, event: BodyEvent) {
+        if f.in_prelude && f.frames.is_empty() {
+            if let BodyEvent::Stmt(stmt) = &event {
+                if self.prelude_stmt(stmt, &mut f.params, &mut f.attrs) {
+                    return;
+                }
+            }
+            f.in_prelude = false;
+        }
+        if let Some(lowered) = self.body_event(&mut f.frames, event) {
+            self.absorb(lowered, &mut f.body);
+        }
+    }
+
+    /// The function, once its whole body was lowered.
+    pub fn end_func(&mut self, mut f: FuncBuilder) -> PrimFunc {
+        if let Some(lowered) = self.close_all(&mut f.frames) {
+            self.absorb(lowered, &mut f.body);
+        }
+        let body = self.fold(f.body);
         self.scopes.pop();
-        PrimFunc { name: f.name.name.clone(), params, attrs, body, s_tir, private, span: f.span }
+        let FuncBuilder { name, span, s_tir, private, params, attrs, .. } = f;
+        PrimFunc { name, params, attrs, body, s_tir, private, span }
     }
 
     /// `@T.prim_func`, `@T.prim_func(s_tir=True, private=True)`: returns (s_tir, private).
@@ -171,36 +224,32 @@ impl Lowerer {
         Some(Param { var, buffer: Some(buffer) })
     }
 
-    /// Reads the prelude; returns the function attributes and the statements after it.
-    fn prelude<'b>(&mut self, body: &'b [PStmt], params: &mut [Param]) -> (Annotations, &'b [PStmt]) {
-        let mut attrs = Annotations::new();
-        let mut count = 0;
-        for stmt in body {
-            match &stmt.kind {
-                PStmtKind::Expr(e) if e.as_call().is_some_and(|(c, ..)| c == "T.func_attr") => {
-                    if let Some((callee, args, kwargs)) = e.as_call() {
-                        if let Some([dict]) = self.exact_args(&callee, e.span, args, kwargs, 1) {
-                            for (key, value) in self.annotations(dict).entries {
-                                attrs.insert(key, value);
-                            }
+    /// Reads `stmt` as a prelude statement into `attrs` and `params`; false when it is not one
+    /// (the prelude ends there).
+    fn prelude_stmt(&mut self, stmt: &PStmt, params: &mut [Param], attrs: &mut Annotations) -> bool {
+        match &stmt.kind {
+            PStmtKind::Expr(e) if e.as_call().is_some_and(|(c, ..)| c == "T.func_attr") => {
+                if let Some((callee, args, kwargs)) = e.as_call() {
+                    if let Some([dict]) = self.exact_args(&callee, e.span, args, kwargs, 1) {
+                        for (key, value) in self.annotations(dict).entries {
+                            attrs.insert(key, value);
                         }
                     }
                 }
-                PStmtKind::Assign { target, value } if value.as_call().is_some_and(|(c, ..)| c == "T.match_buffer") => {
-                    self.match_buffer(target, value, params);
-                }
-                PStmtKind::Assign { target, value } if is_var_decl(target, value) => {
-                    if let (Some(name), Some(dtype)) =
-                        (target.as_name(), value.as_call().and_then(|(c, ..)| dtype_of_name(&c)))
-                    {
-                        self.scopes.bind(name, Binding::Var(Var::new(name, dtype)));
-                    }
-                }
-                _ => break,
             }
-            count += 1;
+            PStmtKind::Assign { target, value } if value.as_call().is_some_and(|(c, ..)| c == "T.match_buffer") => {
+                self.match_buffer(target, value, params);
+            }
+            PStmtKind::Assign { target, value } if is_var_decl(target, value) => {
+                if let (Some(name), Some(dtype)) =
+                    (target.as_name(), value.as_call().and_then(|(c, ..)| dtype_of_name(&c)))
+                {
+                    self.scopes.bind(name, Binding::Var(Var::new(name, dtype)));
+                }
+            }
+            _ => return false,
         }
-        (attrs, body.get(count..).unwrap_or_default())
+        true
     }
 
     /// `A = T.match_buffer(a, shape, dtype, ...)`.

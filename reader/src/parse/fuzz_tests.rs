@@ -1,6 +1,7 @@
 //! Robustness of `parse_module`: random input, mutated valid files, and deep nesting on a
-//! small stack. The property is only that it returns (`Ok` or `Err`) without panicking, and
-//! that every error has a known position.
+//! small stack. The property is that it returns (`Ok` or `Err`) without panicking, that
+//! every error has a known position, and that the streaming lowering gives what the
+//! whole-tree lowering gives.
 
 use proptest::prelude::*;
 use proptest::test_runner::Config;
@@ -72,6 +73,7 @@ const TOKENS: [&str; 48] = [
 /// without a panic and, when the checker accepts it, run in the interpreter without a panic
 /// and print to text that parses back to an equal module.
 fn check(source: &str) {
+    super::stream_tests::assert_streaming_matches_whole_trees(source);
     match parse_module(source) {
         Err(diags) => {
             assert!(!diags.is_empty());

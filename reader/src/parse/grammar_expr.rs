@@ -33,7 +33,7 @@ enum Infix {
     Logic(LogicOp),
 }
 
-impl Cursor {
+impl Cursor<'_> {
     /// One expression (no bare tuple).
     pub fn expr(&mut self) -> PResult<PExpr> {
         self.enter()?;
@@ -420,7 +420,7 @@ impl Cursor {
 
     fn at_kwarg(&self) -> bool {
         matches!(self.kind(), TokenKind::Name(n) if !is_keyword(n))
-            && self.peek_nth(1).kind == TokenKind::Punct(Punct::Assign)
+            && self.peek_second().kind == TokenKind::Punct(Punct::Assign)
     }
 
     /// `value[i, lo:hi, lo:hi:step, ...]`.
@@ -470,10 +470,9 @@ fn index_from_parts(parts: Vec<PExpr>, span: Span) -> Option<PIndex> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lex::lex;
 
     fn parse(src: &str) -> Result<PExpr, Vec<String>> {
-        let mut cursor = Cursor::new(lex(src).tokens);
+        let mut cursor = Cursor::new(src);
         match cursor.expr_list() {
             Ok(e) if cursor.at_line_end() => Ok(e),
             Ok(_) => Err(vec!["trailing tokens".to_string()]),

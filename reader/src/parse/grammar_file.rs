@@ -1,6 +1,11 @@
 //! The file grammar: import lines, decorators, `@I.ir_module class Module:`, and
 //! `def name(params) -> ret:` with its body.
 //!
+//! The grammar hands what it reads to an `ItemSink` as it goes (a class header, a function
+//! header, each top-level statement of the body, the function's end), so the lowering can
+//! turn each statement into IR and drop its syntax tree before the next one is read: the
+//! memory of reading a file is its IR, not its IR plus its tokens and syntax tree.
+//!
 //! A file holds either one decorated class of functions or bare functions, never both. Imports
 //! are read and ignored (TVM prints them as comments anyway); what the decorators mean is
 //! decided in `mod.rs`. Invariants: like statements, a broken function header is reported
@@ -8,24 +13,44 @@
 
 use crate::lex::{Punct, TokenKind};
 use tirproof_ir::diag::Diagnostic;
+use tirproof_ir::span::Span;
 
-use super::ast::{PClass, PExpr, PFile, PFunc, PParam};
+use super::ast::{BodyEvent, FuncEnd, PClass, PExpr, PFuncHeader, PParam};
 use super::cursor::{Abort, Cursor, PResult};
 
-impl Cursor {
-    /// The whole file.
-    pub fn file(&mut self) -> PFile {
-        let mut file = PFile::default();
+/// Receives a file as the grammar reads it. Calls come in source order: `class` at most once,
+/// then for each function whose header parsed: `func_start`, the events of its body (every
+/// `Open` closed), and `func_end`.
+pub(super) trait ItemSink {
+    fn class(&mut self, class: PClass);
+    fn func_start(&mut self, header: PFuncHeader);
+    fn body_event(&mut self, event: BodyEvent);
+    /// `lexical`: the lexical errors found so far, which cover the whole function (the
+    /// lexer runs ahead of the grammar).
+    fn func_end(&mut self, end: FuncEnd, lexical: &[Diagnostic]);
+}
+
+/// What the file rule has seen, to refuse a file that mixes a class and bare functions.
+#[derive(Default)]
+struct FileState {
+    class: bool,
+    funcs: usize,
+}
+
+impl Cursor<'_> {
+    /// The whole file, handed to `sink`.
+    pub fn file(&mut self, sink: &mut dyn ItemSink) {
+        let mut state = FileState::default();
         self.imports();
         loop {
             match self.kind() {
-                TokenKind::Eof => return file,
+                TokenKind::Eof => return,
                 TokenKind::Newline | TokenKind::Dedent => {
                     self.bump();
                 }
                 TokenKind::Indent => self.unexpected_indent(),
                 _ => {
-                    if self.item(&mut file).is_err() {
+                    if self.item(&mut state, sink).is_err() {
                         self.recover_statement();
                     }
                 }
@@ -97,27 +122,28 @@ impl Cursor {
     }
 
     /// A decorated class or function at the top of the file.
-    fn item(&mut self, file: &mut PFile) -> PResult<()> {
+    fn item(&mut self, state: &mut FileState, sink: &mut dyn ItemSink) -> PResult<()> {
         let start = self.span();
         let decorators = self.decorators()?;
         if self.at_keyword("class") {
-            if file.class.is_some() || !file.funcs.is_empty() {
+            if state.class || state.funcs > 0 {
                 return Err(self.mixed_file(start));
             }
-            return self.class(decorators, file);
+            state.class = true;
+            return self.class(decorators, sink);
         }
-        if file.class.is_some() {
+        if state.class {
             return Err(self.mixed_file(start));
         }
         if !self.at_keyword("def") {
             return Err(self.unexpected("`@T.prim_func` and a function, or `@I.ir_module` and a class"));
         }
-        let func = self.func(decorators, start)?;
-        file.funcs.push(func);
+        self.func(decorators, start, sink)?;
+        state.funcs += 1;
         Ok(())
     }
 
-    fn mixed_file(&mut self, span: tirproof_ir::span::Span) -> Abort {
+    fn mixed_file(&mut self, span: Span) -> Abort {
         let diag = Diagnostic::error(span, "a file holds one `@I.ir_module` class or bare functions, not both")
             .expected("end of file", self.found());
         self.error(diag);
@@ -125,7 +151,7 @@ impl Cursor {
     }
 
     /// `class Name:` and its functions.
-    fn class(&mut self, decorators: Vec<PExpr>, file: &mut PFile) -> PResult<()> {
+    fn class(&mut self, decorators: Vec<PExpr>, sink: &mut dyn ItemSink) -> PResult<()> {
         self.bump();
         let name = self.ident("a class name")?;
         if self.eat(Punct::LParen) {
@@ -133,7 +159,7 @@ impl Cursor {
         }
         self.expect(Punct::Colon, "missing `:`")?;
         self.expect_block_start()?;
-        file.class = Some(PClass { name, decorators });
+        sink.class(PClass { name, decorators });
         loop {
             match self.kind() {
                 TokenKind::Eof => return Ok(()),
@@ -145,21 +171,22 @@ impl Cursor {
                     self.bump();
                 }
                 TokenKind::Indent => self.unexpected_indent(),
-                _ => match self.class_member() {
-                    Ok(func) => file.funcs.push(func),
-                    Err(Abort) => self.recover_statement(),
-                },
+                _ => {
+                    if self.class_member(sink).is_err() {
+                        self.recover_statement();
+                    }
+                }
             }
         }
     }
 
-    fn class_member(&mut self) -> PResult<PFunc> {
+    fn class_member(&mut self, sink: &mut dyn ItemSink) -> PResult<()> {
         let start = self.span();
         let decorators = self.decorators()?;
         if !self.at_keyword("def") {
             return Err(self.unexpected("a decorated `def`"));
         }
-        self.func(decorators, start)
+        self.func(decorators, start, sink)
     }
 
     /// After the `:` of a class: a line end and an indented block.
@@ -178,8 +205,8 @@ impl Cursor {
         Ok(())
     }
 
-    /// `def name(params) [-> ret]:` and its body.
-    fn func(&mut self, decorators: Vec<PExpr>, span: tirproof_ir::span::Span) -> PResult<PFunc> {
+    /// `def name(params) [-> ret]:` and its body, statement by statement.
+    fn func(&mut self, decorators: Vec<PExpr>, span: Span, sink: &mut dyn ItemSink) -> PResult<()> {
         let errors_before = self.diags.len();
         self.bump();
         let name = self.ident("a function name")?;
@@ -188,16 +215,14 @@ impl Cursor {
             self.expr()?;
         }
         self.expect(Punct::Colon, "missing `:`")?;
-        let body = self.suite()?;
-        Ok(PFunc {
-            name,
-            decorators,
-            params,
-            body,
-            span,
-            end: self.prev_span(),
-            had_errors: self.diags.len() > errors_before,
-        })
+        sink.func_start(PFuncHeader { name, decorators, params, span });
+        let body = self.suite_into(&mut |event| sink.body_event(event));
+        let end = match body {
+            Ok(()) => FuncEnd::Read { end: self.prev_span(), had_errors: self.diags.len() > errors_before },
+            Err(Abort) => FuncEnd::Abandoned,
+        };
+        sink.func_end(end, self.lexical_diagnostics());
+        body
     }
 
     fn params(&mut self) -> PResult<Vec<PParam>> {
@@ -226,11 +251,46 @@ impl Cursor {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lex::lex;
+    use crate::parse::ast::{PStmt, TreeBuilder};
 
-    fn parse(src: &str) -> (PFile, Vec<String>) {
-        let mut cursor = Cursor::new(lex(src).tokens);
-        let file = cursor.file();
+    /// A function as the grammar handed it out.
+    struct ReadFunc {
+        header: PFuncHeader,
+        tree: TreeBuilder,
+        body: Vec<PStmt>,
+        end: Option<FuncEnd>,
+    }
+
+    /// Collects what the grammar hands out.
+    #[derive(Default)]
+    struct Collected {
+        class: Option<PClass>,
+        funcs: Vec<ReadFunc>,
+    }
+
+    impl ItemSink for Collected {
+        fn class(&mut self, class: PClass) {
+            self.class = Some(class);
+        }
+        fn func_start(&mut self, header: PFuncHeader) {
+            self.funcs.push(ReadFunc { header, tree: TreeBuilder::default(), body: Vec::new(), end: None });
+        }
+        fn body_event(&mut self, event: BodyEvent) {
+            if let Some(f) = self.funcs.last_mut() {
+                f.body.extend(f.tree.event(event));
+            }
+        }
+        fn func_end(&mut self, end: FuncEnd, _lexical: &[Diagnostic]) {
+            if let Some(f) = self.funcs.last_mut() {
+                f.end = Some(end);
+            }
+        }
+    }
+
+    fn parse(src: &str) -> (Collected, Vec<String>) {
+        let mut cursor = Cursor::new(src);
+        let mut file = Collected::default();
+        cursor.file(&mut file);
         (file, cursor.diags.iter().map(|d| d.headline()).collect())
     }
 
@@ -241,8 +301,9 @@ mod tests {
         assert!(errs.is_empty(), "{errs:?}");
         assert_eq!(file.class.as_ref().map(|c| c.name.name.as_str()), Some("Module"));
         assert_eq!(file.funcs.len(), 2);
-        assert_eq!(file.funcs[0].params.len(), 2);
-        assert_eq!(file.funcs[1].name.name, "f");
+        assert_eq!(file.funcs[0].header.params.len(), 2);
+        assert_eq!(file.funcs[1].header.name.name, "f");
+        assert!(file.funcs.iter().all(|f| matches!(f.end, Some(FuncEnd::Read { had_errors: false, .. }))));
     }
 
     #[test]
@@ -251,6 +312,16 @@ mod tests {
         let (file, errs) = parse(src);
         assert_eq!(errs, vec!["2:9: error: parameter `a` needs a type annotation: expected `:`, found `T`"]);
         assert_eq!(file.funcs.len(), 1);
-        assert_eq!(file.funcs[0].name.name, "g");
+        assert_eq!(file.funcs[0].header.name.name, "g");
+    }
+
+    #[test]
+    fn body_statements_are_handed_out_in_order_and_a_broken_body_is_marked() {
+        let src = "@T.prim_func\ndef f():\n    x = 1\n    for i in range(2):\n        y = 2\n    z = (\n@T.prim_func\ndef g(): 1 +\n";
+        let (file, errs) = parse(src);
+        assert!(!errs.is_empty());
+        let lines: Vec<u32> = file.funcs[0].body.iter().map(|s| s.span.line).collect();
+        assert_eq!(lines, vec![3, 4]);
+        assert!(matches!(file.funcs[0].end, Some(FuncEnd::Read { had_errors: true, .. })));
     }
 }

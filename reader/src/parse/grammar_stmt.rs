@@ -1,7 +1,7 @@
 //! The statement grammar: indented blocks, simple statements and the compound statements
 //! `for`, `if`/`elif`/`else` and `with`.
 //!
-//! Invariants: `block_body` never returns `Err` — a statement that fails is reported once and
+//! Invariants: `block_body_into` never fails — a statement that fails is reported once and
 //! skipped with `recover_statement`, so several independent errors in one block are all
 //! found. `elif` chains are collected in a loop (no recursion per branch). A block deeper than
 //! `MAX_NESTING` is reported and skipped whole.
@@ -9,28 +9,27 @@
 use crate::lex::{Punct, TokenKind};
 use tirproof_ir::diag::Diagnostic;
 
-use super::ast::{Ident, PExpr, PExprKind, PStmt, PStmtKind};
+use super::ast::{BodyEvent, Ident, PExpr, PExprKind, PStmt, PStmtKind, TreeBuilder};
 use super::cursor::{Abort, Cursor, PResult};
 
-impl Cursor {
-    /// Statements up to the end of the current indented block (its `Dedent` is consumed).
-    /// This and `stmt_into`, the compound statements and `suite` form the recursive path of
-    /// nested blocks, so they keep small frames and push results instead of returning them.
-    pub fn block_body(&mut self) -> Vec<PStmt> {
-        let mut stmts = Vec::new();
+impl Cursor<'_> {
+    /// Statements up to the end of the current indented block (its `Dedent` is consumed),
+    /// handed to `each` as they are read. This and `stmt_into`, the compound statements and
+    /// `suite_into` form the recursive path of nested blocks, so they keep small frames.
+    fn block_body_into(&mut self, each: &mut dyn FnMut(BodyEvent)) {
         loop {
             match self.kind() {
                 TokenKind::Dedent => {
                     self.bump();
-                    return stmts;
+                    return;
                 }
-                TokenKind::Eof => return stmts,
+                TokenKind::Eof => return,
                 TokenKind::Newline => {
                     self.bump();
                 }
                 TokenKind::Indent => self.unexpected_indent(),
                 _ => {
-                    if self.stmt_into(&mut stmts).is_err() {
+                    if self.stmt_into(each).is_err() {
                         self.recover_statement();
                     }
                 }
@@ -45,32 +44,35 @@ impl Cursor {
         self.skip_block();
     }
 
-    /// The body after the `:` of a compound statement: an indented block, or one simple
-    /// statement on the same line.
+    /// The body after the `:` of a compound statement (an indented block, or one simple
+    /// statement on the same line), as syntax trees.
     pub fn suite(&mut self) -> PResult<Vec<PStmt>> {
+        let mut tree = TreeBuilder::default();
+        let mut body = Vec::new();
+        self.suite_into(&mut |event| body.extend(tree.event(event)))?;
+        Ok(body)
+    }
+
+    /// `suite`, handing out each statement as soon as it is read.
+    pub fn suite_into(&mut self, each: &mut dyn FnMut(BodyEvent)) -> PResult<()> {
         if !self.at_line_end() {
-            return self.inline_suite();
+            each(BodyEvent::Stmt(self.simple_stmt()?));
+            return Ok(());
         }
         self.bump();
         if self.kind() != &TokenKind::Indent {
             // Report, but do not abort: the next line is a statement of the outer block.
             self.missing_block();
-            return Ok(Vec::new());
+            return Ok(());
         }
         if self.enter().is_err() {
             self.skip_block();
-            return Ok(Vec::new());
+            return Ok(());
         }
         self.bump();
-        let body = self.block_body();
+        self.block_body_into(each);
         self.leave();
-        Ok(body)
-    }
-
-    fn inline_suite(&mut self) -> PResult<Vec<PStmt>> {
-        let mut body = Vec::new();
-        self.simple_stmt_into(&mut body)?;
-        Ok(body)
+        Ok(())
     }
 
     fn missing_block(&mut self) {
@@ -79,35 +81,44 @@ impl Cursor {
         self.error(diag);
     }
 
-    /// Parses one statement and appends it.
-    fn stmt_into(&mut self, out: &mut Vec<PStmt>) -> PResult<()> {
+    /// Parses one statement and hands it out.
+    fn stmt_into(&mut self, each: &mut dyn FnMut(BodyEvent)) -> PResult<()> {
         let TokenKind::Name(word) = self.kind() else {
-            return self.simple_stmt_into(out);
+            return self.simple_stmt_into(each);
         };
         match word.as_str() {
-            "pass" => self.pass_into(out),
-            "for" => self.for_stmt(out),
-            "if" => self.if_stmt(out),
-            "with" => self.with_stmt(out),
+            "pass" => self.pass_into(each),
+            "for" => self.for_stmt(each),
+            "if" => self.if_stmt(each),
+            "with" => self.with_stmt(each),
             "while" => Err(self.unsupported("`while` loops are not supported")),
             "elif" | "else" => Err(self.unsupported("`elif`/`else` without a matching `if`")),
             "def" | "class" => Err(self.unsupported("nested definitions are not supported")),
             "return" => Err(self.unsupported("`return` is not supported in a `T.prim_func`")),
-            _ => self.simple_stmt_into(out),
+            _ => self.simple_stmt_into(each),
         }
     }
 
-    fn pass_into(&mut self, out: &mut Vec<PStmt>) -> PResult<()> {
+    fn pass_into(&mut self, each: &mut dyn FnMut(BodyEvent)) -> PResult<()> {
         let span = self.bump().span;
         self.end_of_line()?;
-        out.push(PStmt { kind: PStmtKind::Pass, span });
+        each(BodyEvent::Stmt(PStmt { kind: PStmtKind::Pass, span }));
         Ok(())
     }
 
-    fn simple_stmt_into(&mut self, out: &mut Vec<PStmt>) -> PResult<()> {
+    fn simple_stmt_into(&mut self, each: &mut dyn FnMut(BodyEvent)) -> PResult<()> {
         let stmt = self.simple_stmt()?;
-        out.push(stmt);
+        each(BodyEvent::Stmt(stmt));
         Ok(())
+    }
+
+    /// The body of an opened `for` or `with`, then its `Close` (also after an error, so that
+    /// every `Open` is closed).
+    fn opened_body(&mut self, opened: PStmt, each: &mut dyn FnMut(BodyEvent)) -> PResult<()> {
+        each(BodyEvent::Open(opened));
+        let body = self.suite_into(each);
+        each(BodyEvent::Close);
+        body
     }
 
     fn unsupported(&mut self, message: &str) -> Abort {
@@ -170,11 +181,9 @@ impl Cursor {
         Ok(names)
     }
 
-    fn for_stmt(&mut self, out: &mut Vec<PStmt>) -> PResult<()> {
+    fn for_stmt(&mut self, each: &mut dyn FnMut(BodyEvent)) -> PResult<()> {
         let (span, targets, iter) = self.for_header()?;
-        let body = self.suite()?;
-        out.push(PStmt { kind: PStmtKind::For { targets, iter, body }, span });
-        Ok(())
+        self.opened_body(PStmt { kind: PStmtKind::For { targets, iter, body: Vec::new() }, span }, each)
     }
 
     fn for_header(&mut self) -> PResult<(tirproof_ir::span::Span, Vec<Ident>, PExpr)> {
@@ -186,7 +195,7 @@ impl Cursor {
         Ok((span, targets, iter))
     }
 
-    fn if_stmt(&mut self, out: &mut Vec<PStmt>) -> PResult<()> {
+    fn if_stmt(&mut self, each: &mut dyn FnMut(BodyEvent)) -> PResult<()> {
         let span = self.bump().span;
         let mut branches = Vec::new();
         self.branch_into(&mut branches)?;
@@ -206,7 +215,7 @@ impl Cursor {
                 break;
             }
         }
-        out.push(PStmt { kind: PStmtKind::If { branches, else_body }, span });
+        each(BodyEvent::Stmt(PStmt { kind: PStmtKind::If { branches, else_body }, span }));
         Ok(())
     }
 
@@ -224,11 +233,9 @@ impl Cursor {
         Ok(cond)
     }
 
-    fn with_stmt(&mut self, out: &mut Vec<PStmt>) -> PResult<()> {
+    fn with_stmt(&mut self, each: &mut dyn FnMut(BodyEvent)) -> PResult<()> {
         let (span, item, targets) = self.with_header()?;
-        let body = self.suite()?;
-        out.push(PStmt { kind: PStmtKind::With { item, targets, body }, span });
-        Ok(())
+        self.opened_body(PStmt { kind: PStmtKind::With { item, targets, body: Vec::new() }, span }, each)
     }
 
     fn with_header(&mut self) -> PResult<(tirproof_ir::span::Span, PExpr, Vec<Ident>)> {
@@ -243,11 +250,12 @@ impl Cursor {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lex::lex;
 
     fn parse(src: &str) -> (Vec<PStmt>, Vec<String>) {
-        let mut cursor = Cursor::new(lex(src).tokens);
-        let stmts = cursor.block_body();
+        let mut cursor = Cursor::new(src);
+        let mut tree = TreeBuilder::default();
+        let mut stmts = Vec::new();
+        cursor.block_body_into(&mut |event| stmts.extend(tree.event(event)));
         (stmts, cursor.diags.iter().map(|d| d.headline()).collect())
     }
 

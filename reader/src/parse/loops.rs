@@ -19,6 +19,7 @@ use super::literal::{literal, Lit};
 use super::lower::{Args, Lowerer, Sig};
 use super::scope::Binding;
 use super::stmt::Lowered;
+use super::stream::{Finish, Frame, Inner};
 
 const RANGE_SIG: Sig = Sig { name: "range", params: &["start", "stop", "step"], positional: 3, required: 1 };
 
@@ -46,14 +47,39 @@ struct Header {
 }
 
 impl Lowerer {
-    /// A `for` statement. Nested loops recurse through here, `loop_body` and `list`, so the
+    /// A `for` statement. Nested loops recurse through here, `lower_opened` and `list`, so the
     /// header is read by `loop_specs` (whose frame is gone before the body is lowered).
     pub fn for_loop(&mut self, targets: &[Ident], iter: &PExpr, body: &[PStmt], span: Span) -> Lowered {
+        let frame = self.open_for(targets, iter, span);
+        self.lower_opened(frame, body)
+    }
+
+    /// Lowers a loop header and binds its variables for the body. After a broken header the
+    /// body is still lowered, with the targets poisoned, for its own errors.
+    pub fn open_for(&mut self, targets: &[Ident], iter: &PExpr, span: Span) -> Frame {
         let Some(loops) = self.loop_specs(targets, iter, span) else {
-            return self.poisoned_body(targets, body, span);
+            self.scopes.push();
+            for target in targets {
+                self.poison(target);
+            }
+            // As a nested statement list: one level and one scope frame more.
+            if !self.enter(1, span) {
+                return Frame::skip(1);
+            }
+            self.scopes.push();
+            return Frame::lower(2, 1, Finish::Nothing);
         };
-        let body = self.loop_body(&loops, body, span);
-        Lowered::Stmt(nest_loops(loops, body, span))
+        let levels = u32::try_from(loops.len()).unwrap_or(u32::MAX);
+        let nest = Finish::Loop(LoopNest { loops, span });
+        if !self.enter(levels, span) {
+            // Too deep: the loops stay, with an empty body.
+            return Frame { inner: Inner::Skip { scopes: 0, nested: 0 }, finish: nest };
+        }
+        self.scopes.push();
+        if let Finish::Loop(LoopNest { loops, .. }) = &nest {
+            self.bind_loop_vars(loops);
+        }
+        Frame::lower(1, levels, nest)
     }
 
     /// The loops a header makes: one, or one per extent of `T.grid`; `None` after an error.
@@ -97,20 +123,6 @@ impl Lowerer {
         );
     }
 
-    /// Lowers a loop body with the loop variables bound, one level deeper per loop.
-    fn loop_body(&mut self, loops: &[LoopSpec], body: &[PStmt], span: Span) -> Stmt {
-        let levels = u32::try_from(loops.len()).unwrap_or(u32::MAX);
-        if !self.enter(levels, span) {
-            return Stmt::nop();
-        }
-        self.scopes.push();
-        self.bind_loop_vars(loops);
-        let body = self.list(body);
-        self.scopes.pop();
-        self.leave(levels);
-        body
-    }
-
     fn bind_loop_vars(&mut self, loops: &[LoopSpec]) {
         for spec in loops {
             let binding = Binding::LoopVar {
@@ -120,17 +132,6 @@ impl Lowerer {
             };
             self.scopes.bind(&spec.name, binding);
         }
-    }
-
-    /// After a broken header: the body, with the targets poisoned, for its own errors.
-    fn poisoned_body(&mut self, targets: &[Ident], body: &[PStmt], span: Span) -> Lowered {
-        self.scopes.push();
-        for target in targets {
-            self.poison(target);
-        }
-        self.suite(body, span);
-        self.scopes.pop();
-        Lowered::Nothing
     }
 
     /// `(min, extent)` from `start` alone (the extent) or `start, stop`.
@@ -252,6 +253,18 @@ struct LoopSpec {
     name: String,
     var: Var,
     header: Header,
+}
+
+/// The loops of one `for` header, waiting for their body.
+pub(super) struct LoopNest {
+    loops: Vec<LoopSpec>,
+    span: Span,
+}
+
+impl LoopNest {
+    pub fn wrap(self, body: Stmt) -> Stmt {
+        nest_loops(self.loops, body, self.span)
+    }
 }
 
 /// Builds the loop nest around `body`, the last spec innermost.

@@ -1,9 +1,13 @@
 //! The TVMScript parser: `parse_module` turns source text into an `IRModule`.
 //!
-//! Three stages, each in its own files: the lexer (`text::lex`), the grammar (`cursor.rs`,
+//! Three stages, each in its own files: the lexer (`lex`), the grammar (`cursor.rs`,
 //! `grammar_*.rs`: tokens to the surface tree of `ast.rs`), and the lowering (`lower.rs`,
 //! `func.rs`, `stmt.rs`, `binder.rs`, `loops.rs`, `block.rs`, `buffer.rs`, `expr.rs`,
-//! `call.rs`, `literal.rs`, with name resolution in `scope.rs`: surface tree to IR).
+//! `call.rs`, `literal.rs`, with name resolution in `scope.rs`: surface tree to IR). They run
+//! interleaved: the cursor pulls tokens from the lexer as it needs them, and each top-level
+//! statement of a function is lowered as soon as the grammar has read it, then its syntax tree
+//! is dropped. So reading a file holds its IR and one statement's tree, not the file's tokens
+//! and tree (docs/limits.md measures it).
 //!
 //! Invariants: `parse_module` never panics; every error is a located `Diagnostic`, and all of
 //! them are returned, sorted by position. A function is lowered only when the grammar found
@@ -30,21 +34,25 @@ mod loops;
 mod lower;
 mod scope;
 mod stmt;
+mod stream;
 
 #[cfg(test)]
 mod error_tests;
 #[cfg(test)]
 mod fuzz_tests;
 #[cfg(test)]
+mod stream_tests;
+#[cfg(test)]
 mod tests;
 
-use crate::lex::lex;
 use tirproof_ir::diag::{Diagnostic, Diagnostics};
 use tirproof_ir::func::IRModule;
 use tirproof_ir::span::Span;
 
-use ast::{PClass, PFile};
+use ast::{BodyEvent, FuncEnd, Ident, PClass, PFuncHeader};
 use cursor::Cursor;
+use func::FuncBuilder;
+use grammar_file::ItemSink;
 use lower::Lowerer;
 
 /// The deepest syntactic nesting accepted (brackets, operators, indented blocks).
@@ -57,13 +65,17 @@ pub(super) const MAX_IR_DEPTH: u32 = 500;
 /// Parses a whole file: `@I.ir_module class Module:` with `@T.prim_func` functions, or bare
 /// `@T.prim_func` functions.
 pub fn parse_module(source: &str) -> Result<IRModule, Diagnostics> {
-    let lexed = lex(source);
-    let mut cursor = Cursor::new(lexed.tokens);
-    let file = cursor.file();
-    // The tokens go before lowering starts: the syntax tree holds what lowering needs, and
-    // the tokens of a large file weigh as much as the tree (docs/limits.md).
-    let mut diags = syntax_diagnostics(lexed.diagnostics, cursor.into_diagnostics(), lexed.unclosed_at);
-    let module = lower_file(&file, &mut diags);
+    read_module(source, |cursor, lowering| cursor.file(lowering))
+}
+
+/// `parse_module`, with `read` driving the grammar into the lowering.
+fn read_module(source: &str, read: impl FnOnce(&mut Cursor<'_>, &mut ModuleLowering)) -> Result<IRModule, Diagnostics> {
+    let mut cursor = Cursor::new(source);
+    let mut lowering = ModuleLowering::new();
+    read(&mut cursor, &mut lowering);
+    let report = cursor.into_report();
+    let mut diags = syntax_diagnostics(report.lexical, report.grammar, report.unclosed_at);
+    let module = lowering.finish(&mut diags);
     if diags.is_empty() {
         return Ok(module);
     }
@@ -85,44 +97,100 @@ fn syntax_diagnostics(
     lexical.into_iter().chain(kept).collect()
 }
 
-/// Lowers every function that parsed cleanly; appends the lowering errors to `diags`.
-fn lower_file(file: &PFile, diags: &mut Vec<Diagnostic>) -> IRModule {
-    let mut lowerer = Lowerer::new();
-    if let Some(class) = &file.class {
-        check_class(class, &mut lowerer);
+/// The function being lowered while the grammar reads it.
+struct OpenFunc {
+    builder: FuncBuilder,
+    name: Ident,
+    span: Span,
+    /// How many lowering diagnostics there were before it: a function the grammar found
+    /// broken keeps none of its own (they would only repeat consequences of the syntax error).
+    diags_before: usize,
+}
+
+/// Lowers each function as the grammar hands it out; keeps those that read without error.
+struct ModuleLowering {
+    lowerer: Lowerer,
+    module: IRModule,
+    open: Option<OpenFunc>,
+    /// Functions the grammar read to their end.
+    funcs_read: usize,
+}
+
+impl ModuleLowering {
+    fn new() -> Self {
+        ModuleLowering {
+            lowerer: Lowerer::new(),
+            module: IRModule { class_name: None, functions: Vec::new() },
+            open: None,
+            funcs_read: 0,
+        }
     }
-    let mut module = IRModule { class_name: file.class.as_ref().map(|c| c.name.name.clone()), functions: Vec::new() };
-    for f in &file.funcs {
-        let broken = f.had_errors || diags.iter().any(|d| (f.span.line..=f.end.line).contains(&d.span.line));
-        if module.functions.iter().any(|g| g.name == f.name.name) {
-            lowerer.error(
-                f.name.span,
-                format!("duplicate function `{}`", f.name.name),
+
+    /// The module; appends the lowering errors to `diags`.
+    fn finish(mut self, diags: &mut Vec<Diagnostic>) -> IRModule {
+        if self.funcs_read == 0 && diags.is_empty() && self.lowerer.diags.is_empty() {
+            self.lowerer.error(
+                Span::new(1, 1),
+                "no function found",
+                "a `@T.prim_func` function or an `@I.ir_module` class",
+                "end of file",
+            );
+        }
+        diags.append(&mut self.lowerer.diags);
+        self.module
+    }
+}
+
+impl ItemSink for ModuleLowering {
+    /// The class must be decorated `@I.ir_module`.
+    fn class(&mut self, class: PClass) {
+        let ok = matches!(class.decorators.as_slice(), [d] if d.dotted().as_deref() == Some("I.ir_module"));
+        if !ok {
+            let found = class.decorators.first().map_or_else(|| "no decorator".to_string(), |d| d.describe());
+            self.lowerer.error(
+                class.name.span,
+                "a module class must be decorated with `@I.ir_module`",
+                "`@I.ir_module`",
+                found,
+            );
+        }
+        self.module.class_name = Some(class.name.name);
+    }
+
+    fn func_start(&mut self, header: PFuncHeader) {
+        let diags_before = self.lowerer.diags.len();
+        let builder = self.lowerer.begin_func(&header);
+        self.open = Some(OpenFunc { builder, name: header.name, span: header.span, diags_before });
+    }
+
+    fn body_event(&mut self, event: BodyEvent) {
+        if let Some(open) = &mut self.open {
+            self.lowerer.func_event(&mut open.builder, event);
+        }
+    }
+
+    fn func_end(&mut self, end: FuncEnd, lexical: &[Diagnostic]) {
+        let Some(open) = self.open.take() else { return };
+        let function = self.lowerer.end_func(open.builder);
+        let FuncEnd::Read { end, had_errors } = end else {
+            self.lowerer.diags.truncate(open.diags_before);
+            return;
+        };
+        self.funcs_read += 1;
+        let broken = had_errors || lexical.iter().any(|d| (open.span.line..=end.line).contains(&d.span.line));
+        if broken {
+            self.lowerer.diags.truncate(open.diags_before);
+        }
+        if self.module.functions.iter().any(|g| g.name == open.name.name) {
+            self.lowerer.error(
+                open.name.span,
+                format!("duplicate function `{}`", open.name.name),
                 "a new name",
-                format!("`{}`", f.name.name),
+                format!("`{}`", open.name.name),
             );
         }
         if !broken {
-            module.functions.push(lowerer.func(f));
+            self.module.functions.push(function);
         }
-    }
-    if file.funcs.is_empty() && diags.is_empty() && lowerer.diags.is_empty() {
-        lowerer.error(
-            Span::new(1, 1),
-            "no function found",
-            "a `@T.prim_func` function or an `@I.ir_module` class",
-            "end of file",
-        );
-    }
-    diags.append(&mut lowerer.diags);
-    module
-}
-
-/// The class must be decorated `@I.ir_module`.
-fn check_class(class: &PClass, lowerer: &mut Lowerer) {
-    let ok = matches!(class.decorators.as_slice(), [d] if d.dotted().as_deref() == Some("I.ir_module"));
-    if !ok {
-        let found = class.decorators.first().map_or_else(|| "no decorator".to_string(), |d| d.describe());
-        lowerer.error(class.name.span, "a module class must be decorated with `@I.ir_module`", "`@I.ir_module`", found);
     }
 }

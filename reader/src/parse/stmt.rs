@@ -19,11 +19,12 @@ use super::binder::{Binder, Scoped};
 use super::literal::dtype_of_name;
 use super::lower::Lowerer;
 use super::scope::Binding;
+use super::stream::{Finish, Frame};
 
 /// A statement list being built: statements since the last binder, and the binders still
 /// waiting for their bodies (with the statements before each).
 #[derive(Default)]
-struct ListState {
+pub(super) struct ListState {
     pending: Vec<(Vec<Stmt>, Binder, Span, u32)>,
     current: Vec<Stmt>,
 }
@@ -65,14 +66,19 @@ impl Lowerer {
     pub fn list(&mut self, stmts: &[PStmt]) -> Stmt {
         let mut state = ListState::default();
         for stmt in stmts {
-            let lowered = self.stmt(stmt);
-            self.absorb(lowered, &mut state);
+            self.list_stmt(stmt, &mut state);
         }
         self.fold(state)
     }
 
+    /// Lowers the next statement of a list being built.
+    pub fn list_stmt(&mut self, stmt: &PStmt, state: &mut ListState) {
+        let lowered = self.stmt(stmt);
+        self.absorb(lowered, state);
+    }
+
     /// Adds one lowered statement to the list being built.
-    fn absorb(&mut self, lowered: Lowered, state: &mut ListState) {
+    pub fn absorb(&mut self, lowered: Lowered, state: &mut ListState) {
         match lowered {
             Lowered::Stmt(s) => state.current.push(s),
             Lowered::Binder(binder, span) => {
@@ -87,7 +93,7 @@ impl Lowerer {
     }
 
     /// Wraps each pending binder around everything after it, innermost first.
-    fn fold(&mut self, state: ListState) -> Stmt {
+    pub fn fold(&mut self, state: ListState) -> Stmt {
         let ListState { mut pending, current } = state;
         let mut body = Stmt::seq(current);
         while let Some((mut before, binder, span, levels)) = pending.pop() {
@@ -98,7 +104,7 @@ impl Lowerer {
         body
     }
 
-    fn stmt(&mut self, s: &PStmt) -> Lowered {
+    pub fn stmt(&mut self, s: &PStmt) -> Lowered {
         match &s.kind {
             PStmtKind::Pass => Lowered::Nothing,
             PStmtKind::Expr(e) => self.expr_stmt(e, s.span),
@@ -342,31 +348,50 @@ impl Lowerer {
     }
 
     fn with_stmt(&mut self, item: &PExpr, targets: &[Ident], body: &[PStmt], span: Span) -> Lowered {
+        if is_block(item) {
+            self.with_targets(targets, span);
+            let frame = self.open_block(item, span);
+            return self.lower_opened(frame, body);
+        }
+        let frame = self.open_with(item, targets, span);
+        self.lower_opened(frame, body)
+    }
+
+    /// `with` binds at most one name (blocks included).
+    pub fn with_targets(&mut self, targets: &[Ident], span: Span) {
         if targets.len() > 1 {
             self.error(span, "`with` binds at most one name here", "`as name`", format!("{} names", targets.len()));
         }
-        match item.as_call().map(|(c, ..)| c).as_deref() {
-            Some("T.sblock" | "T.block") => Lowered::Stmt(self.block(item, body, span)),
-            Some("T.init") => {
-                self.misplaced_header("T.init", item.span);
-                Lowered::Nothing
-            }
-            _ => self.with_scoped(item, targets.first(), body, span),
-        }
     }
 
-    /// `with T.attr(...)`, `with T.allocate(...) as x`, ... over the `with` body.
-    fn with_scoped(&mut self, item: &PExpr, target: Option<&Ident>, body: &[PStmt], span: Span) -> Lowered {
+    /// Lowers the header of a `with` that is not a block (`T.attr`, `T.allocate(...) as x`,
+    /// `T.launch_thread`, ...) and binds its name for the body.
+    pub fn open_with(&mut self, item: &PExpr, targets: &[Ident], span: Span) -> Frame {
+        self.with_targets(targets, span);
+        if item.as_call().is_some_and(|(callee, ..)| callee == "T.init") {
+            self.misplaced_header("T.init", item.span);
+            return Frame::skip(0);
+        }
+        let target = targets.first();
         match self.scoped_call(item, target) {
-            Scoped::Binder { binder, bind } => self.with_body(binder, bind, body, span),
+            Scoped::Binder { binder, bind } => {
+                let levels = binder.levels();
+                if !self.enter(levels, span) {
+                    return Frame::skip(0);
+                }
+                self.scopes.push();
+                if let Some((name, binding)) = bind {
+                    self.scopes.bind(&name, binding);
+                }
+                Frame::lower(1, levels, Finish::Wrap(binder, span))
+            }
             Scoped::Failed => {
+                // The body is still lowered, with the name poisoned, for its own errors.
                 self.scopes.push();
                 if let Some(target) = target {
                     self.poison(target);
                 }
-                self.list(body);
-                self.scopes.pop();
-                Lowered::Nothing
+                Frame::lower(1, 0, Finish::Nothing)
             }
             Scoped::NotMine => {
                 self.error(
@@ -375,23 +400,13 @@ impl Lowerer {
                     "`T.sblock`, `T.attr`, `T.allocate`, `T.alloc_buffer`, `T.decl_buffer`, `T.launch_thread` or `T.LetStmt`",
                     item.describe(),
                 );
-                Lowered::Nothing
+                Frame::skip(0)
             }
         }
     }
+}
 
-    fn with_body(&mut self, binder: Binder, bind: Option<(String, Binding)>, body: &[PStmt], span: Span) -> Lowered {
-        let levels = binder.levels();
-        if !self.enter(levels, span) {
-            return Lowered::Nothing;
-        }
-        self.scopes.push();
-        if let Some((name, binding)) = bind {
-            self.scopes.bind(&name, binding);
-        }
-        let inner = self.list(body);
-        self.scopes.pop();
-        self.leave(levels);
-        Lowered::Stmt(binder.wrap(span, inner))
-    }
+/// `with T.sblock(...)` (or the older `T.block`): lowered whole, header first.
+pub(super) fn is_block(item: &PExpr) -> bool {
+    item.as_call().is_some_and(|(callee, ..)| matches!(callee.as_str(), "T.sblock" | "T.block"))
 }

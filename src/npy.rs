@@ -28,6 +28,10 @@ pub fn read(path: &Path, dtype: DataType, shape: &[usize]) -> anyhow::Result<Ten
     let shape: Vec<usize> = file.shape().iter().map(|&d| d as usize).collect();
     let bad = |e: std::io::Error| anyhow::anyhow!("{}: cannot read as {dtype}: {e}", path.display());
     let tensor = match (dtype.code, dtype.bits) {
+        (TypeCode::Float, 16) => {
+            let values: Vec<f64> = file.into_vec::<half::f16>().map_err(bad)?.into_iter().map(f64::from).collect();
+            Tensor::from_f64(dtype, shape, &values)
+        }
         (TypeCode::Float, 32) => Tensor::from_f64(dtype, shape, &widen(file.into_vec::<f32>().map_err(bad)?)),
         (TypeCode::Float, 64) => Tensor::from_f64(dtype, shape, &file.into_vec::<f64>().map_err(bad)?),
         (TypeCode::Int, 8) => Tensor::from_i64(dtype, shape, &ints(file.into_vec::<i8>().map_err(bad)?)),
@@ -47,7 +51,8 @@ pub fn read(path: &Path, dtype: DataType, shape: &[usize]) -> anyhow::Result<Ten
 }
 
 /// The element types a `.npy` file may hold for [`read_stored`], by numpy's type string.
-const STORED_TYPES: [(&str, DataType); 10] = [
+const STORED_TYPES: [(&str, DataType); 11] = [
+    ("<f2", DataType::FLOAT16),
     ("<f4", DataType::FLOAT32),
     ("<f8", DataType::FLOAT64),
     ("|i1", DataType::INT8),
@@ -92,6 +97,8 @@ pub fn write(path: &Path, tensor: &Tensor) -> anyhow::Result<()> {
     let mut out = Vec::new();
     let dtype = tensor.dtype;
     match (dtype.code, dtype.bits) {
+        // Exact: the tensor holds float16 values.
+        (TypeCode::Float, 16) => emit(&mut out, &shape, tensor.to_f64_vec().into_iter().map(half::f16::from_f64))?,
         (TypeCode::Float, 32) => emit(&mut out, &shape, tensor.to_f64_vec().into_iter().map(|v| v as f32))?,
         (TypeCode::Float, 64) => emit(&mut out, &shape, tensor.to_f64_vec())?,
         (TypeCode::Int, 8) => emit(&mut out, &shape, narrow::<i8>(tensor))?,

@@ -46,6 +46,13 @@ fn ptxas_13_assembles_every_emitted_module_for_both_architectures() {
     assemble_the_corpus(&ptxas);
 }
 
+/// Runs `ptxas -arch ARCH FILE`; panics with its log when it refuses the file.
+fn assemble(ptxas: &Path, arch: &str, file: &Path, what: &str) {
+    let cubin = file.with_extension("cubin");
+    let out = Command::new(ptxas).args(["-arch", arch]).arg(file).arg("-o").arg(&cubin).output().expect("ptxas runs");
+    assert!(out.status.success(), "{what} for {arch}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
 fn assemble_the_corpus(ptxas: &Path) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
     let dirs: Vec<PathBuf> = ["pipeline", "rfc", "tvm", "lowering", "verify", "regressions", "faults", "cse"]
@@ -64,17 +71,53 @@ fn assemble_the_corpus(ptxas: &Path) {
             let ptx =
                 scratch.path().join(format!("{}.{arch}.ptx", file.file_stem().unwrap_or_default().to_string_lossy()));
             std::fs::write(&ptx, print(&lowered.module).expect("prints")).expect("writes");
-            let out = Command::new(ptxas)
-                .args(["-arch", &arch.to_string()])
-                .arg(&ptx)
-                .arg("-o")
-                .arg(scratch.path().join("out.cubin"))
-                .output()
-                .expect("ptxas runs");
-            assert!(out.status.success(), "{} for {arch}: {}", file.display(), String::from_utf8_lossy(&out.stderr));
+            assemble(ptxas, &arch.to_string(), &ptx, &file.display().to_string());
             assembled += 1;
         }
     }
     println!("ptxas ({}) assembled {assembled} modules", ptxas.display());
     assert!(assembled >= 200, "only {assembled} modules assembled");
+}
+
+/// The compiler-emitted kernels of corpus/ptx-foreign, as the emulator's tests run them, and
+/// their printed form after our parser read them: both assemble. nvcc 13's PTX (ISA 9.0) is
+/// newer than ptxas 12.9 reads, so only ptxas 13 takes it; Triton's (ISA 8.8) both do.
+fn assemble_the_foreign_kernels(ptxas: &Path, ptx_isa_limit: (u32, u32)) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/ptx-foreign");
+    let scratch = tempfile::tempdir().expect("scratch");
+    let mut assembled = 0;
+    for entry in std::fs::read_dir(&dir).expect("corpus/ptx-foreign") {
+        let path = entry.expect("an entry").path();
+        if path.extension().is_none_or(|e| e != "ptx") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).expect("reads");
+        let version = text.lines().find_map(|l| l.strip_prefix(".version ")).expect("a .version");
+        let (major, minor) = version.trim().split_once('.').expect("major.minor");
+        let version: (u32, u32) = (major.parse().expect("a number"), minor.parse().expect("a number"));
+        if version > ptx_isa_limit {
+            println!("{}: PTX ISA {version:?} is newer than this ptxas reads; not assembled", path.display());
+            continue;
+        }
+        let reprinted = print(&tirproof_ptx::parse::parse(&text).expect("parses").module).expect("prints");
+        for (name, ptx) in [("as emitted", text), ("as reprinted", reprinted)] {
+            let file = scratch.path().join("kernel.ptx");
+            std::fs::write(&file, ptx).expect("writes");
+            assemble(ptxas, "sm_80", &file, &format!("{} {name}", path.display()));
+            assembled += 1;
+        }
+    }
+    assert!(assembled >= 8, "only {assembled} foreign modules assembled");
+}
+
+#[test]
+fn ptxas_assembles_the_compiler_emitted_kernels_and_their_reprints() {
+    match ptxas() {
+        Some(ptxas) => assemble_the_foreign_kernels(&ptxas, (8, 8)),
+        None => println!("skipped: ptxas is not installed (run scripts/setup.sh, or set TIRPROOF_PTXAS)"),
+    }
+    match ptxas13() {
+        Some(ptxas) => assemble_the_foreign_kernels(&ptxas, (9, 0)),
+        None => println!("skipped: ptxas 13 is not installed (run scripts/setup.sh)"),
+    }
 }

@@ -199,3 +199,53 @@ fn both_engines_run_the_threads_in_the_seeds_order() {
     }
     assert!(seen.len() > 1, "every seed ran the same thread first: {seen:?}");
 }
+
+/// A Triton-compiled matmul (corpus/ptx-foreign) through `tirproof run --ptx` with `.npy`
+/// buffers: its output is A @ B; with its first wait loosened by one, the run stops at the
+/// `ldmatrix` that reads a tile still in flight and names the wait.
+#[test]
+fn a_triton_matmul_runs_from_the_command_line_and_its_loosened_wait_faults() {
+    use tirproof_ir::dtype::DataType;
+    use tirproof_machine::Tensor;
+    let dir = scratch();
+    let (m, n, k) = (64usize, 64usize, 128usize);
+    let a: Vec<f64> = (0..m * k).map(|i| (i % 5) as f64 - 2.0).collect();
+    let b: Vec<f64> = (0..k * n).map(|i| (i % 3) as f64 - 1.0).collect();
+    let write = |name: &str, dtype: DataType, values: &[f64]| {
+        let path = dir.path().join(name);
+        let tensor = Tensor::from_f64(dtype, vec![values.len()], values).expect("a tensor");
+        tirproof::npy::write(&path, &tensor).expect("writes");
+        show(&path)
+    };
+    let inputs = [
+        format!("matmul_param_0={}", write("a.npy", DataType::FLOAT16, &a)),
+        format!("matmul_param_1={}", write("b.npy", DataType::FLOAT16, &b)),
+        format!("matmul_param_2={}", write("c.npy", DataType::FLOAT32, &vec![0.0; m * n])),
+    ];
+    let scalars = ["3=64", "4=64", "5=128", "6=128", "7=64", "8=64", "9=0", "10=0"];
+    let ptx = corpus("ptx-foreign/triton_matmul_s3.ptx");
+    let out = dir.path().join("out");
+    let mut args: Vec<String> =
+        ["run", "--ptx", &ptx, "--grid", "2,2,1", "--block", "128,1,1", "--shared", "12288"].map(String::from).to_vec();
+    for input in &inputs {
+        args.extend(["--input".into(), input.clone()]);
+    }
+    for scalar in scalars {
+        args.extend(["--arg".into(), format!("matmul_param_{scalar}")]);
+    }
+    let with_output = [args.clone(), vec!["--output".into(), show(&out)]].concat();
+    succeeds(&strs(&with_output));
+    let c = tirproof::npy::read_stored(&out.join("matmul_param_2.npy")).expect("the output");
+    for (at, got) in c.to_f64_vec().into_iter().enumerate() {
+        let (i, j) = (at / n, at % n);
+        let want: f64 = (0..k).map(|x| a[i * k + x] * b[x * n + j]).sum();
+        assert_eq!(got, want, "c[{i}][{j}]");
+    }
+    let text = fs::read_to_string(&ptx).expect("reads");
+    let loosened = dir.path().join("loosened.ptx");
+    fs::write(&loosened, text.replacen("cp.async.wait_group \t2;", "cp.async.wait_group \t3;", 1)).expect("writes");
+    let mut mutant = args;
+    mutant[2] = show(&loosened);
+    let fault = fails(&strs(&mutant));
+    assert!(fault.contains("ldmatrix") && fault.contains("is pending") && fault.contains("wait_group 3"), "{fault}");
+}

@@ -261,7 +261,7 @@ fn launched_kernel<'p>(parsed: &'p Parsed, text: &str, flags: &TextRunArgs) -> R
         return Err(at_entry(message));
     }
     let mut kernel = kernel.clone();
-    kernel.launch = Launch { block, grid };
+    kernel.launch = Launch { block, grid, dynamic_shared: flags.shared };
     Ok((kernel, lines))
 }
 

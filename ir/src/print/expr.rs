@@ -93,7 +93,21 @@ impl Printer {
     }
 
     fn call(&mut self, call: &Call) -> String {
-        let args: Vec<String> = call.args.iter().map(|a| self.expr(a)).collect();
+        // The reader gives a bare literal among an intrinsic's first two arguments the other
+        // one's type (`T.pow(x, 2)`), so a literal of another type is written typed.
+        let mixed = !call.external && matches!(&call.args[..], [a, b, ..] if a.dtype() != b.dtype());
+        let args: Vec<String> = call
+            .args
+            .iter()
+            .enumerate()
+            .map(|(i, a)| match a {
+                Expr::Int { value, dtype } if mixed && i < 2 && dtype.is_bool() => {
+                    format!("T.bool({})", if *value != 0 { "True" } else { "False" })
+                }
+                Expr::Int { value, dtype } if mixed && i < 2 => format!("T.{dtype}({value})"),
+                _ => self.expr(a),
+            })
+            .collect();
         if call.external {
             let callee = if call.effect == CallEffect::Pure { "T.call_pure_extern" } else { "T.call_extern" };
             let mut parts = vec![format!("\"{}\"", call.dtype), quote(&call.name)];

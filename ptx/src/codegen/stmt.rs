@@ -298,7 +298,7 @@ impl Gen {
         }
         let bytes = u64::try_from(elements).unwrap_or(0).saturating_mul(u64::from(dtype.bytes()));
         let name = format!("{}_{}", ident(data.name()), self.arrays.len());
-        self.arrays.push(Array { space, name: name.clone(), align: 16, bytes: bytes.max(1) });
+        self.arrays.push(Array { space, name: name.clone(), align: 16, bytes: bytes.max(1), dynamic: false });
         let base = self.reg(RegClass::B64);
         self.emit(Op::Mov { ty: Ty::U64, dst: base, src: Operand::Symbol(name) });
         self.storages.insert(data.id(), Storage { space, base });

@@ -230,3 +230,78 @@ mod tests {
         assert!(!compare(Cmp::Lo, Ty::U32, 0xFFFF_FFFF, 0));
     }
 }
+
+/// `mul.wide.s32` / `.u32`: the exact 64-bit product of two 32-bit operands.
+#[inline]
+pub(super) fn mul_wide(signed: bool, a: u64, b: u64) -> u64 {
+    if signed {
+        sext(a, 32).wrapping_mul(sext(b, 32)) as u64
+    } else {
+        mask(a, 32).wrapping_mul(mask(b, 32))
+    }
+}
+
+/// `bfe`: `len` bits of `a` (of `width` bits) from bit `pos`; bits past the source's top
+/// repeat its sign bit for signed types and are zeros otherwise (the PTX ISA's definition,
+/// with `pos` and `len` taken modulo 256).
+pub(super) fn bfe(signed: bool, width: u32, a: u64, pos: u64, len: u64) -> u64 {
+    let (pos, len) = ((pos & 0xff) as u32, (len & 0xff) as u32);
+    if len == 0 {
+        return 0;
+    }
+    let bit = |i: u32| if i < width { (a >> i) & 1 } else { 0 };
+    let sign = if !signed {
+        0
+    } else if pos.saturating_add(len) > width {
+        bit(width - 1)
+    } else {
+        bit(pos + len - 1)
+    };
+    let mut result = 0u64;
+    for i in 0..width {
+        let b = if i < len && pos.saturating_add(i) < width { bit(pos + i) } else { sign };
+        result |= b << i;
+    }
+    result
+}
+
+/// `neg`: two's complement for integers (wrapping), the sign bit flipped for floats.
+#[inline]
+pub(super) fn neg(ty: Ty, a: u64) -> u64 {
+    let w = ty.bits();
+    if ty.is_float() {
+        a ^ (1u64 << (w - 1))
+    } else {
+        mask(a.wrapping_neg(), w)
+    }
+}
+
+/// The f32 value of the f16 in the low 16 bits of `bits` (exact).
+#[inline]
+pub(super) fn f16_to_f32(bits: u64) -> f32 {
+    f16::from_bits(bits as u16).to_f32()
+}
+
+#[cfg(test)]
+mod wide_tests {
+    use super::*;
+
+    #[test]
+    fn bit_field_extraction_follows_the_isa() {
+        // Unsigned: bits 4..8 of 0xab = 0xa; past the top, zeros.
+        assert_eq!(bfe(false, 32, 0xab, 4, 4), 0xa);
+        assert_eq!(bfe(false, 32, 0x8000_0000, 28, 8), 0x8);
+        // Signed: the field's top bit extends; past the source's top, its sign bit does.
+        assert_eq!(bfe(true, 32, 0xab, 4, 4), 0xffff_fffa);
+        assert_eq!(bfe(true, 32, 0x8000_0000, 28, 8), 0xffff_fff8);
+        assert_eq!(bfe(true, 32, 0x7, 0, 0), 0);
+    }
+
+    #[test]
+    fn widening_products_are_exact() {
+        assert_eq!(mul_wide(true, 0xffff_ffff, 2), (-2i64) as u64);
+        assert_eq!(mul_wide(false, 0xffff_ffff, 2), 0x1_ffff_fffe);
+        assert_eq!(neg(Ty::S32, 5), 0xffff_fffb);
+        assert_eq!(neg(Ty::F32, 0x3f80_0000), 0xbf80_0000);
+    }
+}

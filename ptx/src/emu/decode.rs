@@ -34,20 +34,142 @@ pub(super) struct DAddr {
 /// One decoded instruction.
 #[derive(Clone, Copy, Debug)]
 pub(super) enum DOp {
-    Mov { dst: u32, src: Src },
-    Int { op: IntOp, ty: Ty, dst: u32, a: Src, b: Src },
-    Mad { ty: Ty, dst: u32, a: Src, b: Src, c: Src },
-    Not { ty: Ty, dst: u32, a: Src },
-    Float { op: FloatOp, ty: Ty, dst: u32, a: Src, b: Src },
-    Fma { ty: Ty, dst: u32, a: Src, b: Src, c: Src },
-    Cvt { dst_ty: Ty, src_ty: Ty, rounding: Option<Rounding>, dst: u32, src: Src },
-    Setp { cmp: Cmp, ty: Ty, dst: u32, a: Src, b: Src },
-    Selp { dst: u32, a: Src, b: Src, pred: u32 },
-    Bra { target: u32 },
-    LdParam { dst: u32, param: u32 },
-    Ld { space: StateSpace, ty: Ty, n: u8, dst: [u32; 4], addr: DAddr },
-    St { space: StateSpace, ty: Ty, n: u8, src: [Src; 4], addr: DAddr },
-    CpAsync { bytes: u32, dst: DAddr, src: DAddr, src_size: Option<Src> },
+    Mov {
+        dst: u32,
+        src: Src,
+    },
+    Int {
+        op: IntOp,
+        ty: Ty,
+        dst: u32,
+        a: Src,
+        b: Src,
+    },
+    Mad {
+        ty: Ty,
+        dst: u32,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    MulWide {
+        signed: bool,
+        dst: u32,
+        a: Src,
+        b: Src,
+    },
+    MadWide {
+        signed: bool,
+        dst: u32,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    Bfe {
+        signed: bool,
+        width: u32,
+        dst: u32,
+        a: Src,
+        pos: Src,
+        len: Src,
+    },
+    Neg {
+        ty: Ty,
+        dst: u32,
+        a: Src,
+    },
+    /// Two `half`-bit values packed, `lo` lowest.
+    Pack {
+        half: u32,
+        dst: u32,
+        lo: Src,
+        hi: Src,
+    },
+    Unpack {
+        half: u32,
+        lo: u32,
+        hi: u32,
+        src: Src,
+    },
+    /// Warp-wide: resolved when every lane of the warp reached it.
+    Ldmatrix {
+        count: u8,
+        trans: bool,
+        dst: [u32; 4],
+        addr: DAddr,
+    },
+    Mma {
+        d: [u32; 4],
+        a: [u32; 4],
+        b: [u32; 2],
+        c: [u32; 4],
+    },
+    Not {
+        ty: Ty,
+        dst: u32,
+        a: Src,
+    },
+    Float {
+        op: FloatOp,
+        ty: Ty,
+        dst: u32,
+        a: Src,
+        b: Src,
+    },
+    Fma {
+        ty: Ty,
+        dst: u32,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    Cvt {
+        dst_ty: Ty,
+        src_ty: Ty,
+        rounding: Option<Rounding>,
+        dst: u32,
+        src: Src,
+    },
+    Setp {
+        cmp: Cmp,
+        ty: Ty,
+        dst: u32,
+        a: Src,
+        b: Src,
+    },
+    Selp {
+        dst: u32,
+        a: Src,
+        b: Src,
+        pred: u32,
+    },
+    Bra {
+        target: u32,
+    },
+    LdParam {
+        dst: u32,
+        param: u32,
+    },
+    Ld {
+        space: StateSpace,
+        ty: Ty,
+        n: u8,
+        dst: [u32; 4],
+        addr: DAddr,
+    },
+    St {
+        space: StateSpace,
+        ty: Ty,
+        n: u8,
+        src: [Src; 4],
+        addr: DAddr,
+    },
+    CpAsync {
+        bytes: u32,
+        dst: DAddr,
+        src: DAddr,
+        src_size: Option<Src>,
+    },
     Commit,
     Wait(u32),
     WaitAll,
@@ -149,6 +271,49 @@ impl Decoder<'_> {
                 c: self.src(c, *ty)?,
             },
             Op::Not { ty, dst, a } => DOp::Not { ty: *ty, dst: self.slot(*dst), a: self.src(a, *ty)? },
+            Op::MulWide { ty, dst, a, b } => DOp::MulWide {
+                signed: ty.is_signed(),
+                dst: self.slot(*dst),
+                a: self.src(a, *ty)?,
+                b: self.src(b, *ty)?,
+            },
+            Op::MadWide { ty, dst, a, b, c } => DOp::MadWide {
+                signed: ty.is_signed(),
+                dst: self.slot(*dst),
+                a: self.src(a, *ty)?,
+                b: self.src(b, *ty)?,
+                c: self.src(c, Ty::B64)?,
+            },
+            Op::Bfe { ty, dst, a, pos, len } => DOp::Bfe {
+                signed: ty.is_signed(),
+                width: ty.bits(),
+                dst: self.slot(*dst),
+                a: self.src(a, *ty)?,
+                pos: self.src(pos, Ty::U32)?,
+                len: self.src(len, Ty::U32)?,
+            },
+            Op::Neg { ty, dst, a } => DOp::Neg { ty: *ty, dst: self.slot(*dst), a: self.src(a, *ty)? },
+            Op::Pack { ty, dst, parts: [lo, hi] } => {
+                let half = ty.bits() / 2;
+                let part_ty = if half == 16 { Ty::B16 } else { Ty::B32 };
+                DOp::Pack { half, dst: self.slot(*dst), lo: self.src(lo, part_ty)?, hi: self.src(hi, part_ty)? }
+            }
+            Op::Unpack { ty, dst: [lo, hi], src } => {
+                DOp::Unpack { half: ty.bits() / 2, lo: self.slot(*lo), hi: self.slot(*hi), src: self.src(src, *ty)? }
+            }
+            Op::Ldmatrix { trans, dst, addr } => {
+                let mut slots = [0u32; 4];
+                for (slot, reg) in slots.iter_mut().zip(dst) {
+                    *slot = self.slot(*reg);
+                }
+                DOp::Ldmatrix { count: dst.len().min(4) as u8, trans: *trans, dst: slots, addr: self.addr(addr)? }
+            }
+            Op::Mma { d, a, b, c } => DOp::Mma {
+                d: d.map(|r| self.slot(r)),
+                a: a.map(|r| self.slot(r)),
+                b: b.map(|r| self.slot(r)),
+                c: c.map(|r| self.slot(r)),
+            },
             Op::Float { op, ty, dst, a, b } => {
                 DOp::Float { op: *op, ty: *ty, dst: self.slot(*dst), a: self.src(a, *ty)?, b: self.src(b, *ty)? }
             }

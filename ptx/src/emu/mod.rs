@@ -8,7 +8,10 @@
 //! together. `cp.async` reads its source at issue and makes its destination pending; a commit
 //! makes a group (an empty one too); `wait_group n` retires all but the `n` most recent groups
 //! (`wait_all` is a commit and `wait_group 0`); groups land per the schedule: lazy when a wait
-//! retires them, eager at commit, random in between.
+//! retires them, eager at commit, random in between. The warp-wide `ldmatrix` and `mma.sync`
+//! are rendezvous of the 32 lanes of a warp (threads `32w .. 32w + 31` of the block): each
+//! lane stops there, and once all have arrived the instruction runs for the warp (`warp.rs`),
+//! each lane's rows read with that lane's pending-copy and race checks.
 //!
 //! Invariants: every fault names the PTX instruction (and its line), the thread and the
 //! instruction count; the executor's own failures (`EmuError`) are never program faults;
@@ -16,6 +19,7 @@
 
 mod alu;
 mod decode;
+mod warp;
 
 use std::collections::HashMap;
 
@@ -115,7 +119,11 @@ type R<T> = Result<T, Stop>;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Suspend {
     Barrier(usize),
+    /// At the warp-wide instruction `pc`, waiting for the other lanes of the warp.
+    Warp(usize),
     End,
+    /// Not stopped: runs in the next phase.
+    Running,
 }
 
 /// A thread's registers, program counter and local arrays.
@@ -154,6 +162,9 @@ struct Emulator<'k> {
     local: Vec<Region>,
     params: Vec<u64>,
     block_coords: [u32; 3],
+    /// Per thread of the running block, the last `cp.async.wait_group` it executed (for the
+    /// message of a fault on a copy that wait left in flight).
+    last_waits: Vec<Option<usize>>,
 }
 
 /// Runs `kernel` on `args` over its launch shape. `lines` gives the PTX line of each body
@@ -181,9 +192,10 @@ fn array_regions(kernel: &Kernel, space: StateSpace, addresses: &mut HashMap<Str
     for array in kernel.arrays.iter().filter(|a| a.space == space) {
         let align = u64::from(array.align.max(1));
         let start = next.div_ceil(align) * align;
+        let bytes = if array.dynamic { kernel.launch.dynamic_shared } else { array.bytes };
         addresses.insert(array.name.clone(), start);
-        regions.push(Region { start, bytes: array.bytes, slot: regions.len(), unit: 1, num: Num::UInt(8) });
-        next = start + array.bytes.max(1);
+        regions.push(Region { start, bytes, slot: regions.len(), unit: 1, num: Num::UInt(8) });
+        next = start + bytes.max(1);
     }
     regions
 }
@@ -255,6 +267,7 @@ impl<'k> Emulator<'k> {
             local,
             params,
             block_coords: [0; 3],
+            last_waits: Vec::new(),
         })
     }
 
@@ -294,6 +307,7 @@ impl<'k> Emulator<'k> {
 
     fn run_block(&mut self, n: u32, race: Option<RaceCtx>) -> R<()> {
         self.shared_storages = self.alloc_arrays(StateSpace::Shared, Visibility::Block)?;
+        self.last_waits = vec![None; n as usize];
         let dims = self.kernel.launch.block;
         let axes = (0..3).filter(|a| dims[*a] > 1 || *a == 0).fold(0u8, |acc, a| acc | (1 << a));
         let mut threads = Vec::new();
@@ -310,23 +324,34 @@ impl<'k> Emulator<'k> {
             thread.race = race.map(|r| RaceCtx { thread: tid, ..r });
             threads.push(thread);
         }
+        let mut statuses = vec![Suspend::Running; threads.len()];
         loop {
-            let mut statuses = vec![Suspend::End; threads.len()];
             for t in self.order.next_phase(threads.len()) {
-                statuses[t] = self.run_thread(&mut threads[t])?;
+                if statuses[t] == Suspend::Running {
+                    statuses[t] = self.run_thread(&mut threads[t])?;
+                }
+            }
+            if self.warp_rendezvous(&mut threads, &mut statuses)? {
+                continue;
             }
             match statuses.first() {
                 Some(Suspend::Barrier(pc)) if statuses.iter().all(|s| *s == Suspend::Barrier(*pc)) => {
                     threads.iter_mut().for_each(|t| t.pass_barrier());
+                    statuses.iter_mut().for_each(|s| *s = Suspend::Running);
                 }
                 Some(Suspend::End) | None if statuses.iter().all(|s| *s == Suspend::End) => break,
                 _ => {
-                    let at_barrier = threads.iter().zip(&statuses).find_map(|(t, s)| match s {
-                        Suspend::Barrier(pc) => Some((t, *pc)),
-                        Suspend::End => None,
+                    let stuck = threads.iter().zip(&statuses).find_map(|(t, s)| match s {
+                        Suspend::Barrier(pc) => Some((t, *pc, false)),
+                        Suspend::Warp(pc) => Some((t, *pc, true)),
+                        Suspend::End | Suspend::Running => None,
                     });
-                    let Some((t, pc)) = at_barrier else { break };
-                    let message = "threads of the block reached different barriers, or some none".to_string();
+                    let Some((t, pc, warp)) = stuck else { break };
+                    let message = if warp {
+                        format!("the lanes of warp {} did not all reach this warp-wide instruction", t.tid / 32)
+                    } else {
+                        "threads of the block reached different barriers, or some none".to_string()
+                    };
                     return Err(self.fault(FaultKind::BarrierDivergence, message, t, pc));
                 }
             }
@@ -452,6 +477,27 @@ impl<'k> Emulator<'k> {
                     let r = alu::mad(ty, self.val(th, a), self.val(th, b), self.val(th, c));
                     Self::set(th, dst, r);
                 }
+                DOp::MulWide { signed, dst, a, b } => {
+                    Self::set(th, dst, alu::mul_wide(signed, self.val(th, a), self.val(th, b)));
+                }
+                DOp::MadWide { signed, dst, a, b, c } => {
+                    let product = alu::mul_wide(signed, self.val(th, a), self.val(th, b));
+                    Self::set(th, dst, product.wrapping_add(self.val(th, c)));
+                }
+                DOp::Bfe { signed, width, dst, a, pos, len } => {
+                    let r = alu::bfe(signed, width, self.val(th, a), self.val(th, pos), self.val(th, len));
+                    Self::set(th, dst, r);
+                }
+                DOp::Neg { ty, dst, a } => Self::set(th, dst, alu::neg(ty, self.val(th, a))),
+                DOp::Pack { half, dst, lo, hi } => {
+                    Self::set(th, dst, mask(self.val(th, lo), half) | mask(self.val(th, hi), half) << half);
+                }
+                DOp::Unpack { half, lo, hi, src } => {
+                    let v = self.val(th, src);
+                    Self::set(th, lo, mask(v, half));
+                    Self::set(th, hi, mask(v >> half, half));
+                }
+                DOp::Ldmatrix { .. } | DOp::Mma { .. } => return Ok(Suspend::Warp(pc)),
                 DOp::Not { ty, dst, a } => {
                     let width = if ty == Ty::Pred { 1 } else { ty.bits() };
                     Self::set(th, dst, mask(!self.val(th, a), width));
@@ -500,10 +546,10 @@ impl<'k> Emulator<'k> {
                     self.cp_async(th, dst, src, u64::from(bytes), limit, pc)?;
                 }
                 DOp::Commit => self.commit(th, pc),
-                DOp::Wait(n) => self.wait(th, n as usize),
+                DOp::Wait(n) => self.wait(th, n as usize, pc),
                 DOp::WaitAll => {
                     self.commit(th, pc);
-                    self.wait(th, 0);
+                    self.wait(th, 0, pc);
                 }
                 DOp::Bar => return Ok(Suspend::Barrier(pc)),
                 DOp::Ret => {
@@ -520,9 +566,78 @@ impl<'k> Emulator<'k> {
         th.asyncs.commit(&mut self.mem, 0, line, thread, self.completion.lands_at_commit());
     }
 
-    fn wait(&mut self, th: &mut Thread<Frame>, keep: usize) {
+    fn wait(&mut self, th: &mut Thread<Frame>, keep: usize, pc: usize) {
         let waiter = Waiter { thread: th.race_thread(), epoch: th.epoch };
         th.asyncs.wait(&mut self.mem, 0, keep, waiter);
+        if let Some(slot) = self.last_waits.get_mut(th.tid as usize) {
+            *slot = Some(pc);
+        }
+    }
+
+    /// Runs the warp-wide instruction of every warp whose lanes have all arrived at it;
+    /// true when one ran.
+    fn warp_rendezvous(&mut self, threads: &mut [Thread<Frame>], statuses: &mut [Suspend]) -> R<bool> {
+        let mut ran = false;
+        for start in (0..threads.len()).step_by(warp::WARP) {
+            let end = (start + warp::WARP).min(threads.len());
+            let Some(Suspend::Warp(pc)) = statuses.get(start).copied() else { continue };
+            if !statuses[start..end].iter().all(|s| *s == Suspend::Warp(pc)) {
+                continue;
+            }
+            if end - start < warp::WARP {
+                let message = format!("a warp-wide instruction in a warp of {} threads (it needs 32)", end - start);
+                return Err(EmuError::Unsupported(message).into());
+            }
+            self.warp_instruction(&mut threads[start..end], pc)?;
+            statuses[start..end].iter_mut().for_each(|s| *s = Suspend::Running);
+            ran = true;
+        }
+        Ok(ran)
+    }
+
+    /// `ldmatrix` or `mma.sync` at `pc` for the 32 `lanes` of a warp.
+    fn warp_instruction(&mut self, lanes: &mut [Thread<Frame>], pc: usize) -> R<()> {
+        let Some(inst) = self.code.insts.get(pc).copied() else { return Ok(()) };
+        match inst.op {
+            DOp::Ldmatrix { count, trans, dst, addr } => {
+                let count = usize::from(count);
+                let mut matrices = [[[0u16; 8]; 8]; 4];
+                for (m, rows) in matrices.iter_mut().enumerate().take(count) {
+                    for (r, row) in rows.iter_mut().enumerate() {
+                        let lane = &lanes[m * 8 + r];
+                        let base = self.address(lane, addr);
+                        for half in 0..2u64 {
+                            let word = self.load(lane, StateSpace::Shared, base.wrapping_add(8 * half), 8, pc)?;
+                            for j in 0..4 {
+                                row[half as usize * 4 + j] = (word >> (16 * j)) as u16;
+                            }
+                        }
+                    }
+                }
+                for (index, lane) in lanes.iter_mut().enumerate() {
+                    for (m, slot) in dst.iter().enumerate().take(count) {
+                        Self::set(lane, *slot, warp::ldmatrix_fragment(&matrices[m], index, trans));
+                    }
+                }
+            }
+            DOp::Mma { d, a, b, c } => {
+                let mut frags =
+                    warp::MmaFragments { a: [[0; 4]; warp::WARP], b: [[0; 2]; warp::WARP], c: [[0; 4]; warp::WARP] };
+                for (index, lane) in lanes.iter().enumerate() {
+                    frags.a[index] = a.map(|r| self.val(lane, Src::Reg(r)));
+                    frags.b[index] = b.map(|r| self.val(lane, Src::Reg(r)));
+                    frags.c[index] = c.map(|r| self.val(lane, Src::Reg(r)));
+                }
+                let out = warp::mma_m16n8k16(&frags);
+                for (lane, regs) in lanes.iter_mut().zip(out) {
+                    for (slot, value) in d.iter().zip(regs) {
+                        Self::set(lane, *slot, value);
+                    }
+                }
+            }
+            _ => {}
+        }
+        Ok(())
     }
 
     fn address(&self, th: &Thread<Frame>, addr: DAddr) -> u64 {
@@ -661,9 +776,21 @@ impl<'k> Emulator<'k> {
                     Some(g) => format!("group {} committed at line {}", g.seq, g.commit_line),
                     None => "not yet committed".to_string(),
                 };
+                let waited = match self.last_waits.get(p.thread as usize).copied().flatten() {
+                    Some(wait) => {
+                        let (line, text) = self.describe(wait);
+                        format!("; the issuing thread's last wait, `{text}` at line {line}, left it in flight")
+                    }
+                    None => "; the issuing thread has not waited since".to_string(),
+                };
+                let issuer =
+                    if p.thread == th.race_thread() { String::new() } else { format!(" by thread {}", p.thread) };
                 (
                     kind,
-                    format!("{what} of {place} while the cp.async at line {} to it is pending ({group})", p.issue_line),
+                    format!(
+                        "{what} of {place} while the cp.async at line {}{issuer} to it is pending ({group}){waited}",
+                        p.issue_line
+                    ),
                 )
             }
             AccessError::Race(race) => {

@@ -1,6 +1,10 @@
 //! The closed set of PTX instructions tirproof emits, each with its `Display` in PTX syntax
 //! (without the guard and the trailing `;`, which `Inst` adds).
 //!
+//! Besides what codegen emits, the set holds what compilers emit around their pipelines and
+//! the emulator runs (parsed from their PTX): widening multiplies, bit-field extraction,
+//! 16-bit packing, and the warp-wide `ldmatrix` and `mma.sync` of tensor-core kernels.
+//!
 //! Invariants: float arithmetic always carries an explicit rounding (`.rn`) and there is no
 //! contracted form other than the explicit `fma.rn`, so results are bitwise those of IEEE
 //! operations in program order; `cp.async.cg` only ever copies 16 bytes (PTX allows no other
@@ -353,6 +357,63 @@ pub enum Op {
         addr: Address,
         src: Vec<Operand>,
     },
+    /// `mul.wide.s32` / `.u32`: the 64-bit product of two 32-bit operands.
+    MulWide {
+        ty: Ty,
+        dst: Reg,
+        a: Operand,
+        b: Operand,
+    },
+    /// `mad.wide.s32` / `.u32`: the 64-bit product of two 32-bit operands plus a 64-bit one.
+    MadWide {
+        ty: Ty,
+        dst: Reg,
+        a: Operand,
+        b: Operand,
+        c: Operand,
+    },
+    /// `bfe`: `len` bits of `a` from bit `pos`, sign-extended for signed types.
+    Bfe {
+        ty: Ty,
+        dst: Reg,
+        a: Operand,
+        pos: Operand,
+        len: Operand,
+    },
+    /// `neg`: two's complement negation, or a float's sign flipped.
+    Neg {
+        ty: Ty,
+        dst: Reg,
+        a: Operand,
+    },
+    /// `mov.b32 d, {lo, hi}` / `mov.b64 d, {lo, hi}`: two halves packed, the first lowest.
+    Pack {
+        ty: Ty,
+        dst: Reg,
+        parts: [Operand; 2],
+    },
+    /// `mov.b32 {lo, hi}, s`: a value split into its halves.
+    Unpack {
+        ty: Ty,
+        dst: [Reg; 2],
+        src: Operand,
+    },
+    /// `ldmatrix.sync.aligned.m8n8.xN[.trans].shared.b16`: the warp loads N 8x8 matrices of
+    /// 16-bit elements, each row from the address one lane gives, into fragments spread over
+    /// the lanes.
+    Ldmatrix {
+        trans: bool,
+        dst: Vec<Reg>,
+        addr: Address,
+    },
+    /// `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32`: the warp computes D = A * B + C
+    /// for a 16x16 f16 A, a 16x8 f16 B and 16x8 f32 C and D held as fragments of its lanes.
+    Mma {
+        d: [Reg; 4],
+        a: [Reg; 4],
+        b: [Reg; 2],
+        c: [Reg; 4],
+    },
     CpAsync(CpAsync),
     CpAsyncCommitGroup,
     /// `cp.async.wait_group n`: wait until at most `n` of the thread's groups are pending.
@@ -366,6 +427,11 @@ impl Op {
     /// Whether the instruction needs the cp.async feature (PTX 7.0, sm_80).
     pub fn uses_cp_async(&self) -> bool {
         matches!(self, Op::CpAsync(_) | Op::CpAsyncCommitGroup | Op::CpAsyncWaitGroup(_) | Op::CpAsyncWaitAll)
+    }
+
+    /// Whether the instruction is a warp-wide matrix instruction (`ldmatrix`, `mma.sync`).
+    pub fn uses_warp_matrix(&self) -> bool {
+        matches!(self, Op::Ldmatrix { .. } | Op::Mma { .. })
     }
 }
 
@@ -409,6 +475,43 @@ impl fmt::Display for Op {
             Op::St { space, width, ty, addr, src } => {
                 write!(f, "st{space}{width}{ty} {addr}, ")?;
                 write_group(f, src)
+            }
+            Op::MulWide { ty, dst, a, b } => write!(f, "mul.wide{ty} {dst}, {a}, {b}"),
+            Op::MadWide { ty, dst, a, b, c } => write!(f, "mad.wide{ty} {dst}, {a}, {b}, {c}"),
+            Op::Bfe { ty, dst, a, pos, len } => write!(f, "bfe{ty} {dst}, {a}, {pos}, {len}"),
+            Op::Neg { ty, dst, a } => write!(f, "neg{ty} {dst}, {a}"),
+            Op::Pack { ty, dst, parts } => {
+                write!(f, "mov{} {dst}, ", ty.bit_type())?;
+                write_group(f, parts)
+            }
+            Op::Unpack { ty, dst, src } => {
+                write!(f, "mov{} ", ty.bit_type())?;
+                write_group(f, dst)?;
+                write!(f, ", {src}")
+            }
+            Op::Ldmatrix { trans, dst, addr } => {
+                let trans = if *trans { ".trans" } else { "" };
+                write!(f, "ldmatrix.sync.aligned.m8n8.x{}{trans}.shared.b16 ", dst.len())?;
+                // One matrix still prints braces: `ldmatrix` always takes a vector operand.
+                write!(f, "{{")?;
+                for (i, r) in dst.iter().enumerate() {
+                    write!(f, "{}{r}", if i > 0 { ", " } else { "" })?;
+                }
+                write!(f, "}}, {addr}")
+            }
+            Op::Mma { d, a, b, c } => {
+                f.write_str("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 ")?;
+                for (i, group) in [&d[..], &a[..], &b[..], &c[..]].into_iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    f.write_str("{")?;
+                    for (k, r) in group.iter().enumerate() {
+                        write!(f, "{}{r}", if k > 0 { ", " } else { "" })?;
+                    }
+                    f.write_str("}")?;
+                }
+                Ok(())
             }
             Op::CpAsync(cp) => {
                 write!(f, "cp.async{}.shared.global {}, {}, {}", cp.cache, cp.dst, cp.src, cp.size.bytes())?;

@@ -79,18 +79,20 @@ impl fmt::Display for PtxVersion {
 pub enum Feature {
     /// `cp.async` and its group instructions: PTX 7.0, sm_80.
     CpAsync,
+    /// `ldmatrix` and `mma.sync.m16n8k16` with f16 inputs: PTX 7.0, sm_80.
+    WarpMatrix,
 }
 
 impl Feature {
     pub fn min_version(self) -> PtxVersion {
         match self {
-            Feature::CpAsync => PtxVersion { major: 7, minor: 0 },
+            Feature::CpAsync | Feature::WarpMatrix => PtxVersion { major: 7, minor: 0 },
         }
     }
 
     pub fn min_arch(self) -> Arch {
         match self {
-            Feature::CpAsync => Arch::Sm80,
+            Feature::CpAsync | Feature::WarpMatrix => Arch::Sm80,
         }
     }
 }
@@ -109,6 +111,9 @@ pub struct Array {
     pub name: String,
     pub align: u32,
     pub bytes: u64,
+    /// `.extern .shared .b8 name[];`: the block's dynamic shared memory, sized at launch
+    /// (`Launch::dynamic_shared`); `bytes` is then 0.
+    pub dynamic: bool,
 }
 
 /// One line of a kernel body.
@@ -125,11 +130,13 @@ pub enum Line {
 pub struct Launch {
     pub block: [u32; 3],
     pub grid: [u32; 3],
+    /// Bytes of dynamic shared memory per block (the size of the `.extern .shared` array).
+    pub dynamic_shared: u64,
 }
 
 impl Default for Launch {
     fn default() -> Self {
-        Launch { block: [1; 3], grid: [1; 3] }
+        Launch { block: [1; 3], grid: [1; 3], dynamic_shared: 0 }
     }
 }
 
@@ -164,6 +171,7 @@ impl Kernel {
     pub fn uses(&self, feature: Feature) -> bool {
         self.body.iter().any(|line| match (line, feature) {
             (Line::Inst(inst), Feature::CpAsync) => inst.op.uses_cp_async(),
+            (Line::Inst(inst), Feature::WarpMatrix) => inst.op.uses_warp_matrix(),
             _ => false,
         })
     }
@@ -187,7 +195,10 @@ pub struct ArchTooOld {
 impl Module {
     /// The features any kernel uses.
     pub fn features(&self) -> Vec<Feature> {
-        [Feature::CpAsync].into_iter().filter(|f| self.kernels.iter().any(|k| k.uses(*f))).collect()
+        [Feature::CpAsync, Feature::WarpMatrix]
+            .into_iter()
+            .filter(|f| self.kernels.iter().any(|k| k.uses(*f)))
+            .collect()
     }
 
     /// The PTX version the module needs: its architecture's and every used feature's minimum.
@@ -227,7 +238,15 @@ impl Inst {
                 operand(a);
                 operand(b);
             }
-            Op::Mad { dst, a, b, c, .. } | Op::Fma { dst, a, b, c, .. } => {
+            Op::MulWide { dst, a, b, .. } => {
+                extra.push(*dst);
+                operand(a);
+                operand(b);
+            }
+            Op::Mad { dst, a, b, c, .. }
+            | Op::Fma { dst, a, b, c, .. }
+            | Op::MadWide { dst, a, b, c, .. }
+            | Op::Bfe { dst, a, pos: b, len: c, .. } => {
                 extra.push(*dst);
                 [a, b, c].into_iter().for_each(&mut operand);
             }
@@ -237,6 +256,25 @@ impl Inst {
                 operand(b);
             }
             Op::CvtaToGlobal { dst, src } => extra.extend([*dst, *src]),
+            Op::Neg { dst, a, .. } => {
+                extra.push(*dst);
+                operand(a);
+            }
+            Op::Pack { dst, parts, .. } => {
+                extra.push(*dst);
+                parts.iter().for_each(&mut operand);
+            }
+            Op::Unpack { dst, src, .. } => {
+                extra.extend(dst.iter().copied());
+                operand(src);
+            }
+            Op::Ldmatrix { dst, addr, .. } => {
+                extra.extend(dst.iter().copied());
+                extra.extend(addr_reg(addr));
+            }
+            Op::Mma { d, a, b, c } => {
+                extra.extend(d.iter().chain(a).chain(b).chain(c).copied());
+            }
             Op::Ld { dst, addr, .. } => {
                 extra.extend(dst.iter().copied());
                 extra.extend(addr_reg(addr));

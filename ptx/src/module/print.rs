@@ -3,7 +3,8 @@
 //! Invariants: the output is deterministic; the header's `.version` is the module's computed
 //! version (`Module::version`) and `.address_size` is always 64; each kernel declares its
 //! registers per class before its arrays and body, and states its block shape with `.reqntid`
-//! so the assembler and a reader know the launch the code was generated for.
+//! so the assembler and a reader know the launch the code was generated for. Dynamic shared
+//! arrays (`.extern .shared`) are declared once at module level, where ptxas requires them.
 
 use std::fmt::Write;
 
@@ -24,6 +25,13 @@ pub fn print_with_lines(module: &Module) -> Result<(String, Vec<Vec<u32>>), Arch
     let _ = writeln!(out, ".version {version}");
     let _ = writeln!(out, ".target {}", module.arch);
     out.push_str(".address_size 64\n");
+    let mut externs: Vec<&str> = Vec::new();
+    for array in module.kernels.iter().flat_map(|k| &k.arrays).filter(|a| a.dynamic) {
+        if !externs.contains(&array.name.as_str()) {
+            externs.push(&array.name);
+            let _ = writeln!(out, ".extern {} .align {} .b8 {}[];", array.space, array.align, array.name);
+        }
+    }
     let mut lines = Vec::new();
     for kernel in &module.kernels {
         out.push('\n');
@@ -53,7 +61,7 @@ fn print_kernel(out: &mut String, kernel: &Kernel) -> Vec<u32> {
     for (class, count) in kernel.reg_counts() {
         let _ = writeln!(out, "\t.reg {} {}<{count}>;", class.decl_type(), class.prefix());
     }
-    for array in &kernel.arrays {
+    for array in kernel.arrays.iter().filter(|a| !a.dynamic) {
         let _ = writeln!(out, "\t{} .align {} .b8 {}[{}];", array.space, array.align, array.name, array.bytes);
     }
     out.push('\n');
@@ -87,8 +95,14 @@ mod tests {
         Kernel {
             name: "k".into(),
             params: vec![Param { name: "k_param_0".into(), ty: Ty::U64 }],
-            arrays: vec![Array { space: StateSpace::Shared, name: "smem".into(), align: 16, bytes: 64 }],
-            launch: Launch { block: [32, 1, 1], grid: [2, 1, 1] },
+            arrays: vec![Array {
+                space: StateSpace::Shared,
+                name: "smem".into(),
+                align: 16,
+                bytes: 64,
+                dynamic: false,
+            }],
+            launch: Launch { block: [32, 1, 1], grid: [2, 1, 1], dynamic_shared: 0 },
             body,
         }
     }

@@ -1,6 +1,9 @@
 //! The PTX parser: text to the typed module, for the subset codegen emits plus the cp.async
 //! family as compilers write it (`cp.async.wait_all`, a source size in a register:
-//! `cp.async.cg.shared.global [%r1], [%rd2], 16, %r3;`, where 0 bytes of source zero-fill).
+//! `cp.async.cg.shared.global [%r1], [%rd2], 16, %r3;`, where 0 bytes of source zero-fill)
+//! and what Triton and nvcc emit around their pipelines (widening multiplies, `bfe`, packed
+//! 16-bit moves, `ldmatrix`, `mma.sync`, `.extern .shared` arrays, pointer parameter
+//! attributes). Debug information (`.file`, `.loc`, `.section`) and `.pragma` are skipped.
 //!
 //! Hand-written on purpose: the PTX parsers on crates.io (`ptx-parser` 0.1, an unfinished
 //! nom grammar; `ptx-90-parser` and `singe-ptx`, full-ISA ASTs) each produce an AST of their
@@ -228,8 +231,13 @@ impl Parser {
         let mut grid = [1u32; 3];
         let mut kernels = Vec::new();
         let mut lines = Vec::new();
+        // Module-level `.shared` arrays belong to every kernel after them.
+        let mut module_arrays = Vec::new();
         while let Some(tok) = self.peek().cloned() {
             match tok {
+                Tok::Word(w) if w == ".file" || w == ".loc" => self.skip_line(),
+                Tok::Word(w) if w == ".section" => self.skip_section()?,
+                Tok::Word(w) if w == ".extern" || w == ".shared" => module_arrays.push(self.array()?),
                 Tok::Comment(text) => {
                     self.at += 1;
                     if let Some(dims) = text.strip_prefix("launch: grid ") {
@@ -256,7 +264,8 @@ impl Parser {
                     }
                 }
                 Tok::Word(w) if w == ".visible" || w == ".entry" => {
-                    let (kernel, kernel_lines) = self.kernel(grid)?;
+                    let (mut kernel, kernel_lines) = self.kernel(grid)?;
+                    kernel.arrays.splice(0..0, module_arrays.iter().cloned());
                     kernels.push(kernel);
                     lines.push(kernel_lines);
                     grid = [1; 3];
@@ -291,9 +300,10 @@ impl Parser {
             }
             self.expect_word(".param")?;
             let ty = self.ty()?;
+            self.param_attributes()?;
             params.push(Param { name: self.word("a parameter name")?, ty });
         }
-        let mut launch = Launch { block: [1; 3], grid };
+        let mut launch = Launch { block: [1; 3], grid, dynamic_shared: 0 };
         while let Some(Tok::Word(w)) = self.peek() {
             if w != ".reqntid" && w != ".maxntid" {
                 break;
@@ -323,8 +333,9 @@ impl Parser {
                     body.push(Line::Comment(text));
                     lines.push(pos.line);
                 }
-                Some(Tok::Word(w)) if w == ".reg" => self.skip_statement(),
-                Some(Tok::Word(w)) if w == ".shared" || w == ".local" => arrays.push(self.array()?),
+                Some(Tok::Word(w)) if w == ".reg" || w == ".pragma" => self.skip_statement(),
+                Some(Tok::Word(w)) if w == ".loc" || w == ".file" => self.skip_line(),
+                Some(Tok::Word(w)) if w == ".shared" || w == ".local" || w == ".extern" => arrays.push(self.array()?),
                 Some(Tok::Word(w))
                     if w.starts_with('$') && self.tokens.get(self.at + 1).map(|t| &t.0) == Some(&Tok::Punct(':')) =>
                 {
@@ -375,8 +386,54 @@ impl Parser {
         }
     }
 
-    /// `.shared .align 16 .b8 name[bytes];`
+    /// Skips the rest of the current line (directives without a `;`: `.loc`, `.file`).
+    fn skip_line(&mut self) {
+        let line = self.pos().line;
+        while self.at < self.tokens.len() && self.pos().line == line {
+            self.at += 1;
+        }
+    }
+
+    /// `.section name { ... }` (debug information), braces balanced.
+    fn skip_section(&mut self) -> R<()> {
+        self.at += 1;
+        self.word("a section name")?;
+        self.expect('{')?;
+        let mut depth = 1u32;
+        while depth > 0 {
+            match self.peek() {
+                None => return self.error("expected `}` at the end of the section"),
+                Some(Tok::Punct('{')) => depth += 1,
+                Some(Tok::Punct('}')) => depth -= 1,
+                _ => {}
+            }
+            self.at += 1;
+        }
+        Ok(())
+    }
+
+    /// What may follow a parameter's type: `.ptr`, a state space, `.align N`.
+    fn param_attributes(&mut self) -> R<()> {
+        loop {
+            match self.peek() {
+                Some(Tok::Word(w)) if w == ".ptr" || w == ".global" || w == ".shared" || w == ".const" => {
+                    self.at += 1;
+                }
+                Some(Tok::Word(w)) if w == ".align" => {
+                    self.at += 1;
+                    self.count("an alignment")?;
+                }
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    /// `[.extern] .shared .align 16 .b8 name[bytes];` (no size after `.extern`).
     fn array(&mut self) -> R<Array> {
+        let dynamic = self.peek() == Some(&Tok::Word(".extern".into()));
+        if dynamic {
+            self.at += 1;
+        }
         let space = if self.word("a state space")? == ".shared" { StateSpace::Shared } else { StateSpace::Local };
         let mut align = 1;
         if self.peek() == Some(&Tok::Word(".align".into())) {
@@ -386,10 +443,13 @@ impl Parser {
         self.expect_word(".b8")?;
         let name = self.word("an array name")?;
         self.expect('[')?;
-        let bytes = self.count("a size in bytes")?;
+        let bytes = if dynamic { 0 } else { self.count("a size in bytes")? };
         self.expect(']')?;
         self.expect(';')?;
-        Ok(Array { space, name, align, bytes: u64::from(bytes) })
+        if dynamic && space != StateSpace::Shared {
+            return self.error("only `.shared` arrays may be `.extern`");
+        }
+        Ok(Array { space, name, align, bytes: u64::from(bytes), dynamic })
     }
 
     fn reg(&mut self) -> R<Reg> {
@@ -506,10 +566,51 @@ impl Parser {
         Ok(match head {
             "mov" => {
                 let ty = self.suffix_ty(parts)?;
+                if self.eat('{') {
+                    let lo = self.reg()?;
+                    self.comma()?;
+                    let hi = self.reg()?;
+                    self.expect('}')?;
+                    self.comma()?;
+                    return Ok(Op::Unpack { ty, dst: [lo, hi], src: self.operand()? });
+                }
                 let dst = self.reg()?;
                 self.comma()?;
+                if self.eat('{') {
+                    let lo = self.operand()?;
+                    self.comma()?;
+                    let hi = self.operand()?;
+                    self.expect('}')?;
+                    return Ok(Op::Pack { ty, dst, parts: [lo, hi] });
+                }
                 Op::Mov { ty, dst, src: self.operand()? }
             }
+            "mul" | "mad" if mods.first() == Some(&"wide") => {
+                let ty = self.suffix_ty(parts)?;
+                if !matches!(ty, Ty::S32 | Ty::U32) {
+                    return self.unsupported();
+                }
+                let (dst, a, b) = self.three()?;
+                if head == "mul" {
+                    return Ok(Op::MulWide { ty, dst, a, b });
+                }
+                self.comma()?;
+                Op::MadWide { ty, dst, a, b, c: self.operand()? }
+            }
+            "bfe" => {
+                let ty = self.suffix_ty(parts)?;
+                let (dst, a, pos) = self.three()?;
+                self.comma()?;
+                Op::Bfe { ty, dst, a, pos, len: self.operand()? }
+            }
+            "neg" => {
+                let ty = self.suffix_ty(parts)?;
+                let dst = self.reg()?;
+                self.comma()?;
+                Op::Neg { ty, dst, a: self.operand()? }
+            }
+            "ldmatrix" => self.ldmatrix(mods)?,
+            "mma" => self.mma(mods)?,
             "add" | "sub" | "mul" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor" | "shl" | "shr" => {
                 let ty = self.suffix_ty(parts)?;
                 let (dst, a, b) = self.three()?;
@@ -598,6 +699,60 @@ impl Parser {
             "bar" if mods == ["sync"] => Op::BarSync(self.count("a barrier number")?),
             "ret" => Op::Ret,
             _ => return self.unsupported(),
+        })
+    }
+
+    /// `ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared[::cta].b16 {d...}, [addr]`.
+    fn ldmatrix(&mut self, mods: &[&str]) -> R<Op> {
+        let (count, trans) = match mods {
+            ["sync", "aligned", "m8n8", x, rest @ ..] => {
+                let trans = rest.first() == Some(&"trans");
+                let rest = if trans { &rest[1..] } else { rest };
+                if !matches!(rest, ["shared", "b16"] | ["shared::cta", "b16"]) {
+                    return self.unsupported();
+                }
+                match *x {
+                    "x1" => (1, trans),
+                    "x2" => (2, trans),
+                    "x4" => (4, trans),
+                    _ => return self.unsupported(),
+                }
+            }
+            _ => return self.unsupported(),
+        };
+        let pos = self.at;
+        let dst = self.group(|p| p.reg())?;
+        if dst.len() != count {
+            self.at = pos;
+            return self.error(format!("ldmatrix .x{count} loads {count} registers, not {}", dst.len()));
+        }
+        self.comma()?;
+        Ok(Op::Ldmatrix { trans, dst, addr: self.address()? })
+    }
+
+    /// `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {d0..d3}, {a0..a3}, {b0, b1}, {c0..c3}`.
+    fn mma(&mut self, mods: &[&str]) -> R<Op> {
+        if mods != ["sync", "aligned", "m16n8k16", "row", "col", "f32", "f16", "f16", "f32"] {
+            return self.unsupported();
+        }
+        let d = self.regs::<4>("the D fragment")?;
+        self.comma()?;
+        let a = self.regs::<4>("the A fragment")?;
+        self.comma()?;
+        let b = self.regs::<2>("the B fragment")?;
+        self.comma()?;
+        let c = self.regs::<4>("the C fragment")?;
+        Ok(Op::Mma { d, a, b, c })
+    }
+
+    /// `{r, ...}` of exactly `N` registers.
+    fn regs<const N: usize>(&mut self, what: &str) -> R<[Reg; N]> {
+        let pos = self.at;
+        let regs = self.group(|p| p.reg())?;
+        let found = regs.len();
+        <[Reg; N]>::try_from(regs).or_else(|_| {
+            self.at = pos;
+            self.error(format!("{what} is {N} registers, not {found}"))
         })
     }
 

@@ -54,3 +54,40 @@ fn truncated_text_never_panics() {
     }
     assert!(parse("").is_err());
 }
+
+/// Debug information, pointer parameter attributes, a module-level `.extern .shared` array
+/// and the instructions compilers emit around tensor-core pipelines.
+const COMPILER_FORMS: &str = "//\n.version 8.0\n.target sm_80\n.address_size 64\n.file 1 \"kernel.py\"\n.extern .shared .align 16 .b8 global_smem[];\n\n.visible .entry k(\n\t.param .u64 .ptr .global .align 1 k_param_0,\n\t.param .u32 k_param_1\n)\n.reqntid 32\n{\n\t.reg .pred %p<2>;\n\t.reg .b16 %rs<3>;\n\t.reg .b32 %r<30>;\n\t.reg .b64 %rd<4>;\n\t.loc 1 12 7\n\t.pragma \"nounroll\";\n\tld.param.u64 %rd1, [k_param_0];\n\tmov.u32 %r1, %tid.x;\n\tmul.wide.s32 %rd2, %r1, 4;\n\tmad.wide.u32 %rd3, %r1, 2, %rd1;\n\tbfe.u32 %r2, %r1, 2, 3;\n\tneg.s32 %r3, %r2;\n\tmov.b32 %r4, {%rs1, %rs2};\n\tmov.b32 {%rs1, %rs2}, %r4;\n\tand.pred %p1, %p1, %p1;\n\tmov.b32 %r5, global_smem;\n\tldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%r6, %r7, %r8, %r9}, [%r5+64];\n\tldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r10}, [%r5];\n\tmma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 { %r11, %r12, %r13, %r14 }, { %r15, %r16, %r17, %r18 }, { %r19, %r20 }, { %r11, %r12, %r13, %r14 };\n\tbra.uni $L__BB0_1;\n$L__BB0_1:\n\tret;\n}\n\t.section\t.debug_abbrev\n\t{\n.b8 1\n.b8 17\n\t}\n\t.section\t.debug_macinfo\t{\t}\n";
+
+#[test]
+fn compiler_forms_parse_and_round_trip() {
+    let parsed = parse(COMPILER_FORMS).unwrap_or_else(|e| panic!("{e}"));
+    let kernel = &parsed.module.kernels[0];
+    assert!(kernel.arrays.iter().any(|a| a.dynamic && a.name == "global_smem"));
+    assert_eq!(kernel.params.len(), 2);
+    let ops: Vec<&Op> =
+        kernel.body.iter().filter_map(|l| if let Line::Inst(i) = l { Some(&i.op) } else { None }).collect();
+    assert!(ops.iter().any(|op| matches!(op, Op::MulWide { ty: Ty::S32, .. })));
+    assert!(ops.iter().any(|op| matches!(op, Op::MadWide { ty: Ty::U32, .. })));
+    assert!(ops.iter().any(|op| matches!(op, Op::Bfe { .. })));
+    assert!(ops.iter().any(|op| matches!(op, Op::Pack { .. })));
+    assert!(ops.iter().any(|op| matches!(op, Op::Unpack { .. })));
+    assert!(ops.iter().any(|op| matches!(op, Op::Ldmatrix { trans: true, dst, .. } if dst.len() == 4)));
+    assert!(ops.iter().any(|op| matches!(op, Op::Mma { .. })));
+    let text = print(&parsed.module).unwrap();
+    assert!(text.contains(".extern .shared .align 16 .b8 global_smem[];"), "{text}");
+    assert_eq!(print(&parse(&text).unwrap().module).unwrap(), text);
+}
+
+#[test]
+fn malformed_warp_instructions_are_located() {
+    let cases = [
+        ("{%r6, %r7, %r8, %r9}, [%r5+64]", "{%r6, %r7}, [%r5+64]", "ldmatrix .x4 loads 4 registers, not 2"),
+        ("{ %r19, %r20 }", "{ %r19 }", "the B fragment is 2 registers, not 1"),
+        (".m16n8k16.row.col", ".m16n8k8.row.col", "unsupported instruction `mma.sync.aligned.m16n8k8"),
+    ];
+    for (from, to, expected) in cases {
+        let error = parse(&COMPILER_FORMS.replace(from, to)).unwrap_err();
+        assert!(error.line > 0 && error.to_string().contains(expected), "{error} (expected {expected})");
+    }
+}

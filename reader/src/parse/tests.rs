@@ -607,3 +607,16 @@ fn symbolic_shapes_and_subscript_buffers() {
     assert_eq!(f.extent, Expr::var(n));
     assert_eq!(func.params[1].buffer.as_ref().map(|b| b.dtype()), Some(tirproof_ir::dtype::DataType::INT8));
 }
+
+/// An intrinsic's literal argument of another type than its sibling prints typed: the reader
+/// would give a bare one the sibling's type (a mutated corpus file found `T.pow(f, 0)` reading
+/// back as `T.pow(f, T.float32(0.0))`).
+#[test]
+fn intrinsic_literals_of_another_type_round_trip() {
+    let source = wrap("    A[0] = T.pow(T.float32(2.0), T.int32(0))\n    A[1] = T.pow(x, T.int32(3))\n");
+    let module = parse_ok(&source);
+    let printed = tirproof_ir::print::print_module(&module);
+    assert!(printed.contains("T.pow(T.float32(2.0), T.int32(0))"), "{printed}");
+    let diff = tirproof_ir::structural::module_diff(&module, &parse_ok(&printed));
+    assert!(diff.is_none(), "{diff:?}\n{printed}");
+}

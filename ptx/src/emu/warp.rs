@@ -1,0 +1,142 @@
+//! The warp-wide matrix instructions: where each lane's fragment of an `ldmatrix` or an
+//! `mma.sync.m16n8k16` lives, as the PTX ISA lays them out, and the arithmetic of `mma`.
+//!
+//! Lanes are numbered 0-31 within their warp; `group = lane / 4` and `pair = lane % 4` name
+//! a lane's row and column pair in every fragment. A fragment register holds two 16-bit
+//! elements, the lower-indexed one in its low half.
+//!
+//! Invariants: the functions here only move and combine values; the memory accesses (with
+//! their pending-copy and race checks) and the lanes' rendezvous are the emulator's. `mma`
+//! multiplies exactly (an f16 product fits an f32) and adds in f32 in `k` order, one rounding
+//! per addition: PTX leaves the order of the additions open, so results that do not round the
+//! same in every order may differ from hardware in the last bits.
+
+use super::alu::f16_to_f32;
+
+/// Lanes in a warp.
+pub(super) const WARP: usize = 32;
+
+/// Rows of one 8x8 `ldmatrix` matrix, each the eight 16-bit elements one lane's address
+/// points at (lane `8 * matrix + row` gives matrix `matrix`'s row `row`).
+pub(super) type Rows = [[u16; 8]; 8];
+
+/// The register `lane` receives for one matrix of an `ldmatrix` (`.trans`: of its transpose).
+pub(super) fn ldmatrix_fragment(rows: &Rows, lane: usize, trans: bool) -> u64 {
+    let (group, pair) = (lane / 4 % 8, lane % 4);
+    let (first, second) = if trans {
+        (rows[2 * pair][group], rows[2 * pair + 1][group])
+    } else {
+        (rows[group][2 * pair], rows[group][2 * pair + 1])
+    };
+    u64::from(first) | u64::from(second) << 16
+}
+
+/// The fragments of one `mma.m16n8k16` as the 32 lanes hold them: A's four registers, B's
+/// two, C's four (f32 bits), per lane.
+pub(super) struct MmaFragments {
+    pub a: [[u64; 4]; WARP],
+    pub b: [[u64; 2]; WARP],
+    pub c: [[u64; 4]; WARP],
+}
+
+/// The low (0) or high (1) f16 of a fragment register, as f32.
+fn half(reg: u64, which: usize) -> f32 {
+    f16_to_f32(reg >> (16 * which))
+}
+
+/// D = A * B + C; returns each lane's four D registers (f32 bits).
+pub(super) fn mma_m16n8k16(frags: &MmaFragments) -> [[u64; 4]; WARP] {
+    let mut a = [[0f32; 16]; 16];
+    let mut b = [[0f32; 8]; 16];
+    let mut c = [[0f32; 8]; 16];
+    for lane in 0..WARP {
+        let (group, pair) = (lane / 4, lane % 4);
+        let col = 2 * pair;
+        for h in 0..2 {
+            // A, row-major: registers 0-3 hold (row g, cols 2p..), (g+8, 2p..), (g, 2p+8..), (g+8, 2p+8..).
+            a[group][col + h] = half(frags.a[lane][0], h);
+            a[group + 8][col + h] = half(frags.a[lane][1], h);
+            a[group][col + 8 + h] = half(frags.a[lane][2], h);
+            a[group + 8][col + 8 + h] = half(frags.a[lane][3], h);
+            // B, column-major: registers 0-1 hold (rows 2p.., col g), (rows 2p+8.., col g).
+            b[col + h][group] = half(frags.b[lane][0], h);
+            b[col + 8 + h][group] = half(frags.b[lane][1], h);
+            // C: (g, 2p), (g, 2p+1), (g+8, 2p), (g+8, 2p+1).
+            c[group][col + h] = f32::from_bits(frags.c[lane][h] as u32);
+            c[group + 8][col + h] = f32::from_bits(frags.c[lane][2 + h] as u32);
+        }
+    }
+    let mut d = [[0f32; 8]; 16];
+    for (i, row) in d.iter_mut().enumerate() {
+        for (j, out) in row.iter_mut().enumerate() {
+            let mut acc = c[i][j];
+            for k in 0..16 {
+                acc += a[i][k] * b[k][j];
+            }
+            *out = acc;
+        }
+    }
+    let mut out = [[0u64; 4]; WARP];
+    for (lane, regs) in out.iter_mut().enumerate() {
+        let (group, col) = (lane / 4, 2 * (lane % 4));
+        *regs = [d[group][col], d[group][col + 1], d[group + 8][col], d[group + 8][col + 1]]
+            .map(|v| u64::from(v.to_bits()));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f16_bits(v: f32) -> u64 {
+        u64::from(half::f16::from_f32(v).to_bits())
+    }
+
+    #[test]
+    fn ldmatrix_fragments_follow_the_isa_layout() {
+        let mut rows: Rows = [[0; 8]; 8];
+        for (r, row) in rows.iter_mut().enumerate() {
+            for (c, e) in row.iter_mut().enumerate() {
+                *e = (r * 8 + c) as u16;
+            }
+        }
+        // Lane 5: group 1, pair 1 -> row 1, columns 2 and 3.
+        assert_eq!(ldmatrix_fragment(&rows, 5, false), 10 | 11 << 16);
+        // Transposed: rows 2 and 3 of column 1.
+        assert_eq!(ldmatrix_fragment(&rows, 5, true), 17 | 25 << 16);
+    }
+
+    /// Fragments of given A (16x16), B (16x8), C (16x8), laid out per lane.
+    fn fragments(a: &[[f32; 16]; 16], b: &[[f32; 8]; 16], c: &[[f32; 8]; 16]) -> MmaFragments {
+        let mut frags = MmaFragments { a: [[0; 4]; WARP], b: [[0; 2]; WARP], c: [[0; 4]; WARP] };
+        let pack = |lo: f32, hi: f32| f16_bits(lo) | f16_bits(hi) << 16;
+        for lane in 0..WARP {
+            let (g, p) = (lane / 4, 2 * (lane % 4));
+            frags.a[lane] = [
+                pack(a[g][p], a[g][p + 1]),
+                pack(a[g + 8][p], a[g + 8][p + 1]),
+                pack(a[g][p + 8], a[g][p + 9]),
+                pack(a[g + 8][p + 8], a[g + 8][p + 9]),
+            ];
+            frags.b[lane] = [pack(b[p][g], b[p + 1][g]), pack(b[p + 8][g], b[p + 9][g])];
+            frags.c[lane] = [c[g][p], c[g][p + 1], c[g + 8][p], c[g + 8][p + 1]].map(|v| u64::from(v.to_bits()));
+        }
+        frags
+    }
+
+    #[test]
+    fn mma_computes_the_product_plus_the_accumulator() {
+        let a: [[f32; 16]; 16] = std::array::from_fn(|i| std::array::from_fn(|k| ((i * 3 + k * 5) % 7) as f32 - 3.0));
+        let b: [[f32; 8]; 16] = std::array::from_fn(|i| std::array::from_fn(|j| ((i + j * 2) % 5) as f32 - 2.0));
+        let c: [[f32; 8]; 16] = std::array::from_fn(|i| std::array::from_fn(|j| (i * 8 + j) as f32));
+        let d = mma_m16n8k16(&fragments(&a, &b, &c));
+        for (lane, regs) in d.iter().enumerate() {
+            let (g, p) = (lane / 4, 2 * (lane % 4));
+            for (r, (i, j)) in [(g, p), (g, p + 1), (g + 8, p), (g + 8, p + 1)].into_iter().enumerate() {
+                let want: f32 = c[i][j] + (0..16).map(|k| a[i][k] * b[k][j]).sum::<f32>();
+                assert_eq!(f32::from_bits(regs[r] as u32), want, "lane {lane} element ({i}, {j})");
+            }
+        }
+    }
+}

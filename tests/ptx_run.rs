@@ -76,7 +76,7 @@ fn the_ptx_engine_writes_the_interpreters_outputs_under_every_schedule() {
 fn a_program_that_cannot_be_lowered_is_a_located_error() {
     let dir = scratch();
     let file = dir.path().join("call.py");
-    let text = "# from tvm.script import tirx as T\n\n@T.prim_func\ndef main(A: T.Buffer((4,), \"float32\")):\n    A[0] = T.exp(A[1])\n";
+    let text = "# from tvm.script import tirx as T\n\n@T.prim_func\ndef main(A: T.Buffer((4,), \"float32\")):\n    A[0] = T.tanh(A[1])\n";
     fs::write(&file, text).expect("writes");
     let message = fails(&["run", &show(&file), "--engine", "ptx"]);
     assert!(message.contains("call.py:5:"), "{message}");

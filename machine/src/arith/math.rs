@@ -1,12 +1,15 @@
 //! Pure math intrinsics (`T.exp`, `T.sqrt`, `T.pow`, ...), computed in the element type.
 //!
-//! float32 uses the `f32` functions and float64 the `f64` ones; float16 and bfloat16 compute
-//! in f32 and round once to the element type. `abs` also accepts integers (wrapping at MIN);
+//! float32 uses the `f32` functions and float64 the `f64` ones, except `exp` (and `sigmoid`,
+//! which uses it) in float32: that is `exp::exp_f32`, one fixed float64 sequence that the PTX
+//! lowering of `T.exp` performs instruction for instruction, so executors agree bit for bit.
+//! float16 and bfloat16 compute in f32 and round once to the element type. `abs` also accepts integers (wrapping at MIN);
 //! `popcount` takes integers; `isnan`/`isinf`/`isfinite` return bool. Names are looked up
 //! without the `T.` or `tir.` prefix; anything else is not a pure intrinsic we model.
 
 use half::{bf16, f16};
 
+use super::exp::exp_f32;
 use crate::value::{norm, Num};
 
 /// A modelled intrinsic.
@@ -199,6 +202,15 @@ fn float_map(num: Num, args: &[u64], f32_fn: impl Fn(&[f32]) -> f32, f64_fn: imp
     }
 }
 
+/// A unary function in float32 (and, through it, float16 and bfloat16).
+fn f32_unary(f: MathFn, x: f32) -> f32 {
+    match f {
+        MathFn::Exp => exp_f32(x),
+        MathFn::Sigmoid => 1.0 / (1.0 + exp_f32(-x)),
+        _ => float_unary!(f, x, f32),
+    }
+}
+
 fn first<T: Copy + Default>(xs: &[T]) -> T {
     xs.first().copied().unwrap_or_default()
 }
@@ -213,7 +225,7 @@ pub fn apply(f: MathFn, num: Num, args: &[u64]) -> u64 {
     let a = first(args);
     match f.signature() {
         Signature::FloatUnary => {
-            float_map(num, args, |xs| float_unary!(f, first(xs), f32), |xs| float_unary!(f, first(xs), f64))
+            float_map(num, args, |xs| f32_unary(f, first(xs)), |xs| float_unary!(f, first(xs), f64))
         }
         Signature::FloatBinary => float_map(
             num,

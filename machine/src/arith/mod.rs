@@ -1,11 +1,13 @@
 //! Scalar semantics of every operator, one lane at a time, on canonical bits (see `value`).
 //!
 //! Split by family: `int` (wrapping arithmetic, division, shifts), `float` (IEEE arithmetic in
-//! the element type), `cast` (conversions), `math` (pure intrinsics). Vector operations apply
-//! these lane by lane. Faults (division by zero, bad shifts, invalid casts) come back as
-//! `Trap`s without location; the executor adds it.
+//! the element type), `cast` (conversions), `math` (pure intrinsics), `exp` (the float32 `exp`
+//! every executor computes the same way). Vector operations apply these lane by lane. Faults
+//! (division by zero, bad shifts, invalid casts) come back as `Trap`s without location; the
+//! executor adds it.
 
 pub mod cast;
+pub mod exp;
 pub mod float;
 pub mod int;
 pub mod math;

@@ -98,7 +98,7 @@ impl Gen {
                 result
             }
             Expr::Load(load) => self.load(load),
-            Expr::Call(call) => Err(self.error(format!("the call `{}`", call.name), "calls have no PTX lowering yet")),
+            Expr::Call(call) => self.call(call, dtype),
             Expr::Str(s) => Err(self.error(format!("the string \"{s}\""), "strings have no value in PTX")),
         }
     }

@@ -15,6 +15,7 @@
 
 mod bounds;
 mod expr;
+mod math;
 mod stmt;
 
 use std::collections::{HashMap, HashSet};

@@ -59,11 +59,76 @@ fn a_bounded_count_becomes_one_guarded_wait_per_value() {
 
 #[test]
 fn unsupported_constructs_are_located_errors() {
-    let call = UNBOUNDED_WAIT.replace("C[i] = B[i]", "C[i] = T.exp(B[i])");
+    let call = UNBOUNDED_WAIT.replace("C[i] = B[i]", "C[i] = T.tanh(B[i])");
     let error = lower_text(&call).unwrap_err();
-    assert_eq!(error.construct, "the call `exp`");
+    assert_eq!(error.construct, "the call `tanh`");
     assert_eq!(error.span.line, 11, "{error}");
     let global = UNBOUNDED_WAIT.replace("scope=\"shared\"", "scope=\"global\"");
     let error = lower_text(&global).unwrap_err();
     assert!(error.reason.contains("only shared and local allocations"), "{error}");
+}
+
+/// `T.exp` lowers to the float64 sequence the interpreter computes (`exp_f32`): the emulator
+/// gives its bits exactly, on the edges (NaN, infinities, overflow, underflow to subnormals
+/// and zero) and in between, for float32 and for float16 through float32.
+#[test]
+fn exp_lowers_to_the_interpreters_sequence_bit_for_bit() {
+    use tirproof_machine::arith::exp::exp_f32;
+    use tirproof_machine::Tensor;
+
+    use crate::emu::{run_kernel, EmuConfig, EmuOutcome, KernelArg};
+
+    let mut inputs: Vec<f32> = vec![
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        88.72,
+        88.73,
+        -87.0,
+        -100.0,
+        -103.9,
+        -104.5,
+        1e-30,
+        f32::MAX,
+        f32::MIN,
+    ];
+    inputs.extend((0..48).map(|k| (k as f32 - 24.0) * 3.7 + 0.123));
+    let n = inputs.len();
+    for (dtype, from_f32, to_f32) in [
+        (
+            "float32",
+            (|x: f32| u64::from(x.to_bits())) as fn(f32) -> u64,
+            (|b: u64| f32::from_bits(b as u32)) as fn(u64) -> f32,
+        ),
+        (
+            "float16",
+            |x: f32| u64::from(half::f16::from_f32(x).to_bits()),
+            |b: u64| half::f16::from_bits(b as u16).to_f32(),
+        ),
+    ] {
+        let src = format!(
+            "# from tvm.script import tirx as T\n\n@T.prim_func\ndef main(A: T.Buffer(({n},), \"{dtype}\"), C: T.Buffer(({n},), \"{dtype}\")):\n    for i in range({n}):\n        C[i] = T.exp(A[i])\n"
+        );
+        let mut module = tirproof_reader::parse_module(&src).expect("parses");
+        lower_tir(&mut module).expect("lowers");
+        let lowered = lower_module(&module, Arch::Sm80).expect("lowers to PTX");
+        let data_type: tirproof_ir::dtype::DataType = dtype.parse().expect("a type");
+        let bits: Vec<u64> = inputs.iter().map(|x| from_f32(*x)).collect();
+        let args = vec![
+            KernelArg::Buffer(Tensor::from_bits(data_type, vec![n], bits.clone()).expect("a tensor")),
+            KernelArg::Buffer(Tensor::from_bits(data_type, vec![n], vec![0; n]).expect("a tensor")),
+        ];
+        let result = run_kernel(&lowered.module.kernels[0], None, &args, &EmuConfig::default()).expect("runs");
+        assert_eq!(result.outcome, EmuOutcome::Completed);
+        let out = result.buffers[1].as_ref().expect("the output").bits().to_vec();
+        for (k, x) in bits.iter().enumerate() {
+            let want = exp_f32(to_f32(*x));
+            let want = from_f32(want);
+            assert_eq!(out[k], want, "{dtype} exp({}) = {}, want {}", to_f32(*x), to_f32(out[k]), to_f32(want));
+        }
+    }
 }

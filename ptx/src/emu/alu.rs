@@ -196,8 +196,11 @@ pub(super) fn cvt(dst: Ty, src: Ty, rounding: Option<Rounding>, bits: u64) -> u6
             };
             mask(r, dst.bits())
         }
-        (true, true) => match (src, dst) {
-            (Ty::F32, Ty::F16) => u64::from(f16::from_f32(f32::from_bits(bits as u32)).to_bits()),
+        (true, true) => match (src, dst, rounding) {
+            // `cvt.rni` / `cvt.rzi` between floats round to an integral value.
+            (_, _, Some(Rounding::Rni)) => from_f64(dst, to_f64(src, bits).round_ties_even()),
+            (_, _, Some(Rounding::Rzi)) => from_f64(dst, to_f64(src, bits).trunc()),
+            (Ty::F32, Ty::F16, _) => u64::from(f16::from_f32(f32::from_bits(bits as u32)).to_bits()),
             _ => from_f64(dst, to_f64(src, bits)),
         },
     }

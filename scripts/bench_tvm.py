@@ -6,9 +6,11 @@ over REPEAT runs (median), next to `tirproof opt --time --repeat REPEAT` on the 
     ./scripts/bench_tvm.sh [REPEAT]     # installs apache-tvm 0.27.0.post1 into third_party/tvm
 """
 
+import os
 import statistics
 import subprocess
 import sys
+import tempfile
 
 import tvm
 import tvm.s_tir
@@ -16,6 +18,33 @@ import tvm.tirx
 from tvm.ir.instrument import PassTimingInstrument
 
 SEEDS = ["seed_a", "seed_a_tx", "seed_b", "seed_c"]
+
+
+def chain(n):
+    """A loop of `n` statements in TVM's S-TIR form: a chain through shared scalars, the first
+    half in stage 0 (async), the second in stage 1."""
+    stages = [0 if k < n // 2 else 1 for k in range(n)]
+    lines = [
+        "# from tvm.script import tirx as T\n\n@T.prim_func(s_tir=True)\n",
+        'def main(A: T.Buffer((16,), "float32"), D: T.Buffer((16,), "float32")):\n',
+        f'    for i in T.serial(0, 16, annotations={{"software_pipeline_stage": {stages}, '
+        f'"software_pipeline_order": {list(range(n))}, "software_pipeline_async_stages": [0]}}):\n',
+        '        with T.sblock("compute"):\n',
+        "            T.reads(A[i])\n",
+        "            T.writes(D[i])\n",
+    ]
+    for k in range(n - 1):
+        lines.append(f'            B{k} = T.sblock_alloc_buffer((1,), "float32", scope="shared")\n')
+    for k in range(n):
+        source = "A[i]" if k == 0 else f"B{k - 1}[0]"
+        target = "D[i]" if k == n - 1 else f"B{k}[0]"
+        lines += [
+            "            with T.sblock():\n",
+            f"                T.reads({source})\n",
+            f"                T.writes({target})\n",
+            f"                {target} = {source} + T.float32(1)\n",
+        ]
+    return "".join(lines)
 
 
 def load(path):
@@ -58,11 +87,15 @@ def main():
     repeat = int(sys.argv[1]) if len(sys.argv) > 1 else 500
     binary = sys.argv[2] if len(sys.argv) > 2 else "./target/release/tirproof"
     rows = []
-    for seed in SEEDS:
-        path = f"corpus/tvm/{seed}_input.py"
+    scratch = tempfile.mkdtemp()
+    long_loop = os.path.join(scratch, "chain64_input.py")
+    with open(long_loop, "w") as out:
+        out.write(chain(64))
+    inputs = [(seed, f"corpus/tvm/{seed}_input.py") for seed in SEEDS] + [("64-statement loop", long_loop)]
+    for name, path in inputs:
         theirs = tvm_median_us(tvm.s_tir.transform.InjectSoftwarePipeline, load(path), repeat)
         ours = ours_median_us(binary, path, "inject-software-pipeline", repeat)
-        rows.append(("inject-software-pipeline", seed, ours, theirs))
+        rows.append(("inject-software-pipeline", name, ours, theirs))
     for seed in SEEDS:
         path = f"corpus/tvm/{seed}_after_flatten_cse.py"
         theirs = tvm_median_us(tvm.tirx.transform.CommonSubexprElim, load(path), repeat)

@@ -7,6 +7,8 @@
 //! local buffers, which the pass hoists (and versions where needed). A `LetStmt` wrapper is
 //! inlined into the statements below it, since those may end up in different stages.
 
+use std::borrow::Cow;
+
 use tirproof_ir::expr::Expr;
 use tirproof_ir::subst::Substitution;
 use tirproof_ir::visit::{walk_expr, Visitor};
@@ -25,18 +27,29 @@ pub struct LoopBody {
     pub locals: Vec<LocalBuffer>,
 }
 
-/// Splits `body` into `n` statements, or says what was found instead.
+/// Splits `body` into `n` statements, or says what was found instead. Wrappers are looked
+/// through in place; only the statements returned are copied (the loop stays as it is when
+/// the pass refuses it).
 pub fn split_body(body: &Stmt, n: usize) -> Result<LoopBody, String> {
     let mut locals = Vec::new();
-    let mut current = body.clone();
+    let mut current = Cow::Borrowed(body);
     let mut seen = Vec::new();
     loop {
-        let stmts = flatten(&current);
-        seen.push(stmts.len());
-        if stmts.len() == n {
-            return Ok(LoopBody { stmts, locals });
+        let count = match &current.kind {
+            StmtKind::Seq(items) => items.len(),
+            _ => 1,
+        };
+        seen.push(count);
+        if count == n {
+            return Ok(LoopBody { stmts: flatten(current), locals });
         }
-        current = match peel(current, &mut locals)? {
+        let inner = match current {
+            Cow::Borrowed(stmt) => peel(stmt, &mut locals)?,
+            // Only a `LetStmt` wrapper's substitution makes a new statement; rare, so its
+            // inner part is copied out.
+            Cow::Owned(stmt) => peel(&stmt, &mut locals)?.map(|inner| Cow::Owned(inner.into_owned())),
+        };
+        current = match inner {
             Some(inner) => inner,
             None => break,
         };
@@ -48,28 +61,29 @@ pub fn split_body(body: &Stmt, n: usize) -> Result<LoopBody, String> {
     ))
 }
 
-fn flatten(stmt: &Stmt) -> Vec<Stmt> {
-    match &stmt.kind {
-        StmtKind::Seq(items) => items.clone(),
-        _ => vec![stmt.clone()],
+fn flatten(stmt: Cow<'_, Stmt>) -> Vec<Stmt> {
+    match stmt {
+        Cow::Borrowed(Stmt { kind: StmtKind::Seq(items), .. }) => items.clone(),
+        Cow::Owned(Stmt { kind: StmtKind::Seq(items), .. }) => items,
+        other => vec![other.into_owned()],
     }
 }
 
-/// Removes one wrapper around a single statement; `None` when there is nothing to peel.
-fn peel(stmt: Stmt, locals: &mut Vec<LocalBuffer>) -> Result<Option<Stmt>, String> {
-    match stmt.kind {
+/// Looks through one wrapper around a single statement; `None` when there is nothing to peel.
+fn peel<'a>(stmt: &'a Stmt, locals: &mut Vec<LocalBuffer>) -> Result<Option<Cow<'a, Stmt>>, String> {
+    match &stmt.kind {
         StmtKind::AllocBuffer { buffer, annotations, body } => {
-            locals.push(LocalBuffer { buffer, annotations });
-            Ok(Some(*body))
+            locals.push(LocalBuffer { buffer: buffer.clone(), annotations: annotations.clone() });
+            Ok(Some(Cow::Borrowed(body)))
         }
         StmtKind::Let { var, value, body } => {
-            if contains_load(&value) {
+            if contains_load(value) {
                 return Err(format!(
                     "the loop body binds `{var}` to a value that reads memory; its statements cannot be split across stages"
                 ));
             }
-            let mut subst = Substitution::new().var(&var, value);
-            Ok(Some(subst.stmt(&body)))
+            let mut subst = Substitution::new().var(var, value.clone());
+            Ok(Some(Cow::Owned(subst.stmt(body))))
         }
         StmtKind::Block(block) if block.iter_vars.is_empty() && block.init.is_none() => {
             if block.predicate.is_some() {
@@ -79,9 +93,12 @@ fn peel(stmt: Stmt, locals: &mut Vec<LocalBuffer>) -> Result<Option<Stmt>, Strin
                 ));
             }
             locals.extend(
-                block.alloc_buffers.into_iter().map(|a| LocalBuffer { buffer: a.buffer, annotations: a.annotations }),
+                block
+                    .alloc_buffers
+                    .iter()
+                    .map(|a| LocalBuffer { buffer: a.buffer.clone(), annotations: a.annotations.clone() }),
             );
-            Ok(Some(block.body))
+            Ok(Some(Cow::Borrowed(&block.body)))
         }
         _ => Ok(None),
     }

@@ -91,7 +91,8 @@ pub fn read_stored(path: &Path) -> anyhow::Result<Tensor> {
     read(path, dtype, &shape)
 }
 
-/// Writes `tensor` to `path` in its own element type.
+/// Writes `tensor` to `path` in its own element type (bfloat16 as float32, which holds it
+/// exactly); a type `.npy` cannot hold is an error, never a lossy conversion.
 pub fn write(path: &Path, tensor: &Tensor) -> anyhow::Result<()> {
     let shape: Vec<u64> = tensor.shape.iter().map(|&d| d as u64).collect();
     let mut out = Vec::new();
@@ -108,8 +109,12 @@ pub fn write(path: &Path, tensor: &Tensor) -> anyhow::Result<()> {
         (TypeCode::UInt, 8) => emit(&mut out, &shape, narrow::<u8>(tensor))?,
         (TypeCode::UInt, 16) => emit(&mut out, &shape, narrow::<u16>(tensor))?,
         (TypeCode::UInt, 32) => emit(&mut out, &shape, narrow::<u32>(tensor))?,
+        // The canonical bits are the value: no detour through i64, which cannot hold 2^63 and up.
+        (TypeCode::UInt, 64) => emit(&mut out, &shape, tensor.bits().iter().copied())?,
         (TypeCode::Bool, _) => emit(&mut out, &shape, tensor.to_i64_vec().into_iter().map(|v| v != 0))?,
-        _ => emit(&mut out, &shape, tensor.to_f64_vec())?,
+        // numpy has no bfloat16: float32 holds every bfloat16 value exactly.
+        (TypeCode::BFloat, 16) => emit(&mut out, &shape, tensor.to_f64_vec().into_iter().map(|v| v as f32))?,
+        _ => bail!("{}: {dtype} buffers have no .npy element type", path.display()),
     }
     Ok(crate::output::write_file(path, &out)?)
 }
@@ -172,4 +177,32 @@ fn ints<T: Into<i64>>(values: Vec<T>) -> Vec<i64> {
 /// The tensor's values in a narrower integer type (they were stored in that type, so they fit).
 fn narrow<T: TryFrom<i64> + Default>(tensor: &Tensor) -> Vec<T> {
     tensor.to_i64_vec().into_iter().map(|v| T::try_from(v).unwrap_or_default()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every element type a buffer can have writes and reads back to the same values; the
+    /// largest unsigned 64-bit values and bfloat16 included.
+    #[test]
+    fn outputs_keep_their_values() {
+        let dir = tempfile::tempdir().expect("scratch");
+        let path = dir.path().join("out.npy");
+        let big = Tensor::from_bits(DataType::new(TypeCode::UInt, 64, 1), vec![2], vec![u64::MAX, 1 << 63])
+            .expect("a tensor");
+        write(&path, &big).expect("writes");
+        assert_eq!(read_stored(&path).ok().map(|t| t.bits().to_vec()), None, "uint64 is not a stored input type");
+        let bytes = std::fs::read(&path).expect("reads");
+        assert!(bytes.ends_with(&[0xff; 8].iter().copied().chain((1u64 << 63).to_le_bytes()).collect::<Vec<u8>>()));
+        let bf16 =
+            Tensor::from_f64(DataType::new(TypeCode::BFloat, 16, 1), vec![2], &[1.5, -3.0e38]).expect("a tensor");
+        write(&path, &bf16).expect("writes");
+        let back = read_stored(&path).expect("reads back as float32");
+        assert_eq!((back.dtype, back.to_f64_vec()), (DataType::FLOAT32, bf16.to_f64_vec()));
+        let handle = Tensor::from_bits(DataType::new(TypeCode::Handle, 64, 1), vec![1], vec![7]);
+        if let Ok(handle) = handle {
+            assert!(write(&path, &handle).is_err());
+        }
+    }
 }

@@ -206,7 +206,7 @@ fn compare_with_interpreter(
 ) -> Outcome {
     let fault = match interpreter_fault(func, &answer, recheck) {
         Ok(fault) => fault,
-        Err(why) => return Outcome::Skip(SkipReason::Undecided(why)),
+        Err(reason) => return Outcome::Skip(reason),
     };
     if answer.proved == fault.is_none() {
         return Outcome::Pass;
@@ -226,16 +226,17 @@ fn compare_with_interpreter(
     Outcome::Fail(Failure::new(OracleName::Agreement, class, message).with_counterexample(evidence))
 }
 
-/// The interpreter's async fault on the mutant, if it shows one; `Err` when it has no answer.
-/// When the verifier refutes a mutant that runs cleanly for the usual parameter values, the
-/// values of its counterexample (from `recheck` when `answer` has none) are run too: a
-/// symbolic extent's counterexample may need one the usual values miss.
+/// The interpreter's async fault on the mutant, if it shows one; `Err` with why it has no
+/// answer. When the verifier refutes a mutant that runs cleanly for the usual parameter values,
+/// the values of its counterexample (from `recheck` when `answer` has none) are run too: a
+/// symbolic extent's counterexample may need one the usual values miss. A counterexample too
+/// long to run (an extent near 2^31, where an index wraps) is neither confirmed nor contradicted.
 fn interpreter_fault(
     func: &PrimFunc,
     answer: &Answer,
     recheck: &dyn Fn() -> Option<Answer>,
-) -> Result<Option<String>, String> {
-    let fault = lazy_runs(func, scalar_assignments(func), is_mutant_fault, 0).fault()?;
+) -> Result<Option<String>, SkipReason> {
+    let fault = lazy_runs(func, scalar_assignments(func), is_mutant_fault, 0).fault().map_err(SkipReason::Undecided)?;
     if answer.proved || fault.is_some() {
         return Ok(fault);
     }
@@ -244,8 +245,16 @@ fn interpreter_fault(
         None => recheck().and_then(|a| a.values).unwrap_or_default(),
     };
     match replay_assignment(func, &values) {
-        Some(assignment) => lazy_runs(func, vec![assignment], is_mutant_fault, 0).fault(),
-        None => Ok(None),
+        Some(assignment) => {
+            lazy_runs(func, vec![assignment], is_mutant_fault, 0).fault().map_err(SkipReason::Undecided)
+        }
+        None => match too_large_to_replay(func, &values) {
+            Some(value) => Err(SkipReason::Unreplayable(format!(
+                "`{}`: the refutation's counterexample ({value}) is too long to replay",
+                func.name
+            ))),
+            None => Ok(None),
+        },
     }
 }
 

@@ -22,14 +22,20 @@ use std::cell::RefCell;
 use std::collections::HashSet;
 use std::time::Instant;
 
-use z3::ast::{Bool, Int};
+use z3::ast::{Bool, Int, BV};
 use z3::{Model, SatResult, Solver};
 
-use super::{vacuity_verdict, Assignment, ObligationId, Query, Term, UnknownReason, Verdict, Watchdog};
+use super::{vacuity_verdict, Assignment, ObligationId, Query, Signedness, Term, UnknownReason, Verdict, Watchdog};
 
 /// The share of a check's time limit it first gets on the session's solver; when that is not
 /// enough, the check is run again on a fresh solver with the whole limit.
 const FIRST_TRY_SHARE: u32 = 10;
+
+/// A counterexample value beyond this (an extent of 2^16 iterations) is costly to replay, so a
+/// refutation looks for one within it first ([`Scope::small`]).
+const SMALL_VALUE: i64 = 1 << 16;
+/// Bit-vectors of up to this many bits cannot hold a value beyond [`SMALL_VALUE`].
+const SMALL_VALUE_BITS: u32 = 16;
 
 /// A Z3 solver reused for many queries on one thread (its terms belong to the thread's Z3
 /// context), with the watchdog that enforces their time limits.
@@ -152,7 +158,10 @@ impl Scope<'_, '_> {
         let first_try = Instant::now() + self.query.timeout / FIRST_TRY_SHARE;
         let outcome = match self.session.check(first_try) {
             SatResult::Unsat => Some(Outcome::Holds),
-            SatResult::Sat => Some(counterexample(self.query, &self.session.solver)),
+            SatResult::Sat => {
+                let found = counterexample(self.query, &self.session.solver);
+                Some(self.small(&self.session.solver, found, first_try))
+            }
             SatResult::Unknown => None,
         };
         self.session.solver.pop(1);
@@ -197,8 +206,54 @@ impl Scope<'_, '_> {
         let deadline = Instant::now() + self.query.timeout;
         match self.session.watchdog.check(&solver, deadline) {
             SatResult::Unsat => Outcome::Holds,
-            SatResult::Sat => counterexample(self.query, &solver),
+            SatResult::Sat => {
+                let found = counterexample(self.query, &solver);
+                self.small(&solver, found, deadline)
+            }
             SatResult::Unknown => Outcome::Unknown(self.query.reason_unknown(&solver, deadline)),
+        }
+    }
+
+    /// `found`, or, when one of its values lies beyond `SMALL_VALUE`, a counterexample of the
+    /// same failure (asserted on `solver`) with every variable within it, if Z3 finds one
+    /// before `deadline`. Why: an executor replays a counterexample to confirm it, and a
+    /// refutation at `n = 2147483642` (where an index wraps) cannot be run, while the same
+    /// race is often there at `n = 8`; Z3's first model need not be the small one.
+    fn small(&self, solver: &Solver, found: Outcome, deadline: Instant) -> Outcome {
+        let Outcome::Fails(first) = &found else { return found };
+        if first.values.iter().all(|e| e.value.unsigned_abs() <= SMALL_VALUE.unsigned_abs()) {
+            return found;
+        }
+        solver.push();
+        for (_, term) in &self.query.variables {
+            match term {
+                Term::Int(v) => {
+                    solver.assert(v.ge(Int::from_i64(-SMALL_VALUE)));
+                    solver.assert(v.le(Int::from_i64(SMALL_VALUE)));
+                }
+                // Narrower vectors hold only small values anyway.
+                Term::Bv(v, signedness) if v.get_size() > SMALL_VALUE_BITS => {
+                    let width = v.get_size();
+                    let (low, high) = (BV::from_i64(-SMALL_VALUE, width), BV::from_i64(SMALL_VALUE, width));
+                    match signedness {
+                        Signedness::Signed => {
+                            solver.assert(v.bvsge(&low));
+                            solver.assert(v.bvsle(&high));
+                        }
+                        Signedness::Unsigned => solver.assert(v.bvule(&high)),
+                    }
+                }
+                Term::Bv(..) => {}
+            }
+        }
+        let smaller = match self.session.watchdog.check(solver, deadline) {
+            SatResult::Sat => Some(counterexample(self.query, solver)),
+            SatResult::Unsat | SatResult::Unknown => None,
+        };
+        solver.pop(1);
+        match smaller {
+            Some(outcome @ Outcome::Fails(_)) => outcome,
+            _ => found,
         }
     }
 

@@ -684,6 +684,32 @@ pub fn access_of(event: &Event) -> Option<&Access> {
     }
 }
 
+/// The element offset [`Checker::address`] encodes for `access`, relative to the buffer's
+/// `elem_offset`, when it is a constant: scalar elements, every index an integer immediate and
+/// every stride (the buffer's, or its row-major layout's) a constant. Two accesses through one
+/// buffer with different constant offsets never touch one element, whatever the solver is
+/// asked, so their pairs need no query.
+pub fn constant_offset(access: &Access) -> Option<i64> {
+    let node = access.buffer.node();
+    if node.dtype.lanes != 1 || access.indices.len() != node.shape.len().max(node.strides.len()) {
+        return None;
+    }
+    let strides: Vec<i64> = if node.strides.is_empty() {
+        let dims: Vec<i64> = node.shape.iter().map(Expr::as_int).collect::<Option<_>>()?;
+        let mut strides = vec![1i64; dims.len()];
+        for d in (0..dims.len().saturating_sub(1)).rev() {
+            strides[d] = strides[d + 1].checked_mul(dims[d + 1])?;
+        }
+        strides
+    } else {
+        node.strides.iter().map(Expr::as_int).collect::<Option<_>>()?
+    };
+    access.indices.iter().zip(&strides).try_fold(0i64, |sum, (index, stride)| {
+        let Expr::Int { value, .. } = index else { return None };
+        sum.checked_add(value.checked_mul(*stride)?)
+    })
+}
+
 fn row_major(shape: &[Expr]) -> Vec<Expr> {
     let mut strides = vec![Expr::int(1); shape.len()];
     for d in (0..shape.len().saturating_sub(1)).rev() {

@@ -21,10 +21,12 @@ use std::fmt;
 
 use z3::ast::{Bool, Int};
 
-use super::checker::{access_of, governing, incomplete, Checker, Completion, Loosen, Slack, WaitEffect};
+use super::checker::{
+    access_of, constant_offset, governing, incomplete, Checker, Completion, Loosen, Slack, WaitEffect,
+};
 use super::encode::{Enc, Encoder, Instance, LoopValues};
 use super::fold::{and, eq, not, or};
-use super::model::{storage, EventId, EventKind, QueueId, Step};
+use super::model::{storage, Access, EventId, EventKind, QueueId, Step};
 use super::names::{loop_values, shown, thread_values, InstanceRole, Shown, Thread};
 use super::report::{Cause, Undecided};
 use crate::solver::{Assignment, Counterexample, ObligationId, Outcome, Query, Scope, Verdict};
@@ -51,6 +53,14 @@ impl fmt::Display for PairIndex {
 pub struct StoreUse {
     pub store: EventId,
     pub use_: EventId,
+}
+
+/// Whether two accesses through one buffer are at different constant elements: the pair's
+/// address equality is false, so its obligations hold without a query (straight-line code
+/// stores and reads many elements of one buffer; each use would otherwise be paired with
+/// every store).
+fn apart(a: &Access, b: &Access) -> bool {
+    a.buffer.id() == b.buffer.id() && matches!((constant_offset(a), constant_offset(b)), (Some(x), Some(y)) if x != y)
 }
 
 /// The encoded safety of one queue.
@@ -166,7 +176,7 @@ impl<'m> Checker<'m> {
                     EventKind::Use { access: a, .. } | EventKind::AsyncStore { access: a, .. } => a,
                     _ => continue,
                 };
-                if storage(&used.buffer) == storage(&access.buffer) {
+                if storage(&used.buffer) == storage(&access.buffer) && !apart(access, used) {
                     pairs.push(StoreUse { store: s, use_: u });
                 }
             }

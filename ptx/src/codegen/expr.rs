@@ -267,12 +267,17 @@ impl Gen {
     }
 
     pub(super) fn setp(&mut self, cmp: Cmp, ty: Ty, a: Operand, b: Operand) -> Operand {
+        Operand::Reg(self.setp_reg(cmp, ty, a, b))
+    }
+
+    /// `setp` into a fresh predicate register, returned as that register.
+    pub(super) fn setp_reg(&mut self, cmp: Cmp, ty: Ty, a: Operand, b: Operand) -> Reg {
         // 8-bit values are compared in their 16-bit registers (PTX has no 8-bit setp).
         let ty = wide(ty);
         let a = self.in_reg(ty, a);
         let dst = self.reg(RegClass::Pred);
         self.emit(Op::Setp { cmp, ty, dst, a: a.into(), b });
-        Operand::Reg(dst)
+        dst
     }
 
     fn compare(&mut self, op: CmpOp, elem: DataType, a: Operand, b: Operand) -> R<Operand> {

@@ -46,9 +46,7 @@ impl Gen {
         // Clamp to [EXP_MIN_ARG, EXP_MAX_ARG] (a NaN is handled at the end).
         let mut clamped = Operand::Reg(d);
         for (cmp, bound) in [(Cmp::Lt, EXP_MIN_ARG), (Cmp::Gt, EXP_MAX_ARG)] {
-            let Operand::Reg(beyond) = self.setp(cmp, Ty::F64, clamped.clone(), f64_op(bound)) else {
-                unreachable!("setp writes a predicate register")
-            };
+            let beyond = self.setp_reg(cmp, Ty::F64, clamped.clone(), f64_op(bound));
             let dst = self.reg(RegClass::F64);
             self.emit(Op::Selp { ty: Ty::F64, dst, a: f64_op(bound), b: clamped, pred: beyond });
             clamped = Operand::Reg(dst);
@@ -86,9 +84,7 @@ impl Gen {
         let rounding = Some(Rounding::Rn);
         self.emit(Op::Cvt { dst_ty: Ty::F32, src_ty: Ty::F64, rounding, dst: result, src: Operand::Reg(product) });
         // A NaN returns itself (`x != x` holds only for a NaN).
-        let Operand::Reg(nan) = self.setp(Cmp::Neu, Ty::F32, x.clone(), x.clone()) else {
-            unreachable!("setp writes a predicate register")
-        };
+        let nan = self.setp_reg(Cmp::Neu, Ty::F32, x.clone(), x.clone());
         let dst = self.reg(RegClass::F32);
         self.emit(Op::Selp { ty: Ty::F32, dst, a: x, b: Operand::Reg(result), pred: nan });
         Operand::Reg(dst)

@@ -779,9 +779,9 @@ impl<'k> Emulator<'k> {
                 let waited = match self.last_waits.get(p.thread as usize).copied().flatten() {
                     Some(wait) => {
                         let (line, text) = self.describe(wait);
-                        format!("; the issuing thread's last wait, `{text}` at line {line}, left it in flight")
+                        format!("; the issuing thread's last wait was `{text}` at line {line}")
                     }
-                    None => "; the issuing thread has not waited since".to_string(),
+                    None => "; the issuing thread has not waited yet".to_string(),
                 };
                 let issuer =
                     if p.thread == th.race_thread() { String::new() } else { format!(" by thread {}", p.thread) };

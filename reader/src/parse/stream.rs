@@ -43,8 +43,6 @@ pub(super) enum Finish {
     Wrap(Binder, Span),
     Block(OpenBlock),
     Nothing,
-    /// The collected statement, lowered as one.
-    Collected,
 }
 
 /// One open `for` or `with`.
@@ -66,7 +64,7 @@ impl Frame {
 
     /// A statement lowered whole once read.
     pub fn collect(stmt: PStmt) -> Self {
-        Frame { inner: Inner::Collect(TreeBuilder::rooted(stmt)), finish: Finish::Collected }
+        Frame { inner: Inner::Collect(TreeBuilder::rooted(stmt)), finish: Finish::Nothing }
     }
 }
 
@@ -105,7 +103,7 @@ impl Lowerer {
                     }
                     return None;
                 }
-                Inner::Header { header, tree, name, span } => {
+                Inner::Header { header, tree, .. } => {
                     let in_header = match &event {
                         BodyEvent::Stmt(stmt) | BodyEvent::Open(stmt) => is_header(stmt),
                         BodyEvent::Close => false,
@@ -114,8 +112,7 @@ impl Lowerer {
                         header.extend(tree.event(event));
                         return None;
                     }
-                    let (header, name, span) = (std::mem::take(header), std::mem::take(name), *span);
-                    *top = self.begin_block_body(name, span, &header);
+                    self.end_header(top);
                 }
                 Inner::Lower { .. } => {}
             }
@@ -176,10 +173,8 @@ impl Lowerer {
 
     /// Folds a frame's body, undoes what opening it took, and builds the statement.
     fn finish(&mut self, mut frame: Frame) -> Lowered {
-        if let Inner::Header { header, name, span, .. } = &mut frame.inner {
-            let header = std::mem::take(header);
-            frame = self.begin_block_body(std::mem::take(name), *span, &header);
-        }
+        // A block that closes within its header has an empty body.
+        self.end_header(&mut frame);
         let body = match frame.inner {
             Inner::Lower { list, scopes, levels } => {
                 let body = self.fold(list);
@@ -201,7 +196,16 @@ impl Lowerer {
                 self.blocks -= 1;
                 Lowered::Stmt(block.wrap(body))
             }
-            Finish::Nothing | Finish::Collected => Lowered::Nothing,
+            Finish::Nothing => Lowered::Nothing,
+        }
+    }
+
+    /// Reads a block's gathered header and turns its frame into the frame of its body (no
+    /// change to any other frame).
+    fn end_header(&mut self, frame: &mut Frame) {
+        if let Inner::Header { header, name, span, .. } = &mut frame.inner {
+            let (header, name, span) = (std::mem::take(header), std::mem::take(name), *span);
+            *frame = self.begin_block_body(name, span, &header);
         }
     }
 

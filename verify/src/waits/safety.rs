@@ -55,12 +55,12 @@ pub struct StoreUse {
     pub use_: EventId,
 }
 
-/// Whether two accesses through one buffer are at different constant elements: the pair's
-/// address equality is false, so its obligations hold without a query (straight-line code
-/// stores and reads many elements of one buffer; each use would otherwise be paired with
-/// every store).
-fn apart(a: &Access, b: &Access) -> bool {
-    a.buffer.id() == b.buffer.id() && matches!((constant_offset(a), constant_offset(b)), (Some(x), Some(y)) if x != y)
+/// Whether two accesses (each with its [`constant_offset`]) through one buffer are at
+/// different constant elements: the pair's address equality is false, so its obligations hold
+/// without a query (straight-line code stores and reads many elements of one buffer; each use
+/// would otherwise be paired with every store).
+fn apart((a, a_offset): (&Access, Option<i64>), (b, b_offset): (&Access, Option<i64>)) -> bool {
+    a.buffer.id() == b.buffer.id() && matches!((a_offset, b_offset), (Some(x), Some(y)) if x != y)
 }
 
 /// The encoded safety of one queue.
@@ -162,21 +162,28 @@ struct Governing {
 }
 
 impl<'m> Checker<'m> {
-    /// Async stores of queue `q` and the events that use the same memory after them.
+    /// Async stores of queue `q` and the events that use the same memory after them, less the
+    /// pairs at different constant elements of one buffer ([`apart`]).
     pub fn pairs(&self, q: QueueId) -> Vec<StoreUse> {
         let m = self.model;
+        // Every access with its constant element offset, computed once (not once per pair).
+        let accesses: Vec<(EventId, &Access, Option<i64>)> = m
+            .events_by_id()
+            .filter_map(|(e, event)| match &event.kind {
+                EventKind::Use { access, .. } | EventKind::AsyncStore { access, .. } => {
+                    Some((e, access, constant_offset(access)))
+                }
+                _ => None,
+            })
+            .collect();
         let mut pairs = Vec::new();
-        for (s, store) in m.events_by_id() {
-            let EventKind::AsyncStore { access, commit: Some(k) } = &store.kind else { continue };
+        for &(s, access, offset) in &accesses {
+            let EventKind::AsyncStore { commit: Some(k), .. } = &m.event(s).kind else { continue };
             if !matches!(m.event(*k).kind, EventKind::Commit { queue } if queue == q) {
                 continue;
             }
-            for (u, other) in m.events_by_id() {
-                let used = match &other.kind {
-                    EventKind::Use { access: a, .. } | EventKind::AsyncStore { access: a, .. } => a,
-                    _ => continue,
-                };
-                if storage(&used.buffer) == storage(&access.buffer) && !apart(access, used) {
+            for &(u, used, used_offset) in &accesses {
+                if storage(&used.buffer) == storage(&access.buffer) && !apart((access, offset), (used, used_offset)) {
                     pairs.push(StoreUse { store: s, use_: u });
                 }
             }

@@ -6,10 +6,7 @@
 #   ./scripts/bench_tvm.sh [REPEAT]     # REPEAT runs per pass and file, medians (default 500)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+./scripts/setup_tvm.sh
 venv=third_party/tvm
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import tvm' 2>/dev/null; then
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install --quiet --disable-pip-version-check apache-tvm==0.27.0.post1
-fi
 cargo build --release --quiet
 "$venv/bin/python" scripts/bench_tvm.py "${1:-500}" ./target/release/tirproof

@@ -11,6 +11,7 @@ pub mod cutoff;
 pub mod engine;
 pub mod gen;
 pub mod oracle;
+pub mod peer;
 pub mod reduce;
 pub mod report;
 pub mod targets;

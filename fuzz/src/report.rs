@@ -24,6 +24,7 @@ use serde::Serialize;
 use tirproof_ir::print::print_module;
 
 use crate::oracle::{Failure, OracleName, Signature};
+use crate::peer;
 use crate::reduce::{LineRefs, Minimization, Reduction, Size};
 
 /// The data of `report.json`.
@@ -52,10 +53,49 @@ pub struct ReportData {
     pub origin: String,
     /// The chain's seed the failure needs (`--seed`, `# seed:`).
     pub seed: u64,
+    /// For a finding about TVM (`tvm` oracle): the TVM version it was found with.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tvm_version: Option<String>,
 }
 
 /// The files a report consists of.
 pub const FILES: [&str; 6] = ["REPORT.md", "report.json", "original.py", "minimized.py", "output.py", "regression.py"];
+
+/// The files a report about TVM has besides [`FILES`]: the Python script that shows the
+/// finding in TVM, and what TVM printed for the minimized program.
+pub const TVM_FILES: [&str; 2] = ["reproduce_tvm.py", "tvm_output.py"];
+
+/// What a report about TVM shows of TVM.
+struct TvmEvidence {
+    version: String,
+    script: String,
+    /// What TVM printed for the minimized program, or `None` when it raised (or is gone).
+    output: Option<String>,
+}
+
+/// TVM's side of a `tvm` finding, asked of TVM again for the minimized program.
+fn tvm_evidence(reduction: &Reduction) -> TvmEvidence {
+    let run = peer::run_tvm(&reduction.reduced, reduction.peer);
+    let output = match &run.reply {
+        Ok(peer::TvmReply::Printed(text)) => Some(text.clone()),
+        _ => None,
+    };
+    let version = peer::worker::version().unwrap_or_else(|e| format!("unknown ({e})"));
+    TvmEvidence { version, script: peer::reproduction(&reduction.reduced, reduction.peer), output }
+}
+
+fn tvm_markdown(data: &ReportData, tvm: &TvmEvidence) -> String {
+    let mut md = String::new();
+    let _ = writeln!(md, "\n## TVM\n");
+    let _ = writeln!(md, "Found with TVM {}. `reproduce_tvm.py` shows it in TVM alone:\n", tvm.version);
+    let _ = writeln!(md, "The lines in the message and the counterexample above are lines of `tvm_output.py`.\n");
+    let _ = writeln!(md, "```python\n{}```\n", tvm.script);
+    if let Some(output) = &tvm.output {
+        let _ = writeln!(md, "What TVM printed (`tvm_output.py`):\n\n```python\n{output}```\n");
+    }
+    let _ = writeln!(md, "tirproof's verdict on it: {}", data.message);
+    md
+}
 
 /// Where a report's program came from and how to run it again.
 #[derive(Clone, Debug)]
@@ -77,18 +117,27 @@ pub fn write_report(dir: &Path, reduction: &Reduction, origin: &str, planted_bug
 pub fn write_finding(dir: &Path, reduction: &Reduction, context: &ReportContext<'_>) -> io::Result<ReportData> {
     let original = print_module(&reduction.original);
     let minimized = print_module(&reduction.reduced);
-    let data = report_data(reduction, context, &original, &minimized);
+    let tvm = (reduction.failure.oracle == OracleName::Tvm).then(|| tvm_evidence(reduction));
+    let mut data = report_data(reduction, context, &original, &minimized);
+    data.tvm_version = tvm.as_ref().map(|t| t.version.clone());
     let output =
         reduction.result.output.as_ref().map(print_module).unwrap_or_else(|| "# the pass produced no output\n".into());
     let json = serde_json::to_string_pretty(&data).map_err(io::Error::other)?;
-    let files: [(&str, String); 6] = [
-        ("REPORT.md", markdown(&data, &minimized, &output)),
+    let mut md = markdown(&data, &minimized, &output);
+    let mut files: Vec<(&str, String)> = Vec::with_capacity(FILES.len() + TVM_FILES.len());
+    if let Some(tvm) = &tvm {
+        md.push_str(&tvm_markdown(&data, tvm));
+        files.push(("reproduce_tvm.py", tvm.script.clone()));
+        files.push(("tvm_output.py", tvm.output.clone().unwrap_or_else(|| "# TVM printed no output\n".into())));
+    }
+    files.extend([
+        ("REPORT.md", md),
         ("report.json", json + "\n"),
         ("original.py", original),
         ("minimized.py", minimized.clone()),
         ("output.py", output),
         ("regression.py", regression_case(&data, &minimized)),
-    ];
+    ]);
     publish(dir, files.iter().map(|(name, text)| (*name, text.as_str())))?;
     Ok(data)
 }
@@ -296,11 +345,25 @@ fn report_data(reduction: &Reduction, context: &ReportContext<'_>, original: &st
     if reduction.seed != 0 {
         flag.push_str(&format!(" --seed {}", reduction.seed));
     }
+    if failure.oracle == OracleName::Tvm {
+        flag.push_str(&format!(" --peer {}", reduction.peer.name()));
+    }
     ReportData {
         signature: failure.signature(),
         oracle: failure.oracle,
-        message: real_lines(&failure.message, reduction.lines, minimized),
-        counterexample: failure.counterexample.as_deref().map(|text| real_lines(text, reduction.lines, minimized)),
+        // A finding about TVM names lines of TVM's output (`tvm_output.py`), not of ours.
+        message: if failure.oracle == OracleName::Tvm {
+            failure.message.clone()
+        } else {
+            real_lines(&failure.message, reduction.lines, minimized)
+        },
+        counterexample: failure.counterexample.as_deref().map(|text| {
+            if failure.oracle == OracleName::Tvm {
+                text.to_string()
+            } else {
+                real_lines(text, reduction.lines, minimized)
+            }
+        }),
         size_before: reduction.original_size,
         size_after: reduction.reduced_size,
         text_lines_before: original.lines().count(),
@@ -314,6 +377,7 @@ fn report_data(reduction: &Reduction, context: &ReportContext<'_>, original: &st
         reproduce: format!("tirproof oracles minimized.py --oracle {}{flag}", failure.oracle),
         origin: context.origin.to_string(),
         seed: reduction.seed,
+        tvm_version: None,
     }
 }
 

@@ -263,3 +263,22 @@ pub struct Block {
     pub init: Option<Stmt>,
     pub body: Stmt,
 }
+
+impl Block {
+    /// A block without iteration variables, predicate, written regions, annotations or init
+    /// that allocates `alloc_buffers` around `body` (TVM's root block, and the blocks that hold
+    /// allocations in S-TIR).
+    pub fn opaque(name: impl Into<String>, alloc_buffers: Vec<BlockAlloc>, body: Stmt) -> Block {
+        Block {
+            name: name.into(),
+            iter_vars: Vec::new(),
+            predicate: None,
+            reads: None,
+            writes: None,
+            annotations: Annotations::default(),
+            alloc_buffers,
+            init: None,
+            body,
+        }
+    }
+}

@@ -8,6 +8,7 @@ use std::time::Duration;
 use tirproof::duration::parse_duration;
 use tirproof::outln;
 use tirproof_fuzz::oracle::{Chain, ChainConfig, OracleName, Outcome, PassVariant};
+use tirproof_fuzz::peer::PeerMode;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -34,14 +35,24 @@ pub struct ChainArgs {
     /// Test the pipeline pass with its deliberate bug (for testing the fuzzers).
     #[arg(long)]
     pub planted_bug: bool,
+    /// Also give each program to TVM's own pass and judge its output (`tvm`: its
+    /// InjectSoftwarePipeline; `tvm-lower`: that and the lowering up to FlattenBuffer). Needs
+    /// scripts/setup_tvm.sh (or TIRPROOF_TVM_PYTHON); without TVM the oracle is skipped.
+    #[arg(long, value_name = "PEER")]
+    pub peer: Option<PeerMode>,
 }
 
 impl ChainArgs {
     /// The chain configuration, running `oracles` (all when empty).
     pub fn config(&self, oracles: &[OracleName]) -> ChainConfig {
+        let mut oracles = if oracles.is_empty() { OracleName::DEFAULT.to_vec() } else { oracles.to_vec() };
+        if self.peer.is_some() && !oracles.contains(&OracleName::Tvm) {
+            oracles.push(OracleName::Tvm);
+        }
         ChainConfig {
             pass: if self.planted_bug { PassVariant::PlantedBug } else { PassVariant::Real },
-            oracles: if oracles.is_empty() { OracleName::ALL.to_vec() } else { oracles.to_vec() },
+            oracles,
+            peer: self.peer.unwrap_or_default(),
             timeout: self.timeout.max(Duration::from_millis(1)),
             seed: self.seed,
             ..ChainConfig::default()

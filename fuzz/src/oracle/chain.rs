@@ -22,6 +22,7 @@ use super::{
     SkipReason,
 };
 use crate::cutoff::Cutoff;
+use crate::peer::{self, PeerMode};
 
 /// Which pipeline pass the chain tests.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -70,6 +71,8 @@ pub struct ChainConfig {
     pub seed: u64,
     /// Time budget of a program (see [`Chain::run_until`]); `None`: none.
     pub budget: Option<Duration>,
+    /// Which of TVM's passes the `tvm` oracle runs.
+    pub peer: PeerMode,
 }
 
 impl Default for ChainConfig {
@@ -77,10 +80,11 @@ impl Default for ChainConfig {
         ChainConfig {
             pass: PassVariant::Real,
             mode: InputMode::Valid,
-            oracles: OracleName::ALL.to_vec(),
+            oracles: OracleName::DEFAULT.to_vec(),
             timeout: Duration::from_secs(10),
             seed: 0,
             budget: None,
+            peer: PeerMode::default(),
         }
     }
 }
@@ -184,7 +188,9 @@ impl Chain<'_> {
         // Likewise for one that faults under some run of the plan (other inputs or schedules):
         // the oracles after it are not run.
         let faults_alone = Cell::new(false);
-        let steps: [Step<'_>; 6] = [
+        let steps: [Step<'_>; 7] = [
+            // First, so that a finding of tirproof's own oracles does not hide TVM's verdict.
+            (OracleName::Tvm, &|| peer::check(input, &output, self.config.peer, seed, timeout, known)),
             (OracleName::Equivalence, &|| {
                 let outcome = equivalence::check(OracleName::Equivalence, input, &output, seed);
                 faults_alone.set(mode == InputMode::Unknown && is_the_originals(&outcome));

@@ -16,7 +16,7 @@
 
 mod chain;
 mod cse;
-mod equivalence;
+pub(crate) mod equivalence;
 pub mod panics;
 mod ptx;
 mod text;
@@ -29,6 +29,8 @@ use std::str::FromStr;
 use serde::Serialize;
 use tirproof_interp::FaultKind;
 use tirproof_verify::solver::BUDGET_SPENT;
+
+use crate::peer::TvmClass;
 
 pub use crate::engine::Side;
 
@@ -62,10 +64,28 @@ pub enum OracleName {
     Verify,
     /// Printing and parsing the input and the output gives them back.
     RoundTrip,
+    /// TVM's own pipeline pass on the input (`--peer tvm`): its output judged like ours
+    /// (`crate::peer`). Not in the default set: it needs TVM.
+    Tvm,
 }
 
 impl OracleName {
-    pub const ALL: [OracleName; 9] = [
+    pub const ALL: [OracleName; 10] = [
+        OracleName::NoPanic,
+        OracleName::Pipeline,
+        OracleName::Tvm,
+        OracleName::Equivalence,
+        OracleName::Ptx,
+        OracleName::WaitsTight,
+        OracleName::Agreement,
+        OracleName::Cse,
+        OracleName::Verify,
+        OracleName::RoundTrip,
+    ];
+
+    /// The oracles a chain runs when none are named: all but `tvm`, which needs TVM and is
+    /// asked for with `--peer`.
+    pub const DEFAULT: [OracleName; 9] = [
         OracleName::NoPanic,
         OracleName::Pipeline,
         OracleName::Equivalence,
@@ -87,7 +107,10 @@ impl OracleName {
 
     /// Whether the oracle's verdict rests on Z3 checks (which a time budget can stop).
     pub fn asks_z3(self) -> bool {
-        matches!(self, OracleName::WaitsTight | OracleName::Agreement | OracleName::Cse | OracleName::Verify)
+        matches!(
+            self,
+            OracleName::WaitsTight | OracleName::Agreement | OracleName::Cse | OracleName::Verify | OracleName::Tvm
+        )
     }
 
     pub fn name(self) -> &'static str {
@@ -101,6 +124,7 @@ impl OracleName {
             OracleName::Cse => "cse",
             OracleName::Verify => "verify",
             OracleName::RoundTrip => "round-trip",
+            OracleName::Tvm => "tvm",
         }
     }
 }
@@ -120,7 +144,7 @@ impl Serialize for OracleName {
 /// An oracle name that is not one of [`OracleName::ALL`].
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown oracle `{0}` (expected one of: no-panic, pipeline, equivalence, ptx, waits-tight, agreement, cse, verify, round-trip)"
+    "unknown oracle `{0}` (expected one of: no-panic, pipeline, equivalence, ptx, waits-tight, agreement, cse, verify, round-trip, tvm)"
 )]
 pub struct UnknownOracle(pub String);
 
@@ -191,6 +215,8 @@ pub enum FailureClass {
     ReparseFailed,
     /// Printed and parsed back, but different.
     RoundTripChanged,
+    /// TVM's pass failed on the program, or its output is wrong (`tvm`).
+    Tvm(TvmClass),
 }
 
 impl FailureClass {
@@ -223,6 +249,7 @@ impl FailureClass {
             FailureClass::RefutationNotReproduced => "refutation-not-reproduced".into(),
             FailureClass::ReparseFailed => "reparse-failed".into(),
             FailureClass::RoundTripChanged => "round-trip-changed".into(),
+            FailureClass::Tvm(class) => format!("tvm:{class}"),
         }
     }
 
@@ -279,6 +306,8 @@ impl FromStr for FailureClass {
             })
         } else if let Some(kind) = key.strip_prefix("emulator-fault:") {
             FaultKind::ALL.into_iter().find(|k| k.name() == kind).map(|kind| FailureClass::EmulatorFault { kind })
+        } else if let Some(rest) = key.strip_prefix("tvm:") {
+            TvmClass::parse_key(rest).map(FailureClass::Tvm)
         } else if let Some(s) = key.strip_prefix("interpreter-error:") {
             side(s).map(|side| FailureClass::InterpreterError { side })
         } else {
@@ -488,6 +517,9 @@ mod tests {
             classes.extend(FaultKind::ALL.map(|kind| FailureClass::Fault { side, kind }));
         }
         classes.extend(FaultKind::ALL.map(|kind| FailureClass::EmulatorFault { kind }));
+        classes.push(FailureClass::Tvm(TvmClass::Racy { kind: FaultKind::ReadPendingAsync }));
+        classes
+            .push(FailureClass::Tvm(TvmClass::PassRaised { exception: "InternalError".into(), at: "a.cc:1".into() }));
         for class in classes {
             assert_eq!(class.key().parse::<FailureClass>(), Ok(class.clone()), "{class}");
         }

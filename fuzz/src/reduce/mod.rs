@@ -27,6 +27,7 @@ use tirproof_ir::print::print_module;
 
 use crate::cutoff::Cutoff;
 use crate::oracle::{parse_text, runs_cleanly, Chain, ChainConfig, ChainResult, Failure, OracleName, Signature};
+use crate::peer::PeerMode;
 
 pub use edits::{Edit, EDITS};
 pub use size::Size;
@@ -111,6 +112,8 @@ pub struct Reduction {
     pub lines: LineRefs,
     /// The chain's seed (which schedule, inputs and mutated wait the failure needs).
     pub seed: u64,
+    /// Which of TVM's passes the `tvm` oracle ran.
+    pub peer: PeerMode,
 }
 
 /// What to reduce for.
@@ -144,6 +147,7 @@ impl Reduction {
             minimization: Minimization::NotStarted,
             lines: LineRefs::Minimized,
             seed,
+            peer: PeerMode::default(),
         }
     }
 }
@@ -199,6 +203,7 @@ pub fn reduce_until(input: &IRModule, config: &ReduceConfig, cutoff: &Cutoff) ->
         minimization,
         lines,
         seed: config.chain.seed,
+        peer: config.chain.peer,
     })
 }
 

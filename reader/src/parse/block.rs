@@ -435,18 +435,34 @@ impl Lowerer {
 
     /// `B = T.sblock_alloc_buffer(...)`.
     fn block_alloc(&mut self, name: &Ident, span: Span, args: &[PExpr], kwargs: &[Kwarg], parts: &mut Parts) {
+        if let Some(alloc) = self.sblock_alloc(name, span, args, kwargs) {
+            parts.alloc_buffers.push(alloc);
+        }
+    }
+
+    /// The allocation `name = T.sblock_alloc_buffer(args)` makes, with `name` bound to its
+    /// buffer (poisoned when the arguments are wrong): in a block header, or at the top of an
+    /// S-TIR function, where TVM prints the allocations of the implicit root block.
+    pub(super) fn sblock_alloc(
+        &mut self,
+        name: &Ident,
+        span: Span,
+        args: &[PExpr],
+        kwargs: &[Kwarg],
+    ) -> Option<BlockAlloc> {
         let Some(bound) = self.bind_args(&SBLOCK_ALLOC_SIG, span, args, kwargs) else {
             self.poison(name);
-            return;
+            return None;
         };
         let annotations = bound.get("annotations").map(|a| self.annotations(a)).unwrap_or_default();
         match self.buffer_from_args(&name.name, &bound, tirproof_ir::buffer::SCOPE_GLOBAL, span) {
             Some(buffer) => {
                 self.scopes.bind(&name.name, Binding::Buffer(buffer.clone()));
-                parts.alloc_buffers.push(BlockAlloc { buffer, annotations });
+                Some(BlockAlloc { buffer, annotations })
             }
             None => {
                 self.poison(name);
+                None
             }
         }
     }

@@ -15,6 +15,7 @@ use tirproof_ir::buffer::SCOPE_GLOBAL;
 use tirproof_ir::dtype::DataType;
 use tirproof_ir::func::{Param, PrimFunc};
 use tirproof_ir::span::Span;
+use tirproof_ir::stmt::{Block, BlockAlloc, Stmt, StmtKind};
 use tirproof_ir::var::Var;
 
 use super::ast::{BodyEvent, Ident, Kwarg, PExpr, PExprKind, PFuncHeader, PIndex, PParam, PStmt, PStmtKind};
@@ -48,6 +49,9 @@ pub(super) struct FuncBuilder {
     attrs: Annotations,
     /// Still in the leading run of prelude statements.
     in_prelude: bool,
+    /// `B = T.sblock_alloc_buffer(...)` in the prelude of an S-TIR function: the allocations
+    /// of the implicit root block, as TVM prints them (the block itself only in a comment).
+    root_allocs: Vec<BlockAlloc>,
     /// The `for` and `with` statements open around the next event.
     frames: Frames,
     body: ListState,
@@ -71,6 +75,7 @@ impl Lowerer {
             params,
             attrs: Annotations::new(),
             in_prelude: true,
+            root_allocs: Vec::new(),
             frames: Frames::default(),
             body: ListState::default(),
         }
@@ -82,6 +87,9 @@ impl Lowerer {
         if f.in_prelude && f.frames.is_empty() {
             if let BodyEvent::Stmt(stmt) = &event {
                 if self.prelude_stmt(stmt, &mut f.params, &mut f.attrs) {
+                    return;
+                }
+                if f.s_tir && self.root_alloc(stmt, &mut f.root_allocs) {
                     return;
                 }
             }
@@ -97,7 +105,11 @@ impl Lowerer {
         if let Some(lowered) = self.close_all(&mut f.frames) {
             self.absorb(lowered, &mut f.body);
         }
-        let body = self.fold(f.body);
+        let mut body = self.fold(f.body);
+        if !f.root_allocs.is_empty() {
+            let alloc_buffers = std::mem::take(&mut f.root_allocs);
+            body = Stmt::new(StmtKind::Block(Box::new(Block::opaque("root", alloc_buffers, body))), f.span);
+        }
         self.scopes.pop();
         let FuncBuilder { name, span, s_tir, private, params, attrs, .. } = f;
         PrimFunc { name, params, attrs, body, s_tir, private, span }
@@ -249,6 +261,17 @@ impl Lowerer {
             }
             _ => return false,
         }
+        true
+    }
+
+    /// Reads `stmt` as an allocation of the implicit root block into `allocs`; false when it
+    /// is not one.
+    fn root_alloc(&mut self, stmt: &PStmt, allocs: &mut Vec<BlockAlloc>) -> bool {
+        let PStmtKind::Assign { target, value } = &stmt.kind else { return false };
+        let Some((callee, args, kwargs)) = value.as_call() else { return false };
+        let Some(name) = target.as_name().filter(|_| callee == "T.sblock_alloc_buffer") else { return false };
+        let name = Ident { name: name.to_string(), span: target.span };
+        allocs.extend(self.sblock_alloc(&name, value.span, args, kwargs));
         true
     }
 

@@ -620,3 +620,21 @@ fn intrinsic_literals_of_another_type_round_trip() {
     let diff = tirproof_ir::structural::module_diff(&module, &parse_ok(&printed));
     assert!(diff.is_none(), "{diff:?}\n{printed}");
 }
+
+#[test]
+fn root_block_allocations_at_function_level_are_the_implicit_root_blocks() {
+    // TVM prints the implicit root block of an S-TIR function as a comment, with its
+    // allocations at function level: the same function as the explicit block.
+    let header = "@T.prim_func(s_tir=True)\ndef main(A: T.Buffer((4,), \"float32\")):\n";
+    let implicit = format!(
+        "{header}    # with T.sblock(\"root\"):\n    S = T.sblock_alloc_buffer((1,))\n    for i in range(4):\n        S[0] = A[i]\n        A[i] = S[0]\n"
+    );
+    let explicit = format!(
+        "{header}    with T.sblock(\"root\"):\n        S = T.sblock_alloc_buffer((1,))\n        for i in range(4):\n            S[0] = A[i]\n            A[i] = S[0]\n"
+    );
+    assert_eq!(render(&implicit), render(&explicit));
+    // Outside an S-TIR function there is no root block to allocate in.
+    let plain = implicit.replace("(s_tir=True)", "");
+    let errors = parse_module(&plain).err().map(|d| d.render("f.py", &plain)).unwrap_or_default();
+    assert!(errors.contains("`T.sblock_alloc_buffer` outside a block"), "{errors}");
+}

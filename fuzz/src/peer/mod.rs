@@ -1,0 +1,260 @@
+//! TVM as a peer: the `tvm` oracle gives each pass input to TVM's own `InjectSoftwarePipeline`
+//! (in [`PeerMode::Lowered`], also the lowering TVM runs after it, up to flattened buffers),
+//! reads TVM's output back and judges it the way tirproof judges its own pass.
+//!
+//! The input is printed as S-TIR ([`s_tir::for_tvm`]) and sent to a long-lived TVM process
+//! ([`worker`]). TVM's answer is classed ([`TvmClass`]): an exception (by type and the source
+//! line that raised it), a crash or a hang (the process is restarted, the campaign goes on),
+//! text tirproof cannot read, or an output. An output is run under the lazy, eager and a
+//! random schedule against the original (the interpreter's faults say racy, negative count,
+//! unwaited group; other outputs say wrong result), then every wait is verified with Z3 (a
+//! refuted wait is racy even when no run showed it; a safe wait that is not the largest safe
+//! count is over-synchronized), and the message compares TVM's waits with those of tirproof's
+//! own pass. A TVM that is missing or of another version makes the oracle a skip with the
+//! reason.
+//!
+//! Invariants: the oracle never panics outward and never blocks past its time limits; a
+//! finding names TVM's version and carries what reproduces it in TVM ([`reproduction`]).
+
+mod class;
+pub mod s_tir;
+pub mod worker;
+
+use std::fmt::Write as _;
+use std::str::FromStr;
+use std::time::Duration;
+
+use tirproof_ir::print::print_module;
+use tirproof_ir::IRModule;
+
+pub use class::TvmClass;
+pub use worker::{find_python, with_worker, PeerError, TvmOp, TvmRefusal, TvmReply, TvmStage, TVM_VERSION};
+
+use crate::oracle::waits::Known;
+use crate::oracle::{equivalence, parse_text, waits, Failure, FailureClass, OracleName, Outcome, Side, SkipReason};
+
+/// How long TVM may take on one program (its passes take milliseconds on generated programs;
+/// a program that keeps it busy longer is reported as a hang).
+pub const REQUEST_LIMIT: Duration = Duration::from_secs(60);
+
+/// Which of TVM's passes the peer runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PeerMode {
+    /// `InjectSoftwarePipeline` alone.
+    #[default]
+    Pipeline,
+    /// `InjectSoftwarePipeline`, `LowerOpaqueBlock` and `FlattenBuffer`.
+    Lowered,
+}
+
+impl PeerMode {
+    pub const ALL: [PeerMode; 2] = [PeerMode::Pipeline, PeerMode::Lowered];
+
+    /// The spelling of `--peer`.
+    pub fn name(self) -> &'static str {
+        match self {
+            PeerMode::Pipeline => "tvm",
+            PeerMode::Lowered => "tvm-lower",
+        }
+    }
+
+    fn op(self) -> TvmOp {
+        match self {
+            PeerMode::Pipeline => TvmOp::Pipeline,
+            PeerMode::Lowered => TvmOp::Lower,
+        }
+    }
+
+    /// The Python statements that run this mode's passes on `mod`.
+    fn python_passes(self) -> &'static str {
+        match self {
+            PeerMode::Pipeline => "mod = tvm.s_tir.transform.InjectSoftwarePipeline()(mod)\n",
+            PeerMode::Lowered => concat!(
+                "mod = tvm.s_tir.transform.InjectSoftwarePipeline()(mod)\n",
+                "mod = tvm.s_tir.transform.LowerOpaqueBlock()(mod)\n",
+                "mod = tvm.tirx.transform.FlattenBuffer()(mod)\n",
+            ),
+        }
+    }
+}
+
+/// A `--peer` value that names no mode.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown peer `{0}` (expected tvm or tvm-lower)")]
+pub struct UnknownPeer(pub String);
+
+impl FromStr for PeerMode {
+    type Err = UnknownPeer;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        PeerMode::ALL.into_iter().find(|m| m.name() == s).ok_or_else(|| UnknownPeer(s.to_string()))
+    }
+}
+
+/// What TVM made of one program.
+#[derive(Clone, Debug)]
+pub struct TvmRun {
+    /// The text given to TVM.
+    pub input_text: String,
+    /// TVM's answer, or why there is none.
+    pub reply: Result<TvmReply, PeerError>,
+}
+
+/// Gives `input` to TVM in `mode`.
+pub fn run_tvm(input: &IRModule, mode: PeerMode) -> TvmRun {
+    let input_text = print_module(&s_tir::for_tvm(input));
+    let reply = with_worker(|worker| worker.request(mode.op(), &input_text, REQUEST_LIMIT));
+    TvmRun { input_text, reply }
+}
+
+/// The `tvm` oracle: TVM's pass on `input`, judged (see the module documentation); `ours` is
+/// tirproof's pass's output on the same input.
+pub fn check(input: &IRModule, ours: &IRModule, mode: PeerMode, seed: u64, timeout: Duration, known: Known) -> Outcome {
+    let run = run_tvm(input, mode);
+    let fail = |class: TvmClass, message: String| Failure::new(OracleName::Tvm, FailureClass::Tvm(class), message);
+    let printed = match run.reply {
+        Err(PeerError::Hung { limit }) => {
+            return Outcome::Fail(fail(TvmClass::Hung, format!("TVM did not answer within {limit:?}")));
+        }
+        Err(error @ PeerError::Crashed { .. }) => return Outcome::Fail(fail(TvmClass::Crashed, error.to_string())),
+        Err(error) => return Outcome::not_applicable(error.to_string()),
+        Ok(TvmReply::Refused(refusal)) => {
+            let class = TvmClass::of_refusal(&refusal);
+            let stage = match refusal.stage {
+                TvmStage::Parse => "TVM's parser refuses the program",
+                TvmStage::Pass => "TVM's pass raises",
+                TvmStage::Print => "TVM cannot print its result",
+            };
+            let at = refusal.location.as_deref().map(|l| format!(" (at {l})")).unwrap_or_default();
+            return Outcome::Fail(fail(class, format!("{stage}: {}: {}{at}", refusal.kind, refusal.message.trim())));
+        }
+        Ok(TvmReply::Printed(text)) => text,
+    };
+    let theirs = match parse_text(&printed) {
+        Ok(Some(module)) => module,
+        Ok(None) => {
+            let why = tirproof_reader::parse_module(&printed)
+                .err()
+                .map_or_else(|| "the checker refuses it".to_string(), |e| e.to_string());
+            let failure = fail(TvmClass::OutputUnreadable, format!("tirproof cannot read TVM's output: {why}"));
+            return Outcome::Fail(failure.with_counterexample(printed));
+        }
+        Err(failure) => return Outcome::Fail(failure),
+    };
+    judge(input, ours, &theirs, seed, timeout, known)
+}
+
+/// Judges TVM's output `theirs` of `input` (see the module documentation).
+pub fn judge(
+    input: &IRModule,
+    ours: &IRModule,
+    theirs: &IRModule,
+    seed: u64,
+    timeout: Duration,
+    known: Known,
+) -> Outcome {
+    let fail = |class: TvmClass, message: String| Failure::new(OracleName::Tvm, FailureClass::Tvm(class), message);
+    let compared = compare_waits(ours, theirs);
+    match equivalence::check(OracleName::Tvm, input, theirs, seed) {
+        Outcome::Pass => {}
+        Outcome::Fail(failure) => {
+            let class = match failure.class {
+                FailureClass::Fault { side: Side::Transformed, kind } => TvmClass::of_fault(kind),
+                FailureClass::OutputMismatch => TvmClass::WrongResult,
+                FailureClass::Fault { side: Side::Original, .. }
+                | FailureClass::InterpreterError { side: Side::Original } => {
+                    return Outcome::not_applicable("the input does not run cleanly on its own");
+                }
+                _ => {
+                    let why = format!("the interpreter cannot run TVM's output: {}", failure.message);
+                    return Outcome::Skip(SkipReason::Undecided(why));
+                }
+            };
+            let mut evidence = failure.counterexample.unwrap_or_default();
+            // The verifier's word on the same output, for the report.
+            if let (Outcome::Fail(proof), _) = waits::tight(theirs, known, timeout) {
+                let _ = write!(evidence, "\n\nverifier: {}", proof.message);
+                if let Some(values) = proof.counterexample {
+                    let _ = write!(evidence, "\ncounterexample: {values}");
+                }
+            }
+            let message = format!("TVM's output, run against the input: {}\n{compared}", failure.message);
+            return Outcome::Fail(fail(class, message).with_counterexample(evidence.trim().to_string()));
+        }
+        skip @ Outcome::Skip(_) => return skip,
+    }
+    match waits::tight(theirs, known, timeout) {
+        (Outcome::Fail(failure), _) => {
+            let class = match failure.class {
+                FailureClass::WaitRefuted => TvmClass::RacyProved,
+                FailureClass::WaitOverSynchronized => TvmClass::OverSynchronized,
+                _ => {
+                    let unknown = SkipReason::VerifierUnknown(format!("TVM's output: {}", failure.message));
+                    return Outcome::Skip(unknown);
+                }
+            };
+            let message = format!("TVM's output: {}\n{compared}", failure.message);
+            let failure = match failure.counterexample {
+                Some(values) => fail(class, message).with_counterexample(values),
+                None => fail(class, message),
+            };
+            Outcome::Fail(failure)
+        }
+        (outcome, _) => outcome,
+    }
+}
+
+/// The waits of both outputs, side by side, for messages.
+fn compare_waits(ours: &IRModule, theirs: &IRModule) -> String {
+    let counts = |module: &IRModule| {
+        let counts = wait_counts(module);
+        if counts.is_empty() {
+            "none".to_string()
+        } else {
+            counts.join(", ")
+        }
+    };
+    format!("waits of TVM's output: {}; of tirproof's pass: {}", counts(theirs), counts(ours))
+}
+
+/// The counts of a module's waits, in program order, as printed.
+fn wait_counts(module: &IRModule) -> Vec<String> {
+    use tirproof_ir::visit::{walk_stmt, Visitor};
+    use tirproof_ir::{Stmt, StmtKind};
+    struct Counts(Vec<String>);
+    impl Visitor for Counts {
+        fn visit_stmt(&mut self, stmt: &Stmt) {
+            if let StmtKind::Attr(attr) = &stmt.kind {
+                if attr.key == tirproof_ir::annotation::ASYNC_WAIT_INFLIGHT_COUNT {
+                    self.0.push(tirproof_ir::print::print_expr(&attr.value));
+                }
+            }
+            walk_stmt(self, stmt);
+        }
+    }
+    let mut counts = Counts(Vec::new());
+    for func in &module.functions {
+        counts.visit_stmt(&func.body);
+    }
+    counts.0
+}
+
+/// A Python script that shows TVM's behaviour on `input` in `mode`: it parses the S-TIR text
+/// tirproof gave TVM, runs the passes and prints the result (or raises TVM's error).
+pub fn reproduction(input: &IRModule, mode: PeerMode) -> String {
+    let text = print_module(&s_tir::for_tvm(input));
+    let body: String = text
+        .lines()
+        .filter(|l| !l.starts_with("from ") && !l.starts_with("import "))
+        .map(|l| format!("{}\n", l.replace('\\', "\\\\").replace("'''", "\\'\\'\\'")))
+        .collect();
+    let mut script = String::new();
+    let _ = writeln!(script, "# Reproduces the finding in TVM {TVM_VERSION} (pip install apache-tvm=={TVM_VERSION}).");
+    let _ = writeln!(script, "import tvm\nimport tvm.s_tir\nimport tvm.tirx\n");
+    let _ = writeln!(script, "SOURCE = '''\n{body}'''\n");
+    let _ = writeln!(script, "mod = tvm.script.from_source(SOURCE)");
+    let _ = writeln!(script, "if not isinstance(mod, tvm.IRModule):\n    mod = tvm.IRModule({{\"main\": mod}})");
+    script.push_str(mode.python_passes());
+    script.push_str("print(mod.script())\n");
+    script
+}

@@ -1,0 +1,325 @@
+//! A long-lived TVM process: the Python script `worker.py` (embedded in the binary, so nothing
+//! is read from the source tree at run time) under the Python of a venv with apache-tvm, spoken
+//! to in JSON lines. TVM is imported once per worker, not once per program.
+//!
+//! Invariants: every request gets an answer or an error within its time limit; a process that
+//! hangs is killed and one that dies is reaped, and either is reported as a [`PeerError`] (an
+//! outcome for the caller, never a panic); the worker is then gone and the next request starts
+//! a new one. The child's stderr is drained on its own thread (so TVM cannot block on a full
+//! pipe) and its tail is kept for crash reports. A worker whose TVM is not the pinned version
+//! is refused at start.
+
+use std::cell::RefCell;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// The worker's source, run with `python -c`.
+const WORKER_SOURCE: &str = include_str!("worker.py");
+
+/// The TVM release tirproof audits: the apache-tvm wheel `scripts/setup_tvm.sh` pins. Another
+/// version may print or refuse differently, so it is refused rather than half-trusted.
+pub const TVM_VERSION: &str = "0.27.0.post1";
+
+/// The environment variable naming the Python that has TVM (overrides the search).
+pub const PYTHON_VARIABLE: &str = "TIRPROOF_TVM_PYTHON";
+
+/// Where the set-up script puts the venv, relative to the repository.
+const VENV_PYTHON: &str = "third_party/tvm/bin/python";
+
+/// How long importing TVM may take (a cold import reads a few hundred megabytes).
+const START_LIMIT: Duration = Duration::from_secs(120);
+
+/// How much of the child's stderr is kept for a crash report.
+const STDERR_TAIL: usize = 4096;
+
+/// What to ask TVM to do with a text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TvmOp {
+    /// Parse and print back.
+    Parse,
+    /// Parse, run `InjectSoftwarePipeline`, print.
+    Pipeline,
+    /// Parse, run `InjectSoftwarePipeline`, `LowerOpaqueBlock` and `FlattenBuffer`, print.
+    Lower,
+}
+
+/// Where TVM refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TvmStage {
+    Parse,
+    Pass,
+    Print,
+}
+
+/// An exception TVM raised, as the worker reports it.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct TvmRefusal {
+    pub stage: TvmStage,
+    /// The exception's Python type (`InternalError`, `ValueError`, ...).
+    pub kind: String,
+    pub message: String,
+    /// The C++ source line the exception was raised at, relative to TVM's `src/`
+    /// (`s_tir/transform/inject_software_pipeline.cc:842`), when its traceback names one.
+    pub location: Option<String>,
+}
+
+/// TVM's answer to one request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TvmReply {
+    /// What TVM printed.
+    Printed(String),
+    /// TVM raised.
+    Refused(TvmRefusal),
+}
+
+/// Why TVM gave no answer.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PeerError {
+    #[error("TVM is not installed: no Python with apache-tvm at {looked} (run scripts/setup_tvm.sh, or set {PYTHON_VARIABLE})")]
+    NotInstalled { looked: String },
+    #[error("TVM could not be started with {python}: {reason}")]
+    Start { python: String, reason: String },
+    #[error("TVM {found} is installed, tirproof audits TVM {TVM_VERSION} (run scripts/setup_tvm.sh)")]
+    WrongVersion { found: String },
+    #[error("TVM's process died ({status}){}", tail_of(.stderr))]
+    Crashed { status: String, stderr: String },
+    #[error("TVM did not answer within {limit:?}; its process was killed")]
+    Hung { limit: Duration },
+    #[error("TVM's worker broke the protocol: {0}")]
+    Protocol(String),
+}
+
+impl PeerError {
+    /// Whether TVM itself failed on the program (a crash or a hang), as opposed to TVM being
+    /// unavailable here.
+    pub fn is_tvm_failure(&self) -> bool {
+        matches!(self, PeerError::Crashed { .. } | PeerError::Hung { .. })
+    }
+}
+
+fn tail_of(stderr: &str) -> String {
+    let stderr = stderr.trim();
+    if stderr.is_empty() {
+        String::new()
+    } else {
+        format!(": {stderr}")
+    }
+}
+
+#[derive(Serialize)]
+struct Request<'a> {
+    id: u64,
+    op: &'a str,
+    text: &'a str,
+}
+
+#[derive(Deserialize)]
+struct Response {
+    id: Option<u64>,
+    ok: bool,
+    text: Option<String>,
+    stage: Option<TvmStage>,
+    kind: Option<String>,
+    message: Option<String>,
+    location: Option<String>,
+}
+
+/// One TVM process.
+pub struct TvmWorker {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<std::io::Result<String>>,
+    stderr: Arc<Mutex<String>>,
+    next_id: u64,
+    /// `tvm.__version__` of the process.
+    pub version: String,
+}
+
+impl TvmWorker {
+    /// Starts a worker under `python` and checks its TVM version.
+    pub fn start(python: &Path) -> Result<TvmWorker, PeerError> {
+        let start_error = |reason: String| PeerError::Start { python: python.display().to_string(), reason };
+        let mut child = Command::new(python)
+            .args(["-u", "-c", WORKER_SOURCE])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| start_error(e.to_string()))?;
+        let (Some(stdin), Some(stdout), Some(stderr_pipe)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            let _ = child.kill();
+            return Err(start_error("its standard streams were not piped".into()));
+        };
+        let (send, lines) = mpsc::channel();
+        thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let end = line.is_err();
+                if send.send(line).is_err() || end {
+                    break;
+                }
+            }
+        });
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let tail = Arc::clone(&stderr);
+        thread::spawn(move || drain_stderr(stderr_pipe, &tail));
+        let mut worker = TvmWorker { child, stdin, lines, stderr, next_id: 0, version: String::new() };
+        let version = match worker.ask("version", "", START_LIMIT)? {
+            TvmReply::Printed(version) => version,
+            TvmReply::Refused(refusal) => return Err(start_error(refusal.message)),
+        };
+        if version != TVM_VERSION {
+            return Err(PeerError::WrongVersion { found: version });
+        }
+        worker.version = version;
+        Ok(worker)
+    }
+
+    /// Asks TVM to `op` the text, waiting at most `limit`.
+    pub fn request(&mut self, op: TvmOp, text: &str, limit: Duration) -> Result<TvmReply, PeerError> {
+        let op = match op {
+            TvmOp::Parse => "parse",
+            TvmOp::Pipeline => "pipeline",
+            TvmOp::Lower => "lower",
+        };
+        self.ask(op, text, limit)
+    }
+
+    fn ask(&mut self, op: &str, text: &str, limit: Duration) -> Result<TvmReply, PeerError> {
+        self.next_id += 1;
+        let id = self.next_id;
+        let line = serde_json::to_string(&Request { id, op, text }).map_err(|e| PeerError::Protocol(e.to_string()))?;
+        if writeln!(self.stdin, "{line}").and_then(|()| self.stdin.flush()).is_err() {
+            return Err(self.crashed());
+        }
+        let line = match self.lines.recv_timeout(limit) {
+            Ok(Ok(line)) => line,
+            Ok(Err(_)) | Err(RecvTimeoutError::Disconnected) => return Err(self.crashed()),
+            Err(RecvTimeoutError::Timeout) => {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                return Err(PeerError::Hung { limit });
+            }
+        };
+        let response: Response =
+            serde_json::from_str(&line).map_err(|e| PeerError::Protocol(format!("{e} in {line:?}")))?;
+        if response.id != Some(id) {
+            return Err(PeerError::Protocol(format!("answer {:?} to request {id}", response.id)));
+        }
+        if response.ok {
+            return Ok(TvmReply::Printed(response.text.unwrap_or_default()));
+        }
+        Ok(TvmReply::Refused(TvmRefusal {
+            stage: response.stage.unwrap_or(TvmStage::Pass),
+            kind: response.kind.unwrap_or_else(|| "Exception".into()),
+            message: response.message.unwrap_or_default(),
+            location: response.location,
+        }))
+    }
+
+    /// The error for a process that stopped answering: its exit status and stderr's tail.
+    fn crashed(&mut self) -> PeerError {
+        // The reader thread saw the end of stdout; give the process a moment to exit.
+        let mut status = None;
+        for _ in 0..50 {
+            if let Ok(Some(s)) = self.child.try_wait() {
+                status = Some(s);
+                break;
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+        if status.is_none() {
+            let _ = self.child.kill();
+            status = self.child.wait().ok();
+        }
+        let stderr = self.stderr.lock().map(|s| s.clone()).unwrap_or_default();
+        let status = status.map_or_else(|| "no exit status".to_string(), |s| s.to_string());
+        PeerError::Crashed { status, stderr }
+    }
+}
+
+impl Drop for TvmWorker {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn drain_stderr(mut pipe: impl Read, tail: &Mutex<String>) {
+    let mut buffer = [0u8; 4096];
+    while let Ok(n) = pipe.read(&mut buffer) {
+        if n == 0 {
+            break;
+        }
+        if let Ok(mut tail) = tail.lock() {
+            tail.push_str(&String::from_utf8_lossy(&buffer[..n]));
+            if tail.len() > STDERR_TAIL {
+                let cut = tail.len() - STDERR_TAIL;
+                let cut = (cut..tail.len()).find(|&i| tail.is_char_boundary(i)).unwrap_or(tail.len());
+                tail.drain(..cut);
+            }
+        }
+    }
+}
+
+/// The Python to run TVM with: `TIRPROOF_TVM_PYTHON`, else the set-up script's venv found
+/// above the running executable or the current directory.
+pub fn find_python() -> Result<PathBuf, PeerError> {
+    if let Some(python) = std::env::var_os(PYTHON_VARIABLE) {
+        let python = PathBuf::from(python);
+        return if python.exists() {
+            Ok(python)
+        } else {
+            Err(PeerError::NotInstalled { looked: python.display().to_string() })
+        };
+    }
+    let mut roots = Vec::new();
+    if let Ok(exe) = std::env::current_exe() {
+        roots.extend(exe.ancestors().skip(1).map(Path::to_path_buf));
+    }
+    if let Ok(dir) = std::env::current_dir() {
+        roots.extend(dir.ancestors().map(Path::to_path_buf));
+    }
+    roots.iter().map(|root| root.join(VENV_PYTHON)).find(|python| python.exists()).ok_or_else(|| {
+        PeerError::NotInstalled { looked: format!("{VENV_PYTHON} above the executable and the current directory") }
+    })
+}
+
+thread_local! {
+    /// This thread's worker, or why it could not be started (kept, so a missing TVM is not
+    /// looked for again per program; a crashed or hung worker is dropped and restarted).
+    static WORKER: RefCell<Option<Result<TvmWorker, PeerError>>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` with this thread's worker, starting it first when there is none.
+pub fn with_worker<R>(f: impl FnOnce(&mut TvmWorker) -> Result<R, PeerError>) -> Result<R, PeerError> {
+    WORKER.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        let worker = slot.get_or_insert_with(|| find_python().and_then(|python| TvmWorker::start(&python)));
+        let worker = match worker {
+            Ok(worker) => worker,
+            Err(error) => return Err(error.clone()),
+        };
+        let result = f(worker);
+        // A process that died, hung or lost the protocol's thread is not asked again.
+        if matches!(result, Err(PeerError::Crashed { .. } | PeerError::Hung { .. } | PeerError::Protocol(_))) {
+            *slot = None;
+        }
+        result
+    })
+}
+
+/// The TVM version this thread's worker runs, or why there is none.
+pub fn version() -> Result<String, PeerError> {
+    with_worker(|worker| Ok(worker.version.clone()))
+}

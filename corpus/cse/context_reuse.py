@@ -15,6 +15,7 @@ def main(x: T.int32, y: T.int32, A: T.Buffer((8,), "int32")):
 #
 # @T.prim_func
 # def main(x: T.int32, y: T.int32, A: T.Buffer((8,), "int32")):
+#     w = T.int32()
 #     cse_v1: T.let[T.int32] = x * y
 #     a: T.let[T.int32] = x + y
 #     A[0] = a * 2

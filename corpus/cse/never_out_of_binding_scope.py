@@ -11,12 +11,13 @@ def main(x: T.int32, y: T.int32, n: T.int32, A: T.Buffer((256,), "int32")):
         A[i + 32] = x * y + x // n + x // n
     A[127] = T.Let(v * 2 + 1 + (v * 2 + 1), where={v: x + 1})
 
-
 # ---- expected output ----
 # # from tvm.script import tirx as T
 #
 # @T.prim_func
 # def main(x: T.int32, y: T.int32, n: T.int32, A: T.Buffer((256,), "int32")):
+#     v = T.int32()
+#     cse_v4 = T.int32()
 #     cse_v1: T.let[T.int32] = x * y
 #     for i in range(n):
 #         cse_v3: T.let[T.int32] = x // n

@@ -212,12 +212,28 @@ fn print_summary(summary: &Summary, jobs: usize) -> anyhow::Result<()> {
         };
         outln!("  {oracle:<12} pass {:>7}  skip {:>6}  fail {:>6}{undecided}", counts.pass, counts.skip, counts.fail)?;
     }
+    print_tvm_table(summary)?;
     if summary.signatures.is_empty() {
         outln!("no findings")?;
     }
     for (signature, count) in &summary.signatures {
         let new = if summary.new_findings.contains(signature) { " (new)" } else { "" };
         outln!("  {signature}: {count} programs{new}")?;
+    }
+    Ok(())
+}
+
+/// With `--peer`: what TVM did with the programs given to it, per class of failure.
+fn print_tvm_table(summary: &Summary) -> anyhow::Result<()> {
+    let Some(counts) = summary.oracles.get(OracleName::Tvm.name()) else { return Ok(()) };
+    let given = counts.pass + counts.fail;
+    outln!("TVM's pass on {given} programs (and {} skipped):", counts.skip)?;
+    outln!("  | outcome | programs |")?;
+    outln!("  | --- | --- |")?;
+    outln!("  | TVM and tirproof both clean | {} |", counts.pass)?;
+    let prefix = format!("{}/tvm:", OracleName::Tvm);
+    for (signature, count) in summary.signatures.iter().filter(|(s, _)| s.starts_with(&prefix)) {
+        outln!("  | {} | {count} |", &signature[prefix.len()..])?;
     }
     Ok(())
 }

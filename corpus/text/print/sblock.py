@@ -13,9 +13,9 @@ def main(A: T.Buffer((16, 16), "float32"), C: T.Buffer((16,), "float32")):
                 T.where(i < 16)
                 T.reads(A[vi, 0:16])
                 T.writes(C[vi])
-                T.attr({"async_scope": 1})
                 tmp = T.sblock_alloc_buffer((1,), "float32", scope="local")
                 with T.init():
                     C[vi] = T.float32(0.0)
+                T.attr({"async_scope": 1})
                 tmp[0] = A[vi, vk]
                 C[vi] = C[vi] + tmp[0]

@@ -73,10 +73,16 @@ impl Printer {
             Expr::Broadcast { value, lanes } => format!("T.Broadcast({}, {lanes})", self.expr(value)),
             Expr::Let { var, value, body } => {
                 let value = self.expr(value);
-                self.names.open_scope();
-                let name = self.names.define_var(var);
+                // Declared at the top of the function (`v = T.int32()`) when printed whole.
+                let declared = self.names.knows_var(var);
+                if !declared {
+                    self.names.open_scope();
+                }
+                let name = if declared { self.names.var(var) } else { self.names.define_var(var) };
                 let body = self.expr(body);
-                self.names.close_scope();
+                if !declared {
+                    self.names.close_scope();
+                }
                 format!("T.Let({body}, where={{{name}: {value}}})")
             }
             Expr::Load(load) => {

@@ -13,7 +13,8 @@ use crate::buffer::Buffer;
 use crate::expr::Expr;
 use crate::func::{IRModule, PrimFunc};
 use crate::stmt::Stmt;
-use crate::visit::{walk_buffer_def, Visitor};
+use crate::var::Var;
+use crate::visit::{walk_buffer_def, walk_expr, Visitor};
 
 use expr::quote;
 use names::Names;
@@ -120,6 +121,12 @@ impl Printer {
             let name = self.names.define_buffer(&buffer);
             self.line(&format!("{name} = T.match_buffer({handle}, {})", args.join(", ")));
         }
+        // TVM 0.27 reads the variable of `T.Let(..., where={v: ...})` as a use, so it must be
+        // declared before, as TVM prints it: `v = T.int32()` at the top of the function.
+        for var in let_expr_vars(&func.body) {
+            let name = self.names.define_var(&var);
+            self.line(&format!("{name} = T.{}()", var.dtype()));
+        }
         let before = self.out.len();
         self.stmt_list(&func.body, false);
         if self.out.len() == before && func.attrs.is_empty() {
@@ -196,3 +203,21 @@ fn mentions_vars(buffer: &Buffer) -> bool {
 
 #[cfg(test)]
 mod tests;
+
+/// The variables that `T.Let` expressions in `body` bind, each once, in order of appearance.
+fn let_expr_vars(body: &Stmt) -> Vec<Var> {
+    struct Lets(Vec<Var>);
+    impl Visitor for Lets {
+        fn visit_expr(&mut self, expr: &Expr) {
+            if let Expr::Let { var, .. } = expr {
+                if !self.0.contains(var) {
+                    self.0.push(var.clone());
+                }
+            }
+            walk_expr(self, expr);
+        }
+    }
+    let mut lets = Lets(Vec::new());
+    lets.visit_stmt(body);
+    lets.0
+}

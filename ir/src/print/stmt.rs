@@ -6,6 +6,8 @@
 //! so re-parsing gives back the same nesting. Chains of dictionary-form attributes print as
 //! one `T.attr({...})`.
 
+use crate::annotation::Annotations;
+use crate::async_op::AsyncKey;
 use crate::buffer::BufferRegion;
 use crate::expr::Expr;
 use crate::stmt::{Allocate, AttrStmt, Block, For, ForKind, IterKind, Stmt, StmtKind};
@@ -224,6 +226,14 @@ impl Printer {
             self.line("with T.init():");
             self.body(init);
         }
+        // Async keys print as TVM prints its own async scopes in a block: `T.attr`, which TVM
+        // reads as an attribute over the block's body (what they mean here too), after
+        // `T.init`, which TVM wants before any such scope.
+        let (protocol, _) = split_async(&block.annotations);
+        if !protocol.is_empty() {
+            let text = format!("T.attr({})", self.annotations(&protocol));
+            self.line(&text);
+        }
         let before = self.out.len();
         self.stmt_list(&block.body, true);
         if self.out.len() == before {
@@ -257,8 +267,9 @@ impl Printer {
             let text = format!("T.writes({})", self.regions(writes));
             self.line(&text);
         }
-        if !block.annotations.is_empty() {
-            let text = format!("T.attr({})", self.annotations(&block.annotations));
+        let (_, others) = split_async(&block.annotations);
+        if !others.is_empty() {
+            let text = format!("T.sblock_attr({})", self.annotations(&others));
             self.line(&text);
         }
         for alloc in &block.alloc_buffers {
@@ -290,4 +301,22 @@ impl Printer {
             .collect();
         format!("{}[{}]", self.names.buffer(&region.buffer), dims.join(", "))
     }
+}
+
+/// A block's annotations split into the async protocol's keys (printed as `T.attr`, after
+/// `T.init`) and the others (TVM's `T.sblock_attr`). Reading the two back gives the others
+/// first, so when a protocol key comes before another key all print as one `T.attr`, which
+/// keeps their order (and reads back the same).
+fn split_async(annotations: &Annotations) -> (Annotations, Annotations) {
+    let is_protocol = |key: &str| AsyncKey::parse(key).is_some();
+    let keys: Vec<&str> = annotations.iter().map(|(key, _)| key).collect();
+    if keys.windows(2).any(|pair| is_protocol(pair[0]) && !is_protocol(pair[1])) {
+        return (annotations.clone(), Annotations::new());
+    }
+    let (mut protocol, mut others) = (Annotations::new(), Annotations::new());
+    for (key, value) in annotations.iter() {
+        let side = if is_protocol(key) { &mut protocol } else { &mut others };
+        side.insert(key, value.clone());
+    }
+    (protocol, others)
 }

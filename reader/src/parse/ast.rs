@@ -231,10 +231,11 @@ pub(super) enum PStmtKind {
         value: PExpr,
     },
     /// `name: annotation = value`.
+    /// `name: ann = value`, or `name: ann` alone (TVM's declaration of a scalar).
     AnnAssign {
         name: Ident,
         ann: PExpr,
-        value: PExpr,
+        value: Option<PExpr>,
     },
     For {
         targets: Vec<Ident>,

@@ -14,12 +14,12 @@ use tirproof_ir::buffer::Buffer;
 use tirproof_ir::dtype::DataType;
 use tirproof_ir::expr::Expr;
 use tirproof_ir::span::Span;
-use tirproof_ir::stmt::{is_valid_thread_tag, Allocate, AttrStmt, Stmt, StmtKind};
+use tirproof_ir::stmt::{is_valid_thread_tag, Allocate, AttrStmt, BufferStore, Stmt, StmtKind};
 use tirproof_ir::var::Var;
 
 use super::ast::{Ident, Kwarg, PExpr, PExprKind};
 use super::lower::{Lowerer, Sig};
-use super::scope::Binding;
+use super::scope::{scalar_indices, Binding};
 
 /// A statement waiting for its body.
 pub(super) enum Binder {
@@ -46,6 +46,12 @@ pub(super) enum Binder {
     },
     DeclBuffer {
         buffer: Buffer,
+    },
+    /// TVM's scalar (`x: T.float32 = e`, `x = T.local_scalar(T.float32)`): a one-element
+    /// buffer, its element stored `value` first when there is one.
+    Scalar {
+        buffer: Buffer,
+        value: Option<Expr>,
     },
     Launch {
         var: Var,
@@ -79,6 +85,17 @@ impl Binder {
             }
             Binder::AllocBuffer { buffer, annotations } => StmtKind::AllocBuffer { buffer, annotations, body },
             Binder::DeclBuffer { buffer } => StmtKind::DeclBuffer { buffer, body },
+            Binder::Scalar { buffer, value } => {
+                let body = match value {
+                    Some(value) => {
+                        let indices = scalar_indices(&buffer);
+                        let store = BufferStore { buffer: buffer.clone(), indices, value };
+                        Box::new(Stmt::seq(vec![Stmt::new(StmtKind::Store(store), span), *body]))
+                    }
+                    None => body,
+                };
+                StmtKind::AllocBuffer { buffer, annotations: Annotations::default(), body }
+            }
             Binder::Launch { var, tag, extent } => StmtKind::LaunchThread { var, tag, extent, body },
         };
         Stmt::new(kind, span)

@@ -87,7 +87,7 @@ pub(super) fn is_header(stmt: &PStmt) -> bool {
         PStmtKind::Expr(e) => match e.as_call() {
             Some((callee, args, kwargs)) => {
                 matches!(callee.as_str(), "T.where" | "T.reads" | "T.writes")
-                    || (callee == "T.attr"
+                    || (matches!(callee.as_str(), "T.attr" | "T.sblock_attr")
                         && kwargs.is_empty()
                         && matches!(args, [d] if matches!(d.kind, PExprKind::Dict(_))))
             }

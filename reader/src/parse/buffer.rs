@@ -114,9 +114,22 @@ impl Lowerer {
     /// A shape or stride list: a tuple, a list, or a single extent.
     pub fn shape(&mut self, e: &PExpr) -> Vec<Expr> {
         match &e.kind {
-            PExprKind::Tuple(items) | PExprKind::List(items) => items.iter().map(|d| self.expr(d)).collect(),
-            _ => vec![self.expr(e)],
+            PExprKind::Tuple(items) | PExprKind::List(items) => items.iter().map(|d| self.extent(d)).collect(),
+            _ => vec![self.extent(e)],
         }
+    }
+
+    /// One extent of a shape. A string names a symbolic extent (TVM prints `("n",)` for an
+    /// extent variable not defined yet where it prints the buffer, such as a scalar parameter
+    /// after the buffer's): the variable of that name, or a new `int32` one bound here.
+    fn extent(&mut self, e: &PExpr) -> Expr {
+        let PExprKind::Str(name) = &e.kind else { return self.expr(e) };
+        if let Some(var) = self.scopes.lookup(name).and_then(|b| b.var().cloned()) {
+            return Expr::var(&var);
+        }
+        let var = Var::new(name.clone(), DataType::INT32);
+        self.scopes.bind(name, Binding::Var(var.clone()));
+        Expr::var(&var)
     }
 
     /// The handle variable named by `data=` (`A.data`, or an allocated variable).

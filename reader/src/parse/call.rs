@@ -18,9 +18,12 @@ use super::lower::{Lowerer, Sig};
 use super::scope::Binding;
 
 /// Forms that only make sense as (part of) a statement.
-const STATEMENT_FORMS: [&str; 32] = [
+const STATEMENT_FORMS: [&str; 35] = [
     "T.evaluate",
+    "T.local_scalar",
+    "T.shared_scalar",
     "T.attr",
+    "T.sblock_attr",
     "T.func_attr",
     "T.match_buffer",
     "T.allocate",

@@ -15,7 +15,7 @@ use tirproof_ir::span::Span;
 use super::ast::{ArithOp, PExpr, PExprKind, PIndex, UnaryOp};
 use super::literal::{literal, Lit};
 use super::lower::Lowerer;
-use super::scope::Binding;
+use super::scope::{is_scalar_buffer, scalar_indices, Binding};
 
 /// A zero (or other small constant) of `dtype`, broadcast for vectors.
 pub(super) fn constant_like(value: i64, dtype: DataType) -> Expr {
@@ -119,6 +119,10 @@ impl Lowerer {
 
     fn name_value(&mut self, name: &str, span: Span) -> Expr {
         match self.scopes.lookup(name) {
+            Some(Binding::Buffer(buffer)) if is_scalar_buffer(buffer) => {
+                let buffer = buffer.clone();
+                Expr::load(&buffer, scalar_indices(&buffer))
+            }
             Some(Binding::Buffer(_)) => self.bad_expr(
                 span,
                 format!("buffer `{name}` is not a value"),

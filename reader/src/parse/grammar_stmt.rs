@@ -141,8 +141,7 @@ impl Cursor<'_> {
             };
             let name = Ident { name: name.clone(), span: first.span };
             let ann = self.expr()?;
-            self.expect(Punct::Assign, "missing `=` in an annotated assignment")?;
-            let value = self.expr()?;
+            let value = if self.eat(Punct::Assign) { Some(self.expr()?) } else { None };
             PStmtKind::AnnAssign { name, ann, value }
         } else if self.eat(Punct::Assign) {
             let value = self.expr_list()?;

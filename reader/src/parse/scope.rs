@@ -33,7 +33,23 @@ pub(super) enum Binding {
     Poison,
 }
 
+/// Whether TVM 0.27 prints `buffer` as a scalar: one element (shape `(1,)`), its name standing
+/// for that element (`x = e`, `y = x + 1`).
+pub(super) fn is_scalar_buffer(buffer: &Buffer) -> bool {
+    buffer.const_shape().as_deref() == Some(&[1])
+}
+
+/// The indices of a scalar buffer's element.
+pub(super) fn scalar_indices(_buffer: &Buffer) -> Vec<Expr> {
+    vec![Expr::int(0)]
+}
+
 impl Binding {
+    /// Whether the name stands for a scalar buffer ([`is_scalar_buffer`]).
+    pub fn is_scalar_buffer(&self) -> bool {
+        matches!(self, Binding::Buffer(buffer) if is_scalar_buffer(buffer))
+    }
+
     /// The variable behind a name that can be used as a value.
     pub fn var(&self) -> Option<&Var> {
         match self {

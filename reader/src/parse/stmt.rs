@@ -8,6 +8,7 @@
 //! bound after its value is lowered (`x = x + 1` reads the outer `x`); a definition whose
 //! lowering failed binds the name as poisoned, so its uses do not cascade into new errors.
 
+use tirproof_ir::buffer::{BufferSpec, SCOPE_LOCAL, SCOPE_SHARED};
 use tirproof_ir::dtype::DataType;
 use tirproof_ir::expr::Expr;
 use tirproof_ir::span::Span;
@@ -18,7 +19,7 @@ use super::ast::{Ident, PExpr, PExprKind, PIndex, PStmt, PStmtKind};
 use super::binder::{Binder, Scoped};
 use super::literal::dtype_of_name;
 use super::lower::Lowerer;
-use super::scope::Binding;
+use super::scope::{scalar_indices, Binding};
 use super::stream::{Finish, Frame};
 
 /// A statement list being built: statements since the last binder, and the binders still
@@ -109,7 +110,7 @@ impl Lowerer {
             PStmtKind::Pass => Lowered::Nothing,
             PStmtKind::Expr(e) => self.expr_stmt(e, s.span),
             PStmtKind::Assign { target, value } => self.assign(target, value, s.span),
-            PStmtKind::AnnAssign { name, ann, value } => self.ann_assign(name, ann, value, s.span),
+            PStmtKind::AnnAssign { name, ann, value } => self.ann_assign(name, ann, value.as_ref(), s.span),
             PStmtKind::For { targets, iter, body } => self.for_loop(targets, iter, body, s.span),
             PStmtKind::If { branches, else_body } => self.if_stmt(branches, else_body.as_deref(), s.span),
             PStmtKind::With { item, targets, body } => self.with_stmt(item, targets, body, s.span),
@@ -134,7 +135,7 @@ impl Lowerer {
                 self.not_at_function_start(&callee, e.span);
                 Lowered::Nothing
             }
-            "T.where" | "T.reads" | "T.writes" => {
+            "T.where" | "T.reads" | "T.writes" | "T.sblock_attr" => {
                 self.misplaced_header(&callee, e.span);
                 Lowered::Nothing
             }
@@ -164,9 +165,26 @@ impl Lowerer {
         kwargs: &[super::ast::Kwarg],
         span: Span,
     ) -> Lowered {
-        let Some([scope]) = self.exact_args(callee, call_span, args, kwargs, 1) else {
+        // TVM 0.27 prints the barrier with its two other arguments: whether it is a barrier of
+        // the whole grid, and how many blocks take part (`T.bool(False), -1`).
+        let count = if args.len() == 3 { 3 } else { 1 };
+        let Some(args) = self.exact_args(callee, call_span, args, kwargs, count) else {
             return Lowered::Nothing;
         };
+        let scope = &args[0];
+        if let [_, grid, blocks] = args {
+            let grid_wide = self.expr(grid);
+            self.expr(blocks);
+            if grid_wide.as_int() != Some(0) {
+                self.error(
+                    grid.span,
+                    "a barrier of the whole grid is not modelled",
+                    "`T.bool(False)` (a barrier of the threads of one block)",
+                    grid.describe(),
+                );
+                return Lowered::Nothing;
+            }
+        }
         match self.string_arg(scope, "the barrier scope") {
             Some(scope) => Lowered::Stmt(Stmt::new(StmtKind::Barrier { scope }, span)),
             None => Lowered::Nothing,
@@ -242,6 +260,23 @@ impl Lowerer {
         if let Some((callee, args, kwargs)) = value.as_call() {
             match callee.as_str() {
                 "T.env_thread" => return self.env_thread(name, value.span, args, kwargs),
+                "T.local_scalar" | "T.shared_scalar" => {
+                    let scope = if callee == "T.local_scalar" { SCOPE_LOCAL } else { SCOPE_SHARED };
+                    let dtype = match args {
+                        [ty] if kwargs.is_empty() => ty.dotted().and_then(|d| dtype_of_name(&d)),
+                        _ => None,
+                    };
+                    let Some(dtype) = dtype else {
+                        self.error(
+                            value.span,
+                            format!("`{callee}` takes one type"),
+                            "a type such as `T.float32`",
+                            value.describe(),
+                        );
+                        return self.poison(name);
+                    };
+                    return self.scalar(name, dtype, scope, None, span);
+                }
                 "T.match_buffer" | "T.func_attr" => {
                     self.not_at_function_start(&callee, value.span);
                     return self.poison(name);
@@ -273,10 +308,33 @@ impl Lowerer {
                 Scoped::NotMine => {}
             }
         }
+        if let Some(Binding::Buffer(buffer)) = self.scopes.lookup(&name.name).filter(|b| b.is_scalar_buffer()).cloned()
+        {
+            // TVM's scalar: `x = e` stores into the buffer `x` stands for.
+            let value = self.expr_as(value, buffer.dtype());
+            if value.dtype() != buffer.dtype() {
+                self.error(
+                    span,
+                    format!("type mismatch in the store to `{}`", name.name),
+                    format!("a value of type {}", buffer.dtype()),
+                    format!("type {}", value.dtype()),
+                );
+            }
+            let indices = scalar_indices(&buffer);
+            return Lowered::Stmt(Stmt::new(StmtKind::Store(BufferStore { buffer, indices, value }), span));
+        }
         let value = self.expr(value);
         let var = Var::new(name.name.clone(), value.dtype());
         self.scopes.bind(&name.name, Binding::Var(var.clone()));
         Lowered::Binder(Binder::Let { var, value }, span)
+    }
+
+    /// TVM's scalar: a one-element buffer of `scope` named `name` (which then stands for its
+    /// element), stored `value` first when there is one.
+    fn scalar(&mut self, name: &Ident, dtype: DataType, scope: &str, value: Option<Expr>, span: Span) -> Lowered {
+        let buffer = BufferSpec::new(name.name.clone(), dtype, vec![Expr::int(1)], scope).build();
+        self.scopes.bind(&name.name, Binding::Buffer(buffer.clone()));
+        Lowered::Binder(Binder::Scalar { buffer, value }, span)
     }
 
     pub fn poison(&mut self, name: &Ident) -> Lowered {
@@ -284,14 +342,19 @@ impl Lowerer {
         Lowered::Nothing
     }
 
-    /// `x: T.int32 = e` and `x: T.let[T.int32] = e`.
-    fn ann_assign(&mut self, name: &Ident, ann: &PExpr, value: &PExpr, span: Span) -> Lowered {
+    /// `x: T.let[T.int32] = e` (a let binding), and TVM's scalars: `x: T.int32 = e` and
+    /// `x: T.int32`, a one-element local buffer (initialized to `e`) that `x` then stands for.
+    fn ann_assign(&mut self, name: &Ident, ann: &PExpr, value: Option<&PExpr>, span: Span) -> Lowered {
+        let is_let =
+            matches!(&ann.kind, PExprKind::Subscript { value, .. } if value.dotted().as_deref() == Some("T.let"));
         let Some(dtype) = self.let_type(ann) else {
-            self.expr(value);
+            if let Some(value) = value {
+                self.expr(value);
+            }
             return self.poison(name);
         };
-        let value = self.expr_as(value, dtype);
-        if value.dtype() != dtype {
+        let value = value.map(|v| self.expr_as(v, dtype));
+        if let Some(value) = value.as_ref().filter(|v| v.dtype() != dtype) {
             self.error(
                 span,
                 format!("type mismatch in the definition of `{}`", name.name),
@@ -299,6 +362,13 @@ impl Lowerer {
                 format!("type {}", value.dtype()),
             );
         }
+        if !is_let {
+            return self.scalar(name, dtype, SCOPE_LOCAL, value, span);
+        }
+        let Some(value) = value else {
+            self.error(span, "a let binding needs a value", "`= value`", "nothing");
+            return self.poison(name);
+        };
         let var = Var::new(name.name.clone(), dtype);
         self.scopes.bind(&name.name, Binding::Var(var.clone()));
         Lowered::Binder(Binder::Let { var, value }, span)

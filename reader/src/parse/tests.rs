@@ -422,7 +422,7 @@ for v: int32 in Vectorized(0:int32, 4:int32) None
 
 #[test]
 fn lets_branches_and_literal_typing() {
-    let body = "    y: T.int32 = n + 1\n    z = y * 2\n    if z < 3:\n        A[0] = x + 1\n    elif z < 4:\n        pass\n    else:\n        A[1] = T.max(x, 0)\n    A[2] = T.Cast(\"float32\", z)\n    w: T.let[T.float32] = 2\n    A[3] = 1 + w\n    B[0, 0] = -5 + -n\n";
+    let body = "    y: T.let[T.int32] = n + 1\n    z = y * 2\n    if z < 3:\n        A[0] = x + 1\n    elif z < 4:\n        pass\n    else:\n        A[1] = T.max(x, 0)\n    A[2] = T.Cast(\"float32\", z)\n    w: T.let[T.float32] = 2\n    A[3] = 1 + w\n    B[0, 0] = -5 + -n\n";
     let expected = "let y: int32 = (n + 1:int32)
 let z: int32 = (y * 2:int32)
 if (z < 3:int32)
@@ -512,7 +512,7 @@ A[3:int32] = select((not (n == 1:int32) and 1:bool), 0.5:float16, 1:bool)
 
 #[test]
 fn names_shadow_and_expire() {
-    let body = "    for i in range(2):\n        A[i] = 0\n    for i in range(3):\n        A[i] = 1\n    y: T.int32 = 1\n    y: T.int32 = y + 1\n    B[0, 0] = y\n";
+    let body = "    for i in range(2):\n        A[i] = 0\n    for i in range(3):\n        A[i] = 1\n    y: T.let[T.int32] = 1\n    y: T.let[T.int32] = y + 1\n    B[0, 0] = y\n";
     let func = func_of(&wrap(body));
     let text = show::func(&func);
     // The two loops have distinct variables; the second `y` reads the first.
@@ -637,4 +637,24 @@ fn root_block_allocations_at_function_level_are_the_implicit_root_blocks() {
     let plain = implicit.replace("(s_tir=True)", "");
     let errors = parse_module(&plain).err().map(|d| d.render("f.py", &plain)).unwrap_or_default();
     assert!(errors.contains("`T.sblock_alloc_buffer` outside a block"), "{errors}");
+}
+
+#[test]
+fn tvm_scalars_are_one_element_buffers_their_names_stand_for() {
+    // TVM 0.27 prints a one-element buffer as a scalar: declared `x: T.float32 = e`,
+    // `x: T.float32` or `x = T.shared_scalar(T.float32)`, its name standing for its element.
+    let header = "@T.prim_func\ndef main(A: T.Buffer((4,), \"float32\"), K: T.Buffer((1,), \"float32\")):\n    for i in range(4):\n";
+    let sugar = format!(
+        "{header}        S: T.float32 = A[i]\n        U = T.shared_scalar(T.float32)\n        U = S + K\n        V: T.float32\n        V = U\n        A[i] = V\n        K = V\n"
+    );
+    let explicit = format!(
+        "{header}        S = T.alloc_buffer((1,), \"float32\", scope=\"local\")\n        S[0] = A[i]\n        U = T.alloc_buffer((1,), \"float32\", scope=\"shared\")\n        U[0] = S[0] + K[0]\n        V = T.alloc_buffer((1,), \"float32\", scope=\"local\")\n        V[0] = U[0]\n        A[i] = V[0]\n        K[0] = V[0]\n"
+    );
+    assert_eq!(render(&sugar), render(&explicit));
+    // A let binding keeps `T.let`; a scalar of one type does not take a value of another.
+    let let_binding = format!("{header}        y: T.let[T.int32] = i * 2\n        A[y % 4] = K\n");
+    assert!(render(&let_binding).contains("let y: int32"), "{}", render(&let_binding));
+    let mismatch = format!("{header}        S: T.float32 = A[i]\n        S = T.int64(2)\n");
+    let errors = parse_module(&mismatch).err().map(|d| d.render("f.py", &mismatch)).unwrap_or_default();
+    assert!(errors.contains("type mismatch in the store to `S`"), "{errors}");
 }

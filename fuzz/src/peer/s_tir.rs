@@ -46,3 +46,23 @@ impl MutVisitor for AllocationsToBlocks {
         walk_stmt_mut(self, stmt);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use tirproof_ir::print::print_module;
+    use tirproof_reader::parse_module;
+
+    use super::*;
+
+    #[test]
+    fn allocations_become_the_blocks_that_hold_them() {
+        let text = "@T.prim_func\ndef main(A: T.Buffer((8,), \"float32\"), C: T.Buffer((8,), \"float32\")):\n    L = T.alloc_buffer((1,), \"float32\", scope=\"local\")\n    for i in T.serial(8, annotations={\"software_pipeline_stage\": [0, 1], \"software_pipeline_order\": [0, 1], \"software_pipeline_async_stages\": [0]}):\n        S = T.alloc_buffer((1,), \"float32\", scope=\"shared\")\n        U = T.alloc_buffer((1,), \"float32\", scope=\"shared\")\n        S[0] = A[i]\n        U[0] = S[0]\n        C[i] = U[0] + L[0]\n";
+        let module = parse_module(text).expect("parses");
+        let printed = print_module(&for_tvm(&module));
+        let expected = "@T.prim_func(s_tir=True)\ndef main(A: T.Buffer((8,), \"float32\"), C: T.Buffer((8,), \"float32\")):\n    with T.sblock(\"\"):\n        L = T.sblock_alloc_buffer((1,), \"float32\", scope=\"local\")\n        for i in T.serial(8, annotations={\"software_pipeline_stage\": [0, 1], \"software_pipeline_order\": [0, 1], \"software_pipeline_async_stages\": [0]}):\n            with T.sblock(\"\"):\n                S = T.sblock_alloc_buffer((1,), \"float32\", scope=\"shared\")\n                U = T.sblock_alloc_buffer((1,), \"float32\", scope=\"shared\")\n                S[0] = A[i]\n                U[0] = S[0]\n                C[i] = U[0] + L[0]\n";
+        assert!(printed.ends_with(expected), "{printed}");
+        // What it makes reads back as itself, and an S-TIR function is left alone.
+        let reread = parse_module(&printed).expect("reads back");
+        assert_eq!(print_module(&for_tvm(&reread)), printed);
+    }
+}

@@ -323,3 +323,63 @@ pub fn with_worker<R>(f: impl FnOnce(&mut TvmWorker) -> Result<R, PeerError>) ->
 pub fn version() -> Result<String, PeerError> {
     with_worker(|worker| Ok(worker.version.clone()))
 }
+
+#[cfg(all(test, unix))]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+
+    /// A stand-in for Python: a shell script that answers the version request with `version`
+    /// and then does `then` (`exit 3`, `sleep 30`, or answers with a line of its own).
+    fn fake_python(dir: &Path, version: &str, then: &str) -> PathBuf {
+        let path = dir.join("python");
+        let script = format!(
+            "#!/bin/sh\nread line\necho '{{\"id\": 1, \"ok\": true, \"text\": \"{version}\"}}'\nread line\necho 'some diagnostics' >&2\n{then}\n"
+        );
+        std::fs::write(&path, script).expect("writes the script");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("makes it executable");
+        path
+    }
+
+    #[test]
+    fn a_worker_that_dies_is_a_crash_with_its_stderr() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let mut worker = TvmWorker::start(&fake_python(dir.path(), TVM_VERSION, "exit 3")).expect("starts");
+        let error = worker.request(TvmOp::Pipeline, "", Duration::from_secs(10)).expect_err("it died");
+        assert!(matches!(&error, PeerError::Crashed { status, .. } if status.contains('3')), "{error}");
+        assert!(error.is_tvm_failure());
+    }
+
+    #[test]
+    fn a_worker_that_does_not_answer_is_a_hang_and_is_killed() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let mut worker = TvmWorker::start(&fake_python(dir.path(), TVM_VERSION, "sleep 30")).expect("starts");
+        let started = std::time::Instant::now();
+        let error = worker.request(TvmOp::Pipeline, "", Duration::from_millis(300)).expect_err("it hangs");
+        assert_eq!(error, PeerError::Hung { limit: Duration::from_millis(300) });
+        assert!(started.elapsed() < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn another_tvm_version_is_refused() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let result = TvmWorker::start(&fake_python(dir.path(), "0.20.0", "exit 0"));
+        assert!(matches!(result, Err(PeerError::WrongVersion { ref found }) if found == "0.20.0"));
+    }
+
+    #[test]
+    fn an_answer_to_another_request_breaks_the_protocol() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let answer = "echo '{\"id\": 7, \"ok\": true, \"text\": \"\"}'";
+        let mut worker = TvmWorker::start(&fake_python(dir.path(), TVM_VERSION, answer)).expect("starts");
+        let error = worker.request(TvmOp::Parse, "", Duration::from_secs(10)).expect_err("a stray answer");
+        assert!(matches!(error, PeerError::Protocol(_)), "{error}");
+    }
+
+    #[test]
+    fn a_missing_python_is_not_installed() {
+        let error = TvmWorker::start(Path::new("/nonexistent/python")).err();
+        assert!(matches!(error, Some(PeerError::Start { .. })), "{error:?}");
+    }
+}

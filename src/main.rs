@@ -60,6 +60,9 @@ enum Command {
     /// Lower a program through the lowering pipeline to PTX (sm_80 or sm_90).
     #[command(after_help = EXIT_CODES)]
     Ptx(commands::ptx::Args),
+    /// Write the pass inputs a campaign generates, one file per program.
+    #[command(after_help = EXIT_CODES)]
+    Generate(commands::generate::Args),
 }
 
 /// The stack of the thread that runs a command. The reader accepts a flat chain `a + b + ...`
@@ -94,6 +97,7 @@ fn run(cli: Cli) -> ExitCode {
         Command::Reduce(args) => commands::reduce::run(&args),
         Command::Fuzz(args) => commands::fuzz::run(&args),
         Command::Ptx(args) => commands::ptx::run(&args),
+        Command::Generate(args) => commands::generate::run(&args),
     };
     match result.and_then(|code| Ok(flush_stdout().map(|()| code)?)) {
         Ok(code) => code,

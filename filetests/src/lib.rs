@@ -12,6 +12,7 @@
 //! # oracles: equivalence  the fuzzers' oracles a `fuzz` case runs (default: all)
 //! # seed: 33891           the seed of a `fuzz` case's chain (schedule, inputs, mutated wait)
 //! # ptx: cp.async.wait_group 1   text the program's PTX must contain, in this order (any kind)
+//! # tvm: racy:read-pending-async   the class of TVM's failure of a `tvm-finding` case
 //! ```
 //!
 //! Line numbers in diagnostics count from the top of the file, header included. With
@@ -24,6 +25,7 @@ mod pipeline;
 mod ptx;
 mod run;
 mod text;
+mod tvm;
 
 pub use pipeline::EXPECTED_MARKER;
 
@@ -51,6 +53,9 @@ pub enum Kind {
     /// The fuzzers' oracle chain (the `# oracles:`, default all) passes: regressions found by
     /// the fuzzers live in `corpus/regressions/` as these.
     Fuzz,
+    /// A bug of TVM's pipeline pass (`# tvm:` its class), with TVM's output: tirproof's pass
+    /// is proved on the program, TVM's output fails as recorded (`tvm.rs`).
+    TvmFinding,
 }
 
 impl Kind {
@@ -63,6 +68,7 @@ impl Kind {
             "pass-error" => Some(Kind::PassError),
             "run" => Some(Kind::Run),
             "fuzz" => Some(Kind::Fuzz),
+            "tvm-finding" => Some(Kind::TvmFinding),
             _ => None,
         }
     }
@@ -76,12 +82,13 @@ impl Kind {
             Kind::PassError => "pass-error",
             Kind::Run => "run",
             Kind::Fuzz => "fuzz",
+            Kind::TvmFinding => "tvm-finding",
         }
     }
 }
 
 /// Directive keys a header line may use.
-const DIRECTIVES: [&str; 9] = ["test", "check", "error", "desc", "passes", "run", "oracles", "seed", "ptx"];
+const DIRECTIVES: [&str; 10] = ["test", "check", "error", "desc", "passes", "run", "oracles", "seed", "ptx", "tvm"];
 
 /// A parsed case file.
 #[derive(Clone, Debug)]
@@ -106,6 +113,8 @@ pub struct Case {
     pub seed: u64,
     /// `# ptx:` values, in order (see `ptx`).
     pub ptx_checks: Vec<String>,
+    /// `# tvm: CLASS` of a `tvm-finding` case.
+    pub tvm_class: Option<String>,
 }
 
 /// How a case went.
@@ -133,6 +142,7 @@ impl Case {
         let mut oracles = Vec::new();
         let mut seed = 0;
         let mut ptx_checks = Vec::new();
+        let mut tvm_class = None;
         for line in text.lines() {
             let Some((key, value)) = directive(line) else { break };
             header.push(line.to_string());
@@ -142,6 +152,7 @@ impl Case {
                 "error" => errors.push(value.to_string()),
                 "run" => runs.push(value.to_string()),
                 "ptx" => ptx_checks.push(value.to_string()),
+                "tvm" => tvm_class = Some(value.to_string()),
                 "oracles" => oracles = value.split(',').map(|p| p.trim().to_string()).collect(),
                 "passes" => passes = value.split(',').map(|p| p.trim().to_string()).collect(),
                 "seed" => seed = value.trim().parse().map_err(|_| format!("`# seed: {value}` is not a number"))?,
@@ -161,6 +172,7 @@ impl Case {
             oracles,
             seed,
             ptx_checks,
+            tvm_class,
         })
     }
 
@@ -187,6 +199,7 @@ impl Case {
             Kind::PassError => pipeline::run_pass_error(self, bless),
             Kind::Run => run::run_run(self, bless),
             Kind::Fuzz => fuzz::run_fuzz(self),
+            Kind::TvmFinding => tvm::run_tvm_finding(self),
         };
         ptx::check(self, verdict)
     }

@@ -136,7 +136,16 @@ pub fn write_finding(dir: &Path, reduction: &Reduction, context: &ReportContext<
         ("original.py", original),
         ("minimized.py", minimized.clone()),
         ("output.py", output),
-        ("regression.py", regression_case(&data, &minimized)),
+        (
+            "regression.py",
+            match (&reduction.failure.class, &tvm) {
+                (crate::oracle::FailureClass::Tvm(class), Some(tvm)) => {
+                    let desc = format!("TVM {}: {} ({})", tvm.version, class, data.origin);
+                    peer::finding_case(class, &desc, reduction.seed, &minimized, tvm.output.as_deref())
+                }
+                _ => regression_case(&data, &minimized),
+            },
+        ),
     ]);
     publish(dir, files.iter().map(|(name, text)| (*name, text.as_str())))?;
     Ok(data)

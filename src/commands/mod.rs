@@ -5,6 +5,7 @@ pub mod check;
 pub mod corpus;
 pub mod fmt;
 pub mod fuzz;
+pub mod generate;
 pub mod opt;
 pub mod oracles;
 pub mod ptx;

@@ -258,3 +258,25 @@ pub fn reproduction(input: &IRModule, mode: PeerMode) -> String {
     script.push_str("print(mod.script())\n");
     script
 }
+
+/// The line that starts TVM's recorded output in a `tvm-finding` corpus case.
+pub const TVM_OUTPUT_MARKER: &str = "# ---- TVM's output ----";
+
+/// A `# test: tvm-finding` corpus case (see the filetests) for a finding of class `class` on
+/// `program`: the header, the program, and TVM's output commented after [`TVM_OUTPUT_MARKER`].
+pub fn finding_case(class: &TvmClass, desc: &str, seed: u64, program: &str, tvm_output: Option<&str>) -> String {
+    let seed = if seed == 0 { String::new() } else { format!("# seed: {seed}\n") };
+    let mut text =
+        format!("# test: tvm-finding\n# tvm: {}\n{seed}# desc: {desc}\n\n{}\n", class.key(), program.trim_end());
+    if let Some(output) = tvm_output {
+        text.push_str(&format!("\n{TVM_OUTPUT_MARKER}\n"));
+        for line in output.trim_end().lines() {
+            text.push_str(if line.is_empty() { "#\n" } else { "# " });
+            if !line.is_empty() {
+                text.push_str(line);
+                text.push('\n');
+            }
+        }
+    }
+    text
+}

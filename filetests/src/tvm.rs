@@ -51,7 +51,7 @@ pub(super) fn run_tvm_finding(case: &Case) -> Verdict {
                 Ok(module) => module,
                 Err(diags) => return Verdict::Fail(format!("TVM's recorded output does not parse: {diags}")),
             };
-            if let Err(why) = judged_as(&input, &ours, &theirs, &class, case.seed) {
+            if let Err(why) = judged_as(&input, Some(&ours), &theirs, &class, case.seed) {
                 return Verdict::Fail(why);
             }
         }
@@ -63,7 +63,7 @@ pub(super) fn run_tvm_finding(case: &Case) -> Verdict {
             eprintln!("{}: TVM not run again: {error}", case.path.display());
             Verdict::Pass
         }
-        _ => match peer::check(&input, &ours, PeerMode::Pipeline, case.seed, TIMEOUT, known) {
+        _ => match peer::check(&input, Some(&ours), PeerMode::Pipeline, case.seed, TIMEOUT, known) {
             Outcome::Fail(f) if f.class == FailureClass::Tvm(class.clone()) => Verdict::Pass,
             other => Verdict::Fail(format!("TVM no longer fails as `{expected}`: {}", describe(&other))),
         },
@@ -72,7 +72,13 @@ pub(super) fn run_tvm_finding(case: &Case) -> Verdict {
 
 /// Whether TVM's output `theirs` is judged as `class`, and Z3 refutes a wait of it when the
 /// class is a race.
-fn judged_as(input: &IRModule, ours: &IRModule, theirs: &IRModule, class: &TvmClass, seed: u64) -> Result<(), String> {
+fn judged_as(
+    input: &IRModule,
+    ours: Option<&IRModule>,
+    theirs: &IRModule,
+    class: &TvmClass,
+    seed: u64,
+) -> Result<(), String> {
     let known = Known::default();
     match peer::judge(input, ours, theirs, seed, TIMEOUT, known) {
         Outcome::Fail(f) if f.class == FailureClass::Tvm(class.clone()) => {}

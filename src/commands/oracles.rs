@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use tirproof::duration::parse_duration;
 use tirproof::outln;
-use tirproof_fuzz::oracle::{Chain, ChainConfig, OracleName, Outcome, PassVariant};
+use tirproof_fuzz::oracle::{Chain, ChainConfig, InputMode, OracleName, Outcome, PassVariant};
 use tirproof_fuzz::peer::PeerMode;
 
 #[derive(clap::Args)]
@@ -18,6 +18,10 @@ pub struct Args {
     /// Run only these oracles (repeatable; default: all of them, in chain order).
     #[arg(long = "oracle", value_name = "NAME")]
     oracles: Vec<OracleName>,
+    /// The pipeline pass may refuse the program (with located diagnostics) instead of having
+    /// to accept it; `--peer` still judges TVM's pass on it.
+    #[arg(long)]
+    may_be_refused: bool,
     #[command(flatten)]
     chain: ChainArgs,
 }
@@ -62,7 +66,10 @@ impl ChainArgs {
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let Some((_, module)) = super::load_checked(&args.file)? else { return Ok(super::input_problems()) };
-    let config = args.chain.config(&args.oracles);
+    let mut config = args.chain.config(&args.oracles);
+    if args.may_be_refused {
+        config.mode = InputMode::Unknown;
+    }
     let result = Chain { config: &config }.run(&module);
     for (oracle, outcome, elapsed) in &result.outcomes {
         match outcome {

@@ -108,8 +108,15 @@ pub fn run_tvm(input: &IRModule, mode: PeerMode) -> TvmRun {
 }
 
 /// The `tvm` oracle: TVM's pass on `input`, judged (see the module documentation); `ours` is
-/// tirproof's pass's output on the same input.
-pub fn check(input: &IRModule, ours: &IRModule, mode: PeerMode, seed: u64, timeout: Duration, known: Known) -> Outcome {
+/// tirproof's pass's output on the same input (`None`: tirproof's pass refuses it).
+pub fn check(
+    input: &IRModule,
+    ours: Option<&IRModule>,
+    mode: PeerMode,
+    seed: u64,
+    timeout: Duration,
+    known: Known,
+) -> Outcome {
     let run = run_tvm(input, mode);
     let fail = |class: TvmClass, message: String| Failure::new(OracleName::Tvm, FailureClass::Tvm(class), message);
     let printed = match run.reply {
@@ -147,7 +154,7 @@ pub fn check(input: &IRModule, ours: &IRModule, mode: PeerMode, seed: u64, timeo
 /// Judges TVM's output `theirs` of `input` (see the module documentation).
 pub fn judge(
     input: &IRModule,
-    ours: &IRModule,
+    ours: Option<&IRModule>,
     theirs: &IRModule,
     seed: u64,
     timeout: Duration,
@@ -205,7 +212,7 @@ pub fn judge(
 }
 
 /// The waits of both outputs, side by side, for messages.
-fn compare_waits(ours: &IRModule, theirs: &IRModule) -> String {
+fn compare_waits(ours: Option<&IRModule>, theirs: &IRModule) -> String {
     let counts = |module: &IRModule| {
         let counts = wait_counts(module);
         if counts.is_empty() {
@@ -214,7 +221,8 @@ fn compare_waits(ours: &IRModule, theirs: &IRModule) -> String {
             counts.join(", ")
         }
     };
-    format!("waits of TVM's output: {}; of tirproof's pass: {}", counts(theirs), counts(ours))
+    let ours = ours.map_or_else(|| "it refuses the program".to_string(), counts);
+    format!("waits of TVM's output: {}; of tirproof's pass: {ours}", counts(theirs))
 }
 
 /// The counts of a module's waits, in program order, as printed.

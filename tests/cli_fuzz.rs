@@ -191,3 +191,61 @@ fn a_campaign_does_not_wait_for_a_step_no_deadline_reaches() {
     assert!(state["done_below"].as_u64().is_some_and(|d| d >= 34), "{state}");
     assert!(out_dir.join("summary.json").is_file(), "{}", stdout(&out));
 }
+
+/// Whether TVM is installed for the peer (`scripts/setup_tvm.sh`); says so when it is not.
+fn tvm_present() -> bool {
+    let probe = tirproof(&["oracles", &data("two_stages_apart.py"), "--oracle", "tvm", "--peer", "tvm"]);
+    let skipped = stdout(&probe).contains("tvm: skipped: TVM");
+    if skipped {
+        eprintln!("skipped: {}", stdout(&probe).trim());
+    }
+    !skipped
+}
+
+#[test]
+fn a_campaign_against_tvm_finds_reports_and_tabulates_its_failures() {
+    if !tvm_present() {
+        return;
+    }
+    let (_scratch, out_dir) = scratch("tvm-campaign");
+    let dir = out_dir.display().to_string();
+    let args = [
+        "fuzz",
+        "--out",
+        &dir,
+        "--programs",
+        "16",
+        "--jobs",
+        "1",
+        "--seed",
+        "201",
+        "--valid-only",
+        "--reduce-budget",
+        "5",
+    ];
+    let out = tirproof(&[&args[..], &["--peer", "tvm", "--oracle", "pipeline", "--oracle", "tvm"]].concat());
+    let text = stdout(&out);
+    assert_eq!(code(&out), 1, "{text}");
+    assert!(text.contains("TVM's pass on"), "{text}");
+    assert!(text.contains("| TVM and tirproof both clean |"), "{text}");
+    // Program 13 of this campaign: TVM leaves a group in flight (see corpus/tvm-findings).
+    let report = out_dir.join("findings/tvm--tvm_unwaited-group");
+    let md = std::fs::read_to_string(report.join("REPORT.md")).expect("a report for the unwaited group");
+    assert!(md.contains("Found with TVM 0.27.0.post1"), "{md}");
+    assert!(md.contains("--peer tvm"), "{md}");
+    let script = std::fs::read_to_string(report.join("reproduce_tvm.py")).expect("the reproduction script");
+    assert!(script.contains("InjectSoftwarePipeline"), "{script}");
+    let case = std::fs::read_to_string(report.join("regression.py")).expect("the corpus case");
+    assert!(case.starts_with("# test: tvm-finding\n# tvm: unwaited-group\n"), "{case}");
+}
+
+#[test]
+fn without_tvm_the_peer_is_skipped_with_the_reason() {
+    let out = Command::new(env!("CARGO_BIN_EXE_tirproof"))
+        .args(["oracles", &data("two_stages_apart.py"), "--oracle", "tvm", "--peer", "tvm"])
+        .env("TIRPROOF_TVM_PYTHON", "/nonexistent/python")
+        .output()
+        .expect("the binary runs");
+    assert_eq!(code(&out), 0, "{}", stdout(&out));
+    assert!(stdout(&out).contains("tvm: skipped: TVM is not installed"), "{}", stdout(&out));
+}

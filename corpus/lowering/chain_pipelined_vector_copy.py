@@ -13,15 +13,14 @@ def main(A: T.Buffer((16, 4), "float32"), C: T.Buffer((64,), "float32")):
         for l in T.vectorized(4):
             C[i * 4 + l] = B[l] + T.float32(1.0)
 
-
 # ---- expected output ----
 # # from tvm.script import tirx as T
 #
 # @T.prim_func
 # def main(A: T.Buffer((16, 4), "float32"), C: T.Buffer((64,), "float32")):
-#     A_1 = T.decl_buffer((64,), "float32", data=A.data)
+#     A_1 = A.view(64)
 #     A_vec = T.decl_buffer((16,), "float32x4", data=A.data)
-#     C_1 = T.decl_buffer((64,), "float32", data=C.data)
+#     C_1 = C.view(64)
 #     C_vec = T.decl_buffer((16,), "float32x4", data=C.data)
 #     B = T.alloc_buffer((8,), "float32", scope="shared")
 #     B_vec = T.decl_buffer((2,), "float32x4", scope="shared", data=B.data)

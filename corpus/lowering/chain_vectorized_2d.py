@@ -16,15 +16,14 @@ def main(A: T.Buffer((8, 16), "float32"), C: T.Buffer((8, 16), "float32")):
                     T.writes(C[vi, vj])
                     C[vi, vj] = A[vi, vj] * T.float32(2.0) + T.float32(1.0)
 
-
 # ---- expected output ----
 # # from tvm.script import tirx as T
 #
 # @T.prim_func(s_tir=True)
 # def main(A: T.Buffer((8, 16), "float32"), C: T.Buffer((8, 16), "float32")):
-#     A_1 = T.decl_buffer((128,), "float32", data=A.data)
+#     A_1 = A.view(128)
 #     A_vec = T.decl_buffer((32,), "float32x4", data=A.data)
-#     C_1 = T.decl_buffer((128,), "float32", data=C.data)
+#     C_1 = C.view(128)
 #     C_vec = T.decl_buffer((32,), "float32x4", data=C.data)
 #     for i in range(8):
 #         for jo in range(4):

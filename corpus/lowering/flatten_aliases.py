@@ -18,18 +18,17 @@ def main(A: T.Buffer((32,), "float32"), C: T.Buffer((4, 8), "float32")):
             C[i, j] = S_t[j, i] + A[i * 8 + j]
     C[0, T.Ramp(0, 1, 4)] = A_vec[1, 1]
 
-
 # ---- expected output ----
 # # from tvm.script import tirx as T
 #
 # @T.prim_func
 # def main(A: T.Buffer((32,), "float32"), C: T.Buffer((4, 8), "float32")):
-#     A_1 = T.decl_buffer((32,), "float32", data=A.data)
-#     C_1 = T.decl_buffer((32,), "float32", data=C.data)
-#     A_2d = T.decl_buffer((32,), "float32", data=A.data)
+#     A_1 = A.view(32)
+#     C_1 = C.view(32)
+#     A_2d = A.view(32)
 #     A_vec = T.decl_buffer((8,), "float32x4", data=A.data)
 #     S = T.alloc_buffer((32,), "float32", scope="shared")
-#     S_t = T.decl_buffer((32,), "float32", scope="shared", data=S.data)
+#     S_t = S.view(32)
 #     for i in range(4):
 #         for j in range(8):
 #             S[i * 8 + j] = A_2d[i * 8 + j] * T.float32(2.0)

@@ -12,7 +12,6 @@ def main(a: T.handle, c: T.handle, n: T.int32):
         for j in range(4):
             C[j, i] = A[i, j] + T.float32(1.0)
 
-
 # ---- expected output ----
 # # from tvm.script import tirx as T
 #
@@ -20,8 +19,8 @@ def main(a: T.handle, c: T.handle, n: T.int32):
 # def main(a: T.handle, c: T.handle, n: T.int32):
 #     A = T.match_buffer(a, (n, 4), "float32")
 #     C = T.match_buffer(c, (4, n), "float32")
-#     A_1 = T.decl_buffer((n * 4,), "float32", data=A.data)
-#     C_1 = T.decl_buffer((n * 4,), "float32", data=C.data)
+#     A_1 = A.view(n * 4)
+#     C_1 = C.view(n * 4)
 #     for i in range(n):
 #         for j in range(4):
 #             C_1[j * n + i] = A_1[i * 4 + j] + T.float32(1.0)

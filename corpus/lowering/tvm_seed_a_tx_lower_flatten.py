@@ -43,7 +43,6 @@ class Module:
                     T.attr({"async_wait_queue_scope": 0, "async_wait_inflight_count": 0})
                     C[15, tx] = B[T.FloorMod(15, 2), 0, tx] + T.float32(1.0)
 
-
 # ---- expected output ----
 # # from tvm.script import ir as I
 # # from tvm.script import tirx as T
@@ -52,8 +51,8 @@ class Module:
 # class Module:
 #     @T.prim_func(s_tir=True)
 #     def main(A: T.Buffer((16, 32), "float32"), C: T.Buffer((16, 32), "float32")):
-#         A_1 = T.decl_buffer((512,), "float32", data=A.data)
-#         C_1 = T.decl_buffer((512,), "float32", data=C.data)
+#         A_1 = A.view(512)
+#         C_1 = C.view(512)
 #         for tx in T.thread_binding(32, thread="threadIdx.x"):
 #             B = T.alloc_buffer((64,), "float32", scope="shared")
 #             with T.attr({"async_commit_queue_scope": 0, "async_scope": 1}):

@@ -73,7 +73,6 @@ class Module:
                             T.attr({"async_wait_queue_scope": 1, "async_wait_inflight_count": T.if_then_else(i + 16 - 1 < 16, 1, 0)})
                             D[i - 2 + 16] = C[(i - 2 + 16) % 2, 0] + T.float32(1.0)
 
-
 # ---- expected output ----
 # # from tvm.script import ir as I
 # # from tvm.script import tirx as T
@@ -82,8 +81,8 @@ class Module:
 # class Module:
 #     @T.prim_func(s_tir=True)
 #     def main(A: T.Buffer((16,), "float32"), D: T.Buffer((16,), "float32")):
-#         A_1 = T.decl_buffer((16,), "float32", data=A.data)
-#         D_1 = T.decl_buffer((16,), "float32", data=D.data)
+#         A_1 = A.view(16)
+#         D_1 = D.view(16)
 #         B = T.alloc_buffer((2,), "float32", scope="shared")
 #         C = T.alloc_buffer((2,), "float32", scope="shared")
 #         for i in T.unroll(2):

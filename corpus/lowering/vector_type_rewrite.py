@@ -15,7 +15,6 @@ def main(A: T.Buffer((64,), "float32"), H: T.Buffer((64,), "float16"), C: T.Buff
         C[T.Ramp(i * 4 + 2, 1, 4)] = A[T.Ramp(i * 4 + 2, 1, 4)]
         C[T.Ramp(i * 4, 2, 2)] = A[T.Ramp(i * 4, 1, 2)]
 
-
 # ---- expected output ----
 # # from tvm.script import tirx as T
 #

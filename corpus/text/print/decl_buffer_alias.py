@@ -5,7 +5,7 @@
 
 @T.prim_func
 def main(A: T.Buffer((4, 8), "float32"), C: T.Buffer((32,), "float32")):
-    A_flat = T.decl_buffer((32,), "float32", data=A.data)
+    A_flat = A.view(32)
     A_vec = T.decl_buffer((8,), "float32x4", data=A.data)
     C_vec = T.decl_buffer((8,), "float32x4", data=C.data)
     for i in range(8):

@@ -2,7 +2,7 @@
 # desc: shorthand forms TVM prints: alloc_shared/alloc_local without dtype, view aliases, T.serial with one bound
 # check: B = T.alloc_buffer((2,), "float32", scope="shared")
 # check: L = T.alloc_buffer((4,), "float16", scope="local")
-# check: A_1 = T.decl_buffer((32,), "float32", data=A.data)
+# check: A_1 = A.view(32)
 # check: for i in range(16):
 from tvm.script import tirx as T
 

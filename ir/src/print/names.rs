@@ -22,6 +22,8 @@ pub(crate) struct Names {
     buffers: HashMap<BufferId, String>,
     /// For data variables that belong to a buffer: the buffer that introduced them.
     data_owner: HashMap<VarId, String>,
+    /// The buffers of `data_owner`, for printing an alias as `owner.view(...)`.
+    owner_buffers: HashMap<VarId, Buffer>,
     taken: HashSet<String>,
     /// Names defined in each open scope, innermost last.
     scopes: Vec<Vec<String>>,
@@ -66,8 +68,15 @@ impl Names {
         let data = buffer.data().id();
         if !self.vars.contains_key(&data) && !self.data_owner.contains_key(&data) {
             self.data_owner.insert(data, name.clone());
+            self.owner_buffers.insert(data, buffer.clone());
         }
         name
+    }
+
+    /// The buffer that introduced `data` and is still printed under its name, if any.
+    pub(crate) fn owner_buffer(&self, data: &Var) -> Option<&Buffer> {
+        let owner = self.data_owner.get(&data.id())?;
+        self.taken.contains(owner).then(|| self.owner_buffers.get(&data.id())).flatten()
     }
 
     /// Whether `var` already has a printed form (a name or an owning buffer).

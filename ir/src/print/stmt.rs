@@ -4,11 +4,13 @@
 //! the last statement of its list prints in the bare form that scopes over the rest of the
 //! list (`x: T.let[T.int32] = e`, `T.attr({...})`); anywhere else it prints as a `with` block,
 //! so re-parsing gives back the same nesting. Chains of dictionary-form attributes print as
-//! one `T.attr({...})`.
+//! one `T.attr({...})`. Where TVM 0.27 has a spelling of its own, it is kept: a thread launch
+//! always prints as `with T.launch_thread(...) as tx:`, and a declaration that only reshapes the
+//! buffer owning its data as `B.view(...)`.
 
 use crate::annotation::Annotations;
 use crate::async_op::AsyncKey;
-use crate::buffer::BufferRegion;
+use crate::buffer::{Buffer, BufferRegion};
 use crate::expr::Expr;
 use crate::stmt::{Allocate, AttrStmt, Block, For, ForKind, IterKind, Stmt, StmtKind};
 
@@ -92,6 +94,10 @@ impl Printer {
                 self.bind(&call, |p| p.names.define_buffer(buffer), body, tail);
             }
             StmtKind::DeclBuffer { buffer, body } => {
+                if let Some(call) = self.view_call(buffer) {
+                    self.bind(&call, |p| p.names.define_buffer(buffer), body, tail);
+                    return;
+                }
                 let mut args = self.buffer_args(buffer);
                 if self.names.knows_var(buffer.data()) {
                     args.push(format!("data={}", self.names.var(buffer.data())));
@@ -100,11 +106,37 @@ impl Printer {
                 self.bind(&call, |p| p.names.define_buffer(buffer), body, tail);
             }
             StmtKind::LaunchThread { var, tag, extent, body } => {
+                // Always the `with` form, as TVM prints a thread launch.
                 let call = format!("T.launch_thread({}, {})", quote(tag), self.expr(extent));
-                self.bind(&call, |p| p.names.define_var(var), body, tail);
+                self.scoped(&call, |p| p.names.define_var(var), body);
             }
             _ => {}
         }
+    }
+
+    /// `B.view(shape)` (TVM's spelling) for a declaration that is exactly what reading it gives:
+    /// the buffer that owns the data, with another shape, compact, the rest of its fields
+    /// unchanged.
+    fn view_call(&mut self, buffer: &Buffer) -> Option<String> {
+        let base = self.names.owner_buffer(buffer.data())?.clone();
+        let mut expected = base.to_spec();
+        expected.name = buffer.name().to_string();
+        expected.dtype = buffer.dtype();
+        expected.shape = buffer.shape().to_vec();
+        expected.strides = Vec::new();
+        let actual = buffer.to_spec();
+        let same = expected.data == actual.data
+            && expected.strides == actual.strides
+            && expected.elem_offset == actual.elem_offset
+            && expected.scope == actual.scope
+            && expected.align == actual.align
+            && expected.offset_factor == actual.offset_factor;
+        // TVM's `view` takes no `dtype`: a declaration of another type stays `T.decl_buffer`.
+        if !same || buffer.shape().is_empty() || buffer.dtype() != base.dtype() {
+            return None;
+        }
+        let dims: Vec<String> = buffer.shape().iter().map(|e| self.expr(e)).collect();
+        Some(format!("{}.view({})", self.names.buffer(&base), dims.join(", ")))
     }
 
     /// `name = call` over the rest of the list, or `with call as name:` around `body`.

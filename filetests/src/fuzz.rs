@@ -13,7 +13,7 @@ pub fn run_fuzz(case: &Case) -> Verdict {
     };
     let oracles: Result<Vec<OracleName>, _> = case.oracles.iter().map(|o| o.parse()).collect();
     let oracles = match oracles {
-        Ok(list) if list.is_empty() => OracleName::ALL.to_vec(),
+        Ok(list) if list.is_empty() => OracleName::DEFAULT.to_vec(),
         Ok(list) => list,
         Err(e) => return Verdict::Fail(e.to_string()),
     };

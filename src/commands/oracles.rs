@@ -14,7 +14,7 @@ pub struct Args {
     /// A TVMScript file with pipeline annotations (the input of the pipeline pass); `-` is
     /// standard input.
     file: PathBuf,
-    /// Run only these oracles (repeatable; default: all of them, in chain order).
+    /// Run only these oracles (repeatable; default: all but `gpu`, in chain order).
     #[arg(long = "oracle", value_name = "NAME")]
     oracles: Vec<OracleName>,
     #[command(flatten)]
@@ -41,7 +41,7 @@ impl ChainArgs {
     pub fn config(&self, oracles: &[OracleName]) -> ChainConfig {
         ChainConfig {
             pass: if self.planted_bug { PassVariant::PlantedBug } else { PassVariant::Real },
-            oracles: if oracles.is_empty() { OracleName::ALL.to_vec() } else { oracles.to_vec() },
+            oracles: if oracles.is_empty() { OracleName::DEFAULT.to_vec() } else { oracles.to_vec() },
             timeout: self.timeout.max(Duration::from_millis(1)),
             seed: self.seed,
             ..ChainConfig::default()

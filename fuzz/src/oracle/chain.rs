@@ -18,7 +18,7 @@ use tirproof_verify::solver::{budget_spent, in_one_context};
 
 use super::panics::catch;
 use super::{
-    cse, equivalence, ptx, runs_cleanly, text, verify, waits, Failure, FailureClass, OracleName, Outcome, Side,
+    cse, equivalence, gpu, ptx, runs_cleanly, text, verify, waits, Failure, FailureClass, OracleName, Outcome, Side,
     SkipReason,
 };
 use crate::cutoff::Cutoff;
@@ -77,7 +77,7 @@ impl Default for ChainConfig {
         ChainConfig {
             pass: PassVariant::Real,
             mode: InputMode::Valid,
-            oracles: OracleName::ALL.to_vec(),
+            oracles: OracleName::DEFAULT.to_vec(),
             timeout: Duration::from_secs(10),
             seed: 0,
             budget: None,
@@ -184,7 +184,7 @@ impl Chain<'_> {
         // Likewise for one that faults under some run of the plan (other inputs or schedules):
         // the oracles after it are not run.
         let faults_alone = Cell::new(false);
-        let steps: [Step<'_>; 6] = [
+        let steps: [Step<'_>; 7] = [
             (OracleName::Equivalence, &|| {
                 let outcome = equivalence::check(OracleName::Equivalence, input, &output, seed);
                 faults_alone.set(mode == InputMode::Unknown && is_the_originals(&outcome));
@@ -194,6 +194,7 @@ impl Chain<'_> {
                 outcome
             }),
             (OracleName::Ptx, &|| ptx::check(input, seed)),
+            (OracleName::Gpu, &|| gpu::check(input, seed)),
             (OracleName::WaitsTight, &|| {
                 let (outcome, reports) = waits::tight(&output, known, timeout);
                 *measured.borrow_mut() = Some(reports);

@@ -9,7 +9,7 @@
 //! # error: 5:9: error: ... a diagnostic the file must produce (all of them, in order)
 //! # passes: cse          the passes a `pass` / `pass-error` case runs (default: the pipeline)
 //! # run: lazy -> ok       an interpreter run and its expected result (see `run`)
-//! # oracles: equivalence  the fuzzers' oracles a `fuzz` case runs (default: all)
+//! # oracles: equivalence  the fuzzers' oracles a `fuzz` case runs (default: all but gpu)
 //! # seed: 33891           the seed of a `fuzz` case's chain (schedule, inputs, mutated wait)
 //! # ptx: cp.async.wait_group 1   text the program's PTX must contain, in this order (any kind)
 //! # tvm: racy:read-pending-async   the class of TVM's failure of a `tvm-finding` case
@@ -50,7 +50,7 @@ pub enum Kind {
     PassError,
     /// The interpreter's results match the `# run:` lines.
     Run,
-    /// The fuzzers' oracle chain (the `# oracles:`, default all) passes: regressions found by
+    /// The fuzzers' oracle chain (the `# oracles:`, default all but gpu) passes: regressions found by
     /// the fuzzers live in `corpus/regressions/` as these.
     Fuzz,
     /// A bug of TVM's pipeline pass (`# tvm:` its class), with TVM's output: tirproof's pass
@@ -107,7 +107,7 @@ pub struct Case {
     pub passes: Vec<String>,
     /// `# run:` lines, in order (see `run`).
     pub runs: Vec<String>,
-    /// `# oracles: a,b` for `fuzz` cases (empty: all).
+    /// `# oracles: a,b` for `fuzz` cases (empty: all but gpu).
     pub oracles: Vec<String>,
     /// `# seed: N` for `fuzz` cases (default 0).
     pub seed: u64,

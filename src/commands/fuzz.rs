@@ -37,7 +37,7 @@ pub struct Args {
     /// Worker threads (default: the number of cores).
     #[arg(long)]
     jobs: Option<usize>,
-    /// Run only these oracles (repeatable; default: all of them).
+    /// Run only these oracles (repeatable; default: all but `gpu`, which needs a device).
     #[arg(long = "oracle", value_name = "NAME")]
     oracles: Vec<OracleName>,
     /// Time budget of each minimization (seconds, or with a unit: `2m`).

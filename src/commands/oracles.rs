@@ -15,7 +15,7 @@ pub struct Args {
     /// A TVMScript file with pipeline annotations (the input of the pipeline pass); `-` is
     /// standard input.
     file: PathBuf,
-    /// Run only these oracles (repeatable; default: all of them, in chain order).
+    /// Run only these oracles (repeatable; default: all but `gpu`, in chain order).
     #[arg(long = "oracle", value_name = "NAME")]
     oracles: Vec<OracleName>,
     /// The pipeline pass may refuse the program (with located diagnostics) instead of having

@@ -1,7 +1,9 @@
 //! `tirproof run FILE`: execute a function with the reference interpreter or, with `--engine
-//! ptx`, as PTX on the emulator (lowered as `tirproof ptx` lowers it), optionally against a
-//! reference program on the same inputs (always run by the interpreter); `tirproof run --ptx
-//! FILE.ptx` runs PTX text (`super::ptx::run_text`).
+//! ptx`, as PTX on the emulator (lowered as `tirproof ptx` lowers it), or with `--engine gpu`,
+//! that PTX on the GPU (which decides its own schedule, so `--schedule` is refused with it),
+//! optionally against a reference program on the same inputs (always run by the
+//! interpreter); `tirproof run --ptx FILE.ptx` runs PTX text (`super::ptx::run_text`). Without
+//! a GPU, `--engine gpu` is an error that starts with "no GPU:" and says why (exit 2).
 //!
 //! Every `--arg` names a scalar parameter of the function and fits its type; every `--input`
 //! names a buffer parameter and is read no further than the buffer's size. With `--reference`,
@@ -15,7 +17,9 @@ use anyhow::{anyhow, bail, Context};
 use tirproof::outln;
 use tirproof::source::Source;
 use tirproof::source::STDIN_PATH;
-use tirproof_fuzz::engine::{compare_runs, Difference, Engine, Execution, Interpreter, PtxEmulator, Side, Subject};
+use tirproof_fuzz::engine::{
+    compare_runs, Difference, Engine, EngineError, Execution, GpuEngine, Interpreter, PtxEmulator, Side, Subject,
+};
 use tirproof_interp::{random_inputs, run, Inputs, Outcome, RunConfig, RunResult, ScalarValue, Schedule, Tensor};
 use tirproof_ir::int_arith::wrap;
 use tirproof_ir::{IRModule, PrimFunc};
@@ -27,6 +31,8 @@ pub enum EngineKind {
     Interpreter,
     /// The lowering pipeline, codegen for sm_80 and the PTX emulator (threads in order).
     Ptx,
+    /// The same PTX on the GPU (device 0), after the emulator found it free of faults.
+    Gpu,
 }
 
 #[derive(clap::Args)]
@@ -84,17 +90,37 @@ pub fn run_command(args: &Args) -> anyhow::Result<ExitCode> {
     let scalars = parse_scalars(func, &args.args)?;
     let mut inputs = random_inputs(func, args.seed, &scalars).map_err(|e| anyhow!("{e}"))?;
     read_inputs(&args.inputs, &mut inputs)?;
-    // Both engines run the threads of a block in the seed's order (the same permutations).
-    let config = RunConfig { schedule: args.schedule, thread_order_seed: Some(args.seed), fuel: args.fuel };
+    // Both engines run the threads of a block in the seed's order (the same permutations); the
+    // GPU runs them in its own order, compared with the interpreter's run in order.
+    let config = match args.engine {
+        EngineKind::Gpu if args.schedule != Schedule::Lazy => {
+            bail!(
+                "--schedule {}: the GPU decides its own schedule; --engine gpu runs without --schedule",
+                args.schedule
+            )
+        }
+        EngineKind::Gpu => GpuEngine::config(args.fuel),
+        EngineKind::Interpreter | EngineKind::Ptx => {
+            RunConfig { schedule: args.schedule, thread_order_seed: Some(args.seed), fuel: args.fuel }
+        }
+    };
     let emulator = PtxEmulator::default();
+    let device = GpuEngine::default();
     let engine: &dyn Engine = match args.engine {
         EngineKind::Interpreter => &Interpreter,
-        EngineKind::Ptx => {
+        EngineKind::Ptx | EngineKind::Gpu => {
+            if let Some(why) = GpuEngine::unavailable().filter(|_| args.engine == EngineKind::Gpu) {
+                bail!("{why}");
+            }
             if let Err(rendered) = super::ptx::lower_checked(&src, module.clone(), emulator.arch) {
                 eprintln!("{rendered}");
                 return Ok(super::input_problems());
             }
-            &emulator
+            if args.engine == EngineKind::Gpu {
+                &device
+            } else {
+                &emulator
+            }
         }
     };
     match (&args.reference, args.engine) {
@@ -103,7 +129,9 @@ pub fn run_command(args: &Args) -> anyhow::Result<ExitCode> {
             let result = run(func, &inputs, &config).map_err(|e| anyhow!("{e}"))?;
             report(args, &result)
         }
-        (None, EngineKind::Ptx) => report_execution(args, &src, engine.run(func, &inputs, &config)),
+        (None, EngineKind::Ptx | EngineKind::Gpu) => {
+            report_execution(args, &src, engine.name(), engine.run(func, &inputs, &config))
+        }
     }
 }
 
@@ -201,18 +229,20 @@ fn report(args: &Args, result: &RunResult) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Reports an engine's run: a fault or an engine failure (exit 1), or the outputs.
-fn report_execution(args: &Args, src: &Source, execution: Execution) -> anyhow::Result<ExitCode> {
+/// Reports an engine's run: a fault or an engine failure (exit 1), or the outputs; an engine
+/// that cannot run here at all (no GPU) is an error (exit 2).
+fn report_execution(args: &Args, src: &Source, engine: &str, execution: Execution) -> anyhow::Result<ExitCode> {
     match execution {
         Execution::Completed { outputs } => {
             write_outputs(args.output.as_deref(), &outputs, true)?;
-            eprintln!("completed on the PTX emulator");
+            eprintln!("completed on the {engine}");
             Ok(ExitCode::SUCCESS)
         }
         Execution::Faulted { fault, .. } => {
-            eprintln!("fault in the PTX of {}: {}", src.name, fault.details());
+            eprintln!("fault in the PTX of {} (on the PTX emulator): {}", src.name, fault.details());
             Ok(super::input_problems())
         }
+        Execution::Failed(EngineError::Unavailable(why)) => bail!("{why}"),
         Execution::Failed(error) => {
             eprintln!("{}: {error}", src.name);
             Ok(super::input_problems())

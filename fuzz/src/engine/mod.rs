@@ -3,8 +3,9 @@
 //! An [`Engine`] runs a function on inputs under a [`RunConfig`] and answers with a closed
 //! [`Execution`]: completed with its outputs, faulted with the fault and the outputs so far,
 //! or failed with an [`EngineError`] (the engine could not run it at all). The TIR reference
-//! interpreter ([`Interpreter`]) is the first engine; an emulator or a device runner fits the
-//! same trait, since it says nothing about how an engine executes.
+//! interpreter ([`Interpreter`]) is the first engine; the PTX emulator ([`PtxEmulator`]) and
+//! the GPU ([`GpuEngine`]) fit the same trait, since it says nothing about how an engine
+//! executes.
 //!
 //! [`compare_runs`] runs two [`Subject`]s (two engines on one function, or one engine on two
 //! functions) on the same inputs and classifies them with the closed [`Difference`]: an
@@ -13,6 +14,7 @@
 //! fail or fault, the original's problem is the one reported.
 
 mod diff;
+mod gpu;
 mod interp;
 mod ptx;
 
@@ -23,6 +25,7 @@ use tirproof_interp::{Fault, Inputs, RunConfig, Tensor};
 use tirproof_ir::PrimFunc;
 
 pub use diff::{compare_runs, diff, Comparison, Difference, EngineFailure, Subject};
+pub use gpu::GpuEngine;
 pub use interp::Interpreter;
 pub use ptx::{LoweredKernel, PtxEmulator};
 

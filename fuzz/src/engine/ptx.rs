@@ -9,7 +9,7 @@
 //! compare with the interpreter's by kind. Outputs are named after the lowered function's
 //! buffer parameters, which keep the original's names.
 
-use tirproof_interp::{Inputs, RunConfig};
+use tirproof_interp::{Inputs, RunConfig, Tensor};
 use tirproof_ir::{IRModule, PrimFunc};
 use tirproof_machine::value::Num;
 use tirproof_ptx::emu::{run_kernel, EmuConfig, EmuError, EmuOutcome, KernelArg};
@@ -74,13 +74,7 @@ impl PtxEmulator {
             Ok(result) => result,
             Err(error) => return Execution::Failed(error.into()),
         };
-        let outputs: Outputs = lowered
-            .func
-            .params
-            .iter()
-            .zip(result.buffers)
-            .filter_map(|(param, tensor)| Some((param.buffer.as_ref()?.name().to_string(), tensor?)))
-            .collect();
+        let outputs = outputs_of(&lowered.func, result.buffers);
         match result.outcome {
             EmuOutcome::Completed => Execution::Completed { outputs },
             EmuOutcome::Fault(fault) => Execution::Faulted { fault: *fault, outputs },
@@ -88,8 +82,18 @@ impl PtxEmulator {
     }
 }
 
+/// The buffers after a run of the kernel lowered from `func` (in parameter order, `None` for
+/// scalars), by the names of `func`'s buffer parameters.
+pub(super) fn outputs_of(func: &PrimFunc, buffers: Vec<Option<Tensor>>) -> Outputs {
+    func.params
+        .iter()
+        .zip(buffers)
+        .filter_map(|(param, tensor)| Some((param.buffer.as_ref()?.name().to_string(), tensor?)))
+        .collect()
+}
+
 /// The kernel's arguments, in parameter order, from the interpreter's inputs.
-fn kernel_args(func: &PrimFunc, inputs: &Inputs) -> Result<Vec<KernelArg>, EngineError> {
+pub(super) fn kernel_args(func: &PrimFunc, inputs: &Inputs) -> Result<Vec<KernelArg>, EngineError> {
     let missing = |name: &str| EngineError::Refused(format!("no input for the parameter `{name}`"));
     func.params
         .iter()

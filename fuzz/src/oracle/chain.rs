@@ -18,7 +18,7 @@ use tirproof_verify::solver::{budget_spent, in_one_context};
 
 use super::panics::catch;
 use super::{
-    cse, equivalence, ptx, runs_cleanly, text, verify, waits, Failure, FailureClass, OracleName, Outcome, Side,
+    cse, equivalence, gpu, ptx, runs_cleanly, text, verify, waits, Failure, FailureClass, OracleName, Outcome, Side,
     SkipReason,
 };
 use crate::cutoff::Cutoff;
@@ -198,7 +198,7 @@ impl Chain<'_> {
         // Likewise for one that faults under some run of the plan (other inputs or schedules):
         // the oracles after it are not run.
         let faults_alone = Cell::new(false);
-        let steps: [Step<'_>; 7] = [
+        let steps: [Step<'_>; 8] = [
             // First, so that a finding of tirproof's own oracles does not hide TVM's verdict.
             (OracleName::Tvm, &|| peer::check(input, Some(&output), self.config.peer, seed, timeout, known)),
             (OracleName::Equivalence, &|| {
@@ -210,6 +210,7 @@ impl Chain<'_> {
                 outcome
             }),
             (OracleName::Ptx, &|| ptx::check(input, seed)),
+            (OracleName::Gpu, &|| gpu::check(input, seed)),
             (OracleName::WaitsTight, &|| {
                 let (outcome, reports) = waits::tight(&output, known, timeout);
                 *measured.borrow_mut() = Some(reports);

@@ -17,6 +17,7 @@
 mod chain;
 mod cse;
 pub(crate) mod equivalence;
+mod gpu;
 pub mod panics;
 mod ptx;
 mod text;
@@ -52,6 +53,9 @@ pub enum OracleName {
     /// The PTX lowered from the input computes on the emulator what the input computes on
     /// the interpreter, under the lazy, eager and a random schedule.
     Ptx,
+    /// The same PTX computes on the GPU, bit for bit, what the input computes on the
+    /// interpreter (skipped, saying why, where there is no GPU; not in the default set).
+    Gpu,
     /// Every wait of the output is proved safe and tight.
     WaitsTight,
     /// The verifier and the lazy interpreter agree on mutants of the output.
@@ -70,12 +74,13 @@ pub enum OracleName {
 }
 
 impl OracleName {
-    pub const ALL: [OracleName; 10] = [
+    pub const ALL: [OracleName; 11] = [
         OracleName::NoPanic,
         OracleName::Pipeline,
         OracleName::Tvm,
         OracleName::Equivalence,
         OracleName::Ptx,
+        OracleName::Gpu,
         OracleName::WaitsTight,
         OracleName::Agreement,
         OracleName::Cse,
@@ -83,8 +88,9 @@ impl OracleName {
         OracleName::RoundTrip,
     ];
 
-    /// The oracles a chain runs when none are named: all but `tvm`, which needs TVM and is
-    /// asked for with `--peer`.
+    /// The oracles run when none are named: all but `tvm`, which needs TVM and is asked for
+    /// with `--peer`, and `gpu`, which needs a device and is asked for by name (`--oracle gpu`),
+    /// so that what a campaign runs and finds does not depend on the machine it runs on.
     pub const DEFAULT: [OracleName; 9] = [
         OracleName::NoPanic,
         OracleName::Pipeline,
@@ -119,6 +125,7 @@ impl OracleName {
             OracleName::Pipeline => "pipeline",
             OracleName::Equivalence => "equivalence",
             OracleName::Ptx => "ptx",
+            OracleName::Gpu => "gpu",
             OracleName::WaitsTight => "waits-tight",
             OracleName::Agreement => "agreement",
             OracleName::Cse => "cse",
@@ -144,7 +151,7 @@ impl Serialize for OracleName {
 /// An oracle name that is not one of [`OracleName::ALL`].
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown oracle `{0}` (expected one of: no-panic, pipeline, equivalence, ptx, waits-tight, agreement, cse, verify, round-trip, tvm)"
+    "unknown oracle `{0}` (expected one of: no-panic, pipeline, tvm, equivalence, ptx, gpu, waits-tight, agreement, cse, verify, round-trip)"
 )]
 pub struct UnknownOracle(pub String);
 
@@ -187,6 +194,10 @@ pub enum FailureClass {
     EmulatorFault { kind: FaultKind },
     /// The emulator refused PTX that codegen produced (not a construct it does not model).
     EmulatorError,
+    /// The GPU could not load or run PTX that codegen produced and the emulator runs cleanly
+    /// (the driver's JIT refused it, the launch failed, the kernel faulted on the device or did
+    /// not finish).
+    DeviceError,
     /// The interpreter could not run a program (an unsupported construct).
     InterpreterError { side: Side },
     /// A wait proved unsafe, or another obligation refuted.
@@ -232,6 +243,7 @@ impl FailureClass {
             FailureClass::OutputMismatch => "output-mismatch".into(),
             FailureClass::EmulatorFault { kind } => format!("emulator-fault:{kind}"),
             FailureClass::EmulatorError => "emulator-error".into(),
+            FailureClass::DeviceError => "device-error".into(),
             FailureClass::InterpreterError { side } => format!("interpreter-error:{}", side_key(*side)),
             FailureClass::WaitRefuted => "wait-refuted".into(),
             FailureClass::WaitOverSynchronized => "wait-over-synchronized".into(),
@@ -255,13 +267,14 @@ impl FailureClass {
 
     /// The classes whose key is a fixed word (those without fields, and both `Disagreement`s):
     /// what [`FromStr`] looks keys up in, so a new class of that kind belongs here too.
-    const UNIT: [FailureClass; 18] = [
+    const UNIT: [FailureClass; 19] = [
         FailureClass::PassRejected,
         FailureClass::PassAcceptedInvalid,
         FailureClass::UnlocatedDiagnostic,
         FailureClass::CheckerRejected,
         FailureClass::OutputMismatch,
         FailureClass::EmulatorError,
+        FailureClass::DeviceError,
         FailureClass::WaitRefuted,
         FailureClass::WaitOverSynchronized,
         FailureClass::VerifierUnknown,
@@ -438,6 +451,8 @@ pub enum SkipReason {
     BudgetSpent { stopped: Option<String> },
     /// The oracle does not apply to this program (no waits to mutate, say).
     NotApplicable(String),
+    /// The oracle cannot run on this machine (no GPU), and why.
+    Unavailable(String),
     /// The oracle's evidence has no answer for this program (the interpreter stops at another
     /// fault before the one in question, say).
     Undecided(String),
@@ -460,6 +475,7 @@ impl fmt::Display for SkipReason {
                 f.write_str(why)
             }
             SkipReason::VerifierUnknown(why) => write!(f, "the verifier did not decide: {why}"),
+            SkipReason::Unavailable(why) => write!(f, "not available here: {why}"),
         }
     }
 }

@@ -17,16 +17,21 @@ mkdir -p "$out"
 for campaign in "$@"; do
     for finding in "$campaign"/findings/tvm--*/; do
         [ -f "$finding/report.json" ] || continue
-        slug=$(basename "$finding" | sed 's/^tvm--tvm_//')
-        [ -d "$out/$slug" ] && continue
         read -r seed peer < <(python3 -c 'import json,sys,re; d=json.load(open(sys.argv[1])); p=re.search(r"--peer (\S+)", d["reproduce"]); print(d["seed"], p.group(1) if p else "tvm")' "$finding/report.json")
+        # A campaign's program may be one the pass may refuse: TVM is judged on it all the same.
         tmp=$(mktemp -d)
         cp "$finding/minimized.py" "$tmp/minimized.py"
         # Exit code 1 is the finding itself.
         rc=0
-        (cd "$tmp" && "$OLDPWD/$bin" reduce minimized.py --oracle tvm --peer "$peer" --seed "$seed" --out report >/dev/null) || rc=$?
+        (cd "$tmp" && "$OLDPWD/$bin" reduce minimized.py --oracle tvm --peer "$peer" --seed "$seed" --may-be-refused --out report >/dev/null) || rc=$?
         if [ "$rc" -gt 1 ]; then
             echo "$finding: no longer reproduces with this binary, left out" >&2
+            rm -rf "$tmp"
+            continue
+        fi
+        # Named after the class the current binary gives (a campaign of an older one may differ).
+        slug=$(python3 -c 'import json,re,sys; c=json.load(open(sys.argv[1]))["signature"]["class"]; print(re.sub(r"[^A-Za-z0-9-]", "_", c.removeprefix("tvm:")))' "$tmp/report/report.json")
+        if [ -d "$out/$slug" ]; then
             rm -rf "$tmp"
             continue
         fi

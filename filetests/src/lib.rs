@@ -13,6 +13,7 @@
 //! # seed: 33891           the seed of a `fuzz` case's chain (schedule, inputs, mutated wait)
 //! # ptx: cp.async.wait_group 1   text the program's PTX must contain, in this order (any kind)
 //! # tvm: racy:read-pending-async   the class of TVM's failure of a `tvm-finding` case
+//! # peer: tvm-lower      which of TVM's passes a `tvm-finding` case runs (default: tvm)
 //! ```
 //!
 //! Line numbers in diagnostics count from the top of the file, header included. With
@@ -88,7 +89,8 @@ impl Kind {
 }
 
 /// Directive keys a header line may use.
-const DIRECTIVES: [&str; 10] = ["test", "check", "error", "desc", "passes", "run", "oracles", "seed", "ptx", "tvm"];
+const DIRECTIVES: [&str; 11] =
+    ["test", "check", "error", "desc", "passes", "run", "oracles", "seed", "ptx", "tvm", "peer"];
 
 /// A parsed case file.
 #[derive(Clone, Debug)]
@@ -115,6 +117,8 @@ pub struct Case {
     pub ptx_checks: Vec<String>,
     /// `# tvm: CLASS` of a `tvm-finding` case.
     pub tvm_class: Option<String>,
+    /// `# peer: tvm-lower` of a `tvm-finding` case found with TVM's lowering too.
+    pub peer: Option<String>,
 }
 
 /// How a case went.
@@ -143,6 +147,7 @@ impl Case {
         let mut seed = 0;
         let mut ptx_checks = Vec::new();
         let mut tvm_class = None;
+        let mut peer = None;
         for line in text.lines() {
             let Some((key, value)) = directive(line) else { break };
             header.push(line.to_string());
@@ -153,6 +158,7 @@ impl Case {
                 "run" => runs.push(value.to_string()),
                 "ptx" => ptx_checks.push(value.to_string()),
                 "tvm" => tvm_class = Some(value.to_string()),
+                "peer" => peer = Some(value.to_string()),
                 "oracles" => oracles = value.split(',').map(|p| p.trim().to_string()).collect(),
                 "passes" => passes = value.split(',').map(|p| p.trim().to_string()).collect(),
                 "seed" => seed = value.trim().parse().map_err(|_| format!("`# seed: {value}` is not a number"))?,
@@ -173,6 +179,7 @@ impl Case {
             seed,
             ptx_checks,
             tvm_class,
+            peer,
         })
     }
 

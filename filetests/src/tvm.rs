@@ -3,8 +3,9 @@
 //! the class of TVM's failure ([`TvmClass`] key), and, when TVM produced an output, a trailing
 //! block after `TVM_OUTPUT_MARKER` with what TVM printed.
 //!
-//! It checks, without TVM: tirproof's own pass accepts the program, computes what it computes
-//! and every wait of its output is proved (`pipeline`, `equivalence`, `waits-tight`); TVM's
+//! It checks, without TVM: tirproof's own pass refuses the program with located diagnostics,
+//! or computes what it computes with every wait of its output proved (`pipeline`,
+//! `equivalence`, `waits-tight`); TVM's
 //! recorded output is judged as the `tvm` oracle judges it and fails with exactly the recorded
 //! class (for a racy class, Z3 also refutes one of its waits). With TVM installed it also
 //! gives the program to TVM again (the text `reproduce_tvm.py` holds) and checks that TVM
@@ -13,7 +14,7 @@
 use std::time::Duration;
 
 use tirproof_fuzz::oracle::waits::{self, Known};
-use tirproof_fuzz::oracle::{Chain, ChainConfig, FailureClass, OracleName, Outcome};
+use tirproof_fuzz::oracle::{Chain, ChainConfig, FailureClass, InputMode, OracleName, Outcome};
 use tirproof_fuzz::peer::{self, PeerMode, TvmClass, TVM_OUTPUT_MARKER};
 use tirproof_ir::IRModule;
 
@@ -28,6 +29,11 @@ pub(super) fn run_tvm_finding(case: &Case) -> Verdict {
     let Some(class) = TvmClass::parse_key(expected) else {
         return Verdict::Fail(format!("`# tvm: {expected}` is not a class of TVM failure"));
     };
+    let peer_mode = match case.peer.as_deref().map(str::parse::<PeerMode>) {
+        None => PeerMode::Pipeline,
+        Some(Ok(mode)) => mode,
+        Some(Err(e)) => return Verdict::Fail(e.to_string()),
+    };
     let (program, recorded) = split_output(case.body());
     let input = match tirproof_reader::parse_module(program) {
         Ok(module) => module,
@@ -35,12 +41,14 @@ pub(super) fn run_tvm_finding(case: &Case) -> Verdict {
     };
     // tirproof's own pass: accepted, equivalent, every wait proved.
     let oracles = vec![OracleName::Pipeline, OracleName::Equivalence, OracleName::WaitsTight];
-    let config = ChainConfig { oracles, timeout: TIMEOUT, seed: case.seed, ..ChainConfig::default() };
+    // It may refuse the program (with located diagnostics): what it accepts must be proved.
+    let mode = InputMode::Unknown;
+    let config = ChainConfig { oracles, timeout: TIMEOUT, seed: case.seed, mode, ..ChainConfig::default() };
     let ours = Chain { config: &config }.run(&input);
     if let Some(failure) = ours.failure() {
         return Verdict::Fail(format!("tirproof's own pass fails on the program: {failure}"));
     }
-    let Some(ours) = ours.output else { return Verdict::Fail("tirproof's pass gave no output".into()) };
+    let ours = ours.output;
     let known = Known::default();
     match (class.judges_output(), recorded) {
         (true, None) => {
@@ -51,19 +59,19 @@ pub(super) fn run_tvm_finding(case: &Case) -> Verdict {
                 Ok(module) => module,
                 Err(diags) => return Verdict::Fail(format!("TVM's recorded output does not parse: {diags}")),
             };
-            if let Err(why) = judged_as(&input, Some(&ours), &theirs, &class, case.seed) {
+            if let Err(why) = judged_as(&input, ours.as_ref(), &theirs, &class, case.seed) {
                 return Verdict::Fail(why);
             }
         }
         (false, _) => {}
     }
     // With TVM here: TVM fails the same way today.
-    match peer::run_tvm(&input, PeerMode::Pipeline).reply {
+    match peer::run_tvm(&input, peer_mode).reply {
         Err(error) if !error.is_tvm_failure() => {
             eprintln!("{}: TVM not run again: {error}", case.path.display());
             Verdict::Pass
         }
-        _ => match peer::check(&input, Some(&ours), PeerMode::Pipeline, case.seed, TIMEOUT, known) {
+        _ => match peer::check(&input, ours.as_ref(), peer_mode, case.seed, TIMEOUT, known) {
             Outcome::Fail(f) if f.class == FailureClass::Tvm(class.clone()) => Verdict::Pass,
             other => Verdict::Fail(format!("TVM no longer fails as `{expected}`: {}", describe(&other))),
         },

@@ -141,7 +141,8 @@ pub fn write_finding(dir: &Path, reduction: &Reduction, context: &ReportContext<
             match (&reduction.failure.class, &tvm) {
                 (crate::oracle::FailureClass::Tvm(class), Some(tvm)) => {
                     let desc = format!("TVM {}: {} ({})", tvm.version, class, data.origin);
-                    peer::finding_case(class, &desc, reduction.seed, &minimized, tvm.output.as_deref())
+                    let finding = peer::Finding { class, desc: &desc, seed: reduction.seed, mode: reduction.peer };
+                    peer::finding_case(&finding, &minimized, tvm.output.as_deref())
                 }
                 _ => regression_case(&data, &minimized),
             },
@@ -356,6 +357,9 @@ fn report_data(reduction: &Reduction, context: &ReportContext<'_>, original: &st
     }
     if failure.oracle == OracleName::Tvm {
         flag.push_str(&format!(" --peer {}", reduction.peer.name()));
+    }
+    if reduction.mode == crate::oracle::InputMode::Unknown {
+        flag.push_str(" --may-be-refused");
     }
     ReportData {
         signature: failure.signature(),

@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::Context;
 use tirproof::duration::parse_duration;
 use tirproof::outln;
-use tirproof_fuzz::oracle::OracleName;
+use tirproof_fuzz::oracle::{InputMode, OracleName};
 use tirproof_fuzz::reduce::{reduce, ReduceConfig, ReduceError};
 use tirproof_fuzz::report::{describe, write_report};
 
@@ -27,16 +27,24 @@ pub struct Args {
     /// the same way.
     #[arg(long, default_value = "120", value_parser = parse_duration)]
     budget: Duration,
+    /// The pipeline pass may refuse the program (with located diagnostics) instead of having
+    /// to accept it (as for a campaign's program generated so).
+    #[arg(long)]
+    may_be_refused: bool,
     #[command(flatten)]
     chain: ChainArgs,
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let Some((src, module)) = super::load_checked(&args.file)? else { return Ok(super::input_problems()) };
-    let config = ReduceConfig { chain: args.chain.config(&[]), oracle: args.oracle, budget: args.budget };
+    let mut chain = args.chain.config(&[]);
+    if args.may_be_refused {
+        chain.mode = InputMode::Unknown;
+    }
+    let config = ReduceConfig { chain, oracle: args.oracle, budget: args.budget };
     let reduction = match reduce(&module, &config) {
         Ok(r) => r,
-        Err(e @ (ReduceError::DoesNotFail(_) | ReduceError::OtherFailure { .. })) => {
+        Err(e @ (ReduceError::DoesNotFail(_) | ReduceError::OtherFailure { .. } | ReduceError::OtherOracle { .. })) => {
             eprintln!("{}: {e}; nothing to reduce", src.name);
             return Ok(ExitCode::from(2));
         }

@@ -1,7 +1,6 @@
 # test: tvm-finding
 # tvm: pass-raised:ValueError@s_tir/transform/inject_software_pipeline.cc:1195
-# seed: 8
-# desc: TVM 0.27.0.post1: pass-raised:ValueError@s_tir/transform/inject_software_pipeline.cc:1195 (tirproof fuzz campaign seed 201, program 8)
+# desc: TVM 0.27.0.post1: pass-raised:ValueError@s_tir/transform/inject_software_pipeline.cc:1195 (tirproof fuzz campaign seed 211, program 0)
 
 # from tvm.script import tirx as T
 

@@ -1,14 +1,14 @@
 # test: tvm-finding
 # tvm: racy:write-pending-async
-# seed: 9
-# desc: TVM 0.27.0.post1: racy:write-pending-async (tirproof fuzz campaign seed 201, program 9)
+# seed: 4
+# desc: TVM 0.27.0.post1: racy:write-pending-async (tirproof fuzz campaign seed 211, program 4)
 
 # from tvm.script import tirx as T
 
 @T.prim_func
-def main(In0: T.Buffer((1,), "float32"), Out: T.Buffer((1,), "float32")):
-    for i in T.serial(1, annotations={"software_pipeline_stage": [1, 1], "software_pipeline_order": [0, 1], "software_pipeline_async_stages": [1]}):
-        B = T.alloc_buffer((2,), "float32", scope="shared")
+def main(In0: T.Buffer((32,), "float32"), Out: T.Buffer((1,), "float32"), n: T.int32):
+    B = T.alloc_buffer((2,), "float32")
+    for i in T.serial(n, annotations={"software_pipeline_stage": [0, 0], "software_pipeline_order": [0, 1], "software_pipeline_async_stages": [0]}):
         B[0] = In0[i]
         B[0] = In0[i]
 
@@ -20,27 +20,30 @@ def main(In0: T.Buffer((1,), "float32"), Out: T.Buffer((1,), "float32")):
 # @I.ir_module
 # class Module:
 #     @T.prim_func(s_tir=True)
-#     def main(In0: T.Buffer((1,), "float32"), Out: T.Buffer((1,), "float32")):
-#         with T.sblock("root"):
-#             T.reads()
-#             T.writes()
+#     def main(In0: T.Buffer((32,), "float32"), Out: T.Buffer((1,), "float32"), n: T.int32):
+#         # with T.sblock("root"):
+#         B = T.sblock_alloc_buffer((2,))
+#         with T.sblock(""):
+#             T.reads(In0[0:n])
+#             T.writes(B[0])
 #             with T.sblock(""):
-#                 T.reads(In0[0])
+#                 T.reads()
 #                 T.writes()
-#                 B = T.sblock_alloc_buffer((2,), scope="shared")
-#                 with T.sblock(""):
-#                     T.reads()
-#                     T.writes()
-#                     T.evaluate(0)
-#                 with T.sblock(""):
-#                     T.reads()
-#                     T.writes()
-#                     T.evaluate(0)
-#                 with T.sblock(""):
-#                     T.reads(In0[0])
-#                     T.writes(B[0])
-#                     T.attr({"async_commit_queue_scope": 1})
-#                     with T.attr({"async_scope": 1}):
-#                         B[0] = In0[0]
-#                     with T.attr({"async_scope": 1}):
-#                         B[0] = In0[0]
+#                 T.evaluate(0)
+#             with T.sblock(""):
+#                 T.reads(In0[0:n])
+#                 T.writes(B[0])
+#                 for i in range(n):
+#                     with T.sblock(""):
+#                         T.where(i < n)
+#                         T.reads(In0[i])
+#                         T.writes(B[0])
+#                         T.attr({"async_commit_queue_scope": 0})
+#                         with T.attr({"async_scope": 1}):
+#                             B[0] = In0[i]
+#                         with T.attr({"async_scope": 1}):
+#                             B[0] = In0[i]
+#             with T.sblock(""):
+#                 T.reads()
+#                 T.writes()
+#                 T.evaluate(0)

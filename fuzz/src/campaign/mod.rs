@@ -519,6 +519,7 @@ impl Shared<'_> {
         let Some((dir, origin)) = self.claim_new(&signature, index) else { return };
         let mut unreduced = Reduction::unreduced(input, result, failure, chain.seed);
         unreduced.peer = chain.peer;
+        unreduced.mode = chain.mode;
         unreduced.minimization = Minimization::InProgress;
         self.write(&dir, &unreduced, &origin, index, chain);
         (self.observe)(Event::Finding { signature: signature.clone(), dir: dir.clone(), origin: origin.clone() });

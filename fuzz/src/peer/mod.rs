@@ -139,16 +139,57 @@ pub fn check(
     };
     let theirs = match parse_text(&printed) {
         Ok(Some(module)) => module,
-        Ok(None) => {
-            let why = tirproof_reader::parse_module(&printed)
-                .err()
-                .map_or_else(|| "the checker refuses it".to_string(), |e| e.to_string());
-            let failure = fail(TvmClass::OutputUnreadable, format!("tirproof cannot read TVM's output: {why}"));
-            return Outcome::Fail(failure.with_counterexample(printed));
-        }
+        Ok(None) => return Outcome::Fail(unreadable(&printed)),
         Err(failure) => return Outcome::Fail(failure),
     };
     judge(input, ours, &theirs, seed, timeout, known)
+}
+
+/// The failure for TVM output the reader or the checker refuses: a wait with a negative
+/// constant count is TVM's error (the checker refuses it before anything runs); anything else
+/// is text tirproof cannot read, with the diagnostics and the text.
+fn unreadable(printed: &str) -> Failure {
+    let fail = |class: TvmClass, message: String| Failure::new(OracleName::Tvm, FailureClass::Tvm(class), message);
+    let diagnostics = match tirproof_reader::parse_module(printed) {
+        Err(diagnostics) => diagnostics,
+        Ok(module) => {
+            if let Some((count, line)) = negative_constant_wait(&module) {
+                let message = format!("TVM's output waits with in-flight count {count} (line {line})");
+                return fail(TvmClass::NegativeCount, message).with_counterexample(printed.to_string());
+            }
+            tirproof_ir::check::check_module(&module)
+        }
+    };
+    let why = diagnostics.render("tvm_output.py", printed);
+    fail(TvmClass::OutputUnreadable, format!("tirproof cannot read TVM's output: {why}"))
+        .with_counterexample(printed.to_string())
+}
+
+/// A wait of `module` whose in-flight count is a negative constant, and its line.
+fn negative_constant_wait(module: &IRModule) -> Option<(i64, u32)> {
+    use tirproof_ir::visit::{walk_stmt, Visitor};
+    use tirproof_ir::{Stmt, StmtKind};
+    struct Find(Option<(i64, u32)>);
+    impl Visitor for Find {
+        fn visit_stmt(&mut self, stmt: &Stmt) {
+            let key = tirproof_ir::annotation::ASYNC_WAIT_INFLIGHT_COUNT;
+            // A wait is an attribute statement, or an S-TIR block's annotation.
+            let count = match &stmt.kind {
+                StmtKind::Attr(attr) if attr.key == key => attr.value.as_int(),
+                StmtKind::Block(block) => block.annotations.get(key).and_then(|v| v.as_int()),
+                _ => None,
+            };
+            if let (Some(count), None) = (count.filter(|n| *n < 0), self.0) {
+                self.0 = Some((count, stmt.span.line));
+            }
+            walk_stmt(self, stmt);
+        }
+    }
+    let mut find = Find(None);
+    for func in &module.functions {
+        find.visit_stmt(&func.body);
+    }
+    find.0
 }
 
 /// Judges TVM's output `theirs` of `input` (see the module documentation).
@@ -267,15 +308,31 @@ pub fn reproduction(input: &IRModule, mode: PeerMode) -> String {
     script
 }
 
+/// What a `tvm-finding` case records besides the program.
+#[derive(Clone, Copy, Debug)]
+pub struct Finding<'a> {
+    pub class: &'a TvmClass,
+    pub desc: &'a str,
+    /// The chain's seed (inputs and the random schedule).
+    pub seed: u64,
+    /// Which of TVM's passes showed it.
+    pub mode: PeerMode,
+}
+
 /// The line that starts TVM's recorded output in a `tvm-finding` corpus case.
 pub const TVM_OUTPUT_MARKER: &str = "# ---- TVM's output ----";
 
 /// A `# test: tvm-finding` corpus case (see the filetests) for a finding of class `class` on
 /// `program`: the header, the program, and TVM's output commented after [`TVM_OUTPUT_MARKER`].
-pub fn finding_case(class: &TvmClass, desc: &str, seed: u64, program: &str, tvm_output: Option<&str>) -> String {
-    let seed = if seed == 0 { String::new() } else { format!("# seed: {seed}\n") };
+pub fn finding_case(finding: &Finding<'_>, program: &str, tvm_output: Option<&str>) -> String {
+    let seed = if finding.seed == 0 { String::new() } else { format!("# seed: {}\n", finding.seed) };
+    let peer = match finding.mode {
+        PeerMode::Pipeline => String::new(),
+        mode => format!("# peer: {}\n", mode.name()),
+    };
+    let (class, desc) = (finding.class.key(), finding.desc);
     let mut text =
-        format!("# test: tvm-finding\n# tvm: {}\n{seed}# desc: {desc}\n\n{}\n", class.key(), program.trim_end());
+        format!("# test: tvm-finding\n# tvm: {class}\n{seed}{peer}# desc: {desc}\n\n{}\n", program.trim_end());
     if let Some(output) = tvm_output {
         text.push_str(&format!("\n{TVM_OUTPUT_MARKER}\n"));
         for line in output.trim_end().lines() {

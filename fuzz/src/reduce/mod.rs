@@ -26,7 +26,9 @@ use serde::{Deserialize, Serialize};
 use tirproof_ir::print::print_module;
 
 use crate::cutoff::Cutoff;
-use crate::oracle::{parse_text, runs_cleanly, Chain, ChainConfig, ChainResult, Failure, OracleName, Signature};
+use crate::oracle::{
+    parse_text, runs_cleanly, Chain, ChainConfig, ChainResult, Failure, InputMode, OracleName, Signature,
+};
 use crate::peer::PeerMode;
 
 pub use edits::{Edit, EDITS};
@@ -43,6 +45,8 @@ pub enum ReduceError {
     OtherFailure { wanted: Signature, found: Signature },
     #[error("stopped before the program's first run was checked")]
     Cut,
+    #[error("the program fails {found} first, before oracle {wanted} runs")]
+    OtherOracle { wanted: OracleName, found: Signature },
 }
 
 /// How far the minimization of a failure got.
@@ -114,6 +118,8 @@ pub struct Reduction {
     pub seed: u64,
     /// Which of TVM's passes the `tvm` oracle ran.
     pub peer: PeerMode,
+    /// What the input was known to be (a program the pass may refuse is reproduced so).
+    pub mode: InputMode,
 }
 
 /// What to reduce for.
@@ -148,6 +154,7 @@ impl Reduction {
             lines: LineRefs::Minimized,
             seed,
             peer: PeerMode::default(),
+            mode: InputMode::default(),
         }
     }
 }
@@ -173,6 +180,9 @@ pub fn reduce_until(input: &IRModule, config: &ReduceConfig, cutoff: &Cutoff) ->
         return Err(if first.stopped() { ReduceError::Cut } else { ReduceError::DoesNotFail(None) });
     };
     let signature = failure.signature();
+    if let Some(wanted) = config.oracle.filter(|o| *o != failure.oracle && failure.oracle != OracleName::NoPanic) {
+        return Err(ReduceError::OtherOracle { wanted, found: signature });
+    }
     chain.oracles = vec![failure.oracle];
     let input_runs_cleanly = runs_cleanly(input);
     let mut search = Search {
@@ -204,6 +214,7 @@ pub fn reduce_until(input: &IRModule, config: &ReduceConfig, cutoff: &Cutoff) ->
         lines,
         seed: config.chain.seed,
         peer: config.chain.peer,
+        mode: config.chain.mode,
     })
 }
 

@@ -144,7 +144,7 @@ fn rewritten_indices_inside_a_float_expression_are_proved_operand_by_operand() {
     let original = f("        A[i] = T.float32(4.0) + B[(3 + i + 1) * 2] + C[(3 + i - 2) % 2]\n");
     let rewritten = |second: &str| {
         f(&format!(
-            "        cse_v1: T.int32 = (i + 4) * 2\n        cse_v2: T.int32 = {second}\n        A[i] = T.float32(4.0) + B[cse_v1] + C[cse_v2]\n"
+            "        cse_v1: T.let[T.int32] = (i + 4) * 2\n        cse_v2: T.let[T.int32] = {second}\n        A[i] = T.float32(4.0) + B[cse_v1] + C[cse_v2]\n"
         ))
     };
     let report = check(&original, &rewritten("(i + 1) % 2"));

@@ -173,11 +173,17 @@ impl Chain<'_> {
         let output = self.step(&mut result, OracleName::Pipeline, || pipeline(self.config.pass, mode, input));
         let Some(output) = output else {
             // A refusal the mode allows ends tirproof's chain, but TVM is judged all the same.
-            if result.failure().is_none() && mode == InputMode::Unknown && runs_cleanly(input) {
+            if result.failure().is_none() && mode == InputMode::Unknown {
                 let (seed, timeout, peer) = (self.config.seed, self.config.timeout, self.config.peer);
                 let known = waits::Known { predicated: has_conditions(input), nested: has_nested_pipelines(input) };
-                let steps: [Step<'_>; 1] =
-                    [(OracleName::Tvm, &|| peer::check(input, None, peer, seed, timeout, known))];
+                let judge_tvm = || {
+                    if runs_cleanly(input) {
+                        peer::check(input, None, peer, seed, timeout, known)
+                    } else {
+                        Outcome::not_applicable("the input does not run cleanly on its own")
+                    }
+                };
+                let steps: [Step<'_>; 1] = [(OracleName::Tvm, &judge_tvm)];
                 self.run_steps(&mut result, &steps, &|| false);
             }
             return result;

@@ -18,16 +18,22 @@ pub const EXPECTED_MARKER: &str = "# ---- expected output ----";
 
 /// The program (without the expected-output section) and the expected output, if any.
 pub(super) fn split_expected(body: &str) -> (&str, Option<String>) {
-    match body.find(EXPECTED_MARKER) {
+    split_commented_tail(body, EXPECTED_MARKER)
+}
+
+/// `body` cut at the line `marker`: the program before it, and the block of comment lines after
+/// it uncommented (a trailing section of a case: an expected output, TVM's recorded output).
+pub(super) fn split_commented_tail<'a>(body: &'a str, marker: &str) -> (&'a str, Option<String>) {
+    match body.find(marker) {
         None => (body, None),
         Some(pos) => {
-            let expected = body[pos + EXPECTED_MARKER.len()..]
+            let tail = body[pos + marker.len()..]
                 .lines()
                 .skip(1)
                 .map(|l| l.strip_prefix("# ").unwrap_or(l.strip_prefix('#').unwrap_or(l)))
                 .collect::<Vec<_>>()
                 .join("\n");
-            (body[..pos].trim_end(), Some(format!("{}\n", expected.trim_end())))
+            (body[..pos].trim_end(), Some(format!("{}\n", tail.trim_end())))
         }
     }
 }

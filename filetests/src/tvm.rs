@@ -18,6 +18,7 @@ use tirproof_fuzz::oracle::{Chain, ChainConfig, FailureClass, InputMode, OracleN
 use tirproof_fuzz::peer::{self, PeerMode, TvmClass, TVM_OUTPUT_MARKER};
 use tirproof_ir::IRModule;
 
+use super::pipeline::split_commented_tail;
 use super::{Case, Verdict};
 
 const TIMEOUT: Duration = Duration::from_secs(10);
@@ -34,7 +35,7 @@ pub(super) fn run_tvm_finding(case: &Case) -> Verdict {
         Some(Ok(mode)) => mode,
         Some(Err(e)) => return Verdict::Fail(e.to_string()),
     };
-    let (program, recorded) = split_output(case.body());
+    let (program, recorded) = split_commented_tail(case.body(), TVM_OUTPUT_MARKER);
     let input = match tirproof_reader::parse_module(program) {
         Ok(module) => module,
         Err(diags) => return Verdict::Fail(format!("the program does not parse: {diags}")),
@@ -66,7 +67,7 @@ pub(super) fn run_tvm_finding(case: &Case) -> Verdict {
         (false, _) => {}
     }
     // With TVM here: TVM fails the same way today.
-    match peer::run_tvm(&input, peer_mode).reply {
+    match peer::run_tvm(&input, peer_mode) {
         Err(error) if !error.is_tvm_failure() => {
             eprintln!("{}: TVM not run again: {error}", case.path.display());
             Verdict::Pass
@@ -106,20 +107,5 @@ fn describe(outcome: &Outcome) -> String {
         Outcome::Pass => "it passes".into(),
         Outcome::Skip(why) => format!("skipped: {why}"),
         Outcome::Fail(f) => f.to_string(),
-    }
-}
-
-/// The program and TVM's recorded output (uncommented), if any.
-fn split_output(body: &str) -> (&str, Option<String>) {
-    match body.find(TVM_OUTPUT_MARKER) {
-        None => (body, None),
-        Some(pos) => {
-            let output: Vec<&str> = body[pos + TVM_OUTPUT_MARKER.len()..]
-                .lines()
-                .skip(1)
-                .map(|l| l.strip_prefix("# ").unwrap_or(l.strip_prefix('#').unwrap_or(l)))
-                .collect();
-            (body[..pos].trim_end(), Some(format!("{}\n", output.join("\n").trim_end())))
-        }
     }
 }

@@ -75,9 +75,8 @@ struct TvmEvidence {
 
 /// TVM's side of a `tvm` finding, asked of TVM again for the minimized program.
 fn tvm_evidence(reduction: &Reduction) -> TvmEvidence {
-    let run = peer::run_tvm(&reduction.reduced, reduction.peer);
-    let output = match &run.reply {
-        Ok(peer::TvmReply::Printed(text)) => Some(text.clone()),
+    let output = match peer::run_tvm(&reduction.reduced, reduction.peer) {
+        Ok(peer::TvmReply::Printed(text)) => Some(text),
         _ => None,
     };
     let version = peer::worker::version().unwrap_or_else(|e| format!("unknown ({e})"));
@@ -361,22 +360,19 @@ fn report_data(reduction: &Reduction, context: &ReportContext<'_>, original: &st
     if reduction.mode == crate::oracle::InputMode::Unknown {
         flag.push_str(" --may-be-refused");
     }
+    // A finding about TVM names lines of TVM's output (`tvm_output.py`), not of ours.
+    let lines_of = |text: &str| {
+        if failure.oracle == OracleName::Tvm {
+            text.to_string()
+        } else {
+            real_lines(text, reduction.lines, minimized)
+        }
+    };
     ReportData {
         signature: failure.signature(),
         oracle: failure.oracle,
-        // A finding about TVM names lines of TVM's output (`tvm_output.py`), not of ours.
-        message: if failure.oracle == OracleName::Tvm {
-            failure.message.clone()
-        } else {
-            real_lines(&failure.message, reduction.lines, minimized)
-        },
-        counterexample: failure.counterexample.as_deref().map(|text| {
-            if failure.oracle == OracleName::Tvm {
-                text.to_string()
-            } else {
-                real_lines(text, reduction.lines, minimized)
-            }
-        }),
+        message: lines_of(&failure.message),
+        counterexample: failure.counterexample.as_deref().map(lines_of),
         size_before: reduction.original_size,
         size_after: reduction.reduced_size,
         text_lines_before: original.lines().count(),

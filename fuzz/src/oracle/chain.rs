@@ -169,13 +169,12 @@ impl Chain<'_> {
             self.run_steps(&mut result, &steps, &|| false);
             return result;
         }
-        let mode = self.config.mode;
+        let (mode, seed, timeout, peer) = (self.config.mode, self.config.seed, self.config.timeout, self.config.peer);
+        let known = waits::Known { predicated: has_conditions(input), nested: has_nested_pipelines(input) };
         let output = self.step(&mut result, OracleName::Pipeline, || pipeline(self.config.pass, mode, input));
         let Some(output) = output else {
             // A refusal the mode allows ends tirproof's chain, but TVM is judged all the same.
             if result.failure().is_none() && mode == InputMode::Unknown {
-                let (seed, timeout, peer) = (self.config.seed, self.config.timeout, self.config.peer);
-                let known = waits::Known { predicated: has_conditions(input), nested: has_nested_pipelines(input) };
                 let judge_tvm = || {
                     if runs_cleanly(input) {
                         peer::check(input, None, peer, seed, timeout, known)
@@ -196,9 +195,6 @@ impl Chain<'_> {
             result.outcomes.push((OracleName::Equivalence, skip, Duration::ZERO));
             return result;
         }
-        let seed = self.config.seed;
-        let timeout = self.config.timeout;
-        let known = waits::Known { predicated: has_conditions(input), nested: has_nested_pipelines(input) };
         // What `waits-tight` measured, reused by `agreement`.
         let measured = RefCell::new(None);
         // Likewise for one that faults under some run of the plan (other inputs or schedules):
@@ -206,7 +202,7 @@ impl Chain<'_> {
         let faults_alone = Cell::new(false);
         let steps: [Step<'_>; 8] = [
             // First, so that a finding of tirproof's own oracles does not hide TVM's verdict.
-            (OracleName::Tvm, &|| peer::check(input, Some(&output), self.config.peer, seed, timeout, known)),
+            (OracleName::Tvm, &|| peer::check(input, Some(&output), peer, seed, timeout, known)),
             (OracleName::Equivalence, &|| {
                 let outcome = equivalence::check(OracleName::Equivalence, input, &output, seed);
                 faults_alone.set(mode == InputMode::Unknown && is_the_originals(&outcome));

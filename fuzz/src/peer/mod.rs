@@ -24,8 +24,9 @@ use std::fmt::Write as _;
 use std::str::FromStr;
 use std::time::Duration;
 
-use tirproof_ir::print::print_module;
-use tirproof_ir::IRModule;
+use tirproof_ir::print::{print_expr, print_module};
+use tirproof_ir::visit::{walk_stmt, Visitor};
+use tirproof_ir::{AnnValue, Expr, IRModule, Stmt, StmtKind};
 
 pub use class::TvmClass;
 pub use worker::{find_python, with_worker, PeerError, TvmOp, TvmRefusal, TvmReply, TvmStage, TVM_VERSION};
@@ -91,20 +92,15 @@ impl FromStr for PeerMode {
     }
 }
 
-/// What TVM made of one program.
-#[derive(Clone, Debug)]
-pub struct TvmRun {
-    /// The text given to TVM.
-    pub input_text: String,
-    /// TVM's answer, or why there is none.
-    pub reply: Result<TvmReply, PeerError>,
+/// Gives `input` to TVM in `mode`: TVM's answer, or why there is none.
+pub fn run_tvm(input: &IRModule, mode: PeerMode) -> Result<TvmReply, PeerError> {
+    let text = print_module(&s_tir::for_tvm(input));
+    with_worker(|worker| worker.request(mode.op(), &text, REQUEST_LIMIT))
 }
 
-/// Gives `input` to TVM in `mode`.
-pub fn run_tvm(input: &IRModule, mode: PeerMode) -> TvmRun {
-    let input_text = print_module(&s_tir::for_tvm(input));
-    let reply = with_worker(|worker| worker.request(mode.op(), &input_text, REQUEST_LIMIT));
-    TvmRun { input_text, reply }
+/// A failure of the `tvm` oracle.
+fn tvm_failure(class: TvmClass, message: String) -> Failure {
+    Failure::new(OracleName::Tvm, FailureClass::Tvm(class), message)
 }
 
 /// The `tvm` oracle: TVM's pass on `input`, judged (see the module documentation); `ours` is
@@ -117,13 +113,13 @@ pub fn check(
     timeout: Duration,
     known: Known,
 ) -> Outcome {
-    let run = run_tvm(input, mode);
-    let fail = |class: TvmClass, message: String| Failure::new(OracleName::Tvm, FailureClass::Tvm(class), message);
-    let printed = match run.reply {
+    let printed = match run_tvm(input, mode) {
         Err(PeerError::Hung { limit }) => {
-            return Outcome::Fail(fail(TvmClass::Hung, format!("TVM did not answer within {limit:?}")));
+            return Outcome::Fail(tvm_failure(TvmClass::Hung, format!("TVM did not answer within {limit:?}")));
         }
-        Err(error @ PeerError::Crashed { .. }) => return Outcome::Fail(fail(TvmClass::Crashed, error.to_string())),
+        Err(error @ PeerError::Crashed { .. }) => {
+            return Outcome::Fail(tvm_failure(TvmClass::Crashed, error.to_string()))
+        }
         Err(error) => return Outcome::not_applicable(error.to_string()),
         Ok(TvmReply::Refused(refusal)) => {
             let class = TvmClass::of_refusal(&refusal);
@@ -133,7 +129,10 @@ pub fn check(
                 TvmStage::Print => "TVM cannot print its result",
             };
             let at = refusal.location.as_deref().map(|l| format!(" (at {l})")).unwrap_or_default();
-            return Outcome::Fail(fail(class, format!("{stage}: {}: {}{at}", refusal.kind, refusal.message.trim())));
+            return Outcome::Fail(tvm_failure(
+                class,
+                format!("{stage}: {}: {}{at}", refusal.kind, refusal.message.trim()),
+            ));
         }
         Ok(TvmReply::Printed(text)) => text,
     };
@@ -149,47 +148,51 @@ pub fn check(
 /// constant count is TVM's error (the checker refuses it before anything runs); anything else
 /// is text tirproof cannot read, with the diagnostics and the text.
 fn unreadable(printed: &str) -> Failure {
-    let fail = |class: TvmClass, message: String| Failure::new(OracleName::Tvm, FailureClass::Tvm(class), message);
     let diagnostics = match tirproof_reader::parse_module(printed) {
         Err(diagnostics) => diagnostics,
         Ok(module) => {
             if let Some((count, line)) = negative_constant_wait(&module) {
                 let message = format!("TVM's output waits with in-flight count {count} (line {line})");
-                return fail(TvmClass::NegativeCount, message).with_counterexample(printed.to_string());
+                return tvm_failure(TvmClass::NegativeCount, message).with_counterexample(printed.to_string());
             }
             tirproof_ir::check::check_module(&module)
         }
     };
     let why = diagnostics.render("tvm_output.py", printed);
-    fail(TvmClass::OutputUnreadable, format!("tirproof cannot read TVM's output: {why}"))
+    tvm_failure(TvmClass::OutputUnreadable, format!("tirproof cannot read TVM's output: {why}"))
         .with_counterexample(printed.to_string())
 }
 
 /// A wait of `module` whose in-flight count is a negative constant, and its line.
 fn negative_constant_wait(module: &IRModule) -> Option<(i64, u32)> {
-    use tirproof_ir::visit::{walk_stmt, Visitor};
-    use tirproof_ir::{Stmt, StmtKind};
-    struct Find(Option<(i64, u32)>);
-    impl Visitor for Find {
+    wait_counts(module).into_iter().find_map(|(count, line)| count.as_int().filter(|n| *n < 0).map(|n| (n, line)))
+}
+
+/// The in-flight count of every wait of `module`, in walk order, with its line: an attribute
+/// statement, or an S-TIR block's annotation (as TVM's pass writes them in blocks).
+fn wait_counts(module: &IRModule) -> Vec<(Expr, u32)> {
+    struct Counts(Vec<(Expr, u32)>);
+    impl Visitor for Counts {
         fn visit_stmt(&mut self, stmt: &Stmt) {
             let key = tirproof_ir::annotation::ASYNC_WAIT_INFLIGHT_COUNT;
-            // A wait is an attribute statement, or an S-TIR block's annotation.
             let count = match &stmt.kind {
-                StmtKind::Attr(attr) if attr.key == key => attr.value.as_int(),
-                StmtKind::Block(block) => block.annotations.get(key).and_then(|v| v.as_int()),
+                StmtKind::Attr(attr) if attr.key == key => Some(attr.value.clone()),
+                StmtKind::Block(block) => match block.annotations.get(key) {
+                    Some(AnnValue::Int(n)) => Some(Expr::int(*n)),
+                    Some(AnnValue::Expr(e)) => Some(e.clone()),
+                    _ => None,
+                },
                 _ => None,
             };
-            if let (Some(count), None) = (count.filter(|n| *n < 0), self.0) {
-                self.0 = Some((count, stmt.span.line));
-            }
+            self.0.extend(count.map(|count| (count, stmt.span.line)));
             walk_stmt(self, stmt);
         }
     }
-    let mut find = Find(None);
+    let mut counts = Counts(Vec::new());
     for func in &module.functions {
-        find.visit_stmt(&func.body);
+        counts.visit_stmt(&func.body);
     }
-    find.0
+    counts.0
 }
 
 /// Judges TVM's output `theirs` of `input` (see the module documentation).
@@ -201,7 +204,6 @@ pub fn judge(
     timeout: Duration,
     known: Known,
 ) -> Outcome {
-    let fail = |class: TvmClass, message: String| Failure::new(OracleName::Tvm, FailureClass::Tvm(class), message);
     let compared = compare_waits(ours, theirs);
     match equivalence::check(OracleName::Tvm, input, theirs, seed) {
         Outcome::Pass => {}
@@ -227,7 +229,7 @@ pub fn judge(
                 }
             }
             let message = format!("TVM's output, run against the input: {}\n{compared}", failure.message);
-            return Outcome::Fail(fail(class, message).with_counterexample(evidence.trim().to_string()));
+            return Outcome::Fail(tvm_failure(class, message).with_counterexample(evidence.trim().to_string()));
         }
         skip @ Outcome::Skip(_) => return skip,
     }
@@ -243,8 +245,8 @@ pub fn judge(
             };
             let message = format!("TVM's output: {}\n{compared}", failure.message);
             let failure = match failure.counterexample {
-                Some(values) => fail(class, message).with_counterexample(values),
-                None => fail(class, message),
+                Some(values) => tvm_failure(class, message).with_counterexample(values),
+                None => tvm_failure(class, message),
             };
             Outcome::Fail(failure)
         }
@@ -255,7 +257,7 @@ pub fn judge(
 /// The waits of both outputs, side by side, for messages.
 fn compare_waits(ours: Option<&IRModule>, theirs: &IRModule) -> String {
     let counts = |module: &IRModule| {
-        let counts = wait_counts(module);
+        let counts: Vec<String> = wait_counts(module).iter().map(|(count, _)| print_expr(count)).collect();
         if counts.is_empty() {
             "none".to_string()
         } else {
@@ -264,28 +266,6 @@ fn compare_waits(ours: Option<&IRModule>, theirs: &IRModule) -> String {
     };
     let ours = ours.map_or_else(|| "it refuses the program".to_string(), counts);
     format!("waits of TVM's output: {}; of tirproof's pass: {ours}", counts(theirs))
-}
-
-/// The counts of a module's waits, in program order, as printed.
-fn wait_counts(module: &IRModule) -> Vec<String> {
-    use tirproof_ir::visit::{walk_stmt, Visitor};
-    use tirproof_ir::{Stmt, StmtKind};
-    struct Counts(Vec<String>);
-    impl Visitor for Counts {
-        fn visit_stmt(&mut self, stmt: &Stmt) {
-            if let StmtKind::Attr(attr) = &stmt.kind {
-                if attr.key == tirproof_ir::annotation::ASYNC_WAIT_INFLIGHT_COUNT {
-                    self.0.push(tirproof_ir::print::print_expr(&attr.value));
-                }
-            }
-            walk_stmt(self, stmt);
-        }
-    }
-    let mut counts = Counts(Vec::new());
-    for func in &module.functions {
-        counts.visit_stmt(&func.body);
-    }
-    counts.0
 }
 
 /// A Python script that shows TVM's behaviour on `input` in `mode`: it parses the S-TIR text
@@ -336,11 +316,7 @@ pub fn finding_case(finding: &Finding<'_>, program: &str, tvm_output: Option<&st
     if let Some(output) = tvm_output {
         text.push_str(&format!("\n{TVM_OUTPUT_MARKER}\n"));
         for line in output.trim_end().lines() {
-            text.push_str(if line.is_empty() { "#\n" } else { "# " });
-            if !line.is_empty() {
-                text.push_str(line);
-                text.push('\n');
-            }
+            text.push_str(&if line.is_empty() { "#\n".to_string() } else { format!("# {line}\n") });
         }
     }
     text

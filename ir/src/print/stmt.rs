@@ -119,23 +119,19 @@ impl Printer {
     /// unchanged.
     fn view_call(&mut self, buffer: &Buffer) -> Option<String> {
         let base = self.names.owner_buffer(buffer.data())?.clone();
-        let mut expected = base.to_spec();
-        expected.name = buffer.name().to_string();
-        expected.dtype = buffer.dtype();
-        expected.shape = buffer.shape().to_vec();
-        expected.strides = Vec::new();
-        let actual = buffer.to_spec();
-        let same = expected.data == actual.data
-            && expected.strides == actual.strides
-            && expected.elem_offset == actual.elem_offset
-            && expected.scope == actual.scope
-            && expected.align == actual.align
-            && expected.offset_factor == actual.offset_factor;
+        let (b, v) = (base.node(), buffer.node());
         // TVM's `view` takes no `dtype`: a declaration of another type stays `T.decl_buffer`.
-        if !same || buffer.shape().is_empty() || buffer.dtype() != base.dtype() {
+        let reshapes_only = v.strides.is_empty()
+            && !v.shape.is_empty()
+            && v.dtype == b.dtype
+            && v.elem_offset == b.elem_offset
+            && v.scope == b.scope
+            && v.align == b.align
+            && v.offset_factor == b.offset_factor;
+        if !reshapes_only {
             return None;
         }
-        let dims: Vec<String> = buffer.shape().iter().map(|e| self.expr(e)).collect();
+        let dims: Vec<String> = v.shape.iter().map(|e| self.expr(e)).collect();
         Some(format!("{}.view({})", self.names.buffer(&base), dims.join(", ")))
     }
 

@@ -33,7 +33,7 @@ use tirproof_verify::solver::BUDGET_SPENT;
 
 use crate::peer::TvmClass;
 
-pub use crate::engine::Side;
+pub use tirproof_exec::Side;
 
 pub use chain::{Chain, ChainConfig, ChainResult, InputMode, PassVariant};
 pub use equivalence::{runs_cleanly, scalar_assignments};

@@ -17,7 +17,7 @@ use tirproof_ir::IRModule;
 
 use super::{Failure, FailureClass, OracleName, Outcome, Side, SkipReason};
 use tirproof_exec::compare::{check_modules, Engines, Inequivalence, Plan, FAST_SCALAR_VALUES};
-use tirproof_exec::{Difference, EngineError, GpuEngine, Interpreter};
+use tirproof_exec::{Difference, EngineError, EngineName, GpuEngine, Interpreter};
 
 /// The runs of the oracle: the engine's one configuration, for each of the fast plan's scalar
 /// values.
@@ -28,10 +28,11 @@ fn plan(seed: u64) -> Plan {
 
 /// Compares the interpreter on every function of `input` with the GPU on its PTX.
 pub fn check(input: &IRModule, seed: u64) -> Outcome {
-    if let Some(why) = GpuEngine::unavailable() {
+    let gpu = EngineName::Gpu.engine();
+    if let Some(why) = gpu.unavailable() {
         return Outcome::Skip(SkipReason::Unavailable(why));
     }
-    let engines = Engines { original: &Interpreter, transformed: &GpuEngine::default() };
+    let engines = Engines { original: &Interpreter, transformed: gpu };
     match check_modules(&plan(seed), engines, input, input) {
         Ok(()) => Outcome::Pass,
         Err(inequivalence) => outcome(&inequivalence),

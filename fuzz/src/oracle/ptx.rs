@@ -15,7 +15,7 @@ use tirproof_ir::IRModule;
 use super::equivalence::describe_fault;
 use super::{Failure, FailureClass, OracleName, Outcome, Side, SkipReason};
 use tirproof_exec::compare::{check_modules, Engines, Inequivalence, Plan, FAST_SCALAR_VALUES};
-use tirproof_exec::{Difference, EngineError, Interpreter, PtxEmulator};
+use tirproof_exec::{Difference, EngineError, EngineName, Interpreter};
 
 /// The runs of the oracle: the fast plan's schedules and scalar values, with threads in order
 /// (the only order the emulator runs them in).
@@ -28,7 +28,7 @@ fn plan(seed: u64) -> Plan {
 
 /// Compares the interpreter on every function of `input` with the emulator on its PTX.
 pub fn check(input: &IRModule, seed: u64) -> Outcome {
-    let engines = Engines { original: &Interpreter, transformed: &PtxEmulator::default() };
+    let engines = Engines { original: &Interpreter, transformed: EngineName::Ptx.engine() };
     match check_modules(&plan(seed), engines, input, input) {
         Ok(()) => Outcome::Pass,
         Err(inequivalence) => outcome(&inequivalence),

@@ -162,9 +162,7 @@ impl Serialize for OracleName {
 
 /// An oracle name that is not one of [`OracleName::ALL`].
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "unknown oracle `{0}` (expected one of: no-panic, pipeline, tvm, equivalence, ptx, gpu, waits-tight, agreement, cse, verify, round-trip)"
-)]
+#[error("unknown oracle `{0}` (expected one of: {known})", known = OracleName::ALL.map(OracleName::name).join(", "))]
 pub struct UnknownOracle(pub String);
 
 impl FromStr for OracleName {
@@ -588,6 +586,13 @@ mod tests {
         assert!("panic:no-such-oracle@x.rs:1".parse::<FailureClass>().is_err());
         assert!("ptx:racy".parse::<FailureClass>().is_err(), "ptx is no peer");
         assert!("tvm:".parse::<FailureClass>().is_err());
+    }
+
+    #[test]
+    fn an_unknown_oracle_lists_every_oracle_in_chain_order() {
+        let error = "equivalent".parse::<OracleName>().map_err(|e| e.to_string());
+        let expected = "unknown oracle `equivalent` (expected one of: no-panic, pipeline, tvm, equivalence, ptx, gpu, waits-tight, agreement, cse, verify, round-trip)";
+        assert_eq!(error, Err(expected.to_string()));
     }
 
     #[test]

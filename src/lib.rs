@@ -11,5 +11,5 @@ pub mod npy;
 pub mod output;
 pub mod source;
 
-/// Differential execution lives with the fuzzers' oracles; the CLI uses it too.
-pub use tirproof_fuzz::compare;
+/// Differential execution lives with the engines (`tirproof-exec`); the CLI uses it too.
+pub use tirproof_exec::compare;

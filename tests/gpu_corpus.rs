@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use tirproof::source::{expand_paths, Source};
-use tirproof_fuzz::engine::{diff, Difference, Engine, EngineError, Execution, GpuEngine};
+use tirproof_exec::{diff, Difference, Engine, EngineError, Execution, GpuEngine};
 use tirproof_interp::{random_inputs, run, ScalarValue};
 use tirproof_ir::func::PrimFunc;
 

@@ -19,7 +19,7 @@
 //! Line numbers in diagnostics count from the top of the file, header included. With
 //! `bless`, a case whose expectation can be regenerated (printed text, error lines) is
 //! rewritten in place, atomically, instead of failing. Passes run through the pass manager,
-//! with the checker after every pass; the differential comparison is `tirproof_fuzz::compare`.
+//! with the checker after every pass; the differential comparison is `tirproof_exec::compare`.
 
 mod fuzz;
 mod pipeline;
@@ -32,7 +32,7 @@ pub use pipeline::EXPECTED_MARKER;
 
 use std::path::{Path, PathBuf};
 
-use tirproof_fuzz::compare;
+use tirproof_exec::compare;
 use tirproof_ir::Diagnostics;
 
 /// What a case checks.

@@ -73,7 +73,7 @@ pub(super) fn run_tvm_finding(case: &Case) -> Verdict {
             Verdict::Pass
         }
         _ => match peer::check(&input, ours.as_ref(), peer_mode, case.seed, TIMEOUT, known) {
-            Outcome::Fail(f) if f.class == FailureClass::Tvm(class.clone()) => Verdict::Pass,
+            Outcome::Fail(f) if f.class == class.failure_class() => Verdict::Pass,
             other => Verdict::Fail(format!("TVM no longer fails as `{expected}`: {}", describe(&other))),
         },
     }
@@ -90,7 +90,7 @@ fn judged_as(
 ) -> Result<(), String> {
     let known = Known::default();
     match peer::judge(input, ours, theirs, seed, TIMEOUT, known) {
-        Outcome::Fail(f) if f.class == FailureClass::Tvm(class.clone()) => {}
+        Outcome::Fail(f) if f.class == class.failure_class() => {}
         other => return Err(format!("TVM's recorded output is not judged `{class}`: {}", describe(&other))),
     }
     if matches!(class, TvmClass::Racy { .. } | TvmClass::RacyProved) {

@@ -3,12 +3,11 @@
 //!
 //! Generators are driven by `arbitrary::Unstructured` so that proptest, cargo-fuzz and long
 //! campaigns share one source of programs; the oracles answer with closed outcome enums.
-//! Programs run on [`engine::Engine`]s, and one driver ([`compare`]) compares two of them.
+//! Programs run on `tirproof_exec`'s engines, and its one driver (`tirproof_exec::compare`)
+//! compares two of them.
 
 pub mod campaign;
-pub mod compare;
 pub mod cutoff;
-pub mod engine;
 pub mod gen;
 pub mod oracle;
 pub mod peer;

@@ -137,10 +137,11 @@ pub fn write_finding(dir: &Path, reduction: &Reduction, context: &ReportContext<
         ("output.py", output),
         (
             "regression.py",
-            match (&reduction.failure.class, &tvm) {
-                (crate::oracle::FailureClass::Tvm(class), Some(tvm)) => {
+            match (peer::TvmClass::of_failure_class(&reduction.failure.class), &tvm) {
+                (Some(class), Some(tvm)) => {
                     let desc = format!("TVM {}: {} ({})", tvm.version, class, data.origin);
-                    let finding = peer::Finding { class, desc: &desc, seed: reduction.seed, mode: reduction.peer };
+                    let finding =
+                        peer::Finding { class: &class, desc: &desc, seed: reduction.seed, mode: reduction.peer };
                     peer::finding_case(&finding, &minimized, tvm.output.as_deref())
                 }
                 _ => regression_case(&data, &minimized),

@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 
 use arbitrary::Unstructured;
 use proptest::prelude::*;
-use tirproof_fuzz::compare::{check_modules, Engines, Plan};
+use tirproof_exec::compare::{check_modules, Engines, Plan};
 use tirproof_fuzz::gen::{
     expected_patterns, irregular_patterns, nested_pipeline_program, pipeline_program, GenConfig, Pattern, PipelineShape,
 };

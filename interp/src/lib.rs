@@ -65,30 +65,13 @@ use tirproof_machine::thread::ThreadOrder;
 use tirproof_machine::Completion;
 
 pub use inputs::{random_inputs, Inputs};
-pub use tirproof_machine::{ExecError, Fault, FaultKind, ParseScheduleError, ScalarValue, Schedule, Tensor};
+pub use tirproof_machine::{ExecError, Fault, FaultKind, ParseScheduleError, RunConfig, ScalarValue, Schedule, Tensor};
 
 use exec::Executor;
 use frame::Frame;
 use grid::Grid;
 use program::{Program, NO_STMT};
 use thread::Thread;
-
-/// How to run a function.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RunConfig {
-    pub schedule: Schedule,
-    /// `None`: threads of a block run in order 0..n between barriers; `Some(seed)`: in a
-    /// seeded permutation, redrawn for every phase between barriers.
-    pub thread_order_seed: Option<u64>,
-    /// The most statements to execute before `FuelExhausted`.
-    pub fuel: u64,
-}
-
-impl Default for RunConfig {
-    fn default() -> Self {
-        RunConfig { schedule: Schedule::Lazy, thread_order_seed: None, fuel: 100_000_000 }
-    }
-}
 
 /// Counters of one run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -10,7 +10,8 @@
 //!   `race`: the shadow state of elements several threads can see, and the rules that find
 //!   races between threads of a block and between blocks of a kernel launch;
 //! - `async_queue`: the per-thread FIFO queues of committed groups; `schedule`: when groups
-//!   land (lazy, eager, random);
+//!   land (lazy, eager, random); `config`: the one run configuration every executor takes
+//!   (schedule, thread order, fuel);
 //! - `thread`: a thread's queues, coordinates, barrier epoch and race context, around the
 //!   executor's own frame;
 //! - `fault` (program faults, outcomes with a location) and `error` (the executor's own
@@ -22,6 +23,7 @@
 
 pub mod arith;
 pub mod async_queue;
+pub mod config;
 pub mod error;
 pub mod fault;
 pub mod history;
@@ -32,6 +34,7 @@ pub mod tensor;
 pub mod thread;
 pub mod value;
 
+pub use config::RunConfig;
 pub use error::ExecError;
 pub use fault::{Fault, FaultKind};
 pub use schedule::{Completion, ParseScheduleError, Schedule};

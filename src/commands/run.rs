@@ -1,6 +1,7 @@
-//! `tirproof run FILE`: execute a function with the reference interpreter or, with `--engine
-//! ptx`, as PTX on the emulator (lowered as `tirproof ptx` lowers it), or with `--engine gpu`,
-//! that PTX on the GPU (which decides its own schedule, so `--schedule` is refused with it),
+//! `tirproof run FILE`: execute a function on a registered engine (`tirproof_exec::engines`):
+//! the reference interpreter or, with `--engine ptx`, as PTX on the emulator (lowered as
+//! `tirproof ptx` lowers it), or with `--engine gpu`, that PTX on the GPU (which decides its
+//! own schedule, so `--schedule` is refused with it),
 //! optionally against a reference program on the same inputs (always run by the
 //! interpreter); `tirproof run --ptx FILE.ptx` runs PTX text (`super::ptx::run_text`). Without
 //! a GPU, `--engine gpu` is an error that starts with "no GPU:" and says why (exit 2).
@@ -14,26 +15,16 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context};
+use clap::builder::TypedValueParser;
 use tirproof::outln;
 use tirproof::source::Source;
 use tirproof::source::STDIN_PATH;
-use tirproof_fuzz::engine::{
-    compare_runs, Difference, Engine, EngineError, Execution, GpuEngine, Interpreter, PtxEmulator, Side, Subject,
+use tirproof_exec::{
+    compare_runs, ConfigRefused, Difference, EngineError, EngineName, Execution, Interpreter, Side, Subject,
 };
 use tirproof_interp::{random_inputs, run, Inputs, Outcome, RunConfig, RunResult, ScalarValue, Schedule, Tensor};
 use tirproof_ir::int_arith::wrap;
 use tirproof_ir::{IRModule, PrimFunc};
-
-/// What executes the TIR program.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum EngineKind {
-    /// The reference interpreter.
-    Interpreter,
-    /// The lowering pipeline, codegen for sm_80 and the PTX emulator (threads in order).
-    Ptx,
-    /// The same PTX on the GPU (device 0), after the emulator found it free of faults.
-    Gpu,
-}
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -41,8 +32,8 @@ pub struct Args {
     #[arg(required_unless_present = "ptx")]
     file: Option<PathBuf>,
     /// What runs the program.
-    #[arg(long, value_enum, default_value = "interpreter")]
-    engine: EngineKind,
+    #[arg(long, default_value = "interpreter", value_parser = engine_names())]
+    engine: EngineName,
     #[command(flatten)]
     ptx: super::ptx::TextRunArgs,
     /// The function to run (default: the only one, or `main`).
@@ -90,49 +81,39 @@ pub fn run_command(args: &Args) -> anyhow::Result<ExitCode> {
     let scalars = parse_scalars(func, &args.args)?;
     let mut inputs = random_inputs(func, args.seed, &scalars).map_err(|e| anyhow!("{e}"))?;
     read_inputs(&args.inputs, &mut inputs)?;
-    // Both engines run the threads of a block in the seed's order (the same permutations); the
-    // GPU runs them in its own order, compared with the interpreter's run in order.
-    let config = match args.engine {
-        EngineKind::Gpu if args.schedule != Schedule::Lazy => {
-            bail!(
-                "--schedule {}: the GPU decides its own schedule; --engine gpu runs without --schedule",
-                args.schedule
-            )
+    // The interpreter and the emulator run the threads of a block in the seed's order (the same
+    // permutations); the GPU runs them in its own order, compared with the interpreter's run in
+    // order.
+    let engine = args.engine.engine();
+    let requested = RunConfig { schedule: args.schedule, thread_order_seed: Some(args.seed), fuel: args.fuel };
+    let config = engine.configure(requested).map_err(|ConfigRefused::Schedule(why)| {
+        anyhow!("--schedule {}: {why}; --engine {} runs without --schedule", args.schedule, args.engine)
+    })?;
+    if let Some(why) = engine.unavailable() {
+        bail!("{why}");
+    }
+    if let Some(arch) = engine.ptx_target() {
+        if let Err(rendered) = super::ptx::lower_checked(&src, module.clone(), arch) {
+            eprintln!("{rendered}");
+            return Ok(super::input_problems());
         }
-        EngineKind::Gpu => GpuEngine::config(args.fuel),
-        EngineKind::Interpreter | EngineKind::Ptx => {
-            RunConfig { schedule: args.schedule, thread_order_seed: Some(args.seed), fuel: args.fuel }
-        }
-    };
-    let emulator = PtxEmulator::default();
-    let device = GpuEngine::default();
-    let engine: &dyn Engine = match args.engine {
-        EngineKind::Interpreter => &Interpreter,
-        EngineKind::Ptx | EngineKind::Gpu => {
-            if let Some(why) = GpuEngine::unavailable().filter(|_| args.engine == EngineKind::Gpu) {
-                bail!("{why}");
-            }
-            if let Err(rendered) = super::ptx::lower_checked(&src, module.clone(), emulator.arch) {
-                eprintln!("{rendered}");
-                return Ok(super::input_problems());
-            }
-            if args.engine == EngineKind::Gpu {
-                &device
-            } else {
-                &emulator
-            }
-        }
-    };
+    }
     match (&args.reference, args.engine) {
         (Some(reference), _) => run_against(args, reference, Subject { engine, func }, &inputs, &config),
-        (None, EngineKind::Interpreter) => {
+        // The interpreter's own report counts the statements it executed.
+        (None, EngineName::Interpreter) => {
             let result = run(func, &inputs, &config).map_err(|e| anyhow!("{e}"))?;
             report(args, &result)
         }
-        (None, EngineKind::Ptx | EngineKind::Gpu) => {
-            report_execution(args, &src, engine.name(), engine.run(func, &inputs, &config))
-        }
+        (None, _) => report_execution(args, &src, engine.name(), engine.run(func, &inputs, &config)),
     }
+}
+
+/// The `--engine` values: the registered engines, each with its summary as help.
+fn engine_names() -> impl TypedValueParser<Value = EngineName> {
+    let values =
+        EngineName::ALL.map(|name| clap::builder::PossibleValue::new(name.key()).help(name.registration().summary));
+    clap::builder::PossibleValuesParser::new(values).try_map(|key| key.parse::<EngineName>())
 }
 
 /// The flags `tirproof run --ptx` uses.

@@ -2,7 +2,7 @@
 //! and neither faults, under the campaigns' fast plan ([`Plan::fast`]: the lazy, eager and a
 //! seeded random schedule, for each value given to the integer parameters, a symbolic extent).
 //!
-//! The runs are those of the one equivalence driver ([`crate::compare`]), with fewer of them
+//! The runs are those of the one equivalence driver ([`tirproof_exec::compare`]), with fewer of them
 //! than the filetests' thorough plan so that campaigns stay fast; this module maps the
 //! driver's [`Inequivalence`] to a failure class, attributing faults and interpreter errors to
 //! the side that had them.
@@ -13,10 +13,10 @@ use tirproof_interp::{random_inputs, Fault, RunConfig, ScalarValue};
 use tirproof_ir::{IRModule, PrimFunc};
 
 use super::{Failure, FailureClass, OracleName, Outcome, Side};
-use crate::compare::{check_functions, check_modules, Engines, Inequivalence, Plan};
-use crate::engine::{Difference, Engine, Execution, Interpreter};
+use tirproof_exec::compare::{check_functions, check_modules, Engines, Inequivalence, Plan};
+use tirproof_exec::{Difference, Engine, Execution, Interpreter};
 
-pub use crate::compare::show_scalars;
+pub use tirproof_exec::compare::show_scalars;
 
 /// Every assignment of the fast plan's scalar values to the integer scalar parameters (all of
 /// them the same value), or the one empty assignment.

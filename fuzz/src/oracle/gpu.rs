@@ -4,7 +4,7 @@
 //!
 //! The device decides its own schedule and thread order, so there is one run per input: the
 //! interpreter's lazy run with threads in order against the device (see
-//! [`GpuEngine`](crate::engine::GpuEngine)). Where there is no GPU, the oracle is a skip with
+//! [`GpuEngine`]). Where there is no GPU, the oracle is a skip with
 //! the reason ([`SkipReason::Unavailable`]), decided once per process before anything else,
 //! so asking for it costs a campaign nothing there. What the interpreter cannot run cleanly,
 //! what cannot be lowered, and PTX that faults on the emulator (which the engine checks before
@@ -16,8 +16,8 @@ use tirproof_interp::RunConfig;
 use tirproof_ir::IRModule;
 
 use super::{Failure, FailureClass, OracleName, Outcome, Side, SkipReason};
-use crate::compare::{check_modules, Engines, Inequivalence, Plan, FAST_SCALAR_VALUES};
-use crate::engine::{Difference, EngineError, GpuEngine, Interpreter};
+use tirproof_exec::compare::{check_modules, Engines, Inequivalence, Plan, FAST_SCALAR_VALUES};
+use tirproof_exec::{Difference, EngineError, EngineName, GpuEngine, Interpreter};
 
 /// The runs of the oracle: the engine's one configuration, for each of the fast plan's scalar
 /// values.
@@ -28,10 +28,11 @@ fn plan(seed: u64) -> Plan {
 
 /// Compares the interpreter on every function of `input` with the GPU on its PTX.
 pub fn check(input: &IRModule, seed: u64) -> Outcome {
-    if let Some(why) = GpuEngine::unavailable() {
+    let gpu = EngineName::Gpu.engine();
+    if let Some(why) = gpu.unavailable() {
         return Outcome::Skip(SkipReason::Unavailable(why));
     }
-    let engines = Engines { original: &Interpreter, transformed: &GpuEngine::default() };
+    let engines = Engines { original: &Interpreter, transformed: gpu };
     match check_modules(&plan(seed), engines, input, input) {
         Ok(()) => Outcome::Pass,
         Err(inequivalence) => outcome(&inequivalence),
@@ -48,8 +49,8 @@ fn outcome(inequivalence: &Inequivalence) -> Outcome {
             skip(format!("the interpreter cannot run the program: {}", failure.error))
         }
         Inequivalence::Engine { failure, .. } => match &failure.error {
-            EngineError::Unavailable(why) => Outcome::Skip(SkipReason::Unavailable(why.clone())),
-            EngineError::Unsupported(why) => skip(why.clone()),
+            EngineError::Unavailable(why) => Outcome::Skip(SkipReason::Unavailable(why.to_string())),
+            EngineError::Unsupported(why) => skip(why.to_string()),
             EngineError::Refused(_) => fail(FailureClass::DeviceError),
         },
         Inequivalence::Inputs { .. } | Inequivalence::MissingFunction(_) => skip(inequivalence.to_string()),
@@ -90,12 +91,12 @@ mod tests {
 
     #[test]
     fn device_failures_and_mismatches_are_findings_of_their_own_class() {
-        let trial = crate::compare::Trial { config: RunConfig::default(), scalars: Default::default() };
+        let trial = tirproof_exec::compare::Trial { config: RunConfig::default(), scalars: Default::default() };
         let key = |outcome: Outcome| outcome.failure().map(|f| f.signature().to_string());
         let refused = Inequivalence::Engine {
             func: "main".into(),
             trial: trial.clone(),
-            failure: crate::engine::EngineFailure {
+            failure: tirproof_exec::EngineFailure {
                 side: Side::Transformed,
                 engine: "GPU",
                 error: EngineError::Refused("the driver refused the PTX".into()),
@@ -111,7 +112,7 @@ mod tests {
         let unavailable = Inequivalence::Engine {
             func: "main".into(),
             trial,
-            failure: crate::engine::EngineFailure {
+            failure: tirproof_exec::EngineFailure {
                 side: Side::Transformed,
                 engine: "GPU",
                 error: EngineError::Unavailable("no GPU: none".into()),

@@ -10,6 +10,11 @@
 //! A failure's [`Signature`] (oracle and class, without values or lines) is what campaigns
 //! deduplicate on and what the minimizer preserves.
 //!
+//! These outcome types are a leaf: they know no peer. A peer (TVM today, `crate::peer`) is one
+//! oracle among others ([`OracleName::PEERS`]), and its failures are
+//! [`FailureClass::Peer`]: the peer's oracle and the peer's own class as an opaque
+//! [`PeerClass`] key, which the peer alone spells and reads.
+//!
 //! Invariants: an oracle never panics outward (a panic anywhere becomes a `no-panic` failure);
 //! an inconclusive answer (Z3 unknown, an interpreter limit) is a failure of its own class,
 //! never a pass.
@@ -31,9 +36,7 @@ use serde::Serialize;
 use tirproof_interp::FaultKind;
 use tirproof_verify::solver::BUDGET_SPENT;
 
-use crate::peer::TvmClass;
-
-pub use crate::engine::Side;
+pub use tirproof_exec::Side;
 
 pub use chain::{Chain, ChainConfig, ChainResult, InputMode, PassVariant};
 pub use equivalence::{runs_cleanly, scalar_assignments};
@@ -103,12 +106,21 @@ impl OracleName {
         OracleName::RoundTrip,
     ];
 
+    /// The oracles that run another implementation (a peer) and judge its output; each
+    /// classes its own failures ([`FailureClass::Peer`]).
+    pub const PEERS: [OracleName; 1] = [OracleName::Tvm];
+
     /// The oracles that apply to arbitrary async programs, in chain order.
     pub const FOR_ASYNC_PROGRAMS: [OracleName; 3] = [OracleName::NoPanic, OracleName::Verify, OracleName::RoundTrip];
 
     /// Whether the oracle applies to pipeline pass inputs (all but `verify`).
     pub fn applies_to_pass_inputs(self) -> bool {
         self != OracleName::Verify
+    }
+
+    /// Whether the oracle runs a peer ([`OracleName::PEERS`]).
+    pub fn is_peer(self) -> bool {
+        OracleName::PEERS.contains(&self)
     }
 
     /// Whether the oracle's verdict rests on Z3 checks (which a time budget can stop).
@@ -150,9 +162,7 @@ impl Serialize for OracleName {
 
 /// An oracle name that is not one of [`OracleName::ALL`].
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "unknown oracle `{0}` (expected one of: no-panic, pipeline, tvm, equivalence, ptx, gpu, waits-tight, agreement, cse, verify, round-trip)"
-)]
+#[error("unknown oracle `{0}` (expected one of: {known})", known = OracleName::ALL.map(OracleName::name).join(", "))]
 pub struct UnknownOracle(pub String);
 
 impl FromStr for OracleName {
@@ -226,12 +236,37 @@ pub enum FailureClass {
     ReparseFailed,
     /// Printed and parsed back, but different.
     RoundTripChanged,
-    /// TVM's pass failed on the program, or its output is wrong (`tvm`).
-    Tvm(TvmClass),
+    /// A peer failed on the program, or its output is wrong: the peer's oracle (one of
+    /// [`OracleName::PEERS`]) and the peer's own class of the failure (TVM's: `tvm`).
+    Peer { peer: OracleName, class: PeerClass },
+}
+
+/// A peer's own class of a failure, as the peer spells it (`racy:read-pending-async`): opaque
+/// here, compared and serialised as its key, and free of values and line numbers like every
+/// class. The peer alone builds and reads it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PeerClass(String);
+
+impl PeerClass {
+    /// The class whose key is `key`.
+    pub fn new(key: impl Into<String>) -> Self {
+        PeerClass(key.into())
+    }
+
+    pub fn key(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for PeerClass {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
 }
 
 impl FailureClass {
-    /// A stable key: `fault:output:read-pending-async`, `panic:pipeline@passes/src/..:12`.
+    /// A stable key: `fault:output:read-pending-async`, `panic:pipeline@passes/src/..:12`,
+    /// `tvm:racy:read-pending-async` (a peer's class after its oracle's name).
     pub fn key(&self) -> String {
         match self {
             FailureClass::Panic { during, location } => format!("panic:{during}@{location}"),
@@ -261,7 +296,7 @@ impl FailureClass {
             FailureClass::RefutationNotReproduced => "refutation-not-reproduced".into(),
             FailureClass::ReparseFailed => "reparse-failed".into(),
             FailureClass::RoundTripChanged => "round-trip-changed".into(),
-            FailureClass::Tvm(class) => format!("tvm:{class}"),
+            FailureClass::Peer { peer, class } => format!("{peer}:{class}"),
         }
     }
 
@@ -319,8 +354,8 @@ impl FromStr for FailureClass {
             })
         } else if let Some(kind) = key.strip_prefix("emulator-fault:") {
             FaultKind::ALL.into_iter().find(|k| k.name() == kind).map(|kind| FailureClass::EmulatorFault { kind })
-        } else if let Some(rest) = key.strip_prefix("tvm:") {
-            TvmClass::parse_key(rest).map(FailureClass::Tvm)
+        } else if let Some((peer, class)) = peer_key(key) {
+            Some(FailureClass::Peer { peer, class })
         } else if let Some(s) = key.strip_prefix("interpreter-error:") {
             side(s).map(|side| FailureClass::InterpreterError { side })
         } else {
@@ -328,6 +363,13 @@ impl FromStr for FailureClass {
         };
         parsed.ok_or_else(|| UnknownClass(key.to_string()))
     }
+}
+
+/// A peer's class key split at the first `:` into the peer's oracle and its own class.
+fn peer_key(key: &str) -> Option<(OracleName, PeerClass)> {
+    let (peer, class) = key.split_once(':')?;
+    let peer = OracleName::PEERS.into_iter().find(|p| p.name() == peer)?;
+    (!class.is_empty()).then(|| (peer, PeerClass::new(class)))
 }
 
 impl Serialize for FailureClass {
@@ -533,14 +575,24 @@ mod tests {
             classes.extend(FaultKind::ALL.map(|kind| FailureClass::Fault { side, kind }));
         }
         classes.extend(FaultKind::ALL.map(|kind| FailureClass::EmulatorFault { kind }));
-        classes.push(FailureClass::Tvm(TvmClass::Racy { kind: FaultKind::ReadPendingAsync }));
-        classes
-            .push(FailureClass::Tvm(TvmClass::PassRaised { exception: "InternalError".into(), at: "a.cc:1".into() }));
+        for peer in OracleName::PEERS {
+            classes.push(FailureClass::Peer { peer, class: PeerClass::new("racy:read-pending-async") });
+            classes.push(FailureClass::Peer { peer, class: PeerClass::new("pass-raised:InternalError@a.cc:1") });
+        }
         for class in classes {
             assert_eq!(class.key().parse::<FailureClass>(), Ok(class.clone()), "{class}");
         }
         assert!("fault:input:no-such-kind".parse::<FailureClass>().is_err());
         assert!("panic:no-such-oracle@x.rs:1".parse::<FailureClass>().is_err());
+        assert!("ptx:racy".parse::<FailureClass>().is_err(), "ptx is no peer");
+        assert!("tvm:".parse::<FailureClass>().is_err());
+    }
+
+    #[test]
+    fn an_unknown_oracle_lists_every_oracle_in_chain_order() {
+        let error = "equivalent".parse::<OracleName>().map_err(|e| e.to_string());
+        let expected = "unknown oracle `equivalent` (expected one of: no-panic, pipeline, tvm, equivalence, ptx, gpu, waits-tight, agreement, cse, verify, round-trip)";
+        assert_eq!(error, Err(expected.to_string()));
     }
 
     #[test]

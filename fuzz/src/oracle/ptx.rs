@@ -14,8 +14,8 @@ use tirproof_ir::IRModule;
 
 use super::equivalence::describe_fault;
 use super::{Failure, FailureClass, OracleName, Outcome, Side, SkipReason};
-use crate::compare::{check_modules, Engines, Inequivalence, Plan, FAST_SCALAR_VALUES};
-use crate::engine::{Difference, EngineError, Interpreter, PtxEmulator};
+use tirproof_exec::compare::{check_modules, Engines, Inequivalence, Plan, FAST_SCALAR_VALUES};
+use tirproof_exec::{Difference, EngineError, EngineName, Interpreter};
 
 /// The runs of the oracle: the fast plan's schedules and scalar values, with threads in order
 /// (the only order the emulator runs them in).
@@ -28,7 +28,7 @@ fn plan(seed: u64) -> Plan {
 
 /// Compares the interpreter on every function of `input` with the emulator on its PTX.
 pub fn check(input: &IRModule, seed: u64) -> Outcome {
-    let engines = Engines { original: &Interpreter, transformed: &PtxEmulator::default() };
+    let engines = Engines { original: &Interpreter, transformed: EngineName::Ptx.engine() };
     match check_modules(&plan(seed), engines, input, input) {
         Ok(()) => Outcome::Pass,
         Err(inequivalence) => outcome(&inequivalence),
@@ -45,7 +45,7 @@ fn outcome(inequivalence: &Inequivalence) -> Outcome {
             skip(format!("the interpreter cannot run the program: {}", failure.error))
         }
         Inequivalence::Engine { failure, .. } => match &failure.error {
-            EngineError::Unsupported(why) => skip(why.clone()),
+            EngineError::Unsupported(why) => skip(why.to_string()),
             EngineError::Unavailable(_) | EngineError::Refused(_) => Outcome::Fail(fail(FailureClass::EmulatorError)),
         },
         Inequivalence::Inputs { .. } | Inequivalence::MissingFunction(_) => skip(inequivalence.to_string()),
@@ -108,7 +108,7 @@ mod tests {
             thread: Vec::new(),
             history: Vec::new(),
         };
-        let trial = crate::compare::Trial { config: RunConfig::default(), scalars: Default::default() };
+        let trial = tirproof_exec::compare::Trial { config: RunConfig::default(), scalars: Default::default() };
         let differs = |difference| Inequivalence::Differs { func: "main".into(), trial: trial.clone(), difference };
         let key = |outcome: Outcome| outcome.failure().map(|f| f.signature().to_string());
         let faulted = differs(Difference::Faulted { side: Side::Transformed, fault });

@@ -1,6 +1,10 @@
 //! What TVM did wrong with one program: the closed [`TvmClass`], part of a failure's class, so
 //! that campaigns deduplicate TVM's bugs by root cause rather than by text.
 //!
+//! Among the oracles' failure classes it is the `tvm` peer's opaque key
+//! ([`FailureClass::Peer`], spelled `tvm:KEY`): [`TvmClass::failure_class`] builds it and
+//! [`TvmClass::of_failure_class`] reads it back.
+//!
 //! A class carries no values and no line numbers. A raised exception is classed by its Python
 //! type and the C++ source line TVM raised it at (the check that failed), or, when the
 //! traceback names none, by its message with numbers and quoted names blanked: two programs
@@ -12,6 +16,7 @@ use std::fmt;
 use tirproof_interp::FaultKind;
 
 use super::worker::{TvmRefusal, TvmStage};
+use crate::oracle::{FailureClass, OracleName, PeerClass};
 
 /// How TVM failed on a program (see the module documentation).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -102,6 +107,19 @@ impl TvmClass {
             TvmClass::WrongResult => "wrong-result".into(),
             TvmClass::Fault { kind } => format!("fault:{kind}"),
             TvmClass::OverSynchronized => "over-synchronized".into(),
+        }
+    }
+
+    /// The failure class of the `tvm` oracle that this class is.
+    pub fn failure_class(&self) -> FailureClass {
+        FailureClass::Peer { peer: OracleName::Tvm, class: PeerClass::new(self.key()) }
+    }
+
+    /// TVM's class of a failure of the `tvm` oracle; `None` for any other class.
+    pub fn of_failure_class(class: &FailureClass) -> Option<TvmClass> {
+        match class {
+            FailureClass::Peer { peer: OracleName::Tvm, class } => TvmClass::parse_key(class.key()),
+            _ => None,
         }
     }
 
@@ -221,7 +239,12 @@ mod tests {
         classes.extend(FaultKind::ALL.map(TvmClass::of_fault));
         for class in classes {
             assert_eq!(TvmClass::parse_key(&class.key()), Some(class.clone()), "{class}");
+            let failure_class = class.failure_class();
+            assert_eq!(failure_class.key(), format!("tvm:{}", class.key()));
+            assert_eq!(failure_class.key().parse::<FailureClass>().as_ref(), Ok(&failure_class));
+            assert_eq!(TvmClass::of_failure_class(&failure_class), Some(class.clone()), "{class}");
         }
+        assert_eq!(TvmClass::of_failure_class(&FailureClass::WaitRefuted), None);
         assert_eq!(TvmClass::parse_key("racy:no-such-fault"), None);
         assert_eq!(TvmClass::parse_key("pass-raised:no-location"), None);
     }

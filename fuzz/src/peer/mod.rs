@@ -100,7 +100,7 @@ pub fn run_tvm(input: &IRModule, mode: PeerMode) -> Result<TvmReply, PeerError> 
 
 /// A failure of the `tvm` oracle.
 fn tvm_failure(class: TvmClass, message: String) -> Failure {
-    Failure::new(OracleName::Tvm, FailureClass::Tvm(class), message)
+    Failure::new(OracleName::Tvm, class.failure_class(), message)
 }
 
 /// The `tvm` oracle: TVM's pass on `input`, judged (see the module documentation); `ours` is

@@ -6,7 +6,7 @@
 //! ([`check_equivalent`], the thorough plan) and of the fuzzers' oracles (the fast plan); a
 //! single run ([`compare`]) serves `tirproof run --reference`. Both programs must complete
 //! without a fault, and every output buffer must be bitwise equal. It is built on
-//! [`crate::engine`], so either side may run on any engine.
+//! the [`Engine`] trait, so either side may run on any engine.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -14,7 +14,7 @@ use std::fmt;
 use tirproof_interp::{random_inputs, ExecError, Inputs, RunConfig, ScalarValue, Schedule, Tensor};
 use tirproof_ir::{IRModule, PrimFunc};
 
-use crate::engine::{compare_runs, Comparison, Difference, Engine, EngineFailure, Interpreter, Side, Subject};
+use crate::{compare_runs, Comparison, Difference, Engine, EngineFailure, Interpreter, Side, Subject};
 
 /// The schedules every thorough check runs under: the adversarial one, the synchronous one,
 /// and two random ones.
@@ -253,7 +253,7 @@ pub fn show_tensor(tensor: &Tensor) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::Execution;
+    use crate::Execution;
 
     /// The interpreter, but only under the eager schedule.
     struct EagerOnly;

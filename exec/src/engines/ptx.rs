@@ -3,20 +3,22 @@
 //! included), codegen, then the emulator on the generated kernel.
 //!
 //! It honours every schedule but only threads in order (the emulator runs the threads of a
-//! block by index between barriers). A function that cannot be lowered, or a construct the
+//! block by index between barriers). A function that cannot be lowered (with the located
+//! diagnostics of the pass or the statement that stopped it), or a construct the
 //! emulator does not model, is [`EngineError::Unsupported`] with the reason; any other
 //! refusal of the emulator is [`EngineError::Refused`]. Faults are the machine's, so they
 //! compare with the interpreter's by kind. Outputs are named after the lowered function's
 //! buffer parameters, which keep the original's names.
 
-use tirproof_interp::{Inputs, RunConfig, Tensor};
-use tirproof_ir::{IRModule, PrimFunc};
+use tirproof_interp::{Inputs, Tensor};
+use tirproof_ir::{Diagnostics, IRModule, PrimFunc};
 use tirproof_machine::value::Num;
 use tirproof_ptx::emu::{run_kernel, EmuConfig, EmuError, EmuOutcome, KernelArg};
 use tirproof_ptx::module::{print_with_lines, Kernel};
-use tirproof_ptx::{lower_module, lower_tir, Arch};
+use tirproof_ptx::{lower_module, lower_tir, Arch, PrepareError};
 
-use super::{Engine, EngineError, Execution, Outputs};
+use super::DEFAULT_ARCH;
+use crate::{Engine, EngineError, Execution, Outputs, Reason, RunConfig};
 
 /// How many PTX instructions the emulator may execute per TIR statement of the interpreter's
 /// fuel: one statement is an address computation, a load and a store at least.
@@ -30,7 +32,7 @@ pub struct PtxEmulator {
 
 impl Default for PtxEmulator {
     fn default() -> Self {
-        PtxEmulator { arch: Arch::Sm80 }
+        PtxEmulator { arch: DEFAULT_ARCH }
     }
 }
 
@@ -48,16 +50,26 @@ impl PtxEmulator {
     /// when it cannot be.
     pub fn lower(&self, func: &PrimFunc) -> Result<LoweredKernel, EngineError> {
         let mut module = IRModule { class_name: None, functions: vec![func.clone()] };
-        let unsupported = |why: String| EngineError::Unsupported(format!("cannot be lowered to PTX: {why}"));
-        lower_tir(&mut module).map_err(|e| unsupported(e.to_string()))?;
-        let lowered = lower_module(&module, self.arch).map_err(|e| unsupported(e.to_string()))?;
-        let (_, lines) = print_with_lines(&lowered.module).map_err(|e| unsupported(e.to_string()))?;
+        let unsupported = |why: String, diagnostics: Diagnostics| {
+            EngineError::Unsupported(Reason::located(format!("cannot be lowered to PTX: {why}"), diagnostics))
+        };
+        lower_tir(&mut module).map_err(|e| {
+            let diagnostics = match &e {
+                PrepareError::Pipeline(pipeline) => pipeline.diagnostics().clone(),
+                PrepareError::UnknownPass(_) => Diagnostics::default(),
+            };
+            unsupported(e.to_string(), diagnostics)
+        })?;
+        let lowered =
+            lower_module(&module, self.arch).map_err(|e| unsupported(e.to_string(), e.to_diagnostic().into()))?;
+        let (_, lines) =
+            print_with_lines(&lowered.module).map_err(|e| unsupported(e.to_string(), Diagnostics::default()))?;
         let func = module.functions.into_iter().next();
         let kernel = lowered.module.kernels.into_iter().next();
         let lines = lines.into_iter().next();
         match (func, kernel, lines) {
             (Some(func), Some(kernel), Some(lines)) => Ok(LoweredKernel { func, kernel, lines }),
-            _ => Err(EngineError::Refused(format!("lowering `{}` gave no kernel", self.name()))),
+            _ => Err(EngineError::Refused(format!("lowering `{}` gave no kernel", self.name()).into())),
         }
     }
 
@@ -84,7 +96,7 @@ impl PtxEmulator {
 
 /// The buffers after a run of the kernel lowered from `func` (in parameter order, `None` for
 /// scalars), by the names of `func`'s buffer parameters.
-pub(super) fn outputs_of(func: &PrimFunc, buffers: Vec<Option<Tensor>>) -> Outputs {
+pub(crate) fn outputs_of(func: &PrimFunc, buffers: Vec<Option<Tensor>>) -> Outputs {
     func.params
         .iter()
         .zip(buffers)
@@ -93,8 +105,8 @@ pub(super) fn outputs_of(func: &PrimFunc, buffers: Vec<Option<Tensor>>) -> Outpu
 }
 
 /// The kernel's arguments, in parameter order, from the interpreter's inputs.
-pub(super) fn kernel_args(func: &PrimFunc, inputs: &Inputs) -> Result<Vec<KernelArg>, EngineError> {
-    let missing = |name: &str| EngineError::Refused(format!("no input for the parameter `{name}`"));
+pub(crate) fn kernel_args(func: &PrimFunc, inputs: &Inputs) -> Result<Vec<KernelArg>, EngineError> {
+    let missing = |name: &str| EngineError::Refused(format!("no input for the parameter `{name}`").into());
     func.params
         .iter()
         .map(|param| match &param.buffer {
@@ -103,8 +115,9 @@ pub(super) fn kernel_args(func: &PrimFunc, inputs: &Inputs) -> Result<Vec<Kernel
             }
             None => {
                 let name = param.var.name();
-                let num = Num::of(param.var.dtype())
-                    .ok_or_else(|| EngineError::Unsupported(format!("a scalar parameter of {}", param.var.dtype())))?;
+                let num = Num::of(param.var.dtype()).ok_or_else(|| {
+                    EngineError::Unsupported(format!("a scalar parameter of {}", param.var.dtype()).into())
+                })?;
                 let value = inputs.scalars.get(name).ok_or_else(|| missing(name))?;
                 Ok(KernelArg::Scalar(value.to_bits(num)))
             }
@@ -115,8 +128,8 @@ pub(super) fn kernel_args(func: &PrimFunc, inputs: &Inputs) -> Result<Vec<Kernel
 impl From<EmuError> for EngineError {
     fn from(error: EmuError) -> Self {
         match error {
-            EmuError::Unsupported(what) => EngineError::Unsupported(what),
-            other => EngineError::Refused(other.to_string()),
+            EmuError::Unsupported(what) => EngineError::Unsupported(what.into()),
+            other => EngineError::Refused(other.to_string().into()),
         }
     }
 }
@@ -128,6 +141,10 @@ impl Engine for PtxEmulator {
 
     fn supports(&self, config: &RunConfig) -> bool {
         config.thread_order_seed.is_none()
+    }
+
+    fn ptx_target(&self) -> Option<Arch> {
+        Some(self.arch)
     }
 
     fn run(&self, func: &PrimFunc, inputs: &Inputs, config: &RunConfig) -> Execution {

@@ -7,10 +7,10 @@
 
 use std::fmt;
 
-use tirproof_interp::{Fault, Inputs, RunConfig};
+use tirproof_interp::{Fault, Inputs};
 use tirproof_ir::PrimFunc;
 
-use super::{Engine, EngineError, Execution, Outputs, Side};
+use crate::{Engine, EngineError, Execution, Outputs, RunConfig, Side};
 
 /// How two programs' runs compare.
 #[derive(Clone, Debug, PartialEq)]

@@ -16,13 +16,14 @@
 //! the emulator's fault. Without a GPU every run is [`EngineError::Unavailable`] with the
 //! reason, found once per process and before any lowering, so it costs nothing.
 
-use tirproof_interp::{Inputs, RunConfig, Schedule};
+use tirproof_interp::{Inputs, Schedule};
 use tirproof_ir::PrimFunc;
 use tirproof_ptx::module::Module;
 use tirproof_ptx::Arch;
 
 use super::ptx::{kernel_args, outputs_of};
-use super::{Engine, EngineError, Execution, PtxEmulator};
+use super::PtxEmulator;
+use crate::{ConfigRefused, Engine, EngineError, Execution, RunConfig};
 
 /// The GPU of this process, on the PTX lowered for `arch`.
 #[derive(Clone, Copy, Debug)]
@@ -58,10 +59,27 @@ impl Engine for GpuEngine {
         config.schedule == Schedule::Lazy && config.thread_order_seed.is_none()
     }
 
+    /// The one configuration it accepts, with the requested fuel; a schedule other than the
+    /// lazy one (the default) is refused, since the device decides its own.
+    fn configure(&self, requested: RunConfig) -> Result<RunConfig, ConfigRefused> {
+        if requested.schedule != Schedule::Lazy {
+            return Err(ConfigRefused::Schedule("the GPU decides its own schedule".into()));
+        }
+        Ok(GpuEngine::config(requested.fuel))
+    }
+
+    fn unavailable(&self) -> Option<String> {
+        GpuEngine::unavailable()
+    }
+
+    fn ptx_target(&self) -> Option<Arch> {
+        Some(self.arch)
+    }
+
     fn run(&self, func: &PrimFunc, inputs: &Inputs, config: &RunConfig) -> Execution {
         let gpu = match tirproof_gpu::gpu() {
             Ok(gpu) => gpu,
-            Err(error) => return Execution::Failed(EngineError::Unavailable(error.to_string())),
+            Err(error) => return Execution::Failed(EngineError::Unavailable(error.to_string().into())),
         };
         let emulator = PtxEmulator { arch: self.arch };
         let lowered = match emulator.lower(func) {
@@ -83,8 +101,10 @@ impl Engine for GpuEngine {
         });
         match ran {
             Ok(buffers) => Execution::Completed { outputs: outputs_of(&lowered.func, buffers) },
-            Err(tirproof_gpu::GpuError::NoGpu { reason }) => Execution::Failed(EngineError::Unavailable(reason)),
-            Err(error) => Execution::Failed(EngineError::Refused(format!("on the GPU ({}): {error}", gpu.name()))),
+            Err(tirproof_gpu::GpuError::NoGpu { reason }) => Execution::Failed(EngineError::Unavailable(reason.into())),
+            Err(error) => {
+                Execution::Failed(EngineError::Refused(format!("on the GPU ({}): {error}", gpu.name()).into()))
+            }
         }
     }
 }

@@ -5,7 +5,7 @@
 use tirproof_interp::{run, ExecError, Inputs, Outcome, RunConfig, RunResult};
 use tirproof_ir::PrimFunc;
 
-use super::{Engine, EngineError, Execution};
+use crate::{Engine, EngineError, Execution};
 
 /// The reference interpreter.
 #[derive(Clone, Copy, Debug, Default)]
@@ -32,8 +32,8 @@ impl Engine for Interpreter {
 impl From<ExecError> for EngineError {
     fn from(error: ExecError) -> Self {
         match error {
-            ExecError::Unsupported(what) => EngineError::Unsupported(what),
-            other => EngineError::Refused(other.to_string()),
+            ExecError::Unsupported(what) => EngineError::Unsupported(what.into()),
+            other => EngineError::Refused(other.to_string().into()),
         }
     }
 }

@@ -141,6 +141,28 @@ pub enum StmtKind {
     Block(Box<Block>),
 }
 
+impl StmtKind {
+    /// The one short name of the statement's kind (`for`, `alloc_buffer`, ...), used wherever a
+    /// message, a path or a diff names a kind.
+    pub fn name(&self) -> &'static str {
+        match self {
+            StmtKind::Store(_) => "store",
+            StmtKind::Let { .. } => "let",
+            StmtKind::For(_) => "for",
+            StmtKind::If { .. } => "if",
+            StmtKind::Seq(_) => "seq",
+            StmtKind::Attr(_) => "attr",
+            StmtKind::Allocate(_) => "allocate",
+            StmtKind::AllocBuffer { .. } => "alloc_buffer",
+            StmtKind::DeclBuffer { .. } => "decl_buffer",
+            StmtKind::Evaluate(_) => "evaluate",
+            StmtKind::Barrier { .. } => "barrier",
+            StmtKind::LaunchThread { .. } => "launch_thread",
+            StmtKind::Block(_) => "block",
+        }
+    }
+}
+
 /// `buffer[indices] = value`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BufferStore {
@@ -203,23 +225,6 @@ pub struct For {
     pub thread: Option<String>,
     pub annotations: Annotations,
     pub body: Stmt,
-}
-
-/// The thread tags a loop may bind or a launch may name.
-pub const THREAD_TAGS: [&str; 9] = [
-    "threadIdx.x",
-    "threadIdx.y",
-    "threadIdx.z",
-    "blockIdx.x",
-    "blockIdx.y",
-    "blockIdx.z",
-    "vthread",
-    "vthread.x",
-    "vthread.y",
-];
-
-pub fn is_valid_thread_tag(tag: &str) -> bool {
-    THREAD_TAGS.contains(&tag) || tag == "vthread.z"
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

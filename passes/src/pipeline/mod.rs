@@ -24,6 +24,7 @@ use tirproof_ir::annotation::{PIPELINE_ASYNC_STAGES, PIPELINE_ORDER, PIPELINE_ST
 use tirproof_ir::async_op::AsyncKey;
 use tirproof_ir::pipeline_annotations::{read_pipeline_spec, PipelineSpec, SpecError};
 use tirproof_ir::visit::{walk_stmt, walk_stmt_mut, MutVisitor, Visitor};
+use tirproof_ir::ThreadTag;
 use tirproof_ir::{
     Buffer, BufferId, BufferSpec, Diagnostic, Diagnostics, Expr, For, ForKind, IRModule, PrimFunc, Span, Stmt, StmtKind,
 };
@@ -231,7 +232,7 @@ fn statements(stmt: &Stmt) -> usize {
 }
 
 fn is_thread_index(tag: Option<&str>) -> bool {
-    tag.is_some_and(|t| t.starts_with("threadIdx."))
+    tag.and_then(ThreadTag::parse).is_some_and(|t| t.thread_axis().is_some())
 }
 
 /// The buffer with a leading dimension of `versions` slots.

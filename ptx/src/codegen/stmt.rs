@@ -17,6 +17,7 @@ use tirproof_ir::dtype::DataType;
 use tirproof_ir::expr::{BinOp, Expr};
 use tirproof_ir::stmt::{AttrStmt, BufferStore, For, ForKind, Stmt, StmtKind};
 use tirproof_ir::var::Var;
+use tirproof_ir::ThreadTag;
 
 use super::bounds::{self, Range};
 use super::{ident, Gen, Storage, R};
@@ -86,12 +87,10 @@ fn visit_stmts(stmt: &Stmt, f: &mut impl FnMut(&Stmt)) {
 
 /// The special register a thread tag reads, and whether it counts threads (or blocks).
 fn special_of(tag: &str) -> Option<(Special, bool)> {
-    let (kind, dim) = tag.split_once('.')?;
-    let dim = Dim::from_name(dim)?;
-    match kind {
-        "threadIdx" => Some((Special::Tid(dim), true)),
-        "blockIdx" => Some((Special::Ctaid(dim), false)),
-        _ => None,
+    match ThreadTag::parse(tag)? {
+        ThreadTag::Thread(axis) => Some((Special::Tid(Dim::from_name(axis.name())?), true)),
+        ThreadTag::Block(axis) => Some((Special::Ctaid(Dim::from_name(axis.name())?), false)),
+        ThreadTag::Virtual(_) => None,
     }
 }
 

@@ -9,7 +9,7 @@ use std::fmt;
 use std::time::Duration;
 
 /// The limit a bounded search stopped at.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Limit {
     /// The search ran its most iterations (the count it ran).
     Iterations(usize),
@@ -19,6 +19,19 @@ pub enum Limit {
     Time(Duration),
     /// The search was stopped for another reason, in the search's own words.
     Other(String),
+}
+
+impl Limit {
+    /// The limit egg's runner reports it stopped at; `None` when the e-graph saturated.
+    pub fn of_egg(reason: &egg::StopReason) -> Option<Limit> {
+        match reason {
+            egg::StopReason::Saturated => None,
+            egg::StopReason::IterationLimit(n) => Some(Limit::Iterations(*n)),
+            egg::StopReason::NodeLimit(n) => Some(Limit::Nodes(*n)),
+            egg::StopReason::TimeLimit(seconds) => Some(Limit::Time(Duration::from_secs_f64(*seconds))),
+            egg::StopReason::Other(why) => Some(Limit::Other(why.clone())),
+        }
+    }
 }
 
 impl fmt::Display for Limit {
@@ -33,7 +46,7 @@ impl fmt::Display for Limit {
 }
 
 /// One function whose search a pass cut short.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Stopped {
     pub function: String,
     pub limit: Limit,

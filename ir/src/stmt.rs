@@ -80,9 +80,12 @@ impl Stmt {
         matches!(&self.kind, StmtKind::Seq(v) if v.is_empty())
     }
 
-    /// The statement this one scopes over, for binding statements.
+    /// The one statement this one scopes over: the body of a loop, an S-TIR block or a binding
+    /// statement; `None` for leaves, sequences and conditionals (which hold several).
     pub fn body(&self) -> Option<&Stmt> {
         match &self.kind {
+            StmtKind::For(f) => Some(&f.body),
+            StmtKind::Block(b) => Some(&b.body),
             StmtKind::Let { body, .. }
             | StmtKind::Allocate(Allocate { body, .. })
             | StmtKind::AllocBuffer { body, .. }

@@ -40,13 +40,7 @@ pub(super) struct Access {
 /// The thread tags a statement binds.
 pub(super) fn thread_tags(stmt: &Stmt) -> BTreeSet<String> {
     let mut tags = BTreeSet::new();
-    visit_stmts(stmt, &mut |s| match &s.kind {
-        StmtKind::For(f) => tags.extend(f.thread.clone()),
-        StmtKind::LaunchThread { tag, .. } => {
-            tags.insert(tag.clone());
-        }
-        _ => {}
-    });
+    visit_stmts(stmt, &mut |s| tags.extend(s.launch().map(|launch| launch.written.to_string())));
     tags
 }
 
@@ -68,7 +62,6 @@ pub(super) fn async_queues(stmt: &Stmt) -> BTreeSet<i64> {
 fn visit_stmts(stmt: &Stmt, f: &mut impl FnMut(&Stmt)) {
     f(stmt);
     match &stmt.kind {
-        StmtKind::For(l) => visit_stmts(&l.body, f),
         StmtKind::If { then_case, else_case, .. } => {
             visit_stmts(then_case, f);
             if let Some(e) = else_case {
@@ -76,7 +69,6 @@ fn visit_stmts(stmt: &Stmt, f: &mut impl FnMut(&Stmt)) {
             }
         }
         StmtKind::Seq(list) => list.iter().for_each(|s| visit_stmts(s, f)),
-        StmtKind::Block(block) => visit_stmts(&block.body, f),
         _ => {
             if let Some(body) = stmt.body() {
                 visit_stmts(body, f);

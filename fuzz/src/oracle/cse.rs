@@ -4,6 +4,9 @@
 //!
 //! Z3 validation is translation validation (`tirproof_verify::cse`); an obligation Z3 does not
 //! decide is a failure (`cse-unvalidated`), never a pass.
+//! Where the semantic e-graph of a function stopped at a limit (egg's stop reason, as
+//! `tirproof_passes::stop::Limit`), the messages name it, and so does a skip a spent budget
+//! makes of a failure.
 
 use std::time::Duration;
 

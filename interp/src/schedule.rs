@@ -164,10 +164,7 @@ impl Executor<'_> {
         let thread = if who.is_empty() {
             Vec::new()
         } else {
-            (0..3)
-                .filter(|a| th.who.axes & (1 << a) != 0)
-                .map(|a| (tirproof_machine::history::THREAD_AXES[a].to_string(), i64::from(th.who.coords[a])))
-                .collect()
+            th.who.coordinates().map(|(tag, value)| (tag.to_string(), i64::from(value))).collect()
         };
         Some(Fault {
             kind: FaultKind::UnwaitedGroup,

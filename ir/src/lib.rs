@@ -8,11 +8,13 @@
 pub mod annotation;
 pub mod async_op;
 pub mod buffer;
+pub mod build;
 pub mod dtype;
 pub mod expr;
 pub mod func;
 pub mod span;
 pub mod stmt;
+pub mod thread;
 pub mod var;
 pub mod visit;
 
@@ -25,6 +27,7 @@ pub use span::Span;
 pub use stmt::{
     Allocate, AttrStmt, Block, BlockAlloc, BufferStore, For, ForKind, IterKind, IterVar, Origin, Stmt, StmtKind,
 };
+pub use thread::{Axis, Launch, ThreadTag};
 pub use var::{Var, VarId};
 
 pub mod check;

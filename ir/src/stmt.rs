@@ -80,9 +80,12 @@ impl Stmt {
         matches!(&self.kind, StmtKind::Seq(v) if v.is_empty())
     }
 
-    /// The statement this one scopes over, for binding statements.
+    /// The one statement this one scopes over: the body of a loop, an S-TIR block or a binding
+    /// statement; `None` for leaves, sequences and conditionals (which hold several).
     pub fn body(&self) -> Option<&Stmt> {
         match &self.kind {
+            StmtKind::For(f) => Some(&f.body),
+            StmtKind::Block(b) => Some(&b.body),
             StmtKind::Let { body, .. }
             | StmtKind::Allocate(Allocate { body, .. })
             | StmtKind::AllocBuffer { body, .. }
@@ -139,6 +142,28 @@ pub enum StmtKind {
     },
     /// `with T.sblock(...)`, the S-TIR block.
     Block(Box<Block>),
+}
+
+impl StmtKind {
+    /// The one short name of the statement's kind (`for`, `alloc_buffer`, ...), used wherever a
+    /// message, a path or a diff names a kind.
+    pub fn name(&self) -> &'static str {
+        match self {
+            StmtKind::Store(_) => "store",
+            StmtKind::Let { .. } => "let",
+            StmtKind::For(_) => "for",
+            StmtKind::If { .. } => "if",
+            StmtKind::Seq(_) => "seq",
+            StmtKind::Attr(_) => "attr",
+            StmtKind::Allocate(_) => "allocate",
+            StmtKind::AllocBuffer { .. } => "alloc_buffer",
+            StmtKind::DeclBuffer { .. } => "decl_buffer",
+            StmtKind::Evaluate(_) => "evaluate",
+            StmtKind::Barrier { .. } => "barrier",
+            StmtKind::LaunchThread { .. } => "launch_thread",
+            StmtKind::Block(_) => "block",
+        }
+    }
 }
 
 /// `buffer[indices] = value`.
@@ -203,23 +228,6 @@ pub struct For {
     pub thread: Option<String>,
     pub annotations: Annotations,
     pub body: Stmt,
-}
-
-/// The thread tags a loop may bind or a launch may name.
-pub const THREAD_TAGS: [&str; 9] = [
-    "threadIdx.x",
-    "threadIdx.y",
-    "threadIdx.z",
-    "blockIdx.x",
-    "blockIdx.y",
-    "blockIdx.z",
-    "vthread",
-    "vthread.x",
-    "vthread.y",
-];
-
-pub fn is_valid_thread_tag(tag: &str) -> bool {
-    THREAD_TAGS.contains(&tag) || tag == "vthread.z"
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

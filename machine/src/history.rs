@@ -7,8 +7,7 @@
 /// How many events a fault shows.
 pub const CAPACITY: usize = 8;
 
-/// The tags of the three thread axes, in axis order.
-pub const THREAD_AXES: [&str; 3] = ["threadIdx.x", "threadIdx.y", "threadIdx.z"];
+use tirproof_ir::{Axis, ThreadTag};
 
 /// Which thread did something: the coordinates of the axes present in its block.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -21,11 +20,16 @@ pub struct Who {
 impl Who {
     /// `threadIdx.x = 1, threadIdx.y = 0`, or empty outside thread blocks.
     pub fn label(&self) -> String {
-        let parts: Vec<String> = (0..3)
-            .filter(|a| self.axes & (1 << a) != 0)
-            .map(|a| format!("{} = {}", THREAD_AXES[a], self.coords[a]))
-            .collect();
+        let parts: Vec<String> = self.coordinates().map(|(tag, value)| format!("{tag} = {value}")).collect();
         parts.join(", ")
+    }
+
+    /// The thread index of each axis present in the block, in axis order.
+    pub fn coordinates(&self) -> impl Iterator<Item = (ThreadTag, u32)> + '_ {
+        Axis::ALL
+            .into_iter()
+            .filter(|a| self.axes & (1 << a.index()) != 0)
+            .map(|a| (ThreadTag::Thread(a), self.coords[a.index()]))
     }
 }
 

@@ -21,37 +21,24 @@ use tirproof_ir::async_op::AsyncKey;
 use tirproof_ir::subst::Substitution;
 use tirproof_ir::visit::{walk_expr, walk_stmt_mut, MutVisitor, Visitor};
 use tirproof_ir::{
-    AnnValue, Annotations, AttrStmt, Block, CallEffect, Diagnostic, Diagnostics, Expr, IRModule, IterKind, IterVar,
-    Span, Stmt, StmtKind,
+    AnnValue, Annotations, AttrStmt, Block, CallEffect, Diagnostic, Expr, IterKind, IterVar, PrimFunc, Span, Stmt,
+    StmtKind,
 };
 
 use crate::provenance::{replace, seq};
-use crate::{Pass, PassError};
+use crate::{FunctionPass, FunctionReport};
 
 pub struct LowerOpaqueBlock;
 
-impl Pass for LowerOpaqueBlock {
-    fn name(&self) -> &'static str {
-        "lower-opaque-block"
-    }
+impl FunctionPass for LowerOpaqueBlock {
+    const NAME: &'static str = "lower-opaque-block";
+    const DESCRIPTION: &'static str =
+        "lower S-TIR blocks: T.where to if, block allocations, async annotations to attributes, T.init guarded";
 
-    fn description(&self) -> &'static str {
-        "lower S-TIR blocks: T.where to if, block allocations, async annotations to attributes, T.init guarded"
-    }
-
-    fn run(&self, module: &mut IRModule) -> Result<(), PassError> {
-        let mut errors = Diagnostics::new();
-        for func in &mut module.functions {
-            let mut lowerer = Lowerer::default();
-            lowerer.mutate_stmt(&mut func.body);
-            lowerer.errors.into_iter().for_each(|d| errors.push(d));
-        }
-        if errors.is_empty() {
-            Ok(())
-        } else {
-            errors.sort();
-            Err(errors.into())
-        }
+    fn run_on_function(&self, func: &mut PrimFunc) -> Result<FunctionReport, Vec<Diagnostic>> {
+        let mut lowerer = Lowerer::default();
+        lowerer.mutate_stmt(&mut func.body);
+        FunctionReport::unless(lowerer.errors)
     }
 }
 
@@ -203,6 +190,7 @@ fn attr_value(key: &str, value: &AnnValue, span: Span) -> Result<Expr, Diagnosti
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Pass;
     use tirproof_ir::print::print_module;
     use tirproof_reader::parse_module;
 

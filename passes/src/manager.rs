@@ -18,7 +18,8 @@ use std::time::{Duration, Instant};
 use tirproof_ir::check::check_module;
 use tirproof_ir::{Diagnostics, IRModule};
 
-use crate::{lookup, registry, Pass, PassError};
+use crate::stop::Stopped;
+use crate::{lookup, registry, Pass, PassError, PassReport};
 
 /// A pass name that no registered pass has.
 #[derive(Clone, Debug, thiserror::Error)]
@@ -69,11 +70,13 @@ impl PipelineError {
     }
 }
 
-/// What one pass did: its notes (`--explain`) and, when timed, the duration of every run.
+/// What one pass did: its notes (`--explain`), the functions whose search it cut short and,
+/// when timed, the duration of every run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PassRecord {
     pub pass: &'static str,
     pub notes: Vec<String>,
+    pub stopped: Vec<Stopped>,
     /// Empty unless the manager is timed.
     pub times: Vec<Duration>,
 }
@@ -188,21 +191,21 @@ impl PassManager {
     fn run_one(&self, pass: &dyn Pass, module: &mut IRModule) -> Result<PassRecord, PipelineError> {
         let refused = |error| PipelineError::Refused { pass: pass.name(), error };
         let Some(repeat) = self.repeat else {
-            let notes = pass.run_explained(module).map_err(refused)?;
-            return Ok(PassRecord { pass: pass.name(), notes, times: Vec::new() });
+            let PassReport { notes, stopped } = pass.run_reported(module).map_err(refused)?;
+            return Ok(PassRecord { pass: pass.name(), notes, stopped, times: Vec::new() });
         };
         let mut times = Vec::with_capacity(repeat.get() as usize);
-        let mut last = Ok((module.clone(), Vec::new()));
+        let mut last = Ok((module.clone(), PassReport::default()));
         for _ in 0..repeat.get() {
             let mut copy = module.clone();
             let start = Instant::now();
-            let outcome = pass.run_explained(&mut copy);
+            let outcome = pass.run_reported(&mut copy);
             times.push(start.elapsed());
-            last = outcome.map(|notes| (copy, notes));
+            last = outcome.map(|report| (copy, report));
         }
-        let (output, notes) = last.map_err(refused)?;
+        let (output, PassReport { notes, stopped }) = last.map_err(refused)?;
         *module = output;
-        Ok(PassRecord { pass: pass.name(), notes, times })
+        Ok(PassRecord { pass: pass.name(), notes, stopped, times })
     }
 }
 
@@ -235,8 +238,8 @@ def main(A: T.Buffer((4,), "float32")):
             "a test pass"
         }
 
-        fn run(&self, module: &mut IRModule) -> Result<(), PassError> {
-            (self.1)(module)
+        fn run_reported(&self, module: &mut IRModule) -> Result<PassReport, PassError> {
+            (self.1)(module).map(|()| PassReport::default())
         }
     }
 

@@ -119,6 +119,7 @@ impl AfterPass for Report<'_> {
         if let Some(median) = record.median() {
             let us = median.as_secs_f64() * 1e6;
             eprintln!("{:<28} median {us:>10.1} µs over {} runs", record.pass, record.times.len());
+            record.stopped.iter().for_each(|stopped| eprintln!("{:<28} {stopped}", record.pass));
         }
     }
 }

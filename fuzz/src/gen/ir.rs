@@ -1,67 +1,47 @@
-//! Small constructors for the IR the generators emit: buffers, loops, allocations,
-//! annotations and the one-function module around a body.
+//! The generators' shapes of IR (float buffers, nested allocations, pipeline annotations, the
+//! one-function module around a body), built with the IR builder (`tirproof_ir::build`).
 //!
 //! Everything built here is synthetic (`Span::UNKNOWN`); the generators never depend on
 //! positions.
 
 use tirproof_ir::annotation::{PIPELINE_ASYNC_STAGES, PIPELINE_ORDER, PIPELINE_STAGE};
 use tirproof_ir::{
-    AnnValue, Annotations, Buffer, BufferSpec, BufferStore, DataType, Expr, For, ForKind, IRModule, Param, PrimFunc,
-    Span, Stmt, StmtKind, Var,
+    build, AnnValue, Annotations, Axis, Buffer, DataType, Expr, ForKind, IRModule, Stmt, ThreadTag, Var,
 };
 
 use super::schedule::PipelineAnnotations;
 
 /// A one-dimensional float32 buffer.
 pub(super) fn float_buffer(name: impl Into<String>, len: i64, scope: &str) -> Buffer {
-    BufferSpec::new(name, DataType::FLOAT32, vec![Expr::int(len.max(1))], scope).build()
+    build::buffer(name, DataType::FLOAT32, &[len.max(1)], scope)
 }
 
 /// `body` inside `T.alloc_buffer` of each buffer, the first outermost.
 pub(super) fn allocate(buffers: &[Buffer], body: Stmt) -> Stmt {
-    buffers.iter().rev().fold(body, |body, b| {
-        Stmt::synthetic(StmtKind::AllocBuffer {
-            buffer: b.clone(),
-            annotations: Annotations::new(),
-            body: Box::new(body),
-        })
-    })
+    buffers.iter().rev().fold(body, |body, b| build::alloc_buffer(b, body))
 }
 
 /// A serial loop.
 pub(super) fn serial_loop(var: &Var, min: Expr, extent: Expr, annotations: Annotations, body: Stmt) -> Stmt {
-    Stmt::synthetic(StmtKind::For(Box::new(For {
-        var: var.clone(),
-        min,
-        extent,
-        kind: ForKind::Serial,
-        thread: None,
-        annotations,
-        body,
-    })))
+    let mut f = build::loop_of(ForKind::Serial, var, extent, body);
+    f.min = min;
+    f.annotations = annotations;
+    build::for_stmt(f)
 }
 
 /// `body` under `T.thread_binding(threads, thread="threadIdx.x")`.
 pub(super) fn thread_loop(var: &Var, threads: i64, body: Stmt) -> Stmt {
-    bound_loop(var, threads, "threadIdx.x", body)
+    bound_loop(var, threads, ThreadTag::Thread(Axis::X), body)
 }
 
 /// `body` under `T.thread_binding(extent, thread=tag)`.
-pub(super) fn bound_loop(var: &Var, extent: i64, tag: &str, body: Stmt) -> Stmt {
-    Stmt::synthetic(StmtKind::For(Box::new(For {
-        var: var.clone(),
-        min: Expr::int(0),
-        extent: Expr::int(extent),
-        kind: ForKind::ThreadBinding,
-        thread: Some(tag.into()),
-        annotations: Annotations::new(),
-        body,
-    })))
+pub(super) fn bound_loop(var: &Var, extent: i64, tag: ThreadTag, body: Stmt) -> Stmt {
+    build::thread_loop(var, tag, Expr::int(extent), body)
 }
 
 /// `buffer[index] = value`.
 pub(super) fn store(buffer: &Buffer, index: Expr, value: Expr) -> Stmt {
-    Stmt::synthetic(StmtKind::Store(BufferStore { buffer: buffer.clone(), indices: vec![index], value }))
+    build::store(buffer, vec![index], value)
 }
 
 pub(super) fn int_list(values: &[i64]) -> AnnValue {
@@ -81,19 +61,6 @@ pub(super) fn pipeline_annotations(spec: &PipelineAnnotations) -> Annotations {
 
 /// A module with one function `main` taking `buffers` (then `scalars`) and running `body`.
 pub(super) fn module(buffers: &[Buffer], scalars: &[Var], body: Stmt) -> IRModule {
-    let mut params: Vec<Param> = buffers
-        .iter()
-        .map(|b| Param { var: Var::new(format!("{}_handle", b.name()), DataType::HANDLE), buffer: Some(b.clone()) })
-        .collect();
-    params.extend(scalars.iter().map(|v| Param { var: v.clone(), buffer: None }));
-    let func = PrimFunc {
-        name: "main".into(),
-        params,
-        attrs: Annotations::new(),
-        body,
-        s_tir: false,
-        private: false,
-        span: Span::UNKNOWN,
-    };
-    IRModule { class_name: None, functions: vec![func] }
+    let params = buffers.iter().map(build::buffer_param).chain(scalars.iter().map(build::scalar_param)).collect();
+    build::module(vec![build::func("main", params, body)])
 }

@@ -25,7 +25,7 @@
 use std::collections::BTreeSet;
 
 use arbitrary::{Result, Unstructured};
-use tirproof_ir::{Annotations, Buffer, CmpOp, DataType, Expr, IRModule, Stmt, StmtKind, Var};
+use tirproof_ir::{Annotations, Axis, Buffer, CmpOp, DataType, Expr, IRModule, Stmt, StmtKind, ThreadTag, Var};
 
 use super::ir::{allocate, bound_loop, float_buffer, module, pipeline_annotations, serial_loop, store};
 use super::pipeline::SYMBOLIC_CAPACITY;
@@ -289,10 +289,10 @@ impl<'c> Layout<'c> {
             top = allocate(std::slice::from_ref(&self.staging), Stmt::seq(before));
         }
         if self.choices.threads > 1 {
-            top = bound_loop(&self.tx, self.choices.threads, "threadIdx.x", top);
+            top = bound_loop(&self.tx, self.choices.threads, ThreadTag::Thread(Axis::X), top);
         }
         if self.choices.blocks > 1 {
-            top = bound_loop(&self.bx, self.choices.blocks, "blockIdx.x", top);
+            top = bound_loop(&self.bx, self.choices.blocks, ThreadTag::Block(Axis::X), top);
         }
         module(&[self.input.clone(), self.output.clone()], self.n.as_slice(), top)
     }

@@ -9,8 +9,9 @@ use tirproof_ir::async_op::decode_chain;
 use tirproof_ir::buffer::Buffer;
 use tirproof_ir::expr::Expr;
 use tirproof_ir::span::Span;
-use tirproof_ir::stmt::{Allocate, AttrStmt, BufferStore, For, ForKind, Stmt, StmtKind};
+use tirproof_ir::stmt::{Allocate, AttrStmt, BufferStore, For, Stmt, StmtKind};
 use tirproof_ir::var::Var;
+use tirproof_ir::Launch;
 
 use super::{ill, CResult, Compiler, VarSlot};
 use crate::program::{AllocIns, AllocSize, CExpr, CtxKind, GridEvent, Ins, LoopIns, StoreIns};
@@ -45,7 +46,10 @@ impl Compiler {
         match &s.kind {
             StmtKind::Store(store) => self.store(store, s.span),
             StmtKind::Let { var, value, body } => self.let_stmt(var, value, body, s.span),
-            StmtKind::For(f) => self.for_stmt(f, s.span),
+            StmtKind::For(f) => match f.launch() {
+                Some(launch) => self.binding(launch, s.span),
+                None => self.for_stmt(f, s.span),
+            },
             StmtKind::If { cond, then_case, else_case } => self.if_stmt(cond, then_case, else_case.as_deref(), s.span),
             StmtKind::Seq(stmts) => stmts.iter().try_for_each(|st| self.stmt(st)),
             StmtKind::Attr(attr) => self.attr(attr, s.span),
@@ -83,7 +87,9 @@ impl Compiler {
                 self.emit(Ins::Barrier { stmt: id });
                 Ok(())
             }
-            StmtKind::LaunchThread { var, tag, extent, body } => self.binding(var, tag, None, extent, body, s.span),
+            StmtKind::LaunchThread { var, tag, extent, body } => {
+                self.binding(Launch::of_launch_thread(var, tag, extent, body), s.span)
+            }
             StmtKind::Block(block) => self.block(block, s.span),
         }
     }
@@ -122,13 +128,9 @@ impl Compiler {
         Ok(())
     }
 
+    /// A loop that binds no thread (those are launches, compiled by `binding`).
     fn for_stmt(&mut self, f: &For, span: Span) -> CResult<()> {
-        match f.thread.as_deref() {
-            Some(tag) if f.kind == ForKind::ThreadBinding => {
-                self.binding(&f.var, tag, Some(&f.min), &f.extent, &f.body, span)
-            }
-            _ => self.serial_loop(&f.var, &f.min, &f.extent, &f.body, span, CtxKind::Loop),
-        }
+        self.serial_loop(&f.var, &f.min, &f.extent, &f.body, span, CtxKind::Loop)
     }
 
     /// A loop run one iteration after another (serial, unrolled, vectorized, parallel,

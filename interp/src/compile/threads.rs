@@ -16,14 +16,14 @@
 use tirproof_ir::async_op::{decode_annotations, AsyncChain, AsyncOps};
 use tirproof_ir::expr::{CmpOp, Expr, LogicOp};
 use tirproof_ir::span::Span;
-use tirproof_ir::stmt::{Block, ForKind, IterKind, Stmt, StmtKind};
+use tirproof_ir::stmt::{Block, IterKind, Stmt};
 use tirproof_ir::var::Var;
 use tirproof_ir::visit::{walk_stmt, Visitor};
+use tirproof_ir::{Axis, Launch, ThreadTag};
 
 use super::{ill, CResult, Compiler};
 use crate::program::{CExpr, CmpNode, CtxKind, GridEvent, Ins, LogicNode, RegionIns, ThreadBindIns, NO_STMT};
 use tirproof_machine::error::ExecError;
-use tirproof_machine::history::THREAD_AXES;
 use tirproof_machine::value::Num;
 
 /// Collects the extents of every `threadIdx.*` binding in a statement.
@@ -32,44 +32,30 @@ struct ThreadScan {
     found: Vec<(usize, Expr)>,
 }
 
+/// The thread axis a tag binds (`threadIdx.y` is 1).
 fn axis_of(tag: &str) -> Option<usize> {
-    THREAD_AXES.iter().position(|t| *t == tag)
+    ThreadTag::parse(tag).and_then(ThreadTag::thread_axis).map(Axis::index)
 }
 
 impl Visitor for ThreadScan {
     fn visit_stmt(&mut self, stmt: &Stmt) {
-        match &stmt.kind {
-            StmtKind::For(f) if f.kind == ForKind::ThreadBinding => {
-                if let Some(axis) = f.thread.as_deref().and_then(axis_of) {
-                    self.found.push((axis, f.extent.clone()));
-                }
+        if let Some(launch) = stmt.launch() {
+            if let Some(axis) = launch.tag.and_then(ThreadTag::thread_axis) {
+                self.found.push((axis.index(), launch.extent.clone()));
             }
-            StmtKind::LaunchThread { tag, extent, .. } => {
-                if let Some(axis) = axis_of(tag) {
-                    self.found.push((axis, extent.clone()));
-                }
-            }
-            _ => {}
         }
         walk_stmt(self, stmt);
     }
 }
 
 impl Compiler {
-    /// A thread binding (`T.thread_binding` loop or `T.launch_thread`) with tag `tag`.
-    pub(super) fn binding(
-        &mut self,
-        var: &Var,
-        tag: &str,
-        min: Option<&Expr>,
-        extent: &Expr,
-        body: &Stmt,
-        span: Span,
-    ) -> CResult<()> {
+    /// A thread binding (`T.thread_binding` loop or `T.launch_thread`).
+    pub(super) fn binding(&mut self, launch: Launch<'_>, span: Span) -> CResult<()> {
+        let Launch { var, written: tag, min, extent, body, .. } = launch;
         let zero = Expr::int_of(0, var.dtype());
         let min_expr = min.unwrap_or(&zero);
         let Some(axis) = axis_of(tag) else {
-            if !tag.starts_with("blockIdx") {
+            if !ThreadTag::parse(tag).is_some_and(ThreadTag::is_block) {
                 return self.serial_loop(var, min_expr, extent, body, span, CtxKind::Loop);
             }
             if self.in_region {

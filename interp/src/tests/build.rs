@@ -1,17 +1,19 @@
-//! A small builder for test programs: short constructors for buffers, expressions and
-//! statements, so each test reads close to the TVMScript it stands for.
+//! Short names for test programs over the IR builder (`tirproof_ir::build`), so each test reads
+//! close to the TVMScript it stands for; runs and their results.
 
 use std::collections::BTreeMap;
 
 use tirproof_ir::annotation::{
-    Annotations, ASYNC_COMMIT_QUEUE_SCOPE, ASYNC_SCOPE, ASYNC_WAIT_INFLIGHT_COUNT, ASYNC_WAIT_QUEUE_SCOPE,
+    ASYNC_COMMIT_QUEUE_SCOPE, ASYNC_SCOPE, ASYNC_WAIT_INFLIGHT_COUNT, ASYNC_WAIT_QUEUE_SCOPE,
 };
-use tirproof_ir::buffer::{Buffer, BufferSpec};
+use tirproof_ir::buffer::Buffer;
+use tirproof_ir::build;
 use tirproof_ir::dtype::DataType;
 use tirproof_ir::expr::{BinOp, Call, CallEffect, Expr};
-use tirproof_ir::func::{Param, PrimFunc};
+use tirproof_ir::func::PrimFunc;
 use tirproof_ir::span::Span;
-use tirproof_ir::stmt::{AttrStmt, For, ForKind, Stmt, StmtKind};
+use tirproof_ir::stmt::{ForKind, Stmt, StmtKind};
+use tirproof_ir::thread::ThreadTag;
 use tirproof_ir::var::Var;
 
 use crate::{run, Inputs, Outcome, RunConfig, RunResult, ScalarValue, Schedule, Tensor};
@@ -24,24 +26,18 @@ pub(crate) const I8: DataType = DataType::INT8;
 pub(crate) const I64: DataType = DataType::INT64;
 pub(crate) const BOOL: DataType = DataType::BOOL;
 
-fn shape_exprs(shape: &[i64]) -> Vec<Expr> {
-    shape.iter().map(|d| Expr::int(*d)).collect()
-}
-
 /// A global buffer with a fresh data variable.
 pub(crate) fn buf(name: &str, dtype: DataType, shape: &[i64]) -> Buffer {
-    BufferSpec::new(name, dtype, shape_exprs(shape), "global").build()
+    build::buffer(name, dtype, shape, "global")
 }
 
 pub(crate) fn scoped(name: &str, dtype: DataType, shape: &[i64], scope: &str) -> Buffer {
-    BufferSpec::new(name, dtype, shape_exprs(shape), scope).build()
+    build::buffer(name, dtype, shape, scope)
 }
 
 /// A buffer over `of`'s data variable (an alias).
 pub(crate) fn alias(of: &Buffer, name: &str, dtype: DataType, shape: &[i64]) -> Buffer {
-    let mut spec = BufferSpec::new(name, dtype, shape_exprs(shape), of.scope());
-    spec.data = of.data().clone();
-    spec.build()
+    build::alias(of, name, dtype, shape)
 }
 
 pub(crate) fn var(name: &str) -> Var {
@@ -73,7 +69,7 @@ pub(crate) fn call(name: &str, dtype: DataType, args: Vec<Expr>) -> Expr {
 }
 
 pub(crate) fn store(b: &Buffer, idx: Vec<Expr>, value: Expr) -> Stmt {
-    Stmt::synthetic(StmtKind::Store(tirproof_ir::stmt::BufferStore { buffer: b.clone(), indices: idx, value }))
+    build::store(b, idx, value)
 }
 
 /// Puts `stmt` on source line `line`.
@@ -86,41 +82,33 @@ pub(crate) fn seq(stmts: Vec<Stmt>) -> Stmt {
     Stmt::synthetic(StmtKind::Seq(stmts))
 }
 
-fn for_kind(v: &Var, extent: Expr, body: Stmt, kind: ForKind, thread: Option<&str>) -> Stmt {
-    Stmt::synthetic(StmtKind::For(Box::new(For {
-        var: v.clone(),
-        min: Expr::int_of(0, v.dtype()),
-        extent,
-        kind,
-        thread: thread.map(str::to_string),
-        annotations: Annotations::new(),
-        body,
-    })))
+fn for_kind(v: &Var, extent: Expr, body: Stmt, kind: ForKind) -> Stmt {
+    build::for_stmt(build::loop_of(kind, v, extent, body))
 }
 
 pub(crate) fn for_(v: &Var, extent: i64, body: Stmt) -> Stmt {
-    for_kind(v, Expr::int_of(extent, v.dtype()), body, ForKind::Serial, None)
+    for_kind(v, Expr::int_of(extent, v.dtype()), body, ForKind::Serial)
 }
 
 pub(crate) fn for_e(v: &Var, extent: Expr, body: Stmt) -> Stmt {
-    for_kind(v, extent, body, ForKind::Serial, None)
+    for_kind(v, extent, body, ForKind::Serial)
 }
 
 pub(crate) fn for_thread(v: &Var, tag: &str, extent: i64, body: Stmt) -> Stmt {
-    for_kind(v, int(extent), body, ForKind::ThreadBinding, Some(tag))
+    build::thread_loop(v, thread_tag(tag), int(extent), body)
+}
+
+/// The tag a test names.
+fn thread_tag(tag: &str) -> ThreadTag {
+    ThreadTag::parse(tag).unwrap_or_else(|| panic!("a test names an unknown thread tag `{tag}`"))
 }
 
 pub(crate) fn launch(v: &Var, tag: &str, extent: i64, body: Stmt) -> Stmt {
-    Stmt::synthetic(StmtKind::LaunchThread {
-        var: v.clone(),
-        tag: tag.into(),
-        extent: int(extent),
-        body: Box::new(body),
-    })
+    build::launch(v, thread_tag(tag), int(extent), body)
 }
 
 pub(crate) fn attr(key: &str, value: Expr, body: Stmt) -> Stmt {
-    Stmt::synthetic(StmtKind::Attr(AttrStmt { node: None, key: key.into(), value, body: Box::new(body) }))
+    build::attr(key, value, body)
 }
 
 pub(crate) fn async_scope(body: Stmt) -> Stmt {
@@ -136,40 +124,28 @@ pub(crate) fn wait(queue: i64, count: Expr, body: Stmt) -> Stmt {
 }
 
 pub(crate) fn alloc(b: &Buffer, body: Stmt) -> Stmt {
-    Stmt::synthetic(StmtKind::AllocBuffer { buffer: b.clone(), annotations: Annotations::new(), body: Box::new(body) })
+    build::alloc_buffer(b, body)
 }
 
 pub(crate) fn decl(b: &Buffer, body: Stmt) -> Stmt {
-    Stmt::synthetic(StmtKind::DeclBuffer { buffer: b.clone(), body: Box::new(body) })
+    build::decl_buffer(b, body)
 }
 
 pub(crate) fn barrier() -> Stmt {
-    Stmt::synthetic(StmtKind::Barrier { scope: "shared".into() })
+    build::barrier()
 }
 
 pub(crate) fn if_(cond: Expr, then_case: Stmt) -> Stmt {
-    Stmt::synthetic(StmtKind::If { cond, then_case: Box::new(then_case), else_case: None })
+    build::if_then(cond, then_case, None)
 }
 
 pub(crate) fn let_(v: &Var, value: Expr, body: Stmt) -> Stmt {
-    Stmt::synthetic(StmtKind::Let { var: v.clone(), value, body: Box::new(body) })
+    build::let_stmt(v, value, body)
 }
 
 pub(crate) fn func(buffers: Vec<&Buffer>, scalars: Vec<&Var>, body: Stmt) -> PrimFunc {
-    let mut params: Vec<Param> = buffers
-        .into_iter()
-        .map(|b| Param { var: Var::new(b.name(), DataType::HANDLE), buffer: Some(b.clone()) })
-        .collect();
-    params.extend(scalars.into_iter().map(|v| Param { var: v.clone(), buffer: None }));
-    PrimFunc {
-        name: "main".into(),
-        params,
-        attrs: Annotations::new(),
-        body,
-        s_tir: false,
-        private: false,
-        span: Span::new(1, 1),
-    }
+    let params = buffers.into_iter().map(build::buffer_param).chain(scalars.into_iter().map(build::scalar_param));
+    PrimFunc { span: Span::new(1, 1), ..build::func("main", params.collect(), body) }
 }
 
 /// `for i in range(n): B[i] = A[i]` over float32 buffers.

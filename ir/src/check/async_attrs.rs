@@ -167,7 +167,6 @@ fn contains_store(stmt: &Stmt) -> bool {
         match &s.kind {
             StmtKind::Store(_) => return true,
             StmtKind::Seq(items) => stack.extend(items),
-            StmtKind::For(f) => stack.push(&f.body),
             StmtKind::If { then_case, else_case, .. } => {
                 stack.push(then_case);
                 stack.extend(else_case.as_deref());

@@ -1,6 +1,6 @@
 //! Loop kinds, thread tags and the extents they require.
 //!
-//! Rules: a `T.thread_binding` loop names a valid thread tag (`stmt::is_valid_thread_tag`) and
+//! Rules: a `T.thread_binding` loop names a valid thread tag (`thread::ThreadTag`) and
 //! other loops name none; thread loops and thread launches have a positive constant or a
 //! variable extent (the launch size must be known when the kernel starts); a vectorized loop
 //! has a constant positive extent (it becomes a vector of that many lanes).
@@ -8,7 +8,8 @@
 use super::Checker;
 use crate::expr::Expr;
 use crate::print::print_expr;
-use crate::stmt::{is_valid_thread_tag, For, ForKind};
+use crate::stmt::{For, ForKind};
+use crate::thread::ThreadTag;
 use crate::var::Var;
 
 impl Checker {
@@ -28,7 +29,7 @@ impl Checker {
             (ForKind::ThreadBinding, None) => {
                 self.error(format!("thread-binding loop `{}` has no thread tag", f.var));
             }
-            (ForKind::ThreadBinding, Some(tag)) if !is_valid_thread_tag(tag) => {
+            (ForKind::ThreadBinding, Some(tag)) if ThreadTag::parse(tag).is_none() => {
                 self.error(format!("unknown thread tag `{tag}` on loop `{}`", f.var));
             }
             (ForKind::ThreadBinding, Some(_)) | (_, None) => {}
@@ -64,7 +65,7 @@ impl Checker {
     }
 
     pub(super) fn check_launch(&mut self, var: &Var, tag: &str, extent: &Expr) {
-        if !is_valid_thread_tag(tag) {
+        if ThreadTag::parse(tag).is_none() {
             self.error(format!("unknown thread tag `{tag}` in `T.launch_thread`"));
         }
         self.check_thread_extent(extent, format_args!("thread launch `{var}`"));

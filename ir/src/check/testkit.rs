@@ -5,14 +5,13 @@
 //! diagnostic points; buffers are global-scope and compact unless built otherwise.
 
 use crate::annotation::{AnnValue, Annotations};
-use crate::buffer::{Buffer, BufferRegion, BufferSpec, Range, SCOPE_GLOBAL, SCOPE_SHARED};
+use crate::buffer::{Buffer, BufferRegion, Range, SCOPE_GLOBAL, SCOPE_SHARED};
+use crate::build;
 use crate::dtype::DataType;
 use crate::expr::Expr;
 use crate::func::{Param, PrimFunc};
 use crate::span::Span;
-use crate::stmt::{
-    Allocate, AttrStmt, Block, BlockAlloc, BufferStore, For, ForKind, IterKind, IterVar, Stmt, StmtKind,
-};
+use crate::stmt::{Block, BlockAlloc, ForKind, IterKind, IterVar, Stmt, StmtKind};
 use crate::var::Var;
 
 pub(crate) const I32: DataType = DataType::INT32;
@@ -40,19 +39,17 @@ pub(crate) fn f32c(value: f64) -> Expr {
 
 /// A compact global buffer with constant extents.
 pub(crate) fn buf(name: &str, dtype: DataType, shape: &[i64]) -> Buffer {
-    BufferSpec::new(name, dtype, shape.iter().map(|d| Expr::int(*d)).collect(), SCOPE_GLOBAL).build()
+    build::buffer(name, dtype, shape, SCOPE_GLOBAL)
 }
 
 /// A compact shared-memory buffer with constant extents.
 pub(crate) fn shared(name: &str, dtype: DataType, shape: &[i64]) -> Buffer {
-    BufferSpec::new(name, dtype, shape.iter().map(|d| Expr::int(*d)).collect(), SCOPE_SHARED).build()
+    build::buffer(name, dtype, shape, SCOPE_SHARED)
 }
 
 /// A new buffer over the data variable of `of` (an alias).
 pub(crate) fn alias(name: &str, of: &Buffer, dtype: DataType, shape: &[i64]) -> Buffer {
-    let mut spec = BufferSpec::new(name, dtype, shape.iter().map(|d| Expr::int(*d)).collect(), of.scope());
-    spec.data = of.data().clone();
-    spec.build()
+    build::alias(of, name, dtype, shape)
 }
 
 /// Gives statements a position, so tests can assert the span of a diagnostic.
@@ -67,12 +64,12 @@ impl At for Stmt {
     }
 }
 
+pub(crate) use crate::build::{
+    alloc_buffer, allocate, attr, decl_buffer, evaluate, for_stmt, if_then, let_stmt, loop_of, store,
+};
+
 fn st(kind: StmtKind) -> Stmt {
     Stmt::synthetic(kind)
-}
-
-pub(crate) fn store(buffer: &Buffer, indices: Vec<Expr>, value: Expr) -> Stmt {
-    st(StmtKind::Store(BufferStore { buffer: buffer.clone(), indices, value }))
 }
 
 pub(crate) fn load(buffer: &Buffer, indices: Vec<Expr>) -> Expr {
@@ -82,26 +79,6 @@ pub(crate) fn load(buffer: &Buffer, indices: Vec<Expr>) -> Expr {
 /// A sequence that keeps its items as given (no flattening), unlike `Stmt::seq`.
 pub(crate) fn seq(items: Vec<Stmt>) -> Stmt {
     st(StmtKind::Seq(items))
-}
-
-pub(crate) fn let_stmt(var: &Var, value: Expr, body: Stmt) -> Stmt {
-    st(StmtKind::Let { var: var.clone(), value, body: Box::new(body) })
-}
-
-pub(crate) fn loop_of(kind: ForKind, var: &Var, extent: Expr, body: Stmt) -> For {
-    For {
-        var: var.clone(),
-        min: Expr::int_of(0, var.dtype()),
-        extent,
-        kind,
-        thread: None,
-        annotations: Annotations::new(),
-        body,
-    }
-}
-
-pub(crate) fn for_stmt(f: For) -> Stmt {
-    st(StmtKind::For(Box::new(f)))
 }
 
 pub(crate) fn serial(var: &Var, extent: i64, body: Stmt) -> Stmt {
@@ -129,41 +106,8 @@ pub(crate) fn anns(entries: Vec<(&str, AnnValue)>) -> Annotations {
     Annotations { entries: entries.into_iter().map(|(k, v)| (k.to_string(), v)).collect() }
 }
 
-pub(crate) fn if_then(cond: Expr, then_case: Stmt, else_case: Option<Stmt>) -> Stmt {
-    st(StmtKind::If { cond, then_case: Box::new(then_case), else_case: else_case.map(Box::new) })
-}
-
-/// A dictionary-form attribute (`T.attr({key: value})`) over `body`.
-pub(crate) fn attr(key: &str, value: Expr, body: Stmt) -> Stmt {
-    st(StmtKind::Attr(AttrStmt { node: None, key: key.to_string(), value, body: Box::new(body) }))
-}
-
-pub(crate) fn alloc_buffer(buffer: &Buffer, body: Stmt) -> Stmt {
-    st(StmtKind::AllocBuffer { buffer: buffer.clone(), annotations: Annotations::new(), body: Box::new(body) })
-}
-
-pub(crate) fn decl_buffer(buffer: &Buffer, body: Stmt) -> Stmt {
-    st(StmtKind::DeclBuffer { buffer: buffer.clone(), body: Box::new(body) })
-}
-
-pub(crate) fn allocate(data: &Var, dtype: DataType, extents: Vec<Expr>, body: Stmt) -> Stmt {
-    st(StmtKind::Allocate(Allocate {
-        data: data.clone(),
-        dtype,
-        extents,
-        scope: SCOPE_GLOBAL.to_string(),
-        condition: Expr::bool(true),
-        annotations: Annotations::new(),
-        body: Box::new(body),
-    }))
-}
-
 pub(crate) fn launch(var: &Var, tag: &str, extent: Expr, body: Stmt) -> Stmt {
     st(StmtKind::LaunchThread { var: var.clone(), tag: tag.to_string(), extent, body: Box::new(body) })
-}
-
-pub(crate) fn evaluate(e: Expr) -> Stmt {
-    st(StmtKind::Evaluate(e))
 }
 
 /// A spatial iteration variable over `[0, extent)` bound to `binding`.
@@ -200,23 +144,15 @@ pub(crate) fn region(buffer: &Buffer, points: Vec<Expr>) -> BufferRegion {
 
 /// A parameter handle mapped to `buffer`.
 pub(crate) fn bparam(buffer: &Buffer) -> Param {
-    Param { var: Var::new(format!("{}_handle", buffer.name()), DataType::HANDLE), buffer: Some(buffer.clone()) }
+    build::buffer_param(buffer)
 }
 
 pub(crate) fn sparam(var: &Var) -> Param {
-    Param { var: var.clone(), buffer: None }
+    build::scalar_param(var)
 }
 
 pub(crate) fn func(params: Vec<Param>, body: Stmt) -> PrimFunc {
-    PrimFunc {
-        name: "main".to_string(),
-        params,
-        attrs: Annotations::new(),
-        body,
-        s_tir: false,
-        private: false,
-        span: Span::new(1, 1),
-    }
+    PrimFunc { span: Span::new(1, 1), ..build::func("main", params, body) }
 }
 
 /// Copies `func` with every bound variable and declared buffer replaced by a fresh one (new

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::fmt::{Debug, Display};
 use std::hash::Hash;
 
-use super::{render_path, stmt_kind_name, view, Seg, View};
+use super::{render_path, view, Seg, View};
 use crate::annotation::{AnnValue, Annotations};
 use crate::buffer::{Buffer, BufferId, BufferRegion, Range};
 use crate::expr::{BufferLoad, Call, Expr};
@@ -289,10 +289,10 @@ impl EqCx {
             (View::Seq(xs), View::Seq(ys)) => self.seq_step(&xs, &ys),
             (View::One(x), View::One(y)) => self.kind_step(x, y),
             (View::One(x), View::Seq(ys)) => {
-                Step::Done(self.fail(stmt_kind_name(&x.kind), format!("a sequence of {} statements", ys.len())))
+                Step::Done(self.fail(x.kind.name(), format!("a sequence of {} statements", ys.len())))
             }
             (View::Seq(xs), View::One(y)) => {
-                Step::Done(self.fail(format!("a sequence of {} statements", xs.len()), stmt_kind_name(&y.kind)))
+                Step::Done(self.fail(format!("a sequence of {} statements", xs.len()), y.kind.name()))
             }
         }
     }
@@ -317,7 +317,7 @@ impl EqCx {
 
     /// Two non-sequence statements.
     fn kind_step<'a>(&mut self, a: &'a Stmt, b: &'a Stmt) -> Step<'a> {
-        let (name_a, name_b) = (stmt_kind_name(&a.kind), stmt_kind_name(&b.kind));
+        let (name_a, name_b) = (a.kind.name(), b.kind.name());
         if name_a != name_b {
             return Step::Done(self.fail(name_a, name_b));
         }
@@ -391,7 +391,7 @@ impl EqCx {
                 self.then_body(ok, &x.body, &y.body)
             }
             // Sequences never reach here (`view` flattens them); other pairs differ in kind.
-            _ => Step::Done(self.fail(stmt_kind_name(a), stmt_kind_name(b))),
+            _ => Step::Done(self.fail(a.name(), b.name())),
         }
     }
 

@@ -183,22 +183,3 @@ fn flatten_into<'a>(stmt: &'a Stmt, out: &mut Vec<&'a Stmt>) {
 fn is_noop(stmt: &Stmt) -> bool {
     matches!(&stmt.kind, StmtKind::Evaluate(crate::Expr::Int { value: 0, .. }))
 }
-
-/// A short name of a statement's kind, used in paths and diffs.
-fn stmt_kind_name(kind: &StmtKind) -> &'static str {
-    match kind {
-        StmtKind::Store(_) => "store",
-        StmtKind::Let { .. } => "let",
-        StmtKind::For(_) => "for",
-        StmtKind::If { .. } => "if",
-        StmtKind::Seq(_) => "seq",
-        StmtKind::Attr(_) => "attr",
-        StmtKind::Allocate(_) => "allocate",
-        StmtKind::AllocBuffer { .. } => "alloc_buffer",
-        StmtKind::DeclBuffer { .. } => "decl_buffer",
-        StmtKind::Evaluate(_) => "evaluate",
-        StmtKind::Barrier { .. } => "barrier",
-        StmtKind::LaunchThread { .. } => "launch_thread",
-        StmtKind::Block(_) => "block",
-    }
-}

@@ -41,9 +41,10 @@ mod table;
 #[cfg(test)]
 mod tests;
 
-use tirproof_ir::{IRModule, PrimFunc};
+use tirproof_ir::{Diagnostic, IRModule, PrimFunc};
 
-use crate::{Pass, PassError};
+use crate::stop::{Limit, Stopped};
+use crate::{FunctionPass, FunctionReport};
 
 pub use scope::Stats;
 
@@ -58,37 +59,47 @@ pub enum Mode {
 
 /// Runs CSE on one function.
 pub fn eliminate(func: &mut PrimFunc, mode: Mode) -> Stats {
+    eliminate_reported(func, mode).0
+}
+
+/// Runs CSE on one function; says which limit the e-graph stopped at, if the semantic mode's
+/// e-graph did not saturate.
+pub fn eliminate_reported(func: &mut PrimFunc, mode: Mode) -> (Stats, Option<Limit>) {
     match mode {
-        Mode::Syntactic => driver::run_func(func, &mut strategy::Syntactic),
-        Mode::Semantic => driver::run_func(func, &mut semantic::Semantic::default()),
+        Mode::Syntactic => (driver::run_func(func, &mut strategy::Syntactic), None),
+        Mode::Semantic => semantic::eliminate(func, semantic::Limits::default()),
     }
 }
 
 /// Runs CSE on every function of `module`, adding up the statistics.
 pub fn eliminate_module(module: &mut IRModule, mode: Mode) -> Stats {
+    eliminate_module_reported(module, mode).0
+}
+
+/// [`eliminate_module`], with the functions whose e-graph stopped at a limit.
+pub fn eliminate_module_reported(module: &mut IRModule, mode: Mode) -> (Stats, Vec<Stopped>) {
     let mut total = Stats::default();
+    let mut stopped = Vec::new();
     for func in &mut module.functions {
-        let s = eliminate(func, mode);
+        let (s, limit) = eliminate_reported(func, mode);
         total.introduced += s.introduced;
         total.replaced += s.replaced;
+        stopped.extend(limit.map(|limit| Stopped { function: func.name.clone(), limit }));
     }
-    total
+    (total, stopped)
 }
 
 /// The syntactic pass (`--passes cse`).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Cse;
 
-impl Pass for Cse {
-    fn name(&self) -> &'static str {
-        "cse"
-    }
-    fn description(&self) -> &'static str {
-        "common subexpression elimination of structurally equal computations (TVM's CSE)"
-    }
-    fn run(&self, module: &mut IRModule) -> Result<(), PassError> {
-        eliminate_module(module, Mode::Syntactic);
-        Ok(())
+impl FunctionPass for Cse {
+    const NAME: &'static str = "cse";
+    const DESCRIPTION: &'static str = "common subexpression elimination of structurally equal computations (TVM's CSE)";
+
+    fn run_on_function(&self, func: &mut PrimFunc) -> Result<FunctionReport, Vec<Diagnostic>> {
+        eliminate(func, Mode::Syntactic);
+        Ok(FunctionReport::default())
     }
 }
 
@@ -96,15 +107,12 @@ impl Pass for Cse {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CseSemantic;
 
-impl Pass for CseSemantic {
-    fn name(&self) -> &'static str {
-        "cse-semantic"
-    }
-    fn description(&self) -> &'static str {
-        "common subexpression elimination of computations an e-graph proves equal"
-    }
-    fn run(&self, module: &mut IRModule) -> Result<(), PassError> {
-        eliminate_module(module, Mode::Semantic);
-        Ok(())
+impl FunctionPass for CseSemantic {
+    const NAME: &'static str = "cse-semantic";
+    const DESCRIPTION: &'static str = "common subexpression elimination of computations an e-graph proves equal";
+
+    fn run_on_function(&self, func: &mut PrimFunc) -> Result<FunctionReport, Vec<Diagnostic>> {
+        let (_, stopped) = eliminate_reported(func, Mode::Semantic);
+        Ok(FunctionReport { notes: Vec::new(), stopped })
     }
 }

@@ -86,3 +86,35 @@ fn vector_computations_are_bound_with_vector_types() {
     let again = parse_module(&out).expect("the output parses");
     assert_eq!(print_module(&again), out);
 }
+
+/// The e-graph of `CASCADE` with `limits`: which limit it stopped at.
+fn stopped_within(limits: super::semantic::Limits) -> Option<crate::stop::Limit> {
+    let mut module: IRModule = parse_module(CASCADE).expect("the test program parses");
+    super::semantic::eliminate(&mut module.functions[0], limits).1
+}
+
+#[test]
+fn an_e_graph_cut_short_says_which_limit_stopped_it() {
+    use super::semantic::Limits;
+    use crate::stop::Limit;
+    let nodes = stopped_within(Limits { nodes: 1, ..Limits::default() });
+    assert!(matches!(nodes, Some(Limit::Nodes(n)) if n > 1), "{nodes:?}");
+    let iterations = stopped_within(Limits { iterations: 1, ..Limits::default() });
+    assert_eq!(iterations, Some(Limit::Iterations(1)));
+    let time = stopped_within(Limits { time: std::time::Duration::ZERO, ..Limits::default() });
+    assert!(matches!(time, Some(Limit::Time(_))), "{time:?}");
+    // Room enough for these few terms: the e-graph saturates and reports no limit.
+    let room = Limits { iterations: 1_000, ..Limits::default() };
+    assert_eq!(stopped_within(room), None);
+}
+
+#[test]
+fn the_pass_manager_records_the_functions_whose_e_graph_stopped() {
+    let mut module: IRModule = parse_module(CASCADE).expect("the test program parses");
+    let records =
+        crate::PassManager::from_names(&["cse-semantic"]).expect("registered").run(&mut module).expect("runs");
+    let limit = super::eliminate_reported(&mut parse_module(CASCADE).expect("parses").functions[0], Mode::Semantic).1;
+    let expected: Vec<_> =
+        limit.map(|limit| crate::stop::Stopped { function: "main".into(), limit }).into_iter().collect();
+    assert_eq!(records[0].stopped, expected);
+}

@@ -24,39 +24,22 @@ mod layout;
 use std::collections::HashMap;
 
 use tirproof_ir::visit::{walk_expr_mut, walk_stmt_mut, MutVisitor};
-use tirproof_ir::{
-    Allocate, Buffer, BufferId, Diagnostic, Diagnostics, Expr, IRModule, PrimFunc, Span, Stmt, StmtKind,
-};
+use tirproof_ir::{Allocate, Buffer, BufferId, Diagnostic, Expr, PrimFunc, Span, Stmt, StmtKind};
 
 use crate::index_arith::product;
-use crate::{Pass, PassError};
+use crate::{FunctionPass, FunctionReport};
 use census::{Census, Site};
 use layout::{is_flat, FlatLayout};
 
 pub struct FlattenBuffer;
 
-impl Pass for FlattenBuffer {
-    fn name(&self) -> &'static str {
-        "flatten-buffer"
-    }
+impl FunctionPass for FlattenBuffer {
+    const NAME: &'static str = "flatten-buffer";
+    const DESCRIPTION: &'static str =
+        "flatten N-D buffer accesses to 1-D through declared aliases (buffer_map unchanged)";
 
-    fn description(&self) -> &'static str {
-        "flatten N-D buffer accesses to 1-D through declared aliases (buffer_map unchanged)"
-    }
-
-    fn run(&self, module: &mut IRModule) -> Result<(), PassError> {
-        let mut errors = Diagnostics::new();
-        for func in &mut module.functions {
-            if let Err(diags) = flatten_func(func) {
-                diags.into_iter().for_each(|d| errors.push(d));
-            }
-        }
-        if errors.is_empty() {
-            Ok(())
-        } else {
-            errors.sort();
-            Err(errors.into())
-        }
+    fn run_on_function(&self, func: &mut PrimFunc) -> Result<FunctionReport, Vec<Diagnostic>> {
+        flatten_func(func).map(|()| FunctionReport::default())
     }
 }
 
@@ -210,6 +193,7 @@ impl MutVisitor for Rewriter<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Pass;
     use tirproof_ir::print::print_module;
     use tirproof_reader::parse_module;
 

@@ -24,12 +24,11 @@ use tirproof_ir::annotation::{PIPELINE_ASYNC_STAGES, PIPELINE_ORDER, PIPELINE_ST
 use tirproof_ir::async_op::AsyncKey;
 use tirproof_ir::pipeline_annotations::{read_pipeline_spec, PipelineSpec, SpecError};
 use tirproof_ir::visit::{walk_stmt, walk_stmt_mut, MutVisitor, Visitor};
-use tirproof_ir::{
-    Buffer, BufferId, BufferSpec, Diagnostic, Diagnostics, Expr, For, ForKind, IRModule, PrimFunc, Span, Stmt, StmtKind,
-};
+use tirproof_ir::ThreadTag;
+use tirproof_ir::{Buffer, BufferId, BufferSpec, Diagnostic, Expr, For, ForKind, PrimFunc, Span, Stmt, StmtKind};
 
 use crate::index_arith::const_int;
-use crate::{Pass, PassError};
+use crate::{FunctionPass, FunctionReport};
 use body::{async_without_store, split_body};
 use emit::{Emitter, Versioned};
 use groups::Groups;
@@ -37,28 +36,13 @@ pub use planted::PlantedBugPipeline;
 
 pub struct InjectSoftwarePipeline;
 
-impl Pass for InjectSoftwarePipeline {
-    fn name(&self) -> &'static str {
-        "inject-software-pipeline"
-    }
+impl FunctionPass for InjectSoftwarePipeline {
+    const NAME: &'static str = "inject-software-pipeline";
+    const DESCRIPTION: &'static str =
+        "pipeline annotated loops into prologue, body and epilogue with async commits and exact waits";
 
-    fn description(&self) -> &'static str {
-        "pipeline annotated loops into prologue, body and epilogue with async commits and exact waits"
-    }
-
-    fn run(&self, module: &mut IRModule) -> Result<(), PassError> {
-        let mut errors = Diagnostics::new();
-        for func in &mut module.functions {
-            for d in pipeline_func(func) {
-                errors.push(d);
-            }
-        }
-        if errors.is_empty() {
-            Ok(())
-        } else {
-            errors.sort();
-            Err(errors.into())
-        }
+    fn run_on_function(&self, func: &mut PrimFunc) -> Result<FunctionReport, Vec<Diagnostic>> {
+        FunctionReport::unless(pipeline_func(func))
     }
 }
 
@@ -231,7 +215,7 @@ fn statements(stmt: &Stmt) -> usize {
 }
 
 fn is_thread_index(tag: Option<&str>) -> bool {
-    tag.is_some_and(|t| t.starts_with("threadIdx."))
+    tag.and_then(ThreadTag::parse).is_some_and(|t| t.thread_axis().is_some())
 }
 
 /// The buffer with a leading dimension of `versions` slots.

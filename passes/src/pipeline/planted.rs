@@ -16,10 +16,10 @@ use std::collections::HashMap;
 
 use tirproof_ir::async_op::AsyncKey;
 use tirproof_ir::visit::{walk_stmt_mut, MutVisitor};
-use tirproof_ir::{Expr, IRModule, Origin, Stmt, StmtKind};
+use tirproof_ir::{Diagnostic, Expr, Origin, PrimFunc, Stmt, StmtKind};
 
 use super::InjectSoftwarePipeline;
-use crate::{Pass, PassError};
+use crate::{FunctionPass, FunctionReport};
 
 /// How many stages apart a producer and its consumer are before the bug loosens the wait.
 const DISTANT: i64 = 2;
@@ -28,21 +28,15 @@ const DISTANT: i64 = 2;
 /// a queue whose producer runs two or more stages earlier, the in-flight count is one too large.
 pub struct PlantedBugPipeline;
 
-impl Pass for PlantedBugPipeline {
-    fn name(&self) -> &'static str {
-        "inject-software-pipeline-planted-bug"
-    }
+impl FunctionPass for PlantedBugPipeline {
+    const NAME: &'static str = "inject-software-pipeline-planted-bug";
+    const DESCRIPTION: &'static str =
+        "inject-software-pipeline with one wait count one too large in one pattern (fuzzer tests only)";
 
-    fn description(&self) -> &'static str {
-        "inject-software-pipeline with one wait count one too large in one pattern (fuzzer tests only)"
-    }
-
-    fn run(&self, module: &mut IRModule) -> Result<(), PassError> {
-        InjectSoftwarePipeline.run(module)?;
-        for func in &mut module.functions {
-            Loosen::default().mutate_stmt(&mut func.body);
-        }
-        Ok(())
+    fn run_on_function(&self, func: &mut PrimFunc) -> Result<FunctionReport, Vec<Diagnostic>> {
+        let report = InjectSoftwarePipeline.run_on_function(func)?;
+        Loosen::default().mutate_stmt(&mut func.body);
+        Ok(report)
     }
 }
 
@@ -106,6 +100,8 @@ mod tests {
     use tirproof_ir::visit::{walk_stmt, Visitor};
 
     use super::*;
+    use crate::Pass;
+    use tirproof_ir::IRModule;
 
     /// The in-flight count of every wait of `module`, in program order.
     fn wait_counts(module: &IRModule) -> Vec<i64> {

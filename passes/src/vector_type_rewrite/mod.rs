@@ -26,10 +26,10 @@ use std::collections::{HashMap, HashSet};
 
 use tirproof_ir::print::print_expr;
 use tirproof_ir::visit::{walk_expr, walk_expr_mut, walk_stmt, walk_stmt_mut, MutVisitor, Visitor};
-use tirproof_ir::{Buffer, BufferId, BufferSpec, DataType, Expr, IRModule, PrimFunc, Span, Stmt, StmtKind};
+use tirproof_ir::{Buffer, BufferId, BufferSpec, DataType, Diagnostic, Expr, PrimFunc, Span, Stmt, StmtKind};
 
 use crate::index_arith::{const_int, imm};
-use crate::{Pass, PassError};
+use crate::{FunctionPass, FunctionReport};
 use multiple::{divide, is_multiple, Lets};
 
 /// The widest vector the rewrite builds, in bits (16 bytes, one 128-bit access).
@@ -37,25 +37,13 @@ const MAX_VECTOR_BITS: u32 = 128;
 
 pub struct VectorTypeRewrite;
 
-impl Pass for VectorTypeRewrite {
-    fn name(&self) -> &'static str {
-        "vector-type-rewrite"
-    }
+impl FunctionPass for VectorTypeRewrite {
+    const NAME: &'static str = "vector-type-rewrite";
+    const DESCRIPTION: &'static str =
+        "rewrite stride-1 Ramp accesses into scalar buffers as scalar-index accesses into vector-typed aliases";
 
-    fn description(&self) -> &'static str {
-        "rewrite stride-1 Ramp accesses into scalar buffers as scalar-index accesses into vector-typed aliases"
-    }
-
-    fn run(&self, module: &mut IRModule) -> Result<(), PassError> {
-        self.run_explained(module).map(|_| ())
-    }
-
-    fn run_explained(&self, module: &mut IRModule) -> Result<Vec<String>, PassError> {
-        let mut notes = Vec::new();
-        for func in &mut module.functions {
-            notes.append(&mut rewrite_func(func));
-        }
-        Ok(notes)
+    fn run_on_function(&self, func: &mut PrimFunc) -> Result<FunctionReport, Vec<Diagnostic>> {
+        Ok(FunctionReport::notes(rewrite_func(func)))
     }
 }
 

@@ -2,6 +2,7 @@
 //! others are left alone.
 
 use super::*;
+use crate::Pass;
 use tirproof_ir::check::check_module;
 use tirproof_ir::print::print_module;
 use tirproof_reader::parse_module;

@@ -26,35 +26,23 @@ pub use blocker::Blocker;
 use tirproof_ir::print::print_expr;
 use tirproof_ir::subst::Substitution;
 use tirproof_ir::visit::{walk_stmt_mut, MutVisitor};
-use tirproof_ir::{For, ForKind, IRModule, Stmt, StmtKind};
+use tirproof_ir::{Diagnostic, For, ForKind, PrimFunc, Stmt, StmtKind};
 
 use crate::index_arith::const_int;
-use crate::{Pass, PassError};
+use crate::{FunctionPass, FunctionReport};
 use expr::Vectorizer;
 
 pub struct VectorizeLoop;
 
-impl Pass for VectorizeLoop {
-    fn name(&self) -> &'static str {
-        "vectorize-loop"
-    }
+impl FunctionPass for VectorizeLoop {
+    const NAME: &'static str = "vectorize-loop";
+    const DESCRIPTION: &'static str =
+        "turn T.vectorized loops into Ramp/Broadcast statements, or serial loops with an explanation";
 
-    fn description(&self) -> &'static str {
-        "turn T.vectorized loops into Ramp/Broadcast statements, or serial loops with an explanation"
-    }
-
-    fn run(&self, module: &mut IRModule) -> Result<(), PassError> {
-        self.run_explained(module).map(|_| ())
-    }
-
-    fn run_explained(&self, module: &mut IRModule) -> Result<Vec<String>, PassError> {
-        let mut notes = Vec::new();
-        for func in &mut module.functions {
-            let mut driver = Driver { func: func.name.clone(), notes: Vec::new() };
-            driver.mutate_stmt(&mut func.body);
-            notes.append(&mut driver.notes);
-        }
-        Ok(notes)
+    fn run_on_function(&self, func: &mut PrimFunc) -> Result<FunctionReport, Vec<Diagnostic>> {
+        let mut driver = Driver { func: func.name.clone(), notes: Vec::new() };
+        driver.mutate_stmt(&mut func.body);
+        Ok(FunctionReport::notes(driver.notes))
     }
 }
 
@@ -124,6 +112,7 @@ fn vectorize_loop(f: &For) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Pass;
     use tirproof_ir::print::print_module;
     use tirproof_reader::parse_module;
 

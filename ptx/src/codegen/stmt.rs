@@ -17,6 +17,7 @@ use tirproof_ir::dtype::DataType;
 use tirproof_ir::expr::{BinOp, Expr};
 use tirproof_ir::stmt::{AttrStmt, BufferStore, For, ForKind, Stmt, StmtKind};
 use tirproof_ir::var::Var;
+use tirproof_ir::ThreadTag;
 
 use super::bounds::{self, Range};
 use super::{ident, Gen, Storage, R};
@@ -39,13 +40,7 @@ pub(super) struct Access {
 /// The thread tags a statement binds.
 pub(super) fn thread_tags(stmt: &Stmt) -> BTreeSet<String> {
     let mut tags = BTreeSet::new();
-    visit_stmts(stmt, &mut |s| match &s.kind {
-        StmtKind::For(f) => tags.extend(f.thread.clone()),
-        StmtKind::LaunchThread { tag, .. } => {
-            tags.insert(tag.clone());
-        }
-        _ => {}
-    });
+    visit_stmts(stmt, &mut |s| tags.extend(s.launch().map(|launch| launch.written.to_string())));
     tags
 }
 
@@ -67,7 +62,6 @@ pub(super) fn async_queues(stmt: &Stmt) -> BTreeSet<i64> {
 fn visit_stmts(stmt: &Stmt, f: &mut impl FnMut(&Stmt)) {
     f(stmt);
     match &stmt.kind {
-        StmtKind::For(l) => visit_stmts(&l.body, f),
         StmtKind::If { then_case, else_case, .. } => {
             visit_stmts(then_case, f);
             if let Some(e) = else_case {
@@ -75,7 +69,6 @@ fn visit_stmts(stmt: &Stmt, f: &mut impl FnMut(&Stmt)) {
             }
         }
         StmtKind::Seq(list) => list.iter().for_each(|s| visit_stmts(s, f)),
-        StmtKind::Block(block) => visit_stmts(&block.body, f),
         _ => {
             if let Some(body) = stmt.body() {
                 visit_stmts(body, f);
@@ -86,12 +79,10 @@ fn visit_stmts(stmt: &Stmt, f: &mut impl FnMut(&Stmt)) {
 
 /// The special register a thread tag reads, and whether it counts threads (or blocks).
 fn special_of(tag: &str) -> Option<(Special, bool)> {
-    let (kind, dim) = tag.split_once('.')?;
-    let dim = Dim::from_name(dim)?;
-    match kind {
-        "threadIdx" => Some((Special::Tid(dim), true)),
-        "blockIdx" => Some((Special::Ctaid(dim), false)),
-        _ => None,
+    match ThreadTag::parse(tag)? {
+        ThreadTag::Thread(axis) => Some((Special::Tid(Dim::from_name(axis.name())?), true)),
+        ThreadTag::Block(axis) => Some((Special::Ctaid(Dim::from_name(axis.name())?), false)),
+        ThreadTag::Virtual(_) => None,
     }
 }
 

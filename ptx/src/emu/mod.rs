@@ -24,6 +24,7 @@ mod warp;
 use std::collections::HashMap;
 
 use tirproof_ir::span::Span;
+use tirproof_ir::{Axis, ThreadTag};
 use tirproof_machine::async_queue::{AsyncStore, Leftover, Waiter};
 use tirproof_machine::error::ExecError;
 use tirproof_machine::fault::{Fault, FaultKind};
@@ -384,16 +385,10 @@ impl<'k> Emulator<'k> {
     /// The fault `kind` at instruction `pc` of thread `th`.
     fn fault(&self, kind: FaultKind, message: String, th: &Thread<Frame>, pc: usize) -> Stop {
         let (line, text) = self.describe(pc);
-        let mut thread: Vec<(String, i64)> = Vec::new();
-        for (a, axis) in ["x", "y", "z"].iter().enumerate() {
-            if th.who.axes & (1 << a) != 0 {
-                thread.push((format!("threadIdx.{axis}"), i64::from(th.who.coords[a])));
-            }
-        }
-        for (a, axis) in ["x", "y", "z"].iter().enumerate() {
-            if self.kernel.launch.grid[a] > 1 {
-                thread.push((format!("blockIdx.{axis}"), i64::from(self.block_coords[a])));
-            }
+        let mut thread: Vec<(String, i64)> =
+            th.who.coordinates().map(|(tag, value)| (tag.to_string(), i64::from(value))).collect();
+        for axis in Axis::ALL.into_iter().filter(|a| self.kernel.launch.grid[a.index()] > 1) {
+            thread.push((ThreadTag::Block(axis).to_string(), i64::from(self.block_coords[axis.index()])));
         }
         Stop::Fault(Box::new(Fault {
             kind,

@@ -14,7 +14,7 @@ use tirproof_ir::buffer::Buffer;
 use tirproof_ir::dtype::DataType;
 use tirproof_ir::expr::Expr;
 use tirproof_ir::span::Span;
-use tirproof_ir::stmt::{is_valid_thread_tag, Allocate, AttrStmt, BufferStore, Stmt, StmtKind};
+use tirproof_ir::stmt::{Allocate, AttrStmt, BufferStore, Stmt, StmtKind};
 use tirproof_ir::var::Var;
 
 use super::ast::{Ident, Kwarg, PExpr, PExprKind};
@@ -237,7 +237,7 @@ impl Lowerer {
 
     /// Reports an unknown thread tag.
     pub fn thread_tag_ok(&mut self, tag: &str, span: Span) -> bool {
-        if is_valid_thread_tag(tag) {
+        if tirproof_ir::ThreadTag::parse(tag).is_some() {
             return true;
         }
         self.error(

@@ -315,7 +315,6 @@ fn seed_b_epilogue_wait_count_is_a_subtraction() {
                 stack.push(&attr.body);
             }
             StmtKind::Seq(items) => stack.extend(items),
-            StmtKind::For(f) => stack.push(&f.body),
             StmtKind::If { then_case, .. } => stack.push(then_case),
             _ => stack.extend(stmt.body()),
         }

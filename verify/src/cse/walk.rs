@@ -247,7 +247,7 @@ impl Walk<'_> {
                 }
                 self.at("block.body", |w| w.stmt(&a.body, &b.body));
             }
-            _ => self.mismatch(&format!("a {} statement against a {} statement", kind(o), kind(n))),
+            _ => self.mismatch(&format!("a {} statement against a {} statement", o.kind.name(), n.kind.name())),
         }
     }
 
@@ -413,24 +413,6 @@ pub fn reads_state(e: &Expr) -> bool {
     let mut r = Reads(false);
     r.visit_expr(e);
     r.0
-}
-
-fn kind(s: &Stmt) -> &'static str {
-    match s.kind {
-        StmtKind::Store(_) => "store",
-        StmtKind::Let { .. } => "let",
-        StmtKind::For(_) => "for",
-        StmtKind::If { .. } => "if",
-        StmtKind::Seq(_) => "sequence",
-        StmtKind::Attr(_) => "attribute",
-        StmtKind::Allocate(_) => "allocate",
-        StmtKind::AllocBuffer { .. } => "alloc_buffer",
-        StmtKind::DeclBuffer { .. } => "decl_buffer",
-        StmtKind::Evaluate(_) => "evaluate",
-        StmtKind::Barrier { .. } => "barrier",
-        StmtKind::LaunchThread { .. } => "launch_thread",
-        StmtKind::Block(_) => "block",
-    }
 }
 
 #[derive(Default)]

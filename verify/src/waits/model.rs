@@ -33,6 +33,7 @@ use serde::Serialize;
 use tirproof_ir::print::print_expr;
 use tirproof_ir::subst::Substitution;
 use tirproof_ir::visit::{walk_expr, Visitor};
+use tirproof_ir::ThreadTag;
 use tirproof_ir::{AttrStmt, BinOp, Buffer, Expr, ForKind, PrimFunc, Span, Stmt, StmtKind, Var, VarId};
 
 /// A loop of a [`Model`]: its position in [`Model::loops`].
@@ -730,7 +731,7 @@ enum Binding {
 
 impl Binding {
     fn of_tag(tag: &str) -> Self {
-        if tag.starts_with("blockIdx") {
+        if ThreadTag::parse(tag).is_some_and(ThreadTag::is_block) {
             Binding::Block
         } else {
             Binding::Thread

@@ -11,7 +11,9 @@ use std::collections::BTreeSet;
 
 use arbitrary::{Result, Unstructured};
 use tirproof_ir::async_op::{asynchronous, commit, wait};
-use tirproof_ir::{Annotations, Buffer, BufferSpec, CmpOp, DataType, Expr, IRModule, Stmt, StmtKind, Var};
+use tirproof_ir::{
+    Annotations, Axis, Buffer, BufferSpec, CmpOp, DataType, Expr, IRModule, Stmt, StmtKind, ThreadTag, Var,
+};
 
 use super::exprs::{Scope, DATA_LEN, INPUT_LEN};
 use super::{AsyncGenConfig, AsyncPattern, AsyncShape};
@@ -245,10 +247,10 @@ impl<'c> Builder<'c> {
             });
         }
         if self.threads > 1 {
-            body = bound_loop(&self.vars.tx, self.threads, "threadIdx.x", body);
+            body = bound_loop(&self.vars.tx, self.threads, ThreadTag::Thread(Axis::X), body);
         }
         if self.blocks > 1 {
-            body = bound_loop(&self.vars.bx, self.blocks, "blockIdx.x", body);
+            body = bound_loop(&self.vars.bx, self.blocks, ThreadTag::Block(Axis::X), body);
         }
         if self.cfg.aliases {
             body = decl(&b.out_vector, body);

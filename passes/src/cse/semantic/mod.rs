@@ -32,15 +32,28 @@ use self::lang::TirLang;
 use self::session::Session;
 use super::context::Context;
 use super::eligible::complexity;
+use super::scope::Stats;
 use super::strategy::{Strategy, Syntactic};
+use crate::stop::Limit;
 
-pub use session::{ITER_LIMIT, NODE_LIMIT};
+pub use session::{Limits, ITER_LIMIT, NODE_LIMIT};
+
+/// Runs semantic CSE on one function with the e-graph within `limits`; says which limit the
+/// e-graph stopped at, if it did not saturate.
+pub fn eliminate(func: &mut PrimFunc, limits: Limits) -> (Stats, Option<Limit>) {
+    let mut strategy = Semantic { limits, ..Semantic::default() };
+    let stats = super::driver::run_func(func, &mut strategy);
+    (stats, strategy.stopped)
+}
 
 /// The semantic strategy.
 #[derive(Default)]
 pub struct Semantic {
     rules: Option<Vec<Rewrite<TirLang, Facts>>>,
     session: Option<Session>,
+    limits: Limits,
+    /// The limit the last function's e-graph stopped at.
+    stopped: Option<Limit>,
     /// Used for a function whose e-graph cannot be built or trusted.
     fallback: Syntactic,
 }
@@ -56,7 +69,10 @@ impl Semantic {
 
 impl Strategy for Semantic {
     fn begin_func(&mut self, func: &PrimFunc) {
-        self.session = self.rules().and_then(|rules| Session::build(func, rules));
+        let limits = self.limits;
+        let built = self.rules().map(|rules| Session::build(func, rules, limits));
+        self.stopped = built.as_ref().and_then(|(_, stopped)| stopped.clone());
+        self.session = built.and_then(|(session, _)| session);
     }
 
     fn begin(&mut self, _computations: &[&Expr], _ctx: &Context) {}

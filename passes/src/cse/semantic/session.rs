@@ -23,6 +23,7 @@ use super::convert::{self, Leaves};
 use super::extract;
 use super::lang::{TirLang, VarLeaf};
 use crate::cse::eligible::is_clean;
+use crate::stop::Limit;
 
 /// Most e-nodes the function's e-graph may grow to.
 pub const NODE_LIMIT: usize = 20_000;
@@ -34,6 +35,20 @@ pub const ITER_LIMIT: usize = 3;
 /// Only a backstop: the node and iteration limits stop every real run first.
 const TIME_LIMIT: Duration = Duration::from_secs(600);
 
+/// How far the e-graph of one function may grow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    pub nodes: usize,
+    pub iterations: usize,
+    pub time: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { nodes: NODE_LIMIT, iterations: ITER_LIMIT, time: TIME_LIMIT }
+    }
+}
+
 pub struct Session {
     egraph: Graph,
     leaves: Leaves,
@@ -42,8 +57,13 @@ pub struct Session {
 }
 
 impl Session {
-    /// The saturated e-graph of `func`; `None` when two types meet in a class (a rule bug).
-    pub fn build(func: &PrimFunc, rules: &[Rewrite<TirLang, Facts>]) -> Option<Session> {
+    /// The e-graph of `func` saturated within `limits`, with the limit it stopped at (egg's
+    /// stop reason); no session when two types meet in a class (a rule bug).
+    pub fn build(
+        func: &PrimFunc,
+        rules: &[Rewrite<TirLang, Facts>],
+        limits: Limits,
+    ) -> (Option<Session>, Option<Limit>) {
         let mut collect = Collect::default();
         collect.visit_stmt(&func.body);
         let Collect { mut egraph, mut leaves, added, lets } = collect;
@@ -58,13 +78,14 @@ impl Session {
         egraph.rebuild();
         let runner = Runner::default()
             .with_egraph(egraph)
-            .with_node_limit(NODE_LIMIT)
-            .with_iter_limit(ITER_LIMIT)
-            .with_time_limit(TIME_LIMIT)
+            .with_node_limit(limits.nodes)
+            .with_iter_limit(limits.iterations)
+            .with_time_limit(limits.time)
             .run(rules);
+        let stopped = runner.stop_reason.as_ref().and_then(Limit::of_egg);
         let egraph = runner.egraph;
         if egraph.classes().any(|c| c.data.conflict) {
-            return None;
+            return (None, stopped);
         }
         let mut written = HashMap::new();
         for (rank, node) in added.iter().enumerate() {
@@ -72,7 +93,7 @@ impl Session {
         }
         let classes: HashSet<Id> = written.keys().filter_map(|n| egraph.lookup(n.clone())).collect();
         let best = extract::best_terms(&egraph, classes, &written, &let_vars, &leaves);
-        Some(Session { egraph, leaves, best })
+        (Some(Session { egraph, leaves, best }), stopped)
     }
 
     /// The class of the node `e` with operand classes `kids`, if the e-graph has it.

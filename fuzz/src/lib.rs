@@ -12,6 +12,7 @@ pub mod engine;
 pub mod gen;
 pub mod oracle;
 pub mod peer;
+pub mod publish;
 pub mod reduce;
 pub mod report;
 pub mod targets;

@@ -99,11 +99,13 @@ fn replace(path: &Path, bytes: &[u8], permissions: Option<fs::Permissions>) -> i
 /// The error without the temporary file's name `tempfile` adds to it: the user named the
 /// output, and the temporary file never outlives the failure.
 fn without_path(error: io::Error) -> io::Error {
-    // `tempfile` wraps the system's error, with its code, in one that adds the path.
-    let inner = error.get_ref().and_then(|e| e.source()).and_then(|e| e.downcast_ref::<io::Error>());
-    match error.raw_os_error().or_else(|| inner.and_then(io::Error::raw_os_error)) {
-        Some(code) => io::Error::from_raw_os_error(code),
-        None => io::Error::from(error.kind()),
+    // `tempfile` wraps the system's error in one whose message ends `at path "..."`.
+    match error.get_ref().map(ToString::to_string) {
+        Some(message) => match message.split_once(" at path ") {
+            Some((cause, _)) => io::Error::new(error.kind(), cause.to_owned()),
+            None => error,
+        },
+        None => error,
     }
 }
 

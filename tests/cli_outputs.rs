@@ -248,7 +248,7 @@ fn store_kernel(name: &str) -> String {
 
 fn write_npy_u32(path: &Path) {
     let mut header = "{'descr': '<u4', 'fortran_order': False, 'shape': (1,), }".to_owned();
-    while (10 + header.len() + 1) % 64 != 0 {
+    while !(10 + header.len() + 1).is_multiple_of(64) {
         header.push(' ');
     }
     header.push('\n');

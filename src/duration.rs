@@ -19,6 +19,8 @@ pub enum DurationError {
     OutOfRange(String),
     #[error("`{0}` is longer than a year, the longest duration accepted")]
     TooLong(String),
+    #[error("`{0}` is no time at all: a time limit must be more than zero")]
+    Zero(String),
 }
 
 /// Parses a duration (see the module's rules); the value parser of every duration flag.
@@ -34,6 +36,15 @@ pub fn parse_duration(text: &str) -> Result<Duration, DurationError> {
         return Err(DurationError::TooLong(text.to_owned()));
     }
     Ok(duration)
+}
+
+/// [`parse_duration`] for a time limit, which must be more than zero: a limit of nothing
+/// would make every check it bounds fail.
+pub fn parse_time_limit(text: &str) -> Result<Duration, DurationError> {
+    match parse_duration(text)? {
+        Duration::ZERO => Err(DurationError::Zero(text.to_owned())),
+        limit => Ok(limit),
+    }
 }
 
 #[cfg(test)]
@@ -63,5 +74,13 @@ mod tests {
                 "{text}"
             );
         }
+    }
+
+    #[test]
+    fn a_time_limit_is_more_than_zero() {
+        for text in ["0", "0s", "0ms", "0.0"] {
+            assert_eq!(parse_time_limit(text), Err(DurationError::Zero(text.into())), "{text}");
+        }
+        assert_eq!(parse_time_limit("1ms"), Ok(Duration::from_millis(1)));
     }
 }

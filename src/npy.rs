@@ -94,6 +94,12 @@ pub fn read_stored(path: &Path) -> anyhow::Result<Tensor> {
 /// Writes `tensor` to `path` in its own element type (bfloat16 as float32, which holds it
 /// exactly); a type `.npy` cannot hold is an error, never a lossy conversion.
 pub fn write(path: &Path, tensor: &Tensor) -> anyhow::Result<()> {
+    let bytes = encode(tensor).with_context(|| path.display().to_string())?;
+    Ok(crate::output::write_file(path, &bytes)?)
+}
+
+/// The bytes of the `.npy` file of `tensor` (see [`write`]).
+pub fn encode(tensor: &Tensor) -> anyhow::Result<Vec<u8>> {
     let shape: Vec<u64> = tensor.shape.iter().map(|&d| d as u64).collect();
     let mut out = Vec::new();
     let dtype = tensor.dtype;
@@ -114,9 +120,9 @@ pub fn write(path: &Path, tensor: &Tensor) -> anyhow::Result<()> {
         (TypeCode::Bool, _) => emit(&mut out, &shape, tensor.to_i64_vec().into_iter().map(|v| v != 0))?,
         // numpy has no bfloat16: float32 holds every bfloat16 value exactly.
         (TypeCode::BFloat, 16) => emit(&mut out, &shape, tensor.to_f64_vec().into_iter().map(|v| v as f32))?,
-        _ => bail!("{}: {dtype} buffers have no .npy element type", path.display()),
+        _ => bail!("{dtype} buffers have no .npy element type"),
     }
-    Ok(crate::output::write_file(path, &out)?)
+    Ok(out)
 }
 
 /// The bytes of `path`: its preamble and header, whose length must be at most

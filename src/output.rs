@@ -6,6 +6,9 @@
 //! and written through, never replaced; a symbolic link is followed to what it points to and
 //! stays a link; a failed write leaves no temporary file behind.
 //!
+//! [`refuse_inputs`] is the one check that an output is not an input. Directories of files
+//! (reports, dumps, output buffers) are published through `tirproof_fuzz::publish`.
+//!
 //! Standard output is written through [`print`] (the `out!` and `outln!` macros), which
 //! returns the write error instead of panicking the way `println!` does: a reader that went
 //! away ([`StdoutError::is_closed_pipe`]) ends the command quietly, anything else (a full
@@ -22,18 +25,32 @@ const MAX_LINKS: usize = 40;
 /// Why an output file could not be written.
 #[derive(Debug, thiserror::Error)]
 pub enum WriteError {
-    #[error("cannot write {path}: {source}")]
-    Io { path: PathBuf, source: io::Error },
+    /// The I/O error is part of the message, not a source, so a chain of errors does not
+    /// repeat it.
+    #[error("cannot write {path}: {error}")]
+    Io { path: PathBuf, error: io::Error },
     #[error("cannot write {path}: it is a directory")]
     Directory { path: PathBuf },
     #[error("cannot write {path}: more than {MAX_LINKS} symbolic links in a row")]
     TooManyLinks { path: PathBuf },
+    #[error("cannot write {path}: it is an input of the command ({input}); name another output")]
+    IsAnInput { path: PathBuf, input: PathBuf },
+}
+
+/// Refuses an output that is one of the command's inputs (the same file, through any link),
+/// before anything is written: writing it would destroy the input.
+pub fn refuse_inputs(output: &Path, inputs: &[&Path]) -> Result<(), WriteError> {
+    let Ok(written) = fs::canonicalize(output) else { return Ok(()) };
+    match inputs.iter().find(|input| fs::canonicalize(input).is_ok_and(|read| read == written)) {
+        Some(input) => Err(WriteError::IsAnInput { path: output.to_path_buf(), input: input.to_path_buf() }),
+        None => Ok(()),
+    }
 }
 
 /// Writes `bytes` to `path` (see the module's invariants).
 pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
     let target = resolve_links(path)?;
-    let io_error = |source| WriteError::Io { path: path.to_path_buf(), source };
+    let io_error = |error| WriteError::Io { path: path.to_path_buf(), error };
     match fs::metadata(&target) {
         Ok(meta) if meta.is_dir() => Err(WriteError::Directory { path: path.to_path_buf() }),
         Ok(meta) if meta.is_file() => replace(&target, bytes, Some(meta.permissions())).map_err(io_error),
@@ -51,7 +68,7 @@ fn resolve_links(path: &Path) -> Result<PathBuf, WriteError> {
         match fs::symlink_metadata(&current) {
             Ok(meta) if meta.file_type().is_symlink() => {
                 let target =
-                    fs::read_link(&current).map_err(|source| WriteError::Io { path: current.clone(), source })?;
+                    fs::read_link(&current).map_err(|error| WriteError::Io { path: current.clone(), error })?;
                 current = match current.parent() {
                     Some(dir) if target.is_relative() => dir.join(target),
                     _ => target,
@@ -68,7 +85,8 @@ fn resolve_links(path: &Path) -> Result<PathBuf, WriteError> {
 fn replace(path: &Path, bytes: &[u8], permissions: Option<fs::Permissions>) -> io::Result<()> {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let mut tmp = tempfile::Builder::new().prefix(&format!(".{name}.")).suffix(".tmp").tempfile_in(dir)?;
+    let mut tmp =
+        tempfile::Builder::new().prefix(&format!(".{name}.")).suffix(".tmp").tempfile_in(dir).map_err(without_path)?;
     tmp.write_all(bytes)?;
     if let Some(permissions) = permissions {
         tmp.as_file().set_permissions(permissions)?;
@@ -76,6 +94,19 @@ fn replace(path: &Path, bytes: &[u8], permissions: Option<fs::Permissions>) -> i
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
+}
+
+/// The error without the temporary file's name `tempfile` adds to it: the user named the
+/// output, and the temporary file never outlives the failure.
+fn without_path(error: io::Error) -> io::Error {
+    // `tempfile` wraps the system's error in one whose message ends `at path "..."`.
+    match error.get_ref().map(ToString::to_string) {
+        Some(message) => match message.split_once(" at path ") {
+            Some((cause, _)) => io::Error::new(error.kind(), cause.to_owned()),
+            None => error,
+        },
+        None => error,
+    }
 }
 
 /// Opens what is at `path` (a device, a FIFO) for writing and writes `bytes` into it.

@@ -11,6 +11,7 @@ pub mod cutoff;
 pub mod gen;
 pub mod oracle;
 pub mod peer;
+pub mod publish;
 pub mod reduce;
 pub mod report;
 pub mod targets;

@@ -2,13 +2,13 @@
 //! `report.json` (for tools), the original and minimized programs, the pass's output, and a
 //! ready corpus file for `corpus/regressions/`.
 //!
-//! Crash consistency: a report is assembled and synced in a staging directory `.NAME.new`
-//! beside its place, the report it replaces (if any) is renamed aside to `.NAME.old`, the new
-//! one renamed in, and the old one removed ([`PublishStep`] names each step). A kill between
-//! any two steps leaves a state that [`recover_findings`] repairs: an aside report whose place
-//! is empty is put back, and every other staging or aside directory is removed; so after a
-//! recovery every report is complete, and a report once written is never lost. Single files
-//! ([`write_atomically`]) are synced and renamed over their target.
+//! A report directory is published through [`crate::publish`] as [`REPORT_LAYOUT`]: written
+//! into, never replaced, and refused when it holds anything but a report's files. Crash
+//! consistency: a kill at any step of writing a report leaves a state that
+//! [`recover_findings`] repairs (the publication finished or undone, an emptied report
+//! directory removed, and what earlier versions left beside a report put back or removed); so
+//! after a recovery every report is complete, of one version, and a report once written is
+//! never lost. Single files ([`write_atomically`]) are synced and renamed over their target.
 //!
 //! `report.json` records how far minimization got ([`Minimization`]), so that a resumed
 //! campaign minimizes again what a kill interrupted. Every line a report names is a line of
@@ -16,15 +16,15 @@
 //! left out with the reason (see [`LineRefs`]).
 
 use std::fmt::Write as _;
-use std::fs::File;
-use std::io::{self, Write as _};
-use std::path::{Path, PathBuf};
+use std::io;
+use std::path::Path;
 
 use serde::Serialize;
 use tirproof_ir::print::print_module;
 
 use crate::oracle::{Failure, OracleName, Signature};
 use crate::peer;
+use crate::publish::{sync_dir, write_synced, Layout, PublishError, PublishStep};
 use crate::reduce::{LineRefs, Minimization, Reduction, Size};
 
 /// The data of `report.json`.
@@ -106,14 +106,23 @@ pub struct ReportContext<'a> {
     pub planted_bug: bool,
 }
 
-/// Writes the report of `reduction` into the directory `dir` (created; an existing report
-/// there is replaced as a whole).
-pub fn write_report(dir: &Path, reduction: &Reduction, origin: &str, planted_bug: bool) -> io::Result<ReportData> {
+/// Writes the report of `reduction` into the directory `dir`: created when missing, written
+/// into when it holds a report, refused when it holds anything else (see [`crate::publish`]).
+pub fn write_report(
+    dir: &Path,
+    reduction: &Reduction,
+    origin: &str,
+    planted_bug: bool,
+) -> Result<ReportData, PublishError> {
     write_finding(dir, reduction, &ReportContext { origin, program: None, planted_bug })
 }
 
 /// [`write_report`] with the campaign program the failure came from.
-pub fn write_finding(dir: &Path, reduction: &Reduction, context: &ReportContext<'_>) -> io::Result<ReportData> {
+pub fn write_finding(
+    dir: &Path,
+    reduction: &Reduction,
+    context: &ReportContext<'_>,
+) -> Result<ReportData, PublishError> {
     let original = print_module(&reduction.original);
     let minimized = print_module(&reduction.reduced);
     let tvm = (reduction.failure.oracle == OracleName::Tvm).then(|| tvm_evidence(reduction));
@@ -121,7 +130,7 @@ pub fn write_finding(dir: &Path, reduction: &Reduction, context: &ReportContext<
     data.tvm_version = tvm.as_ref().map(|t| t.version.clone());
     let output =
         reduction.result.output.as_ref().map(print_module).unwrap_or_else(|| "# the pass produced no output\n".into());
-    let json = serde_json::to_string_pretty(&data).map_err(io::Error::other)?;
+    let json = serde_json::to_string_pretty(&data).map_err(|e| json_error(dir, e))?;
     let mut md = markdown(&data, &minimized, &output);
     let mut files: Vec<(&str, String)> = Vec::with_capacity(FILES.len() + TVM_FILES.len());
     if let Some(tvm) = &tvm {
@@ -154,7 +163,7 @@ pub fn write_finding(dir: &Path, reduction: &Reduction, context: &ReportContext<
 
 /// The report of a failure on text that does not parse into a program (a parser panic): the
 /// text as found, unminimized.
-pub fn write_text_report(dir: &Path, failure: &Failure, text: &str, origin: &str) -> io::Result<()> {
+pub fn write_text_report(dir: &Path, failure: &Failure, text: &str, origin: &str) -> Result<(), PublishError> {
     let signature = failure.signature();
     let data = serde_json::json!({
         "signature": signature,
@@ -169,99 +178,58 @@ pub fn write_text_report(dir: &Path, failure: &Failure, text: &str, origin: &str
         "# {signature}\n\n{}\n\nFound in: {origin}\n\n## Reproduce\n\n```sh\ntirproof check input.py\n```\n\n## Input (`input.py`)\n\n```python\n{text}\n```\n",
         failure.message
     );
-    let json = serde_json::to_string_pretty(&data).map_err(io::Error::other)? + "\n";
-    publish(dir, [("REPORT.md", md.as_str()), ("report.json", json.as_str()), ("input.py", text)])
+    let json = serde_json::to_string_pretty(&data).map_err(|e| json_error(dir, e))? + "\n";
+    publish(dir, [("REPORT.md", md.as_str()), ("report.json", json.as_str()), (TEXT_INPUT, text)])
 }
 
-/// The steps of replacing a report, in order; a kill can fall between any two.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PublishStep {
-    /// The staging directory `.NAME.new` exists (empty).
-    StagingCreated,
-    /// One more file is written and synced in the staging directory.
-    FileWritten,
-    /// The staging directory is synced: the new report is complete on disk.
-    StagingSynced,
-    /// The report being replaced is renamed to `.NAME.old`.
-    OldMovedAside,
-    /// The new report is renamed into place (and the parent synced).
-    NewMovedIn,
-    /// The replaced report is removed.
-    OldRemoved,
+/// A report that cannot be put in JSON (it always can: its fields are plain data).
+fn json_error(dir: &Path, error: serde_json::Error) -> PublishError {
+    PublishError::Io { path: dir.join("report.json"), error: io::Error::other(error) }
 }
 
-impl std::fmt::Display for PublishStep {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            PublishStep::StagingCreated => "staging directory created",
-            PublishStep::FileWritten => "a file written",
-            PublishStep::StagingSynced => "staging directory synced",
-            PublishStep::OldMovedAside => "old report moved aside",
-            PublishStep::NewMovedIn => "new report moved in",
-            PublishStep::OldRemoved => "old report removed",
-        })
-    }
+/// What a report directory holds: [`FILES`], [`TVM_FILES`] and the input of a report on text
+/// ([`write_text_report`]); a directory holding anything else is never written into.
+pub const REPORT_LAYOUT: Layout =
+    Layout { what: "a report", owns: |name| FILES.contains(&name) || TVM_FILES.contains(&name) || name == TEXT_INPUT };
+
+/// The input of a report on text that does not parse.
+const TEXT_INPUT: &str = "input.py";
+
+/// Writes `files` into the report directory `dir` (see [`crate::publish`]).
+fn publish<'a>(dir: &Path, files: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<(), PublishError> {
+    publish_stepwise(dir, files, &mut |_| Ok(()))
 }
 
-/// The staging (`.NAME.new`) and aside (`.NAME.old`) places of the report directory `dir`.
-fn side_dirs(dir: &Path) -> (PathBuf, PathBuf) {
+/// [`publish`], calling `after` after each step (the fault-injection tests use it).
+pub(crate) fn publish_stepwise<'a>(
+    dir: &Path,
+    files: impl IntoIterator<Item = (&'a str, &'a str)>,
+    after: &mut dyn FnMut(PublishStep) -> io::Result<()>,
+) -> Result<(), PublishError> {
     let parent = parent_of(dir);
-    let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "report".into());
-    (parent.join(format!(".{name}.{STAGING}")), parent.join(format!(".{name}.{ASIDE}")))
+    std::fs::create_dir_all(parent).map_err(|error| PublishError::Io { path: parent.to_path_buf(), error })?;
+    let files = files.into_iter().map(|(name, text)| (name, text.as_bytes()));
+    crate::publish::publish_stepwise(dir, REPORT_LAYOUT, files, after)
 }
-
-const STAGING: &str = "new";
-const ASIDE: &str = "old";
 
 fn parent_of(path: &Path) -> &Path {
     path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."))
 }
 
-/// Writes `files` into a staging directory beside `dir`, then swaps it in for `dir`.
-fn publish<'a>(dir: &Path, files: impl IntoIterator<Item = (&'a str, &'a str)>) -> io::Result<()> {
-    publish_stepwise(dir, files, &mut |_| Ok(()))
-}
+/// Staging (`.NAME.new`) and aside (`.NAME.old`) report directories of earlier versions,
+/// which replaced a report as a whole.
+const STAGING: &str = "new";
+const ASIDE: &str = "old";
 
-/// [`publish`], calling `after` after each step; an error from it stops the publication
-/// there, as a kill would (the fault-injection tests use it).
-pub(crate) fn publish_stepwise<'a>(
-    dir: &Path,
-    files: impl IntoIterator<Item = (&'a str, &'a str)>,
-    after: &mut dyn FnMut(PublishStep) -> io::Result<()>,
-) -> io::Result<()> {
-    let parent = parent_of(dir);
-    std::fs::create_dir_all(parent)?;
-    // A staging or aside directory left by a kill is repaired first, so nothing is lost.
-    recover_report(dir)?;
-    let (staging, aside) = side_dirs(dir);
-    std::fs::create_dir(&staging)?;
-    after(PublishStep::StagingCreated)?;
-    for (name, text) in files {
-        write_synced(&staging.join(name), text.as_bytes())?;
-        after(PublishStep::FileWritten)?;
-    }
-    sync_dir(&staging)?;
-    after(PublishStep::StagingSynced)?;
-    let replacing = dir.exists();
-    if replacing {
-        std::fs::rename(dir, &aside)?;
-        after(PublishStep::OldMovedAside)?;
-    }
-    std::fs::rename(&staging, dir)?;
-    sync_dir(parent)?;
-    after(PublishStep::NewMovedIn)?;
-    if replacing {
-        std::fs::remove_dir_all(&aside)?;
-        after(PublishStep::OldRemoved)?;
-    }
-    Ok(())
-}
-
-/// Repairs what a kill left of publishing the report `dir`: an aside report whose place is
-/// empty goes back there; staging and aside directories are removed otherwise. Returns
-/// whether anything was repaired.
+/// Repairs what a kill left of publishing the report `dir`: its own journal (see
+/// [`crate::publish::recover`]), and what earlier versions left beside it: an aside report
+/// whose place is empty goes back there; staging and aside directories are removed otherwise.
+/// A report directory left empty (a kill before its first file) is removed. Returns whether
+/// anything was repaired.
 pub fn recover_report(dir: &Path) -> io::Result<bool> {
-    let (staging, aside) = side_dirs(dir);
+    let parent = parent_of(dir);
+    let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "report".into());
+    let (staging, aside) = (parent.join(format!(".{name}.{STAGING}")), parent.join(format!(".{name}.{ASIDE}")));
     let mut repaired = false;
     if aside.exists() {
         if dir.exists() {
@@ -275,8 +243,15 @@ pub fn recover_report(dir: &Path) -> io::Result<bool> {
         std::fs::remove_dir_all(&staging)?;
         repaired = true;
     }
+    if dir.is_dir() {
+        repaired |= crate::publish::recover(dir)?;
+        if std::fs::read_dir(dir)?.next().is_none() {
+            std::fs::remove_dir(dir)?;
+            repaired = true;
+        }
+    }
     if repaired {
-        sync_dir(parent_of(dir))?;
+        sync_dir(parent)?;
     }
     Ok(repaired)
 }
@@ -287,7 +262,12 @@ pub fn recover_findings(findings: &Path) -> io::Result<Vec<String>> {
     let mut repaired = Vec::new();
     for entry in std::fs::read_dir(findings)? {
         let name = entry?.file_name().to_string_lossy().into_owned();
-        let Some(hidden) = name.strip_prefix('.') else { continue };
+        let Some(hidden) = name.strip_prefix('.') else {
+            if recover_report(&findings.join(&name))? {
+                repaired.push(name);
+            }
+            continue;
+        };
         let report = hidden.strip_suffix(&format!(".{STAGING}")).or_else(|| hidden.strip_suffix(&format!(".{ASIDE}")));
         match report {
             Some(report) if recover_report(&findings.join(report))? => repaired.push(report.to_string()),
@@ -330,23 +310,6 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
     }
     written?;
     sync_dir(dir)
-}
-
-/// Writes `bytes` to a new file at `path` and syncs it to disk.
-fn write_synced(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let mut file = File::create(path)?;
-    file.write_all(bytes)?;
-    file.sync_all()
-}
-
-/// Syncs a directory's entries (renames into it) to disk; where directories cannot be opened
-/// (not Unix), there is nothing to sync.
-fn sync_dir(dir: &Path) -> io::Result<()> {
-    if cfg!(unix) {
-        File::open(dir)?.sync_all()
-    } else {
-        Ok(())
-    }
 }
 
 fn report_data(reduction: &Reduction, context: &ReportContext<'_>, original: &str, minimized: &str) -> ReportData {

@@ -6,11 +6,11 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use tirproof::outln;
 use tirproof_fuzz::campaign::{input, Input};
 use tirproof_fuzz::gen::GenConfig;
 use tirproof_fuzz::oracle::InputMode;
+use tirproof_fuzz::publish::{check, publish, Layout};
 use tirproof_ir::print::print_module;
 
 #[derive(clap::Args)]
@@ -21,27 +21,32 @@ pub struct Args {
     /// How many campaign programs to look at (programs `0..COUNT`).
     #[arg(long, default_value_t = 100)]
     count: u64,
-    /// The directory to write `program-<index>.py` into (created).
+    /// The directory to write `program-<index>.py` into (created when missing; a directory
+    /// holding other files is refused).
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
 }
 
+/// What `--out DIR` holds: the `program-<index>.py` files.
+const GENERATED_LAYOUT: Layout =
+    Layout { what: "generated programs", owns: |name| name.starts_with("program-") && name.ends_with(".py") };
+
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
+    check(&args.out, GENERATED_LAYOUT)?;
     let gen = GenConfig::default();
-    let mut written = 0;
+    let mut programs = Vec::new();
     for index in 0..args.count {
         // The same inputs a campaign with `--valid-only` runs: pass inputs, valid or possibly refused.
         let Input::Module(module, mode) = input(args.seed, index, &gen, false) else { continue };
         if matches!(mode, InputMode::AsyncProgram | InputMode::InvalidAnnotations) || module.functions.is_empty() {
             continue;
         }
-        let path = args.out.join(format!("program-{index}.py"));
-        tirproof::output::write_file(&path, print_module(&module).as_bytes())?;
-        written += 1;
+        programs.push((format!("program-{index}.py"), print_module(&module)));
     }
+    publish(&args.out, GENERATED_LAYOUT, programs.iter().map(|(name, text)| (name.as_str(), text.as_bytes())))?;
     outln!(
-        "{written} pass inputs of campaign seed {} (programs 0..{}) in {}",
+        "{} pass inputs of campaign seed {} (programs 0..{}) in {}",
+        programs.len(),
         args.seed,
         args.count,
         args.out.display()

@@ -14,7 +14,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{anyhow, bail};
-use tirproof::duration::parse_duration;
+use tirproof::duration::parse_time_limit;
 use tirproof::{out, outln};
 use tirproof_ir::print::print_module;
 use tirproof_ir::IRModule;
@@ -57,7 +57,7 @@ pub struct Args {
     #[arg(long)]
     validate: bool,
     /// Time limit of each validation query (seconds, or with a unit: `500ms`, `1m`).
-    #[arg(long, default_value = "10", value_parser = parse_duration)]
+    #[arg(long, default_value = "10", value_parser = parse_time_limit)]
     validate_timeout: Duration,
 }
 
@@ -81,6 +81,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         bail!("--validate checks the CSE passes ({}), and --passes has none of them", VALIDATED.join(", "));
     }
     let file = args.file.as_deref().ok_or_else(|| anyhow!("a FILE is needed unless --list is given"))?;
+    if let Some(output) = &args.output {
+        tirproof::output::refuse_inputs(output, &[file])?;
+    }
     let Some((src, mut module)) = super::load_checked(file)? else { return Ok(super::input_problems()) };
     let mut report = Report { args, unproved: 0 };
     if let Err(error) = manager.run_with(&mut module, &mut report) {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use tirproof::duration::parse_duration;
+use tirproof::duration::parse_time_limit;
 use tirproof::outln;
 use tirproof_fuzz::oracle::{Chain, ChainConfig, InputMode, OracleName, Outcome, PassVariant};
 use tirproof_fuzz::peer::PeerMode;
@@ -30,7 +30,7 @@ pub struct Args {
 #[derive(clap::Args)]
 pub struct ChainArgs {
     /// Time limit of each Z3 check (seconds, or with a unit: `500ms`, `1m`).
-    #[arg(long, default_value = "10", value_parser = parse_duration)]
+    #[arg(long, default_value = "10", value_parser = parse_time_limit)]
     pub timeout: Duration,
     /// Seed of the random schedule, the inputs and the mutated wait (of the campaign, for
     /// `fuzz`).

@@ -30,7 +30,7 @@ use tirproof_ptx::{lower_module, lower_tir, module::print, Arch, Lowered, Prepar
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The TVMScript file.
+    /// The TVMScript file (`-`: standard input).
     file: PathBuf,
     /// The GPU architecture to target (sm_80 or sm_90).
     #[arg(long, default_value = "sm_80")]
@@ -41,6 +41,9 @@ pub struct Args {
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    if let Some(output) = &args.output {
+        tirproof::output::refuse_inputs(output, &[&args.file])?;
+    }
     let src = Source::read(&args.file).with_context(|| format!("cannot read {}", args.file.display()))?;
     let lowered = match lower(&src, args.arch) {
         Ok(lowered) => lowered,
@@ -49,7 +52,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             return Ok(super::input_problems());
         }
     };
-    for note in &lowered.notes {
+    // Notes that say the same thing at the same place (statements the pipeline copied) once.
+    let mut said = std::collections::HashSet::new();
+    for note in lowered.notes.iter().map(ToString::to_string).filter(|note| said.insert(note.clone())) {
         eprintln!("{}:{note}", src.name);
     }
     let text = print(&lowered.module)?;
@@ -162,8 +167,12 @@ struct Located {
 /// Runs a kernel of PTX text on the emulator with `.npy` buffers and scalar arguments bound
 /// to its parameters by name.
 pub fn run_text(run: &TextRun<'_>) -> anyhow::Result<ExitCode> {
-    let text = std::fs::read_to_string(run.file).with_context(|| format!("cannot read {}", run.file.display()))?;
-    let name = run.file.display().to_string();
+    let source = Source::read(run.file).with_context(|| format!("cannot read {}", run.file.display()))?;
+    if let Some(error) = &source.decode_error {
+        eprintln!("{}", source.render(&error.clone().into()));
+        return Ok(super::input_problems());
+    }
+    let (name, text) = (source.name, source.text);
     let located = |l: Located| {
         eprintln!("{name}:{}:{}: {}", l.line, l.col, l.message);
         Ok(super::input_problems())
@@ -195,7 +204,7 @@ pub fn run_text(run: &TextRun<'_>) -> anyhow::Result<ExitCode> {
         .zip(result.buffers)
         .filter_map(|(param, tensor)| Some((param.name.clone(), tensor?)))
         .collect();
-    super::run::write_outputs(run.output, &outputs, true)?;
+    super::run::write_outputs(run.output, &outputs, true, run.inputs)?;
     eprintln!("completed: {} instructions executed", result.instructions);
     Ok(ExitCode::SUCCESS)
 }
@@ -285,16 +294,8 @@ fn position(text: &str, offset: Option<usize>) -> (u32, u32) {
 /// The kernel's arguments in parameter order: every parameter is bound by name, a buffer
 /// (a 64-bit address parameter) by `--input NAME=FILE.npy`, a scalar by `--arg NAME=VALUE`.
 fn kernel_args(kernel: &Kernel, inputs: &[String], args: &[String]) -> anyhow::Result<Vec<KernelArg>> {
-    let mut buffers = BTreeMap::new();
-    for spec in inputs {
-        let (name, path) = super::run::name_value("--input", spec)?;
-        buffers.insert(name, path);
-    }
-    let mut scalars = BTreeMap::new();
-    for spec in args {
-        let (name, value) = super::run::name_value("--arg", spec)?;
-        scalars.insert(name, value);
-    }
+    let buffers = super::run::name_values("--input", inputs)?;
+    let scalars = super::run::name_values("--arg", args)?;
     let known: Vec<&str> = kernel.params.iter().map(|p| p.name.as_str()).collect();
     for name in buffers.keys().chain(scalars.keys()) {
         if !known.contains(name) {

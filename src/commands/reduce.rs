@@ -8,8 +8,9 @@ use anyhow::Context;
 use tirproof::duration::parse_duration;
 use tirproof::outln;
 use tirproof_fuzz::oracle::{InputMode, OracleName};
+use tirproof_fuzz::publish::check;
 use tirproof_fuzz::reduce::{reduce, ReduceConfig, ReduceError};
-use tirproof_fuzz::report::{describe, write_report};
+use tirproof_fuzz::report::{describe, write_report, FILES, REPORT_LAYOUT, TVM_FILES};
 
 use super::oracles::ChainArgs;
 
@@ -20,7 +21,9 @@ pub struct Args {
     /// The oracle whose failure to keep (default: the first oracle that fails).
     #[arg(long, value_name = "NAME")]
     oracle: Option<OracleName>,
-    /// Where to write the report (REPORT.md, report.json, minimized.py, regression.py, ...).
+    /// Where to write the report (REPORT.md, report.json, minimized.py, regression.py, ...):
+    /// created when missing, written into when it holds a report; a directory holding anything
+    /// else, or a path that is not a directory, is refused.
     #[arg(long, value_name = "DIR", default_value = "reduced")]
     out: PathBuf,
     /// Stop minimizing after this long (seconds, or with a unit: `2m`); the result still fails
@@ -36,6 +39,12 @@ pub struct Args {
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    // Refused before minimizing, which takes minutes: a directory of other files, or a report
+    // file that is the input.
+    check(&args.out, REPORT_LAYOUT)?;
+    for name in FILES.iter().chain(&TVM_FILES) {
+        tirproof::output::refuse_inputs(&args.out.join(name), &[&args.file])?;
+    }
     let Some((src, module)) = super::load_checked(&args.file)? else { return Ok(super::input_problems()) };
     let mut chain = args.chain.config(&[]);
     if args.may_be_refused {

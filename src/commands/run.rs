@@ -22,6 +22,7 @@ use tirproof::source::STDIN_PATH;
 use tirproof_exec::{
     compare_runs, ConfigRefused, Difference, EngineError, EngineName, Execution, Interpreter, Side, Subject,
 };
+use tirproof_fuzz::publish::{is_plain_name, publish, Layout};
 use tirproof_interp::{random_inputs, run, Inputs, Outcome, RunConfig, RunResult, ScalarValue, Schedule, Tensor};
 use tirproof_ir::int_arith::wrap;
 use tirproof_ir::{IRModule, PrimFunc};
@@ -129,9 +130,17 @@ fn text_run<'a>(args: &'a Args, ptx: &'a Path) -> super::ptx::TextRun<'a> {
     }
 }
 
-/// `NAME=VALUE` of `flag` split at the first `=`.
-pub(super) fn name_value<'a>(flag: &str, spec: &'a str) -> anyhow::Result<(&'a str, &'a str)> {
-    spec.split_once('=').ok_or_else(|| anyhow!("{flag} `{spec}` is not NAME=VALUE"))
+/// The `NAME=VALUE`s of a repeatable `flag`, each split at its first `=`; a name given twice
+/// is a usage error (no value silently wins over another).
+pub(super) fn name_values<'a>(flag: &str, specs: &'a [String]) -> anyhow::Result<BTreeMap<&'a str, &'a str>> {
+    let mut values = BTreeMap::new();
+    for spec in specs {
+        let (name, value) = spec.split_once('=').ok_or_else(|| anyhow!("{flag} `{spec}` is not NAME=VALUE"))?;
+        if values.insert(name, value).is_some() {
+            bail!("{flag} {name} is given twice; give each name once");
+        }
+    }
+    Ok(values)
 }
 
 fn select<'m>(module: &'m IRModule, name: Option<&str>) -> anyhow::Result<&'m PrimFunc> {
@@ -150,9 +159,9 @@ fn select<'m>(module: &'m IRModule, name: Option<&str>) -> anyhow::Result<&'m Pr
 /// name must be one, and the value must fit its type (an integer in the type's range, a
 /// number for a float, `true`/`false` for a bool), never wrapped or ignored.
 fn parse_scalars(func: &PrimFunc, args: &[String]) -> anyhow::Result<BTreeMap<String, ScalarValue>> {
-    args.iter()
-        .map(|a| {
-            let (name, value) = name_value("--arg", a)?;
+    name_values("--arg", args)?
+        .into_iter()
+        .map(|(name, value)| {
             let Some(param) = func.scalar_params().find(|p| p.name() == name) else {
                 let known: Vec<&str> = func.scalar_params().map(|p| p.name()).collect();
                 let known = if known.is_empty() { "none".to_owned() } else { known.join(", ") };
@@ -184,8 +193,7 @@ fn parse_scalars(func: &PrimFunc, args: &[String]) -> anyhow::Result<BTreeMap<St
 }
 
 fn read_inputs(specs: &[String], inputs: &mut Inputs) -> anyhow::Result<()> {
-    for spec in specs {
-        let (name, path) = name_value("--input", spec)?;
+    for (name, path) in name_values("--input", specs)? {
         let Some(slot) = inputs.buffers.get_mut(name) else {
             let names: Vec<&String> = inputs.buffers.keys().collect();
             bail!("--input {name}: no buffer parameter of that name (parameters: {names:?})");
@@ -205,7 +213,7 @@ fn report(args: &Args, result: &RunResult) -> anyhow::Result<ExitCode> {
         eprintln!("fault: {}", fault.details());
         return Ok(super::input_problems());
     }
-    write_outputs(args.output.as_deref(), &result.outputs, true)?;
+    write_outputs(args.output.as_deref(), &result.outputs, true, &args.inputs)?;
     eprintln!("completed: {} statements executed", result.stats.statements);
     Ok(ExitCode::SUCCESS)
 }
@@ -215,7 +223,7 @@ fn report(args: &Args, result: &RunResult) -> anyhow::Result<ExitCode> {
 fn report_execution(args: &Args, src: &Source, engine: &str, execution: Execution) -> anyhow::Result<ExitCode> {
     match execution {
         Execution::Completed { outputs } => {
-            write_outputs(args.output.as_deref(), &outputs, true)?;
+            write_outputs(args.output.as_deref(), &outputs, true, &args.inputs)?;
             eprintln!("completed on the {engine}");
             Ok(ExitCode::SUCCESS)
         }
@@ -231,18 +239,31 @@ fn report_execution(args: &Args, src: &Source, engine: &str, execution: Executio
     }
 }
 
-/// Writes the outputs into `--output DIR`, or prints them when `print` is set.
+/// What `--output DIR` holds: one `NAME.npy` per output buffer.
+const OUTPUT_LAYOUT: Layout = Layout { what: "output buffers", owns: |name| name.ends_with(".npy") };
+
+/// Writes the outputs into `--output DIR` (none of them onto an `--input` file), or prints
+/// them when `print` is set.
 pub(super) fn write_outputs(
     output: Option<&Path>,
     outputs: &BTreeMap<String, Tensor>,
     print: bool,
+    input_specs: &[String],
 ) -> anyhow::Result<()> {
     match output {
         Some(dir) => {
-            std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+            let inputs: Vec<&Path> =
+                input_specs.iter().filter_map(|s| s.split_once('=')).map(|(_, p)| Path::new(p)).collect();
+            let mut files = Vec::with_capacity(outputs.len());
             for (name, tensor) in outputs {
-                tirproof::npy::write(&dir.join(format!("{name}.npy")), tensor)?;
+                let file = format!("{name}.npy");
+                if !is_plain_name(name) {
+                    bail!("output buffer `{name}`: `{file}` is not a plain file name to write into {}", dir.display());
+                }
+                tirproof::output::refuse_inputs(&dir.join(&file), &inputs)?;
+                files.push((file, tirproof::npy::encode(tensor).with_context(|| format!("output buffer `{name}`"))?));
             }
+            publish(dir, OUTPUT_LAYOUT, files.iter().map(|(name, bytes)| (name.as_str(), bytes.as_slice())))?;
         }
         None if print => {
             for (name, tensor) in outputs {
@@ -285,7 +306,12 @@ fn run_against(
         None => {
             let outputs = comparison.transformed.outputs().map(|o| o.len()).unwrap_or(0);
             let empty = BTreeMap::new();
-            write_outputs(args.output.as_deref(), comparison.transformed.outputs().unwrap_or(&empty), args.print)?;
+            write_outputs(
+                args.output.as_deref(),
+                comparison.transformed.outputs().unwrap_or(&empty),
+                args.print,
+                &args.inputs,
+            )?;
             eprintln!(
                 "equal under {}: both programs complete and all {outputs} outputs are bitwise equal",
                 config.schedule

@@ -12,16 +12,21 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use std::hash::Hasher;
+
 use anyhow::{bail, Context};
-use tirproof::duration::parse_duration;
+use tirproof::duration::{parse_duration, parse_time_limit};
 use tirproof::outln;
 use tirproof::source::Source;
+use tirproof_fuzz::publish::{publish, Layout};
+use tirproof_ir::Diagnostic;
 use tirproof_verify::waits::{
     plural, verify_func, Dump, DumpKind, DumpOutcome, FuncReport, Options, Tally, WaitVerdict,
 };
 
 /// The version of `verify --json`'s layout: `{schema_version, summary: {all_proved, files,
-/// tally}, functions: [{file, seconds, tally, report}]}`. Raised when a field changes meaning
+/// tally}, functions: [{file, seconds, tally, report}], files: [{file, status, diagnostics}]}`
+/// (every input has a `files` entry: `verified`, or `rejected` with its diagnostics). Raised when a field changes meaning
 /// or goes away (adding one does not).
 const JSON_SCHEMA_VERSION: u32 = 1;
 
@@ -40,7 +45,7 @@ pub struct Args {
     #[arg(long, value_name = "DIR")]
     smtlib: Option<PathBuf>,
     /// Time limit of each solver check (seconds, or with a unit: `500ms`, `1m`).
-    #[arg(long, default_value = "10", value_parser = parse_duration)]
+    #[arg(long, default_value = "10", value_parser = parse_time_limit)]
     timeout: Duration,
     /// Time budget of each function (`90s`, `10m`): once spent, the checks still to run are
     /// not run and what they would decide is unknown ("budget spent"), never refuted.
@@ -60,9 +65,10 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         tightness: !args.no_tightness,
         budget: Some(args.budget),
     };
-    let mut dumps = args.smtlib.as_deref().map(DumpDir::new).transpose()?;
+    let mut dumps = args.smtlib.as_ref().map(|_| Dumps::default());
     let mut all_proved = true;
     let mut json = Vec::new();
+    let mut json_files = Vec::new();
     let mut total = Tally::default();
     let mut notes = BTreeSet::new();
     let mut functions_seen = BTreeSet::new();
@@ -72,17 +78,23 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             Ok(m) => m,
             Err(diags) => {
                 eprintln!("{}", src.render(&diags));
+                json_files.push(serde_json::json!({
+                    "file": src.name,
+                    "status": "rejected",
+                    "diagnostics": diags.0.iter().map(diagnostic_json).collect::<Vec<_>>(),
+                }));
                 all_proved = false;
                 continue;
             }
         };
+        json_files.push(serde_json::json!({ "file": src.name, "status": "verified", "diagnostics": [] }));
         functions_seen.extend(module.functions.iter().map(|f| f.name.clone()));
         for func in module.functions.iter().filter(|f| args.func.as_ref().is_none_or(|n| *n == f.name)) {
             let start = Instant::now();
             let (report, queries) = verify_func(func, &options);
             let elapsed = start.elapsed();
-            if let Some(dir) = &mut dumps {
-                dir.write(&src.name, &report, &queries)?;
+            if let Some(dumps) = &mut dumps {
+                dumps.add(&src.name, &report, &queries);
             }
             all_proved &= report.all_proved();
             let tally = Tally::of(&report);
@@ -112,6 +124,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             "schema_version": JSON_SCHEMA_VERSION,
             "summary": { "all_proved": all_proved, "files": files.len(), "tally": total },
             "functions": json,
+            "files": json_files,
         });
         outln!("{}", serde_json::to_string_pretty(&document)?)?;
     } else {
@@ -123,7 +136,25 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             outln!("note: {note}")?;
         }
     }
+    // The verdicts are out; a failure to write the dumps is reported after them.
+    if let (Some(dir), Some(dumps)) = (&args.smtlib, &dumps) {
+        let files = dumps.files.iter().map(|(name, text)| (name.as_str(), text.as_bytes()));
+        if let Err(error) = publish(dir, SMTLIB_LAYOUT, files) {
+            eprintln!("error: the SMT-LIB dumps were not written: {error}");
+            return Ok(ExitCode::from(2));
+        }
+    }
     Ok(if all_proved { ExitCode::SUCCESS } else { super::input_problems() })
+}
+
+/// A diagnostic in `verify --json`'s `files` entries.
+fn diagnostic_json(diagnostic: &Diagnostic) -> serde_json::Value {
+    serde_json::json!({
+        "severity": diagnostic.severity.to_string(),
+        "line": diagnostic.span.line,
+        "col": diagnostic.span.col,
+        "message": diagnostic.message,
+    })
 }
 
 /// A note about one place of one function (`line 10: ...`), printed with that function; the
@@ -166,22 +197,25 @@ fn print_tally(tally: &Tally) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The directory of SMT-LIB dumps, and the names given out so far (each dump gets its own).
-struct DumpDir {
-    dir: PathBuf,
+/// What `--smtlib DIR` holds: `.smt2` dumps.
+const SMTLIB_LAYOUT: Layout = Layout { what: "SMT-LIB dumps", owns: |name| name.ends_with(".smt2") };
+
+/// The longest dump file name, in bytes: well under the 255 bytes file systems allow.
+const MAX_DUMP_NAME: usize = 160;
+
+/// The SMT-LIB dumps of a run, named and written out at its end, and the names given out so
+/// far (each dump gets its own).
+#[derive(Default)]
+struct Dumps {
+    files: Vec<(String, String)>,
     used: HashSet<String>,
 }
 
-impl DumpDir {
-    fn new(dir: &Path) -> anyhow::Result<DumpDir> {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        Ok(DumpDir { dir: dir.to_path_buf(), used: HashSet::new() })
-    }
-
-    /// Writes the dumps of `report`'s function of input `file`, one file per check, each named
+impl Dumps {
+    /// Adds the dumps of `report`'s function of input `file`, one file per check, each named
     /// and headed with the input, the function, the query, what it asked (the program as
     /// written, or a tightness probe of one wait) and what the solver answered.
-    fn write(&mut self, file: &str, report: &FuncReport, dumps: &[Dump]) -> anyhow::Result<()> {
+    fn add(&mut self, file: &str, report: &FuncReport, dumps: &[Dump]) {
         let input = file_label(file);
         let func = report.name.as_str();
         for (k, dump) in dumps.iter().enumerate() {
@@ -197,7 +231,7 @@ impl DumpDir {
                 (DumpKind::TightnessProbe { .. }, DumpOutcome::Held) => "safe",
                 (_, DumpOutcome::Unknown) => "unknown",
             };
-            let stem = format!("{input}__{}__{}_{k:03}_{kind}_{answer}", safe(func), safe(query));
+            let stem = bounded(&format!("{input}__{}__{}_{k:03}_{kind}_{answer}", safe(func), safe(query)));
             let mut unique = stem.clone();
             let mut again = 1;
             while !self.used.insert(unique.clone()) {
@@ -208,11 +242,23 @@ impl DumpDir {
                 "; input: {file}\n; function: {func}\n; query: {query} (check {k} of the function)\n{wait}; kind: {}\n; answer: {}\n",
                 dump.kind, dump.outcome
             );
-            let path = self.dir.join(format!("{unique}.smt2"));
-            tirproof::output::write_file(&path, format!("{header}{}", dump.script).as_bytes())?;
+            self.files.push((format!("{unique}.smt2"), format!("{header}{}", dump.script)));
         }
-        Ok(())
     }
+}
+
+/// `stem` when it is short enough for a file name; otherwise its end (the file, function,
+/// query and answer) after a hash of all of it, so that long names stay apart and stable.
+fn bounded(stem: &str) -> String {
+    if stem.len() <= MAX_DUMP_NAME {
+        return stem.to_owned();
+    }
+    let mut hasher = fnv::FnvHasher::default();
+    hasher.write(stem.as_bytes());
+    let hash = format!("{:016x}_", hasher.finish());
+    // The stem is ASCII (see `safe`), so any byte offset is a character boundary.
+    let tail = &stem[stem.len() - (MAX_DUMP_NAME - hash.len())..];
+    format!("{hash}{tail}")
 }
 
 /// A name for an input's dumps that tells inputs with the same file name apart: its whole
@@ -230,6 +276,16 @@ fn safe(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_dump_names_are_bounded_distinct_and_stable() {
+        let long = "a".repeat(300);
+        let (one, other) = (bounded(&format!("x{long}")), bounded(&format!("y{long}")));
+        assert_eq!(one.len(), MAX_DUMP_NAME);
+        assert_ne!(one, other);
+        assert_eq!(one, bounded(&format!("x{long}")));
+        assert_eq!(bounded("short"), "short");
+    }
 
     #[test]
     fn inputs_with_one_file_name_get_different_labels() {

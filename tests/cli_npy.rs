@@ -48,7 +48,7 @@ fn stderr(out: &Output) -> String {
 /// A version-1.0 `.npy` file of `header` (padded as numpy pads it) and `data`.
 fn npy(header: &str, data: &[u8]) -> Vec<u8> {
     let mut text = header.as_bytes().to_vec();
-    while (10 + text.len() + 1) % 64 != 0 {
+    while !(10 + text.len() + 1).is_multiple_of(64) {
         text.push(b' ');
     }
     text.push(b'\n');

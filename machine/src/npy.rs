@@ -491,7 +491,7 @@ mod tests {
     /// A `.npy` file of `header` (padded as numpy pads it) and `data`, in format version 1.0.
     fn file(header: &str, data: &[u8]) -> Vec<u8> {
         let mut text = header.as_bytes().to_vec();
-        while (MAGIC.len() + 4 + text.len() + 1) % 64 != 0 {
+        while !(MAGIC.len() + 4 + text.len() + 1).is_multiple_of(64) {
             text.push(b' ');
         }
         text.push(b'\n');

@@ -1,5 +1,6 @@
 //! The bodies of the cargo-fuzz targets (`fuzz/fuzz_targets/`), as plain functions so that
 //! `cargo test` can replay each target's corpus on the stable toolchain without libFuzzer.
+//! `npy` feeds any bytes to the `.npy` reader the command line uses (`tirproof_machine::npy`).
 //!
 //! A target panics when an oracle fails: that is how libFuzzer learns of a crash. Generated
 //! programs come from [`crate::gen`], so libFuzzer's byte mutations become program mutations.
@@ -11,6 +12,7 @@ use std::time::Duration;
 
 use arbitrary::Unstructured;
 use tirproof_ir::check::check_module;
+use tirproof_machine::npy::{self, Expected};
 use tirproof_reader::parse_module;
 
 use crate::gen::{pipeline_program, GenConfig};
@@ -23,7 +25,12 @@ const TARGET_TIMEOUT: Duration = Duration::from_secs(5);
 pub type Target = fn(&[u8]);
 
 /// The targets, by name (the file names under `fuzz/fuzz_targets/`).
-pub const TARGETS: [(&str, Target); 4] = [("parse", parse), ("pipeline", pipeline), ("verify", verify), ("cse", cse)];
+pub const TARGETS: [(&str, Target); 5] =
+    [("parse", parse), ("pipeline", pipeline), ("verify", verify), ("cse", cse), ("npy", npy)];
+
+/// The most data the `npy` target reads as a stored tensor (small, so an input of a few bytes
+/// claiming a large shape is refused quickly).
+const NPY_TARGET_MAX_BYTES: u64 = 1 << 16;
 
 /// Any bytes as program text: the parser and checker never panic, and what parses and checks
 /// survives a print/parse round trip.
@@ -35,6 +42,20 @@ pub fn parse(data: &[u8]) {
     }
     if let Outcome::Fail(failure) = round_trip(&module, "program") {
         panic!("{failure}");
+    }
+}
+
+/// Any bytes as a `.npy` file: the reader never panics; what it reads as a stored tensor has
+/// as many elements as its shape says, and reads the same when expected as exactly that
+/// buffer (the two ways the command line reads a file agree).
+pub fn npy(data: &[u8]) {
+    let Ok(tensor) = npy::read(data, Expected::Stored { max_bytes: NPY_TARGET_MAX_BYTES }) else { return };
+    let elements = tensor.shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
+    assert_eq!(elements, Some(tensor.len()), "shape {:?} but {} elements", tensor.shape, tensor.len());
+    let expected = Expected::Buffer { dtype: tensor.dtype, shape: &tensor.shape };
+    match npy::read(data, expected) {
+        Ok(again) => assert!(again == tensor, "read as its own buffer, the file gives other values"),
+        Err(e) => panic!("read as its own buffer ({}, {:?}), the file is refused: {e}", tensor.dtype, tensor.shape),
     }
 }
 

@@ -16,7 +16,7 @@
 //!   executor's own frame;
 //! - `fault` (program faults, outcomes with a location) and `error` (the executor's own
 //!   failures, never a program's); `history`: the events a fault shows; `tensor`: inputs and
-//!   outputs.
+//!   outputs; `npy`: the one bounded, strict reader of `.npy` files into tensors.
 //!
 //! Invariant: nothing here knows TIR statements or PTX instructions; executors translate
 //! their program into calls on these types.
@@ -28,6 +28,7 @@ pub mod error;
 pub mod fault;
 pub mod history;
 pub mod memory;
+pub mod npy;
 pub mod race;
 pub mod schedule;
 pub mod tensor;

@@ -1,0 +1,11 @@
+//! cargo-fuzz target `npy` (see `tirproof_fuzz::targets::npy`): `cargo fuzz run npy`.
+//! Built without cargo-fuzz it replays the inputs named on its command line instead.
+#![cfg_attr(fuzzing, no_main)]
+
+#[cfg(fuzzing)]
+libfuzzer_sys::fuzz_target!(|data: &[u8]| tirproof_fuzz::targets::npy(data));
+
+#[cfg(not(fuzzing))]
+fn main() -> std::process::ExitCode {
+    tirproof_fuzz::targets::replay_main("npy", tirproof_fuzz::targets::npy)
+}

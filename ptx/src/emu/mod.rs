@@ -466,7 +466,7 @@ impl<'k> Emulator<'k> {
                         None => {
                             return Err(self.fault(
                                 FaultKind::DivisionByZero,
-                                "integer division by zero".into(),
+                                format!("integer division by zero (the divisor is 0 as a `{ty}` value)"),
                                 th,
                                 pc,
                             ))
@@ -541,7 +541,9 @@ impl<'k> Emulator<'k> {
                     }
                 }
                 DOp::CpAsync { bytes, dst, src, src_size } => {
-                    let limit = src_size.map_or(u64::from(bytes), |s| self.val(th, s).min(u64::from(bytes)));
+                    // The source size is a `.u32` operand.
+                    let limit =
+                        src_size.map_or(u64::from(bytes), |s| alu::operand(self.val(th, s), 32).min(u64::from(bytes)));
                     let (dst, src) = (self.address(th, dst), self.address(th, src));
                     self.cp_async(th, dst, src, u64::from(bytes), limit, pc)?;
                 }

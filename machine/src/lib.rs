@@ -10,7 +10,8 @@
 //!   `race`: the shadow state of elements several threads can see, and the rules that find
 //!   races between threads of a block and between blocks of a kernel launch;
 //! - `async_queue`: the per-thread FIFO queues of committed groups; `schedule`: when groups
-//!   land (lazy, eager, random);
+//!   land (lazy, eager, random); `limit`: the bounds on the stores and groups a run holds in
+//!   flight;
 //! - `thread`: a thread's queues, coordinates, barrier epoch and race context, around the
 //!   executor's own frame;
 //! - `fault` (program faults, outcomes with a location) and `error` (the executor's own
@@ -25,6 +26,7 @@ pub mod async_queue;
 pub mod error;
 pub mod fault;
 pub mod history;
+pub mod limit;
 pub mod memory;
 pub mod race;
 pub mod schedule;

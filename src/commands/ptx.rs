@@ -162,7 +162,8 @@ struct Located {
 /// Runs a kernel of PTX text on the emulator with `.npy` buffers and scalar arguments bound
 /// to its parameters by name.
 pub fn run_text(run: &TextRun<'_>) -> anyhow::Result<ExitCode> {
-    let text = std::fs::read_to_string(run.file).with_context(|| format!("cannot read {}", run.file.display()))?;
+    let text =
+        tirproof::source::read_program_text(run.file).with_context(|| format!("cannot read {}", run.file.display()))?;
     let name = run.file.display().to_string();
     let located = |l: Located| {
         eprintln!("{name}:{}:{}: {}", l.line, l.col, l.message);

@@ -4,7 +4,13 @@
 //! `file:line:col`, the source line and a caret. I/O failures are errors of the tool
 //! (`std::io::Error`), while parse and check failures are diagnostics about the input; so is
 //! text that is not UTF-8 (located at its first invalid byte, reported before parsing).
+//!
+//! Every program text (a file, standard input, a PTX file) is read through `read_program`,
+//! which stops after `MAX_PROGRAM_BYTES`: an endless stream (`/dev/zero`, a pipe that never
+//! closes its end of data) is an error naming the input and the limit, never a read that grows
+//! until the allocator fails.
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use tirproof_ir::check::check_module;
@@ -13,6 +19,24 @@ use tirproof_reader::{decode_source, parse_module};
 
 /// The path that names standard input.
 pub const STDIN_PATH: &str = "-";
+
+/// The largest program text read, in bytes (32 MiB: the reader holds about 15 times its input,
+/// and generated programs of 100,000 statements are about 4 MB).
+pub const MAX_PROGRAM_BYTES: u64 = 32 << 20;
+
+/// Reads all of `input` (named `name` in the error), refusing more than `MAX_PROGRAM_BYTES`.
+pub fn read_program(input: impl Read, name: &str) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    input.take(MAX_PROGRAM_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_PROGRAM_BYTES {
+        let message = format!(
+            "{name} is longer than {} MiB, the most a program may be (MAX_PROGRAM_BYTES)",
+            MAX_PROGRAM_BYTES >> 20
+        );
+        return Err(std::io::Error::new(std::io::ErrorKind::FileTooLarge, message));
+    }
+    Ok(bytes)
+}
 
 /// A file's name and text.
 #[derive(Clone, Debug)]
@@ -35,8 +59,9 @@ impl Source {
         if path == Path::new(STDIN_PATH) {
             return Source::read_stdin();
         }
-        let (text, decode_error) = decode_source(std::fs::read(path)?);
-        Ok(Source { name: path.display().to_string(), text, decode_error })
+        let name = path.display().to_string();
+        let (text, decode_error) = decode_source(read_program(std::fs::File::open(path)?, &name)?);
+        Ok(Source { name, text, decode_error })
     }
 
     /// Parses the module; the decoding error instead when the file was not UTF-8.
@@ -49,10 +74,9 @@ impl Source {
 
     /// Reads all of standard input, named `<stdin>` in diagnostics.
     fn read_stdin() -> std::io::Result<Source> {
-        let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)?;
-        let (text, decode_error) = decode_source(bytes);
-        Ok(Source { name: "<stdin>".to_owned(), text, decode_error })
+        let name = "<stdin>".to_owned();
+        let (text, decode_error) = decode_source(read_program(std::io::stdin().lock(), &name)?);
+        Ok(Source { name, text, decode_error })
     }
 
     /// Parses the module, then checks it; diagnostics of whichever stage failed.
@@ -104,4 +128,20 @@ fn collect_py_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
         out.push(entry.into_path());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_endless_stream_is_refused_after_the_limit_naming_it() {
+        let error = read_program(std::io::repeat(b'#'), "<stdin>").expect_err("refused");
+        assert_eq!(error.kind(), std::io::ErrorKind::FileTooLarge);
+        let message = error.to_string();
+        assert!(message.contains("<stdin>") && message.contains("MAX_PROGRAM_BYTES"), "{message}");
+        // Exactly the limit is read whole.
+        let at_limit = read_program(std::io::repeat(b'#').take(MAX_PROGRAM_BYTES), "x").expect("read");
+        assert_eq!(at_limit.len() as u64, MAX_PROGRAM_BYTES);
+    }
 }

@@ -11,8 +11,8 @@ use super::exec::Executor;
 use super::frame::{Layout, NO_STORAGE};
 use super::program::{Access, CtxKind, StoreIns};
 use super::thread::Thread;
-use tirproof_machine::async_queue::AsyncStore;
-use tirproof_machine::error::{Trap, R};
+use tirproof_machine::async_queue::IssueError;
+use tirproof_machine::error::{ExecError, Trap, R};
 use tirproof_machine::fault::FaultKind;
 use tirproof_machine::history::{Event, EventKind};
 use tirproof_machine::memory::{AccessError, Pending};
@@ -208,13 +208,13 @@ impl Executor<'_> {
         }
         let line = self.line(s.stmt);
         let pending = Pending { issue_line: line, thread: th.tid, group: None };
-        match self.mem.storages[storage].issue(off, pending, th.race.as_ref()) {
-            Ok(index) => {
-                th.asyncs.uncommitted.push(AsyncStore { storage: storage as u32, index, bits, line });
+        match th.asyncs.issue(&mut self.mem, storage as u32, off, bits, pending, th.race.as_ref()) {
+            Ok(()) => {
                 self.stats.async_stores += 1;
                 Ok(())
             }
-            Err(e) => Err(self.access_fault(th, e, true, s.access.buf, idx, off)),
+            Err(IssueError::Access(e)) => Err(self.access_fault(th, e, true, s.access.buf, idx, off)),
+            Err(IssueError::Limit(limit)) => Err(ExecError::LimitExceeded { line, limit }.into()),
         }
     }
 

@@ -19,7 +19,7 @@ use super::exec::{Executor, RegionState, Suspend};
 use super::program::{CExpr, RegionIns};
 use super::thread::{coords_of, Thread};
 use tirproof_machine::async_queue::{Leftover, Waiter};
-use tirproof_machine::error::{Trap, R};
+use tirproof_machine::error::{ExecError, Trap, R};
 use tirproof_machine::fault::{Fault, FaultKind};
 use tirproof_machine::history::{Event, EventKind, Who};
 use tirproof_machine::value::{as_i64, Num};
@@ -198,7 +198,10 @@ impl Executor<'_> {
         let q = self.eval_i64(th, queue, queue_num)?;
         let line = self.line(stmt);
         let eager = self.completion.lands_at_commit();
-        let seq = th.asyncs.commit(&mut self.mem, q, line, th.race_thread(), eager);
+        let seq = th
+            .asyncs
+            .commit(&mut self.mem, q, line, th.race_thread(), eager)
+            .map_err(|limit| ExecError::LimitExceeded { line, limit })?;
         self.stats.commits += 1;
         self.history.push(Event { kind: EventKind::Commit { queue: q, seq }, stmt, who: th.who });
         Ok(())

@@ -12,13 +12,18 @@
 //!   groups of a queue are always a prefix of `groups`.
 //!
 //! `incomplete` counts committed groups not yet physically complete, over all queues, so the
-//! random schedule can skip threads with nothing in flight for free.
+//! random schedule can skip threads with nothing in flight for free. Every store issued and
+//! every group committed is counted in the memory's `in_flight` until a wait retires it (or
+//! `complete_all` drops it), so the run-wide bounds of `limit` hold: an issue or a commit past
+//! one is refused with the `Limit`, and nothing is changed.
 
 use std::collections::VecDeque;
 
 use rand::Rng;
 
-use super::memory::{GroupRef, Memory};
+use super::limit::Limit;
+use super::memory::{AccessError, GroupRef, Memory, Pending};
+use super::race::RaceCtx;
 
 /// One async store: where its value goes and the value itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,6 +64,15 @@ pub enum Leftover {
     Unwaited { queue: i64, seq: u32, commit_line: u32 },
 }
 
+/// Why an async store could not be issued.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum IssueError {
+    /// The destination refused it (out of bounds, pending, racing): a fault of the program.
+    Access(AccessError),
+    /// The run holds as many stores in flight as the machine allows.
+    Limit(Limit),
+}
+
 #[derive(Debug, Default)]
 pub struct AsyncState {
     pub uncommitted: Vec<AsyncStore>,
@@ -76,6 +90,30 @@ fn complete_group(mem: &mut Memory, group: &mut Group) {
 }
 
 impl AsyncState {
+    /// Issues an async store of `bits` to element `off` of `storage`: the element becomes
+    /// pending and the store joins `uncommitted`.
+    pub fn issue(
+        &mut self,
+        mem: &mut Memory,
+        storage: u32,
+        off: i64,
+        bits: u64,
+        pending: Pending,
+        race: Option<&RaceCtx>,
+    ) -> Result<(), IssueError> {
+        mem.in_flight.add_store().map_err(IssueError::Limit)?;
+        let issued = match mem.storages.get_mut(storage as usize) {
+            Some(destination) => destination.issue(off, pending, race),
+            None => Err(AccessError::OutOfStorage { len: 0 }),
+        };
+        let index = issued.map_err(|e| {
+            mem.in_flight.retire(0, 1);
+            IssueError::Access(e)
+        })?;
+        self.uncommitted.push(AsyncStore { storage, index, bits, line: pending.issue_line });
+        Ok(())
+    }
+
     fn queue_index(&mut self, id: i64) -> usize {
         match self.queues.iter().position(|q| q.id == id) {
             Some(i) => i,
@@ -88,7 +126,15 @@ impl AsyncState {
 
     /// Commits every uncommitted store as one new group of `queue`; returns the group's
     /// sequence number within the queue. With `complete_now` (eager) the group lands at once.
-    pub fn commit(&mut self, mem: &mut Memory, queue: i64, line: u32, thread: u32, complete_now: bool) -> u32 {
+    pub fn commit(
+        &mut self,
+        mem: &mut Memory,
+        queue: i64,
+        line: u32,
+        thread: u32,
+        complete_now: bool,
+    ) -> Result<u32, Limit> {
+        mem.in_flight.add_group()?;
         let qi = self.queue_index(queue);
         let q = &mut self.queues[qi];
         let seq = q.next_seq;
@@ -107,7 +153,7 @@ impl AsyncState {
             self.incomplete += 1;
         }
         q.groups.push_back(group);
-        seq
+        Ok(seq)
     }
 
     /// Retires the oldest groups of `queue` until at most `keep` are in flight, completing
@@ -123,6 +169,7 @@ impl AsyncState {
                 complete_group(mem, &mut group);
                 self.incomplete = self.incomplete.saturating_sub(1);
             }
+            mem.in_flight.retire(1, group.stores.len());
             let group_ref = GroupRef { queue, seq: group.seq, commit_line: group.commit_line };
             for s in &group.stores {
                 if let Some(storage) = mem.storages.get_mut(s.storage as usize) {
@@ -164,6 +211,7 @@ impl AsyncState {
     /// Lands everything still in flight, uncommitted stores included, so that outputs are
     /// defined after a thread ends with work outstanding.
     pub fn complete_all(&mut self, mem: &mut Memory) {
+        mem.in_flight.retire(0, self.uncommitted.len());
         for s in std::mem::take(&mut self.uncommitted) {
             if let Some(storage) = mem.storages.get_mut(s.storage as usize) {
                 storage.complete(s.index, s.bits);
@@ -171,6 +219,7 @@ impl AsyncState {
         }
         for q in &mut self.queues {
             for mut g in q.groups.drain(..) {
+                mem.in_flight.retire(1, g.stores.len());
                 if !g.completed {
                     complete_group(mem, &mut g);
                 }
@@ -183,7 +232,8 @@ impl AsyncState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::memory::{AccessError, Pending, Visibility};
+    use crate::limit::{InFlight, MAX_ASYNC_STORES_IN_FLIGHT, MAX_GROUPS_IN_FLIGHT};
+    use crate::memory::Visibility;
     use crate::value::Num;
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
@@ -196,8 +246,7 @@ mod tests {
 
     fn issue(mem: &mut Memory, st: &mut AsyncState, s: usize, off: i64, bits: u64) {
         let p = Pending { issue_line: 1, thread: 0, group: None };
-        let index = mem.storages[s].issue(off, p, None).unwrap();
-        st.uncommitted.push(AsyncStore { storage: s as u32, index, bits, line: 1 });
+        st.issue(mem, s as u32, off, bits, p, None).unwrap();
     }
 
     const W: Waiter = Waiter { thread: 0, epoch: 0 };
@@ -206,9 +255,9 @@ mod tests {
     fn lazy_groups_land_only_when_waited() {
         let (mut mem, mut st, s) = setup();
         issue(&mut mem, &mut st, s, 0, 10);
-        assert_eq!(st.commit(&mut mem, 0, 2, 0, false), 0);
+        assert_eq!(st.commit(&mut mem, 0, 2, 0, false), Ok(0));
         issue(&mut mem, &mut st, s, 1, 11);
-        assert_eq!(st.commit(&mut mem, 0, 2, 0, false), 1);
+        assert_eq!(st.commit(&mut mem, 0, 2, 0, false), Ok(1));
         assert_eq!(st.incomplete, 2);
         assert!(matches!(mem.storages[s].read(0, None), Err(AccessError::Pending(_))));
         assert_eq!(st.wait(&mut mem, 0, 1, W), Some((0, 0)));
@@ -223,7 +272,7 @@ mod tests {
     fn eager_groups_land_at_commit_but_stay_unwaited() {
         let (mut mem, mut st, s) = setup();
         issue(&mut mem, &mut st, s, 2, 5);
-        st.commit(&mut mem, 3, 7, 0, true);
+        st.commit(&mut mem, 3, 7, 0, true).unwrap();
         assert_eq!(mem.storages[s].read(2, None), Ok(5));
         assert_eq!(st.leftover(), Some(Leftover::Unwaited { queue: 3, seq: 0, commit_line: 7 }));
     }
@@ -233,7 +282,7 @@ mod tests {
         let (mut mem, mut st, s) = setup();
         for i in 0..3 {
             issue(&mut mem, &mut st, s, i, 100 + i as u64);
-            st.commit(&mut mem, 0, 1, 0, false);
+            st.commit(&mut mem, 0, 1, 0, false).unwrap();
         }
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         assert_eq!(st.complete_random(&mut mem, &mut rng), Some((0, 0)));
@@ -247,8 +296,41 @@ mod tests {
     #[test]
     fn empty_commits_make_empty_groups() {
         let (mut mem, mut st, _) = setup();
-        assert_eq!(st.commit(&mut mem, 0, 1, 0, false), 0);
-        assert_eq!(st.commit(&mut mem, 0, 1, 0, false), 1);
+        assert_eq!(st.commit(&mut mem, 0, 1, 0, false), Ok(0));
+        assert_eq!(st.commit(&mut mem, 0, 1, 0, false), Ok(1));
         assert_eq!(st.wait(&mut mem, 0, 0, W), Some((0, 1)));
+    }
+
+    #[test]
+    fn stores_and_groups_in_flight_are_counted_until_retired_and_bounded() {
+        let (mut mem, mut st, s) = setup();
+        issue(&mut mem, &mut st, s, 0, 1);
+        issue(&mut mem, &mut st, s, 1, 2);
+        assert_eq!(mem.in_flight, InFlight { stores: 2, groups: 0 });
+        st.commit(&mut mem, 0, 1, 0, true).unwrap();
+        st.commit(&mut mem, 0, 1, 0, false).unwrap();
+        assert_eq!(mem.in_flight, InFlight { stores: 2, groups: 2 });
+        // Landed at commit (eager) is not retired: the stores count until a wait.
+        st.wait(&mut mem, 0, 1, W);
+        assert_eq!(mem.in_flight, InFlight { stores: 0, groups: 1 });
+        // At the bound, an issue is refused and changes nothing.
+        mem.in_flight.stores = MAX_ASYNC_STORES_IN_FLIGHT;
+        let p = Pending { issue_line: 3, thread: 0, group: None };
+        assert_eq!(st.issue(&mut mem, s as u32, 2, 5, p, None), Err(IssueError::Limit(Limit::AsyncStoresInFlight)));
+        assert!(st.uncommitted.is_empty());
+        assert_eq!(mem.storages[s].read(2, None), Err(AccessError::Poison));
+        // A refused issue to a pending element leaves the count as it was.
+        mem.in_flight.stores = 0;
+        issue(&mut mem, &mut st, s, 2, 5);
+        assert!(matches!(
+            st.issue(&mut mem, s as u32, 2, 6, p, None),
+            Err(IssueError::Access(AccessError::Pending(_)))
+        ));
+        assert_eq!(mem.in_flight.stores, 1);
+        mem.in_flight.groups = MAX_GROUPS_IN_FLIGHT;
+        assert_eq!(st.commit(&mut mem, 0, 4, 0, false), Err(Limit::GroupsInFlight));
+        assert_eq!(st.uncommitted.len(), 1, "a refused commit keeps its stores uncommitted");
+        st.complete_all(&mut mem);
+        assert_eq!(mem.in_flight, InFlight { stores: 0, groups: MAX_GROUPS_IN_FLIGHT - 1 });
     }
 }

@@ -7,6 +7,7 @@
 //! a `Fault` is a legitimate outcome of running a well-formed program.
 
 use super::fault::{Fault, FaultKind};
+use super::limit::Limit;
 
 /// Why the interpreter could not run a program (as opposed to the program faulting).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -26,6 +27,9 @@ pub enum ExecError {
     /// The program asks for more memory or threads than the interpreter allows.
     #[error("resource limit: {0}")]
     ResourceLimit(String),
+    /// The program went past a bound of the machine (`limit`) at a line of its source.
+    #[error("line {line}: resource limit: {limit}")]
+    LimitExceeded { line: u32, limit: Limit },
 }
 
 /// What stops execution below the statement level: a fault not yet located, a fault already

@@ -11,7 +11,8 @@
 //!   races between threads of a block and between blocks of a kernel launch;
 //! - `async_queue`: the per-thread FIFO queues of committed groups; `schedule`: when groups
 //!   land (lazy, eager, random); `config`: the one run configuration every executor takes
-//!   (schedule, thread order, fuel);
+//!   (schedule, thread order, fuel); `limit`: the bounds on the stores and groups a run holds
+//!   in flight;
 //! - `thread`: a thread's queues, coordinates, barrier epoch and race context, around the
 //!   executor's own frame;
 //! - `fault` (program faults, outcomes with a location) and `error` (the executor's own
@@ -27,6 +28,7 @@ pub mod config;
 pub mod error;
 pub mod fault;
 pub mod history;
+pub mod limit;
 pub mod memory;
 pub mod npy;
 pub mod race;

@@ -17,6 +17,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::error::{Trap, R};
+use super::limit::InFlight;
 use super::race::{Race, RaceCtx, Shadow};
 use super::value::Num;
 
@@ -262,6 +263,8 @@ pub struct Memory {
     pub storages: Vec<Storage>,
     free: Vec<u32>,
     live_elements: usize,
+    /// The async stores and groups of every thread not yet retired by a wait (`limit`).
+    pub in_flight: InFlight,
 }
 
 impl Memory {

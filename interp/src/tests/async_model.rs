@@ -394,3 +394,50 @@ fn random_schedule_lands_groups_between_commit_and_wait() {
         (0..32).map(|s| run_sched(&f, &ins, Schedule::Random(s)).outcome == Outcome::Completed).collect();
     assert!(outcomes.iter().any(|ok| *ok) && outcomes.iter().any(|ok| !*ok), "{outcomes:?}");
 }
+
+/// `n` async stores to distinct elements of a shared buffer left uncommitted, or `n` empty
+/// commits, never waited for:
+/// ```text
+/// 3  B = T.alloc_shared((n,))
+/// 4  for i in range(n):
+/// 5      commit(0): pass                       (empty_commits)
+/// 6      async_scope: B[i] = A[0]              (otherwise)
+/// ```
+fn never_waited(n: i64, empty_commits: bool) -> tirproof_ir::PrimFunc {
+    let a = buf("A", F32, &[1]);
+    let b = scoped("B", F32, &[n], "shared");
+    let i = var("i");
+    let body = if empty_commits {
+        at(5, commit(0, seq(vec![])))
+    } else {
+        at(6, async_scope(at(6, store(&b, vec![ev(&i)], ld(&a, vec![int(0)])))))
+    };
+    func(vec![&a], vec![], at(3, alloc(&b, at(4, for_(&i, n, body)))))
+}
+
+#[test]
+fn async_stores_and_groups_in_flight_are_bounded_with_a_located_error() {
+    use tirproof_machine::limit::{Limit, MAX_ASYNC_STORES_IN_FLIGHT, MAX_GROUPS_IN_FLIGHT};
+    let ins = inputs(vec![("A", tensor_f32(&[1.0]))], vec![]);
+    let cases = [
+        (MAX_ASYNC_STORES_IN_FLIGHT, false, Limit::AsyncStoresInFlight, 6),
+        (MAX_GROUPS_IN_FLIGHT, true, Limit::GroupsInFlight, 5),
+    ];
+    for (bound, empty_commits, limit, line) in cases {
+        // At the bound the program runs (and faults: nothing was waited for).
+        let at_bound = crate::run(&never_waited(bound as i64, empty_commits), &ins, &Default::default());
+        let fault = match at_bound.map(|r| r.outcome) {
+            Ok(Outcome::Fault(fault)) => fault,
+            other => panic!("{limit:?} at the bound: {other:?}"),
+        };
+        assert_eq!(fault.kind, FaultKind::UnwaitedGroup);
+        // One more is refused, at the statement that went past it, naming the bound.
+        let past = crate::run(&never_waited(bound as i64 + 1, empty_commits), &ins, &Default::default());
+        match past {
+            Err(crate::ExecError::LimitExceeded { line: at, limit: hit }) => assert_eq!((at, hit), (line, limit)),
+            other => panic!("{limit:?} past the bound: {:?}", other.map(|r| r.outcome)),
+        }
+        let message = crate::ExecError::LimitExceeded { line, limit }.to_string();
+        assert!(message.starts_with(&format!("line {line}: ")) && message.contains(limit.name()), "{message}");
+    }
+}

@@ -4,7 +4,11 @@
 //! 1); integer results wrap to the type's width; float results are IEEE with one rounding to
 //! nearest even (f16 computes in f32 and rounds once, which is exact for add, sub and mul);
 //! `cvt` to an integer from a float saturates and maps NaN to 0, as PTX does; shifts clamp
-//! amounts at the width. Integer division by zero is the one failure (`None`).
+//! amounts at the width. Every integer operand is read at its instruction's type (`operand`):
+//! its low bits, sign-extended for signed types, whatever a wider register holds above them
+//! (a shift amount is the `.u32` the ISA makes it), so a divisor is zero exactly when its
+//! type's bits are. Integer division by zero is the one failure (`None`); `INT_MIN / -1`
+//! wraps to `INT_MIN` with remainder 0.
 
 use half::f16;
 
@@ -29,10 +33,18 @@ pub(super) fn sext(bits: u64, width: u32) -> i64 {
     }
 }
 
+/// The bits of an integer operand of `width` bits: the register's low `width` bits.
+#[inline(always)]
+pub(super) fn operand(bits: u64, width: u32) -> u64 {
+    mask(bits, width)
+}
+
 /// An integer operation; `None` for a division by zero.
 #[inline]
 pub(super) fn int(op: IntOp, ty: Ty, a: u64, b: u64) -> Option<u64> {
     let w = ty.bits();
+    let a = operand(a, w);
+    let b = if matches!(op, IntOp::Shl | IntOp::Shr) { operand(b, 32) } else { operand(b, w) };
     if ty == Ty::Pred {
         return Some(
             match op {
@@ -135,6 +147,7 @@ pub(super) fn compare(cmp: Cmp, ty: Ty, a: u64, b: u64) -> bool {
         };
     }
     let w = ty.bits();
+    let (a, b) = (operand(a, w), operand(b, w));
     let (sa, sb) = (sext(a, w), sext(b, w));
     let signed = ty.is_signed();
     match cmp {
@@ -169,6 +182,7 @@ pub(super) fn cvt(dst: Ty, src: Ty, rounding: Option<Rounding>, bits: u64) -> u6
             mask(value, dst.bits())
         }
         (false, true) => {
+            let bits = operand(bits, src.bits());
             // Rust's int -> float `as` rounds to nearest even, like `cvt.rn`.
             match dst {
                 Ty::F64 if src.is_signed() => (sext(bits, src.bits()) as f64).to_bits(),

@@ -25,10 +25,11 @@ use std::collections::HashMap;
 
 use tirproof_ir::span::Span;
 use tirproof_ir::{Axis, ThreadTag};
-use tirproof_machine::async_queue::{AsyncStore, Leftover, Waiter};
+use tirproof_machine::async_queue::{IssueError, Leftover, Waiter};
 use tirproof_machine::error::ExecError;
 use tirproof_machine::fault::{Fault, FaultKind};
 use tirproof_machine::history::Who;
+use tirproof_machine::limit::Limit;
 use tirproof_machine::memory::{AccessError, Data, Memory, Pending, Visibility};
 use tirproof_machine::race::{BlockCounter, RaceCtx};
 use tirproof_machine::thread::{coords_of, Thread, ThreadOrder};
@@ -61,7 +62,9 @@ pub struct EmuConfig {
     /// seeded permutation redrawn for every phase (as in the interpreter, from one
     /// `tirproof_machine::thread::ThreadOrder`).
     pub thread_order_seed: Option<u64>,
-    /// The most instructions all threads together may execute.
+    /// The most instructions all threads together may execute. Setting up a block is charged
+    /// to it too, one unit per byte of the block's `.shared` arrays and its threads' `.local`
+    /// arrays, so a launch of large arrays that executes little is bounded like any other.
     pub fuel: u64,
 }
 
@@ -155,6 +158,10 @@ struct Emulator<'k> {
     completion: Completion,
     order: ThreadOrder,
     fuel: u64,
+    /// Fuel charged for setting up blocks (bytes of their arrays) so far.
+    setup_charged: u64,
+    /// What the fuel leaves for instructions: `fuel - setup_charged`.
+    instruction_budget: u64,
     count: u64,
     globals: Vec<Region>,
     global_storages: Vec<u32>,
@@ -260,6 +267,8 @@ impl<'k> Emulator<'k> {
             completion: Completion::new(config.schedule),
             order: ThreadOrder::new(config.thread_order_seed),
             fuel: config.fuel,
+            setup_charged: 0,
+            instruction_budget: config.fuel,
             count: 0,
             globals,
             global_storages,
@@ -306,7 +315,25 @@ impl<'k> Emulator<'k> {
         Ok(storages)
     }
 
+    /// Charges the fuel for setting up a block of `n` threads, before anything is allocated.
+    fn charge_block_setup(&mut self, n: u32) -> R<()> {
+        let bytes = |regions: &[Region]| regions.iter().fold(0u64, |sum, r| sum.saturating_add(r.bytes));
+        let setup = bytes(&self.shared).saturating_add(bytes(&self.local).saturating_mul(u64::from(n)));
+        self.setup_charged = self.setup_charged.saturating_add(setup);
+        self.instruction_budget = self.fuel.saturating_sub(self.setup_charged);
+        if self.count <= self.instruction_budget {
+            return Ok(());
+        }
+        let message = format!(
+            "the budget of {} instructions ran out setting up a block whose .shared and .local arrays take {setup} \
+             bytes (setup is charged one instruction per byte; {} charged so far)",
+            self.fuel, self.setup_charged
+        );
+        Err(self.fault(FaultKind::FuelExhausted, message, &Thread::main(Frame::default()), 0))
+    }
+
     fn run_block(&mut self, n: u32, race: Option<RaceCtx>) -> R<()> {
+        self.charge_block_setup(n)?;
         self.shared_storages = self.alloc_arrays(StateSpace::Shared, Visibility::Block)?;
         self.last_waits = vec![None; n as usize];
         let dims = self.kernel.launch.block;
@@ -435,13 +462,13 @@ impl<'k> Emulator<'k> {
             let pc = th.frame.pc;
             let Some(inst) = self.code.insts.get(pc).copied() else { return Ok(Suspend::End) };
             self.count += 1;
-            if self.count > self.fuel {
-                return Err(self.fault(
-                    FaultKind::FuelExhausted,
-                    format!("the budget of {} instructions ran out", self.fuel),
-                    th,
-                    pc,
-                ));
+            if self.count > self.instruction_budget {
+                let setup = match self.setup_charged {
+                    0 => String::new(),
+                    charged => format!(" ({charged} of it charged for setting up blocks' .shared and .local arrays)"),
+                };
+                let message = format!("the budget of {} instructions ran out{setup}", self.fuel);
+                return Err(self.fault(FaultKind::FuelExhausted, message, th, pc));
             }
             if random && th.asyncs.incomplete > 0 {
                 self.completion.maybe_complete(&mut th.asyncs, &mut self.mem);
@@ -461,7 +488,7 @@ impl<'k> Emulator<'k> {
                         None => {
                             return Err(self.fault(
                                 FaultKind::DivisionByZero,
-                                "integer division by zero".into(),
+                                format!("integer division by zero (the divisor is 0 as a `{ty}` value)"),
                                 th,
                                 pc,
                             ))
@@ -536,14 +563,16 @@ impl<'k> Emulator<'k> {
                     }
                 }
                 DOp::CpAsync { bytes, dst, src, src_size } => {
-                    let limit = src_size.map_or(u64::from(bytes), |s| self.val(th, s).min(u64::from(bytes)));
+                    // The source size is a `.u32` operand.
+                    let limit =
+                        src_size.map_or(u64::from(bytes), |s| alu::operand(self.val(th, s), 32).min(u64::from(bytes)));
                     let (dst, src) = (self.address(th, dst), self.address(th, src));
                     self.cp_async(th, dst, src, u64::from(bytes), limit, pc)?;
                 }
-                DOp::Commit => self.commit(th, pc),
+                DOp::Commit => self.commit(th, pc)?,
                 DOp::Wait(n) => self.wait(th, n as usize, pc),
                 DOp::WaitAll => {
-                    self.commit(th, pc);
+                    self.commit(th, pc)?;
                     self.wait(th, 0, pc);
                 }
                 DOp::Bar => return Ok(Suspend::Barrier(pc)),
@@ -555,10 +584,18 @@ impl<'k> Emulator<'k> {
         }
     }
 
-    fn commit(&mut self, th: &mut Thread<Frame>, pc: usize) {
+    fn commit(&mut self, th: &mut Thread<Frame>, pc: usize) -> R<()> {
         let line = self.describe(pc).0;
         let thread = th.race_thread();
-        th.asyncs.commit(&mut self.mem, 0, line, thread, self.completion.lands_at_commit());
+        match th.asyncs.commit(&mut self.mem, 0, line, thread, self.completion.lands_at_commit()) {
+            Ok(_) => Ok(()),
+            Err(limit) => Err(Self::limit_exceeded(line, limit)),
+        }
+    }
+
+    /// The emulator's error for a bound of the machine passed at PTX line `line`.
+    fn limit_exceeded(line: u32, limit: Limit) -> Stop {
+        Stop::Error(EmuError::Machine(ExecError::LimitExceeded { line, limit }))
     }
 
     fn wait(&mut self, th: &mut Thread<Frame>, keep: usize, pc: usize) {
@@ -733,11 +770,13 @@ impl<'k> Emulator<'k> {
             let first = ((dst + start - dst_region.start) / dst_region.unit) as i64;
             for k in 0..(chunk / dst_region.unit) as i64 {
                 let bits = norm(dst_region.num, mask(value >> (k as u64 * u64::from(unit_bits)), unit_bits));
-                let Some(s) = self.mem.storages.get_mut(dst_storage as usize) else { return Ok(()) };
                 let pending = Pending { issue_line: line, thread, group: None };
-                match s.issue(first + k, pending, race.as_ref()) {
-                    Ok(index) => th.asyncs.uncommitted.push(AsyncStore { storage: dst_storage, index, bits, line }),
-                    Err(e) => return Err(self.access_fault(th, e, true, StateSpace::Shared, dst, pc)),
+                match th.asyncs.issue(&mut self.mem, dst_storage, first + k, bits, pending, race.as_ref()) {
+                    Ok(()) => {}
+                    Err(IssueError::Access(e)) => {
+                        return Err(self.access_fault(th, e, true, StateSpace::Shared, dst, pc))
+                    }
+                    Err(IssueError::Limit(limit)) => return Err(Self::limit_exceeded(line, limit)),
                 }
             }
         }

@@ -258,7 +258,8 @@ fn jobs_outside_the_machines_bounds_are_usage_errors() {
     let (_scratch, out_dir) = scratch("jobs");
     let dir = out_dir.display().to_string();
     for jobs in ["0", "100000", "-1", "many"] {
-        let out = tirproof(&["fuzz", "--out", &dir, "--jobs", jobs, "--programs", "1", "--oracle", "pipeline"]);
+        let flag = format!("--jobs={jobs}");
+        let out = tirproof(&["fuzz", "--out", &dir, &flag, "--programs", "1", "--oracle", "pipeline"]);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(code(&out), 2, "--jobs {jobs}: {}\n{err}", stdout(&out));
         assert!(err.contains("from 1 to") && !err.contains("panicked"), "--jobs {jobs}: {err}");

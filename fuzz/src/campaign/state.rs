@@ -96,6 +96,9 @@ impl TryFrom<RecordedOptions> for FindingOptions {
     }
 }
 
+/// How one option of [`FindingOptions`] is shown in a refusal.
+type ShowOption = fn(&FindingOptions) -> String;
+
 impl FindingOptions {
     /// The options of a campaign run with `config`.
     pub fn of(config: &CampaignConfig) -> FindingOptions {
@@ -118,7 +121,7 @@ impl FindingOptions {
         fn given(on: bool) -> String {
             if on { "given" } else { "not given" }.to_string()
         }
-        let sides: [(&'static str, fn(&FindingOptions) -> String); 6] = [
+        let sides: [(&'static str, ShowOption); 6] = [
             ("--planted-bug", |o| given(o.pass == PassVariant::PlantedBug)),
             ("--oracle", |o| o.oracles.iter().map(|o| o.name()).collect::<Vec<_>>().join(", ")),
             ("--peer", |o| o.peer.map_or("none", PeerMode::name).to_string()),

@@ -249,3 +249,125 @@ fn without_tvm_the_peer_is_skipped_with_the_reason() {
     assert_eq!(code(&out), 0, "{}", stdout(&out));
     assert!(stdout(&out).contains("tvm: skipped: TVM is not installed"), "{}", stdout(&out));
 }
+
+/// `--jobs` is a number of worker threads the machine can hold: none, or far more than its
+/// cores, is a usage error naming the bounds (not a campaign "at inf/s per job", nor gigabytes
+/// of threads, nor a panic).
+#[test]
+fn jobs_outside_the_machines_bounds_are_usage_errors() {
+    let (_scratch, out_dir) = scratch("jobs");
+    let dir = out_dir.display().to_string();
+    for jobs in ["0", "100000", "-1", "many"] {
+        let flag = format!("--jobs={jobs}");
+        let out = tirproof(&["fuzz", "--out", &dir, &flag, "--programs", "1", "--oracle", "pipeline"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(code(&out), 2, "--jobs {jobs}: {}\n{err}", stdout(&out));
+        assert!(err.contains("from 1 to") && !err.contains("panicked"), "--jobs {jobs}: {err}");
+        assert!(!out_dir.exists(), "--jobs {jobs} started a campaign");
+    }
+    let out = tirproof(&["fuzz", "--out", &dir, "--jobs", "1", "--programs", "1", "--oracle", "pipeline"]);
+    assert_eq!(code(&out), 0, "{}", stdout(&out));
+}
+
+/// A second campaign in a directory where one runs is refused (exit 2), naming the running
+/// one; once that one is killed, its lock is stale and the next campaign takes it over, saying
+/// so.
+#[test]
+fn a_campaign_directory_holds_one_campaign_at_a_time() {
+    use std::process::Stdio;
+    let (_scratch, out_dir) = scratch("locked");
+    let dir = out_dir.display().to_string();
+    let args = ["fuzz", "--out", &dir, "--jobs", "1", "--oracle", "pipeline", "--seed", "5"];
+    let mut first = Command::new(env!("CARGO_BIN_EXE_tirproof"))
+        .args([&args[..], &["--time", "10m"]].concat())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the binary starts");
+    let lock = out_dir.join("campaign.lock");
+    let started = Instant::now();
+    while !std::fs::read_to_string(&lock).is_ok_and(|t| t.contains("pid")) {
+        assert!(started.elapsed() < Duration::from_secs(30), "the first campaign never took its lock");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let second = tirproof(&[&args[..], &["--programs", "1"]].concat());
+    let err = String::from_utf8_lossy(&second.stderr).into_owned();
+    let _ = first.kill();
+    let _ = first.wait();
+    assert_eq!(code(&second), 2, "{}\n{err}", stdout(&second));
+    assert!(err.contains("in use by another campaign") && err.contains(&format!("process {}", first.id())), "{err}");
+    let third = tirproof(&[&args[..], &["--programs", "1"]].concat());
+    assert_eq!(code(&third), 0, "{}", stdout(&third));
+    let text = stdout(&third);
+    assert!(
+        text.contains("taking over the lock of a campaign that was killed") && text.contains(&first.id().to_string()),
+        "{text}"
+    );
+}
+
+/// A campaign remembers the options that decide what it finds: resuming it with another one
+/// is refused (exit 2) naming the option with both values.
+#[test]
+fn a_campaign_resumes_only_with_the_options_it_was_started_with() {
+    let (_scratch, out_dir) = scratch("options");
+    let dir = out_dir.display().to_string();
+    let args = ["fuzz", "--out", &dir, "--jobs", "1", "--oracle", "pipeline", "--planted-bug"];
+    let first = tirproof(&[&args[..], &["--programs", "2"]].concat());
+    assert_eq!(code(&first), 0, "{}", stdout(&first));
+    let without = tirproof(&["fuzz", "--out", &dir, "--jobs", "1", "--oracle", "pipeline", "--programs", "4"]);
+    let err = String::from_utf8_lossy(&without.stderr);
+    assert_eq!(code(&without), 2, "{}", stdout(&without));
+    assert!(err.contains("--planted-bug: given") && err.contains("--planted-bug: not given"), "{err}");
+    let other_oracles = tirproof(&[&args[..], &["--oracle", "equivalence", "--programs", "4"]].concat());
+    let err = String::from_utf8_lossy(&other_oracles.stderr);
+    assert_eq!(code(&other_oracles), 2, "{}", stdout(&other_oracles));
+    assert!(err.contains("--oracle: no-panic, pipeline,") && err.contains("equivalence"), "{err}");
+    let same = tirproof(&[&args[..], &["--programs", "4"]].concat());
+    assert_eq!(code(&same), 0, "{}", stdout(&same));
+    assert!(stdout(&same).contains("from program 2"), "{}", stdout(&same));
+}
+
+/// A truncated `report.json` does not block a resume: the finding is set aside (moved, not
+/// removed) with a warning, and the campaign goes on.
+#[test]
+fn a_damaged_finding_is_set_aside_and_the_campaign_resumes() {
+    let (_scratch, out_dir) = scratch("damaged");
+    let dir = out_dir.display().to_string();
+    let args = ["fuzz", "--out", &dir, "--jobs", "1", "--oracle", "pipeline"];
+    let first = tirproof(&[&args[..], &["--programs", "1"]].concat());
+    assert_eq!(code(&first), 0, "{}", stdout(&first));
+    let finding = out_dir.join("findings/pipeline--refused");
+    std::fs::create_dir_all(&finding).expect("a finding");
+    std::fs::write(finding.join("report.json"), r#"{"signature": {"oracle": "pipel"#).expect("truncated");
+    let second = tirproof(&[&args[..], &["--programs", "2"]].concat());
+    let text = stdout(&second);
+    assert_eq!(code(&second), 0, "{text}\n{}", String::from_utf8_lossy(&second.stderr));
+    assert!(text.contains("report.json is damaged") && text.contains("set aside"), "{text}");
+    let kept = out_dir.join("damaged/pipeline--refused/report.json");
+    assert_eq!(std::fs::read_to_string(kept).expect("kept"), r#"{"signature": {"oracle": "pipel"#);
+}
+
+/// A Python without TVM given as TVM's interpreter is the "TVM is not installed" skip, with
+/// the import's error, not a finding blaming TVM.
+#[cfg(unix)]
+#[test]
+fn a_python_without_tvm_is_not_installed() {
+    use std::os::unix::fs::PermissionsExt;
+    let (scratch, _) = scratch("no-tvm");
+    let package = scratch.path().join("tvm");
+    std::fs::create_dir(&package).expect("the package");
+    std::fs::write(package.join("__init__.py"), "raise ModuleNotFoundError(\"No module named 'tvm'\")\n")
+        .expect("writes the package");
+    let wrapper = scratch.path().join("python");
+    let script = format!("#!/bin/sh\nPYTHONPATH={} exec python3 \"$@\"\n", scratch.path().display());
+    std::fs::write(&wrapper, script).expect("writes the wrapper");
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).expect("executable");
+    let out = Command::new(env!("CARGO_BIN_EXE_tirproof"))
+        .args(["oracles", &data("two_stages_apart.py"), "--oracle", "tvm", "--peer", "tvm"])
+        .env("TIRPROOF_TVM_PYTHON", &wrapper)
+        .output()
+        .expect("the binary runs");
+    let text = stdout(&out);
+    assert_eq!(code(&out), 0, "{text}");
+    assert!(text.contains("tvm: skipped: TVM is not installed") && text.contains("ModuleNotFoundError"), "{text}");
+}

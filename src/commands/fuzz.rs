@@ -34,8 +34,8 @@ pub struct Args {
     /// Stop after this many programs in all (counting earlier runs of the campaign).
     #[arg(long)]
     programs: Option<u64>,
-    /// Worker threads (default: the number of cores).
-    #[arg(long)]
+    /// Worker threads, from 1 to 4 per core (default: the number of cores).
+    #[arg(long, value_parser = parse_jobs)]
     jobs: Option<usize>,
     /// Run only these oracles (repeatable; default: all but `gpu`, which needs a device).
     #[arg(long = "oracle", value_name = "NAME")]
@@ -55,8 +55,30 @@ pub struct Args {
     chain: ChainArgs,
 }
 
+/// The most worker threads per core `--jobs` may ask for: each holds a Z3 context and a
+/// program's state (megabytes each, a TVM process with `--peer`), and threads beyond the cores
+/// only share them; a thousand took gigabytes for a few seconds' campaign.
+const JOBS_PER_CORE: usize = 4;
+
+/// The cores this process may use (1 when the system does not say).
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// `--jobs`: a number of worker threads from 1 to [`JOBS_PER_CORE`] per core.
+fn parse_jobs(text: &str) -> Result<usize, String> {
+    let cores = cores();
+    let most = cores * JOBS_PER_CORE;
+    match text.parse::<usize>() {
+        Ok(jobs) if (1..=most).contains(&jobs) => Ok(jobs),
+        _ => Err(format!(
+            "expected a number of worker threads from 1 to {most} ({JOBS_PER_CORE} per core, {cores} cores here)"
+        )),
+    }
+}
+
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let jobs = args.jobs.unwrap_or_else(cores);
     let config = CampaignConfig {
         out: args.out.clone(),
         seed: args.chain.seed,
@@ -186,6 +208,9 @@ impl Progress<'_> {
                 ));
             }
             Event::Problem { message } => self.say(format!("problem: {message}")),
+            Event::StaleLock { owner } => {
+                self.say(format!("note: taking over the lock of a campaign that was killed ({owner}; it is gone)"))
+            }
             // `run` ends the process on it before it gets here.
             Event::Overdue { .. } => {}
         }

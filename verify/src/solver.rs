@@ -76,17 +76,32 @@ thread_local! {
     static ONE_CONTEXT: Cell<bool> = const { Cell::new(false) };
 }
 
+/// Z3 gave no context (it does so when it cannot allocate one: the process is out of memory).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("Z3 could not create a context (out of memory?)")]
+pub struct NoContext;
+
 /// Runs `f` in a new Z3 context that every verification and validation inside shares (rather
-/// than one each), dropped afterwards.
+/// than one each), dropped afterwards; [`NoContext`] when Z3 cannot create one (the `z3` crate
+/// panics then, before `f` runs; a panic of `f` itself goes on unwinding).
 ///
 /// For a fixed sequence of verifications, such as the oracles run on one program: creating a
 /// context costs about 0.4 ms, more than many small verifications, and the sequence is still
 /// reproduced exactly by running it again.
-pub fn in_one_context<R: Send + Sync>(f: impl FnOnce() -> R + Send + Sync) -> R {
+pub fn in_one_context<R: Send + Sync>(f: impl FnOnce() -> R + Send + Sync) -> Result<R, NoContext> {
     if ONE_CONTEXT.get() {
-        return f();
+        return Ok(f());
     }
-    z3::with_z3_config(&config(), || with_cell(&ONE_CONTEXT, true, f))
+    let entered = std::sync::atomic::AtomicBool::new(false);
+    let run = || {
+        entered.store(true, std::sync::atomic::Ordering::SeqCst);
+        with_cell(&ONE_CONTEXT, true, f)
+    };
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| z3::with_z3_config(&config(), run))) {
+        Ok(result) => Ok(result),
+        Err(_) if !entered.load(std::sync::atomic::Ordering::SeqCst) => Err(NoContext),
+        Err(panic) => std::panic::resume_unwind(panic),
+    }
 }
 
 /// Runs `f` with the thread-local `cell` set to `value`, and its value before restored on the
@@ -497,7 +512,8 @@ mod tests {
 
     #[test]
     fn verifications_inside_one_context_share_it() {
-        let (outer, inner) = in_one_context(|| (context_address(), in_fresh_context(context_address)));
+        let (outer, inner) =
+            in_one_context(|| (context_address(), in_fresh_context(context_address))).expect("Z3 gives a context");
         assert_eq!(outer, inner);
         // Outside, each verification gets its own.
         let (outer, inner) = in_fresh_context(|| (context_address(), in_fresh_context(context_address)));

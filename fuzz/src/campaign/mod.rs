@@ -20,6 +20,7 @@
 //! program starts, and the running Z3 checks and minimizations stop within a few seconds (the
 //! programs they cut are left for a resumed campaign, the minimizations stay "in progress").
 
+mod lock;
 mod state;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -44,7 +45,8 @@ use crate::oracle::{
 use crate::reduce::{reduce_until, Minimization, ReduceConfig, ReduceError, Reduction, Size};
 use crate::report::{write_finding, write_text_report, ReportContext};
 
-pub use state::{CampaignError, CampaignState, Findings, Unfinished};
+pub use lock::{CampaignLock, Owner};
+pub use state::{CampaignError, CampaignState, Damaged, FindingOptions, Findings, Unfinished};
 
 /// Bytes of generator input per program.
 const BYTES_PER_PROGRAM: usize = 512;
@@ -85,6 +87,8 @@ pub enum Event {
     Minimized { signature: Signature, dir: PathBuf, before: Size, after: Size, seconds: f64 },
     /// A finding could not be written or minimized.
     Problem { message: String },
+    /// The campaign took over the lock of a campaign that was killed (see [`CampaignLock`]).
+    StaleLock { owner: Owner },
     /// The campaign's end is [`GRACE`] past and these programs still run (in a step that no
     /// deadline reaches); the state is saved with them not done, and `summary` is final but
     /// for them. The observer may end the process.
@@ -270,7 +274,20 @@ pub fn origin(seed: u64, index: u64) -> String {
 
 /// Runs a campaign (see the module documentation), calling `observe` from worker threads.
 pub fn run_campaign(config: &CampaignConfig, observe: &(dyn Fn(Event) + Sync)) -> Result<Summary, CampaignError> {
-    let (mut state, found) = CampaignState::open(&config.out, config.seed)?;
+    let (lock, stale) = CampaignLock::take(&config.out)?;
+    if let Some(owner) = stale {
+        observe(Event::StaleLock { owner });
+    }
+    let options = FindingOptions::of(config);
+    let (mut state, found) = CampaignState::open(&config.out, config.seed, &options)?;
+    for Damaged { report, reason, moved_to } in &found.damaged {
+        let message = format!(
+            "{} is damaged ({reason}): its finding is set aside in {}, and reported again if found again",
+            report.display(),
+            moved_to.display()
+        );
+        observe(Event::Problem { message });
+    }
     let start_index = state.done_below;
     let shared = Shared {
         config,
@@ -283,17 +300,37 @@ pub fn run_campaign(config: &CampaignConfig, observe: &(dyn Fn(Event) + Sync)) -
         still_unfinished: Mutex::new(BTreeSet::new()),
         summary: Mutex::new(Summary { seed: config.seed, resumed_at: start_index, ..Summary::default() }),
         enough: AtomicBool::new(false),
+        abandoned: AtomicBool::new(false),
         cutoff: Cutoff { deadline: config.duration.map(|d| Instant::now() + d), stop: config.stop.clone() },
         state_lock: Mutex::new(()),
+        lock: &lock,
     };
     let began = Instant::now();
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..config.jobs.max(1)).map(|_| scope.spawn(|| shared.work())).collect();
+    let jobs = config.jobs.max(1);
+    let not_started = std::thread::scope(|scope| {
+        let mut workers = Vec::with_capacity(jobs);
+        let mut not_started = None;
+        for _ in 0..jobs {
+            match std::thread::Builder::new().spawn_scoped(scope, || shared.work()) {
+                Ok(worker) => workers.push(worker),
+                Err(source) => {
+                    // The workers already running stop after their program; the campaign
+                    // ends with an error rather than running short of what was asked.
+                    shared.abandoned.store(true, Ordering::SeqCst);
+                    not_started = Some(CampaignError::Threads { started: workers.len(), jobs, source });
+                    break;
+                }
+            }
+        }
         shared.watch_the_end(&workers, began);
+        not_started
     });
     state.done_below = shared.done_below();
     state.save(&config.out)?;
-    Ok(shared.summary(began))
+    match not_started {
+        Some(error) => Err(error),
+        None => Ok(shared.summary(began)),
+    }
 }
 
 /// How long the workers get to finish after the campaign's end before the campaign reports
@@ -315,9 +352,13 @@ struct Shared<'a> {
     summary: Mutex<Summary>,
     /// The programs asked for are all claimed.
     enough: AtomicBool,
+    /// Not every worker could be started: the campaign ends after the running programs.
+    abandoned: AtomicBool,
     /// The campaign's deadline and stop flag.
     cutoff: Cutoff,
     state_lock: Mutex<()>,
+    /// The campaign directory's lock, released before the observer may end the process.
+    lock: &'a CampaignLock,
 }
 
 impl Shared<'_> {
@@ -333,9 +374,11 @@ impl Shared<'_> {
             }
             let ended = *ended_at.get_or_insert_with(Instant::now);
             if ended.elapsed() >= GRACE {
-                let state = CampaignState { seed: self.config.seed, done_below: self.done_below() };
-                if let Err(e) = state.save(&self.config.out) {
+                if let Err(e) = self.state(self.done_below()).save(&self.config.out) {
                     (self.observe)(Event::Problem { message: e.to_string() });
+                }
+                if let Err(e) = self.lock.release() {
+                    (self.observe)(Event::Problem { message: format!("cannot release the campaign's lock: {e}") });
                 }
                 let running = lock(&self.in_flight).iter().copied().collect();
                 (self.observe)(Event::Overdue { summary: self.summary(began), running });
@@ -404,7 +447,7 @@ impl Shared<'_> {
 
     /// The next finding of an earlier run to minimize again, unless the campaign is over.
     fn claim_unfinished(&self) -> Option<Unfinished> {
-        if self.cutoff.reached() {
+        if self.cutoff.reached() || self.abandoned.load(Ordering::SeqCst) {
             return None;
         }
         lock(&self.unfinished).pop()
@@ -454,7 +497,7 @@ impl Shared<'_> {
 
     /// The next program index, or `None` when the campaign is over.
     fn claim(&self) -> Option<u64> {
-        if self.enough.load(Ordering::SeqCst) || self.cutoff.reached() {
+        if self.enough.load(Ordering::SeqCst) || self.abandoned.load(Ordering::SeqCst) || self.cutoff.reached() {
             return None;
         }
         let index = self.next.fetch_add(1, Ordering::SeqCst);
@@ -478,10 +521,15 @@ impl Shared<'_> {
         }
     }
 
+    /// The campaign's state with every program below `done_below` done.
+    fn state(&self, done_below: u64) -> CampaignState {
+        let options = Some(FindingOptions::of(self.config));
+        CampaignState { seed: self.config.seed, done_below, options }
+    }
+
     fn save_state(&self, done_below: u64) {
         let _guard = lock(&self.state_lock);
-        let state = CampaignState { seed: self.config.seed, done_below };
-        if let Err(e) = state.save(&self.config.out) {
+        if let Err(e) = self.state(done_below).save(&self.config.out) {
             (self.observe)(Event::Problem { message: e.to_string() });
         }
     }

@@ -155,7 +155,13 @@ impl Chain<'_> {
             Some(budget) => cutoff.until(Instant::now() + budget),
             None => cutoff.clone(),
         };
-        in_one_context(|| cutoff.guard(|| self.run_oracles(input)))
+        in_one_context(|| cutoff.guard(|| self.run_oracles(input))).unwrap_or_else(|no_context| {
+            let skip = || Outcome::Skip(SkipReason::Unavailable(no_context.to_string()));
+            ChainResult {
+                outcomes: self.config.oracles.iter().map(|&oracle| (oracle, skip(), Duration::ZERO)).collect(),
+                output: None,
+            }
+        })
     }
 
     fn run_oracles(&self, input: &IRModule) -> ChainResult {

@@ -8,7 +8,8 @@
 #   op "pipeline": parses, runs InjectSoftwarePipeline, prints the result
 #   op "lower":    parses, runs InjectSoftwarePipeline, LowerOpaqueBlock and FlattenBuffer
 #                  (the lowering TVM runs after the pass, up to flattened buffers), prints
-# Answers: {"id", "ok": true, "text": PRINTED} or
+# Answers: {"id", "ok": true, "text": PRINTED}, {"id", "ok": false, "kind": "NotInstalled",
+#          "message": THE IMPORT'S ERROR} to any request when TVM cannot be imported, or
 #          {"id", "ok": false, "stage": "parse" | "pass" | "print", "kind": EXCEPTION TYPE,
 #           "message": TEXT, "location": "FILE.cc:LINE" or null}
 # stdout carries nothing else: TVM's own prints go to stderr.
@@ -20,9 +21,15 @@ import traceback
 protocol_out = sys.stdout
 sys.stdout = sys.stderr
 
-import tvm  # noqa: E402
-import tvm.s_tir  # noqa: E402
-import tvm.tirx  # noqa: E402
+# A Python without TVM (or with a broken one) answers every request with the import's error,
+# which the caller takes for "TVM is not installed", not for a crash of TVM on a program.
+try:
+    import tvm  # noqa: E402
+    import tvm.s_tir  # noqa: E402
+    import tvm.tirx  # noqa: E402
+    IMPORT_ERROR = None
+except ImportError as error:
+    IMPORT_ERROR = f"{type(error).__name__}: {error}"
 
 PASSES = {
     "pipeline": lambda: [tvm.s_tir.transform.InjectSoftwarePipeline()],
@@ -58,6 +65,8 @@ def failure(stage, error):
 
 def answer(request):
     op = request.get("op")
+    if IMPORT_ERROR is not None:
+        return {"ok": False, "stage": None, "kind": "NotInstalled", "message": IMPORT_ERROR, "location": None}
     if op == "version":
         return {"ok": True, "text": tvm.__version__}
     if op not in ("parse", "pipeline", "lower"):

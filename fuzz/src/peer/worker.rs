@@ -33,6 +33,9 @@ pub const PYTHON_VARIABLE: &str = "TIRPROOF_TVM_PYTHON";
 /// Where the set-up script puts the venv, relative to the repository.
 const VENV_PYTHON: &str = "third_party/tvm/bin/python";
 
+/// The kind of the worker's answer when TVM cannot be imported (see `worker.py`).
+const NOT_INSTALLED: &str = "NotInstalled";
+
 /// How long importing TVM may take (a cold import reads a few hundred megabytes).
 const START_LIMIT: Duration = Duration::from_secs(120);
 
@@ -84,8 +87,8 @@ pub enum TvmReply {
 /// Why TVM gave no answer.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PeerError {
-    #[error("TVM is not installed: no Python with apache-tvm at {looked} (run scripts/setup_tvm.sh, or set {PYTHON_VARIABLE})")]
-    NotInstalled { looked: String },
+    #[error("TVM is not installed: {why} (run scripts/setup_tvm.sh, or set {PYTHON_VARIABLE})")]
+    NotInstalled { why: String },
     #[error("TVM could not be started with {python}: {reason}")]
     Start { python: String, reason: String },
     #[error("TVM {found} is installed, tirproof audits TVM {TVM_VERSION} (run scripts/setup_tvm.sh)")]
@@ -174,9 +177,18 @@ impl TvmWorker {
         let tail = Arc::clone(&stderr);
         thread::spawn(move || drain_stderr(stderr_pipe, &tail));
         let mut worker = TvmWorker { child, stdin, lines, stderr, next_id: 0, version: String::new() };
-        let version = match worker.ask("version", "", START_LIMIT)? {
-            TvmReply::Printed(version) => version,
-            TvmReply::Refused(refusal) => return Err(start_error(refusal.message)),
+        // A worker that dies or hangs before it says its version failed to start: that is
+        // this machine's TVM, not TVM failing on a program.
+        let version = match worker.ask("version", "", START_LIMIT) {
+            Ok(TvmReply::Printed(version)) => version,
+            Ok(TvmReply::Refused(refusal)) if refusal.kind == NOT_INSTALLED => {
+                let python = python.display();
+                return Err(PeerError::NotInstalled {
+                    why: format!("{python} cannot import TVM: {}", refusal.message),
+                });
+            }
+            Ok(TvmReply::Refused(refusal)) => return Err(start_error(refusal.message)),
+            Err(error) => return Err(start_error(error.to_string())),
         };
         if version != TVM_VERSION {
             return Err(PeerError::WrongVersion { found: version });
@@ -280,7 +292,7 @@ pub fn find_python() -> Result<PathBuf, PeerError> {
         return if python.exists() {
             Ok(python)
         } else {
-            Err(PeerError::NotInstalled { looked: python.display().to_string() })
+            Err(PeerError::NotInstalled { why: format!("no Python with apache-tvm at {}", python.display()) })
         };
     }
     let mut roots = Vec::new();
@@ -291,7 +303,9 @@ pub fn find_python() -> Result<PathBuf, PeerError> {
         roots.extend(dir.ancestors().map(Path::to_path_buf));
     }
     roots.iter().map(|root| root.join(VENV_PYTHON)).find(|python| python.exists()).ok_or_else(|| {
-        PeerError::NotInstalled { looked: format!("{VENV_PYTHON} above the executable and the current directory") }
+        PeerError::NotInstalled {
+            why: format!("no Python with apache-tvm at {VENV_PYTHON} above the executable and the current directory"),
+        }
     })
 }
 
@@ -375,6 +389,50 @@ mod tests {
         let mut worker = TvmWorker::start(&fake_python(dir.path(), TVM_VERSION, answer)).expect("starts");
         let error = worker.request(TvmOp::Parse, "", Duration::from_secs(10)).expect_err("a stray answer");
         assert!(matches!(error, PeerError::Protocol(_)), "{error}");
+    }
+
+    /// A Python whose `import tvm` fails (here a real Python given a `tvm` package that
+    /// raises, so the test does not depend on what this machine has installed) is "TVM is not
+    /// installed", with the import's error, never a crash of TVM.
+    #[test]
+    fn a_python_without_tvm_is_not_installed_with_the_reason() {
+        let Ok(python) = which_python3() else {
+            eprintln!("skipped: no python3 on PATH");
+            return;
+        };
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let package = dir.path().join("tvm");
+        std::fs::create_dir(&package).expect("the package");
+        std::fs::write(package.join("__init__.py"), "raise ModuleNotFoundError(\"No module named 'tvm_ffi'\")\n")
+            .expect("writes the package");
+        let wrapper = dir.path().join("python");
+        let script = format!("#!/bin/sh\nPYTHONPATH={} exec {} \"$@\"\n", dir.path().display(), python.display());
+        std::fs::write(&wrapper, script).expect("writes the wrapper");
+        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).expect("makes it executable");
+        let error = TvmWorker::start(&wrapper).err();
+        match &error {
+            Some(error @ PeerError::NotInstalled { why }) => {
+                assert!(why.contains("ModuleNotFoundError") && why.contains("tvm_ffi"), "{why}");
+                assert!(!error.is_tvm_failure());
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// A worker that dies before it says its version did not start; it is not TVM crashing.
+    #[test]
+    fn a_worker_that_dies_at_start_did_not_start() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let path = dir.path().join("python");
+        std::fs::write(&path, "#!/bin/sh\necho 'Traceback: ImportError' >&2\nexit 1\n").expect("writes");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("makes it executable");
+        let error = TvmWorker::start(&path).err();
+        assert!(matches!(&error, Some(PeerError::Start { reason, .. }) if reason.contains("ImportError")), "{error:?}");
+    }
+
+    fn which_python3() -> Result<PathBuf, ()> {
+        let path = std::env::var_os("PATH").ok_or(())?;
+        std::env::split_paths(&path).map(|dir| dir.join("python3")).find(|p| p.is_file()).ok_or(())
     }
 
     #[test]

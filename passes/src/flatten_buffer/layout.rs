@@ -15,7 +15,7 @@
 
 use tirproof_ir::{Buffer, BufferSpec, DataType, Expr};
 
-use crate::index_arith::{add, const_int, convert, imm, mul, product, wider};
+use tirproof_ir::index_arith::{add, const_int, convert, imm, mul, product, wider};
 
 /// How one buffer's accesses are flattened.
 #[derive(Clone, Debug)]

@@ -28,7 +28,7 @@ use tirproof_ir::{
     Allocate, Buffer, BufferId, Diagnostic, Diagnostics, Expr, IRModule, PrimFunc, Span, Stmt, StmtKind,
 };
 
-use crate::index_arith::product;
+use tirproof_ir::index_arith::product;
 use crate::{Pass, PassError};
 use census::{Census, Site};
 use layout::{is_flat, FlatLayout};
@@ -198,7 +198,7 @@ impl MutVisitor for Rewriter<'_> {
             StmtKind::AllocBuffer { buffer, .. } | StmtKind::DeclBuffer { buffer, .. } => self.flat_buffer(buffer),
             StmtKind::Allocate(Allocate { extents, .. }) if extents.len() != 1 => {
                 let t =
-                    extents.iter().fold(tirproof_ir::DataType::INT32, |t, e| crate::index_arith::wider(t, e.dtype()));
+                    extents.iter().fold(tirproof_ir::DataType::INT32, |t, e| tirproof_ir::index_arith::wider(t, e.dtype()));
                 *extents = vec![product(extents.drain(..), t)];
             }
             _ => {}

@@ -28,7 +28,7 @@ use tirproof_ir::pipeline_annotations::{IntList, PipelineSpec};
 use tirproof_ir::visit::{walk_expr, walk_stmt, Visitor};
 use tirproof_ir::{BinOp, Buffer, BufferId, Stmt, StmtKind, Var, VarId};
 
-use crate::index_arith::{const_int, gcd, linear_form};
+use tirproof_ir::index_arith::{const_int, gcd, linear_form};
 
 /// One access of a statement to a storage.
 #[derive(Clone, Debug)]

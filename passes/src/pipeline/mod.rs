@@ -28,7 +28,7 @@ use tirproof_ir::{
     Buffer, BufferId, BufferSpec, Diagnostic, Diagnostics, Expr, For, ForKind, IRModule, PrimFunc, Span, Stmt, StmtKind,
 };
 
-use crate::index_arith::const_int;
+use tirproof_ir::index_arith::const_int;
 use crate::{Pass, PassError};
 use body::{async_without_store, split_body};
 use emit::{Emitter, Versioned};

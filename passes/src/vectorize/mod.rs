@@ -28,7 +28,7 @@ use tirproof_ir::subst::Substitution;
 use tirproof_ir::visit::{walk_stmt_mut, MutVisitor};
 use tirproof_ir::{For, ForKind, IRModule, Stmt, StmtKind};
 
-use crate::index_arith::const_int;
+use tirproof_ir::index_arith::const_int;
 use crate::{Pass, PassError};
 use expr::Vectorizer;
 

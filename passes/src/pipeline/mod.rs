@@ -28,12 +28,12 @@ use tirproof_ir::{
     Buffer, BufferId, BufferSpec, Diagnostic, Diagnostics, Expr, For, ForKind, IRModule, PrimFunc, Span, Stmt, StmtKind,
 };
 
-use tirproof_ir::index_arith::const_int;
 use crate::{Pass, PassError};
 use body::{async_without_store, split_body};
 use emit::{Emitter, Versioned};
 use groups::Groups;
 pub use planted::PlantedBugPipeline;
+use tirproof_ir::index_arith::const_int;
 
 pub struct InjectSoftwarePipeline;
 

@@ -22,6 +22,7 @@ use std::collections::{HashMap, HashSet};
 
 use tirproof_ir::annotation::{PIPELINE_ASYNC_STAGES, PIPELINE_ORDER, PIPELINE_STAGE};
 use tirproof_ir::async_op::AsyncKey;
+use tirproof_ir::index_arith::const_int;
 use tirproof_ir::pipeline_annotations::{read_pipeline_spec, PipelineSpec, SpecError};
 use tirproof_ir::visit::{walk_stmt, walk_stmt_mut, MutVisitor, Visitor};
 use tirproof_ir::{
@@ -33,7 +34,6 @@ use body::{async_without_store, split_body};
 use emit::{Emitter, Versioned};
 use groups::Groups;
 pub use planted::PlantedBugPipeline;
-use tirproof_ir::index_arith::const_int;
 
 pub struct InjectSoftwarePipeline;
 

@@ -6,10 +6,9 @@
 use std::collections::{HashMap, HashSet};
 
 use tirproof_ir::expr::{Expr, LogicOp};
+use tirproof_ir::index_arith::const_int;
 use tirproof_ir::visit::{walk_expr, walk_stmt, Visitor};
 use tirproof_ir::{Buffer, Stmt, StmtKind, Var, VarId};
-
-use tirproof_ir::index_arith::const_int;
 
 /// One access of a statement to a storage.
 #[derive(Clone, Debug)]

@@ -4,10 +4,9 @@
 use std::collections::{BTreeSet, HashMap};
 
 use tirproof_ir::expr::Expr;
+use tirproof_ir::index_arith::{const_int, gcd, linear_form};
 use tirproof_ir::visit::{walk_expr, Visitor};
 use tirproof_ir::{BinOp, Var, VarId};
-
-use tirproof_ir::index_arith::{const_int, gcd, linear_form};
 
 /// Which iterations of two accesses can touch the same element: the second access in
 /// iteration `i + d` touches what the first touches in iteration `i`.

@@ -58,10 +58,14 @@ impl<'m> Checker<'m> {
 
     /// Are all of the queue's groups complete when the function ends (with `loosen` applied)?
     pub fn drained(&self, drained: &QueueDrained, loosen: Option<Loosen>) -> Option<WaitFailure> {
-        let facts = drained.slack.facts(loosen);
         let label = format!("q{}_drained", drained.q.number());
-        let of =
-            RoundOf { query: &drained.query, facts: &facts, label: &label, limit: 1, on_vacuous: OnVacuous::Holds };
+        let of = RoundOf {
+            query: &drained.query,
+            facts: &|| drained.slack.facts(loosen),
+            label: &label,
+            limit: 1,
+            on_vacuous: OnVacuous::Holds,
+        };
         let asked = [Asked { index: 0, obligations: vec![(drained.obligation, &drained.completion)] }];
         let round = self.round(&of, asked, |_, _, found| {
             let committed = found.int(&drained.total).unwrap_or(0);

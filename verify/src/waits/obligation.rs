@@ -148,8 +148,10 @@ pub struct Asked<'a> {
 /// How a round checks its items.
 pub struct RoundOf<'a> {
     pub query: &'a Query,
-    /// Facts asserted with the query's assumptions for this round (a wait's slack).
-    pub facts: &'a [Bool],
+    /// Facts asserted with the query's assumptions for this round (a wait's slack), built
+    /// only when the round checks something: a term built changes the ids of the terms built
+    /// after it, on which Z3's search depends.
+    pub facts: &'a dyn Fn() -> Vec<Bool>,
     /// The label of the checks' dumps.
     pub label: &'a str,
     /// The round stops after this many refuted items.
@@ -180,7 +182,7 @@ impl Checker<'_> {
             obligations: obligations.iter().map(|(o, c)| (*o, c)).collect(),
         });
         let label = kind.label();
-        let of = RoundOf { query: &query, facts: &[], label: &label, limit: 1, on_vacuous: kind.on_vacuous() };
+        let of = RoundOf { query: &query, facts: &Vec::new, label: &label, limit: 1, on_vacuous: kind.on_vacuous() };
         let round = self.round(&of, asked, |k, which, found| kind.refuted(self, &items, k, which, found));
         match round.into_failure() {
             Some(WaitFailure::Unknown(why)) => Some(WaitFailure::Unknown(about(why))),
@@ -204,7 +206,7 @@ impl Checker<'_> {
         if asked.is_empty() {
             return round;
         }
-        let scope = self.session.open(of.query, of.facts);
+        let scope = self.session.open(of.query, &(of.facts)());
         for item in asked {
             for (which, &(obligation, completion)) in item.obligations.iter().enumerate() {
                 match self.check_completed(&scope, obligation, of.label, completion) {

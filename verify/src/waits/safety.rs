@@ -333,10 +333,9 @@ impl<'m> Checker<'m> {
     /// assumptions are checked too: contradictory ones make the round unknown.
     pub fn safety(&self, safety: &QueueSafety, checks: &PairChecks) -> Round<Violation> {
         let label = format!("q{}_safety", safety.q.number());
-        let facts = safety.slack.facts(checks.loosen);
         let of = RoundOf {
             query: &safety.query,
-            facts: &facts,
+            facts: &|| safety.slack.facts(checks.loosen),
             label: &label,
             limit: checks.limit,
             on_vacuous: OnVacuous::Undecided,

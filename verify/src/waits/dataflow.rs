@@ -10,12 +10,12 @@ use std::collections::HashMap;
 
 use z3::ast::{Bool, Int};
 
-use super::checker::{access_of, is_write, Checker, Completion};
+use super::checker::{access_of, is_write, Checker};
 use super::encode::{Enc, Encoder, Instance};
 use super::fold::{and, eq, lt, not, or};
 use super::model::{storage, vars_of, EventId, LoopId, Step};
 use super::names::{loop_values, shown, InstanceRole, Shown, Thread};
-use super::obligation::{one_exact_each, Obligation, OnVacuous, Refutation};
+use super::obligation::{one_exact_each, Encoded, Obligation, OnVacuous, Refutation};
 use super::report::Subject;
 use crate::solver::{Counterexample, ObligationId, Query};
 
@@ -46,12 +46,7 @@ impl Obligation for DataFlow {
         flow_pairs(checker)
     }
 
-    fn encode(
-        &self,
-        checker: &mut Checker,
-        query: &mut Query,
-        pairs: &[(EventId, EventId)],
-    ) -> Enc<Vec<Vec<(ObligationId, Completion)>>> {
+    fn encode(&self, checker: &mut Checker, query: &mut Query, pairs: &[(EventId, EventId)]) -> Enc<Encoded> {
         Ok(one_exact_each(encode_flow(checker, query, pairs)?))
     }
 

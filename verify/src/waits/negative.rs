@@ -8,9 +8,9 @@ use super::encode::{Enc, Encoder};
 use super::fold::{and, lt, not};
 use super::model::{EventId, EventKind};
 use super::names::{loop_values, shown, InstanceRole, Shown, Thread};
-use super::obligation::{Obligation, OnVacuous, Refutation};
+use super::obligation::{Encoded, Obligation, OnVacuous, Refutation};
 use super::report::Subject;
-use crate::solver::{Counterexample, ObligationId, Query};
+use crate::solver::{Counterexample, Query};
 
 /// "No executed instance of `wait` has a negative count".
 pub struct NegativeCount {
@@ -44,12 +44,7 @@ impl Obligation for NegativeCount {
         }
     }
 
-    fn encode(
-        &self,
-        checker: &mut Checker,
-        query: &mut Query,
-        _waits: &[EventId],
-    ) -> Enc<Vec<Vec<(ObligationId, Completion)>>> {
+    fn encode(&self, checker: &mut Checker, query: &mut Query, _waits: &[EventId]) -> Enc<Encoded> {
         let wait = self.wait;
         let mut enc = Encoder::new(checker.model, query, Thread::This)?;
         let (w, runs) = enc.instance(query, wait, InstanceRole::Wait)?;

@@ -30,6 +30,10 @@ use super::fold::{and, not};
 use super::report::{Cause, Subject, Undecided, WaitVerdict};
 use crate::solver::{Assignment, Counterexample, ObligationId, Outcome, Query, Scope, UnknownReason, Verdict};
 
+/// The encoded items of an obligation kind: for each item, in order, its obligations, each with
+/// how far its counterexample can be trusted.
+pub type Encoded = Vec<Vec<(ObligationId, Completion)>>;
+
 /// A kind of obligation about a function's waits: what is asked, how it is encoded, how its
 /// verdict is reported (see the module docs).
 pub trait Obligation {
@@ -53,12 +57,7 @@ pub trait Obligation {
 
     /// Encodes the items into `query`: for each item, in order, its obligations, each with how
     /// far its counterexample can be trusted (the first that fails refutes the item).
-    fn encode(
-        &self,
-        checker: &mut Checker,
-        query: &mut Query,
-        items: &[Self::Item],
-    ) -> Enc<Vec<Vec<(ObligationId, Completion)>>>;
+    fn encode(&self, checker: &mut Checker, query: &mut Query, items: &[Self::Item]) -> Enc<Encoded>;
 
     /// The refutation of item `items[k]` by its obligation `which`, from the counterexample.
     fn refuted(
@@ -73,7 +72,7 @@ pub trait Obligation {
 
 /// The encoding of items that are one obligation each, whose counterexamples are exact (no
 /// completion to confirm): what [`Obligation::encode`] answers for them.
-pub fn one_exact_each(obligations: Vec<ObligationId>) -> Vec<Vec<(ObligationId, Completion)>> {
+pub fn one_exact_each(obligations: Vec<ObligationId>) -> Encoded {
     obligations.into_iter().map(|o| vec![(o, Completion::Exact)]).collect()
 }
 

@@ -18,12 +18,12 @@
 
 use z3::ast::Bool;
 
-use super::checker::{access_of, is_write, Checker, Completion};
+use super::checker::{access_of, is_write, Checker};
 use super::encode::{Enc, Encoder, Instance, LoopValues};
 use super::fold::{and, eq, not, or};
 use super::model::{storage, EventId, EventKind, LoopId, Model};
 use super::names::{loop_values, shown, thread_values, InstanceRole, Shown, Thread};
-use super::obligation::{one_exact_each, Obligation, OnVacuous, Refutation};
+use super::obligation::{one_exact_each, Encoded, Obligation, OnVacuous, Refutation};
 use super::report::Subject;
 use crate::solver::{Assignment, Counterexample, ObligationId, Query};
 
@@ -97,12 +97,7 @@ impl Obligation for Races {
         race_pairs(checker)
     }
 
-    fn encode(
-        &self,
-        checker: &mut Checker,
-        query: &mut Query,
-        pairs: &[RacePair],
-    ) -> Enc<Vec<Vec<(ObligationId, Completion)>>> {
+    fn encode(&self, checker: &mut Checker, query: &mut Query, pairs: &[RacePair]) -> Enc<Encoded> {
         Ok(one_exact_each(encode_races(checker, query, pairs)?))
     }
 

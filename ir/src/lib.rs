@@ -32,6 +32,7 @@ pub use var::{Var, VarId};
 
 pub mod check;
 pub mod diag;
+pub mod index_arith;
 pub mod int_arith;
 pub mod intrinsics;
 pub mod pipeline_annotations;

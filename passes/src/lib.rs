@@ -10,7 +10,6 @@
 pub mod cse;
 pub mod flatten_buffer;
 pub mod fold;
-pub mod index_arith;
 pub mod lower_opaque_block;
 pub mod manager;
 pub mod pipeline;

@@ -13,9 +13,8 @@
 //! vector index becomes `Broadcast(base) + index * Broadcast(stride)`. All index arithmetic is
 //! done in one integer type, the widest of the layout's and the indices' types.
 
+use tirproof_ir::index_arith::{add, const_int, convert, imm, mul, product, wider};
 use tirproof_ir::{Buffer, BufferSpec, DataType, Expr};
-
-use crate::index_arith::{add, const_int, convert, imm, mul, product, wider};
 
 /// How one buffer's accesses are flattened.
 #[derive(Clone, Debug)]

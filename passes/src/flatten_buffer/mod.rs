@@ -23,10 +23,10 @@ mod layout;
 
 use std::collections::HashMap;
 
+use tirproof_ir::index_arith::product;
 use tirproof_ir::visit::{walk_expr_mut, walk_stmt_mut, MutVisitor};
 use tirproof_ir::{Allocate, Buffer, BufferId, Diagnostic, Expr, PrimFunc, Span, Stmt, StmtKind};
 
-use crate::index_arith::product;
 use crate::{FunctionPass, FunctionReport};
 use census::{Census, Site};
 use layout::{is_flat, FlatLayout};
@@ -180,8 +180,9 @@ impl MutVisitor for Rewriter<'_> {
             }
             StmtKind::AllocBuffer { buffer, .. } | StmtKind::DeclBuffer { buffer, .. } => self.flat_buffer(buffer),
             StmtKind::Allocate(Allocate { extents, .. }) if extents.len() != 1 => {
-                let t =
-                    extents.iter().fold(tirproof_ir::DataType::INT32, |t, e| crate::index_arith::wider(t, e.dtype()));
+                let t = extents
+                    .iter()
+                    .fold(tirproof_ir::DataType::INT32, |t, e| tirproof_ir::index_arith::wider(t, e.dtype()));
                 *extents = vec![product(extents.drain(..), t)];
             }
             _ => {}

@@ -22,12 +22,12 @@ use std::collections::{HashMap, HashSet};
 
 use tirproof_ir::annotation::{PIPELINE_ASYNC_STAGES, PIPELINE_ORDER, PIPELINE_STAGE};
 use tirproof_ir::async_op::AsyncKey;
+use tirproof_ir::index_arith::const_int;
 use tirproof_ir::pipeline_annotations::{read_pipeline_spec, PipelineSpec, SpecError};
 use tirproof_ir::visit::{walk_stmt, walk_stmt_mut, MutVisitor, Visitor};
 use tirproof_ir::ThreadTag;
 use tirproof_ir::{Buffer, BufferId, BufferSpec, Diagnostic, Expr, For, ForKind, PrimFunc, Span, Stmt, StmtKind};
 
-use crate::index_arith::const_int;
 use crate::{FunctionPass, FunctionReport};
 use body::{async_without_store, split_body};
 use emit::{Emitter, Versioned};

@@ -16,11 +16,10 @@
 
 use std::collections::HashMap;
 
+use tirproof_ir::index_arith::{coefficient, const_int, mentions};
 use tirproof_ir::pipeline_annotations::PipelineSpec;
 use tirproof_ir::visit::{walk_expr, walk_stmt, Visitor};
 use tirproof_ir::{Buffer, Expr, For, Stmt, StmtKind, Var, VarId};
-
-use crate::index_arith::{coefficient, const_int, mentions};
 
 /// The first async statement that touches its own pending write, as a message.
 pub fn check_async_statements(stmts: &[Stmt], spec: &PipelineSpec) -> Result<(), String> {

@@ -24,11 +24,11 @@ mod multiple;
 
 use std::collections::{HashMap, HashSet};
 
+use tirproof_ir::index_arith::{const_int, imm};
 use tirproof_ir::print::print_expr;
 use tirproof_ir::visit::{walk_expr, walk_expr_mut, walk_stmt, walk_stmt_mut, MutVisitor, Visitor};
 use tirproof_ir::{Buffer, BufferId, BufferSpec, DataType, Diagnostic, Expr, PrimFunc, Span, Stmt, StmtKind};
 
-use crate::index_arith::{const_int, imm};
 use crate::{FunctionPass, FunctionReport};
 use multiple::{divide, is_multiple, Lets};
 

@@ -13,9 +13,8 @@
 
 use std::collections::HashMap;
 
+use tirproof_ir::index_arith::{add, const_int, gcd, imm, mul};
 use tirproof_ir::{BinOp, Expr, VarId};
-
-use crate::index_arith::{add, const_int, gcd, imm, mul};
 
 /// Let-bound variables and their values (the function is in SSA form).
 pub(super) type Lets = HashMap<VarId, Expr>;

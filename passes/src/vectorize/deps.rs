@@ -15,12 +15,12 @@
 
 use std::collections::HashMap;
 
+use tirproof_ir::index_arith::{coefficient, const_int};
 use tirproof_ir::print::print_expr;
 use tirproof_ir::visit::{walk_expr, walk_stmt, Visitor};
 use tirproof_ir::{Buffer, Expr, Stmt, StmtKind, Var, VarId};
 
 use super::blocker::Blocker;
-use crate::index_arith::{coefficient, const_int};
 
 /// One load or store in the loop body.
 struct Access {

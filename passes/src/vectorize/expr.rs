@@ -13,9 +13,8 @@
 
 use std::collections::HashMap;
 
+use tirproof_ir::index_arith::{add, mul};
 use tirproof_ir::{BinOp, BufferLoad, Call, CallEffect, Expr, Var, VarId};
-
-use crate::index_arith::{add, mul};
 
 use super::blocker::Blocker;
 

@@ -23,12 +23,12 @@ mod stmt;
 
 pub use blocker::Blocker;
 
+use tirproof_ir::index_arith::const_int;
 use tirproof_ir::print::print_expr;
 use tirproof_ir::subst::Substitution;
 use tirproof_ir::visit::{walk_stmt_mut, MutVisitor};
 use tirproof_ir::{Diagnostic, For, ForKind, PrimFunc, Stmt, StmtKind};
 
-use crate::index_arith::const_int;
 use crate::{FunctionPass, FunctionReport};
 use expr::Vectorizer;
 

@@ -29,18 +29,15 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use tirproof_ir::Expr;
-use z3::ast::{forall_const, Ast, Bool, Int};
+use z3::ast::{Bool, Int};
 
 use super::encode::{declare, Enc, Encoder, Instance, Unsupported};
-use super::fold::{add, and, ge, implies, ite, lt, max, mul, not, or, sub};
+use super::fold::{add, and, ge, implies, ite, lt, max, mul, or, sub};
 use super::model::{Access, Event, EventId, EventKind, LoopId, Model, QueueId};
-use super::names::{loop_values, shown, InstanceRole, Lane, Role, Shown, Thread};
-use super::report::{Cause, Dump, DumpKind, DumpOutcome, Undecided};
+use super::names::{InstanceRole, Lane, Role, Thread};
+use super::report::{Dump, DumpKind, DumpOutcome};
 use super::Options;
-use crate::solver::{
-    budget_spent, Assignment, Counterexample, ObligationId, Outcome, Query, Scope, Session, UnknownReason, Verdict,
-    Watchdog, BUDGET_SPENT,
-};
+use crate::solver::{budget_spent, ObligationId, Outcome, Query, Scope, Session, Watchdog, BUDGET_SPENT};
 
 /// A change to one wait's count, to ask whether a larger count would still be safe: `by`
 /// more, or (with `at_least`) any amount from `by` on.
@@ -59,16 +56,6 @@ pub struct WaitEffect {
     pub exists: Bool,
     /// How many groups it forced complete.
     pub forced: Int,
-}
-
-/// Why an obligation about waits is not proved.
-pub enum WaitFailure {
-    /// It fails: the reason, and the values that show it.
-    Refuted {
-        reason: String,
-        values: Assignment,
-    },
-    Unknown(Undecided),
 }
 
 /// One slack variable per wait of a queue, added to the wait's count in a query; its value
@@ -221,105 +208,6 @@ impl<'m> Checker<'m> {
         }
     }
 
-    /// Checks `obligation` of `query` under its assumptions and `extra`, as [`Query::check`]
-    /// would check a query of that one obligation; a counterexample is trusted as far as
-    /// `completion` says.
-    pub fn prove(
-        &self,
-        query: &Query,
-        extra: &[Bool],
-        obligation: ObligationId,
-        label: &str,
-        completion: &Completion,
-    ) -> Result<(), Failure> {
-        let scope = self.session.open(query, extra);
-        match self.check_completed(&scope, obligation, label, completion) {
-            Outcome::Holds => match scope.assumptions() {
-                Verdict::Proved => Ok(()),
-                Verdict::Unknown(why) => Err(Failure::Unknown(why)),
-                Verdict::Vacuous | Verdict::Refuted(_) => Err(Failure::Vacuous),
-            },
-            Outcome::Fails(counterexample) => Err(Failure::Refuted(counterexample)),
-            Outcome::Unknown(why) => Err(Failure::Unknown(why)),
-        }
-    }
-
-    /// Checks the obligations of `query` one at a time: the position and counterexample of
-    /// the first that fails, or why one could not be decided. When all hold, the assumptions
-    /// are checked too: contradictory ones would make every obligation hold, so they leave the
-    /// query undecided.
-    pub fn first_failure(
-        &self,
-        query: &Query,
-        obligations: &[ObligationId],
-        label: &str,
-    ) -> Result<Option<(usize, Counterexample)>, Cause> {
-        let scope = self.session.open(query, &[]);
-        let mut unknown = None;
-        for (k, &obligation) in obligations.iter().enumerate() {
-            match self.log.check(&scope, obligation, label) {
-                Outcome::Holds => {}
-                Outcome::Unknown(why) => unknown = unknown.or(Some(why)),
-                Outcome::Fails(found) => return Ok(Some((k, found))),
-            }
-        }
-        if let Some(why) = unknown {
-            return Err(Cause::Solver(why));
-        }
-        match scope.assumptions() {
-            Verdict::Proved => Ok(None),
-            Verdict::Unknown(why) => Err(Cause::Solver(why)),
-            Verdict::Vacuous | Verdict::Refuted(_) => Err(Cause::ContradictoryAssumptions),
-        }
-    }
-
-    /// Checks `obligation` of `scope`; a counterexample that `completion` does not trust is
-    /// confirmed (no earlier wait instance completes the group there) or, failing that, the
-    /// obligation is checked again with every earlier instance taken into account.
-    pub fn check_completed(
-        &self,
-        scope: &Scope,
-        obligation: ObligationId,
-        label: &str,
-        completion: &Completion,
-    ) -> Outcome {
-        let found = match self.log.check(scope, obligation, label) {
-            Outcome::Fails(found) => found,
-            decided => return decided,
-        };
-        let resolved;
-        let completion = match completion {
-            Completion::Pending { queue, points, group, slack } => {
-                resolved = self.resolve(*queue, points, group, slack);
-                &resolved
-            }
-            other => other,
-        };
-        let witness = match completion {
-            Completion::Exact | Completion::Pending { .. } => return Outcome::Fails(found),
-            Completion::Inexact(why) => return Outcome::Unknown(UnknownReason::Unconfirmed(why.clone())),
-            Completion::Witnessed(witness) => witness,
-        };
-        let none_earlier = not(&witness.completes);
-        if !witness.reads_memory {
-            self.log.count();
-            match scope.check_claim(&none_earlier, &scope.pinned(&found)) {
-                Outcome::Holds => return Outcome::Fails(found),
-                Outcome::Unknown(why) => return Outcome::Unknown(why),
-                Outcome::Fails(_) => {}
-            }
-        }
-        // An earlier instance may complete the group in this counterexample: ask for one where
-        // none does (a quantifier, so only after the cheap encoding failed).
-        let mut body = witness.ranges.clone();
-        body.push(none_earlier);
-        let body = and(&body);
-        let bound: Vec<&dyn Ast> = witness.bound.iter().map(|v| v as &dyn Ast).collect();
-        let none_at_all = if bound.is_empty() { body } else { forall_const(&bound, &[], &body) };
-        self.log.count();
-        scope.check_under(obligation, &[none_at_all])
-    }
-
     /// How far the last instances of the waits of `q` before `at` tell whether group `group`
     /// is complete there (see [`Completion`]).
     pub fn completion(&self, q: QueueId, at: &Instance, group: &Int, slack: &Slack) -> Completion {
@@ -339,7 +227,7 @@ impl<'m> Checker<'m> {
     }
 
     /// The encoding of the earlier instances of a [`Completion::Pending`].
-    fn resolve(&self, q: QueueId, points: &[(Bool, Instance)], group: &Int, slack: &Slack) -> Completion {
+    pub(super) fn resolve(&self, q: QueueId, points: &[(Bool, Instance)], group: &Int, slack: &Slack) -> Completion {
         let inexact: Vec<EventId> = self.waits(q).into_iter().filter(|w| !self.last_forces_most(*w)).collect();
         let mut scratch = self.query("earlier waits");
         let build = || -> Enc<Option<EarlierCompletion>> {
@@ -571,44 +459,6 @@ impl<'m> Checker<'m> {
         query.assume(Bool::and(&[lane.ge(Int::from_i64(0)), lane.lt(Int::from_i64(lanes))]));
         Ok(lane)
     }
-
-    /// Is some executed instance of `wait` negative?
-    pub fn negative(&mut self, wait: EventId) -> Option<WaitFailure> {
-        if let EventKind::Wait { count, .. } = &self.model.event(wait).kind {
-            if count.as_int().is_some_and(|n| n >= 0) {
-                return None;
-            }
-        }
-        let mut query = self.query("negative count");
-        let built: Enc<ObligationId> = (|| {
-            let mut enc = Encoder::new(self.model, &mut query, Thread::This)?;
-            let (w, runs) = enc.instance(&mut query, wait, InstanceRole::Wait)?;
-            let n = self.count_of(&mut enc, wait, &w, &Slack::default())?;
-            let obligation = query.require(not(&and(&[runs, lt(&n, &Int::from_i64(0))])));
-            self.assume_bounds(&mut enc, &mut query);
-            Ok(obligation)
-        })();
-        let obligation = match built {
-            Ok(obligation) => obligation,
-            Err(Unsupported(why)) => return Some(WaitFailure::Unknown(Cause::NotEncoded(why).into())),
-        };
-        let label = format!("w{}_negative", wait.index());
-        match self.prove(&query, &[], obligation, &label, &Completion::Exact) {
-            Ok(()) | Err(Failure::Vacuous) => None,
-            Err(Failure::Refuted(counterexample)) => {
-                let found = counterexample.values();
-                let event = self.model.event(wait);
-                let at = loop_values(self.model, found, InstanceRole::Wait, event);
-                let reason =
-                    format!("the in-flight count is negative{}", at.map_or(String::new(), |v| format!(" at {v}")));
-                let instances = [(InstanceRole::Wait, wait)];
-                let values =
-                    shown(self.model, found, Shown { instances: &instances, threads: &[Thread::This], params: true });
-                Some(WaitFailure::Refuted { reason, values })
-            }
-            Err(Failure::Unknown(why)) => Some(WaitFailure::Unknown(why.into())),
-        }
-    }
 }
 
 /// Stops an encoding once the time budget is spent: the solver's watchdog stops checks, but
@@ -642,21 +492,14 @@ pub enum Completion {
 /// "An instance of a wait, before the point, completes the group", over variables of its own
 /// (the loop values of the wait's instance), which a refinement binds by a quantifier.
 pub struct EarlierCompletion {
-    bound: Vec<Int>,
-    completes: Bool,
+    pub(super) bound: Vec<Int>,
+    pub(super) completes: Bool,
     /// The ranges of the values the instances read from memory (functions of the bound
     /// variables, so stated inside the quantifier).
-    ranges: Vec<Bool>,
+    pub(super) ranges: Vec<Bool>,
     /// Whether the counts read memory: then some values make an earlier instance complete
     /// the group in any counterexample, and confirming one is not worth a check.
-    reads_memory: bool,
-}
-
-/// Why an obligation is not proved.
-pub enum Failure {
-    Refuted(Counterexample),
-    Unknown(UnknownReason),
-    Vacuous,
+    pub(super) reads_memory: bool,
 }
 
 /// The group `group` is not complete after the waits `effects` (with `completed` as in the

@@ -5,11 +5,12 @@
 
 use z3::ast::Int;
 
-use super::checker::{governing, incomplete, Checker, Completion, Failure, Loosen, Slack, WaitFailure};
+use super::checker::{governing, incomplete, Checker, Completion, Loosen, Slack};
 use super::encode::{Enc, Encoder};
 use super::fold::{not, sub};
 use super::model::{EventId, EventKind, QueueId};
 use super::names::{shown, InstanceRole, Shown, Thread};
+use super::obligation::{Asked, OnVacuous, Refutation, RoundOf, WaitFailure};
 use crate::solver::{ObligationId, Query};
 
 /// The encoded "drained at the end" obligation of one queue.
@@ -57,25 +58,29 @@ impl<'m> Checker<'m> {
 
     /// Are all of the queue's groups complete when the function ends (with `loosen` applied)?
     pub fn drained(&self, drained: &QueueDrained, loosen: Option<Loosen>) -> Option<WaitFailure> {
-        let facts = drained.slack.facts(loosen);
         let label = format!("q{}_drained", drained.q.number());
-        match self.prove(&drained.query, &facts, drained.obligation, &label, &drained.completion) {
-            Ok(()) | Err(Failure::Vacuous) => None,
-            Err(Failure::Unknown(why)) => Some(WaitFailure::Unknown(why.into())),
-            Err(Failure::Refuted(found)) => {
-                let committed = found.int(&drained.total).unwrap_or(0);
-                let completed = found.int(&drained.done).unwrap_or(0);
-                let reason = format!(
-                    "{committed} groups of {} are committed but only {} are complete when the function ends",
-                    drained.q,
-                    completed.max(0)
-                );
-                let mut values =
-                    shown(self.model, found.values(), Shown { instances: &[], threads: &[Thread::This], params: true });
-                values.push("committed", committed);
-                values.push("completed", completed);
-                Some(WaitFailure::Refuted { reason, values })
-            }
-        }
+        let of = RoundOf {
+            query: &drained.query,
+            facts: &|| drained.slack.facts(loosen),
+            label: &label,
+            limit: 1,
+            on_vacuous: OnVacuous::Holds,
+        };
+        let asked = [Asked { index: 0, obligations: vec![(drained.obligation, &drained.completion)] }];
+        let round = self.round(&of, asked, |_, _, found| {
+            let committed = found.int(&drained.total).unwrap_or(0);
+            let completed = found.int(&drained.done).unwrap_or(0);
+            let reason = format!(
+                "{committed} groups of {} are committed but only {} are complete when the function ends",
+                drained.q,
+                completed.max(0)
+            );
+            let mut values =
+                shown(self.model, found.values(), Shown { instances: &[], threads: &[Thread::This], params: true });
+            values.push("committed", committed);
+            values.push("completed", completed);
+            Refutation { reason, values }
+        });
+        round.into_failure()
     }
 }

@@ -6,10 +6,25 @@
 //! `model` extracts loops and events from any TVMScript (our pipeline output, TVM's S-TIR or
 //! flattened TIR); `encode` gives the closed forms (commits before a point, the last wait
 //! before a point), built with `fold`, which folds constants as terms are built; `checker`
-//! holds the solver session and the counts the obligations are built from; `safety`,
-//! `drained` and `dataflow` encode and check the queries, `tightness` measures how
-//! over-synchronized a safe wait is; `names` names the variables of the queries by the role
-//! each plays; `report` holds the verdicts.
+//! holds the solver session, the record of the checks and the terms the obligations are built
+//! from (groups, completed counts, addresses); `names` names the variables of the queries by
+//! the role each plays; `report` holds the verdicts.
+//!
+//! # Obligations
+//!
+//! Every obligation has one shape and one prover, in `obligation`: a kind says what is asked
+//! (its items), how it is encoded (one query, each item one or more obligations in it, each
+//! with how far its counterexample is trusted), and how its verdict is reported (a refutation
+//! explained from its counterexample; what an undecided verdict is about; what contradictory
+//! assumptions mean), by implementing `obligation::Obligation`; `Checker::discharge` runs it.
+//! Every check (push/pop scope, time limit, counterexample confirmation, verdict, SMT-LIB
+//! dump) goes through `Checker::round`. The kinds, one file each: `dataflow` (the original
+//! order of conflicting accesses), `races` (unordered accesses of different threads or
+//! blocks), `negative` (a wait's count is never negative); `safety` (no use sees a pending
+//! store) and `drained` (every group complete at the end) are encoded once per queue, with a
+//! slack on every wait, and asked again by `tightness`, which measures how over-synchronized
+//! a safe wait is. A new kind of obligation is a new file implementing `Obligation`, and its
+//! `discharge` call in `verify_model` or `verify_queue` below.
 //!
 //! How queries run: every query of a function runs on one Z3 solver (a
 //! [`Session`](crate::solver::Session)), each check in its own push/pop scope. A query with
@@ -30,6 +45,8 @@ mod encode;
 mod fold;
 mod model;
 mod names;
+mod negative;
+mod obligation;
 mod races;
 mod ranges;
 mod report;
@@ -50,10 +67,14 @@ pub use report::{
 pub use tally::{plural, Tally};
 
 use crate::solver::{in_fresh_context, watched, within_budget, Watchdog};
-use checker::{Checker, WaitFailure};
+use checker::Checker;
+use dataflow::DataFlow;
 use encode::Unsupported;
 use model::{EventId, EventKind, Model};
-use safety::{PairChecks, QueueSafety, Round, StoreUse};
+use negative::NegativeCount;
+use obligation::{Round, WaitFailure};
+use races::Races;
+use safety::{PairChecks, QueueSafety, StoreUse};
 use tightness::Queue;
 
 /// How to verify.
@@ -109,23 +130,11 @@ fn verify_model<'m>(
     let mut report = FuncReport { name: func.name.clone(), ..FuncReport::default() };
     if model.has_provenance() {
         report.notes.push("data flow checked with the pass's provenance".into());
-        match checker.data_flow() {
-            None => {}
-            Some(WaitFailure::Refuted { reason, values }) => {
-                report.findings.push(Finding { line: 0, message: reason, values });
-            }
-            Some(WaitFailure::Unknown(why)) => report.unknown.push(why),
-        }
+        record(&mut report, checker.discharge(&DataFlow), None);
     } else {
         report.notes.push("data flow is not checked (no provenance in the input); race freedom is checked".into());
     }
-    match checker.races() {
-        None => {}
-        Some(WaitFailure::Refuted { reason, values }) => {
-            report.findings.push(Finding { line: 0, message: reason, values })
-        }
-        Some(WaitFailure::Unknown(why)) => report.unknown.push(why),
-    }
+    record(&mut report, checker.discharge(&Races), None);
     for (span, why) in &model.unsupported {
         report.notes.push(format!("line {}: {why}", span.line));
     }
@@ -166,6 +175,21 @@ fn verify_model<'m>(
     (report, dumps)
 }
 
+/// Records the failure of a function-level obligation (not about one wait): a refutation is
+/// a finding, an undecided verdict an unknown (about `subject`, when given).
+fn record(report: &mut FuncReport, failure: Option<WaitFailure>, subject: Option<Subject>) {
+    match failure {
+        None => {}
+        Some(WaitFailure::Refuted { reason, values }) => {
+            report.findings.push(Finding { line: 0, message: reason, values })
+        }
+        Some(WaitFailure::Unknown(why)) => report.unknown.push(match subject {
+            Some(subject) => why.about(subject),
+            None => why,
+        }),
+    }
+}
+
 /// The waits of one queue and their verdicts so far, in program order.
 struct QueueWaits {
     waits: Vec<EventId>,
@@ -198,11 +222,8 @@ fn verify_queue(checker: &mut Checker, q: QueueId, report: &mut FuncReport, meas
     let drained = checker.encode_drained(q);
     let excluded = find_violations(checker, q, &safety, &mut waits, report);
     for (w, verdict) in waits.waits.iter().zip(waits.verdicts.iter_mut()) {
-        if let Some(failure) = checker.negative(*w) {
-            *verdict = Some(match failure {
-                WaitFailure::Refuted { reason, values } => WaitVerdict::Refuted { reason, values },
-                WaitFailure::Unknown(reason) => WaitVerdict::Unknown { reason },
-            });
+        if let Some(failure) = checker.discharge(&NegativeCount { wait: *w }) {
+            *verdict = Some(failure.into_verdict());
         }
     }
     // With violations elsewhere on the queue, tightness is measured around them.
@@ -215,14 +236,7 @@ fn verify_queue(checker: &mut Checker, q: QueueId, report: &mut FuncReport, meas
             _ => WaitVerdict::Proved,
         });
     }
-    if let Some(failure) = tightness::drained(checker, &drained, None) {
-        match failure {
-            WaitFailure::Refuted { reason, values } => {
-                report.findings.push(Finding { line: 0, message: reason, values })
-            }
-            WaitFailure::Unknown(why) => report.unknown.push(why.about(Subject::Drained(q))),
-        }
-    }
+    record(report, tightness::drained(checker, &drained, None), Some(Subject::Drained(q)));
     report_waits(checker, q, waits, report);
 }
 
@@ -237,14 +251,14 @@ fn find_violations(
     report: &mut FuncReport,
 ) -> Vec<StoreUse> {
     let round = match safety {
-        Err(Unsupported(why)) => Round { violations: Vec::new(), unknown: Some(Cause::NotEncoded(why.clone()).into()) },
+        Err(Unsupported(why)) => Round { refuted: Vec::new(), unknown: Some(Cause::NotEncoded(why.clone()).into()) },
         Ok(encoded) => {
             let order = encoded.all();
             checker.safety(encoded, &PairChecks { order: &order, excluded: &[], loosen: None, limit: MAX_VIOLATIONS })
         }
     };
     let mut excluded = Vec::new();
-    for v in round.violations {
+    for v in round.refuted {
         excluded.push(v.accesses);
         let refuted = WaitVerdict::Refuted { reason: v.reason.clone(), values: v.values.clone() };
         if !v.wait.is_some_and(|w| waits.decide(w, refuted)) {

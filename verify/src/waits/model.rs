@@ -27,7 +27,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use tirproof_ir::async_op::{decode_annotations, decode_chain, AsyncOps, Wait, WaitUntil};
-use tirproof_passes::index_arith::{coefficient, gcd};
+use tirproof_ir::index_arith::{coefficient, gcd};
 
 use serde::Serialize;
 use tirproof_ir::print::print_expr;

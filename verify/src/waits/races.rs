@@ -18,13 +18,14 @@
 
 use z3::ast::Bool;
 
-use super::checker::{access_of, is_write, Checker, WaitFailure};
-use super::encode::{Enc, Encoder, Instance, LoopValues, Unsupported};
+use super::checker::{access_of, is_write, Checker};
+use super::encode::{Enc, Encoder, Instance, LoopValues};
 use super::fold::{and, eq, not, or};
-use super::model::{storage, EventId, EventKind, LoopId};
+use super::model::{storage, EventId, EventKind, LoopId, Model};
 use super::names::{loop_values, shown, thread_values, InstanceRole, Shown, Thread};
-use super::report::{Cause, Subject, Undecided};
-use crate::solver::{ObligationId, Query};
+use super::obligation::{one_exact_each, Encoded, Obligation, OnVacuous, Refutation};
+use super::report::Subject;
+use crate::solver::{Assignment, Counterexample, ObligationId, Query};
 
 /// Where the memory of an access lives, as far as threads are concerned.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -57,7 +58,7 @@ pub(super) struct ThreadRelation {
 
 /// A pair of accesses that may race, and whether barriers can order it.
 #[derive(Clone, Copy)]
-struct RacePair {
+pub struct RacePair {
     first: EventId,
     second: EventId,
     sharing: Sharing,
@@ -65,154 +66,176 @@ struct RacePair {
     orderable: bool,
 }
 
-impl<'m> Checker<'m> {
-    /// The first race between threads or blocks, if any.
-    pub fn races(&mut self) -> Option<WaitFailure> {
+/// The race obligations of a function: one per pair of accesses to one storage that two
+/// threads can both reach, at least one a write (the first race found is reported).
+pub struct Races;
+
+impl Obligation for Races {
+    type Item = RacePair;
+
+    fn name(&self) -> String {
+        "races".into()
+    }
+
+    fn label(&self) -> String {
+        "races".into()
+    }
+
+    fn subject(&self) -> Option<Subject> {
+        Some(Subject::Races)
+    }
+
+    fn on_vacuous(&self) -> OnVacuous {
+        OnVacuous::Undecided
+    }
+
+    fn items(&self, checker: &Checker) -> Vec<RacePair> {
         // Without thread bindings there is one thread.
-        self.model.thread_loops().next()?;
-        let pairs = self.race_pairs();
-        if pairs.is_empty() {
-            return None;
+        if checker.model.thread_loops().next().is_none() {
+            return Vec::new();
         }
-        let mut query = self.query("races");
-        let undecided = |cause: Cause| WaitFailure::Unknown(Undecided::from(cause).about(Subject::Races));
-        let obligations = match self.encode_races(&mut query, &pairs) {
-            Ok(obligations) => obligations,
-            Err(Unsupported(why)) => return Some(undecided(Cause::NotEncoded(why))),
+        race_pairs(checker)
+    }
+
+    fn encode(&self, checker: &mut Checker, query: &mut Query, pairs: &[RacePair]) -> Enc<Encoded> {
+        Ok(one_exact_each(encode_races(checker, query, pairs)?))
+    }
+
+    fn refuted(
+        &self,
+        checker: &Checker,
+        pairs: &[RacePair],
+        k: usize,
+        _which: usize,
+        found: &Counterexample,
+    ) -> Refutation {
+        race_found(checker, k, pairs[k], found.values())
+    }
+}
+
+/// Pairs of accesses to one storage that two threads can both reach, at least one a write.
+fn race_pairs(checker: &Checker) -> Vec<RacePair> {
+    let m = checker.model;
+    let accesses: Vec<EventId> = m.events_by_id().filter(|(_, e)| access_of(e).is_some()).map(|(id, _)| id).collect();
+    let mut pairs = Vec::new();
+    for (x, &a) in accesses.iter().enumerate() {
+        for &b in &accesses[x..] {
+            let (ea, eb) = (m.event(a), m.event(b));
+            let (Some(aa), Some(ab)) = (access_of(ea), access_of(eb)) else { continue };
+            if storage(&aa.buffer) != storage(&ab.buffer) || !(is_write(ea) || is_write(eb)) {
+                continue;
+            }
+            let sharing = Sharing::of_scope(aa.buffer.scope());
+            let asynchronous = |k: &EventKind| matches!(k, EventKind::AsyncStore { .. });
+            let any_async = asynchronous(&ea.kind) || asynchronous(&eb.kind);
+            // The queue's cross-thread obligations cover async stores to shared memory.
+            if sharing == Sharing::Thread || (any_async && sharing == Sharing::Block) {
+                continue;
+            }
+            pairs.push(RacePair { first: a, second: b, sharing, orderable: !any_async });
+        }
+    }
+    pairs
+}
+
+/// One obligation per pair: the two instances, in two different threads, do not touch one
+/// element unordered.
+fn encode_races(checker: &mut Checker, query: &mut Query, pairs: &[RacePair]) -> Enc<Vec<ObligationId>> {
+    let mut enc = Encoder::new(checker.model, query, Thread::This)?;
+    let first_thread = enc.threads.clone();
+    let second_thread = enc.declare_threads(query, Thread::Other)?;
+    let mut obligations = Vec::with_capacity(pairs.len());
+    for (k, pair) in pairs.iter().enumerate() {
+        let ThreadRelation { different_thread, same_block } =
+            thread_relation(checker.model, (pair.first, &first_thread), (pair.second, &second_thread));
+        enc.threads = first_thread.clone();
+        let (a, a_runs) = enc.instance(query, pair.first, InstanceRole::RaceFirst(k))?;
+        let a_address = checker.address(&mut enc, query, InstanceRole::RaceFirst(k), &a)?;
+        enc.threads = second_thread.clone();
+        let (b, b_runs) = enc.instance(query, pair.second, InstanceRole::RaceSecond(k))?;
+        let b_address = checker.address(&mut enc, query, InstanceRole::RaceSecond(k), &b)?;
+        let ordered = if pair.orderable {
+            let forward = barrier_between(checker, &mut enc, (&a, &first_thread), (&b, &second_thread))?;
+            let backward = barrier_between(checker, &mut enc, (&b, &second_thread), (&a, &first_thread))?;
+            and(&[same_block.clone(), or(&[forward, backward])])
+        } else {
+            Bool::from_bool(false)
         };
-        match self.first_failure(&query, &obligations, "races") {
-            Ok(None) => None,
-            Ok(Some((k, found))) => Some(self.race_found(k, pairs[k], found.values())),
-            Err(cause) => Some(undecided(cause)),
+        let mut race = vec![a_runs, b_runs, different_thread.clone(), eq(&a_address, &b_address), not(&ordered)];
+        if pair.sharing == Sharing::Block {
+            race.push(same_block.clone());
         }
+        obligations.push(query.require(not(&and(&race))));
     }
+    enc.threads = first_thread;
+    checker.assume_bounds(&mut enc, query);
+    Ok(obligations)
+}
 
-    /// Pairs of accesses to one storage that two threads can both reach, at least one a write.
-    fn race_pairs(&self) -> Vec<RacePair> {
-        let m = self.model;
-        let accesses: Vec<EventId> =
-            m.events_by_id().filter(|(_, e)| access_of(e).is_some()).map(|(id, _)| id).collect();
-        let mut pairs = Vec::new();
-        for (x, &a) in accesses.iter().enumerate() {
-            for &b in &accesses[x..] {
-                let (ea, eb) = (m.event(a), m.event(b));
-                let (Some(aa), Some(ab)) = (access_of(ea), access_of(eb)) else { continue };
-                if storage(&aa.buffer) != storage(&ab.buffer) || !(is_write(ea) || is_write(eb)) {
-                    continue;
-                }
-                let sharing = Sharing::of_scope(aa.buffer.scope());
-                let asynchronous = |k: &EventKind| matches!(k, EventKind::AsyncStore { .. });
-                let any_async = asynchronous(&ea.kind) || asynchronous(&eb.kind);
-                // The queue's cross-thread obligations cover async stores to shared memory.
-                if sharing == Sharing::Thread || (any_async && sharing == Sharing::Block) {
-                    continue;
-                }
-                pairs.push(RacePair { first: a, second: b, sharing, orderable: !any_async });
-            }
-        }
-        pairs
-    }
+/// How the threads of two events' instances relate. Only the bindings around both
+/// events tell their threads apart (events under different bindings are in different
+/// kernels, which run one after the other).
+pub(super) fn thread_relation(
+    m: &Model,
+    (a, a_thread): (EventId, &LoopValues),
+    (b, b_thread): (EventId, &LoopValues),
+) -> ThreadRelation {
+    let around_b = m.loops_of(m.event(b));
+    let common: Vec<LoopId> =
+        m.loops_of(m.event(a)).into_iter().filter(|l| m.loop_info(*l).per_thread && around_b.contains(l)).collect();
+    let different_thread = or(&common.iter().map(|l| not(&eq(&a_thread[l], &b_thread[l]))).collect::<Vec<_>>());
+    let same_block = and(&common
+        .iter()
+        .filter(|l| m.loop_info(**l).block)
+        .map(|l| eq(&a_thread[l], &b_thread[l]))
+        .collect::<Vec<_>>());
+    ThreadRelation { different_thread, same_block }
+}
 
-    /// One obligation per pair: the two instances, in two different threads, do not touch one
-    /// element unordered.
-    fn encode_races(&mut self, query: &mut Query, pairs: &[RacePair]) -> Enc<Vec<ObligationId>> {
-        let mut enc = Encoder::new(self.model, query, Thread::This)?;
-        let first_thread = enc.threads.clone();
-        let second_thread = enc.declare_threads(query, Thread::Other)?;
-        let mut obligations = Vec::with_capacity(pairs.len());
-        for (k, pair) in pairs.iter().enumerate() {
-            let ThreadRelation { different_thread, same_block } =
-                self.thread_relation((pair.first, &first_thread), (pair.second, &second_thread));
-            enc.threads = first_thread.clone();
-            let (a, a_runs) = enc.instance(query, pair.first, InstanceRole::RaceFirst(k))?;
-            let a_address = self.address(&mut enc, query, InstanceRole::RaceFirst(k), &a)?;
-            enc.threads = second_thread.clone();
-            let (b, b_runs) = enc.instance(query, pair.second, InstanceRole::RaceSecond(k))?;
-            let b_address = self.address(&mut enc, query, InstanceRole::RaceSecond(k), &b)?;
-            let ordered = if pair.orderable {
-                let forward = self.barrier_between(&mut enc, (&a, &first_thread), (&b, &second_thread))?;
-                let backward = self.barrier_between(&mut enc, (&b, &second_thread), (&a, &first_thread))?;
-                and(&[same_block.clone(), or(&[forward, backward])])
-            } else {
-                Bool::from_bool(false)
-            };
-            let mut race = vec![a_runs, b_runs, different_thread.clone(), eq(&a_address, &b_address), not(&ordered)];
-            if pair.sharing == Sharing::Block {
-                race.push(same_block.clone());
-            }
-            obligations.push(query.require(not(&and(&race))));
-        }
-        enc.threads = first_thread;
-        self.assume_bounds(&mut enc, query);
-        Ok(obligations)
-    }
-
-    /// How the threads of two events' instances relate. Only the bindings around both
-    /// events tell their threads apart (events under different bindings are in different
-    /// kernels, which run one after the other).
-    pub(super) fn thread_relation(
-        &self,
-        (a, a_thread): (EventId, &LoopValues),
-        (b, b_thread): (EventId, &LoopValues),
-    ) -> ThreadRelation {
-        let m = self.model;
-        let around_b = m.loops_of(m.event(b));
-        let common: Vec<LoopId> =
-            m.loops_of(m.event(a)).into_iter().filter(|l| m.loop_info(*l).per_thread && around_b.contains(l)).collect();
-        let different_thread = or(&common.iter().map(|l| not(&eq(&a_thread[l], &b_thread[l]))).collect::<Vec<_>>());
-        let same_block = and(&common
-            .iter()
-            .filter(|l| m.loop_info(**l).block)
-            .map(|l| eq(&a_thread[l], &b_thread[l]))
-            .collect::<Vec<_>>());
-        ThreadRelation { different_thread, same_block }
-    }
-
-    /// Some barrier instance comes after `earlier` (of its thread) and before `later` (of
-    /// its thread): the last instance of a barrier statement before `later` exists and comes
-    /// after `earlier`.
-    fn barrier_between(
-        &self,
-        enc: &mut Encoder,
-        (earlier, earlier_thread): (&Instance, &LoopValues),
-        (later, later_thread): (&Instance, &LoopValues),
-    ) -> Enc<Bool> {
-        let mut any = vec![Bool::from_bool(false)];
-        for barrier in self.events_where(|k| matches!(k, EventKind::Barrier)) {
-            enc.threads = later_thread.clone();
-            let (exists, last) = enc.last_before(barrier, later)?;
-            enc.threads = earlier_thread.clone();
-            any.push(and(&[exists, enc.before(earlier, &last)]));
-        }
+/// Some barrier instance comes after `earlier` (of its thread) and before `later` (of
+/// its thread): the last instance of a barrier statement before `later` exists and comes
+/// after `earlier`.
+fn barrier_between(
+    checker: &Checker,
+    enc: &mut Encoder,
+    (earlier, earlier_thread): (&Instance, &LoopValues),
+    (later, later_thread): (&Instance, &LoopValues),
+) -> Enc<Bool> {
+    let mut any = vec![Bool::from_bool(false)];
+    for barrier in checker.events_where(|k| matches!(k, EventKind::Barrier)) {
         enc.threads = later_thread.clone();
-        Ok(or(&any))
+        let (exists, last) = enc.last_before(barrier, later)?;
+        enc.threads = earlier_thread.clone();
+        any.push(and(&[exists, enc.before(earlier, &last)]));
     }
+    enc.threads = later_thread.clone();
+    Ok(or(&any))
+}
 
-    /// The race of pair `k` in a counterexample's values.
-    fn race_found(&self, k: usize, pair: RacePair, values: &crate::solver::Assignment) -> WaitFailure {
-        let m = self.model;
-        let (first, second) = (InstanceRole::RaceFirst(k), InstanceRole::RaceSecond(k));
-        let at = |role: InstanceRole, event: EventId| {
-            loop_values(m, values, role, m.event(event)).map_or(String::new(), |v| format!(" at {v}"))
-        };
-        let why = match pair.sharing {
-            Sharing::Kernel => "no barrier orders them (and nothing orders different blocks)",
-            _ => "no barrier separates them",
-        };
-        let reason = format!(
-            "race: {} (line {}){} by thread {} and {} (line {}){} by thread {} touch the same element; {why}",
-            m.event(pair.first).text,
-            m.event(pair.first).span.line,
-            at(first, pair.first),
-            thread_values(m, values, Thread::This),
-            m.event(pair.second).text,
-            m.event(pair.second).span.line,
-            at(second, pair.second),
-            thread_values(m, values, Thread::Other),
-        );
-        let instances = [(first, pair.first), (second, pair.second)];
-        let threads = [Thread::This, Thread::Other];
-        let values = shown(m, values, Shown { instances: &instances, threads: &threads, params: true });
-        WaitFailure::Refuted { reason, values }
-    }
+/// The race of pair `k` in a counterexample's values.
+fn race_found(checker: &Checker, k: usize, pair: RacePair, values: &Assignment) -> Refutation {
+    let m = checker.model;
+    let (first, second) = (InstanceRole::RaceFirst(k), InstanceRole::RaceSecond(k));
+    let at = |role: InstanceRole, event: EventId| {
+        loop_values(m, values, role, m.event(event)).map_or(String::new(), |v| format!(" at {v}"))
+    };
+    let why = match pair.sharing {
+        Sharing::Kernel => "no barrier orders them (and nothing orders different blocks)",
+        _ => "no barrier separates them",
+    };
+    let reason = format!(
+        "race: {} (line {}){} by thread {} and {} (line {}){} by thread {} touch the same element; {why}",
+        m.event(pair.first).text,
+        m.event(pair.first).span.line,
+        at(first, pair.first),
+        thread_values(m, values, Thread::This),
+        m.event(pair.second).text,
+        m.event(pair.second).span.line,
+        at(second, pair.second),
+        thread_values(m, values, Thread::Other),
+    );
+    let instances = [(first, pair.first), (second, pair.second)];
+    let threads = [Thread::This, Thread::Other];
+    let values = shown(m, values, Shown { instances: &instances, threads: &threads, params: true });
+    Refutation { reason, values }
 }

@@ -6,7 +6,8 @@
 //! barrier. Every wait of the queue has a slack, so the same encoding answers the tightness
 //! questions (is it still safe with one wait loosened by k?).
 //!
-//! A round of checks ([`Checker::safety`]) checks the pairs one at a time, in a given order,
+//! A round of checks ([`Checker::safety`], through [`Checker::round`]) checks the pairs one at
+//! a time, in a given order,
 //! and explains each violation from its counterexample: which instances, which group, and the
 //! wait that governed the use. The pairs hold together exactly when each holds, so the
 //! verdicts are those of one query of all the pairs.
@@ -28,8 +29,9 @@ use super::encode::{Enc, Encoder, Instance, LoopValues};
 use super::fold::{and, eq, not, or};
 use super::model::{storage, Access, EventId, EventKind, QueueId, Step};
 use super::names::{loop_values, shown, thread_values, InstanceRole, Shown, Thread};
-use super::report::{Cause, Undecided};
-use crate::solver::{Assignment, Counterexample, ObligationId, Outcome, Query, Scope, Verdict};
+use super::obligation::{Asked, OnVacuous, Round, RoundOf};
+use super::races::thread_relation;
+use crate::solver::{Assignment, Counterexample, ObligationId, Query};
 
 /// A (store, use) pair of a queue: its position in the queue's encoding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -121,13 +123,6 @@ pub struct Violation {
     pub wait: Option<EventId>,
     pub reason: String,
     pub values: Assignment,
-}
-
-/// What a round of safety checks found: violations (at most the limit asked for), and why a
-/// pair could not be decided, if one could not.
-pub struct Round {
-    pub violations: Vec<Violation>,
-    pub unknown: Option<Undecided>,
 }
 
 /// Which pairs a round of safety checks asks about, and how.
@@ -326,7 +321,7 @@ impl<'m> Checker<'m> {
         }
         let completion = self.completion_at(q, &points, &group, slack);
         // Shared memory is one copy per block: only threads of one block meet there.
-        let threads = self.thread_relation((s, writer), (u, reader));
+        let threads = thread_relation(self.model, (s, writer), (u, reader));
         let unsynchronized =
             or(&[and(&[enc.before(&si, &ui), not(&or(&synced))]), and(&[enc.before(&ui, &si), not(&or(&separated))])]);
         let violated = and(&[s_runs, u_runs, threads.different_thread, threads.same_block, same, unsynchronized]);
@@ -334,58 +329,26 @@ impl<'m> Checker<'m> {
     }
 
     /// Checks the pairs of `safety` that `checks` asks about, until it has found as many
-    /// violations as it asks for. When every pair holds, the assumptions are checked too:
-    /// contradictory ones make the round unknown.
-    pub fn safety(&self, safety: &QueueSafety, checks: &PairChecks) -> Round {
-        let mut round = Round { violations: Vec::new(), unknown: None };
-        let open: Vec<PairIndex> =
-            checks.order.iter().copied().filter(|&k| !checks.excluded.contains(&safety.pair(k).accesses)).collect();
-        if open.is_empty() {
-            return round;
-        }
-        let scope = self.session.open(&safety.query, &safety.slack.facts(checks.loosen));
-        for k in open {
-            match self.check_pair(&scope, safety, k) {
-                None => {}
-                Some(Ok(violation)) => round.violations.push(violation),
-                Some(Err(why)) => round.unknown = round.unknown.or(Some(why)),
-            }
-            if round.violations.len() >= checks.limit {
-                return round;
-            }
-        }
-        if round.violations.is_empty() && round.unknown.is_none() {
-            round.unknown = match scope.assumptions() {
-                Verdict::Proved => None,
-                Verdict::Unknown(why) => Some(why.into()),
-                Verdict::Vacuous | Verdict::Refuted(_) => Some(Cause::ContradictoryAssumptions.into()),
-            };
-        }
-        round
-    }
-
-    /// The first obligation of pair `k` that fails, explained, or why one could not be
-    /// decided; `None` when all hold.
-    fn check_pair(&self, scope: &Scope, safety: &QueueSafety, k: PairIndex) -> Option<Result<Violation, Undecided>> {
-        let pair = safety.pair(k);
+    /// violations as it asks for (see [`Checker::round`]). When every pair holds, the
+    /// assumptions are checked too: contradictory ones make the round unknown.
+    pub fn safety(&self, safety: &QueueSafety, checks: &PairChecks) -> Round<Violation> {
         let label = format!("q{}_safety", safety.q.number());
-        for (obligation, which) in pair.obligations() {
-            let completion = match which {
-                PairObligation::SameThread => &pair.completion,
-                PairObligation::CrossThread => &pair.cross_completion,
-            };
-            match self.check_completed(scope, obligation, &label, completion) {
-                Outcome::Holds => {}
-                Outcome::Unknown(why) => return Some(Err(why.into())),
-                Outcome::Fails(found) => {
-                    return Some(Ok(match which {
-                        PairObligation::SameThread => self.explain(safety, k, &found),
-                        PairObligation::CrossThread => self.cross_violation(pair.accesses, k, found.values()),
-                    }))
-                }
+        let of = RoundOf {
+            query: &safety.query,
+            facts: &|| safety.slack.facts(checks.loosen),
+            label: &label,
+            limit: checks.limit,
+            on_vacuous: OnVacuous::Undecided,
+        };
+        let open = checks.order.iter().copied().filter(|&k| !checks.excluded.contains(&safety.pair(k).accesses));
+        let asked = open.map(|k| Asked { index: k.0, obligations: safety.pair(k).obligations().collect() });
+        self.round(&of, asked, |k, which, found| {
+            let k = PairIndex(k);
+            match safety.pair(k).obligation_kinds().nth(which) {
+                Some(PairObligation::CrossThread) => self.cross_violation(safety.pair(k).accesses, k, found.values()),
+                _ => self.explain(safety, k, found),
             }
-        }
-        None
+        })
     }
 
     /// The same-thread violation of pair `k` in a counterexample.
@@ -522,10 +485,16 @@ impl QueueSafety {
 }
 
 impl Pair {
-    /// The obligations of the pair, each with which it is.
-    fn obligations(&self) -> impl Iterator<Item = (ObligationId, PairObligation)> + '_ {
-        std::iter::once((self.same_thread, PairObligation::SameThread))
-            .chain(self.cross_thread.map(|o| (o, PairObligation::CrossThread)))
+    /// Which obligations the pair has, in the order they are checked.
+    fn obligation_kinds(&self) -> impl Iterator<Item = PairObligation> {
+        std::iter::once(PairObligation::SameThread).chain(self.cross_thread.map(|_| PairObligation::CrossThread))
+    }
+
+    /// The obligations of the pair, in the order they are checked, each with how far its
+    /// counterexample can be trusted.
+    fn obligations(&self) -> impl Iterator<Item = (ObligationId, &Completion)> + '_ {
+        std::iter::once((self.same_thread, &self.completion))
+            .chain(self.cross_thread.map(|o| (o, &self.cross_completion)))
     }
 }
 

@@ -8,10 +8,11 @@
 //! encoding with the wait's slack fixed (or bounded below), and checks first the pairs
 //! nearest the wait, where a violation usually shows.
 
-use super::checker::{Checker, Loosen, WaitFailure};
+use super::checker::{Checker, Loosen};
 use super::drained::QueueDrained;
 use super::encode::Unsupported;
 use super::model::{EventId, EventKind};
+use super::obligation::WaitFailure;
 use super::report::{Cause, Subject, Undecided, WaitCount, WaitVerdict};
 use super::safety::{PairChecks, QueueSafety, StoreUse};
 
@@ -97,7 +98,7 @@ fn safe_with(checker: &Checker, queue: &Queue, loosened: Loosen) -> Loosened {
     let order = queue.safety.nearest_first(checker, wait);
     let checks = PairChecks { order: &order, excluded: queue.excluded, loosen, limit: 1 };
     let round = checker.safety(queue.safety, &checks);
-    if !round.violations.is_empty() {
+    if !round.refuted.is_empty() {
         return Loosened::Unsafe;
     }
     if let Some(why) = round.unknown {

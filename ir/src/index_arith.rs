@@ -1,8 +1,9 @@
-//! Index arithmetic for the lowering passes (flattening, vectorization, vector-type rewrite):
-//! building `+` and `*` of integer index expressions with the folding that keeps emitted
-//! indices readable (`x + 0`, `1 * x`, constants), in the operands' own integer type; and the
-//! affine test (`a * var + uniform`) that dependence checks (and the verifier's loop bounds)
-//! use to tell iterations apart.
+//! Index arithmetic over integer expressions, on top of [`int_arith`]'s values: building `+`
+//! and `*` of index expressions with the folding that keeps emitted indices readable (`x + 0`,
+//! `1 * x`, constants), in the operands' own integer type (the lowering passes: flattening,
+//! vectorization, vector-type rewrite); and the affine test (`a * var + uniform`) that the
+//! pipeline pass's dependence checks and the verifier's loop bounds use to tell iterations
+//! apart.
 //!
 //! Invariants: folding is exact (two's-complement wrap in the type's width, int32 and int64
 //! only; other widths are never folded); an operand is only dropped (`x * 0`) when it can
@@ -11,12 +12,12 @@
 
 use std::collections::HashMap;
 
-use tirproof_ir::int_arith;
-use tirproof_ir::visit::{walk_expr, Visitor};
-use tirproof_ir::{BinOp, DataType, Expr, Var, VarId};
+use crate::int_arith;
+use crate::visit::{walk_expr, Visitor};
+use crate::{BinOp, DataType, Expr, Var, VarId};
 
 /// The value of an integer immediate (not bool).
-pub(crate) fn const_int(e: &Expr) -> Option<i64> {
+pub fn const_int(e: &Expr) -> Option<i64> {
     match e {
         Expr::Int { value, dtype } if dtype.is_integer() && dtype.is_scalar() => Some(*value),
         _ => None,
@@ -24,12 +25,12 @@ pub(crate) fn const_int(e: &Expr) -> Option<i64> {
 }
 
 /// An immediate of `dtype`.
-pub(crate) fn imm(value: i64, dtype: DataType) -> Expr {
+pub fn imm(value: i64, dtype: DataType) -> Expr {
     Expr::int_of(value, dtype)
 }
 
 /// `e` as a value of the integer type `dtype`: unchanged, a retyped immediate, or a cast.
-pub(crate) fn convert(e: Expr, dtype: DataType) -> Expr {
+pub fn convert(e: Expr, dtype: DataType) -> Expr {
     if e.dtype() == dtype {
         return e;
     }
@@ -60,7 +61,7 @@ fn fold(op: BinOp, a: i64, b: i64, dtype: DataType) -> Option<i64> {
 }
 
 /// `a + b`, folded; `(x + c1) + c2` becomes `x + (c1 + c2)`, `x + -c` becomes `x - c`.
-pub(crate) fn add(a: Expr, b: Expr) -> Expr {
+pub fn add(a: Expr, b: Expr) -> Expr {
     let t = a.dtype();
     match (const_int(&a), const_int(&b)) {
         (Some(x), Some(y)) => match fold(BinOp::Add, x, y, t) {
@@ -92,7 +93,7 @@ fn add_const(a: Expr, c: i64) -> Expr {
 }
 
 /// `a * b`, folded; `x * 1` and `1 * x` become `x`, a constant factor goes to the right.
-pub(crate) fn mul(a: Expr, b: Expr) -> Expr {
+pub fn mul(a: Expr, b: Expr) -> Expr {
     let t = a.dtype();
     match (const_int(&a), const_int(&b)) {
         (Some(x), Some(y)) => match fold(BinOp::Mul, x, y, t) {
@@ -121,12 +122,12 @@ fn trap_free(e: &Expr) -> bool {
 }
 
 /// The product of `values`, folded (1 for none).
-pub(crate) fn product(values: impl IntoIterator<Item = Expr>, dtype: DataType) -> Expr {
+pub fn product(values: impl IntoIterator<Item = Expr>, dtype: DataType) -> Expr {
     values.into_iter().fold(imm(1, dtype), |acc, v| mul(acc, convert(v, dtype)))
 }
 
 /// The wider of two integer index types (int64 when either is; otherwise `a`).
-pub(crate) fn wider(a: DataType, b: DataType) -> DataType {
+pub fn wider(a: DataType, b: DataType) -> DataType {
     if b.is_integer() && b.bits > a.bits {
         b.element()
     } else {
@@ -176,7 +177,7 @@ pub fn coefficient(e: &Expr, var: &Var, lets: &HashMap<VarId, Expr>) -> Option<i
 /// `e` as a linear form: terms (compared structurally, let-bound variables expanded) with
 /// their coefficients, and a constant. Terms are what is not a sum, difference or constant
 /// multiple; `None` on overflow of a coefficient.
-pub(crate) fn linear_form(e: &Expr, lets: &HashMap<VarId, Expr>) -> Option<(Vec<(Expr, i64)>, i64)> {
+pub fn linear_form(e: &Expr, lets: &HashMap<VarId, Expr>) -> Option<(Vec<(Expr, i64)>, i64)> {
     let mut terms: Vec<(Expr, i64)> = Vec::new();
     let mut constant = 0i64;
     linear_terms(e, 1, lets, &mut terms, &mut constant)?;
@@ -220,7 +221,7 @@ fn linear_terms(
 }
 
 /// Whether `e` mentions `var`, directly or through a let-bound variable.
-pub(crate) fn mentions(e: &Expr, var: &Var, lets: &HashMap<VarId, Expr>) -> bool {
+pub fn mentions(e: &Expr, var: &Var, lets: &HashMap<VarId, Expr>) -> bool {
     struct Finds<'a> {
         var: &'a Var,
         lets: &'a HashMap<VarId, Expr>,

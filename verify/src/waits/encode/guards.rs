@@ -1,0 +1,320 @@
+//! The conditions around an event as intervals of one loop variable each (plus loop-free
+//! facts, and conditions of one loop variable kept whole and counted by enumeration), and the
+//! questions asked of them: whether they hold at a value, how many values of a range satisfy
+//! them, the last value that does.
+
+use std::collections::BTreeMap;
+
+use tirproof_ir::print::print_expr;
+use tirproof_ir::{BinOp, CmpOp, Expr, LogicOp};
+use z3::ast::{Bool, Int};
+
+use crate::waits::fold::{add, and, ge, ite, le, lt, max, min, mul, neg, or, sub};
+use crate::waits::model::{EventId, LoopId};
+use crate::waits::ranges::ValueRange;
+
+use super::expr::*;
+use super::{Enc, Encoder, LoopValues, Unsupported, ENUMERATED_ITERATIONS};
+
+impl Encoder<'_> {
+    /// The conditions of an event as intervals (see the module docs).
+    pub(super) fn guard(&mut self, event: EventId) -> Enc<Guard> {
+        if let Some(known) = self.guards.get(&event) {
+            return Ok(known.clone());
+        }
+        let mut g = Guard::default();
+        for cond in self.event(event).guards.clone() {
+            self.atoms(&cond, false, &mut g)?;
+        }
+        self.guards.insert(event, g.clone());
+        Ok(g)
+    }
+
+    pub(super) fn atoms(&mut self, cond: &Expr, negated: bool, g: &mut Guard) -> Enc<()> {
+        let boolean = cond.dtype().is_bool();
+        match cond {
+            Expr::Logic { op: LogicOp::And, lhs, rhs } | Expr::Binary { op: BinOp::BitAnd, lhs, rhs }
+                if !negated && boolean =>
+            {
+                self.atoms(lhs, false, g)?;
+                self.atoms(rhs, false, g)
+            }
+            Expr::Logic { op: LogicOp::Or, lhs, rhs } | Expr::Binary { op: BinOp::BitOr, lhs, rhs }
+                if negated && boolean =>
+            {
+                self.atoms(lhs, true, g)?;
+                self.atoms(rhs, true, g)
+            }
+            Expr::Not(inner) => self.atoms(inner, !negated, g),
+            Expr::Int { value, .. } => {
+                g.facts.push(Bool::from_bool((*value != 0) != negated));
+                Ok(())
+            }
+            Expr::Cmp { op, lhs, rhs } => {
+                let op2 = if negated { negate(*op) } else { *op };
+                let mut attempt = g.clone();
+                match self.comparison(op2, lhs, rhs, &mut attempt) {
+                    Ok(()) => {
+                        *g = attempt;
+                        Ok(())
+                    }
+                    Err(_) => self.generic(cond, negated, g),
+                }
+            }
+            other => self.generic(other, negated, g),
+        }
+    }
+
+    /// A condition that is not an interval: kept whole when it mentions one loop variable.
+    pub(super) fn generic(&mut self, cond: &Expr, negated: bool, g: &mut Guard) -> Enc<()> {
+        let cond = if negated { Expr::logical_not(cond.clone()) } else { cond.clone() };
+        let mut loops: Vec<LoopId> =
+            crate::waits::model::vars_of(&cond).iter().filter_map(|v| self.model.is_loop_var(*v)).collect();
+        loops.sort_unstable();
+        loops.dedup();
+        match loops.as_slice() {
+            [] => {
+                let mut none = None;
+                let fact = self.bool_inner(&cond, &LoopValues::new(), &mut none)?;
+                g.facts.push(fact);
+                Ok(())
+            }
+            [l] => {
+                g.generic.entry(*l).or_default().push(cond);
+                Ok(())
+            }
+            _ => Err(Unsupported(format!(
+                "the condition {} around a commit or wait mentions several loop variables",
+                print_expr(&cond)
+            ))),
+        }
+    }
+
+    /// Whether loop `l`'s conditions that are not intervals hold at `v`.
+    pub(super) fn generic_at(&mut self, l: LoopId, guard: &Guard, v: &Int) -> Enc<Bool> {
+        let at = LoopValues::from([(l, v.clone())]);
+        let mut all = vec![Bool::from_bool(true)];
+        for cond in guard.generic.get(&l).cloned().into_iter().flatten() {
+            let mut none = None;
+            all.push(self.bool_inner(&cond, &at, &mut none)?);
+        }
+        Ok(and(&all))
+    }
+
+    /// How many values in `[lo, min(hi, upper))` satisfy loop `l`'s conditions.
+    pub(super) fn span(&mut self, l: LoopId, g: &Guard, upper: &Int, outer: &LoopValues) -> Enc<Int> {
+        let (lo, hi) = self.valid(l, g, outer)?;
+        let top = min(&hi, upper);
+        if !g.generic.contains_key(&l) {
+            return Ok(size(&lo, &top));
+        }
+        self.assume_bounded(l, &lo, &hi);
+        let mut terms = vec![Int::from_i64(0)];
+        for d in 0..ENUMERATED_ITERATIONS {
+            let j = add(&[lo.clone(), Int::from_i64(d)]);
+            let ok = and(&[lt(&j, &top), self.generic_at(l, g, &j)?]);
+            terms.push(ite(&ok, &Int::from_i64(1), &Int::from_i64(0)));
+        }
+        Ok(add(&terms))
+    }
+
+    /// The largest value below `min(hi, upper)` (and at least `lo`) that satisfies loop `l`'s
+    /// conditions, and whether there is one.
+    pub(super) fn last_valid(&mut self, l: LoopId, g: &Guard, upper: &Int, outer: &LoopValues) -> Enc<(Bool, Int)> {
+        let (lo, hi) = self.valid(l, g, outer)?;
+        let top = min(&hi, upper);
+        let prev = sub(&top, &Int::from_i64(1));
+        if !g.generic.contains_key(&l) {
+            return Ok((ge(&prev, &lo), prev));
+        }
+        self.assume_bounded(l, &lo, &hi);
+        let mut value = Int::from_i64(0);
+        let mut exists = Bool::from_bool(false);
+        for d in (1..=ENUMERATED_ITERATIONS).rev() {
+            let j = sub(&top, &Int::from_i64(d));
+            let ok = and(&[ge(&j, &lo), self.generic_at(l, g, &j)?]);
+            value = ite(&ok, &j, &value);
+            exists = or(&[exists, ok]);
+        }
+        Ok((exists, value))
+    }
+
+    pub(super) fn assume_bounded(&mut self, l: LoopId, lo: &Int, hi: &Int) {
+        let fits = le(&sub(hi, lo), &Int::from_i64(ENUMERATED_ITERATIONS));
+        self.bounded.push((l, fits));
+    }
+
+    /// `lhs op rhs` as an interval of one loop variable, or as a loop-free fact.
+    pub(super) fn comparison(&mut self, op: CmpOp, lhs: &Expr, rhs: &Expr, g: &mut Guard) -> Enc<()> {
+        // The interval is over unbounded integers: exact only where no sum or product wraps
+        // (`i + 2147483647 > 0` is false from i = 1 on). Otherwise the condition is kept whole
+        // (`generic`), where it is encoded with its wrapping.
+        if !self.linear_exact(lhs) || !self.linear_exact(rhs) {
+            return Err(Unsupported("a condition whose arithmetic may wrap".into()));
+        }
+        let diff = lhs.clone() - rhs.clone();
+        let (coeffs, rest) = self.linear(&diff)?;
+        let loops: Vec<(LoopId, i64)> = coeffs.into_iter().filter(|(_, c)| *c != 0).collect();
+        let rest = rest.unwrap_or_else(|| Int::from_i64(0));
+        match loops.as_slice() {
+            [] => {
+                g.facts.push(compare(op, &rest, &Int::from_i64(0)));
+                Ok(())
+            }
+            [(l, c)] if *c == 1 || *c == -1 => {
+                // c*v + rest op 0, with c = +-1: v op' -c*rest.
+                let (op, bound) = if *c == 1 { (op, neg(&rest)) } else { (flip(op), rest) };
+                let one = Int::from_i64(1);
+                let range = match op {
+                    CmpOp::Lt => Range { lo: None, hi: Some(bound) },
+                    CmpOp::Le => Range { lo: None, hi: Some(add(&[bound, one])) },
+                    CmpOp::Gt => Range { lo: Some(add(&[bound, one])), hi: None },
+                    CmpOp::Ge => Range { lo: Some(bound), hi: None },
+                    CmpOp::Eq => Range { lo: Some(bound.clone()), hi: Some(add(&[bound, one])) },
+                    CmpOp::Ne => return Err(Unsupported("a `!=` condition around a commit or wait".into())),
+                };
+                g.ranges.entry(*l).or_default().push(range);
+                Ok(())
+            }
+            _ => Err(Unsupported(format!(
+                "the condition {} {op} {} around a commit or wait",
+                print_expr(lhs),
+                print_expr(rhs)
+            ))),
+        }
+    }
+
+    /// Whether the sums, differences and products [`Encoder::linear`] takes apart in `e` stay
+    /// within their types for every value their operands can have.
+    pub(super) fn linear_exact(&mut self, e: &Expr) -> bool {
+        match e {
+            Expr::Binary { op: BinOp::Add | BinOp::Sub | BinOp::Mul, lhs, rhs } => {
+                let fits = ValueRange::of_type(e.dtype())
+                    .is_none_or(|full| self.ranges.exact(e).is_some_and(|r| r.within(full)));
+                fits && self.linear_exact(lhs) && self.linear_exact(rhs)
+            }
+            _ => true,
+        }
+    }
+
+    /// `e` as `sum(c_l * v_l) + rest`, where `rest` mentions no loop variable.
+    pub(super) fn linear(&mut self, e: &Expr) -> Enc<(BTreeMap<LoopId, i64>, Option<Int>)> {
+        match e {
+            Expr::Var(v) if self.model.is_loop_var(v.id()).is_some() => {
+                let coeffs = self.model.is_loop_var(v.id()).map(|l| (l, 1)).into_iter().collect();
+                Ok((coeffs, None))
+            }
+            Expr::Binary { op: op @ (BinOp::Add | BinOp::Sub), lhs, rhs } => {
+                let (mut a, ra) = self.linear(lhs)?;
+                let (b, rb) = self.linear(rhs)?;
+                let sign = if *op == BinOp::Add { 1 } else { -1 };
+                for (l, c) in b {
+                    *a.entry(l).or_default() += sign * c;
+                }
+                let rest = match (ra, rb) {
+                    (None, None) => None,
+                    (Some(x), None) => Some(x),
+                    (None, Some(y)) => Some(if sign == 1 { y } else { neg(&y) }),
+                    (Some(x), Some(y)) => Some(if sign == 1 { add(&[x, y]) } else { sub(&x, &y) }),
+                };
+                Ok((a, rest))
+            }
+            Expr::Binary { op: BinOp::Mul, lhs, rhs } if lhs.as_int().is_some() || rhs.as_int().is_some() => {
+                let (k, other) = match lhs.as_int() {
+                    Some(k) => (k, rhs),
+                    None => (rhs.as_int().unwrap_or(0), lhs),
+                };
+                let (coeffs, rest) = self.linear(other)?;
+                let coeffs = coeffs.into_iter().map(|(l, c)| (l, c * k)).collect();
+                Ok((coeffs, rest.map(|r| mul(&[r, Int::from_i64(k)]))))
+            }
+            other => {
+                let mentions_loop =
+                    crate::waits::model::vars_of(other).iter().any(|v| self.model.is_loop_var(*v).is_some());
+                if mentions_loop {
+                    return Err(Unsupported(format!("the non-affine expression {}", print_expr(other))));
+                }
+                Ok((BTreeMap::new(), Some(self.int(other, &LoopValues::new(), None)?)))
+            }
+        }
+    }
+
+    /// `[lo, hi)` of the iterations of loop `l` where `event`'s conditions on it hold.
+    pub(super) fn valid(&mut self, l: LoopId, guard: &Guard, outer: &LoopValues) -> Enc<(Int, Int)> {
+        let (mut lo, mut hi) = self.loop_bounds_at(l, outer)?;
+        for r in guard.ranges.get(&l).into_iter().flatten() {
+            if let Some(x) = &r.lo {
+                lo = max(&lo, x);
+            }
+            if let Some(y) = &r.hi {
+                hi = min(&hi, y);
+            }
+        }
+        Ok((lo, hi))
+    }
+
+    /// Whether `event`'s conditions on loop `l` hold at value `v` (its other conditions are
+    /// those of the instance `v` replaces a value of).
+    pub fn holds_at_event(&mut self, event: EventId, l: LoopId, v: &Int) -> Enc<Bool> {
+        let guard = self.guard(event)?;
+        Ok(self.holds_at(l, &guard, v))
+    }
+
+    /// Whether `event`'s conditions on loop `l` hold at value `v`.
+    pub(super) fn holds_at(&mut self, l: LoopId, guard: &Guard, v: &Int) -> Bool {
+        let mut all = vec![self.generic_at(l, guard, v).unwrap_or_else(|_| Bool::from_bool(true))];
+        for r in guard.ranges.get(&l).into_iter().flatten() {
+            if let Some(x) = &r.lo {
+                all.push(ge(v, x));
+            }
+            if let Some(y) = &r.hi {
+                all.push(lt(v, y));
+            }
+        }
+        and(&all)
+    }
+}
+
+/// An interval restriction `lo <= v < hi` of one loop variable, from a condition.
+#[derive(Clone)]
+pub(super) struct Range {
+    pub(super) lo: Option<Int>,
+    pub(super) hi: Option<Int>,
+}
+
+/// The conditions of an event split into per-loop intervals, loop-free facts, and other
+/// conditions of one loop variable (counted by enumeration, for a bounded number of
+/// iterations).
+#[derive(Clone, Default)]
+pub(super) struct Guard {
+    pub(super) ranges: BTreeMap<LoopId, Vec<Range>>,
+    pub(super) facts: Vec<Bool>,
+    pub(super) generic: BTreeMap<LoopId, Vec<Expr>>,
+}
+
+/// `max(0, hi - lo)`.
+pub(super) fn size(lo: &Int, hi: &Int) -> Int {
+    max(&Int::from_i64(0), &sub(hi, lo))
+}
+
+pub(super) fn negate(op: CmpOp) -> CmpOp {
+    match op {
+        CmpOp::Eq => CmpOp::Ne,
+        CmpOp::Ne => CmpOp::Eq,
+        CmpOp::Lt => CmpOp::Ge,
+        CmpOp::Le => CmpOp::Gt,
+        CmpOp::Gt => CmpOp::Le,
+        CmpOp::Ge => CmpOp::Lt,
+    }
+}
+
+/// The comparison with its sides exchanged.
+pub(super) fn flip(op: CmpOp) -> CmpOp {
+    match op {
+        CmpOp::Lt => CmpOp::Gt,
+        CmpOp::Le => CmpOp::Ge,
+        CmpOp::Gt => CmpOp::Lt,
+        CmpOp::Ge => CmpOp::Le,
+        other => other,
+    }
+}

@@ -1,0 +1,110 @@
+//! The last instance of an event before an instance of another: whether one exists and its
+//! loop values, as terms (the last valid value of each loop in turn, outermost first).
+
+use std::collections::BTreeMap;
+
+use z3::ast::{Bool, Int};
+
+use crate::waits::fold::{and, ite, or};
+use crate::waits::model::{EventId, LoopId, Step};
+
+use super::guards::*;
+use super::{missing_loop, Enc, Encoder, Instance, LoopValues};
+
+impl Encoder<'_> {
+    /// The last instance of `event` before `at`: whether one exists, and its loop values.
+    pub fn last_before(&mut self, event: EventId, at: &Instance) -> Enc<(Bool, Instance)> {
+        let key = (event, at.key());
+        if let Some(known) = self.lasts.get(&key) {
+            return Ok(known.clone());
+        }
+        let last = self.last_before_uncached(event, at)?;
+        self.lasts.insert(key, last.clone());
+        Ok(last)
+    }
+
+    pub(super) fn last_before_uncached(&mut self, event: EventId, at: &Instance) -> Enc<(Bool, Instance)> {
+        let guard = self.guard(event)?;
+        let facts = and(&guard.facts);
+        let path = self.event(event).path.clone();
+        let upath = self.event(at.event).path.clone();
+        let (exists, mut vals) = self.last_rec(&path, &upath, 0, at, &guard)?;
+        // Where no instance exists the values are unused (guarded by `exists`), but every
+        // loop needs one so that counting at this instance is well defined.
+        for l in self.model.loops_of(self.event(event)) {
+            vals.entry(l).or_insert_with(|| Int::from_i64(0));
+        }
+        Ok((and(&[facts, exists]), Instance { event, vals }))
+    }
+
+    pub(super) fn last_rec(
+        &mut self,
+        p: &[Step],
+        u: &[Step],
+        i: usize,
+        at: &Instance,
+        g: &Guard,
+    ) -> Enc<(Bool, LoopValues)> {
+        match (p.get(i), u.get(i)) {
+            (Some(Step::Loop(l)), Some(Step::Loop(m))) if l == m => {
+                let v = at.vals.get(l).cloned().ok_or_else(|| missing_loop(at, *l))?;
+                let (same_exists, mut same) = self.last_rec(p, u, i + 1, at, g)?;
+                same.insert(*l, v.clone());
+                let same_exists = and(&[same_exists, self.holds_at(*l, g, &v)]);
+                if self.model.loop_info(*l).per_thread {
+                    return Ok((same_exists, same));
+                }
+                let (prev_exists, prev) = self.last_valid(*l, g, &v, &at.vals)?;
+                let mut before = at.vals.clone();
+                before.insert(*l, prev.clone());
+                let (rest_exists, mut rest) = self.last_all(p, i + 1, g, &before)?;
+                rest.insert(*l, prev);
+                let earlier_exists = and(&[prev_exists, rest_exists]);
+                Ok((or(&[same_exists.clone(), earlier_exists]), choose(&same_exists, &same, &rest)))
+            }
+            (Some(Step::Child(x)), Some(Step::Child(y))) | (Some(Step::Branch(x)), Some(Step::Branch(y))) if x == y => {
+                self.last_rec(p, u, i + 1, at, g)
+            }
+            (Some(Step::Child(x)), Some(Step::Child(y))) if x < y => self.last_all(p, i, g, &at.vals),
+            // Later children, and the other branch of the same `if` (which did not run).
+            _ => Ok((Bool::from_bool(false), BTreeMap::new())),
+        }
+    }
+
+    /// The last instance of the rest of the path from step `i`.
+    /// The last value of each loop is taken in turn, outermost first (a triangular loop's
+    /// bounds see the outer loop's last value; an empty last range then yields no instance,
+    /// though an earlier outer iteration may have one: fewer waits and barriers, never more).
+    pub(super) fn last_all(&mut self, p: &[Step], i: usize, g: &Guard, outer: &LoopValues) -> Enc<(Bool, LoopValues)> {
+        let mut outer = outer.clone();
+        let mut exists = vec![Bool::from_bool(true)];
+        let mut vals = BTreeMap::new();
+        for step in &p[i..] {
+            if let Step::Loop(l) = step {
+                if self.model.loop_info(*l).per_thread {
+                    let v = self.threads.get(l).cloned().unwrap_or_else(|| Int::from_i64(0));
+                    exists.push(self.holds_at(*l, g, &v));
+                    vals.insert(*l, v);
+                } else {
+                    let (_, hi) = self.valid(*l, g, &outer)?;
+                    let (ok, last) = self.last_valid(*l, g, &hi, &outer)?;
+                    exists.push(ok);
+                    outer.insert(*l, last.clone());
+                    vals.insert(*l, last);
+                }
+            }
+        }
+        Ok((and(&exists), vals))
+    }
+}
+
+pub(super) fn choose(c: &Bool, a: &LoopValues, b: &LoopValues) -> LoopValues {
+    let keys: std::collections::BTreeSet<LoopId> = a.keys().chain(b.keys()).copied().collect();
+    keys.into_iter()
+        .map(|k| {
+            let x = a.get(&k).or_else(|| b.get(&k)).cloned().unwrap_or_else(|| Int::from_i64(0));
+            let y = b.get(&k).or_else(|| a.get(&k)).cloned().unwrap_or_else(|| Int::from_i64(0));
+            (k, ite(c, &x, &y))
+        })
+        .collect()
+}

@@ -29,7 +29,8 @@ use tirproof_ir::var::VarId;
 use tirproof_passes::manager::{PassManager, PipelineError, UnknownPass};
 
 use crate::module::{
-    Address, Arch, Array, Inst, Kernel, Label, Launch, Line, Module, Op, Operand, Param, Reg, RegClass, StateSpace, Ty,
+    Address, Arch, Array, BlockDirectives, Inst, Kernel, Label, Launch, Line, Module, Op, Operand, Param, Reg,
+    RegClass, StateSpace, Ty,
 };
 
 /// The passes that turn a program as written into what codegen accepts, in order.
@@ -110,8 +111,16 @@ pub fn lower_func(func: &PrimFunc) -> Result<(Kernel, Vec<Note>), LowerError> {
     gen.params(func)?;
     gen.stmt(&func.body)?;
     gen.emit(Op::Ret);
-    let kernel =
-        Kernel { name: ident(&func.name), params: gen.params, arrays: gen.arrays, launch: gen.launch, body: gen.body };
+    // The code is generated for this block shape and states it.
+    let directives = BlockDirectives { reqntid: Some(gen.launch.block), maxntid: None };
+    let kernel = Kernel {
+        name: ident(&func.name),
+        params: gen.params,
+        arrays: gen.arrays,
+        launch: gen.launch,
+        directives,
+        body: gen.body,
+    };
     Ok((kernel, gen.notes))
 }
 

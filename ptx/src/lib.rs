@@ -26,5 +26,8 @@ pub mod launch;
 pub mod module;
 pub mod parse;
 
-pub use codegen::{lower_func, lower_module, lower_tir, LowerError, Lowered, Note, PrepareError, LOWERING_PASSES};
+pub use codegen::{
+    lower_func, lower_kernel, lower_module, lower_tir, KernelError, LowerError, Lowered, LoweredKernel, Note,
+    PrepareError, LOWERING_PASSES,
+};
 pub use module::{Arch, Module};

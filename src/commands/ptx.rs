@@ -8,7 +8,11 @@
 //!
 //! Running PTX text: the kernel's parameters are bound by name, in parameter order (a 64-bit
 //! address by `--input NAME=FILE.npy`, in the file's own element type; a scalar by `--arg`,
-//! which must fit the parameter's type). PTX that does not parse, a kernel that does not
+//! which must fit the parameter's type), and `--seed` orders the threads of a block between
+//! barriers (without it they run in order). The launch rules (the targets' limits, the
+//! kernel's `.reqntid`/`.maxntid`, the encoding of arguments) are the PTX crate's
+//! (`tirproof_ptx::launch`, `tirproof_ptx::args`); this module parses the flags and reports.
+//! PTX that does not parse, a kernel that does not
 //! exist, a launch shape or shared memory size that does not fit the kernel or the target,
 //! and anything the emulator refuses are errors at a `file:line:col` of the PTX; a fault of the
 //! program names the PTX line, and both exit 1.
@@ -20,13 +24,16 @@ use std::process::ExitCode;
 use anyhow::{anyhow, bail, Context};
 use tirproof::source::Source;
 use tirproof_interp::{Schedule, Tensor};
-use tirproof_ir::{Diagnostics, IRModule};
+use tirproof_ir::{Diagnostics, IRModule, PrimFunc};
 use tirproof_ptx::args::{ArgBinder, ArgError, KernelArg, ScalarArg};
 use tirproof_ptx::emu::{run_kernel, EmuConfig, EmuOutcome};
 use tirproof_ptx::launch::LaunchRequest;
 use tirproof_ptx::module::{Dims, Kernel, Ty};
 use tirproof_ptx::parse::{parse, Parsed};
-use tirproof_ptx::{lower_module, lower_tir, module::print, Arch, Lowered, PrepareError};
+use tirproof_ptx::{
+    lower_kernel, lower_module, lower_tir, module::print, Arch, KernelError, LowerError, Lowered, LoweredKernel,
+    PrepareError,
+};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -69,12 +76,30 @@ fn lower(src: &Source, arch: Arch) -> Result<Lowered, String> {
 
 /// Runs the lowering pipeline and codegen on a checked module; what stopped it, rendered
 /// against the source.
-pub fn lower_checked(src: &Source, mut module: IRModule, arch: Arch) -> Result<Lowered, String> {
-    lower_tir(&mut module).map_err(|error| match error {
+fn lower_checked(src: &Source, mut module: IRModule, arch: Arch) -> Result<Lowered, String> {
+    lower_tir(&mut module).map_err(|error| render_prepare(src, error))?;
+    lower_module(&module, arch).map_err(|error| render_lower(src, &error))
+}
+
+/// Lowers one function of a checked module to its kernel (`tirproof_ptx::lower_kernel`); what
+/// stopped it, rendered against the source.
+pub fn lower_one(src: &Source, func: &PrimFunc, arch: Arch) -> Result<LoweredKernel, String> {
+    lower_kernel(func, arch).map_err(|error| match error {
+        KernelError::Prepare(error) => render_prepare(src, error),
+        KernelError::Lower(error) => render_lower(src, &error),
+        other => other.to_string(),
+    })
+}
+
+fn render_prepare(src: &Source, error: PrepareError) -> String {
+    match error {
         PrepareError::Pipeline(e) => e.render(&src.name, &src.text),
         other => other.to_string(),
-    })?;
-    lower_module(&module, arch).map_err(|error| src.render(&Diagnostics(vec![error.to_diagnostic()])))
+    }
+}
+
+fn render_lower(src: &Source, error: &LowerError) -> String {
+    src.render(&Diagnostics(vec![error.to_diagnostic()]))
 }
 
 /// Three launch dimensions, `X,Y,Z` (missing trailing ones are 1), as `--grid` and `--block`
@@ -98,7 +123,7 @@ fn parse_dims(s: &str) -> Result<Dims, String> {
 #[derive(clap::Args)]
 pub struct TextRunArgs {
     /// Run this PTX file on the emulator instead of a TIR program.
-    #[arg(long, value_name = "FILE.ptx", conflicts_with_all = ["file", "reference", "func", "engine"])]
+    #[arg(long, value_name = "FILE.ptx", conflicts_with_all = ["file", "reference", "print", "func", "engine"])]
     pub ptx: Option<PathBuf>,
     /// The kernel to run (default: the only one).
     #[arg(long, requires = "ptx")]
@@ -109,10 +134,24 @@ pub struct TextRunArgs {
     /// Threads of a block, X,Y,Z (default: the kernel's `.reqntid`, or 1,1,1).
     #[arg(long, requires = "ptx", value_name = "X,Y,Z", value_parser = parse_dims)]
     pub block: Option<Dims>,
-    /// Dynamic shared memory per block in bytes; with the kernel's static arrays it must fit
-    /// the target's limit.
-    #[arg(long, requires = "ptx", value_name = "BYTES", default_value_t = 0)]
-    pub shared: u64,
+    /// Dynamic shared memory per block in bytes (default 0); with the kernel's static arrays it
+    /// must fit the target's limit.
+    #[arg(long, requires = "ptx", value_name = "BYTES")]
+    pub shared: Option<u64>,
+}
+
+impl TextRunArgs {
+    /// The first launch flag given, which only `--ptx` takes.
+    pub fn launch_flag(&self) -> Option<&'static str> {
+        [
+            ("--kernel", self.kernel.is_some()),
+            ("--grid", self.grid.is_some()),
+            ("--block", self.block.is_some()),
+            ("--shared", self.shared.is_some()),
+        ]
+        .into_iter()
+        .find_map(|(flag, given)| given.then_some(flag))
+    }
 }
 
 /// What `tirproof run --ptx` needs of `tirproof run`'s flags.
@@ -120,6 +159,9 @@ pub struct TextRun<'a> {
     pub file: &'a Path,
     pub launch: &'a TextRunArgs,
     pub schedule: Schedule,
+    /// `--seed`: the emulator runs a block's threads in the seed's order, as `tirproof run`
+    /// does; without it, in order.
+    pub thread_order_seed: Option<u64>,
     pub fuel: u64,
     pub inputs: &'a [String],
     pub args: &'a [String],
@@ -151,7 +193,7 @@ pub fn run_text(run: &TextRun<'_>) -> anyhow::Result<ExitCode> {
         Err(l) => return located(l),
     };
     let args = kernel_args(&kernel, run.inputs, run.args)?;
-    let config = EmuConfig { schedule: run.schedule, thread_order_seed: None, fuel: run.fuel };
+    let config = EmuConfig { schedule: run.schedule, thread_order_seed: run.thread_order_seed, fuel: run.fuel };
     let result = match run_kernel(&kernel, Some(lines), &args, &config) {
         Ok(result) => result,
         Err(e) => {
@@ -195,7 +237,7 @@ fn launched_kernel<'p>(parsed: &'p Parsed, text: &str, flags: &TextRunArgs) -> R
     let (Some(kernel), Some(lines)) = (kernels.get(index), parsed.lines.get(index)) else {
         return Err(Located { line: 1, col: 1, message: "the module has no kernel".into() });
     };
-    let request = LaunchRequest { grid: flags.grid, block: flags.block, dynamic_shared: flags.shared };
+    let request = LaunchRequest { grid: flags.grid, block: flags.block, dynamic_shared: flags.shared.unwrap_or(0) };
     match kernel.launched(parsed.module.arch, request) {
         Ok(kernel) => Ok((kernel, lines)),
         Err(error) => {

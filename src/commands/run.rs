@@ -1,5 +1,6 @@
 //! `tirproof run FILE`: execute a function with the reference interpreter or, with `--engine
-//! ptx`, as PTX on the emulator (lowered as `tirproof ptx` lowers it), or with `--engine gpu`,
+//! ptx`, as PTX on the emulator (the selected function lowered once, as `tirproof ptx` lowers
+//! it, a failure rendered against the source), or with `--engine gpu`,
 //! that PTX on the GPU (which decides its own schedule, so `--schedule` is refused with it),
 //! optionally against a reference program on the same inputs (always run by the
 //! interpreter); `tirproof run --ptx FILE.ptx` runs PTX text (`super::ptx::run_text`). Without
@@ -18,11 +19,13 @@ use tirproof::outln;
 use tirproof::source::Source;
 use tirproof::source::STDIN_PATH;
 use tirproof_fuzz::engine::{
-    compare_runs, Difference, Engine, EngineError, Execution, GpuEngine, Interpreter, PtxEmulator, Side, Subject,
+    compare_runs, Difference, Engine, EngineError, Execution, GpuEngine, Interpreter, LoweredKernel, PtxEmulator, Side,
+    Subject,
 };
 use tirproof_interp::{random_inputs, run, Inputs, Outcome, RunConfig, RunResult, ScalarValue, Schedule, Tensor};
 use tirproof_ir::int_arith::wrap;
 use tirproof_ir::{IRModule, PrimFunc};
+use tirproof_ptx::Arch;
 
 /// What executes the TIR program.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -58,9 +61,10 @@ pub struct Args {
     /// A scalar parameter's value (repeatable); unset scalars are seeded random.
     #[arg(long = "arg", value_name = "NAME=VALUE")]
     args: Vec<String>,
-    /// Seed for random inputs and for the order of threads between barriers.
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
+    /// Seed for random inputs and for the order of threads between barriers (default 0); with
+    /// --ptx, for the order of threads only (without it, a block's threads run in order).
+    #[arg(long)]
+    seed: Option<u64>,
     /// Write every output buffer as DIR/NAME.npy instead of printing it.
     #[arg(long, value_name = "DIR")]
     output: Option<PathBuf>,
@@ -82,13 +86,17 @@ pub fn run_command(args: &Args) -> anyhow::Result<ExitCode> {
         (None, Some(file)) => file,
         (None, None) => bail!("give a TVMScript FILE, or --ptx FILE.ptx"),
     };
+    if let Some(flag) = args.ptx.launch_flag() {
+        bail!("{flag} shapes the launch of PTX text: it needs --ptx FILE.ptx");
+    }
     if args.reference.as_deref() == Some(Path::new(STDIN_PATH)) && file == Path::new(STDIN_PATH) {
         bail!("only one of FILE and --reference can be `-` (standard input)");
     }
     let Some((src, module)) = super::load_checked(file)? else { return Ok(super::input_problems()) };
     let func = select(&module, args.func.as_deref())?;
     let scalars = parse_scalars(func, &args.args)?;
-    let mut inputs = random_inputs(func, args.seed, &scalars).map_err(|e| anyhow!("{e}"))?;
+    let seed = args.seed.unwrap_or(0);
+    let mut inputs = random_inputs(func, seed, &scalars).map_err(|e| anyhow!("{e}"))?;
     read_inputs(&args.inputs, &mut inputs)?;
     // Both engines run the threads of a block in the seed's order (the same permutations); the
     // GPU runs them in its own order, compared with the interpreter's run in order.
@@ -101,26 +109,29 @@ pub fn run_command(args: &Args) -> anyhow::Result<ExitCode> {
         }
         EngineKind::Gpu => GpuEngine::config(args.fuel),
         EngineKind::Interpreter | EngineKind::Ptx => {
-            RunConfig { schedule: args.schedule, thread_order_seed: Some(args.seed), fuel: args.fuel }
+            RunConfig { schedule: args.schedule, thread_order_seed: Some(seed), fuel: args.fuel }
         }
     };
-    let emulator = PtxEmulator::default();
-    let device = GpuEngine::default();
+    let lowered_engine;
     let engine: &dyn Engine = match args.engine {
         EngineKind::Interpreter => &Interpreter,
         EngineKind::Ptx | EngineKind::Gpu => {
             if let Some(why) = GpuEngine::unavailable().filter(|_| args.engine == EngineKind::Gpu) {
                 bail!("{why}");
             }
-            if let Err(rendered) = super::ptx::lower_checked(&src, module.clone(), emulator.arch) {
-                eprintln!("{rendered}");
-                return Ok(super::input_problems());
+            let target = match args.engine {
+                EngineKind::Gpu => PtxTarget::Gpu(GpuEngine::default()),
+                _ => PtxTarget::Emulator(PtxEmulator::default()),
+            };
+            // The one lowering of the run: a failure is rendered against the source.
+            match super::ptx::lower_one(&src, func, target.arch()) {
+                Ok(kernel) => lowered_engine = Prelowered { kernel, target },
+                Err(rendered) => {
+                    eprintln!("{rendered}");
+                    return Ok(super::input_problems());
+                }
             }
-            if args.engine == EngineKind::Gpu {
-                &device
-            } else {
-                &emulator
-            }
+            &lowered_engine
         }
     };
     match (&args.reference, args.engine) {
@@ -135,12 +146,59 @@ pub fn run_command(args: &Args) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// What runs the PTX of `--engine ptx` and `--engine gpu`.
+enum PtxTarget {
+    Emulator(PtxEmulator),
+    Gpu(GpuEngine),
+}
+
+impl PtxTarget {
+    fn arch(&self) -> Arch {
+        match self {
+            PtxTarget::Emulator(emulator) => emulator.arch,
+            PtxTarget::Gpu(device) => device.arch,
+        }
+    }
+
+    fn engine(&self) -> &dyn Engine {
+        match self {
+            PtxTarget::Emulator(emulator) => emulator,
+            PtxTarget::Gpu(device) => device,
+        }
+    }
+}
+
+/// The selected function's kernel, lowered once by the command, on its target: `run` runs
+/// that kernel (the function it is given is the one it was lowered from).
+struct Prelowered {
+    kernel: LoweredKernel,
+    target: PtxTarget,
+}
+
+impl Engine for Prelowered {
+    fn name(&self) -> &'static str {
+        self.target.engine().name()
+    }
+
+    fn supports(&self, config: &RunConfig) -> bool {
+        self.target.engine().supports(config)
+    }
+
+    fn run(&self, _lowered_from: &PrimFunc, inputs: &Inputs, config: &RunConfig) -> Execution {
+        match &self.target {
+            PtxTarget::Emulator(emulator) => emulator.run_lowered(&self.kernel, inputs, config),
+            PtxTarget::Gpu(device) => device.run_lowered(&self.kernel, inputs, config),
+        }
+    }
+}
+
 /// The flags `tirproof run --ptx` uses.
 fn text_run<'a>(args: &'a Args, ptx: &'a Path) -> super::ptx::TextRun<'a> {
     super::ptx::TextRun {
         file: ptx,
         launch: &args.ptx,
         schedule: args.schedule,
+        thread_order_seed: args.seed,
         fuel: args.fuel,
         inputs: &args.inputs,
         args: &args.args,

@@ -22,7 +22,7 @@ use tirproof_ptx::module::Module;
 use tirproof_ptx::Arch;
 
 use super::ptx::{kernel_args, outputs_of};
-use super::{Engine, EngineError, Execution, PtxEmulator};
+use super::{Engine, EngineError, Execution, LoweredKernel, PtxEmulator};
 
 /// The GPU of this process, on the PTX lowered for `arch`.
 #[derive(Clone, Copy, Debug)]
@@ -59,16 +59,26 @@ impl Engine for GpuEngine {
     }
 
     fn run(&self, func: &PrimFunc, inputs: &Inputs, config: &RunConfig) -> Execution {
+        if let Err(error) = tirproof_gpu::gpu() {
+            return Execution::Failed(EngineError::Unavailable(error.to_string()));
+        }
+        match (PtxEmulator { arch: self.arch }).lower(func) {
+            Ok(lowered) => self.run_lowered(&lowered, inputs, config),
+            Err(error) => Execution::Failed(error),
+        }
+    }
+}
+
+impl GpuEngine {
+    /// Runs an already lowered kernel (for this engine's architecture) on `inputs`: first on
+    /// the emulator, then, when it ran cleanly there, on the device.
+    pub fn run_lowered(&self, lowered: &LoweredKernel, inputs: &Inputs, config: &RunConfig) -> Execution {
         let gpu = match tirproof_gpu::gpu() {
             Ok(gpu) => gpu,
             Err(error) => return Execution::Failed(EngineError::Unavailable(error.to_string())),
         };
         let emulator = PtxEmulator { arch: self.arch };
-        let lowered = match emulator.lower(func) {
-            Ok(lowered) => lowered,
-            Err(error) => return Execution::Failed(error),
-        };
-        match emulator.run_lowered(&lowered, inputs, config) {
+        match emulator.run_lowered(lowered, inputs, config) {
             Execution::Completed { .. } => {}
             guarded @ (Execution::Faulted { .. } | Execution::Failed(_)) => return guarded,
         }

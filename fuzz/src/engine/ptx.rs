@@ -10,11 +10,11 @@
 //! buffer parameters, which keep the original's names.
 
 use tirproof_interp::{Inputs, RunConfig, Tensor};
-use tirproof_ir::{IRModule, PrimFunc};
+use tirproof_ir::PrimFunc;
 use tirproof_machine::value::Num;
 use tirproof_ptx::emu::{run_kernel, EmuConfig, EmuError, EmuOutcome, KernelArg};
-use tirproof_ptx::module::{print_with_lines, Kernel};
-use tirproof_ptx::{lower_module, lower_tir, Arch};
+pub use tirproof_ptx::LoweredKernel;
+use tirproof_ptx::{lower_kernel, Arch, KernelError};
 
 use super::{Engine, EngineError, Execution, Outputs};
 
@@ -34,31 +34,14 @@ impl Default for PtxEmulator {
     }
 }
 
-/// One function lowered to PTX: the lowered TIR function (for its parameters), its kernel and
-/// the PTX line of each of the kernel's body entries.
-#[derive(Clone, Debug)]
-pub struct LoweredKernel {
-    pub func: PrimFunc,
-    pub kernel: Kernel,
-    pub lines: Vec<u32>,
-}
-
 impl PtxEmulator {
-    /// Lowers `func` (alone in a module) through the lowering pipeline and codegen; the reason
-    /// when it cannot be.
+    /// Lowers `func` (alone in a module) through the lowering pipeline and codegen
+    /// (`tirproof_ptx::lower_kernel`); the reason when it cannot be.
     pub fn lower(&self, func: &PrimFunc) -> Result<LoweredKernel, EngineError> {
-        let mut module = IRModule { class_name: None, functions: vec![func.clone()] };
-        let unsupported = |why: String| EngineError::Unsupported(format!("cannot be lowered to PTX: {why}"));
-        lower_tir(&mut module).map_err(|e| unsupported(e.to_string()))?;
-        let lowered = lower_module(&module, self.arch).map_err(|e| unsupported(e.to_string()))?;
-        let (_, lines) = print_with_lines(&lowered.module).map_err(|e| unsupported(e.to_string()))?;
-        let func = module.functions.into_iter().next();
-        let kernel = lowered.module.kernels.into_iter().next();
-        let lines = lines.into_iter().next();
-        match (func, kernel, lines) {
-            (Some(func), Some(kernel), Some(lines)) => Ok(LoweredKernel { func, kernel, lines }),
-            _ => Err(EngineError::Refused(format!("lowering `{}` gave no kernel", self.name()))),
-        }
+        lower_kernel(func, self.arch).map_err(|error| match error {
+            KernelError::NoKernel(_) => EngineError::Refused(error.to_string()),
+            other => EngineError::Unsupported(format!("cannot be lowered to PTX: {other}")),
+        })
     }
 
     /// Runs an already lowered kernel on `inputs` (keyed by the buffer and scalar parameters'

@@ -1,7 +1,8 @@
 //! `tirproof run --engine ptx` and `tirproof run --ptx FILE.ptx`, run as a user runs them: the
 //! PTX path computes the interpreter's outputs bitwise under every schedule, a loosened wait in
 //! PTX text faults under lazy only, and bad PTX, kernel names, launch shapes and arguments are
-//! errors at a `file:line:col` of the PTX (or naming the flag), never a panic.
+//! errors at a `file:line:col` of the PTX (or naming the flag), never a panic; flags a mode
+//! does not take are usage errors, and `--seed` orders the threads of PTX text too.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -174,6 +175,9 @@ fn bad_ptx_kernels_and_launch_shapes_are_located_errors() {
     assert!(!not_int.status.success(), "{}", stderr(&not_int));
 }
 
+/// Four threads, each reading the shared element its neighbour writes, with no barrier between.
+const NEIGHBOUR: &str = "# from tvm.script import tirx as T\n\n@T.prim_func\ndef main(A: T.Buffer((4,), \"float32\"), Out: T.Buffer((4,), \"float32\")):\n    for tx in T.thread_binding(4, thread=\"threadIdx.x\"):\n        S = T.alloc_buffer((4,), \"float32\", scope=\"shared\")\n        S[tx] = A[tx]\n        Out[tx] = S[(tx + 1) % 4]\n";
+
 /// The emulator runs a block's threads in the seed's order, the interpreter's: a read of a
 /// neighbour's element no thread has written yet faults in whichever thread runs first, and
 /// both engines name the same one for every seed (and not always the same across seeds).
@@ -181,11 +185,7 @@ fn bad_ptx_kernels_and_launch_shapes_are_located_errors() {
 fn both_engines_run_the_threads_in_the_seeds_order() {
     let dir = scratch();
     let file = dir.path().join("neighbour.py");
-    fs::write(
-        &file,
-        "# from tvm.script import tirx as T\n\n@T.prim_func\ndef main(A: T.Buffer((4,), \"float32\"), Out: T.Buffer((4,), \"float32\")):\n    for tx in T.thread_binding(4, thread=\"threadIdx.x\"):\n        S = T.alloc_buffer((4,), \"float32\", scope=\"shared\")\n        S[tx] = A[tx]\n        Out[tx] = S[(tx + 1) % 4]\n",
-    )
-    .expect("writes");
+    fs::write(&file, NEIGHBOUR).expect("writes");
     let faulting_thread = |engine: &str, seed: &str| {
         let text = fails(&["run", &show(&file), "--engine", engine, "--seed", seed]);
         let at = text.find("(threadIdx.x = ").unwrap_or_else(|| panic!("{engine}, seed {seed}: {text}"));
@@ -196,6 +196,80 @@ fn both_engines_run_the_threads_in_the_seeds_order() {
         let interpreted = faulting_thread("interpreter", seed);
         assert_eq!(faulting_thread("ptx", seed), interpreted, "seed {seed}");
         seen.insert(interpreted);
+    }
+    assert!(seen.len() > 1, "every seed ran the same thread first: {seen:?}");
+}
+
+/// A kernel's `.maxntid` and the launch's own shape are checked too, at the kernel's entry:
+/// a block with more threads than `.maxntid` allows, a grid with an empty dimension.
+#[test]
+fn the_launch_check_holds_maxntid_and_refuses_an_empty_grid() {
+    let kernel = Kernel::new();
+    let entry_line = kernel.text.lines().position(|l| l.contains(".entry")).expect("an entry") + 1;
+    let bounded = kernel.mutant("bounded.ptx", ".reqntid 1, 1, 1", ".maxntid 4, 1, 1");
+    let over = fails(&strs(&kernel.args(&bounded, &["--block", "2,3,1"])));
+    let at_entry = |file: &str| format!("{file}:{entry_line}:");
+    assert!(over.contains(&at_entry("bounded.ptx")), "{over}");
+    assert!(over.contains("kernel `main` allows at most 4 threads a block (`.maxntid 4,1,1`), not 2,3,1"), "{over}");
+    let empty = kernel.mutant("empty.ptx", "// launch: grid 1, 1, 1", "// launch: grid 0, 1, 1");
+    let message = fails(&strs(&kernel.args(&empty, &[])));
+    assert!(message.contains(&at_entry("empty.ptx")) && message.contains("a grid of 0,1,1 is empty"), "{message}");
+}
+
+/// Flags that `run --ptx` has no use for, and PTX launch flags without `--ptx`, are usage
+/// errors (exit 2), never ignored.
+#[test]
+fn flags_a_mode_does_not_take_are_usage_errors() {
+    let kernel = Kernel::new();
+    let program = corpus("pipeline/vector_copy.py");
+    for extra in [
+        vec!["--func", "main"],
+        vec!["--reference", program.as_str()],
+        vec!["--engine", "ptx"],
+        vec!["--engine", "interpreter"],
+        vec!["--print"],
+        vec![program.as_str()],
+    ] {
+        let out = tirproof(&strs(&kernel.args(&kernel.ptx, &extra)));
+        assert_eq!(out.status.code(), Some(2), "run --ptx {extra:?}: {}", stderr(&out));
+    }
+    for launch in [["--kernel", "main"], ["--grid", "1,1,1"], ["--block", "1,1,1"], ["--shared", "0"]] {
+        let out = tirproof(&["run", &program, launch[0], launch[1]]);
+        assert_eq!(out.status.code(), Some(2), "run FILE {launch:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains("--ptx"), "{}", stderr(&out));
+    }
+}
+
+/// `run --ptx --seed N` runs a block's threads in the seed's order, as `run --engine ptx
+/// --seed N` does on the program the PTX was lowered from: the same thread faults first for
+/// every seed; without `--seed` the threads run in order.
+#[test]
+fn ptx_text_runs_the_threads_in_the_seeds_order() {
+    use tirproof_ir::dtype::DataType;
+    use tirproof_machine::Tensor;
+    let dir = scratch();
+    let file = dir.path().join("neighbour.py");
+    fs::write(&file, NEIGHBOUR).expect("writes");
+    let ptx = dir.path().join("neighbour.ptx");
+    succeeds(&["ptx", &show(&file), "-o", &show(&ptx)]);
+    let mut args: Vec<String> = ["run", "--ptx", &show(&ptx)].map(String::from).to_vec();
+    for param in ["main_param_0", "main_param_1"] {
+        let path = dir.path().join(format!("{param}.npy"));
+        let tensor = Tensor::from_f64(DataType::FLOAT32, vec![4], &[1.0, 2.0, 3.0, 4.0]).expect("a tensor");
+        tirproof::npy::write(&path, &tensor).expect("writes");
+        args.extend(["--input".into(), format!("{param}={}", show(&path))]);
+    }
+    let faulting_thread = |args: &[&str]| {
+        let text = fails(args);
+        let at = text.find("(threadIdx.x = ").unwrap_or_else(|| panic!("{args:?}: {text}"));
+        text[at..].chars().skip(15).take_while(char::is_ascii_digit).collect::<String>()
+    };
+    assert_eq!(faulting_thread(&strs(&args)), "0", "threads in order without --seed");
+    let mut seen = std::collections::BTreeSet::new();
+    for seed in ["0", "1", "3", "4"] {
+        let text_run = faulting_thread(&strs(&[args.clone(), vec!["--seed".into(), seed.into()]].concat()));
+        assert_eq!(text_run, faulting_thread(&["run", &show(&file), "--engine", "ptx", "--seed", seed]), "seed {seed}");
+        seen.insert(text_run);
     }
     assert!(seen.len() > 1, "every seed ran the same thread first: {seen:?}");
 }

@@ -65,6 +65,47 @@ pub trait Engine {
     fn ptx_target(&self) -> Option<Arch> {
         None
     }
+
+    /// Runs a kernel already lowered for [`Engine::ptx_target`] on `inputs` (keyed by the
+    /// buffer and scalar parameters' names) under `config`; an engine that runs no PTX refuses.
+    fn run_lowered(&self, lowered: &LoweredKernel, inputs: &Inputs, config: &RunConfig) -> Execution {
+        let _ = (lowered, inputs, config);
+        Execution::Failed(EngineError::Refused(format!("{} runs no PTX", self.name()).into()))
+    }
+}
+
+/// A PTX engine on one kernel its caller lowered already (the command that renders a lowering
+/// failure against the source lowers once, then runs that kernel): it runs the kernel whatever
+/// function it is given, which must be the one the kernel was lowered from.
+pub struct Prelowered<'a> {
+    pub kernel: LoweredKernel,
+    pub engine: &'a dyn Engine,
+}
+
+impl Engine for Prelowered<'_> {
+    fn name(&self) -> &'static str {
+        self.engine.name()
+    }
+
+    fn supports(&self, config: &RunConfig) -> bool {
+        self.engine.supports(config)
+    }
+
+    fn run(&self, _lowered_from: &PrimFunc, inputs: &Inputs, config: &RunConfig) -> Execution {
+        self.engine.run_lowered(&self.kernel, inputs, config)
+    }
+
+    fn configure(&self, requested: RunConfig) -> Result<RunConfig, ConfigRefused> {
+        self.engine.configure(requested)
+    }
+
+    fn unavailable(&self) -> Option<String> {
+        self.engine.unavailable()
+    }
+
+    fn ptx_target(&self) -> Option<Arch> {
+        self.engine.ptx_target()
+    }
 }
 
 /// A requested configuration an engine cannot honour.

@@ -14,7 +14,8 @@ use tirproof_ir::dtype::DataType;
 use tirproof_machine::fault::FaultKind;
 use tirproof_machine::{Schedule, Tensor};
 use tirproof_ptx::emu::{run_kernel, EmuConfig, EmuOutcome, KernelArg};
-use tirproof_ptx::module::Kernel;
+use tirproof_ptx::launch::LaunchRequest;
+use tirproof_ptx::module::{Dims, Kernel};
 use tirproof_ptx::parse::parse;
 
 #[derive(Deserialize)]
@@ -148,10 +149,12 @@ fn reference(launch: &Launch) -> (usize, Vec<f64>) {
 fn kernel_of(launch: &Launch, text: &str) -> (Kernel, Vec<u32>) {
     let parsed = parse(text).unwrap_or_else(|e| panic!("{}: {e}", launch.file));
     let index = parsed.module.kernels.iter().position(|k| k.name == launch.kernel).expect("the kernel");
-    let mut kernel = parsed.module.kernels[index].clone();
-    kernel.launch.grid = launch.grid;
-    kernel.launch.block = launch.block;
-    kernel.launch.dynamic_shared = launch.shared;
+    // Every launch the manifest names passes the launch check of its kernel and target.
+    let request =
+        LaunchRequest { grid: Some(Dims(launch.grid)), block: Some(Dims(launch.block)), dynamic_shared: launch.shared };
+    let kernel = parsed.module.kernels[index]
+        .launched(parsed.module.arch, request)
+        .unwrap_or_else(|e| panic!("{} {}: {e}", launch.file, launch.kernel));
     (kernel, parsed.lines[index].clone())
 }
 

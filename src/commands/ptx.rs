@@ -8,25 +8,32 @@
 //!
 //! Running PTX text: the kernel's parameters are bound by name, in parameter order (a 64-bit
 //! address by `--input NAME=FILE.npy`, in the file's own element type; a scalar by `--arg`,
-//! which must fit the parameter's type). PTX that does not parse, a kernel that does not
+//! which must fit the parameter's type), and `--seed` orders the threads of a block between
+//! barriers (without it they run in order). The launch rules (the targets' limits, the
+//! kernel's `.reqntid`/`.maxntid`, the encoding of arguments) are the PTX crate's
+//! (`tirproof_ptx::launch`, `tirproof_ptx::args`); this module parses the flags and reports.
+//! PTX that does not parse, a kernel that does not
 //! exist, a launch shape or shared memory size that does not fit the kernel or the target,
 //! and anything the emulator refuses are errors at a `file:line:col` of the PTX; a fault of the
 //! program names the PTX line, and both exit 1.
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::str::FromStr;
 
 use anyhow::{anyhow, bail, Context};
 use tirproof::source::Source;
 use tirproof_interp::{Schedule, Tensor};
-use tirproof_ir::{Diagnostics, IRModule};
-use tirproof_ptx::emu::{run_kernel, EmuConfig, EmuOutcome, KernelArg};
-use tirproof_ptx::module::{Kernel, Launch, StateSpace, Ty};
+use tirproof_ir::{Diagnostics, IRModule, PrimFunc};
+use tirproof_ptx::args::{ArgBinder, ArgError, KernelArg, ScalarArg};
+use tirproof_ptx::emu::{run_kernel, EmuConfig, EmuOutcome};
+use tirproof_ptx::launch::LaunchRequest;
+use tirproof_ptx::module::{Dims, Kernel, Ty};
 use tirproof_ptx::parse::{parse, Parsed};
-use tirproof_ptx::{lower_module, lower_tir, module::print, Arch, Lowered, PrepareError};
+use tirproof_ptx::{
+    lower_kernel, lower_module, lower_tir, module::print, Arch, KernelError, LowerError, Lowered, LoweredKernel,
+    PrepareError,
+};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -74,76 +81,82 @@ fn lower(src: &Source, arch: Arch) -> Result<Lowered, String> {
 
 /// Runs the lowering pipeline and codegen on a checked module; what stopped it, rendered
 /// against the source.
-pub fn lower_checked(src: &Source, mut module: IRModule, arch: Arch) -> Result<Lowered, String> {
-    lower_tir(&mut module).map_err(|error| match error {
+fn lower_checked(src: &Source, mut module: IRModule, arch: Arch) -> Result<Lowered, String> {
+    lower_tir(&mut module).map_err(|error| render_prepare(src, error))?;
+    lower_module(&module, arch).map_err(|error| render_lower(src, &error))
+}
+
+/// Lowers one function of a checked module to its kernel (`tirproof_ptx::lower_kernel`); what
+/// stopped it, rendered against the source.
+pub fn lower_one(src: &Source, func: &PrimFunc, arch: Arch) -> Result<LoweredKernel, String> {
+    lower_kernel(func, arch).map_err(|error| match error {
+        KernelError::Prepare(error) => render_prepare(src, error),
+        KernelError::Lower(error) => render_lower(src, &error),
+        other => other.to_string(),
+    })
+}
+
+fn render_prepare(src: &Source, error: PrepareError) -> String {
+    match error {
         PrepareError::Pipeline(e) => e.render(&src.name, &src.text),
         other => other.to_string(),
-    })?;
-    lower_module(&module, arch).map_err(|error| src.render(&Diagnostics(vec![error.to_diagnostic()])))
-}
-
-/// Block and grid limits of every target we emit for (sm_80 and sm_90 share them).
-const MAX_BLOCK: [u32; 3] = [1024, 1024, 64];
-const MAX_THREADS_PER_BLOCK: u64 = 1024;
-const MAX_GRID: [u32; 3] = [i32::MAX as u32, 65_535, 65_535];
-
-/// Shared memory one block may use, static and dynamic together.
-fn max_shared_bytes(arch: Arch) -> u64 {
-    match arch {
-        Arch::Sm80 => 163 * 1024,
-        Arch::Sm90 => 227 * 1024,
     }
 }
 
-/// Three launch dimensions, `X,Y,Z` (missing trailing ones are 1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Dims(pub [u32; 3]);
+fn render_lower(src: &Source, error: &LowerError) -> String {
+    src.render(&Diagnostics(vec![error.to_diagnostic()]))
+}
 
-impl FromStr for Dims {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let parts: Vec<&str> = s.split(',').map(str::trim).collect();
-        if parts.len() > 3 {
-            return Err(format!("`{s}` has more than three dimensions"));
+/// Three launch dimensions, `X,Y,Z` (missing trailing ones are 1), as `--grid` and `--block`
+/// take them.
+fn parse_dims(s: &str) -> Result<Dims, String> {
+    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    if parts.len() > 3 {
+        return Err(format!("`{s}` has more than three dimensions"));
+    }
+    let mut dims = [1u32; 3];
+    for (dim, part) in dims.iter_mut().zip(parts) {
+        *dim = part.parse().map_err(|_| format!("`{part}` is not a dimension (a whole number)"))?;
+        if *dim == 0 {
+            return Err(format!("`{s}`: a dimension is at least 1"));
         }
-        let mut dims = [1u32; 3];
-        for (dim, part) in dims.iter_mut().zip(parts) {
-            *dim = part.parse().map_err(|_| format!("`{part}` is not a dimension (a whole number)"))?;
-            if *dim == 0 {
-                return Err(format!("`{s}`: a dimension is at least 1"));
-            }
-        }
-        Ok(Dims(dims))
     }
-}
-
-impl fmt::Display for Dims {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let [x, y, z] = self.0;
-        write!(f, "{x},{y},{z}")
-    }
+    Ok(Dims(dims))
 }
 
 /// The flags of `tirproof run --ptx FILE.ptx`.
 #[derive(clap::Args)]
 pub struct TextRunArgs {
     /// Run this PTX file on the emulator instead of a TIR program.
-    #[arg(long, value_name = "FILE.ptx", conflicts_with_all = ["file", "reference", "func", "engine"])]
+    #[arg(long, value_name = "FILE.ptx", conflicts_with_all = ["file", "reference", "print", "func", "engine"])]
     pub ptx: Option<PathBuf>,
     /// The kernel to run (default: the only one).
     #[arg(long, requires = "ptx")]
     pub kernel: Option<String>,
     /// Blocks of the grid, X,Y,Z (default: the kernel's `// launch: grid` comment, or 1,1,1).
-    #[arg(long, requires = "ptx", value_name = "X,Y,Z")]
+    #[arg(long, requires = "ptx", value_name = "X,Y,Z", value_parser = parse_dims)]
     pub grid: Option<Dims>,
     /// Threads of a block, X,Y,Z (default: the kernel's `.reqntid`, or 1,1,1).
-    #[arg(long, requires = "ptx", value_name = "X,Y,Z")]
+    #[arg(long, requires = "ptx", value_name = "X,Y,Z", value_parser = parse_dims)]
     pub block: Option<Dims>,
-    /// Dynamic shared memory per block in bytes; with the kernel's static arrays it must fit
-    /// the target's limit.
-    #[arg(long, requires = "ptx", value_name = "BYTES", default_value_t = 0)]
-    pub shared: u64,
+    /// Dynamic shared memory per block in bytes (default 0); with the kernel's static arrays it
+    /// must fit the target's limit.
+    #[arg(long, requires = "ptx", value_name = "BYTES")]
+    pub shared: Option<u64>,
+}
+
+impl TextRunArgs {
+    /// The first launch flag given, which only `--ptx` takes.
+    pub fn launch_flag(&self) -> Option<&'static str> {
+        [
+            ("--kernel", self.kernel.is_some()),
+            ("--grid", self.grid.is_some()),
+            ("--block", self.block.is_some()),
+            ("--shared", self.shared.is_some()),
+        ]
+        .into_iter()
+        .find_map(|(flag, given)| given.then_some(flag))
+    }
 }
 
 /// What `tirproof run --ptx` needs of `tirproof run`'s flags.
@@ -151,6 +164,9 @@ pub struct TextRun<'a> {
     pub file: &'a Path,
     pub launch: &'a TextRunArgs,
     pub schedule: Schedule,
+    /// `--seed`: the emulator runs a block's threads in the seed's order, as `tirproof run`
+    /// does; without it, in order.
+    pub thread_order_seed: Option<u64>,
     pub fuel: u64,
     pub inputs: &'a [String],
     pub args: &'a [String],
@@ -186,7 +202,7 @@ pub fn run_text(run: &TextRun<'_>) -> anyhow::Result<ExitCode> {
         Err(l) => return located(l),
     };
     let args = kernel_args(&kernel, run.inputs, run.args)?;
-    let config = EmuConfig { schedule: run.schedule, thread_order_seed: None, fuel: run.fuel };
+    let config = EmuConfig { schedule: run.schedule, thread_order_seed: run.thread_order_seed, fuel: run.fuel };
     let result = match run_kernel(&kernel, Some(lines), &args, &config) {
         Ok(result) => result,
         Err(e) => {
@@ -210,7 +226,8 @@ pub fn run_text(run: &TextRun<'_>) -> anyhow::Result<ExitCode> {
 }
 
 /// The kernel `--kernel` names (or the only one) with the launch shape of the flags, checked
-/// against the kernel and the target's limits, and the PTX line of each body entry.
+/// against the kernel's directives and the target's limits (`Kernel::launched`), and the PTX
+/// line of each body entry.
 fn launched_kernel<'p>(parsed: &'p Parsed, text: &str, flags: &TextRunArgs) -> Result<(Kernel, &'p [u32]), Located> {
     let kernels = &parsed.module.kernels;
     let names = || kernels.iter().map(|k| k.name.as_str()).collect::<Vec<_>>().join(", ");
@@ -229,49 +246,14 @@ fn launched_kernel<'p>(parsed: &'p Parsed, text: &str, flags: &TextRunArgs) -> R
     let (Some(kernel), Some(lines)) = (kernels.get(index), parsed.lines.get(index)) else {
         return Err(Located { line: 1, col: 1, message: "the module has no kernel".into() });
     };
-    let entry = entry_offset(text, &kernel.name);
-    let (line, col) = position(text, entry);
-    let at_entry = |message: String| Located { line, col, message };
-    let declared = kernel.launch.block;
-    let block = flags.block.map_or(declared, |b| b.0);
-    // The header up to the body says whether `.reqntid` fixed the block.
-    let header = text.get(entry.unwrap_or(text.len())..).and_then(|rest| rest.split('{').next()).unwrap_or_default();
-    if header.contains(".reqntid") && block != declared {
-        let message = format!(
-            "kernel `{}` is declared for blocks of {} threads, not {}",
-            kernel.name,
-            Dims(declared),
-            Dims(block)
-        );
-        return Err(at_entry(message));
+    let request = LaunchRequest { grid: flags.grid, block: flags.block, dynamic_shared: flags.shared.unwrap_or(0) };
+    match kernel.launched(parsed.module.arch, request) {
+        Ok(kernel) => Ok((kernel, lines)),
+        Err(error) => {
+            let (line, col) = position(text, entry_offset(text, &kernel.name));
+            Err(Located { line, col, message: error.to_string() })
+        }
     }
-    let threads: u64 = block.iter().map(|d| u64::from(*d)).product();
-    if block.iter().zip(MAX_BLOCK).any(|(d, max)| *d > max) || threads > MAX_THREADS_PER_BLOCK {
-        let message = format!(
-            "a block of {} threads does not fit (at most {} and {MAX_THREADS_PER_BLOCK} threads)",
-            Dims(block),
-            Dims(MAX_BLOCK)
-        );
-        return Err(at_entry(message));
-    }
-    let grid = flags.grid.map_or(kernel.launch.grid, |g| g.0);
-    if grid.iter().zip(MAX_GRID).any(|(d, max)| *d > max) {
-        return Err(at_entry(format!("a grid of {} blocks does not fit (at most {})", Dims(grid), Dims(MAX_GRID))));
-    }
-    let arch = parsed.module.arch;
-    let static_shared: u64 = kernel.arrays.iter().filter(|a| a.space == StateSpace::Shared).map(|a| a.bytes).sum();
-    let shared = static_shared.saturating_add(flags.shared);
-    if shared > max_shared_bytes(arch) {
-        let message = format!(
-            "{static_shared} bytes of static and {} of dynamic shared memory exceed the {} bytes a block has on {arch}",
-            flags.shared,
-            max_shared_bytes(arch)
-        );
-        return Err(at_entry(message));
-    }
-    let mut kernel = kernel.clone();
-    kernel.launch = Launch { block, grid, dynamic_shared: flags.shared };
-    Ok((kernel, lines))
 }
 
 /// The byte offset of `.entry NAME` in the text.
@@ -292,62 +274,54 @@ fn position(text: &str, offset: Option<usize>) -> (u32, u32) {
 }
 
 /// The kernel's arguments in parameter order: every parameter is bound by name, a buffer
-/// (a 64-bit address parameter) by `--input NAME=FILE.npy`, a scalar by `--arg NAME=VALUE`.
+/// (a 64-bit address parameter) by `--input NAME=FILE.npy`, a scalar by `--arg NAME=VALUE`
+/// read by the parameter's type and encoded in it (`tirproof_ptx::args`).
 fn kernel_args(kernel: &Kernel, inputs: &[String], args: &[String]) -> anyhow::Result<Vec<KernelArg>> {
     let buffers = super::run::name_values("--input", inputs)?;
     let scalars = super::run::name_values("--arg", args)?;
-    let known: Vec<&str> = kernel.params.iter().map(|p| p.name.as_str()).collect();
+    let mut binder = ArgBinder::new(kernel);
     for name in buffers.keys().chain(scalars.keys()) {
-        if !known.contains(name) {
-            bail!("kernel `{}` has no parameter `{name}` (its parameters: {})", kernel.name, known.join(", "));
-        }
+        binder.param(name)?;
     }
-    let mut bound = Vec::new();
     for param in &kernel.params {
         let name = param.name.as_str();
-        bound.push(match (buffers.get(name), scalars.get(name)) {
+        match (buffers.get(name), scalars.get(name)) {
             (Some(_), Some(_)) => bail!("parameter `{name}` is given both --input and --arg"),
-            (Some(path), None) if param.ty.bits() == 64 && !param.ty.is_float() => KernelArg::Buffer(
-                tirproof::npy::read_stored(Path::new(path)).with_context(|| format!("--input {name}"))?,
-            ),
-            (Some(_), None) => bail!("--input {name}: the parameter is {}, not a 64-bit address", param.ty),
-            (None, Some(value)) => KernelArg::Scalar(scalar_bits(name, param.ty, value)?),
-            (None, None) => {
-                bail!(
-                    "parameter `{name}` ({}) is unbound: give --input {name}=FILE.npy or --arg {name}=VALUE",
-                    param.ty
-                )
+            (Some(_), None) if !param.takes_buffer() => {
+                bail!("--input {name}: {}", ArgError::NotAnAddress { ty: param.ty })
             }
-        });
+            (Some(path), None) => {
+                let tensor = tirproof::npy::read_stored(Path::new(path)).with_context(|| format!("--input {name}"))?;
+                binder.buffer(name, tensor).with_context(|| format!("--input {name}"))?;
+            }
+            (None, Some(value)) => {
+                let value = scalar_value(name, param.ty, value)?;
+                binder.scalar(name, value).map_err(|e| anyhow!("--arg {name}: {e}"))?;
+            }
+            (None, None) => {}
+        }
     }
-    Ok(bound)
+    binder.finish().map_err(|error| match error {
+        ArgError::Unbound { name, ty } => {
+            anyhow!("parameter `{name}` ({ty}) is unbound: give --input {name}=FILE.npy or --arg {name}=VALUE")
+        }
+        other => other.into(),
+    })
 }
 
-/// The bits of `value` as a scalar of PTX type `ty`; a value that does not fit is an error.
-fn scalar_bits(name: &str, ty: Ty, value: &str) -> anyhow::Result<u64> {
+/// `--arg NAME=VALUE`'s value read as the parameter's type takes it: `true`/`false` (or 1/0)
+/// for a predicate, a number for a float, an integer otherwise.
+fn scalar_value(name: &str, ty: Ty, value: &str) -> anyhow::Result<ScalarArg> {
     let bad = |what: &str| anyhow!("--arg {name}: `{value}` is not {what} (the parameter is {ty})");
-    let bits = ty.bits();
     if ty == Ty::Pred {
         return match value {
-            "true" | "1" => Ok(1),
-            "false" | "0" => Ok(0),
+            "true" | "1" => Ok(ScalarArg::Pred(true)),
+            "false" | "0" => Ok(ScalarArg::Pred(false)),
             _ => Err(bad("a predicate")),
         };
     }
     if ty.is_float() {
-        let number: f64 = value.parse().map_err(|_| bad("a number"))?;
-        return match bits {
-            32 => Ok(u64::from((number as f32).to_bits())),
-            64 => Ok(number.to_bits()),
-            _ => bail!("--arg {name}: {ty} parameters are not supported"),
-        };
+        return value.parse().map(ScalarArg::Float).map_err(|_| bad("a number"));
     }
-    let number: i128 = value.parse().map_err(|_| bad("an integer"))?;
-    let (min, max) =
-        if ty.is_signed() { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) } else { (0, (1i128 << bits) - 1) };
-    if number < min || number > max {
-        bail!("--arg {name}: {number} is out of the range of {ty}");
-    }
-    // Two's complement, cut to the parameter's width (the emulator masks it the same way).
-    Ok((number as u64) & (u64::MAX >> (64 - bits)))
+    value.parse().map(ScalarArg::Int).map_err(|_| bad("an integer"))
 }

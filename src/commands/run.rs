@@ -1,7 +1,8 @@
 //! `tirproof run FILE`: execute a function on a registered engine (`tirproof_exec::engines`):
-//! the reference interpreter or, with `--engine ptx`, as PTX on the emulator (lowered as
-//! `tirproof ptx` lowers it), or with `--engine gpu`, that PTX on the GPU (which decides its
-//! own schedule, so `--schedule` is refused with it),
+//! the reference interpreter or, with `--engine ptx`, as PTX on the emulator (the selected
+//! function lowered once, as `tirproof ptx` lowers it, a failure rendered against the source),
+//! or with `--engine gpu`, that PTX on the GPU (which decides its own schedule, so
+//! `--schedule` is refused with it),
 //! optionally against a reference program on the same inputs (always run by the
 //! interpreter); `tirproof run --ptx FILE.ptx` runs PTX text (`super::ptx::run_text`). Without
 //! a GPU, `--engine gpu` is an error that starts with "no GPU:" and says why (exit 2).
@@ -20,7 +21,8 @@ use tirproof::outln;
 use tirproof::source::Source;
 use tirproof::source::STDIN_PATH;
 use tirproof_exec::{
-    compare_runs, ConfigRefused, Difference, EngineError, EngineName, Execution, Interpreter, Side, Subject,
+    compare_runs, ConfigRefused, Difference, Engine, EngineError, EngineName, Execution, Interpreter, Prelowered, Side,
+    Subject,
 };
 use tirproof_fuzz::publish::{is_plain_name, publish, Layout};
 use tirproof_interp::{random_inputs, run, Inputs, Outcome, RunConfig, RunResult, ScalarValue, Schedule, Tensor};
@@ -50,9 +52,10 @@ pub struct Args {
     /// A scalar parameter's value (repeatable); unset scalars are seeded random.
     #[arg(long = "arg", value_name = "NAME=VALUE")]
     args: Vec<String>,
-    /// Seed for random inputs and for the order of threads between barriers.
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
+    /// Seed for random inputs and for the order of threads between barriers (default 0); with
+    /// --ptx, for the order of threads only (without it, a block's threads run in order).
+    #[arg(long)]
+    seed: Option<u64>,
     /// Write every output buffer as DIR/NAME.npy instead of printing it.
     #[arg(long, value_name = "DIR")]
     output: Option<PathBuf>,
@@ -74,31 +77,44 @@ pub fn run_command(args: &Args) -> anyhow::Result<ExitCode> {
         (None, Some(file)) => file,
         (None, None) => bail!("give a TVMScript FILE, or --ptx FILE.ptx"),
     };
+    if let Some(flag) = args.ptx.launch_flag() {
+        bail!("{flag} shapes the launch of PTX text: it needs --ptx FILE.ptx");
+    }
     if args.reference.as_deref() == Some(Path::new(STDIN_PATH)) && file == Path::new(STDIN_PATH) {
         bail!("only one of FILE and --reference can be `-` (standard input)");
     }
     let Some((src, module)) = super::load_checked(file)? else { return Ok(super::input_problems()) };
     let func = select(&module, args.func.as_deref())?;
     let scalars = parse_scalars(func, &args.args)?;
-    let mut inputs = random_inputs(func, args.seed, &scalars).map_err(|e| anyhow!("{e}"))?;
+    let seed = args.seed.unwrap_or(0);
+    let mut inputs = random_inputs(func, seed, &scalars).map_err(|e| anyhow!("{e}"))?;
     read_inputs(&args.inputs, &mut inputs)?;
     // The interpreter and the emulator run the threads of a block in the seed's order (the same
     // permutations); the GPU runs them in its own order, compared with the interpreter's run in
     // order.
-    let engine = args.engine.engine();
-    let requested = RunConfig { schedule: args.schedule, thread_order_seed: Some(args.seed), fuel: args.fuel };
-    let config = engine.configure(requested).map_err(|ConfigRefused::Schedule(why)| {
+    let registered = args.engine.engine();
+    let requested = RunConfig { schedule: args.schedule, thread_order_seed: Some(seed), fuel: args.fuel };
+    let config = registered.configure(requested).map_err(|ConfigRefused::Schedule(why)| {
         anyhow!("--schedule {}: {why}; --engine {} runs without --schedule", args.schedule, args.engine)
     })?;
-    if let Some(why) = engine.unavailable() {
+    if let Some(why) = registered.unavailable() {
         bail!("{why}");
     }
-    if let Some(arch) = engine.ptx_target() {
-        if let Err(rendered) = super::ptx::lower_checked(&src, module.clone(), arch) {
-            eprintln!("{rendered}");
-            return Ok(super::input_problems());
-        }
-    }
+    // A PTX engine runs the one lowering of the run; its failure is rendered against the source.
+    let prelowered;
+    let engine: &dyn Engine = match registered.ptx_target() {
+        Some(arch) => match super::ptx::lower_one(&src, func, arch) {
+            Ok(kernel) => {
+                prelowered = Prelowered { kernel, engine: registered };
+                &prelowered
+            }
+            Err(rendered) => {
+                eprintln!("{rendered}");
+                return Ok(super::input_problems());
+            }
+        },
+        None => registered,
+    };
     match (&args.reference, args.engine) {
         (Some(reference), _) => run_against(args, reference, Subject { engine, func }, &inputs, &config),
         // The interpreter's own report counts the statements it executed.
@@ -123,6 +139,7 @@ fn text_run<'a>(args: &'a Args, ptx: &'a Path) -> super::ptx::TextRun<'a> {
         file: ptx,
         launch: &args.ptx,
         schedule: args.schedule,
+        thread_order_seed: args.seed,
         fuel: args.fuel,
         inputs: &args.inputs,
         args: &args.args,

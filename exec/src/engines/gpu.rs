@@ -24,6 +24,7 @@ use tirproof_ptx::Arch;
 use super::ptx::{kernel_args, outputs_of};
 use super::PtxEmulator;
 use crate::{ConfigRefused, Engine, EngineError, Execution, RunConfig};
+use tirproof_ptx::LoweredKernel;
 
 /// The GPU of this process, on the PTX lowered for `arch`.
 #[derive(Clone, Copy, Debug)]
@@ -51,6 +52,36 @@ impl GpuEngine {
 }
 
 impl Engine for GpuEngine {
+    /// Runs an already lowered kernel (for this engine's architecture) on `inputs`: first on
+    /// the emulator, then, when it ran cleanly there, on the device.
+    fn run_lowered(&self, lowered: &LoweredKernel, inputs: &Inputs, config: &RunConfig) -> Execution {
+        let gpu = match tirproof_gpu::gpu() {
+            Ok(gpu) => gpu,
+            Err(error) => return Execution::Failed(EngineError::Unavailable(error.to_string().into())),
+        };
+        let emulator = PtxEmulator { arch: self.arch };
+        match emulator.run_lowered(lowered, inputs, config) {
+            Execution::Completed { .. } => {}
+            guarded @ (Execution::Faulted { .. } | Execution::Failed(_)) => return guarded,
+        }
+        let args = match kernel_args(&lowered.func, inputs) {
+            Ok(args) => args,
+            Err(error) => return Execution::Failed(error),
+        };
+        let module = Module { arch: self.arch, kernels: vec![lowered.kernel.clone()] };
+        let ran = gpu.load(&module).and_then(|loaded| match loaded.first() {
+            Some(kernel) => gpu.run(kernel, &args),
+            None => Ok(Vec::new()),
+        });
+        match ran {
+            Ok(buffers) => Execution::Completed { outputs: outputs_of(&lowered.func, buffers) },
+            Err(tirproof_gpu::GpuError::NoGpu { reason }) => Execution::Failed(EngineError::Unavailable(reason.into())),
+            Err(error) => {
+                Execution::Failed(EngineError::Refused(format!("on the GPU ({}): {error}", gpu.name()).into()))
+            }
+        }
+    }
+
     fn name(&self) -> &'static str {
         "GPU"
     }
@@ -77,34 +108,12 @@ impl Engine for GpuEngine {
     }
 
     fn run(&self, func: &PrimFunc, inputs: &Inputs, config: &RunConfig) -> Execution {
-        let gpu = match tirproof_gpu::gpu() {
-            Ok(gpu) => gpu,
-            Err(error) => return Execution::Failed(EngineError::Unavailable(error.to_string().into())),
-        };
-        let emulator = PtxEmulator { arch: self.arch };
-        let lowered = match emulator.lower(func) {
-            Ok(lowered) => lowered,
-            Err(error) => return Execution::Failed(error),
-        };
-        match emulator.run_lowered(&lowered, inputs, config) {
-            Execution::Completed { .. } => {}
-            guarded @ (Execution::Faulted { .. } | Execution::Failed(_)) => return guarded,
+        if let Err(error) = tirproof_gpu::gpu() {
+            return Execution::Failed(EngineError::Unavailable(error.to_string().into()));
         }
-        let args = match kernel_args(&lowered.func, inputs) {
-            Ok(args) => args,
-            Err(error) => return Execution::Failed(error),
-        };
-        let module = Module { arch: self.arch, kernels: vec![lowered.kernel.clone()] };
-        let ran = gpu.load(&module).and_then(|loaded| match loaded.first() {
-            Some(kernel) => gpu.run(kernel, &args),
-            None => Ok(Vec::new()),
-        });
-        match ran {
-            Ok(buffers) => Execution::Completed { outputs: outputs_of(&lowered.func, buffers) },
-            Err(tirproof_gpu::GpuError::NoGpu { reason }) => Execution::Failed(EngineError::Unavailable(reason.into())),
-            Err(error) => {
-                Execution::Failed(EngineError::Refused(format!("on the GPU ({}): {error}", gpu.name()).into()))
-            }
+        match (PtxEmulator { arch: self.arch }).lower(func) {
+            Ok(lowered) => self.run_lowered(&lowered, inputs, config),
+            Err(error) => Execution::Failed(error),
         }
     }
 }

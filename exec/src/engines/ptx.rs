@@ -11,11 +11,11 @@
 //! buffer parameters, which keep the original's names.
 
 use tirproof_interp::{Inputs, Tensor};
-use tirproof_ir::{Diagnostics, IRModule, PrimFunc};
+use tirproof_ir::{Diagnostics, PrimFunc};
 use tirproof_machine::value::Num;
 use tirproof_ptx::emu::{run_kernel, EmuConfig, EmuError, EmuOutcome, KernelArg};
-use tirproof_ptx::module::{print_with_lines, Kernel};
-use tirproof_ptx::{lower_module, lower_tir, Arch, PrepareError};
+pub use tirproof_ptx::LoweredKernel;
+use tirproof_ptx::{lower_kernel, Arch, KernelError, PrepareError};
 
 use super::DEFAULT_ARCH;
 use crate::{Engine, EngineError, Execution, Outputs, Reason, RunConfig};
@@ -36,62 +36,23 @@ impl Default for PtxEmulator {
     }
 }
 
-/// One function lowered to PTX: the lowered TIR function (for its parameters), its kernel and
-/// the PTX line of each of the kernel's body entries.
-#[derive(Clone, Debug)]
-pub struct LoweredKernel {
-    pub func: PrimFunc,
-    pub kernel: Kernel,
-    pub lines: Vec<u32>,
-}
-
 impl PtxEmulator {
-    /// Lowers `func` (alone in a module) through the lowering pipeline and codegen; the reason
-    /// when it cannot be.
+    /// Lowers `func` (alone in a module) through the lowering pipeline and codegen
+    /// (`tirproof_ptx::lower_kernel`); the reason when it cannot be.
     pub fn lower(&self, func: &PrimFunc) -> Result<LoweredKernel, EngineError> {
-        let mut module = IRModule { class_name: None, functions: vec![func.clone()] };
-        let unsupported = |why: String, diagnostics: Diagnostics| {
-            EngineError::Unsupported(Reason::located(format!("cannot be lowered to PTX: {why}"), diagnostics))
-        };
-        lower_tir(&mut module).map_err(|e| {
-            let diagnostics = match &e {
-                PrepareError::Pipeline(pipeline) => pipeline.diagnostics().clone(),
-                PrepareError::UnknownPass(_) => Diagnostics::default(),
+        lower_kernel(func, self.arch).map_err(|error| {
+            let diagnostics = match &error {
+                KernelError::Prepare(PrepareError::Pipeline(pipeline)) => pipeline.diagnostics().clone(),
+                KernelError::Lower(lower) => lower.to_diagnostic().into(),
+                KernelError::Prepare(_) | KernelError::Print(_) | KernelError::NoKernel(_) => Diagnostics::default(),
             };
-            unsupported(e.to_string(), diagnostics)
-        })?;
-        let lowered =
-            lower_module(&module, self.arch).map_err(|e| unsupported(e.to_string(), e.to_diagnostic().into()))?;
-        let (_, lines) =
-            print_with_lines(&lowered.module).map_err(|e| unsupported(e.to_string(), Diagnostics::default()))?;
-        let func = module.functions.into_iter().next();
-        let kernel = lowered.module.kernels.into_iter().next();
-        let lines = lines.into_iter().next();
-        match (func, kernel, lines) {
-            (Some(func), Some(kernel), Some(lines)) => Ok(LoweredKernel { func, kernel, lines }),
-            _ => Err(EngineError::Refused(format!("lowering `{}` gave no kernel", self.name()).into())),
-        }
+            match error {
+                KernelError::NoKernel(_) => EngineError::Refused(error.to_string().into()),
+                other => EngineError::Unsupported(Reason::located(format!("cannot be lowered to PTX: {other}"), diagnostics)),
+            }
+        })
     }
 
-    /// Runs an already lowered kernel on `inputs` (keyed by the buffer and scalar parameters'
-    /// names) under `config`.
-    pub fn run_lowered(&self, lowered: &LoweredKernel, inputs: &Inputs, config: &RunConfig) -> Execution {
-        let args = match kernel_args(&lowered.func, inputs) {
-            Ok(args) => args,
-            Err(error) => return Execution::Failed(error),
-        };
-        let fuel = config.fuel.saturating_mul(INSTRUCTIONS_PER_STATEMENT);
-        let emu_config = EmuConfig { schedule: config.schedule, thread_order_seed: config.thread_order_seed, fuel };
-        let result = match run_kernel(&lowered.kernel, Some(&lowered.lines), &args, &emu_config) {
-            Ok(result) => result,
-            Err(error) => return Execution::Failed(error.into()),
-        };
-        let outputs = outputs_of(&lowered.func, result.buffers);
-        match result.outcome {
-            EmuOutcome::Completed => Execution::Completed { outputs },
-            EmuOutcome::Fault(fault) => Execution::Faulted { fault: *fault, outputs },
-        }
-    }
 }
 
 /// The buffers after a run of the kernel lowered from `func` (in parameter order, `None` for
@@ -135,6 +96,26 @@ impl From<EmuError> for EngineError {
 }
 
 impl Engine for PtxEmulator {
+    /// Runs an already lowered kernel on `inputs` (keyed by the buffer and scalar parameters'
+    /// names) under `config`.
+    fn run_lowered(&self, lowered: &LoweredKernel, inputs: &Inputs, config: &RunConfig) -> Execution {
+        let args = match kernel_args(&lowered.func, inputs) {
+            Ok(args) => args,
+            Err(error) => return Execution::Failed(error),
+        };
+        let fuel = config.fuel.saturating_mul(INSTRUCTIONS_PER_STATEMENT);
+        let emu_config = EmuConfig { schedule: config.schedule, thread_order_seed: config.thread_order_seed, fuel };
+        let result = match run_kernel(&lowered.kernel, Some(&lowered.lines), &args, &emu_config) {
+            Ok(result) => result,
+            Err(error) => return Execution::Failed(error.into()),
+        };
+        let outputs = outputs_of(&lowered.func, result.buffers);
+        match result.outcome {
+            EmuOutcome::Completed => Execution::Completed { outputs },
+            EmuOutcome::Fault(fault) => Execution::Faulted { fault: *fault, outputs },
+        }
+    }
+
     fn name(&self) -> &'static str {
         "PTX emulator"
     }

@@ -29,7 +29,8 @@ use tirproof_ir::var::VarId;
 use tirproof_passes::manager::{PassManager, PipelineError, UnknownPass};
 
 use crate::module::{
-    Address, Arch, Array, Inst, Kernel, Label, Launch, Line, Module, Op, Operand, Param, Reg, RegClass, StateSpace, Ty,
+    print_with_lines, Address, Arch, ArchTooOld, Array, BlockDirectives, Inst, Kernel, Label, Launch, Line, Module, Op,
+    Operand, Param, Reg, RegClass, StateSpace, Ty,
 };
 
 /// The passes that turn a program as written into what codegen accepts, in order.
@@ -104,14 +105,61 @@ pub fn lower_module(module: &IRModule, arch: Arch) -> Result<Lowered, LowerError
     Ok(Lowered { module: Module { arch, kernels }, notes })
 }
 
+/// One function lowered to PTX on its own: the lowered TIR function (the kernel's parameters
+/// are its parameters, in order), its kernel, the PTX line of each of the kernel's body
+/// entries as printed for the target, and codegen's notes.
+#[derive(Clone, Debug)]
+pub struct LoweredKernel {
+    pub func: PrimFunc,
+    pub kernel: Kernel,
+    pub lines: Vec<u32>,
+    pub notes: Vec<Note>,
+}
+
+/// Why a function could not be lowered to a kernel.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum KernelError {
+    #[error(transparent)]
+    Prepare(#[from] PrepareError),
+    #[error(transparent)]
+    Lower(#[from] LowerError),
+    #[error(transparent)]
+    Print(#[from] ArchTooOld),
+    #[error("lowering `{0}` gave no kernel")]
+    NoKernel(String),
+}
+
+/// Lowers `func` alone in a module: `LOWERING_PASSES`, codegen for `arch`, and the printer for
+/// the lines of the kernel's body. Every executor of a TIR function as PTX lowers it here.
+pub fn lower_kernel(func: &PrimFunc, arch: Arch) -> Result<LoweredKernel, KernelError> {
+    let mut module = IRModule { class_name: None, functions: vec![func.clone()] };
+    lower_tir(&mut module)?;
+    let lowered = lower_module(&module, arch)?;
+    let (_, lines) = print_with_lines(&lowered.module)?;
+    let found =
+        (module.functions.into_iter().next(), lowered.module.kernels.into_iter().next(), lines.into_iter().next());
+    match found {
+        (Some(func), Some(kernel), Some(lines)) => Ok(LoweredKernel { func, kernel, lines, notes: lowered.notes }),
+        _ => Err(KernelError::NoKernel(func.name.clone())),
+    }
+}
+
 /// Lowers one function to a kernel.
 pub fn lower_func(func: &PrimFunc) -> Result<(Kernel, Vec<Note>), LowerError> {
     let mut gen = Gen::new(func);
     gen.params(func)?;
     gen.stmt(&func.body)?;
     gen.emit(Op::Ret);
-    let kernel =
-        Kernel { name: ident(&func.name), params: gen.params, arrays: gen.arrays, launch: gen.launch, body: gen.body };
+    // The code is generated for this block shape and states it.
+    let directives = BlockDirectives { reqntid: Some(gen.launch.block), maxntid: None };
+    let kernel = Kernel {
+        name: ident(&func.name),
+        params: gen.params,
+        arrays: gen.arrays,
+        launch: gen.launch,
+        directives,
+        body: gen.body,
+    };
     Ok((kernel, gen.notes))
 }
 

@@ -36,6 +36,7 @@ use tirproof_machine::thread::{coords_of, Thread, ThreadOrder};
 use tirproof_machine::value::{norm, Num};
 use tirproof_machine::{Completion, Schedule, Tensor};
 
+pub use crate::args::KernelArg;
 use crate::module::{Kernel, Label, Line, StateSpace, Ty};
 use alu::mask;
 use decode::{DAddr, DOp, Decoded, Layout, Src};
@@ -46,13 +47,6 @@ const GLOBAL_BASE: u64 = 0x1_0000_0000;
 const ARRAY_BASE: u64 = 0x1000;
 /// The most threads one launch may have.
 const MAX_THREADS: u64 = 1 << 20;
-
-/// A kernel argument: a buffer's contents, or a scalar's bits in the parameter's type.
-#[derive(Clone, Debug, PartialEq)]
-pub enum KernelArg {
-    Buffer(Tensor),
-    Scalar(u64),
-}
 
 /// How to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -140,17 +140,52 @@ impl Default for Launch {
     }
 }
 
+/// Three launch dimensions (x, y, z) of a block or a grid; prints as `x,y,z`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dims(pub [u32; 3]);
+
+impl Dims {
+    /// How many threads (or blocks) the dimensions hold.
+    pub fn count(self) -> u64 {
+        self.0.iter().map(|d| u64::from(*d)).product()
+    }
+}
+
+impl fmt::Display for Dims {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let [x, y, z] = self.0;
+        write!(f, "{x},{y},{z}")
+    }
+}
+
+/// What a kernel's header says of the threads of its blocks, as written (dimensions left out
+/// are 1): `.reqntid` (every launch has exactly this block) and `.maxntid` (no launch has more
+/// threads in a block than these hold).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BlockDirectives {
+    pub reqntid: Option<[u32; 3]>,
+    pub maxntid: Option<[u32; 3]>,
+}
+
 /// An `.entry`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Kernel {
     pub name: String,
     pub params: Vec<Param>,
     pub arrays: Vec<Array>,
+    /// The launch the kernel runs with (from codegen, or the parser's defaults).
     pub launch: Launch,
+    /// The header's block directives, which every launch must satisfy (`crate::launch`).
+    pub directives: BlockDirectives,
     pub body: Vec<Line>,
 }
 
 impl Kernel {
+    /// Bytes of the kernel's static `.shared` arrays (the dynamic one is sized at launch).
+    pub fn static_shared_bytes(&self) -> u64 {
+        self.arrays.iter().filter(|a| a.space == StateSpace::Shared).map(|a| a.bytes).sum()
+    }
+
     /// How many registers of each class the body names (one past the highest index).
     pub fn reg_counts(&self) -> Vec<(RegClass, u32)> {
         let mut counts = [0u32; RegClass::ALL.len()];

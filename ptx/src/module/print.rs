@@ -2,8 +2,9 @@
 //!
 //! Invariants: the output is deterministic; the header's `.version` is the module's computed
 //! version (`Module::version`) and `.address_size` is always 64; each kernel declares its
-//! registers per class before its arrays and body, and states its block shape with `.reqntid`
-//! so the assembler and a reader know the launch the code was generated for. Dynamic shared
+//! registers per class before its arrays and body, and writes its block directives
+//! (`.reqntid`, `.maxntid`) as the kernel holds them: codegen's kernels state their block shape
+//! with `.reqntid`, so the assembler and a reader know the launch the code was generated for. Dynamic shared
 //! arrays (`.extern .shared`) are declared once at module level, where ptxas requires them.
 
 use std::fmt::Write;
@@ -55,8 +56,11 @@ fn print_kernel(out: &mut String, kernel: &Kernel) -> Vec<u32> {
         let _ = write!(out, "\n\t.param {} {}{sep}", param.ty, param.name);
     }
     out.push_str(if kernel.params.is_empty() { ")\n" } else { "\n)\n" });
-    let [bx, by, bz] = launch.block;
-    let _ = writeln!(out, ".reqntid {bx}, {by}, {bz}");
+    for (directive, dims) in [(".reqntid", kernel.directives.reqntid), (".maxntid", kernel.directives.maxntid)] {
+        if let Some([x, y, z]) = dims {
+            let _ = writeln!(out, "{directive} {x}, {y}, {z}");
+        }
+    }
     out.push_str("{\n");
     for (class, count) in kernel.reg_counts() {
         let _ = writeln!(out, "\t.reg {} {}<{count}>;", class.decl_type(), class.prefix());
@@ -103,6 +107,7 @@ mod tests {
                 dynamic: false,
             }],
             launch: Launch { block: [32, 1, 1], grid: [2, 1, 1], dynamic_shared: 0 },
+            directives: BlockDirectives { reqntid: Some([32, 1, 1]), maxntid: None },
             body,
         }
     }

@@ -3,7 +3,9 @@
 //! `cp.async.cg.shared.global [%r1], [%rd2], 16, %r3;`, where 0 bytes of source zero-fill)
 //! and what Triton and nvcc emit around their pipelines (widening multiplies, `bfe`, packed
 //! 16-bit moves, `ldmatrix`, `mma.sync`, `.extern .shared` arrays, pointer parameter
-//! attributes). Debug information (`.file`, `.loc`, `.section`) and `.pragma` are skipped.
+//! attributes). A kernel's block directives (`.reqntid`, `.maxntid`) are recorded on it
+//! (`Kernel::directives`) for the launch check (`crate::launch`). Debug information (`.file`,
+//! `.loc`, `.section`) and `.pragma` are skipped.
 //!
 //! Hand-written on purpose: the PTX parsers on crates.io (`ptx-parser` 0.1, an unfinished
 //! nom grammar; `ptx-90-parser` and `singe-ptx`, full-ISA ASTs) each produce an AST of their
@@ -22,8 +24,8 @@ use std::collections::HashMap;
 use lex::{lex, Pos, Tok};
 
 use crate::module::{
-    AddrBase, Address, Arch, Array, CacheOp, Cmp, CpAsync, CpSize, Dim, FloatOp, Guard, Inst, IntOp, Kernel, Label,
-    Launch, Line, Module, Op, Operand, Param, Reg, RegClass, Rounding, Special, StateSpace, Ty, Width,
+    AddrBase, Address, Arch, Array, BlockDirectives, CacheOp, Cmp, CpAsync, CpSize, Dim, FloatOp, Guard, Inst, IntOp,
+    Kernel, Label, Launch, Line, Module, Op, Operand, Param, Reg, RegClass, Rounding, Special, StateSpace, Ty, Width,
 };
 
 /// A parse error at a position of the text.
@@ -304,17 +306,24 @@ impl Parser {
             params.push(Param { name: self.word("a parameter name")?, ty });
         }
         let mut launch = Launch { block: [1; 3], grid, dynamic_shared: 0 };
+        let mut directives = BlockDirectives::default();
         while let Some(Tok::Word(w)) = self.peek() {
-            if w != ".reqntid" && w != ".maxntid" {
-                break;
-            }
+            let slot = match w.as_str() {
+                ".reqntid" => &mut directives.reqntid,
+                ".maxntid" => &mut directives.maxntid,
+                _ => break,
+            };
             self.at += 1;
-            for (k, dim) in launch.block.iter_mut().enumerate() {
+            let mut dims = [1u32; 3];
+            for (k, dim) in dims.iter_mut().enumerate() {
                 if k > 0 && !self.eat(',') {
                     break;
                 }
                 *dim = self.count("a thread count")?;
             }
+            *slot = Some(dims);
+            // Without `--block`, a kernel runs with the block its header names.
+            launch.block = dims;
         }
         self.expect('{')?;
         let mut arrays = Vec::new();
@@ -349,7 +358,7 @@ impl Parser {
                 }
             }
         }
-        Ok((Kernel { name, params, arrays, launch, body }, lines))
+        Ok((Kernel { name, params, arrays, launch, directives, body }, lines))
     }
 
     fn skip_statement(&mut self) {

@@ -91,3 +91,19 @@ fn malformed_warp_instructions_are_located() {
         assert!(error.line > 0 && error.to_string().contains(expected), "{error} (expected {expected})");
     }
 }
+
+#[test]
+fn block_directives_are_recorded_and_print_back() {
+    let header = ".visible .entry k(\n\t.param .u64 k_param_0\n)\n{";
+    for (directive, reqntid, maxntid) in
+        [(".reqntid 128", Some([128, 1, 1]), None), (".maxntid 64, 2", None, Some([64, 2, 1])), ("", None, None)]
+    {
+        let text = TRITON_STYLE.replace(header, &header.replace(")\n{", &format!(")\n{directive}\n{{")));
+        let parsed = parse(&text).unwrap_or_else(|e| panic!("{directive}: {e}"));
+        let kernel = &parsed.module.kernels[0];
+        assert_eq!(kernel.directives, BlockDirectives { reqntid, maxntid }, "{directive}");
+        assert_eq!(kernel.launch.block, reqntid.or(maxntid).unwrap_or([1, 1, 1]), "{directive}");
+        let printed = print(&parsed.module).unwrap();
+        assert_eq!(parse(&printed).unwrap().module.kernels[0].directives, kernel.directives, "{printed}");
+    }
+}

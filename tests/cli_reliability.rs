@@ -8,6 +8,9 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+mod common;
+use common::{code, show, stderr, stdout};
+
 fn tirproof(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_tirproof")).args(args).output().expect("the binary runs")
 }
@@ -18,22 +21,6 @@ fn corpus(path: &str) -> String {
 
 fn scratch() -> tempfile::TempDir {
     tempfile::Builder::new().prefix("tirproof-cli-reliability-").tempdir().expect("scratch dir")
-}
-
-fn code(out: &Output) -> i32 {
-    out.status.code().unwrap_or(-1)
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn show(path: &Path) -> String {
-    path.display().to_string()
 }
 
 /// Files whose name starts with a dot (the temporary files of an atomic write).

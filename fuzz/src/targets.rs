@@ -1,6 +1,8 @@
 //! The bodies of the cargo-fuzz targets (`fuzz/fuzz_targets/`), as plain functions so that
 //! `cargo test` can replay each target's corpus on the stable toolchain without libFuzzer.
-//! `npy` feeds any bytes to the `.npy` reader the command line uses (`tirproof_machine::npy`).
+//! `npy` feeds any bytes to the `.npy` reader the command line uses (`tirproof_machine::npy`);
+//! `ptx` feeds generated kernels (and, one input in four, any bytes) to the PTX reader and
+//! runs what it reads on the emulator, with little fuel and a small grid.
 //!
 //! A target panics when an oracle fails: that is how libFuzzer learns of a crash. Generated
 //! programs come from [`crate::gen`], so libFuzzer's byte mutations become program mutations.
@@ -15,7 +17,11 @@ use tirproof_ir::check::check_module;
 use tirproof_machine::npy::{self, Expected};
 use tirproof_reader::parse_module;
 
-use crate::gen::{pipeline_program, GenConfig};
+use tirproof_machine::Schedule;
+use tirproof_ptx::emu::{run_kernel, EmuConfig, KernelArg};
+use tirproof_ptx::module::{print, Kernel};
+
+use crate::gen::{pipeline_program, ptx_kernel, GenConfig};
 use crate::oracle::{round_trip, Chain, ChainConfig, OracleName, Outcome};
 
 /// Time limit of each Z3 check in a fuzz target.
@@ -25,8 +31,8 @@ const TARGET_TIMEOUT: Duration = Duration::from_secs(5);
 pub type Target = fn(&[u8]);
 
 /// The targets, by name (the file names under `fuzz/fuzz_targets/`).
-pub const TARGETS: [(&str, Target); 5] =
-    [("parse", parse), ("pipeline", pipeline), ("verify", verify), ("cse", cse), ("npy", npy)];
+pub const TARGETS: [(&str, Target); 6] =
+    [("parse", parse), ("pipeline", pipeline), ("verify", verify), ("cse", cse), ("npy", npy), ("ptx", ptx)];
 
 /// The most data the `npy` target reads as a stored tensor (small, so an input of a few bytes
 /// claiming a large shape is refused quickly).
@@ -57,6 +63,73 @@ pub fn npy(data: &[u8]) {
         Ok(again) => assert!(again == tensor, "read as its own buffer, the file gives other values"),
         Err(e) => panic!("read as its own buffer ({}, {:?}), the file is refused: {e}", tensor.dtype, tensor.shape),
     }
+}
+
+/// Instructions of a generated PTX kernel at most (besides its setup).
+const PTX_TARGET_MAX_INSTS: usize = 24;
+/// The fuel of each emulator run in the `ptx` target.
+const PTX_TARGET_FUEL: u64 = 20_000;
+/// The most threads (blocks times threads per block) of a launch the `ptx` target runs.
+const PTX_TARGET_MAX_THREADS: u64 = 256;
+
+/// A PTX kernel: generated from the bytes (the first byte's low two bits not both zero), or
+/// the bytes themselves as text. The reader never panics and accepts every generated kernel;
+/// what it reads prints, and the print reads back to a module that prints the same; the
+/// emulator never panics on what it reads, under the lazy, eager and a random schedule, and
+/// two runs of one configuration give the same result.
+pub fn ptx(data: &[u8]) {
+    let Some((&mode, rest)) = data.split_first() else { return };
+    let (text, generated_args) = if mode & 3 == 0 {
+        (String::from_utf8_lossy(rest).into_owned(), None)
+    } else {
+        let Ok(case) = ptx_kernel(&mut Unstructured::new(rest), PTX_TARGET_MAX_INSTS) else { return };
+        (case.text, Some(case.args))
+    };
+    let parsed = match tirproof_ptx::parse::parse(&text) {
+        Ok(parsed) => parsed,
+        Err(e) if generated_args.is_some() => panic!("a generated kernel does not read: {e}\n{text}"),
+        Err(_) => return,
+    };
+    if let Ok(printed) = print(&parsed.module) {
+        match tirproof_ptx::parse::parse(&printed) {
+            Ok(again) => {
+                let reprinted = print(&again.module).unwrap_or_else(|e| panic!("the print does not print: {e}"));
+                assert_eq!(reprinted, printed, "the printed module reads back to another module");
+            }
+            Err(e) => panic!("the printed module does not read back: {e}\n{printed}"),
+        }
+    }
+    for (kernel, lines) in parsed.module.kernels.iter().zip(&parsed.lines) {
+        let threads = kernel.launch.block.iter().chain(&kernel.launch.grid).map(|d| u64::from(*d)).product::<u64>();
+        if threads > PTX_TARGET_MAX_THREADS {
+            continue;
+        }
+        let args = generated_args.clone().unwrap_or_else(|| default_args(kernel));
+        let schedules = [Schedule::Lazy, Schedule::Eager, Schedule::Random(u64::from(mode))];
+        for (index, schedule) in schedules.into_iter().enumerate() {
+            let thread_order_seed = (index == 2).then_some(u64::from(mode));
+            let config = EmuConfig { schedule, thread_order_seed, fuel: PTX_TARGET_FUEL };
+            let first = run_kernel(kernel, Some(lines), &args, &config);
+            if index == 2 {
+                let again = run_kernel(kernel, Some(lines), &args, &config);
+                assert!(again == first, "two runs of one configuration differ:\n{first:?}\n{again:?}\n{text}");
+            }
+        }
+    }
+}
+
+/// Arguments for a kernel read from any text: a buffer of 16 `int32` for each 64-bit
+/// parameter, the scalar 1 for the others.
+fn default_args(kernel: &Kernel) -> Vec<KernelArg> {
+    let dtype = tirproof_ir::DataType::new(tirproof_ir::TypeCode::Int, 32, 1);
+    kernel
+        .params
+        .iter()
+        .map(|param| match param.ty.bits() {
+            64 => tirproof_machine::Tensor::zeros(dtype, vec![16]).map_or(KernelArg::Scalar(0), KernelArg::Buffer),
+            _ => KernelArg::Scalar(1),
+        })
+        .collect()
 }
 
 /// A generated loop: the pipeline pass accepts it and its output computes the same.

@@ -91,6 +91,7 @@ impl From<EmuError> for EngineError {
     fn from(error: EmuError) -> Self {
         match error {
             EmuError::Unsupported(what) => EngineError::Unsupported(what.into()),
+            at @ EmuError::UnsupportedAt { .. } => EngineError::Unsupported(at.to_string().into()),
             other => EngineError::Refused(other.to_string().into()),
         }
     }

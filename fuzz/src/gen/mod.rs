@@ -1,6 +1,7 @@
 //! Generators of programs: valid by construction for the pipeline pass, invalid in chosen ways
 //! for its error paths, mutated text for the parser, and arbitrary async programs (not pass
-//! inputs) for the wait verifier.
+//! inputs) for the wait verifier, and small PTX kernels with their arguments for the PTX reader
+//! and emulator.
 //!
 //! Every choice is drawn from an `arbitrary::Unstructured`, so the same bytes always give the
 //! same program, any byte string gives some program of the promised kind (running out of
@@ -16,6 +17,7 @@ mod mutate;
 mod nested;
 mod pipeline;
 mod plan;
+mod ptx_kernel;
 mod schedule;
 mod shape;
 
@@ -24,6 +26,7 @@ pub use invalid::{invalid_annotation_program, Defect};
 pub use mutate::mutated_text;
 pub use nested::nested_pipeline_program;
 pub use pipeline::pipeline_program;
+pub use ptx_kernel::{ptx_kernel, PtxCase};
 pub use shape::{expected_patterns, irregular_patterns, Pattern, PipelineShape, StmtShape, Target};
 
 /// What a generated program may contain.

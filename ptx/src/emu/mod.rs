@@ -93,10 +93,23 @@ pub enum EmuError {
     UnknownLabel(Label),
     #[error("unsupported: {0}")]
     Unsupported(String),
+    /// What the emulator does not model, met at an instruction (PTX line `line`, text `inst`).
+    #[error("line {line}: unsupported: {what}, at `{inst}`")]
+    UnsupportedAt { line: u32, inst: String, what: String },
     #[error("bad arguments: {0}")]
     BadArguments(String),
     #[error(transparent)]
     Machine(#[from] ExecError),
+}
+
+impl EmuError {
+    /// The PTX line of the instruction the error is at, where it is at one.
+    pub fn line(&self) -> Option<u32> {
+        match self {
+            EmuError::UnsupportedAt { line, .. } => Some(*line),
+            _ => None,
+        }
+    }
 }
 
 /// What stops a thread: a fault of the program or a failure of the emulator.
@@ -421,6 +434,12 @@ impl<'k> Emulator<'k> {
         }))
     }
 
+    /// What the emulator does not model, at instruction `pc`.
+    fn unsupported_at(&self, pc: usize, what: String) -> Stop {
+        let (line, inst) = self.describe(pc);
+        Stop::Error(EmuError::UnsupportedAt { line, inst, what })
+    }
+
     /// The PTX line and text of instruction `pc`.
     fn describe(&self, pc: usize) -> (u32, String) {
         let Some(inst) = self.code.insts.get(pc) else { return (0, "the end of the kernel".into()) };
@@ -612,7 +631,7 @@ impl<'k> Emulator<'k> {
             }
             if end - start < warp::WARP {
                 let message = format!("a warp-wide instruction in a warp of {} threads (it needs 32)", end - start);
-                return Err(EmuError::Unsupported(message).into());
+                return Err(self.unsupported_at(pc, message));
             }
             self.warp_instruction(&mut threads[start..end], pc)?;
             statuses[start..end].iter_mut().for_each(|s| *s = Suspend::Running);
@@ -676,9 +695,7 @@ impl<'k> Emulator<'k> {
             StateSpace::Global => (&self.globals, &self.global_storages),
             StateSpace::Shared => (&self.shared, &self.shared_storages),
             StateSpace::Local => (&self.local, &th.frame.local),
-            StateSpace::Param => {
-                return Err(EmuError::Unsupported("a parameter access through an address".into()).into())
-            }
+            StateSpace::Param => return Err(self.unsupported_at(pc, "a parameter access through an address".into())),
         };
         let found = regions.iter().find(|r| addr >= r.start && addr.wrapping_add(size) <= r.start + r.bytes);
         let Some(region) = found.copied() else {
@@ -694,7 +711,7 @@ impl<'k> Emulator<'k> {
         }
         if size < region.unit {
             let message = format!("an access of {size} bytes to {space} memory of {}-byte elements", region.unit);
-            return Err(EmuError::Unsupported(message).into());
+            return Err(self.unsupported_at(pc, message));
         }
         let storage = storages.get(region.slot).copied().unwrap_or(0);
         Ok((region, storage))

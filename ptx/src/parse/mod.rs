@@ -15,13 +15,20 @@
 //!
 //! Invariants: never panics on any input; every error has a line and column; what the printer
 //! writes parses back to a module that prints to the same text; registers must use the
-//! printer's class prefixes (`%p %rs %r %rd %f %fd`).
+//! printer's class prefixes (`%p %rs %r %rd %f %fd`). What the emulator would otherwise refuse
+//! far from its cause, or silently misread, is an error at the offending token here: a kernel,
+//! parameter or label defined twice, a register no `.reg` declares, a branch to a label the
+//! kernel does not define, a symbol that names no parameter or array, a block dimension of 0,
+//! and parameter accesses other than `ld.param` of one value from a parameter's name.
+
+mod scope;
 
 mod lex;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use lex::{lex, Pos, Tok};
+use scope::{KernelScope, SymbolKind};
 
 use crate::module::{
     AddrBase, Address, Arch, Array, BlockDirectives, CacheOp, Cmp, CpAsync, CpSize, Dim, FloatOp, Guard, Inst, IntOp,
@@ -50,7 +57,7 @@ type R<T> = Result<T, ParseError>;
 pub fn parse(text: &str) -> R<Parsed> {
     let tokens = lex(text);
     let end = tokens.last().map_or(Pos { line: 1, col: 1 }, |(_, p)| Pos { line: p.line + 1, col: 1 });
-    let mut parser = Parser { tokens, at: 0, end, labels: HashMap::new() };
+    let mut parser = Parser { tokens, at: 0, end, labels: HashMap::new(), scope: KernelScope::default() };
     parser.module()
 }
 
@@ -59,6 +66,8 @@ struct Parser {
     at: usize,
     end: Pos,
     labels: HashMap<String, Label>,
+    /// What the kernel being read declares and uses, checked at its end.
+    scope: KernelScope,
 }
 
 fn ty_of(name: &str) -> Option<Ty> {
@@ -140,6 +149,10 @@ fn special_of(word: &str) -> Option<Special> {
     }
 }
 
+fn error_at(pos: Pos, message: impl Into<String>) -> ParseError {
+    ParseError { line: pos.line, col: pos.col, message: message.into() }
+}
+
 fn int_of(word: &str) -> Option<i64> {
     match word.strip_prefix("0x").or_else(|| word.strip_prefix("0X")) {
         Some(hex) => u64::from_str_radix(hex, 16).ok().map(|v| v as i64),
@@ -153,8 +166,7 @@ impl Parser {
     }
 
     fn error<T>(&self, message: impl Into<String>) -> R<T> {
-        let pos = self.pos();
-        Err(ParseError { line: pos.line, col: pos.col, message: message.into() })
+        Err(error_at(self.pos(), message))
     }
 
     fn peek(&self) -> Option<&Tok> {
@@ -235,6 +247,7 @@ impl Parser {
         let mut lines = Vec::new();
         // Module-level `.shared` arrays belong to every kernel after them.
         let mut module_arrays = Vec::new();
+        let mut kernel_names = HashSet::new();
         while let Some(tok) = self.peek().cloned() {
             match tok {
                 Tok::Word(w) if w == ".file" || w == ".loc" => self.skip_line(),
@@ -266,7 +279,7 @@ impl Parser {
                     }
                 }
                 Tok::Word(w) if w == ".visible" || w == ".entry" => {
-                    let (mut kernel, kernel_lines) = self.kernel(grid)?;
+                    let (mut kernel, kernel_lines) = self.kernel(grid, &module_arrays, &mut kernel_names)?;
                     kernel.arrays.splice(0..0, module_arrays.iter().cloned());
                     kernels.push(kernel);
                     lines.push(kernel_lines);
@@ -288,14 +301,26 @@ impl Parser {
         }
     }
 
-    fn kernel(&mut self, grid: [u32; 3]) -> R<(Kernel, Vec<u32>)> {
+    /// A kernel; `module_arrays` are the module-level arrays before it, `kernel_names` the
+    /// names of the kernels before it.
+    fn kernel(
+        &mut self,
+        grid: [u32; 3],
+        module_arrays: &[Array],
+        kernel_names: &mut HashSet<String>,
+    ) -> R<(Kernel, Vec<u32>)> {
+        self.scope = KernelScope::default();
         if self.peek() == Some(&Tok::Word(".visible".into())) {
             self.at += 1;
         }
         self.expect_word(".entry")?;
+        let name_pos = self.pos();
         let name = self.word("the kernel's name")?;
+        if !kernel_names.insert(name.clone()) {
+            return Err(error_at(name_pos, format!("the kernel `{name}` is defined twice")));
+        }
         self.expect('(')?;
-        let mut params = Vec::new();
+        let mut params: Vec<Param> = Vec::new();
         while !self.eat(')') {
             if !params.is_empty() {
                 self.expect(',')?;
@@ -303,7 +328,12 @@ impl Parser {
             self.expect_word(".param")?;
             let ty = self.ty()?;
             self.param_attributes()?;
-            params.push(Param { name: self.word("a parameter name")?, ty });
+            let param_pos = self.pos();
+            let param_name = self.word("a parameter name")?;
+            if params.iter().any(|p| p.name == param_name) {
+                return Err(error_at(param_pos, format!("the parameter `{param_name}` is declared twice")));
+            }
+            params.push(Param { name: param_name, ty });
         }
         let mut launch = Launch { block: [1; 3], grid, dynamic_shared: 0 };
         let mut directives = BlockDirectives::default();
@@ -319,7 +349,11 @@ impl Parser {
                 if k > 0 && !self.eat(',') {
                     break;
                 }
+                let pos = self.pos();
                 *dim = self.count("a thread count")?;
+                if *dim == 0 {
+                    return Err(error_at(pos, "a block dimension must be at least 1 thread, not 0"));
+                }
             }
             *slot = Some(dims);
             // Without `--block`, a kernel runs with the block its header names.
@@ -342,12 +376,16 @@ impl Parser {
                     body.push(Line::Comment(text));
                     lines.push(pos.line);
                 }
-                Some(Tok::Word(w)) if w == ".reg" || w == ".pragma" => self.skip_statement(),
+                Some(Tok::Word(w)) if w == ".reg" => self.reg_declaration()?,
+                Some(Tok::Word(w)) if w == ".pragma" => self.skip_statement(),
                 Some(Tok::Word(w)) if w == ".loc" || w == ".file" => self.skip_line(),
                 Some(Tok::Word(w)) if w == ".shared" || w == ".local" || w == ".extern" => arrays.push(self.array()?),
                 Some(Tok::Word(w))
                     if w.starts_with('$') && self.tokens.get(self.at + 1).map(|t| &t.0) == Some(&Tok::Punct(':')) =>
                 {
+                    if !self.scope.define_label(&w) {
+                        return Err(error_at(pos, format!("the label `{w}` is defined twice in the kernel")));
+                    }
                     self.at += 2;
                     body.push(Line::Label(self.label(&w)));
                     lines.push(pos.line);
@@ -358,7 +396,34 @@ impl Parser {
                 }
             }
         }
+        let scope = std::mem::take(&mut self.scope);
+        let param_names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
+        let array_names: Vec<&str> = module_arrays.iter().chain(&arrays).map(|a| a.name.as_str()).collect();
+        scope.check(&name, &param_names, &array_names)?;
         Ok((Kernel { name, params, arrays, launch, directives, body }, lines))
+    }
+
+    /// `.reg .TYPE %name<N>;` (registers `%name0` to `%name{N-1}`) or `.reg .TYPE %a, %b;`.
+    fn reg_declaration(&mut self) -> R<()> {
+        self.at += 1;
+        self.ty()?;
+        loop {
+            let pos = self.pos();
+            let name = self.word("a register name")?;
+            if !name.starts_with('%') {
+                return Err(error_at(pos, format!("expected a register name such as `%r`, found `{name}`")));
+            }
+            if self.eat('<') {
+                let count = self.count("a register count")?;
+                self.expect('>')?;
+                self.scope.declare_range(&name, count);
+            } else {
+                self.scope.declare_one(&name);
+            }
+            if !self.eat(',') {
+                return self.expect(';');
+            }
+        }
     }
 
     fn skip_statement(&mut self) {
@@ -463,11 +528,14 @@ impl Parser {
 
     fn reg(&mut self) -> R<Reg> {
         let pos = self.at;
+        let at = self.pos();
         let w = self.word("a register")?;
-        reg_of(&w).ok_or(()).or_else(|()| {
+        let reg = reg_of(&w).ok_or(()).or_else(|()| {
             self.at = pos;
             self.error(format!("expected a register (%p, %rs, %r, %rd, %f or %fd and a number), found `{w}`"))
-        })
+        })?;
+        self.scope.use_reg(reg, at);
+        Ok(reg)
     }
 
     fn operand(&mut self) -> R<Operand> {
@@ -475,8 +543,10 @@ impl Parser {
             return Ok(Operand::Imm(self.number("a number")?.wrapping_neg()));
         }
         let pos = self.at;
+        let at = self.pos();
         let w = self.word("an operand")?;
         if let Some(r) = reg_of(&w) {
+            self.scope.use_reg(r, at);
             return Ok(Operand::Reg(r));
         }
         if let Some(s) = special_of(&w) {
@@ -496,20 +566,33 @@ impl Parser {
             return Ok(Operand::Imm(v));
         }
         if w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+            self.scope.use_symbol(&w, at, SymbolKind::Array);
             return Ok(Operand::Symbol(w));
         }
         self.at = pos;
         self.error(format!("expected an operand, found `{w}`"))
     }
 
-    /// `[base]`, `[base+off]`, `[base+-off]`.
+    /// `[base]`, `[base+off]`, `[base+-off]`; a symbol base names an array.
     fn address(&mut self) -> R<Address> {
+        self.address_of(SymbolKind::Array)
+    }
+
+    /// An address whose symbol base, if any, names a `kind`.
+    fn address_of(&mut self, kind: SymbolKind) -> R<Address> {
         self.expect('[')?;
         let pos = self.at;
+        let at = self.pos();
         let w = self.word("an address")?;
         let base = match reg_of(&w) {
-            Some(r) => AddrBase::Reg(r),
-            None if w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') => AddrBase::Symbol(w),
+            Some(r) => {
+                self.scope.use_reg(r, at);
+                AddrBase::Reg(r)
+            }
+            None if w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') => {
+                self.scope.use_symbol(&w, at, kind);
+                AddrBase::Symbol(w)
+            }
             None => {
                 self.at = pos;
                 return self.error(format!("expected a register or a name in an address, found `{w}`"));
@@ -700,7 +783,9 @@ impl Parser {
                 Op::Selp { ty, dst, a, b, pred: self.reg()? }
             }
             "bra" => {
+                let pos = self.pos();
                 let name = self.word("a label")?;
+                self.scope.use_label(&name, pos);
                 Op::Bra { target: self.label(&name) }
             }
             "ld" | "st" => self.memory(head == "ld", mods)?,
@@ -782,6 +867,9 @@ impl Parser {
             _ => (None, None, None),
         };
         let (Some(space), Some(width), Some(ty)) = (space, width, ty) else { return self.unsupported() };
+        if space == StateSpace::Param {
+            return self.param_load(load, width, ty);
+        }
         if load {
             let dst = self.group(|p| p.reg())?;
             self.comma()?;
@@ -790,6 +878,28 @@ impl Parser {
         let addr = self.address()?;
         self.comma()?;
         Ok(Op::St { space, width, ty, addr, src: self.group(|p| p.operand())? })
+    }
+
+    /// `ld.param.TYPE %r, [name]`: one value from a parameter by its name, the only parameter
+    /// access the emulator models (the opcode is the current token's predecessor).
+    fn param_load(&mut self, load: bool, width: Width, ty: Ty) -> R<Op> {
+        let opcode = self.at - 1;
+        let at_opcode = |message: &str| Err(error_at(self.tokens[opcode].1, message));
+        if !load {
+            return at_opcode(
+                "a store to the parameter space is not supported (only `ld.param` of a parameter by name)",
+            );
+        }
+        if width != Width::V1 {
+            return at_opcode("a vector load from the parameter space is not supported (load each parameter by name)");
+        }
+        let dst = vec![self.reg()?];
+        self.comma()?;
+        if self.tokens.get(self.at + 1).is_some_and(|(t, _)| matches!(t, Tok::Word(w) if reg_of(w).is_some())) {
+            self.at += 1;
+            return self.error("a parameter load through a register is not supported (name the parameter: `[NAME]`)");
+        }
+        Ok(Op::Ld { space: StateSpace::Param, width, ty, dst, addr: self.address_of(SymbolKind::Param)? })
     }
 
     fn cp_async(&mut self, mods: &[&str]) -> R<Op> {

@@ -107,3 +107,74 @@ fn block_directives_are_recorded_and_print_back() {
         assert_eq!(parse(&printed).unwrap().module.kernels[0].directives, kernel.directives, "{printed}");
     }
 }
+
+/// A kernel that parses; each case below breaks it in one place.
+const CHECKED: &str = ".version 7.0\n.target sm_80\n.address_size 64\n\n.visible .entry k(\n\t.param .u64 k_param_0,\n\t.param .u32 k_param_1\n)\n.reqntid 32\n{\n\t.reg .pred %p<2>;\n\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<3>;\n\t.shared .align 16 .b8 smem[64];\n\n\tld.param.u64 %rd1, [k_param_0];\n\tmov.u32 %r1, smem;\n\tsetp.eq.u32 %p1, %r1, 0;\n$L1:\n\t@%p1 bra $L1;\n\tst.global.u32 [%rd1], %r1;\n\tret;\n}\n";
+
+/// `line:col` of the first `token` on the `nth` (from 1) line of `text` that holds `token`.
+fn position_of(text: &str, token: &str, nth: usize) -> String {
+    let (index, line) = text.lines().enumerate().filter(|(_, l)| l.contains(token)).nth(nth - 1).expect("the token");
+    let col = line[..line.find(token).expect("the token")].chars().count() + 1;
+    format!("{}:{col}", index + 1)
+}
+
+#[test]
+fn misdeclared_kernels_are_located_errors() {
+    assert!(parse(CHECKED).is_ok(), "{:?}", parse(CHECKED));
+    let kernel = &CHECKED[CHECKED.find(".visible").expect("a kernel")..];
+    let twice = format!("{CHECKED}{kernel}");
+    // (the text, the token the error is at and its occurrence, the message)
+    let cases = [
+        (twice.clone(), " k(", 2, "the kernel `k` is defined twice"),
+        (CHECKED.replace("k_param_1", "k_param_0"), "k_param_0", 2, "the parameter `k_param_0` is declared twice"),
+        (CHECKED.replace("$L1:\n", "$L1:\n$L1:\n"), "$L1:", 2, "the label `$L1` is defined twice in the kernel"),
+        (
+            CHECKED.replace("%r<4>", "%r<1>"),
+            "%r1",
+            1,
+            "the register `%r1` is not declared (`.reg` declares %r0 to %r0)",
+        ),
+        (CHECKED.replace("\t.reg .pred %p<2>;\n", ""), "%p1", 1, "the register `%p1` is not declared (no `.reg`"),
+        (CHECKED.replace(".reqntid 32", ".reqntid 0"), " 0", 1, "a block dimension must be at least 1 thread, not 0"),
+        (CHECKED.replace(".reqntid 32", ".reqntid 32, 0"), " 0", 1, "a block dimension must be at least 1 thread"),
+        (CHECKED.replace(".reqntid 32", ".maxntid 0, 1, 1"), " 0", 1, "a block dimension must be at least 1 thread"),
+        (CHECKED.replace("bra $L1", "bra $L4"), "$L4", 1, "a branch to `$L4`, a label the kernel `k` does not define"),
+        (CHECKED.replace("bra $L1", "bra $LBB0"), "$LBB0", 1, "a branch to `$LBB0`, a label the kernel `k` does not"),
+        (CHECKED.replace("[k_param_0]", "[%rd2]"), "%rd2", 1, "a parameter load through a register is not supported"),
+        (CHECKED.replace("[k_param_0]", "[k_param_9]"), "k_param_9", 1, "`k_param_9` is not a parameter of the kernel"),
+        (
+            CHECKED.replace("ld.param.u64 %rd1, [k_param_0]", "st.param.u64 [k_param_0], %rd1"),
+            "st.param",
+            1,
+            "a store to the parameter space is not supported",
+        ),
+        (
+            CHECKED.replace("ld.param.u64 %rd1, [k_param_0]", "ld.param.v2.u32 {%r1, %r2}, [k_param_1]"),
+            "ld.param",
+            1,
+            "a vector load from the parameter space is not supported",
+        ),
+        (CHECKED.replace("%r1, smem", "%r1, smen"), "smen", 1, "`smen` names no array of the kernel `k`"),
+        (CHECKED.replace("%r1, smem", "%r1, k_param_1"), "k_param_1", 2, "the parameter `k_param_1` is read only by"),
+    ];
+    for (text, token, nth, message) in cases {
+        let error = parse(&text).expect_err(message);
+        let mut at = position_of(&text, token, nth);
+        if token.starts_with(' ') {
+            // The error is at the token after the space.
+            let (line, col) = at.split_once(':').expect("line:col");
+            at = format!("{line}:{}", col.parse::<u32>().expect("a column") + 1);
+        }
+        let expected = format!("{at}: {message}");
+        assert!(error.to_string().starts_with(&expected), "{error} (expected {expected})");
+    }
+}
+
+#[test]
+fn declarations_may_follow_uses_and_name_single_registers() {
+    let late = CHECKED.replace("\t.reg .pred %p<2>;\n", "").replace("\tret;", "\tret;\n\t.reg .pred %p0, %p1;");
+    assert!(parse(&late).is_ok(), "{:?}", parse(&late));
+    // Labels are the kernel's own: two kernels may each define `$L1`.
+    let second = CHECKED[CHECKED.find(".visible").expect("a kernel")..].replace("entry k(", "entry k2(");
+    assert!(parse(&format!("{CHECKED}{second}")).is_ok());
+}

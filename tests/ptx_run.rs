@@ -323,3 +323,23 @@ fn a_triton_matmul_runs_from_the_command_line_and_its_loosened_wait_faults() {
     let fault = fails(&strs(&mutant));
     assert!(fault.contains("ldmatrix") && fault.contains("is pending") && fault.contains("wait_group 3"), "{fault}");
 }
+
+/// What the emulator does not model, met while running PTX text, is reported at the file's
+/// line and column of the instruction that met it, not at the kernel's `.entry`.
+#[test]
+fn an_unsupported_access_is_located_at_its_instruction() {
+    let dir = scratch();
+    let kernel = ".version 7.0\n.target sm_80\n.address_size 64\n\n.visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n\t.reg .b16 %rs<2>;\n\t.reg .b64 %rd<2>;\n\n\tld.param.u64 %rd1, [k_param_0];\n\tld.global.u8 %rs1, [%rd1];\n\tret;\n}\n";
+    let ptx = dir.path().join("k.ptx");
+    fs::write(&ptx, kernel).expect("writes");
+    let input = dir.path().join("a.npy");
+    let words =
+        tirproof_machine::Tensor::from_i64(tirproof_ir::DataType::INT32, vec![4], &[1, 2, 3, 4]).expect("a tensor");
+    tirproof::npy::write(&input, &words).expect("writes");
+    let input_arg = format!("k_param_0={}", show(&input));
+    let err = fails(&["run", "--ptx", &show(&ptx), "--input", &input_arg]);
+    let line = kernel.lines().position(|l| l.contains("ld.global.u8")).expect("the load") + 1;
+    let at = format!("{}:{line}:2: unsupported: ", show(&ptx));
+    assert!(err.contains(&at), "{err}");
+    assert!(!err.contains(":5:"), "located at the entry: {err}");
+}

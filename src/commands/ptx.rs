@@ -26,7 +26,7 @@ use tirproof::source::Source;
 use tirproof_interp::{Schedule, Tensor};
 use tirproof_ir::{Diagnostics, IRModule, PrimFunc};
 use tirproof_ptx::args::{ArgBinder, ArgError, KernelArg, ScalarArg};
-use tirproof_ptx::emu::{run_kernel, EmuConfig, EmuOutcome};
+use tirproof_ptx::emu::{run_kernel, EmuConfig, EmuError, EmuOutcome};
 use tirproof_ptx::launch::LaunchRequest;
 use tirproof_ptx::module::{Dims, Kernel, Ty};
 use tirproof_ptx::parse::{parse, Parsed};
@@ -205,6 +205,14 @@ pub fn run_text(run: &TextRun<'_>) -> anyhow::Result<ExitCode> {
     let config = EmuConfig { schedule: run.schedule, thread_order_seed: run.thread_order_seed, fuel: run.fuel };
     let result = match run_kernel(&kernel, Some(lines), &args, &config) {
         Ok(result) => result,
+        // What the emulator does not model is located at its instruction; anything else at the
+        // kernel's entry.
+        Err(EmuError::UnsupportedAt { line, inst, what }) => {
+            let col = text.lines().nth(line.saturating_sub(1) as usize).map_or(1, |l| {
+                u32::try_from(l.len() - l.trim_start().len()).map_or(1, |indent| indent.saturating_add(1))
+            });
+            return located(Located { line, col, message: format!("unsupported: {what}, at `{inst}`") });
+        }
         Err(e) => {
             let (line, col) = position(&text, entry_offset(&text, &kernel.name));
             return located(Located { line, col, message: e.to_string() });

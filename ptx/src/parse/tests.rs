@@ -98,7 +98,8 @@ fn block_directives_are_recorded_and_print_back() {
     for (directive, reqntid, maxntid) in
         [(".reqntid 128", Some([128, 1, 1]), None), (".maxntid 64, 2", None, Some([64, 2, 1])), ("", None, None)]
     {
-        let text = TRITON_STYLE.replace(header, &header.replace(")\n{", &format!(")\n{directive}\n{{")));
+        let declared = TRITON_STYLE.replace("\t@!%p1", "\t.reg .pred %p<2>;\n\t@!%p1");
+        let text = declared.replace(header, &header.replace(")\n{", &format!(")\n{directive}\n{{")));
         let parsed = parse(&text).unwrap_or_else(|e| panic!("{directive}: {e}"));
         let kernel = &parsed.module.kernels[0];
         assert_eq!(kernel.directives, BlockDirectives { reqntid, maxntid }, "{directive}");

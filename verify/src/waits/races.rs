@@ -8,10 +8,10 @@
 //! race whatever the barriers. Shared memory is one copy per block (threads of different
 //! blocks never meet there); local memory is one copy per thread.
 //!
-//! The asynchronous stores to shared memory are left to the queue's own cross-thread
-//! obligations (`safety`), which also need the writer's wait before the barrier. An
-//! asynchronous store to other memory counts here as a write that no barrier orders within a
-//! block (its wait is not looked at, which can only report more races, never fewer).
+//! Within a block, a pair with an asynchronous store is left to the queue's own cross-thread
+//! obligations (`safety`), which also need the writer's wait before the barrier, on shared and
+//! global memory alike (a barrier orders all memory of a block). Across blocks, such a pair on
+//! global memory is a race here like any other: nothing orders blocks, waits included.
 //!
 //! One query, one obligation per pair, checked one pair at a time; the first race found is
 //! reported.
@@ -29,7 +29,7 @@ use crate::solver::{Assignment, Counterexample, ObligationId, Query};
 
 /// Where the memory of an access lives, as far as threads are concerned.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Sharing {
+pub(super) enum Sharing {
     /// One copy per thread: no races.
     Thread,
     /// One copy per block.
@@ -39,7 +39,7 @@ enum Sharing {
 }
 
 impl Sharing {
-    fn of_scope(scope: &str) -> Self {
+    pub(super) fn of_scope(scope: &str) -> Self {
         if scope.starts_with("local") || scope == "wmma.accumulator" {
             Sharing::Thread
         } else if scope.starts_with("shared") {
@@ -56,14 +56,23 @@ pub(super) struct ThreadRelation {
     pub same_block: Bool,
 }
 
-/// A pair of accesses that may race, and whether barriers can order it.
+/// A pair of accesses that may race, and which threads it is checked between.
 #[derive(Clone, Copy)]
 pub struct RacePair {
     first: EventId,
     second: EventId,
     sharing: Sharing,
-    /// Barriers order the pair within a block (neither access is an async store).
-    orderable: bool,
+    between: Between,
+}
+
+/// Which threads a race pair is checked between here.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Between {
+    /// Any two threads; within a block a barrier between the accesses orders them.
+    AnyThreads,
+    /// Threads of different blocks only: the pair has an asynchronous store, whose order
+    /// within a block the queue's cross-thread obligations decide.
+    OtherBlocks,
 }
 
 /// The race obligations of a function: one per pair of accesses to one storage that two
@@ -128,11 +137,13 @@ fn race_pairs(checker: &Checker) -> Vec<RacePair> {
             let sharing = Sharing::of_scope(aa.buffer.scope());
             let asynchronous = |k: &EventKind| matches!(k, EventKind::AsyncStore { .. });
             let any_async = asynchronous(&ea.kind) || asynchronous(&eb.kind);
-            // The queue's cross-thread obligations cover async stores to shared memory.
-            if sharing == Sharing::Thread || (any_async && sharing == Sharing::Block) {
-                continue;
-            }
-            pairs.push(RacePair { first: a, second: b, sharing, orderable: !any_async });
+            // The queue's cross-thread obligations cover async stores within a block.
+            let between = match (sharing, any_async) {
+                (Sharing::Thread, _) | (Sharing::Block, true) => continue,
+                (Sharing::Kernel, true) => Between::OtherBlocks,
+                (_, false) => Between::AnyThreads,
+            };
+            pairs.push(RacePair { first: a, second: b, sharing, between });
         }
     }
     pairs
@@ -154,12 +165,13 @@ fn encode_races(checker: &mut Checker, query: &mut Query, pairs: &[RacePair]) ->
         enc.threads = second_thread.clone();
         let (b, b_runs) = enc.instance(query, pair.second, InstanceRole::RaceSecond(k))?;
         let b_address = checker.address(&mut enc, query, InstanceRole::RaceSecond(k), &b)?;
-        let ordered = if pair.orderable {
-            let forward = barrier_between(checker, &mut enc, (&a, &first_thread), (&b, &second_thread))?;
-            let backward = barrier_between(checker, &mut enc, (&b, &second_thread), (&a, &first_thread))?;
-            and(&[same_block.clone(), or(&[forward, backward])])
-        } else {
-            Bool::from_bool(false)
+        let ordered = match pair.between {
+            Between::AnyThreads => {
+                let forward = barrier_between(checker, &mut enc, (&a, &first_thread), (&b, &second_thread))?;
+                let backward = barrier_between(checker, &mut enc, (&b, &second_thread), (&a, &first_thread))?;
+                and(&[same_block.clone(), or(&[forward, backward])])
+            }
+            Between::OtherBlocks => same_block.clone(),
         };
         let mut race = vec![a_runs, b_runs, different_thread.clone(), eq(&a_address, &b_address), not(&ordered)];
         if pair.sharing == Sharing::Block {

@@ -1,8 +1,8 @@
 //! Safety of one queue: can any use of the memory its async stores write see a pending write?
 //!
 //! The queue is encoded once ([`QueueSafety`]): one obligation per (store, use) pair on the
-//! same storage — the use never sees the store's group pending — and one per pair on shared
-//! memory with threads — another thread sees the write only after the writer's wait and a
+//! same storage — the use never sees the store's group pending — and one per pair on memory
+//! that threads share — another thread sees the write only after the writer's wait and a
 //! barrier. Every wait of the queue has a slack, so the same encoding answers the tightness
 //! questions (is it still safe with one wait loosened by k?).
 //!
@@ -30,7 +30,7 @@ use super::fold::{and, eq, not, or};
 use super::model::{storage, Access, EventId, EventKind, QueueId, Step};
 use super::names::{loop_values, shown, thread_values, InstanceRole, Shown, Thread};
 use super::obligation::{Asked, OnVacuous, Round, RoundOf};
-use super::races::thread_relation;
+use super::races::{thread_relation, Sharing};
 use crate::solver::{Assignment, Counterexample, ObligationId, Query};
 
 /// A (store, use) pair of a queue: its position in the queue's encoding.
@@ -244,7 +244,7 @@ impl<'m> Checker<'m> {
 
     /// Data another thread wrote asynchronously is visible only after that thread's wait
     /// completed it and a barrier then separated the wait from the read: for each pair on
-    /// shared memory, a writer thread and a different reader thread, and the barriers before
+    /// memory threads share (shared or global), a writer thread and a different reader thread, and the barriers before
     /// the read.
     fn cross_thread(
         &self,
@@ -257,9 +257,10 @@ impl<'m> Checker<'m> {
         let writer = enc.threads.clone();
         let reader = enc.declare_threads(query, Thread::Other)?;
         for (k, pair) in pairs.iter_mut().enumerate() {
-            let shared = access_of(self.model.event(pair.accesses.store))
-                .is_some_and(|a| a.buffer.scope().starts_with("shared"));
-            if shared {
+            // A barrier orders shared and global memory alike; local memory is one thread's.
+            let between_threads = access_of(self.model.event(pair.accesses.store))
+                .is_some_and(|a| Sharing::of_scope(a.buffer.scope()) != Sharing::Thread);
+            if between_threads {
                 let cross = CrossPair {
                     queue: q,
                     index: PairIndex(k),
@@ -294,9 +295,12 @@ impl<'m> Checker<'m> {
         let (ui, u_runs) = enc.instance(query, u, use_role)?;
         let written = self.address(enc, query, store_role, &si)?;
         let same = eq(&written, &self.address(enc, query, use_role, &ui)?);
-        // Written before the read: the writer's wait and a barrier must come in between.
-        // Read before the write: a barrier must separate them, or the writer may run ahead
-        // and issue the write first (the threads of one phase run in any order).
+        // Written before the access: the writer's wait and a barrier must come in between.
+        // Otherwise (the access comes first, or both stand at one position: two threads
+        // running one statement), a barrier must separate the access from the write, or the
+        // writer may run ahead and issue the write first (the threads of one phase run in any
+        // order). An asynchronous access of the other thread is in flight after its barrier
+        // too: the pair with the roles swapped asks for its wait.
         let mut waits = Vec::new();
         let mut points = Vec::new();
         let mut synced = vec![Bool::from_bool(false)];
@@ -320,10 +324,12 @@ impl<'m> Checker<'m> {
             points.push((reached, at_writer));
         }
         let completion = self.completion_at(q, &points, &group, slack);
-        // Shared memory is one copy per block: only threads of one block meet there.
+        // Threads of one block only: different blocks never meet in shared memory, and on
+        // global memory the race obligations catch them whatever waits and barriers run.
         let threads = thread_relation(self.model, (s, writer), (u, reader));
+        let written_first = enc.before(&si, &ui);
         let unsynchronized =
-            or(&[and(&[enc.before(&si, &ui), not(&or(&synced))]), and(&[enc.before(&ui, &si), not(&or(&separated))])]);
+            or(&[and(&[written_first.clone(), not(&or(&synced))]), and(&[not(&written_first), not(&or(&separated))])]);
         let violated = and(&[s_runs, u_runs, threads.different_thread, threads.same_block, same, unsynchronized]);
         Ok((violated, waits, completion))
     }

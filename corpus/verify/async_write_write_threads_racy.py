@@ -1,0 +1,15 @@
+# test: run
+# desc: two threads of one block write S[0] asynchronously in one barrier phase: a write-write race, whatever waits follow
+# run: lazy -> fault
+
+# from tvm.script import tirx as T
+
+@T.prim_func
+def main(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32")):
+    S = T.alloc_buffer((4,), "float32", scope="shared")
+    for tx in T.thread_binding(2, thread="threadIdx.x"):
+        with T.attr({"async_commit_queue_scope": 0, "async_scope": 1}):
+            S[0] = A[tx]
+        T.attr({"async_wait_queue_scope": 0, "async_wait_inflight_count": 0})
+        T.tvm_storage_sync("shared")
+        B[tx] = S[0]

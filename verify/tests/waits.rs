@@ -127,12 +127,16 @@ fn non_interval_conditions_get_a_bounded_encoding() {
 }
 
 /// A queue drained at the end of each iteration of an enclosing loop or thread binding: proved;
-/// with the drain loosened to 1, a group is left in flight when the function (or the thread)
+/// with the drain loosened to 1, a group is left in flight when the function (or the launch)
 /// ends, which must be refuted even though no later statement reads it. (The fuzzers found
 /// this: the end of the function was not ordered after a function body that is one loop.)
 #[test]
 fn a_group_left_in_flight_under_an_enclosing_loop_is_refuted() {
-    for header in ["for tx in range(2):", "for tx in T.thread_binding(2, thread=\"threadIdx.x\"):"] {
+    let ends = [
+        ("for tx in range(2):", "the function ends"),
+        ("for tx in T.thread_binding(2, thread=\"threadIdx.x\"):", "the launch at line 3 ends"),
+    ];
+    for (header, end) in ends {
         let text = format!(
             "@T.prim_func\ndef main(A: T.Buffer((2,), \"float32\"), Out: T.Buffer((2,), \"float32\")):\n    {header}\n        with T.attr({{\"async_commit_queue_scope\": 0, \"async_scope\": 1}}):\n            Out[tx] = A[tx] + T.float32(1.0)\n        T.attr({{\"async_wait_queue_scope\": 0, \"async_wait_inflight_count\": 0}})\n        T.evaluate(0)\n"
         );
@@ -141,7 +145,7 @@ fn a_group_left_in_flight_under_an_enclosing_loop_is_refuted() {
         assert!(report.all_proved(), "{header}: {:?} {:?}", report.waits, report.findings);
         let twin = with_count(&func, "\"async_wait_inflight_count\": 0", "\"async_wait_inflight_count\": 1");
         let (report, _) = verify_func(&twin, &Options::default());
-        let finding = report.findings.iter().find(|f| f.message.contains("complete when the function ends"));
+        let finding = report.findings.iter().find(|f| f.message.contains(&format!("complete when {end}")));
         assert!(finding.is_some(), "{header}: {:?} {:?}", report.waits, report.findings);
     }
 }

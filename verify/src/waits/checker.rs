@@ -314,11 +314,11 @@ impl<'m> Checker<'m> {
         self.model.events_by_id().filter(|(_, e)| pred(&e.kind)).map(|(id, _)| id).collect()
     }
 
-    /// Groups of `q` committed before instance `at`.
+    /// Groups of `q` committed before instance `at` (by its thread, in its launch).
     pub fn committed(&self, enc: &mut Encoder, q: QueueId, at: &Instance) -> Enc<Int> {
         stop_when_spent()?;
         let mut terms = vec![Int::from_i64(0)];
-        for k in self.commits(q) {
+        for k in self.commits(q).into_iter().filter(|k| self.model.same_launch(*k, at.event)) {
             terms.push(enc.count_before(k, at)?);
         }
         Ok(add(&terms))
@@ -348,7 +348,8 @@ impl<'m> Checker<'m> {
         stop_when_spent()?;
         let mut done = Int::from_i64(0);
         let mut per_wait = Vec::new();
-        for wait in self.waits(q) {
+        // A wait of another launch is another thread's, whatever its thread index.
+        for wait in self.waits(q).into_iter().filter(|w| self.model.same_launch(*w, at.event)) {
             let (exists, last) = enc.last_before(wait, at)?;
             let mut instances = vec![(exists, last.clone())];
             instances.extend(self.earlier_inner_iterations(enc, wait, at, &instances[0])?);
@@ -411,11 +412,14 @@ impl<'m> Checker<'m> {
         Ok(out)
     }
 
-    /// The group an async store instance belongs to.
+    /// The group an async store instance belongs to: its commit scope's, or for a store
+    /// outside every commit scope the next group its thread commits, whose index is the
+    /// number of groups committed before the store (see [`Model::store_queue`]).
     pub fn group(&self, enc: &mut Encoder, q: QueueId, store: &Instance) -> Enc<Int> {
-        let EventKind::AsyncStore { commit: Some(k), .. } = &self.model.event(store.event).kind else {
-            return Err(Unsupported("an async store outside a commit scope".into()));
+        let EventKind::AsyncStore { commit, .. } = &self.model.event(store.event).kind else {
+            return Err(Unsupported("not an async store".into()));
         };
+        let Some(k) = commit else { return self.committed(enc, q, store) };
         let commit_loops = self.model.loops_of(self.model.event(*k));
         let vals = store.vals.iter().filter(|(l, _)| commit_loops.contains(l)).map(|(l, v)| (*l, v.clone())).collect();
         self.committed(enc, q, &Instance { event: *k, vals })

@@ -1,4 +1,7 @@
-//! Whether every group of a queue is complete when the function ends.
+//! Whether every group of a queue is complete when its thread ends: at the end of each launch
+//! for the threads of that launch, and at the end of the function for code outside every
+//! launch (queues belong to a thread for the life of its launch; a later launch's waits are
+//! another thread's).
 //!
 //! Encoded once per queue ([`QueueDrained`]), with a slack on every wait like the queue's
 //! safety, so that tightness can ask it again with one wait loosened.
@@ -7,56 +10,97 @@ use z3::ast::Int;
 
 use super::checker::{governing, incomplete, Checker, Completion, Loosen, Slack};
 use super::encode::{Enc, Encoder};
-use super::fold::{not, sub};
+use super::fold::{and, not, sub};
 use super::model::{EventId, EventKind, QueueId};
 use super::names::{shown, InstanceRole, Shown, Thread};
 use super::obligation::{Asked, OnVacuous, Refutation, RoundOf, WaitFailure};
 use crate::solver::{ObligationId, Query};
 
-/// The encoded "drained at the end" obligation of one queue.
+/// The encoded "drained at every end" obligations of one queue.
 pub struct QueueDrained {
     q: QueueId,
     query: Query,
     slack: Slack,
+    ends: Vec<EndObligation>,
+    /// The waits whose count an obligation depends on.
+    waits: Vec<EventId>,
+}
+
+/// One end (of the function or of a launch): every group its thread committed is complete;
+/// or, for an async store outside every commit scope, that its group was committed and is
+/// complete there.
+struct EndObligation {
+    end: EventId,
+    store: Option<EventId>,
     obligation: ObligationId,
     /// Groups committed by the end, and groups the waits completed.
     total: Int,
     done: Int,
-    /// The waits whose count the obligation depends on.
-    waits: Vec<EventId>,
     /// How far a counterexample can be trusted.
     completion: Completion,
 }
 
 impl QueueDrained {
-    /// Whether loosening `wait` can change the obligation.
+    /// Whether loosening `wait` can change the obligations.
     pub fn depends_on(&self, wait: EventId) -> bool {
         self.waits.contains(&wait)
     }
 }
 
 impl<'m> Checker<'m> {
-    /// Encodes the obligation of queue `q`; `None` when the model has no end event.
+    /// Encodes the obligations of queue `q`; `None` when the model has no end event.
     pub fn encode_drained(&mut self, q: QueueId) -> Enc<Option<QueueDrained>> {
-        let Some(end) = self.events_where(|k| matches!(k, EventKind::End)).first().copied() else {
+        let ends = self.events_where(|k| matches!(k, EventKind::End));
+        if ends.is_empty() {
             return Ok(None);
-        };
+        }
         let mut query = self.query(&format!("{q} drained"));
         let slack = Slack::declare(&mut query, self.model, &self.waits(q))?;
         let mut enc = Encoder::new(self.model, &mut query, Thread::This)?;
-        let (e, _) = enc.instance(&mut query, end, InstanceRole::End)?;
-        let total = self.committed(&mut enc, q, &e)?;
-        let (done, effects) = self.completed(&mut enc, q, &e, &slack)?;
-        // All complete: the last group, `total - 1`, is.
-        let last = sub(&total, &Int::from_i64(1));
-        let obligation = query.require(not(&incomplete(&last, &effects)));
+        let mut obligations = Vec::new();
+        let mut waits = Vec::new();
+        for end in ends {
+            let (e, _) = enc.instance(&mut query, end, InstanceRole::End)?;
+            let total = self.committed(&mut enc, q, &e)?;
+            let (done, effects) = self.completed(&mut enc, q, &e, &slack)?;
+            // All complete: the last group, `total - 1`, is.
+            let last = sub(&total, &Int::from_i64(1));
+            let obligation = query.require(not(&incomplete(&last, &effects)));
+            waits.extend(governing(&effects));
+            let completion = self.completion(q, &e, &last, &slack);
+            obligations.push(EndObligation {
+                end,
+                store: None,
+                obligation,
+                total: total.clone(),
+                done: done.clone(),
+                completion,
+            });
+            // A store outside every commit scope may never be committed: its group (the next
+            // commit's) must exist and be complete at its thread's end.
+            for store in self.uncommitted_stores(q, end) {
+                let (si, runs) = enc.instance(&mut query, store, InstanceRole::Store(store))?;
+                let group = self.group(&mut enc, q, &si)?;
+                let obligation = query.require(not(&and(&[runs, incomplete(&group, &effects)])));
+                let completion = self.completion(q, &e, &group, &slack);
+                let (total, done) = (total.clone(), done.clone());
+                obligations.push(EndObligation { end, store: Some(store), obligation, total, done, completion });
+            }
+        }
         self.assume_bounds(&mut enc, &mut query);
-        let waits = governing(&effects).collect();
-        let completion = self.completion(q, &e, &last, &slack);
-        Ok(Some(QueueDrained { q, query, slack, obligation, total, done, waits, completion }))
+        Ok(Some(QueueDrained { q, query, slack, ends: obligations, waits }))
     }
 
-    /// Are all of the queue's groups complete when the function ends (with `loosen` applied)?
+    /// The async stores of queue `q` outside every commit scope whose thread ends at `end`.
+    fn uncommitted_stores(&self, q: QueueId, end: EventId) -> Vec<EventId> {
+        let m = self.model;
+        self.events_where(|k| matches!(k, EventKind::AsyncStore { commit: None, .. }))
+            .into_iter()
+            .filter(|s| m.same_launch(*s, end) && m.store_queue(*s) == Some(q))
+            .collect()
+    }
+
+    /// Are all of the queue's groups complete at every end (with `loosen` applied)?
     pub fn drained(&self, drained: &QueueDrained, loosen: Option<Loosen>) -> Option<WaitFailure> {
         let label = format!("q{}_drained", drained.q.number());
         let of = RoundOf {
@@ -66,15 +110,34 @@ impl<'m> Checker<'m> {
             limit: 1,
             on_vacuous: OnVacuous::Holds,
         };
-        let asked = [Asked { index: 0, obligations: vec![(drained.obligation, &drained.completion)] }];
-        let round = self.round(&of, asked, |_, _, found| {
-            let committed = found.int(&drained.total).unwrap_or(0);
-            let completed = found.int(&drained.done).unwrap_or(0);
-            let reason = format!(
-                "{committed} groups of {} are committed but only {} are complete when the function ends",
-                drained.q,
-                completed.max(0)
-            );
+        let asked = drained
+            .ends
+            .iter()
+            .enumerate()
+            .map(|(k, end)| Asked { index: k, obligations: vec![(end.obligation, &end.completion)] });
+        let round = self.round(&of, asked, |k, _, found| {
+            let end = &drained.ends[k];
+            let committed = found.int(&end.total).unwrap_or(0);
+            let completed = found.int(&end.done).unwrap_or(0);
+            let event = self.model.event(end.end);
+            let at = match self.model.launch_of(event) {
+                Some(_) => format!("the launch at line {} ends", event.span.line),
+                None => "the function ends".to_string(),
+            };
+            let reason = match end.store {
+                None => format!(
+                    "{committed} groups of {} are committed but only {} are complete when {at}",
+                    drained.q,
+                    completed.max(0)
+                ),
+                Some(store) => format!(
+                    "the async store {} (line {}) outside every commit scope is still in flight when {at}: {committed} groups of {} are committed, {} complete",
+                    self.model.event(store).text,
+                    self.model.event(store).span.line,
+                    drained.q,
+                    completed.max(0)
+                ),
+            };
             let mut values =
                 shown(self.model, found.values(), Shown { instances: &[], threads: &[Thread::This], params: true });
             values.push("committed", committed);

@@ -138,21 +138,25 @@ fn verify_model<'m>(
     for (span, why) in &model.unsupported {
         report.notes.push(format!("line {}: {why}", span.line));
     }
-    for e in &model.events {
-        if let EventKind::AsyncStore { commit: None, .. } = e.kind {
-            // It joins whichever commit this thread runs next (of any queue); that is not
-            // encoded, so nothing about it is claimed.
-            report.unknown.push(Cause::StoreOutsideCommit { line: e.span.line, store: e.text.clone() }.into());
+    let mut queues: BTreeSet<QueueId> = BTreeSet::new();
+    for (id, e) in model.events_by_id() {
+        match e.kind {
+            EventKind::Commit { queue } | EventKind::Wait { queue, .. } => {
+                queues.insert(queue);
+            }
+            EventKind::AsyncStore { .. } => match model.store_queue(id) {
+                Some(queue) => {
+                    queues.insert(queue);
+                }
+                // It joins whichever commit its thread runs next, of one of several queues:
+                // not encoded, so nothing about it is claimed.
+                None => {
+                    report.unknown.push(Cause::StoreOutsideCommit { line: e.span.line, store: e.text.clone() }.into())
+                }
+            },
+            _ => {}
         }
     }
-    let queues: BTreeSet<QueueId> = model
-        .events
-        .iter()
-        .filter_map(|e| match e.kind {
-            EventKind::Commit { queue } | EventKind::Wait { queue, .. } => Some(queue),
-            _ => None,
-        })
-        .collect();
     for q in queues {
         verify_queue(&mut checker, q, &mut report, options.tightness);
     }

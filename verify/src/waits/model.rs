@@ -111,6 +111,11 @@ pub struct LoopInfo {
     /// A block binding (`blockIdx.*`): threads of different blocks share no shared memory
     /// and no barrier.
     pub block: bool,
+    /// A serial loop around a launch (host code): each iteration launches its kernels anew,
+    /// so like a thread binding (`per_thread` is set too) only the same value relates two
+    /// instances of one thread's queues, and unlike one, different values never race (the
+    /// launches run one after the other).
+    pub host: bool,
     /// How many iterations the loop can have in an execution whose accesses stay in bounds
     /// (the program's precondition), when an access in its body bounds it: see
     /// [`iteration_bound`].
@@ -165,7 +170,8 @@ pub enum EventKind {
         access: Access,
         write: bool,
     },
-    /// The end of the function (every group must be complete there).
+    /// The end of the function, or of a launch (the end of its root binding's body): every
+    /// group of the threads there must be complete.
     End,
 }
 
@@ -223,6 +229,7 @@ impl Model {
         b.child(0, |b| b.stmt(&func.body));
         b.child(u32::MAX, |b| b.push_event(EventKind::End, "the end of the function".into()));
         let mut model = b.model;
+        model.mark_host_loops();
         for l in 0..model.loops.len() {
             let (bound, guarded) = iteration_bound(&model, LoopId(l));
             model.loops[l].max_iterations = bound;
@@ -277,6 +284,81 @@ impl Model {
 
     pub fn is_loop_var(&self, var: VarId) -> Option<LoopId> {
         self.loops.iter().position(|l| l.var.id() == var).map(LoopId)
+    }
+
+    /// The launch an event belongs to: the root binding of its kernel (the outermost thread
+    /// or block binding on its path), or `None` for code outside every launch. Queues belong
+    /// to a thread for the life of its launch: commits, waits and ends of different launches
+    /// never relate.
+    pub fn launch_of(&self, event: &Event) -> Option<LoopId> {
+        self.loops_of(event).into_iter().find(|l| {
+            let info = self.loop_info(*l);
+            info.per_thread && !info.host
+        })
+    }
+
+    /// The queue whose group an async store joins: its commit scope's, or, for a store
+    /// outside every commit scope (which joins the next commit its thread runs, of any
+    /// queue), the one queue its launch commits to. A launch that never commits leaves the
+    /// store in flight whatever queue is named: the first its waits name, or queue 0. `None`
+    /// when the launch commits to several queues (which one comes next is not encoded).
+    pub fn store_queue(&self, store: EventId) -> Option<QueueId> {
+        let EventKind::AsyncStore { commit, .. } = &self.event(store).kind else { return None };
+        let queue_of = |e: EventId| match self.event(e).kind {
+            EventKind::Commit { queue } | EventKind::Wait { queue, .. } => Some(queue),
+            _ => None,
+        };
+        if let Some(k) = commit {
+            return queue_of(*k);
+        }
+        let in_launch = |is_commit: bool| -> HashSet<QueueId> {
+            self.events_by_id()
+                .filter(|(e, event)| {
+                    matches!(event.kind, EventKind::Commit { .. }) == is_commit && self.same_launch(*e, store)
+                })
+                .filter_map(|(e, _)| queue_of(e))
+                .collect()
+        };
+        let commits = in_launch(true);
+        match commits.len() {
+            0 => Some(in_launch(false).into_iter().min().unwrap_or(QueueId(0))),
+            1 => commits.into_iter().next(),
+            _ => None,
+        }
+    }
+
+    /// Whether two events belong to one launch (or both to code outside every launch).
+    pub fn same_launch(&self, a: EventId, b: EventId) -> bool {
+        self.launch_of(self.event(a)) == self.launch_of(self.event(b))
+    }
+
+    /// Marks the serial loops around a launch as host loops (see [`LoopInfo::host`]). Async
+    /// events in such a loop outside every launch would need the loop counted as serial:
+    /// not encoded.
+    fn mark_host_loops(&mut self) {
+        let hosts: HashSet<LoopId> = self
+            .loops
+            .iter()
+            .filter(|l| l.per_thread)
+            .flat_map(|l| l.enclosing.iter().copied())
+            .filter(|l| !self.loops[l.0].per_thread)
+            .collect();
+        for l in &hosts {
+            self.loops[l.0].per_thread = true;
+            self.loops[l.0].host = true;
+        }
+        let host_async: Vec<Span> = self
+            .events
+            .iter()
+            .filter(|e| {
+                matches!(e.kind, EventKind::Commit { .. } | EventKind::Wait { .. } | EventKind::AsyncStore { .. })
+            })
+            .filter(|e| self.launch_of(e).is_none() && self.loops_of(e).iter().any(|l| hosts.contains(l)))
+            .map(|e| e.span)
+            .collect();
+        for span in host_async {
+            self.unsupported.push((span, "an async operation in a serial loop that also launches kernels".into()));
+        }
     }
 }
 
@@ -417,13 +499,22 @@ impl Builder {
             extent: extent.clone(),
             per_thread: binding != Binding::Serial,
             block: binding == Binding::Block,
+            host: false,
             max_iterations: None,
             guarded_max_iterations: Vec::new(),
             guards: self.guards.clone(),
             enclosing: self.path.iter().filter_map(|s| if let Step::Loop(l) = s { Some(*l) } else { None }).collect(),
         });
+        let launch_root = binding != Binding::Serial
+            && !self.path.iter().any(|s| matches!(s, Step::Loop(l) if self.model.loops[l.0].per_thread));
         self.path.push(Step::Loop(id));
-        self.stmt(body);
+        if launch_root {
+            // The body is child 0 and the launch's end a later child, as for the function.
+            self.child(0, |b| b.stmt(body));
+            self.child(u32::MAX, |b| b.push_event(EventKind::End, "the end of the launch".into()));
+        } else {
+            self.stmt(body);
+        }
         self.path.pop();
     }
 

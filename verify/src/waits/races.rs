@@ -195,7 +195,12 @@ pub(super) fn thread_relation(
     let around_b = m.loops_of(m.event(b));
     let common: Vec<LoopId> =
         m.loops_of(m.event(a)).into_iter().filter(|l| m.loop_info(*l).per_thread && around_b.contains(l)).collect();
-    let different_thread = or(&common.iter().map(|l| not(&eq(&a_thread[l], &b_thread[l]))).collect::<Vec<_>>());
+    let (host, threads): (Vec<LoopId>, Vec<LoopId>) = common.iter().partition(|l| m.loop_info(**l).host);
+    // Different iterations of a host loop are different launches, which run one after the
+    // other: only threads of one launch can race.
+    let same_launch = host.iter().map(|l| eq(&a_thread[l], &b_thread[l]));
+    let differ = or(&threads.iter().map(|l| not(&eq(&a_thread[l], &b_thread[l]))).collect::<Vec<_>>());
+    let different_thread = and(&same_launch.chain(std::iter::once(differ)).collect::<Vec<_>>());
     let same_block = and(&common
         .iter()
         .filter(|l| m.loop_info(**l).block)

@@ -125,7 +125,8 @@ pub enum Cause {
     NotEncoded(String),
     /// Every obligation held, but the assumptions of the checks contradict each other.
     ContradictoryAssumptions,
-    /// An async store outside every commit scope: which group it joins is not encoded.
+    /// An async store outside every commit scope, in a launch that commits to several queues:
+    /// which group it joins is not encoded.
     StoreOutsideCommit { line: u32, store: String },
     /// Nothing decided the wait (a wait the verifier did not reach).
     NotChecked,
@@ -187,7 +188,7 @@ impl fmt::Display for Cause {
             Cause::ContradictoryAssumptions => f.write_str("the assumptions contradict each other"),
             Cause::StoreOutsideCommit { line, store } => write!(
                 f,
-                "line {line}: the async store {store} is outside every commit scope; which group it joins is not encoded"
+                "line {line}: the async store {store} is outside every commit scope in a launch that commits to several queues; which group it joins is not encoded"
             ),
             Cause::NotChecked => f.write_str("not checked"),
             Cause::Bounded { variable, iterations } => write!(

@@ -173,8 +173,7 @@ impl<'m> Checker<'m> {
             .collect();
         let mut pairs = Vec::new();
         for &(s, access, offset) in &accesses {
-            let EventKind::AsyncStore { commit: Some(k), .. } = &m.event(s).kind else { continue };
-            if !matches!(m.event(*k).kind, EventKind::Commit { queue } if queue == q) {
+            if m.store_queue(s) != Some(q) {
                 continue;
             }
             for &(u, used, used_offset) in &accesses {

@@ -1,0 +1,15 @@
+# test: run
+# desc: the first launch commits a copy and never waits; the wait of a later launch is another kernel's and completes nothing of it
+# run: lazy -> fault
+
+# from tvm.script import tirx as T
+
+@T.prim_func
+def main(A: T.Buffer((2,), "float32"), B: T.Buffer((2,), "float32")):
+    S = T.alloc_buffer((2,), "float32", scope="shared")
+    for tx in T.thread_binding(2, thread="threadIdx.x"):
+        with T.attr({"async_commit_queue_scope": 0, "async_scope": 1}):
+            S[tx] = A[tx]
+    for tx in T.thread_binding(2, thread="threadIdx.x"):
+        T.attr({"async_wait_queue_scope": 0, "async_wait_inflight_count": 0})
+        B[tx] = A[tx]

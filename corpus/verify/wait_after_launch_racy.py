@@ -1,0 +1,14 @@
+# test: run
+# desc: a wait after the launch's thread-binding loop is outside the kernel: the threads end with their groups in flight
+# run: lazy -> fault
+
+# from tvm.script import tirx as T
+
+@T.prim_func
+def main(A: T.Buffer((2,), "float32"), B: T.Buffer((2,), "float32")):
+    S = T.alloc_buffer((2,), "float32", scope="shared")
+    for tx in T.thread_binding(2, thread="threadIdx.x"):
+        with T.attr({"async_commit_queue_scope": 0, "async_scope": 1}):
+            S[tx] = A[tx]
+    T.attr({"async_wait_queue_scope": 0, "async_wait_inflight_count": 0})
+    T.evaluate(0)

@@ -138,6 +138,9 @@ fn verify_model<'m>(
     for (span, why) in &model.unsupported {
         report.notes.push(format!("line {}: {why}", span.line));
     }
+    for (span, why) in &model.unencoded {
+        report.unknown.push(Cause::NotEncoded(format!("line {}: {why}", span.line)).into());
+    }
     let mut queues: BTreeSet<QueueId> = BTreeSet::new();
     for (id, e) in model.events_by_id() {
         match e.kind {

@@ -116,6 +116,14 @@ pub struct LoopInfo {
     /// instances of one thread's queues, and unlike one, different values never race (the
     /// launches run one after the other).
     pub host: bool,
+    /// The thread tag of a thread or block binding, when it has a known one.
+    pub tag: Option<ThreadTag>,
+    /// The binding whose variable stands for this one's: bindings of one tag in one launch
+    /// are the same threads (the thread index is one value per thread, whichever binding reads
+    /// it), so their values are one variable. Itself for every other loop.
+    pub same_threads_as: LoopId,
+    /// Where the loop is written.
+    pub span: Span,
     /// How many iterations the loop can have in an execution whose accesses stay in bounds
     /// (the program's precondition), when an access in its body bounds it: see
     /// [`iteration_bound`].
@@ -203,6 +211,9 @@ pub struct Model {
     pub extent_params: HashSet<VarId>,
     /// Constructs the model could not represent exactly, with where they are.
     pub unsupported: Vec<(Span, String)>,
+    /// Constructs whose meaning the encoding does not capture: every verdict of the function
+    /// is unknown.
+    pub unencoded: Vec<(Span, String)>,
 }
 
 impl Model {
@@ -230,6 +241,7 @@ impl Model {
         b.child(u32::MAX, |b| b.push_event(EventKind::End, "the end of the function".into()));
         let mut model = b.model;
         model.mark_host_loops();
+        model.unify_thread_bindings();
         for l in 0..model.loops.len() {
             let (bound, guarded) = iteration_bound(&model, LoopId(l));
             model.loops[l].max_iterations = bound;
@@ -330,6 +342,51 @@ impl Model {
     /// Whether two events belong to one launch (or both to code outside every launch).
     pub fn same_launch(&self, a: EventId, b: EventId) -> bool {
         self.launch_of(self.event(a)) == self.launch_of(self.event(b))
+    }
+
+    /// The thread and block variables of a launch's threads, one per binding tag (and one per
+    /// binding without a known tag): what tells its threads apart, whichever of its bindings
+    /// an event is in, or none (code at block level runs in every thread of the block).
+    pub fn launch_threads(&self, root: LoopId) -> Vec<LoopId> {
+        self.loops_by_id()
+            .filter(|(id, l)| {
+                l.per_thread && !l.host && l.same_threads_as == *id && (*id == root || l.enclosing.contains(&root))
+            })
+            .map(|(id, _)| id)
+            .collect()
+    }
+
+    /// Bindings of one tag in one launch, none inside another, are the same threads: each
+    /// stands for the first of them (see [`LoopInfo::same_threads_as`]). Bindings of one tag
+    /// with different bounds (which TVM refuses) are not encoded.
+    fn unify_thread_bindings(&mut self) {
+        let mut first: HashMap<(Option<LoopId>, ThreadTag), LoopId> = HashMap::new();
+        for id in 0..self.loops.len() {
+            let info = &self.loops[id];
+            let Some(tag) = info.tag.filter(|_| info.per_thread && !info.host) else { continue };
+            let root = info.enclosing.iter().copied().find(|l| {
+                let outer = &self.loops[l.0];
+                outer.per_thread && !outer.host
+            });
+            let rep = *first.entry((root, tag)).or_insert(LoopId(id));
+            if rep.0 == id || self.loops[id].enclosing.contains(&rep) {
+                continue;
+            }
+            let (a, b) = (&self.loops[rep.0], &self.loops[id]);
+            if a.min != b.min || a.extent != b.extent {
+                let why = format!(
+                    "bindings of {} with different bounds in one launch: range({}, {}) and range({}, {})",
+                    tag.as_str(),
+                    print_expr(&a.min),
+                    print_expr(&a.extent),
+                    print_expr(&b.min),
+                    print_expr(&b.extent)
+                );
+                self.unencoded.push((b.span, why));
+                continue;
+            }
+            self.loops[id].same_threads_as = rep;
+        }
     }
 
     /// Marks the serial loops around a launch as host loops (see [`LoopInfo::host`]). Async
@@ -459,20 +516,20 @@ impl Builder {
                 }
             }
             StmtKind::For(f) => {
-                let binding = match (&f.kind, &f.thread) {
-                    (ForKind::ThreadBinding, Some(tag)) => Binding::of_tag(tag),
-                    (ForKind::ThreadBinding, None) => Binding::Thread,
-                    _ => Binding::Serial,
+                let (binding, tag) = match (&f.kind, &f.thread) {
+                    (ForKind::ThreadBinding, Some(tag)) => (Binding::of_tag(tag), ThreadTag::parse(tag)),
+                    (ForKind::ThreadBinding, None) => (Binding::Thread, None),
+                    _ => (Binding::Serial, None),
                 };
                 let bounds = [&f.min, &f.extent];
                 if !has_loads(bounds) {
-                    return self.for_loop(&f.var, &f.min, &f.extent, binding, &f.body);
+                    return self.for_loop(&f.var, &f.min, &f.extent, (binding, tag), &f.body);
                 }
                 self.child(0, |b| b.accesses_in_exprs(bounds.into_iter()));
-                self.child(1, |b| b.for_loop(&f.var, &f.min, &f.extent, binding, &f.body));
+                self.child(1, |b| b.for_loop(&f.var, &f.min, &f.extent, (binding, tag), &f.body));
             }
             StmtKind::LaunchThread { var, extent, body, tag } => {
-                self.for_loop(var, &Expr::int(0), extent, Binding::of_tag(tag), body)
+                self.for_loop(var, &Expr::int(0), extent, (Binding::of_tag(tag), ThreadTag::parse(tag)), body)
             }
             StmtKind::Let { var, value, body } if has_loads([value]) => {
                 // The value is read here, once; uses of the variable read nothing.
@@ -491,7 +548,14 @@ impl Builder {
         }
     }
 
-    fn for_loop(&mut self, var: &Var, min: &Expr, extent: &Expr, binding: Binding, body: &Stmt) {
+    fn for_loop(
+        &mut self,
+        var: &Var,
+        min: &Expr,
+        extent: &Expr,
+        (binding, tag): (Binding, Option<ThreadTag>),
+        body: &Stmt,
+    ) {
         let id = LoopId(self.model.loops.len());
         self.model.loops.push(LoopInfo {
             var: var.clone(),
@@ -500,6 +564,9 @@ impl Builder {
             per_thread: binding != Binding::Serial,
             block: binding == Binding::Block,
             host: false,
+            tag,
+            same_threads_as: id,
+            span: self.span,
             max_iterations: None,
             guarded_max_iterations: Vec::new(),
             guards: self.guards.clone(),

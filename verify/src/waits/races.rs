@@ -184,24 +184,28 @@ fn encode_races(checker: &mut Checker, query: &mut Query, pairs: &[RacePair]) ->
     Ok(obligations)
 }
 
-/// How the threads of two events' instances relate. Only the bindings around both
-/// events tell their threads apart (events under different bindings are in different
-/// kernels, which run one after the other).
+/// How the threads of two events' instances relate. Events of different launches are in
+/// different kernels, which run one after the other: never different threads of one launch.
+/// Within a launch every binding variable of the launch tells threads apart, whether or not
+/// the events are inside that binding (code at block level runs in every thread).
 pub(super) fn thread_relation(
     m: &Model,
     (a, a_thread): (EventId, &LoopValues),
     (b, b_thread): (EventId, &LoopValues),
 ) -> ThreadRelation {
+    let Some(root) = m.launch_of(m.event(a)).filter(|_| m.same_launch(a, b)) else {
+        return ThreadRelation { different_thread: Bool::from_bool(false), same_block: Bool::from_bool(false) };
+    };
     let around_b = m.loops_of(m.event(b));
-    let common: Vec<LoopId> =
-        m.loops_of(m.event(a)).into_iter().filter(|l| m.loop_info(*l).per_thread && around_b.contains(l)).collect();
-    let (host, threads): (Vec<LoopId>, Vec<LoopId>) = common.iter().partition(|l| m.loop_info(**l).host);
+    let host: Vec<LoopId> =
+        m.loops_of(m.event(a)).into_iter().filter(|l| m.loop_info(*l).host && around_b.contains(l)).collect();
+    let threads = m.launch_threads(root);
     // Different iterations of a host loop are different launches, which run one after the
     // other: only threads of one launch can race.
     let same_launch = host.iter().map(|l| eq(&a_thread[l], &b_thread[l]));
     let differ = or(&threads.iter().map(|l| not(&eq(&a_thread[l], &b_thread[l]))).collect::<Vec<_>>());
     let different_thread = and(&same_launch.chain(std::iter::once(differ)).collect::<Vec<_>>());
-    let same_block = and(&common
+    let same_block = and(&threads
         .iter()
         .filter(|l| m.loop_info(**l).block)
         .map(|l| eq(&a_thread[l], &b_thread[l]))

@@ -78,9 +78,16 @@ impl Encoder<'_> {
     /// The thread variables of `thread` (another thread than the query's, or the query's
     /// own), constrained to the thread ranges.
     pub fn declare_threads(&mut self, query: &mut Query, thread: Thread) -> Enc<LoopValues> {
-        let mut threads = BTreeMap::new();
+        let mut threads: LoopValues = BTreeMap::new();
+        // Bindings that are the same threads share the variable of the first (thread loops
+        // come in id order, so it is declared before the others).
         for loop_id in self.model.thread_loops() {
-            threads.insert(loop_id, declare(query, self.model, Role::Thread { thread, loop_id })?);
+            let first = self.model.loop_info(loop_id).same_threads_as;
+            let v = match threads.get(&first) {
+                Some(v) if first != loop_id => v.clone(),
+                _ => declare(query, self.model, Role::Thread { thread, loop_id })?,
+            };
+            threads.insert(loop_id, v);
         }
         for (id, v) in &threads {
             let (lo, hi) = self.loop_bounds(*id)?;

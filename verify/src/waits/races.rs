@@ -244,6 +244,16 @@ fn race_found(checker: &Checker, k: usize, pair: RacePair, values: &Assignment) 
         Sharing::Kernel => "no barrier orders them (and nothing orders different blocks)",
         _ => "no barrier separates them",
     };
+    let by_every_thread = pair.first == pair.second
+        && m.loops_of(m.event(pair.first)).iter().all(|l| {
+            let info = m.loop_info(*l);
+            !info.per_thread || info.block || info.host
+        });
+    let why = if by_every_thread {
+        format!("{why}: the statement is at block level, so every thread of the block runs it (one value stored by every thread is a redundant store, different values a race)")
+    } else {
+        why.to_string()
+    };
     let reason = format!(
         "race: {} (line {}){} by thread {} and {} (line {}){} by thread {} touch the same element; {why}",
         m.event(pair.first).text,

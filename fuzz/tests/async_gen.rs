@@ -9,8 +9,10 @@ use std::collections::BTreeSet;
 use arbitrary::Unstructured;
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use tirproof_fuzz::gen::{async_program, AsyncGenConfig, AsyncPattern, AsyncShape};
-use tirproof_fuzz::oracle::verify::{is_race_or_async_fault, judge, InterpreterVerdict, VerifierVerdict};
+use tirproof_fuzz::gen::{async_program, classes_of, AsyncClass, AsyncGenConfig, AsyncPattern, AsyncShape};
+use tirproof_fuzz::oracle::verify::{
+    is_race_or_async_fault, judge, late_assignments, InterpreterVerdict, VerifierVerdict,
+};
 use tirproof_fuzz::oracle::{
     round_trip, scalar_assignments, Chain, ChainConfig, InputMode, OracleName, Outcome, SkipReason,
 };
@@ -31,11 +33,12 @@ fn generated(seed: u64) -> (IRModule, AsyncShape) {
         .unwrap_or_else(|e| panic!("seed {seed}: the generator failed: {e}"))
 }
 
-/// The faults of the lazy interpreter on `module`, over the oracle's parameter values.
+/// The faults of the lazy interpreter on `module`, over the oracle's parameter values (those
+/// of the fast plan and of the late probe).
 fn lazy_faults(module: &IRModule) -> Vec<FaultKind> {
     let mut kinds = Vec::new();
     for func in &module.functions {
-        for scalars in scalar_assignments(func) {
+        for scalars in scalar_assignments(func).into_iter().chain(late_assignments(func)) {
             let inputs = random_inputs(func, 0, &scalars).unwrap_or_else(|e| panic!("inputs: {e}"));
             let result = run(func, &inputs, &RunConfig::default())
                 .unwrap_or_else(|e| panic!("the interpreter cannot run it: {e}\n{}", print_module(module)));
@@ -80,6 +83,25 @@ fn generation_reaches_every_pattern() {
     }
     let missing: Vec<AsyncPattern> = AsyncPattern::ALL.into_iter().filter(|p| !seen.contains(p)).collect();
     assert!(missing.is_empty(), "never generated: {missing:?}");
+}
+
+/// Every class of [`AsyncClass`] appears among the first programs of a fixed seed, both in a
+/// program the lazy interpreter runs clean and in one it faults on.
+#[test]
+fn generation_reaches_every_class_clean_and_faulty() {
+    let (mut clean, mut faulty) = (BTreeSet::new(), BTreeSet::new());
+    for seed in 0..PROGRAMS {
+        let (module, _) = generated(seed);
+        let classes = classes_of(&module);
+        match lazy_faults(&module).is_empty() {
+            true => clean.extend(classes),
+            false => faulty.extend(classes),
+        }
+    }
+    let missing =
+        |seen: &BTreeSet<AsyncClass>| AsyncClass::ALL.into_iter().filter(|c| !seen.contains(c)).collect::<Vec<_>>();
+    assert!(missing(&clean).is_empty(), "never generated clean: {:?}", missing(&clean));
+    assert!(missing(&faulty).is_empty(), "never generated faulty: {:?}", missing(&faulty));
 }
 
 /// A loop that reads a slot with one group too many in flight: racy, and refuted.

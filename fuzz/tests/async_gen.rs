@@ -116,6 +116,49 @@ fn parsed(text: &str) -> IRModule {
     tirproof_reader::parse_module(text).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// A pipelined loop of one thread has none of the classes; a program with each construct has
+/// exactly the classes of its constructs.
+#[test]
+fn classes_are_recognised_from_the_program() {
+    assert_eq!(classes_of(&parsed(RACY)), BTreeSet::new());
+    let several = r#"
+# from tvm.script import tirx as T
+
+@T.prim_func
+def main(A: T.Buffer((64,), "float32"), K: T.Buffer((4,), "int32"), G: T.Buffer((64,), "float32"), n: T.int32, d: T.int32):
+    for tx in T.thread_binding(2, thread="threadIdx.x"):
+        S = T.alloc_buffer((4,), "float32", scope="shared")
+        with T.attr({"async_commit_queue_scope": 0, "async_scope": 1}):
+            S[tx // 2] = A[tx]
+        T.attr({"async_wait_queue_scope": 0, "async_wait_inflight_count": 0})
+        G[tx] = S[0]
+    for i in range(n):
+        with T.attr({"async_scope": 1}):
+            G[i % 64] = A[i % d]
+        if i % 4 == 1:
+            with T.attr({"async_commit_queue_scope": 0}):
+                G[0] = A[0]
+        for j in range(K[i % 4]):
+            if A[j] > T.float32(0.5):
+                T.attr({"async_wait_queue_scope": 0, "async_wait_inflight_count": K[0]})
+                G[1] = A[1]
+    with T.attr({"async_wait_queue_scope": 0, "async_wait_inflight_count": 0}):
+        G[2] = A[2]
+"#;
+    let expected: BTreeSet<AsyncClass> = [
+        AsyncClass::SharedElementOfThreads,
+        AsyncClass::SyncOutsideThreads,
+        AsyncClass::DataDependentSync,
+        AsyncClass::PeriodicGuard,
+        AsyncClass::LoadedLoopBound,
+        AsyncClass::DivisionByParameter,
+        AsyncClass::UncommittedStore,
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(classes_of(&parsed(several)), expected);
+}
+
 fn verify_outcome(module: &IRModule) -> Outcome {
     let config = ChainConfig { mode: InputMode::AsyncProgram, ..ChainConfig::default() };
     let result = Chain { config: &config }.run(module);

@@ -21,6 +21,7 @@ mod ptx_kernel;
 mod schedule;
 mod shape;
 
+pub(crate) use async_program::reads_memory;
 pub use async_program::{async_program, classes_of, AsyncClass, AsyncGenConfig, AsyncPattern, AsyncShape};
 pub use invalid::{invalid_annotation_program, Defect};
 pub use mutate::mutated_text;

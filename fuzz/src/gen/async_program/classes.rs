@@ -271,37 +271,32 @@ impl Visitor for Reads {
     }
 }
 
-fn reads_memory(expr: &Expr) -> bool {
-    let mut reads = Reads(false);
-    reads.visit_expr(expr);
-    reads.0
+/// Whether `expr` or one of its subexpressions satisfies `holds`.
+fn any_subexpr(expr: &Expr, holds: &dyn Fn(&Expr) -> bool) -> bool {
+    struct Any<'h>(&'h dyn Fn(&Expr) -> bool, bool);
+    impl Visitor for Any<'_> {
+        fn visit_expr(&mut self, expr: &Expr) {
+            self.1 |= (self.0)(expr);
+            walk_expr(self, expr);
+        }
+    }
+    let mut any = Any(holds, false);
+    any.visit_expr(expr);
+    any.1
+}
+
+/// Whether `expr` loads from memory.
+pub(crate) fn reads_memory(expr: &Expr) -> bool {
+    any_subexpr(expr, &|e| matches!(e, Expr::Load(_)))
 }
 
 /// Whether `expr` mentions `var`.
 fn mentions(expr: &Expr, var: &Var) -> bool {
-    struct Mentions<'v>(&'v Var, bool);
-    impl Visitor for Mentions<'_> {
-        fn visit_expr(&mut self, expr: &Expr) {
-            self.1 |= matches!(expr, Expr::Var(v) if v == self.0);
-            walk_expr(self, expr);
-        }
-    }
-    let mut m = Mentions(var, false);
-    m.visit_expr(expr);
-    m.1
+    any_subexpr(expr, &|e| matches!(e, Expr::Var(v) if v == var))
 }
 
 fn mentions_any_var(expr: &Expr) -> bool {
-    struct AnyVar(bool);
-    impl Visitor for AnyVar {
-        fn visit_expr(&mut self, expr: &Expr) {
-            self.0 |= matches!(expr, Expr::Var(_));
-            walk_expr(self, expr);
-        }
-    }
-    let mut any = AnyVar(false);
-    any.visit_expr(expr);
-    any.0
+    any_subexpr(expr, &|e| matches!(e, Expr::Var(_)))
 }
 
 /// Whether an index may tell the threads of `thread_vars` apart: it mentions one of them

@@ -33,6 +33,7 @@ use arbitrary::{Result, Unstructured};
 use tirproof_ir::IRModule;
 
 use build::Builder;
+pub(crate) use classes::reads_memory;
 pub use classes::{classes_of, AsyncClass};
 
 /// What an async program may contain.

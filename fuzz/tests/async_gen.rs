@@ -9,8 +9,10 @@ use std::collections::BTreeSet;
 use arbitrary::Unstructured;
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use tirproof_fuzz::gen::{async_program, AsyncGenConfig, AsyncPattern, AsyncShape};
-use tirproof_fuzz::oracle::verify::{is_race_or_async_fault, judge, InterpreterVerdict, VerifierVerdict};
+use tirproof_fuzz::gen::{async_program, classes_of, AsyncClass, AsyncGenConfig, AsyncPattern, AsyncShape};
+use tirproof_fuzz::oracle::verify::{
+    is_race_or_async_fault, judge, late_assignments, InterpreterVerdict, VerifierVerdict,
+};
 use tirproof_fuzz::oracle::{
     round_trip, scalar_assignments, Chain, ChainConfig, InputMode, OracleName, Outcome, SkipReason,
 };
@@ -31,11 +33,12 @@ fn generated(seed: u64) -> (IRModule, AsyncShape) {
         .unwrap_or_else(|e| panic!("seed {seed}: the generator failed: {e}"))
 }
 
-/// The faults of the lazy interpreter on `module`, over the oracle's parameter values.
+/// The faults of the lazy interpreter on `module`, over the oracle's parameter values (those
+/// of the fast plan and of the late probe).
 fn lazy_faults(module: &IRModule) -> Vec<FaultKind> {
     let mut kinds = Vec::new();
     for func in &module.functions {
-        for scalars in scalar_assignments(func) {
+        for scalars in scalar_assignments(func).into_iter().chain(late_assignments(func)) {
             let inputs = random_inputs(func, 0, &scalars).unwrap_or_else(|e| panic!("inputs: {e}"));
             let result = run(func, &inputs, &RunConfig::default())
                 .unwrap_or_else(|e| panic!("the interpreter cannot run it: {e}\n{}", print_module(module)));
@@ -82,6 +85,25 @@ fn generation_reaches_every_pattern() {
     assert!(missing.is_empty(), "never generated: {missing:?}");
 }
 
+/// Every class of [`AsyncClass`] appears among the first programs of a fixed seed, both in a
+/// program the lazy interpreter runs clean and in one it faults on.
+#[test]
+fn generation_reaches_every_class_clean_and_faulty() {
+    let (mut clean, mut faulty) = (BTreeSet::new(), BTreeSet::new());
+    for seed in 0..PROGRAMS {
+        let (module, _) = generated(seed);
+        let classes = classes_of(&module);
+        match lazy_faults(&module).is_empty() {
+            true => clean.extend(classes),
+            false => faulty.extend(classes),
+        }
+    }
+    let missing =
+        |seen: &BTreeSet<AsyncClass>| AsyncClass::ALL.into_iter().filter(|c| !seen.contains(c)).collect::<Vec<_>>();
+    assert!(missing(&clean).is_empty(), "never generated clean: {:?}", missing(&clean));
+    assert!(missing(&faulty).is_empty(), "never generated faulty: {:?}", missing(&faulty));
+}
+
 /// A loop that reads a slot with one group too many in flight: racy, and refuted.
 const RACY: &str = include_str!("../../corpus/faults/read_pending_async.py");
 
@@ -92,6 +114,49 @@ fn clean() -> String {
 
 fn parsed(text: &str) -> IRModule {
     tirproof_reader::parse_module(text).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A pipelined loop of one thread has none of the classes; a program with each construct has
+/// exactly the classes of its constructs.
+#[test]
+fn classes_are_recognised_from_the_program() {
+    assert_eq!(classes_of(&parsed(RACY)), BTreeSet::new());
+    let several = r#"
+# from tvm.script import tirx as T
+
+@T.prim_func
+def main(A: T.Buffer((64,), "float32"), K: T.Buffer((4,), "int32"), G: T.Buffer((64,), "float32"), n: T.int32, d: T.int32):
+    for tx in T.thread_binding(2, thread="threadIdx.x"):
+        S = T.alloc_buffer((4,), "float32", scope="shared")
+        with T.attr({"async_commit_queue_scope": 0, "async_scope": 1}):
+            S[tx // 2] = A[tx]
+        T.attr({"async_wait_queue_scope": 0, "async_wait_inflight_count": 0})
+        G[tx] = S[0]
+    for i in range(n):
+        with T.attr({"async_scope": 1}):
+            G[i % 64] = A[i % d]
+        if i % 4 == 1:
+            with T.attr({"async_commit_queue_scope": 0}):
+                G[0] = A[0]
+        for j in range(K[i % 4]):
+            if A[j] > T.float32(0.5):
+                T.attr({"async_wait_queue_scope": 0, "async_wait_inflight_count": K[0]})
+                G[1] = A[1]
+    with T.attr({"async_wait_queue_scope": 0, "async_wait_inflight_count": 0}):
+        G[2] = A[2]
+"#;
+    let expected: BTreeSet<AsyncClass> = [
+        AsyncClass::SharedElementOfThreads,
+        AsyncClass::SyncOutsideThreads,
+        AsyncClass::DataDependentSync,
+        AsyncClass::PeriodicGuard,
+        AsyncClass::LoadedLoopBound,
+        AsyncClass::DivisionByParameter,
+        AsyncClass::UncommittedStore,
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(classes_of(&parsed(several)), expected);
 }
 
 fn verify_outcome(module: &IRModule) -> Outcome {

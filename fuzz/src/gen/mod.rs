@@ -21,7 +21,8 @@ mod ptx_kernel;
 mod schedule;
 mod shape;
 
-pub use async_program::{async_program, AsyncGenConfig, AsyncPattern, AsyncShape};
+pub(crate) use async_program::reads_memory;
+pub use async_program::{async_program, classes_of, AsyncClass, AsyncGenConfig, AsyncPattern, AsyncShape};
 pub use invalid::{invalid_annotation_program, Defect};
 pub use mutate::mutated_text;
 pub use nested::nested_pipeline_program;

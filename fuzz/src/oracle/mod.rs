@@ -525,21 +525,10 @@ impl fmt::Display for SkipReason {
 /// Whether a condition, a loop bound or an attribute value of `func` reads memory: what runs
 /// then depends on the input data.
 pub(crate) fn control_reads_memory(func: &tirproof_ir::PrimFunc) -> bool {
+    use crate::gen::reads_memory as reads;
     use tirproof_ir::visit::{walk_expr, walk_stmt, Visitor};
     use tirproof_ir::{Expr, Stmt, StmtKind};
     struct Control(bool);
-    fn reads(e: &Expr) -> bool {
-        struct Loads(bool);
-        impl Visitor for Loads {
-            fn visit_expr(&mut self, e: &Expr) {
-                self.0 |= matches!(e, Expr::Load(_));
-                walk_expr(self, e);
-            }
-        }
-        let mut loads = Loads(false);
-        loads.visit_expr(e);
-        loads.0
-    }
     impl Visitor for Control {
         fn visit_expr(&mut self, e: &Expr) {
             if let Expr::IfThenElse { cond, .. } | Expr::Select { cond, .. } = e {

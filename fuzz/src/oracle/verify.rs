@@ -7,6 +7,11 @@
 //! racy when a run faults with an async-protocol fault or a race, clean when every run
 //! completes, inconclusive when a run stops at another fault first (out of bounds, say: the
 //! program's own bug, about which the verifier promises nothing; a skip, never a verdict).
+//! Runs that are clean are probed once more with every integer parameter at [`LATE_VALUE`]
+//! ([`late_assignments`]): a fault that first shows at iteration 64 or later (a periodic
+//! guard of a long period, a ring of 64 slots) is beyond the fast plan's values, and a
+//! program the verifier proves must not fault there either. The probe only adds evidence of
+//! a fault: a late run that stops at another fault leaves the verdict clean.
 //!
 //! Classes, most severe first: `proved-faulting` (everything proved, yet a run races),
 //! `refutation-not-reproduced` (a refutation, yet every run is clean, including those with the
@@ -14,9 +19,10 @@
 //! a skip ([`SkipReason::VerifierUnknown`]), counted apart in campaign summaries: Unknown is an
 //! honest answer, not a disagreement.
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
-use tirproof_interp::FaultKind;
+use tirproof_interp::{FaultKind, ScalarValue};
 use tirproof_ir::{IRModule, PrimFunc};
 use tirproof_verify::solver::Assignment;
 use tirproof_verify::waits::{verify_func, FuncReport, Options, WaitVerdict};
@@ -89,6 +95,37 @@ pub fn is_race_or_async_fault(kind: FaultKind) -> bool {
     )
 }
 
+/// The value every integer parameter takes in the late probe: above 64, and far enough past
+/// it for a ring of 64 slots to wrap onto a group in flight.
+pub const LATE_VALUE: i64 = 100;
+
+/// The late probe's assignment (every integer parameter at [`LATE_VALUE`]); none when the
+/// function has no integer parameter.
+pub fn late_assignments(func: &PrimFunc) -> Vec<BTreeMap<String, ScalarValue>> {
+    let ints: BTreeMap<String, ScalarValue> = func
+        .scalar_params()
+        .filter(|v| v.dtype().is_integer())
+        .map(|v| (v.name().to_string(), ScalarValue::Int(LATE_VALUE)))
+        .collect();
+    if ints.is_empty() {
+        return Vec::new();
+    }
+    vec![ints]
+}
+
+/// The interpreter's verdict on `func`: the runs of the fast plan's parameter values, and
+/// when those are clean, the late probe's.
+fn tried(func: &PrimFunc) -> InterpreterVerdict {
+    let fast = InterpreterVerdict::from(lazy_runs(func, scalar_assignments(func), is_race_or_async_fault, 0));
+    if fast != InterpreterVerdict::Clean {
+        return fast;
+    }
+    match lazy_runs(func, late_assignments(func), is_race_or_async_fault, 0) {
+        LazyRuns::AsyncFault(fault) => InterpreterVerdict::Racy(fault),
+        LazyRuns::Clean | LazyRuns::Inconclusive(_) => InterpreterVerdict::Clean,
+    }
+}
+
 /// Every function of `module`: the verifier against the lazy interpreter.
 pub fn check(module: &IRModule, timeout: Duration) -> Outcome {
     let mut skipped = None;
@@ -106,7 +143,7 @@ fn check_func(func: &PrimFunc, timeout: Duration) -> Outcome {
     let options = Options { timeout, tightness: false, ..Options::default() };
     let (report, _) = verify_func(func, &options);
     let verifier = VerifierVerdict::of(&report);
-    let tried = InterpreterVerdict::from(lazy_runs(func, scalar_assignments(func), is_race_or_async_fault, 0));
+    let tried = tried(func);
     let replayed = match (&verifier, &tried) {
         (VerifierVerdict::Refuted { values, .. }, InterpreterVerdict::Clean) => {
             if let Some(value) = too_large_to_replay(func, values) {

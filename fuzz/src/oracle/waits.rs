@@ -337,7 +337,13 @@ pub(super) fn lazy_runs(
 ) -> LazyRuns {
     let mut inconclusive = None;
     for scalars in assignments {
-        let Ok(inputs) = random_inputs(func, input_seed, &scalars) else { continue };
+        let inputs = match random_inputs(func, input_seed, &scalars) {
+            Ok(inputs) => inputs,
+            Err(e) => {
+                inconclusive.get_or_insert_with(|| format!("no inputs for the program: {e}"));
+                continue;
+            }
+        };
         for thread_order_seed in [None, Some(1)] {
             let config = RunConfig { thread_order_seed, ..RunConfig::default() };
             let result = match run(func, &inputs, &config) {

@@ -22,7 +22,9 @@
 //! not the intent, is the judge.
 
 mod build;
+mod classes;
 mod exprs;
+mod scenario;
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -31,6 +33,8 @@ use arbitrary::{Result, Unstructured};
 use tirproof_ir::IRModule;
 
 use build::Builder;
+pub(crate) use classes::reads_memory;
+pub use classes::{classes_of, AsyncClass};
 
 /// What an async program may contain.
 #[derive(Clone, Debug)]
@@ -49,6 +53,9 @@ pub struct AsyncGenConfig {
     pub aliases: bool,
     /// One program in this many is meant to be racy (2: about half).
     pub racy_one_in: u8,
+    /// One program in this many is a scenario program (`scenario.rs`: one of the situations
+    /// of [`AsyncClass`] the round-based programs never make); 0: none.
+    pub scenario_one_in: u8,
 }
 
 impl Default for AsyncGenConfig {
@@ -61,6 +68,7 @@ impl Default for AsyncGenConfig {
             overflow: true,
             aliases: true,
             racy_one_in: 2,
+            scenario_one_in: 2,
         }
     }
 }
@@ -219,6 +227,9 @@ pub struct AsyncShape {
 
 /// A random async program and its shape (see the module documentation).
 pub fn async_program(u: &mut Unstructured<'_>, cfg: &AsyncGenConfig) -> Result<(IRModule, AsyncShape)> {
+    if cfg.scenario_one_in > 0 && u.int_in_range(1..=cfg.scenario_one_in)? == 1 {
+        return scenario::scenario_program(u, cfg);
+    }
     let mut builder = Builder::choose(u, cfg)?;
     let module = builder.module(u)?;
     Ok((module, builder.into_shape()))

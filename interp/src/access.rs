@@ -16,7 +16,7 @@ use tirproof_machine::error::{ExecError, Trap, R};
 use tirproof_machine::fault::FaultKind;
 use tirproof_machine::history::{Event, EventKind};
 use tirproof_machine::memory::{AccessError, Pending};
-use tirproof_machine::race::{AccessKind, BlockId, Race, RaceScope, LAUNCHING_CODE};
+use tirproof_machine::race::{AccessKind, BlockId, Race, RaceScope};
 use tirproof_machine::value::{as_i64, reinterpret};
 
 /// Indices of one access, gathered without allocating.
@@ -303,9 +303,6 @@ impl Executor<'_> {
 
     /// A thread of the current block, as `threadIdx.x = 1`.
     fn thread_label(&self, thread: u32) -> String {
-        if thread == LAUNCHING_CODE {
-            return "the block's code outside its threads".to_string();
-        }
         let label = self.who_of(thread).label();
         if label.is_empty() {
             format!("thread {thread}")

@@ -42,10 +42,6 @@ use std::fmt;
 use crate::fault::FaultKind;
 use crate::memory::GroupRef;
 
-/// The thread id of a block's code outside its threads (what launches them), which runs
-/// before and after them.
-pub const LAUNCHING_CODE: u32 = u32::MAX;
-
 /// The `until` epoch of an asynchronous write not yet retired by its thread's wait.
 const OPEN: u32 = u32::MAX;
 
@@ -112,7 +108,7 @@ impl BlockCounter {
 pub struct RaceCtx {
     pub launch: LaunchId,
     pub block: BlockId,
-    /// The thread's index in its block, or `LAUNCHING_CODE`.
+    /// The thread's index in its block.
     pub thread: u32,
     /// Barriers the block had passed when the thread made the access.
     pub epoch: u32,

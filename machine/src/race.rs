@@ -319,7 +319,13 @@ impl Shadow {
         self.check_write(i, &a, kind)?;
         if let Some((scope, block, reader)) = read_conflict(self.reads.get(i), self.more_reads.get(i), &a) {
             let other = RaceAccess { block, thread: reader.thread, site: reader.site, kind: AccessKind::Read };
-            return Err(Box::new(Race { scope, current: current(r, kind), other, other_async: None, same_value: false }));
+            return Err(Box::new(Race {
+                scope,
+                current: current(r, kind),
+                other,
+                other_async: None,
+                same_value: false,
+            }));
         }
         let Some(w) = self.writes.get_or_insert(i, len) else { return Ok(()) };
         let own_in_flight = a.live(w.block) && w.block == r.block && w.thread == r.thread && w.until == OPEN;

@@ -9,14 +9,14 @@
 use super::compile::MAX_DIMS;
 use super::exec::Executor;
 use super::frame::{Layout, NO_STORAGE};
-use super::program::{Access, CtxKind, StoreIns};
+use super::program::{Access, StoreIns};
 use super::thread::Thread;
 use tirproof_machine::async_queue::IssueError;
 use tirproof_machine::error::{ExecError, Trap, R};
 use tirproof_machine::fault::FaultKind;
 use tirproof_machine::history::{Event, EventKind};
 use tirproof_machine::memory::{AccessError, Pending};
-use tirproof_machine::race::{AccessKind, BlockId, Race, RaceScope, LAUNCHING_CODE};
+use tirproof_machine::race::{AccessKind, BlockId, Race, RaceScope};
 use tirproof_machine::value::{as_i64, reinterpret};
 
 /// Indices of one access, gathered without allocating.
@@ -253,7 +253,7 @@ impl Executor<'_> {
                 };
                 Trap::fault(kind, format!("{verb} {place} while an async write to it is pending{by} ({group})"))
             }
-            AccessError::Race(race) => Trap::fault(race.scope.fault_kind(), self.race_message(&place, &race)),
+            AccessError::Race(race) => Trap::fault(race.fault_kind(), self.race_message(&place, &race)),
         }
     }
 
@@ -287,6 +287,11 @@ impl Executor<'_> {
                 "cross-block race: {me} {verb}, {done} by {other} at line {line}{group}; nothing orders the blocks of one kernel"
             );
         }
+        if race.fault_kind() == FaultKind::RedundantStore {
+            return format!(
+                "redundant store by every thread: {me} {verb}, the same value also written by {other} at line {line} with no barrier in between"
+            );
+        }
         let this = if writes { "write" } else { "read" };
         let (missing, why) = match race.other_async {
             None => ("barrier", " with no barrier in between".to_string()),
@@ -298,9 +303,6 @@ impl Executor<'_> {
 
     /// A thread of the current block, as `threadIdx.x = 1`.
     fn thread_label(&self, thread: u32) -> String {
-        if thread == LAUNCHING_CODE {
-            return "the block's code outside its threads".to_string();
-        }
         let label = self.who_of(thread).label();
         if label.is_empty() {
             format!("thread {thread}")
@@ -309,19 +311,12 @@ impl Executor<'_> {
         }
     }
 
-    /// A block of the kernel, as `blockIdx.x = 2` (innermost binding first).
+    /// A block of the kernel, as `blockIdx.x = 2`.
     fn block_label(&self, block: BlockId) -> String {
-        let coords = self.grid.coords(block);
+        let coords = self.grid.label(block);
         if coords.is_empty() {
             return block.to_string();
         }
-        let names = coords.iter().map(|(ctx, value)| {
-            let tag = match self.prog.ctxs.get(*ctx as usize).map(|n| &n.kind) {
-                Some(CtxKind::Block(tag)) => tag.as_str(),
-                _ => "blockIdx",
-            };
-            format!("{tag} = {value}")
-        });
-        names.collect::<Vec<_>>().join(", ")
+        coords.join(", ")
     }
 }

@@ -15,7 +15,7 @@ use tirproof_machine::thread::ThreadOrder;
 use super::frame::{Layout, NO_STORAGE};
 use super::grid::Grid;
 use super::program::{
-    AllocIns, AllocSize, CExpr, CtxKind, GridEvent, Ins, LayoutIns, LoopIns, Program, RegionIns, ThreadBindIns, NO_CTX,
+    AllocIns, AllocSize, CExpr, Coord, CtxKind, Ins, LayoutIns, LoopIns, Program, RegionIns, ThreadBindIns, NO_CTX,
     NO_STMT,
 };
 use super::thread::{coords_of, Thread};
@@ -32,6 +32,8 @@ use tirproof_machine::Completion;
 pub(crate) struct RegionState {
     pub(crate) dims: [u32; 3],
     pub(crate) axes: u8,
+    /// The block's coordinates in the grid.
+    pub(crate) block: [u32; 3],
     /// Per-block storages by data slot of their allocation.
     pub(crate) allocs: HashMap<u32, u32>,
 }
@@ -185,7 +187,6 @@ impl<'p> Executor<'p> {
                 self.tick(th, t.stmt, 1)?;
                 return self.thread_bind(th, t);
             }
-            Ins::Grid(event) => self.grid_event(th, *event),
             Ins::RegionEnd | Ins::End => return Ok(Flow::End),
             // The hot instructions are handled by `step`.
             _ => return Err(Trap::ill_formed("unexpected instruction")),
@@ -333,36 +334,14 @@ impl<'p> Executor<'p> {
         Ok(())
     }
 
-    /// Moves the main thread through the blocks of a kernel launch.
-    fn grid_event(&mut self, th: &mut Thread, event: GridEvent) {
-        match event {
-            GridEvent::Launch => self.grid.start_launch(),
-            GridEvent::Block { ctx } => {
-                let coords = self.block_coords(th, ctx);
-                let block = self.grid.start_block(coords);
-                th.enter_block(Some(block));
-            }
-            GridEvent::EndLaunch => th.enter_block(None),
-        }
-    }
-
-    /// The values of the `blockIdx` bindings around context `ctx` in `th`, innermost first.
-    fn block_coords(&self, th: &Thread, mut ctx: u32) -> Vec<(u32, i64)> {
-        let mut coords = Vec::new();
-        while let Some(node) = self.prog.ctxs.get(ctx as usize) {
-            if let CtxKind::Block(_) = node.kind {
-                coords.push((ctx, as_i64(node.num, th.frame.scalars[node.slot as usize])));
-            }
-            ctx = node.parent;
-        }
-        coords
-    }
-
     fn thread_bind(&mut self, th: &mut Thread, t: &ThreadBindIns) -> R<Flow<'p>> {
-        if !th.in_region {
-            return Err(Trap::ill_formed("thread binding outside a block of threads"));
-        }
-        let coord = i64::from(th.who.coords.get(t.axis).copied().unwrap_or(0));
+        let (true, Some(region)) = (th.in_region, self.region.as_ref()) else {
+            return Err(Trap::ill_formed("thread binding outside a kernel launch"));
+        };
+        let coord = i64::from(match t.coord {
+            Coord::Thread(axis) => th.who.coords.get(axis).copied().unwrap_or(0),
+            Coord::Block(axis) => region.block.get(axis).copied().unwrap_or(0),
+        });
         let extent = self.eval_i64(th, &t.extent, t.extent_num)?;
         if coord >= extent {
             return Ok(Flow::Jump(t.skip));
@@ -414,6 +393,13 @@ impl<'p> Executor<'p> {
             ctx = node.parent;
         }
         loop_vars.reverse();
+        // Code outside the thread bindings still runs in one thread: name it.
+        for (tag, value) in th.who.coordinates() {
+            let tag = tag.to_string();
+            if !thread.iter().any(|(named, _)| *named == tag) {
+                thread.push((tag, i64::from(value)));
+            }
+        }
         Fault {
             kind,
             message,

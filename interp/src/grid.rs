@@ -1,14 +1,10 @@
-//! Kernel launches and blocks, for race detection: the machine's block ids, the launch that
-//! the main thread's `blockIdx` bindings are in, and each block's `blockIdx` values, which
-//! name a block in messages.
+//! Kernel launches and blocks, for race detection: the machine's block ids, the current
+//! launch, and each block's coordinates in its grid, which name a block in messages.
 //!
-//! A launch starts at an outermost `blockIdx` binding, or at a block of threads outside any;
-//! each iteration of a `blockIdx` binding is a new block (and so is the rest of an enclosing
-//! iteration after a nested binding).
+//! A launch starts at an outermost `blockIdx` or `threadIdx` binding; its blocks start one
+//! after another, x fastest.
 //!
 //! Invariant: every block id handed out has its entry in `blocks`, at its ordinal.
-
-use std::ops::Range;
 
 use tirproof_machine::race::{BlockCounter, BlockId, LaunchId, RaceCtx};
 
@@ -17,19 +13,17 @@ use super::program::NO_STMT;
 #[derive(Debug)]
 pub(crate) struct Grid {
     counter: BlockCounter,
-    /// The launch of the main thread's `blockIdx` bindings (or of the last block of threads).
+    /// The current launch.
     launch: LaunchId,
-    /// Each block's `blockIdx` values, as a range of `coords`.
-    blocks: Vec<Range<usize>>,
-    /// `(context node, value)` of `blockIdx` bindings, innermost first per block.
-    coords: Vec<(u32, i64)>,
+    /// Each block's coordinates, and the axes its grid has (bit `a` for axis `a`).
+    blocks: Vec<([u32; 3], u8)>,
 }
 
 impl Default for Grid {
     fn default() -> Self {
         let counter = BlockCounter::default();
         let launch = counter.launch();
-        Grid { counter, launch, blocks: Vec::new(), coords: Vec::new() }
+        Grid { counter, launch, blocks: Vec::new() }
     }
 }
 
@@ -39,18 +33,26 @@ impl Grid {
         self.launch = self.counter.launch();
     }
 
-    /// A block of the current launch starts, at `blockIdx` values `coords` (innermost first);
+    /// A block of the current launch starts, at `coords` of a grid with axes `axes`;
     /// returns its race context (thread 0, epoch 0: threads set their own).
-    pub(crate) fn start_block(&mut self, coords: impl IntoIterator<Item = (u32, i64)>) -> RaceCtx {
+    pub(crate) fn start_block(&mut self, coords: [u32; 3], axes: u8) -> RaceCtx {
         let block = self.counter.next_block();
-        let start = self.coords.len();
-        self.coords.extend(coords);
-        self.blocks.push(start..self.coords.len());
+        self.blocks.push((coords, axes));
         RaceCtx { launch: self.launch, block, thread: 0, epoch: 0, site: NO_STMT }
     }
 
-    /// The `blockIdx` values of `block` (empty for a block of threads outside any binding).
-    pub(crate) fn coords(&self, block: BlockId) -> &[(u32, i64)] {
-        self.blocks.get(block.ordinal()).and_then(|r| self.coords.get(r.clone())).unwrap_or_default()
+    /// The coordinates of `block` on the axes of its grid (empty for a launch of one block
+    /// with no `blockIdx` binding), as `blockIdx.x = 1`.
+    pub(crate) fn label(&self, block: BlockId) -> Vec<String> {
+        let Some((coords, axes)) = self.blocks.get(block.ordinal()) else {
+            return Vec::new();
+        };
+        ["x", "y", "z"]
+            .iter()
+            .zip(coords)
+            .enumerate()
+            .filter(|(axis, _)| axes & (1 << axis) != 0)
+            .map(|(_, (name, value))| format!("blockIdx.{name} = {value}"))
+            .collect()
     }
 }

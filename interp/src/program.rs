@@ -12,6 +12,7 @@
 
 use tirproof_ir::expr::{BinOp, CmpOp, LogicOp};
 use tirproof_ir::span::Span;
+use tirproof_ir::ThreadTag;
 
 use tirproof_machine::arith::math::MathFn;
 use tirproof_machine::error::ExecError;
@@ -238,42 +239,48 @@ pub(crate) struct LoopIns {
     pub(crate) exit: u32,
 }
 
-/// Starts a block of threads: the extents of each thread axis (several bindings of one axis
-/// take the largest), evaluated in the launching frame.
+/// Which coordinate a binding reads: a thread's in its block, or its block's in the grid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Coord {
+    Thread(usize),
+    Block(usize),
+}
+
+impl Coord {
+    /// The coordinate a tag binds (`None` for `vthread` and unknown tags, which are loops).
+    pub(crate) fn of(tag: &str) -> Option<Coord> {
+        match ThreadTag::parse(tag)? {
+            ThreadTag::Thread(axis) => Some(Coord::Thread(axis.index())),
+            ThreadTag::Block(axis) => Some(Coord::Block(axis.index())),
+            _ => None,
+        }
+    }
+}
+
+/// Starts a kernel launch: the extents of each thread axis and of each block axis (several
+/// bindings of one axis take the largest), evaluated in the launching frame.
 #[derive(Debug)]
 pub(crate) struct RegionIns {
     pub(crate) stmt: u32,
     pub(crate) extents: [Vec<(CExpr, Num)>; 3],
+    pub(crate) blocks: [Vec<(CExpr, Num)>; 3],
     /// The `RegionEnd` instruction.
     pub(crate) end: u32,
 }
 
-/// Binds a thread variable to the thread's coordinate on `axis`; threads beyond this
-/// binding's own extent skip its body.
+/// Binds a thread or block variable to the running thread's coordinate; coordinates beyond
+/// this binding's own extent skip its body.
 #[derive(Debug)]
 pub(crate) struct ThreadBindIns {
     pub(crate) stmt: u32,
     pub(crate) slot: u32,
     pub(crate) num: Num,
-    pub(crate) axis: usize,
+    pub(crate) coord: Coord,
     pub(crate) min: CExpr,
     pub(crate) min_num: Num,
     pub(crate) extent: CExpr,
     pub(crate) extent_num: Num,
     pub(crate) skip: u32,
-}
-
-/// Where the main thread is in a kernel's grid of blocks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum GridEvent {
-    /// Before the outermost `blockIdx` binding: a new kernel launch.
-    Launch,
-    /// A new block: an iteration of a `blockIdx` binding starts, or the rest of an enclosing
-    /// iteration after a nested binding. `ctx` is the innermost context there, from which the
-    /// block's `blockIdx` values are read.
-    Block { ctx: u32 },
-    /// After the outermost `blockIdx` binding: the launch is over.
-    EndLaunch,
 }
 
 #[derive(Debug)]
@@ -341,7 +348,6 @@ pub(crate) enum Ins {
     RegionStart(Box<RegionIns>),
     RegionEnd,
     /// A step through the blocks of a kernel (`blockIdx` bindings), for race detection.
-    Grid(GridEvent),
     ThreadBind(Box<ThreadBindIns>),
     End,
 }
@@ -368,7 +374,6 @@ impl Ins {
             | Ins::Free { .. }
             | Ins::Materialize(_)
             | Ins::RegionEnd
-            | Ins::Grid(_)
             | Ins::End => NO_STMT,
         }
     }

@@ -1,12 +1,13 @@
 //! Scheduling: blocks of threads with barriers, and the completion of async groups.
 //!
-//! Threads of a block run one at a time, each until its next barrier (or the end of the
-//! block), in the order 0..n or a seeded permutation of it, redrawn for every phase; then all
-//! pass the barrier together. Threads stopped at different barriers, or some at a barrier and
-//! some at the end, is barrier divergence. Deterministic for a given seed. Race detection
-//! (`tirproof_machine::race`) relies on this: every access of a phase runs before any of the
-//! next, and a block's threads run after the code that launches them and before the code
-//! after them.
+//! A kernel launch runs its blocks one after another (x fastest); every thread of a block
+//! runs the whole launch body. Threads of a block run one at a time, each until its next
+//! barrier (or the end of the block), in the order 0..n or a seeded permutation of it,
+//! redrawn for every phase; then all pass the barrier together. Threads stopped at different
+//! barriers, or some at a barrier and some at the end, is barrier divergence. Deterministic
+//! for a given seed. Race detection (`tirproof_machine::race`) relies on this: every access
+//! of a phase runs before any of the next, and every access of a block before any of the
+//! next block.
 //!
 //! Async groups complete when a wait retires them; additionally at commit under `Eager`, and
 //! under `Random` before any statement with probability 1/2 (the oldest incomplete group of
@@ -28,11 +29,12 @@ use tirproof_machine::value::{as_i64, Num};
 pub(crate) const MAX_THREADS: u64 = 1 << 16;
 
 impl Executor<'_> {
-    /// Runs the block of threads that starts at instruction `pc`, launched by `parent`.
-    pub(crate) fn run_region(&mut self, parent: &mut Thread, r: &RegionIns, pc: usize) -> R<()> {
+    /// The shape of one level of a launch: the largest extent bound on each axis (1 where
+    /// none is), and which axes are bound; `None` when some axis has no coordinate.
+    fn launch_dims(&mut self, parent: &mut Thread, extents: &[Vec<(CExpr, Num)>; 3]) -> R<Option<([u32; 3], u8)>> {
         let mut dims = [1u32; 3];
         let mut axes = 0u8;
-        for (axis, extents) in r.extents.iter().enumerate() {
+        for (axis, extents) in extents.iter().enumerate() {
             if extents.is_empty() {
                 continue;
             }
@@ -42,33 +44,44 @@ impl Executor<'_> {
                 largest = largest.max(as_i64(*num, self.eval_s(parent, e)?));
             }
             if largest <= 0 {
-                return Ok(());
+                return Ok(None);
             }
             dims[axis] = u32::try_from(largest).unwrap_or(u32::MAX);
         }
+        Ok(Some((dims, axes)))
+    }
+
+    /// Runs the kernel launch that starts at instruction `pc`, from `parent`: its blocks one
+    /// after another, each block's threads from the launch's first statement.
+    pub(crate) fn run_region(&mut self, parent: &mut Thread, r: &RegionIns, pc: usize) -> R<()> {
+        let (Some((dims, axes)), Some((grid_dims, grid_axes))) =
+            (self.launch_dims(parent, &r.extents)?, self.launch_dims(parent, &r.blocks)?)
+        else {
+            return Ok(());
+        };
         let n = dims.iter().fold(1u64, |acc, d| acc.saturating_mul(u64::from(*d)));
         if n > MAX_THREADS {
             return Err(Trap::resource(format!("a block of {n} threads (the interpreter allows {MAX_THREADS})")));
         }
-        // Inside a `blockIdx` binding the threads are the parent's block (`Thread::child`);
-        // outside any, a block of several threads is a kernel launch of its own.
-        let block = (parent.race.is_none() && n > 1).then(|| {
-            self.grid.start_launch();
-            self.grid.start_block([])
-        });
-        let mut threads: Vec<Thread> = (0..n as u32)
-            .map(|tid| {
-                let who = Who { axes, coords: coords_of(tid, dims) };
-                parent.child(tid, who, block)
-            })
-            .collect();
+        let blocks = grid_dims.iter().fold(1u64, |acc, d| acc.saturating_mul(u64::from(*d)));
         self.stats.max_threads = self.stats.max_threads.max(n);
-        self.region = Some(RegionState { dims, axes, allocs: HashMap::new() });
-        let result = self.run_phases(&mut threads, pc + 1).and_then(|()| self.finish_block(&mut threads));
-        // All threads of the block pass barriers together, so any one has its final epoch.
-        if let Some(block_epoch) = threads.first().map(|t| t.epoch) {
-            parent.join(block_epoch);
+        self.grid.start_launch();
+        for b in 0..blocks {
+            let block = coords_of(u32::try_from(b).unwrap_or(u32::MAX), grid_dims);
+            self.run_block(parent, (dims, axes), (block, grid_axes), pc)?;
         }
+        Ok(())
+    }
+
+    /// Runs one block of a launch, at grid coordinates `block`.
+    fn run_block(&mut self, parent: &mut Thread, shape: ([u32; 3], u8), block: ([u32; 3], u8), pc: usize) -> R<()> {
+        let ((dims, axes), (coords, grid_axes)) = (shape, block);
+        let n = dims.iter().fold(1u32, |acc, d| acc.saturating_mul(*d));
+        let ctx = self.grid.start_block(coords, grid_axes);
+        let mut threads: Vec<Thread> =
+            (0..n).map(|tid| parent.child(tid, Who { axes, coords: coords_of(tid, dims) }, Some(ctx))).collect();
+        self.region = Some(RegionState { dims, axes, block: coords, allocs: HashMap::new() });
+        let result = self.run_phases(&mut threads, pc + 1).and_then(|()| self.finish_block(&mut threads));
         if let Some(region) = self.region.take() {
             for idx in region.allocs.values() {
                 self.mem.free(*idx);

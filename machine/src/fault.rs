@@ -25,6 +25,11 @@ pub enum FaultKind {
     /// Two accesses to one location by threads of one block, at least one a write, that no
     /// barrier (and, for an asynchronous write, no wait followed by a barrier) orders.
     CrossThreadRace,
+    /// Two threads of one block storing one and the same value to one location with no
+    /// barrier in between (typically a statement outside every `threadIdx.*` binding, which
+    /// every thread of the block executes): not a race on the value, but a redundant store by
+    /// every thread that a lowering should not emit.
+    RedundantStore,
     /// Two accesses to one location by different blocks of one kernel launch, at least one a
     /// write (nothing orders blocks).
     CrossBlockRace,
@@ -45,13 +50,14 @@ pub enum FaultKind {
 }
 
 impl FaultKind {
-    pub const ALL: [FaultKind; 14] = [
+    pub const ALL: [FaultKind; 15] = [
         FaultKind::OutOfBounds,
         FaultKind::DivisionByZero,
         FaultKind::ReadPoison,
         FaultKind::ReadPendingAsync,
         FaultKind::WritePendingAsync,
         FaultKind::CrossThreadRace,
+        FaultKind::RedundantStore,
         FaultKind::CrossBlockRace,
         FaultKind::NegativeWait,
         FaultKind::UnwaitedGroup,
@@ -71,6 +77,7 @@ impl FaultKind {
             FaultKind::ReadPendingAsync => "read-pending-async",
             FaultKind::WritePendingAsync => "write-pending-async",
             FaultKind::CrossThreadRace => "cross-thread-race",
+            FaultKind::RedundantStore => "redundant-store",
             FaultKind::CrossBlockRace => "cross-block-race",
             FaultKind::NegativeWait => "negative-wait",
             FaultKind::UnwaitedGroup => "unwaited-group",

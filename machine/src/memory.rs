@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use super::error::{Trap, R};
 use super::limit::InFlight;
-use super::race::{Race, RaceCtx, Shadow};
+use super::race::{AccessKind, Race, RaceCtx, Shadow};
 use super::value::Num;
 
 /// The interpreter's memory budget, in scalar elements over all live storages.
@@ -207,7 +207,15 @@ impl Storage {
         let i = self.index(off)?;
         self.pending_at(i)?;
         if let Some(r) = self.tracked(race) {
-            self.shadow.write(i, self.data.len(), r, self.blocks_share(), false).map_err(AccessError::Race)?;
+            let stored = self.data.as_slice()[i];
+            let initialized = self.init.get(i).is_none_or(|flag| *flag);
+            self.shadow.write(i, self.data.len(), r, self.blocks_share(), false).map_err(|mut race| {
+                race.same_value = initialized
+                    && stored == bits
+                    && race.current.kind == AccessKind::Write
+                    && race.other.kind == AccessKind::Write;
+                AccessError::Race(race)
+            })?;
         }
         match &mut self.data {
             Data::Owned(v) => v[i] = bits,

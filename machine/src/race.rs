@@ -42,10 +42,6 @@ use std::fmt;
 use crate::fault::FaultKind;
 use crate::memory::GroupRef;
 
-/// The thread id of a block's code outside its threads (what launches them), which runs
-/// before and after them.
-pub const LAUNCHING_CODE: u32 = u32::MAX;
-
 /// The `until` epoch of an asynchronous write not yet retired by its thread's wait.
 const OPEN: u32 = u32::MAX;
 
@@ -112,7 +108,7 @@ impl BlockCounter {
 pub struct RaceCtx {
     pub launch: LaunchId,
     pub block: BlockId,
-    /// The thread's index in its block, or `LAUNCHING_CODE`.
+    /// The thread's index in its block.
     pub thread: u32,
     /// Barriers the block had passed when the thread made the access.
     pub epoch: u32,
@@ -193,6 +189,21 @@ pub struct Race {
     pub other: RaceAccess,
     /// When `other` is an asynchronous write: its group and progress.
     pub other_async: Option<AsyncWrite>,
+    /// Both accesses are synchronous writes of the same bits (set by the storage, which
+    /// knows the element's value).
+    pub same_value: bool,
+}
+
+impl Race {
+    /// The fault this race is: two threads of a block storing one value to one element
+    /// synchronously is a redundant store; anything else is a race of its scope.
+    pub fn fault_kind(&self) -> FaultKind {
+        if self.same_value && self.scope == RaceScope::Threads {
+            FaultKind::RedundantStore
+        } else {
+            self.scope.fault_kind()
+        }
+    }
 }
 
 /// The last write to an element (20 bytes: one per element written by a tracked thread).
@@ -308,7 +319,13 @@ impl Shadow {
         self.check_write(i, &a, kind)?;
         if let Some((scope, block, reader)) = read_conflict(self.reads.get(i), self.more_reads.get(i), &a) {
             let other = RaceAccess { block, thread: reader.thread, site: reader.site, kind: AccessKind::Read };
-            return Err(Box::new(Race { scope, current: current(r, kind), other, other_async: None }));
+            return Err(Box::new(Race {
+                scope,
+                current: current(r, kind),
+                other,
+                other_async: None,
+                same_value: false,
+            }));
         }
         let Some(w) = self.writes.get_or_insert(i, len) else { return Ok(()) };
         let own_in_flight = a.live(w.block) && w.block == r.block && w.thread == r.thread && w.until == OPEN;
@@ -337,7 +354,7 @@ impl Shadow {
             None => (AccessKind::Write, None),
         };
         let other = RaceAccess { block: w.block, thread: w.thread, site: w.site, kind: other_kind };
-        Err(Box::new(Race { scope, current: current(a.ctx, kind), other, other_async }))
+        Err(Box::new(Race { scope, current: current(a.ctx, kind), other, other_async, same_value: false }))
     }
 
     fn note_read(&mut self, i: usize, len: usize, a: &Accessor<'_>) {

@@ -1,18 +1,16 @@
 //! One thread of execution: its frame, its async queues, its place in its block, the
 //! barrier epoch and the race context.
 //!
-//! The function body runs on the main thread. A block of threads gets one `Thread` per
-//! thread, each starting from a copy of the launching frame with empty queues. `epoch`
-//! counts the barriers the thread has passed; all threads of a block pass barriers together,
-//! so equal epochs mean "no barrier in between". Inside `blockIdx` bindings the main thread
-//! is the block's launching code: its block of threads starts one epoch after it (`child`)
-//! and it resumes one epoch after them (`join`), so the three are ordered.
+//! The function body outside kernel launches runs on the main thread. Each block of a launch
+//! gets one `Thread` per thread, each starting from a copy of the launching frame with empty
+//! queues. `epoch` counts the barriers the thread has passed; all threads of a block pass
+//! barriers together, so equal epochs mean "no barrier in between".
 
 use std::collections::HashMap;
 
 use super::async_queue::AsyncState;
 use super::history::Who;
-use super::race::{RaceCtx, LAUNCHING_CODE};
+use super::race::RaceCtx;
 
 #[derive(Debug)]
 pub struct Thread<F> {
@@ -49,12 +47,9 @@ impl<F: Clone> Thread<F> {
 
     /// Thread `tid` of a block launched by `self`. `block` is the block's race context (its
     /// thread is set to `tid`; the thread starts at its epoch), `None` when races cannot
-    /// happen. Inside a `blockIdx` binding that is `self`'s block, one epoch on.
+    /// happen.
     pub fn child(&self, tid: u32, who: Who, block: Option<RaceCtx>) -> Thread<F> {
-        let race = match self.race {
-            Some(launching) => Some(RaceCtx { thread: tid, epoch: launching.epoch.saturating_add(1), ..launching }),
-            None => block.map(|b| RaceCtx { thread: tid, ..b }),
-        };
+        let race = block.map(|b| RaceCtx { thread: tid, ..b });
         Thread {
             frame: self.frame.clone(),
             asyncs: AsyncState::default(),
@@ -75,20 +70,7 @@ impl<F: Clone> Thread<F> {
         }
     }
 
-    /// Resumes the launching code after its block of threads ended at `block_epoch`.
-    pub fn join(&mut self, block_epoch: u32) {
-        if let Some(r) = self.race.as_mut() {
-            self.epoch = block_epoch.saturating_add(1);
-            r.epoch = self.epoch;
-        }
-    }
-
-    /// Enters a block of a grid as its launching code (`None`: leaves the grid).
-    pub fn enter_block(&mut self, block: Option<RaceCtx>) {
-        self.race = block.map(|b| RaceCtx { thread: LAUNCHING_CODE, epoch: self.epoch, ..b });
-    }
-
-    /// The thread's id in race records: its index in its block, or `LAUNCHING_CODE`.
+    /// The thread's id in race records: its index in its block.
     pub fn race_thread(&self) -> u32 {
         self.race.map_or(self.tid, |r| r.thread)
     }
@@ -126,21 +108,6 @@ mod tests {
         assert_eq!(t.epoch, 1);
         assert_eq!(t.race.unwrap().epoch, 1);
         assert_eq!(t.race_thread(), 1);
-    }
-
-    #[test]
-    fn launching_code_is_ordered_around_its_block() {
-        let mut main = Thread::main(());
-        assert_eq!(main.race_thread(), 0);
-        main.enter_block(Some(block_ctx()));
-        assert_eq!(main.race_thread(), LAUNCHING_CODE);
-        let mut child = main.child(2, Who::default(), None);
-        assert_eq!((child.epoch, child.race.unwrap().thread), (1, 2));
-        child.pass_barrier();
-        main.join(child.epoch);
-        assert_eq!((main.epoch, main.race.unwrap().epoch), (3, 3));
-        main.enter_block(None);
-        assert_eq!(main.race, None);
     }
 }
 

@@ -8,6 +8,8 @@
 #   op "pipeline": parses, runs InjectSoftwarePipeline, prints the result
 #   op "lower":    parses, runs InjectSoftwarePipeline, LowerOpaqueBlock and FlattenBuffer
 #                  (the lowering TVM runs after the pass, up to flattened buffers), prints
+#   op "thread-sync": parses, runs LowerOpaqueBlock and ThreadSync("shared") (the barriers
+#                  TVM inserts between thread scopes), prints
 # Answers: {"id", "ok": true, "text": PRINTED}, {"id", "ok": false, "kind": "NotInstalled",
 #          "message": THE IMPORT'S ERROR} to any request when TVM cannot be imported, or
 #          {"id", "ok": false, "stage": "parse" | "pass" | "print", "kind": EXCEPTION TYPE,
@@ -37,6 +39,10 @@ PASSES = {
         tvm.s_tir.transform.InjectSoftwarePipeline(),
         tvm.s_tir.transform.LowerOpaqueBlock(),
         tvm.tirx.transform.FlattenBuffer(),
+    ],
+    "thread-sync": lambda: [
+        tvm.s_tir.transform.LowerOpaqueBlock(),
+        tvm.s_tir.transform.ThreadSync("shared"),
     ],
 }
 
@@ -69,7 +75,7 @@ def answer(request):
         return {"ok": False, "stage": None, "kind": "NotInstalled", "message": IMPORT_ERROR, "location": None}
     if op == "version":
         return {"ok": True, "text": tvm.__version__}
-    if op not in ("parse", "pipeline", "lower"):
+    if op not in ("parse", "pipeline", "lower", "thread-sync"):
         return {"ok": False, "stage": "parse", "kind": "ProtocolError", "message": f"unknown op {op!r}",
                 "location": None}
     try:

@@ -52,6 +52,9 @@ pub enum TvmOp {
     Pipeline,
     /// Parse, run `InjectSoftwarePipeline`, `LowerOpaqueBlock` and `FlattenBuffer`, print.
     Lower,
+    /// Parse, run `LowerOpaqueBlock` and `ThreadSync("shared")` (the barriers TVM inserts
+    /// between thread scopes), print.
+    ThreadSync,
 }
 
 /// Where TVM refused.
@@ -203,6 +206,7 @@ impl TvmWorker {
             TvmOp::Parse => "parse",
             TvmOp::Pipeline => "pipeline",
             TvmOp::Lower => "lower",
+            TvmOp::ThreadSync => "thread-sync",
         };
         self.ask(op, text, limit)
     }

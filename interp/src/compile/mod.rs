@@ -109,10 +109,8 @@ pub(crate) struct Compiler {
     buffers: Vec<BufInfo>,
     /// Undeclared buffers by data variable.
     implicit: HashMap<VarId, Vec<Buffer>>,
-    /// Inside a block of threads (a `threadIdx` binding).
+    /// Inside a kernel launch (the outermost `blockIdx` or `threadIdx` binding).
     in_region: bool,
-    /// The number of enclosing `blockIdx` bindings.
-    grid_depth: u32,
     /// Inside an `async_scope`.
     in_async: bool,
     /// Instructions emitted so far that cost fuel (to give empty loop bodies a cost).
@@ -149,7 +147,6 @@ fn compile_with(func: &PrimFunc, with_body: bool) -> CResult<Program> {
         buffers: Vec::new(),
         implicit,
         in_region: false,
-        grid_depth: 0,
         in_async: false,
         counted: 0,
     };

@@ -14,7 +14,7 @@ use tirproof_ir::var::Var;
 use tirproof_ir::Launch;
 
 use super::{ill, CResult, Compiler, VarSlot};
-use crate::program::{AllocIns, AllocSize, CExpr, CtxKind, GridEvent, Ins, LoopIns, StoreIns};
+use crate::program::{AllocIns, AllocSize, CExpr, CtxKind, Ins, LoopIns, StoreIns};
 use tirproof_machine::error::ExecError;
 use tirproof_machine::memory::Visibility;
 use tirproof_machine::value::Num;
@@ -162,12 +162,7 @@ impl Compiler {
             exit: 0,
         })));
         let body_start = self.pc();
-        let grid = matches!(kind, CtxKind::Block(_));
         let outer = self.push_ctx(var, var_slot, num, kind);
-        if grid {
-            // Every iteration of a `blockIdx` binding is a block of its own.
-            self.emit(Ins::Grid(GridEvent::Block { ctx: self.ctx }));
-        }
         let counted = self.counted;
         self.stmt(body)?;
         if self.counted == counted {

@@ -1,11 +1,12 @@
 //! Compiling thread bindings, async attribute chains and S-TIR blocks.
 //!
-//! Threads: the outermost `threadIdx.*` binding (loop or launch) starts a block of threads
-//! (`RegionStart` .. `RegionEnd`); its extents, and those of every `threadIdx.*` binding
-//! nested in it, are evaluated where the block starts, so the block's shape is known before
-//! any thread runs. Inside, each binding just reads the thread's coordinate. `blockIdx.*`
-//! bindings outside a block of threads are loops (blocks run one after another) that mark
-//! the start of a kernel launch (the outermost) and of each block (`GridEvent`).
+//! Launches (docs/async-semantics.md, "Threads"): the outermost `blockIdx.*` or
+//! `threadIdx.*` binding (loop or launch) is a kernel launch (`RegionStart` .. `RegionEnd`);
+//! its extents, and those of every binding nested in it, are evaluated where the launch
+//! starts, so the grid's and the block's shapes are known before any thread runs. Every
+//! statement inside runs in every thread of every block; each binding just reads the
+//! thread's (`threadIdx`) or the block's (`blockIdx`) coordinate, and a binding of smaller
+//! extent than its axis skips its body where the coordinate is beyond it.
 //!
 //! Async chains: directly nested async attributes, in any order, act as one construct:
 //! wait (if `async_wait_queue_scope` + `async_wait_inflight_count`), then the body (async if
@@ -19,29 +20,25 @@ use tirproof_ir::span::Span;
 use tirproof_ir::stmt::{Block, IterKind, Stmt};
 use tirproof_ir::var::Var;
 use tirproof_ir::visit::{walk_stmt, Visitor};
-use tirproof_ir::{Axis, Launch, ThreadTag};
+use tirproof_ir::Launch;
 
 use super::{ill, CResult, Compiler};
-use crate::program::{CExpr, CmpNode, CtxKind, GridEvent, Ins, LogicNode, RegionIns, ThreadBindIns, NO_STMT};
+use crate::program::{CExpr, CmpNode, Coord, CtxKind, Ins, LogicNode, RegionIns, ThreadBindIns, NO_STMT};
 use tirproof_machine::error::ExecError;
 use tirproof_machine::value::Num;
 
-/// Collects the extents of every `threadIdx.*` binding in a statement.
+/// Collects the coordinate and extent of every `threadIdx.*` and `blockIdx.*` binding in a
+/// statement.
 #[derive(Default)]
-struct ThreadScan {
-    found: Vec<(usize, Expr)>,
+struct BindingScan {
+    found: Vec<(Coord, Expr)>,
 }
 
-/// The thread axis a tag binds (`threadIdx.y` is 1).
-fn axis_of(tag: &str) -> Option<usize> {
-    ThreadTag::parse(tag).and_then(ThreadTag::thread_axis).map(Axis::index)
-}
-
-impl Visitor for ThreadScan {
+impl Visitor for BindingScan {
     fn visit_stmt(&mut self, stmt: &Stmt) {
         if let Some(launch) = stmt.launch() {
-            if let Some(axis) = launch.tag.and_then(ThreadTag::thread_axis) {
-                self.found.push((axis.index(), launch.extent.clone()));
+            if let Some(coord) = Coord::of(launch.written) {
+                self.found.push((coord, launch.extent.clone()));
             }
         }
         walk_stmt(self, stmt);
@@ -49,40 +46,39 @@ impl Visitor for ThreadScan {
 }
 
 impl Compiler {
-    /// A thread binding (`T.thread_binding` loop or `T.launch_thread`).
+    /// A thread binding (`T.thread_binding` loop or `T.launch_thread`). The outermost one
+    /// is a kernel launch: every statement inside it runs in every thread of every block.
     pub(super) fn binding(&mut self, launch: Launch<'_>, span: Span) -> CResult<()> {
         let Launch { var, written: tag, min, extent, body, .. } = launch;
         let zero = Expr::int_of(0, var.dtype());
         let min_expr = min.unwrap_or(&zero);
-        let Some(axis) = axis_of(tag) else {
-            if !ThreadTag::parse(tag).is_some_and(ThreadTag::is_block) {
-                return self.serial_loop(var, min_expr, extent, body, span, CtxKind::Loop);
-            }
-            if self.in_region {
-                return Err(ExecError::Unsupported(format!("`{tag}` binding inside a block of threads")));
-            }
-            return self.grid_loop(var, tag, min_expr, extent, body, span);
+        let Some(coord) = Coord::of(tag) else {
+            return self.serial_loop(var, min_expr, extent, body, span, CtxKind::Loop);
         };
         if self.in_region {
-            return self.thread_bind(var, tag, axis, min_expr, extent, body, span);
+            return self.coord_bind(var, tag, coord, min_expr, extent, body, span);
         }
         let id = self.stmt_id(span);
-        let mut scan = ThreadScan::default();
-        scan.found.push((axis, extent.clone()));
+        let mut scan = BindingScan::default();
+        scan.found.push((coord, extent.clone()));
         scan.visit_stmt(body);
-        let mut extents: [Vec<(CExpr, Num)>; 3] = Default::default();
-        for (a, e) in &scan.found {
-            let compiled = self.int_expr(e, "a thread extent").map_err(|err| match err {
+        let mut threads: [Vec<(CExpr, Num)>; 3] = Default::default();
+        let mut blocks: [Vec<(CExpr, Num)>; 3] = Default::default();
+        for (c, e) in &scan.found {
+            let compiled = self.int_expr(e, "a launch extent").map_err(|err| match err {
                 ExecError::IllFormed(m) if m.contains("outside its scope") => ExecError::Unsupported(format!(
-                    "a thread extent that depends on variables bound inside the block of threads ({m})"
+                    "a thread or block extent that depends on variables bound inside the kernel launch ({m})"
                 )),
                 other => other,
             })?;
-            extents[*a].push(compiled);
+            match *c {
+                Coord::Thread(axis) => threads[axis].push(compiled),
+                Coord::Block(axis) => blocks[axis].push(compiled),
+            }
         }
-        let start = self.emit(Ins::RegionStart(Box::new(RegionIns { stmt: id, extents, end: 0 })));
+        let start = self.emit(Ins::RegionStart(Box::new(RegionIns { stmt: id, extents: threads, blocks, end: 0 })));
         self.in_region = true;
-        let result = self.thread_bind(var, tag, axis, min_expr, extent, body, span);
+        let result = self.coord_bind(var, tag, coord, min_expr, extent, body, span);
         self.in_region = false;
         result?;
         let end = self.emit(Ins::RegionEnd);
@@ -90,28 +86,12 @@ impl Compiler {
         Ok(())
     }
 
-    /// A `blockIdx` binding: a loop whose iterations are blocks; the outermost is a kernel
-    /// launch. After a nested binding, the rest of the enclosing iteration is a block again.
-    fn grid_loop(&mut self, var: &Var, tag: &str, min: &Expr, extent: &Expr, body: &Stmt, span: Span) -> CResult<()> {
-        let outermost = self.grid_depth == 0;
-        if outermost {
-            self.emit(Ins::Grid(GridEvent::Launch));
-        }
-        self.grid_depth += 1;
-        let result = self.serial_loop(var, min, extent, body, span, CtxKind::Block(tag.to_string()));
-        self.grid_depth -= 1;
-        result?;
-        let after = if outermost { GridEvent::EndLaunch } else { GridEvent::Block { ctx: self.ctx } };
-        self.emit(Ins::Grid(after));
-        Ok(())
-    }
-
     #[expect(clippy::too_many_arguments, reason = "the parts of a binding statement, passed through once")]
-    fn thread_bind(
+    fn coord_bind(
         &mut self,
         var: &Var,
         tag: &str,
-        axis: usize,
+        coord: Coord,
         min: &Expr,
         extent: &Expr,
         body: &Stmt,
@@ -126,14 +106,18 @@ impl Compiler {
             stmt: id,
             slot,
             num,
-            axis,
+            coord,
             min,
             min_num,
             extent,
             extent_num,
             skip: 0,
         })));
-        let outer = self.push_ctx(var, slot, num, CtxKind::Thread(tag.to_string()));
+        let kind = match coord {
+            Coord::Thread(_) => CtxKind::Thread(tag.to_string()),
+            Coord::Block(_) => CtxKind::Block(tag.to_string()),
+        };
+        let outer = self.push_ctx(var, slot, num, kind);
         let result = self.stmt(body);
         self.ctx = outer;
         result?;

@@ -186,6 +186,8 @@ fn every_fault_kind_has_a_test() {
         FaultKind::ReadPendingAsync,
         FaultKind::WritePendingAsync,
         FaultKind::CrossThreadRace,
+        // races::block_level_code_runs_in_every_thread
+        FaultKind::RedundantStore,
         FaultKind::CrossBlockRace,
         FaultKind::NegativeWait,
         FaultKind::UnwaitedGroup,

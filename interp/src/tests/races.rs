@@ -8,7 +8,7 @@ use super::build::*;
 use crate::{run, FaultKind, Inputs, RunConfig, RunResult, Schedule};
 use tirproof_ir::expr::Expr;
 use tirproof_ir::stmt::Stmt;
-use tirproof_ir::{Buffer, PrimFunc};
+use tirproof_ir::{Buffer, PrimFunc, Var};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
@@ -264,9 +264,11 @@ fn several_readers_are_remembered_for_a_writer_among_them() {
 }
 
 #[test]
-fn launching_code_is_ordered_around_its_threads() {
-    // In each block: the block's code fills shared S, its threads read it and write C, and
-    // the code after them reads C back: all ordered, and each block has its own S.
+fn block_level_code_runs_in_every_thread() {
+    // In each block, the code outside its `threadIdx.x` loop fills shared S before the loop
+    // reads it. Every thread of the block executes that store (as in the kernel TVM
+    // generates), with no barrier between it and the loop: both threads storing the one
+    // value `A[bx]` into `S[0]` is a redundant store by every thread.
     let b = Buffers::new();
     let s = scoped("S", F32, &[1], "shared");
     let (bx, tx) = (var("bx"), var("tx"));
@@ -276,20 +278,75 @@ fn launching_code_is_ordered_around_its_threads() {
         2,
         store(&b.c, vec![ev(&bx) * int(2) + ev(&tx)], ld(&s, vec![int(0)]) + ld(&b.a, vec![ev(&tx)])),
     );
-    let block = alloc(
-        &s,
-        seq(vec![
-            store(&s, vec![int(0)], ld(&b.a, vec![ev(&bx)])),
-            threads,
-            store(&s, vec![int(0)], ld(&b.c, vec![ev(&bx) * int(2)])),
-        ]),
-    );
+    let block = alloc(&s, seq(vec![at(5, store(&s, vec![int(0)], ld(&b.a, vec![ev(&bx)]))), threads]));
     let f = b.func(for_thread(&bx, "blockIdx.x", 2, block));
     for order in ORDERS {
         let r = run_with(&f, &b.inputs(), Schedule::Lazy, order);
-        completed(&r);
-        assert_eq!(out_f64(&r, "C"), vec![2.0, 3.0, 3.0, 4.0]);
+        let fault = fault_of(&r);
+        assert_eq!(fault.kind, FaultKind::RedundantStore, "order {order:?}");
+        assert!(fault.message.starts_with("redundant store by every thread: threadIdx.x = "), "{}", fault.message);
+        assert!(fault.message.contains("at line 5 with no barrier in between"), "{}", fault.message);
+        assert!(fault.thread.contains(&("blockIdx.x".to_string(), 0)), "{fault:?}");
+        assert!(fault.thread.iter().any(|(tag, _)| tag == "threadIdx.x"), "{fault:?}");
     }
+}
+
+/// One block of two threads (a kernel of one block): a first `threadIdx.x` loop stores
+/// `value(tx)` into `G[index(tx)]`, a second loop (of `extent` threads) reads `G[1 - t2]` into
+/// `C[t2]`, with a barrier between them when `sync` (at block level, which every thread
+/// reaches; TVM's ThreadSync puts it at the start of the second loop).
+fn sibling_scopes(b: &Buffers, index: Expr, value: Expr, tx: &Var, sync: bool, extent: i64) -> PrimFunc {
+    let t2 = var("t2");
+    let read = for_thread(&t2, "threadIdx.x", extent, store(&b.c, vec![ev(&t2)], ld(&b.g, vec![int(1) - ev(&t2)])));
+    let mut body = vec![for_thread(tx, "threadIdx.x", 2, store(&b.g, vec![index], value))];
+    if sync {
+        body.push(barrier());
+    }
+    body.push(read);
+    b.func(for_thread(&var("bx"), "blockIdx.x", 1, seq(body)))
+}
+
+#[test]
+fn sibling_thread_scopes_are_the_same_threads_with_no_barrier_between() {
+    let b = Buffers::new();
+    let tx = var("tx");
+    let exchange = |sync| sibling_scopes(&b, ev(&tx), ld(&b.a, vec![ev(&tx)]), &tx, sync, 2);
+    for order in ORDERS {
+        // The second scope reads what the other thread wrote in the first: nothing orders them.
+        let r = run_with(&exchange(false), &b.inputs(), Schedule::Lazy, order);
+        assert_eq!(fault_of(&r).kind, FaultKind::CrossThreadRace, "order {order:?}");
+        // `T.tvm_storage_sync("shared")` at the start of the second scope (what TVM's ThreadSync
+        // inserts) orders them.
+        let r = run_with(&exchange(true), &b.inputs(), Schedule::Lazy, order);
+        completed(&r);
+        assert_eq!(out_f64(&r, "C")[..2], [2.0, 1.0]);
+    }
+}
+
+#[test]
+fn one_element_stored_by_every_thread_is_redundant_with_one_value_and_a_race_with_two() {
+    let b = Buffers::new();
+    let tx = var("tx");
+    for order in ORDERS {
+        let same = sibling_scopes(&b, int(0), ld(&b.a, vec![int(0)]), &tx, true, 2);
+        let r = run_with(&same, &b.inputs(), Schedule::Lazy, order);
+        assert_eq!(fault_of(&r).kind, FaultKind::RedundantStore, "order {order:?}");
+        let different = sibling_scopes(&b, int(0), ld(&b.a, vec![ev(&tx)]), &tx, true, 2);
+        let r = run_with(&different, &b.inputs(), Schedule::Lazy, order);
+        assert_eq!(fault_of(&r).kind, FaultKind::CrossThreadRace, "order {order:?}");
+    }
+}
+
+#[test]
+fn a_thread_scope_smaller_than_the_block_runs_in_the_threads_below_its_extent() {
+    // The second scope binds one thread of the block's two: only thread 0 reads (`G[1]`).
+    let b = Buffers::new();
+    let tx = var("tx");
+    let f = sibling_scopes(&b, ev(&tx), ld(&b.a, vec![ev(&tx)]), &tx, true, 1);
+    let r = run_with(&f, &b.inputs(), Schedule::Lazy, None);
+    completed(&r);
+    let c = out_f64(&r, "C");
+    assert_eq!(c, vec![2.0, 0.0, 0.0, 0.0]);
 }
 
 #[test]

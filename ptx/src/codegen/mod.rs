@@ -186,9 +186,11 @@ struct Gen {
     params: Vec<Param>,
     arrays: Vec<Array>,
     launch: Launch,
-    /// Thread tags bound so far, and how many the function binds in all.
+    /// Thread tags bound so far, and the bindings around the statement being lowered (a
+    /// statement inside the outermost one is in the kernel: every thread runs it).
     bound: HashSet<String>,
-    thread_tags: usize,
+    depth: usize,
+    binds_threads: bool,
     /// The async queues the function uses (PTX has one group FIFO per thread).
     queues: std::collections::BTreeSet<i64>,
     in_async: bool,
@@ -210,7 +212,8 @@ impl Gen {
             arrays: Vec::new(),
             launch: Launch::default(),
             bound: HashSet::new(),
-            thread_tags: stmt::thread_tags(&func.body).len(),
+            depth: 0,
+            binds_threads: stmt::binds_threads(&func.body),
             queues: stmt::async_queues(&func.body),
             in_async: false,
             span: func.span,

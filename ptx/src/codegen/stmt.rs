@@ -5,8 +5,9 @@
 //! bits; bases are aligned to 16 bytes (arrays are declared so; buffer parameters are
 //! assumed so, as cudaMalloc returns 256-byte aligned memory), so an access of a whole
 //! element of 2, 4, 8 or 16 bytes is always aligned and may be one `ld/st.vN` or `cp.async`.
-//! Statements with an effect run only where every thread binding of the function is in
-//! scope, since a PTX kernel has no code that runs once per block.
+//! Every statement inside the function's outermost thread binding runs in every thread, as
+//! in the interpreter (docs/async-semantics.md, "Threads"); statements with an effect
+//! outside every binding are host code, which a kernel does not hold.
 
 use std::collections::BTreeSet;
 
@@ -37,11 +38,11 @@ pub(super) struct Access {
     pub addresses: Vec<Address>,
 }
 
-/// The thread tags a statement binds.
-pub(super) fn thread_tags(stmt: &Stmt) -> BTreeSet<String> {
-    let mut tags = BTreeSet::new();
-    visit_stmts(stmt, &mut |s| tags.extend(s.launch().map(|launch| launch.written.to_string())));
-    tags
+/// Whether a statement binds a thread tag anywhere.
+pub(super) fn binds_threads(stmt: &Stmt) -> bool {
+    let mut any = false;
+    visit_stmts(stmt, &mut |s| any |= s.launch().is_some());
+    any
 }
 
 /// The constant queue ids of a statement's async commits and waits.
@@ -166,12 +167,14 @@ impl Gen {
         };
     }
 
-    /// Effects outside a thread binding would run once per thread in PTX, not once per block.
+    /// Effects outside every thread binding are host code, which a kernel does not hold
+    /// (a function without bindings is a kernel of one thread); inside the outermost binding
+    /// every thread runs them (docs/async-semantics.md, "Threads"), as PTX does.
     fn require_threads(&self, what: &str) -> R<()> {
-        if self.bound.len() < self.thread_tags {
+        if self.depth == 0 && self.binds_threads {
             return Err(self.error(
                 format!("{what} outside the function's thread bindings"),
-                "a PTX kernel runs every statement in every thread; move it inside the bindings",
+                "a PTX kernel holds only the code inside its launch; code around it runs on the host",
             ));
         }
         Ok(())
@@ -189,16 +192,19 @@ impl Gen {
         let Some(extent) = extent else {
             return Err(self.error(construct(), "its extent must be a positive constant (the launch shape)"));
         };
-        if !self.bound.insert(tag.to_string()) {
-            return Err(self.error(construct(), "the tag is bound a second time; PTX has one launch per kernel"));
-        }
         let dim = match special {
             Special::Tid(d) | Special::Ctaid(d) => d.position(),
         };
-        if threads {
-            self.launch.block[dim] = extent;
-        } else {
-            self.launch.grid[dim] = extent;
+        let shape = if threads { &mut self.launch.block[dim] } else { &mut self.launch.grid[dim] };
+        let bound_before = *shape;
+        if self.bound.insert(tag.to_string()) {
+            *shape = extent;
+        } else if self.depth == 0 {
+            return Err(self.error(construct(), "the tag is bound a second time; PTX has one launch per kernel"));
+        } else if bound_before != extent {
+            // Sibling bindings of one tag are the same threads; TVM's UnifyThreadBinding
+            // refuses them with different extents too.
+            return Err(self.error(construct(), format!("another binding of the tag has extent {bound_before}")));
         }
         let index = self.reg(RegClass::B32);
         self.emit(Op::Mov { ty: Ty::U32, dst: index, src: Operand::Special(special) });
@@ -219,7 +225,10 @@ impl Gen {
             _ => None,
         };
         self.bind(var, vec![value], range);
-        self.stmt(body)
+        self.depth += 1;
+        let result = self.stmt(body);
+        self.depth -= 1;
+        result
     }
 
     /// A serial loop (any kind other than a thread binding runs serially, as in the

@@ -132,3 +132,43 @@ fn exp_lowers_to_the_interpreters_sequence_bit_for_bit() {
         }
     }
 }
+
+/// A block as TVM's ThreadSync leaves it: a block-level store, a first `threadIdx.x` scope
+/// that writes shared memory, a second that starts with the barrier and reads it.
+const SIBLING_SCOPES: &str = r#"# from tvm.script import tirx as T
+
+@T.prim_func
+def main(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32"), C: T.Buffer((2,), "float32")):
+    bx = T.launch_thread("blockIdx.x", 2)
+    S = T.alloc_buffer((32,), "float32", scope="shared")
+    C[bx] = A[bx]
+    with T.launch_thread("threadIdx.x", 32) as tx:
+        S[tx] = A[bx * 32 + tx]
+    with T.launch_thread("threadIdx.x", EXTENT) as tx:
+        T.tvm_storage_sync("shared")
+        B[bx * 32 + tx] = S[31 - tx]
+"#;
+
+#[test]
+fn block_level_code_and_sibling_thread_scopes_run_in_every_thread_with_no_barrier_added() {
+    let (ptx, notes) = lower_text(&SIBLING_SCOPES.replace("EXTENT", "32")).unwrap();
+    assert!(notes.is_empty(), "{notes:?}");
+    // One barrier, the program's own; both scopes read the same `%tid.x`.
+    assert_eq!(ptx.matches("bar.sync").count(), 1, "{ptx}");
+    assert_eq!(ptx.matches("%tid.x;").count(), 2, "{ptx}");
+    assert!(ptx.contains(".reqntid 32, 1, 1"), "{ptx}");
+    // The block-level store comes first, unguarded: every thread executes it.
+    let first_tid = ptx.find("%tid.x;").unwrap();
+    let first_store = ptx.find("st.global.f32").unwrap();
+    assert!(first_store < first_tid, "{ptx}");
+    assert!(!ptx[..first_tid].contains("@%p"), "{ptx}");
+}
+
+#[test]
+fn sibling_scopes_of_different_extents_and_host_code_are_refused() {
+    let error = lower_text(&SIBLING_SCOPES.replace("EXTENT", "16")).unwrap_err();
+    assert!(error.to_string().contains("another binding of the tag has extent 32"), "{error}");
+    let host = "# from tvm.script import tirx as T\n\n@T.prim_func\ndef main(A: T.Buffer((8,), \"float32\")):\n    A[0] = T.float32(1.0)\n    for tx in T.thread_binding(8, thread=\"threadIdx.x\"):\n        A[tx] = T.float32(2.0)\n";
+    let error = lower_text(host).unwrap_err();
+    assert!(error.to_string().contains("a store outside the function's thread bindings"), "{error}");
+}

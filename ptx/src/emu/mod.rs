@@ -844,7 +844,7 @@ impl<'k> Emulator<'k> {
                     "{} {what} of {place} races with the {} by thread {} at line {other_line}",
                     race.scope, race.other.kind, race.other.thread
                 );
-                (race.scope.fault_kind(), message)
+                (race.fault_kind(), message)
             }
         };
         self.fault(kind, message, th, pc)

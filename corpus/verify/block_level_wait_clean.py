@@ -1,0 +1,17 @@
+# test: run
+# desc: a wait at block level, after the thread scope that committed, runs in every thread of the block and completes each thread's own copy before the barrier
+# run: lazy -> ok
+
+# from tvm.script import tirx as T
+
+@T.prim_func
+def main(A: T.Buffer((2,), "float32"), B: T.Buffer((2,), "float32")):
+    S = T.alloc_buffer((2,), "float32", scope="shared")
+    for bx in T.thread_binding(1, thread="blockIdx.x"):
+        for tx in T.thread_binding(2, thread="threadIdx.x"):
+            with T.attr({"async_commit_queue_scope": 0, "async_scope": 1}):
+                S[tx] = A[tx]
+        T.attr({"async_wait_queue_scope": 0, "async_wait_inflight_count": 0})
+        T.tvm_storage_sync("shared")
+        for tx in T.thread_binding(2, thread="threadIdx.x"):
+            B[tx] = S[1 - tx]

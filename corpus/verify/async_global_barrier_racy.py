@@ -1,6 +1,6 @@
 # test: run
 # desc: the barrier comes before each thread's wait, so the other thread may read the global element while its asynchronous copy is in flight
-# run: lazy -> fault
+# run: lazy -> fault: line 14: read of G[1] (element 1) while an async write to it is pending by threadIdx.x = 1 (group 0 of queue 0, committed at line 10) (threadIdx.x = 0)
 
 # from tvm.script import tirx as T
 

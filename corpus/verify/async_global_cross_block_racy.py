@@ -1,6 +1,6 @@
 # test: run
 # desc: each block copies to global memory asynchronously and waits, but the barrier orders only its own block: the other block's read races with the copy
-# run: lazy -> fault
+# run: lazy -> fault: line 12: cross-block race: blockIdx.x = 1 writes G[1] (element 1) asynchronously, read by blockIdx.x = 0 at line 15; nothing orders the blocks of one kernel (threadIdx.x = 0, blockIdx.x = 1)
 
 # from tvm.script import tirx as T
 

@@ -1,6 +1,6 @@
 # test: run
 # desc: 32 threads write S[0] asynchronously; the waits and barrier after come too late to order the writes among themselves
-# run: lazy -> fault
+# run: lazy -> fault: line 12: cross-thread write without wait and barrier: threadIdx.x = 1 writes S[0] (element 0) asynchronously, also written asynchronously by threadIdx.x = 0 at line 12 (group 0 of queue 0), and no barrier separates that thread's wait from this write (threadIdx.x = 1)
 
 # from tvm.script import tirx as T
 

@@ -1,6 +1,6 @@
 # test: run
 # desc: a wait at block level that leaves one group in flight: the barrier does not order the copy before the other thread reads it
-# run: lazy -> fault
+# run: lazy -> fault: line 17: read of S[1] (element 1) while an async write to it is pending by threadIdx.x = 1 (group 0 of queue 0, committed at line 12) (threadIdx.x = 0, blockIdx.x = 0)
 
 # from tvm.script import tirx as T
 

@@ -1,6 +1,6 @@
 # test: run
 # desc: two sibling threadIdx.x scopes of one block are the same threads, with no barrier between them: the second reads what the other thread copied in the first, unordered
-# run: lazy -> fault
+# run: lazy -> fault: line 18: read of S[1] (element 1), which was allocated but never written (threadIdx.x = 0, blockIdx.x = 0)
 
 # from tvm.script import tirx as T
 

@@ -1,6 +1,6 @@
 # test: run
 # desc: an asynchronous store outside every commit scope, and no commit after it: it is still in flight when the function ends, whatever the waits
-# run: lazy -> fault
+# run: lazy -> fault: line 16: async group never waited: an async store to `S` (element 0) issued at line 16 was never committed before the function ends
 
 # from tvm.script import tirx as T
 

@@ -1,6 +1,6 @@
 # test: run
 # desc: an asynchronous store outside every commit scope joins the group of the next commit, which comes after the wait: the read sees it pending
-# run: lazy -> fault
+# run: lazy -> fault: line 14: read of S[0] (element 0) while an async write to it is pending (issued at line 12, not yet committed) at i = 0
 
 # from tvm.script import tirx as T
 

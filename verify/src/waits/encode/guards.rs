@@ -19,15 +19,32 @@ use super::{Enc, Encoder, LoopValues, Unsupported, ENUMERATED_ITERATIONS};
 impl Encoder<'_> {
     /// The conditions of an event as intervals (see the module docs).
     pub(super) fn guard(&mut self, event: EventId) -> Enc<Guard> {
-        if let Some(known) = self.guards.get(&event) {
+        let key = (event, self.thread_values_of(event));
+        if let Some(known) = self.guards.get(&key) {
             return Ok(known.clone());
         }
         let mut g = Guard::default();
         for cond in self.event(event).guards.clone() {
             self.atoms(&cond, false, &mut g)?;
         }
-        self.guards.insert(event, g.clone());
+        self.guards.insert(key, g.clone());
         Ok(g)
+    }
+
+    /// The values of the thread variables of the query's current thread on `event`'s path.
+    fn thread_values_of(&self, event: EventId) -> Vec<(LoopId, Int)> {
+        self.model
+            .loops_of(self.event(event))
+            .into_iter()
+            .filter_map(|l| self.threads.get(&l).map(|v| (l, v.clone())))
+            .collect()
+    }
+
+    /// The loop whose variable is `var`, unless it is a thread or block binding of the query's
+    /// thread: that variable is one value per query, like a parameter, so a condition on it
+    /// and on one serial loop is still an interval of that loop (`tx == k`).
+    fn varying_loop(&self, var: tirproof_ir::VarId) -> Option<LoopId> {
+        self.model.is_loop_var(var).filter(|l| !self.threads.contains_key(l))
     }
 
     pub(super) fn atoms(&mut self, cond: &Expr, negated: bool, g: &mut Guard) -> Enc<()> {
@@ -69,7 +86,7 @@ impl Encoder<'_> {
     pub(super) fn generic(&mut self, cond: &Expr, negated: bool, g: &mut Guard) -> Enc<()> {
         let cond = if negated { Expr::logical_not(cond.clone()) } else { cond.clone() };
         let mut loops: Vec<LoopId> =
-            crate::waits::model::vars_of(&cond).iter().filter_map(|v| self.model.is_loop_var(*v)).collect();
+            crate::waits::model::vars_of(&cond).iter().filter_map(|v| self.varying_loop(*v)).collect();
         loops.sort_unstable();
         loops.dedup();
         match loops.as_slice() {
@@ -200,8 +217,8 @@ impl Encoder<'_> {
     /// `e` as `sum(c_l * v_l) + rest`, where `rest` mentions no loop variable.
     pub(super) fn linear(&mut self, e: &Expr) -> Enc<(BTreeMap<LoopId, i64>, Option<Int>)> {
         match e {
-            Expr::Var(v) if self.model.is_loop_var(v.id()).is_some() => {
-                let coeffs = self.model.is_loop_var(v.id()).map(|l| (l, 1)).into_iter().collect();
+            Expr::Var(v) if self.varying_loop(v.id()).is_some() => {
+                let coeffs = self.varying_loop(v.id()).map(|l| (l, 1)).into_iter().collect();
                 Ok((coeffs, None))
             }
             Expr::Binary { op: op @ (BinOp::Add | BinOp::Sub), lhs, rhs } => {
@@ -229,8 +246,7 @@ impl Encoder<'_> {
                 Ok((coeffs, rest.map(|r| mul(&[r, Int::from_i64(k)]))))
             }
             other => {
-                let mentions_loop =
-                    crate::waits::model::vars_of(other).iter().any(|v| self.model.is_loop_var(*v).is_some());
+                let mentions_loop = crate::waits::model::vars_of(other).iter().any(|v| self.varying_loop(*v).is_some());
                 if mentions_loop {
                     return Err(Unsupported(format!("the non-affine expression {}", print_expr(other))));
                 }

@@ -81,7 +81,9 @@ pub struct Encoder<'m> {
     /// Loop bounds and event conditions already encoded (they depend on the parameters only;
     /// bounds that mention a loop variable are not kept).
     bounds: HashMap<LoopId, (Int, Int)>,
-    guards: HashMap<EventId, Guard>,
+    /// An event's guard, per thread (a condition on a thread variable is a fact about the
+    /// thread the guard was built for).
+    guards: HashMap<InstanceKey, Guard>,
     /// Closed forms already built, by event and instance: a use's completed groups ask for
     /// the same commit counts and last waits at the same instances again and again (every
     /// wait of a queue times every commit), and Z3 terms are hash-consed, so equal instances

@@ -360,14 +360,20 @@ impl Model {
     /// stands for the first of them (see [`LoopInfo::same_threads_as`]). Bindings of one tag
     /// with different bounds (which TVM refuses) are not encoded.
     fn unify_thread_bindings(&mut self) {
-        let mut first: HashMap<(Option<LoopId>, ThreadTag), LoopId> = HashMap::new();
+        let mut first: HashMap<(LoopId, ThreadTag), LoopId> = HashMap::new();
         for id in 0..self.loops.len() {
             let info = &self.loops[id];
             let Some(tag) = info.tag.filter(|_| info.per_thread && !info.host) else { continue };
-            let root = info.enclosing.iter().copied().find(|l| {
-                let outer = &self.loops[l.0];
-                outer.per_thread && !outer.host
-            });
+            // A launch root is the root of its own launch: sibling launches never share threads.
+            let root = info
+                .enclosing
+                .iter()
+                .copied()
+                .find(|l| {
+                    let outer = &self.loops[l.0];
+                    outer.per_thread && !outer.host
+                })
+                .unwrap_or(LoopId(id));
             let rep = *first.entry((root, tag)).or_insert(LoopId(id));
             if rep.0 == id || self.loops[id].enclosing.contains(&rep) {
                 continue;

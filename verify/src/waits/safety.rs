@@ -25,7 +25,7 @@ use z3::ast::{Bool, Int};
 use super::checker::{
     access_of, constant_offset, governing, incomplete, Checker, Completion, Loosen, Slack, WaitEffect,
 };
-use super::encode::{Enc, Encoder, Instance, LoopValues};
+use super::encode::{Enc, Encoder, Instance, LoopValues, Unsupported};
 use super::fold::{and, eq, not, or};
 use super::model::{storage, Access, EventId, EventKind, QueueId, Step};
 use super::names::{loop_values, shown, thread_values, InstanceRole, Shown, Thread};
@@ -177,6 +177,12 @@ impl<'m> Checker<'m> {
                 continue;
             }
             for &(u, used, used_offset) in &accesses {
+                // A launch drains its groups by its end (the drained obligation): a later
+                // launch sees them complete.
+                let other_launch = m.launch_of(m.event(s)).is_some() && !m.same_launch(s, u);
+                if other_launch {
+                    continue;
+                }
                 if storage(&used.buffer) == storage(&access.buffer) && !apart((access, offset), (used, used_offset)) {
                     pairs.push(StoreUse { store: s, use_: u });
                 }
@@ -196,6 +202,11 @@ impl<'m> Checker<'m> {
         let mut uses: HashMap<EventId, UseInstance> = HashMap::new();
         let mut pairs = Vec::new();
         for StoreUse { store, use_ } in self.pairs(q) {
+            if !self.model.same_launch(store, use_) {
+                // Host code's groups are numbered apart from a launch's, whose waits do not
+                // complete them.
+                return Err(Unsupported("an async store outside every launch, used inside a launch".into()));
+            }
             let stored = match stores.entry(store) {
                 Entry::Occupied(known) => known.into_mut(),
                 Entry::Vacant(slot) => slot.insert(self.store_instance(&mut enc, &mut query, q, store)?),

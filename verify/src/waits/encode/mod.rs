@@ -10,8 +10,8 @@
 //!
 //! Integer expressions have the program's fixed-width semantics: a result whose exact value
 //! may leave its type (`ranges`) is wrapped, division and modulo by a divisor that may be zero
-//! (a trap in the interpreter) are not encoded, shifts by constants and masks `& (2^k - 1)`
-//! are exact. Values read from memory (loads, and variables a `let` binds to them), and float
+//! use Z3's total division (the interpreter traps there and runs nothing after, so any value
+//! over-approximates it), shifts by constants and masks `& (2^k - 1)` are exact. Values read from memory (loads, and variables a `let` binds to them), and float
 //! comparisons in conditions, are fresh unknowns: any value the type allows, chosen per
 //! encoding, which over-approximates what the program can do.
 //!

@@ -397,7 +397,7 @@ impl Model {
 
     /// Marks the serial loops around a launch as host loops (see [`LoopInfo::host`]). Async
     /// events in such a loop outside every launch would need the loop counted as serial:
-    /// not encoded.
+    /// not encoded (unknown).
     fn mark_host_loops(&mut self) {
         let hosts: HashSet<LoopId> = self
             .loops
@@ -420,7 +420,7 @@ impl Model {
             .map(|e| e.span)
             .collect();
         for span in host_async {
-            self.unsupported.push((span, "an async operation in a serial loop that also launches kernels".into()));
+            self.unencoded.push((span, "an async operation in a serial loop that also launches kernels".into()));
         }
     }
 }

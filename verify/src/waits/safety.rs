@@ -203,9 +203,13 @@ impl<'m> Checker<'m> {
         let mut pairs = Vec::new();
         for StoreUse { store, use_ } in self.pairs(q) {
             if !self.model.same_launch(store, use_) {
+                // A launch that runs before the host's store cannot see it pending.
+                if runs_once_before(&self.model.event(use_).path, &self.model.event(store).path) {
+                    continue;
+                }
                 // Host code's groups are numbered apart from a launch's, whose waits do not
                 // complete them.
-                return Err(Unsupported("an async store outside every launch, used inside a launch".into()));
+                return Err(Unsupported("an async store outside every launch, used inside a later launch".into()));
             }
             let stored = match stores.entry(store) {
                 Entry::Occupied(known) => known.into_mut(),
@@ -512,6 +516,14 @@ impl Pair {
         std::iter::once((self.same_thread, &self.completion))
             .chain(self.cross_thread.map(|o| (o, &self.cross_completion)))
     }
+}
+
+/// Whether every instance of the event at `a` runs before every instance of the one at `b`:
+/// their paths part at two children of one statement, `a`'s first, under no loop.
+fn runs_once_before(a: &[Step], b: &[Step]) -> bool {
+    let shared = common_prefix(a, b);
+    !a[..shared].iter().any(|s| matches!(s, Step::Loop(_)))
+        && matches!((a.get(shared), b.get(shared)), (Some(Step::Child(x)), Some(Step::Child(y))) if x < y)
 }
 
 fn common_prefix(a: &[Step], b: &[Step]) -> usize {

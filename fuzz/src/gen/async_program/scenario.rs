@@ -9,7 +9,8 @@
 //! Invariants: the checker accepts every program; every index is in bounds for every value of
 //! the loop variables, of `n` and of a positive `d` (a divisor `d` is a scalar parameter, so
 //! `d = 0` divides by zero, a fault the verifier must consider and the runs never try); the
-//! shared staging is zeroed by the block before its threads run and the global staging `G` is
+//! shared staging is zeroed by thread 0 of the block behind a barrier (code at block level runs
+//! in every thread, so zeroing there would be a store by every thread) and the global staging `G` is
 //! an input, so no read sees uninitialized memory; conditions never depend on the thread
 //! around a barrier, so barriers never diverge. Each scenario has clean variants and faulty
 //! ones (about one in `racy_one_in`); the interpreter, not the intent, is the judge.
@@ -242,17 +243,24 @@ impl<'c> Frame<'c> {
     }
 
     /// The launch of the threads of `at` running `thread` each, and `after` run by the block
-    /// after them (outside `threadIdx`); unless the program stages in global memory, with the
-    /// shared staging allocated and zeroed per block before its threads run.
+    /// after them (outside `threadIdx`, so by every thread); unless the program stages in
+    /// global memory, with the shared staging allocated per block and zeroed by its thread 0
+    /// before a barrier.
     fn launch(&self, at: &Place, blocks: i64, threads: i64, thread: Stmt, after: Option<Stmt>) -> Stmt {
         let mut body = thread;
+        // Code at block level runs in every thread: with several threads, thread 0 zeroes the
+        // staging and a barrier orders that before every thread's work.
+        let mut zero_first = Some(self.zero_staging()).filter(|_| !self.uses_g);
         if let Some(tx) = &at.tx {
+            if let Some(zero) = zero_first.take() {
+                body = Stmt::seq(vec![if_then(Expr::eq(Expr::var(tx), Expr::int(0)), zero), barrier(), body]);
+            }
             body = bound_loop(tx, threads, ThreadTag::Thread(Axis::X), body);
         }
         let mut body = match self.uses_g {
             // Each launch of a program that stages in global memory would bind `S` again.
             true => Stmt::seq(std::iter::once(body).chain(after).collect()),
-            false => alloc(&self.s, Stmt::seq([self.zero_staging(), body].into_iter().chain(after).collect())),
+            false => alloc(&self.s, Stmt::seq(zero_first.into_iter().chain([body]).chain(after).collect())),
         };
         if let Some(bx) = &at.bx {
             body = bound_loop(bx, blocks, ThreadTag::Block(Axis::X), body);

@@ -121,8 +121,16 @@ impl Encoder<'_> {
             vals.insert(l, v);
         }
         let inst = Instance { event, vals };
+        let mut on_data = Vec::new();
         for g in &self.model.event(event).guards.clone() {
-            runs.push(self.boolean(g, &inst.vals, query)?);
+            let holds = self.boolean(g, &inst.vals, query)?;
+            if self.model.reads_data(g) {
+                on_data.push(holds.clone());
+            }
+            runs.push(holds);
+        }
+        if !on_data.is_empty() {
+            self.ran_on_data.push((inst.clone(), and(&on_data)));
         }
         runs.push(self.in_bounds(query, &inst)?);
         Ok((inst, and(&runs)))

@@ -5,11 +5,11 @@ use std::collections::BTreeMap;
 
 use z3::ast::{Bool, Int};
 
-use crate::waits::fold::{and, ite, or};
+use crate::waits::fold::{and, ge, implies, ite, lt, or};
 use crate::waits::model::{EventId, LoopId, Step};
 
 use super::guards::*;
-use super::{missing_loop, Enc, Encoder, Instance, LoopValues};
+use super::{missing_loop, Enc, Encoder, Instance, LoopValues, Unsupported};
 
 impl Encoder<'_> {
     /// The last instance of `event` before `at`: whether one exists, and its loop values.
@@ -34,7 +34,43 @@ impl Encoder<'_> {
         for l in self.model.loops_of(self.event(event)) {
             vals.entry(l).or_insert_with(|| Int::from_i64(0));
         }
-        Ok((and(&[facts, exists]), Instance { event, vals }))
+        let last = (and(&[facts, exists]), Instance { event, vals });
+        if guard.data {
+            return self.data_last(event, &guard, last);
+        }
+        Ok(last)
+    }
+
+    /// The last instance that ran of an event under a condition on data, whose last instance
+    /// that may run is `last`: any instance that may run up to `last`, or none (a choice the
+    /// solver makes). The data decides which instances run, so each choice is some
+    /// execution's.
+    fn data_last(&mut self, event: EventId, guard: &Guard, (may, last): (Bool, Instance)) -> Enc<(Bool, Instance)> {
+        if self.per_instance.is_some() {
+            return Err(Unsupported(
+                "the last instance of an event under a condition on data, at instances bound by a quantifier".into(),
+            ));
+        }
+        self.data_lasts += 1;
+        let ran = Bool::fresh_const(&format!("ran_{}", self.data_lasts));
+        let mut vals = LoopValues::new();
+        let mut runs = vec![may];
+        for l in self.model.loops_of(self.event(event)) {
+            let v = match self.threads.get(&l) {
+                Some(t) => t.clone(),
+                None => {
+                    let v = Int::fresh_const(&format!("last_{}", self.data_lasts));
+                    let (lo, hi) = self.loop_bounds_at(l, &vals)?;
+                    runs.push(and(&[ge(&v, &lo), lt(&v, &hi), self.holds_at(l, guard, &v)]));
+                    v
+                }
+            };
+            vals.insert(l, v);
+        }
+        let chosen = Instance { event, vals };
+        runs.push(or(&[self.before(&chosen, &last), self.same_values(&chosen, &last)]));
+        self.deferred.push(implies(&ran, &and(&runs)));
+        Ok((ran, chosen))
     }
 
     pub(super) fn last_rec(

@@ -48,39 +48,42 @@ impl Encoder<'_> {
                 "a count of a commit under a condition on data, at instances bound by a quantifier".into(),
             ));
         }
+        let earlier = self.data_points.get(&event).cloned().unwrap_or_default();
+        if earlier.len() >= DATA_POINTS {
+            return Err(Unsupported(format!(
+                "counts of a commit under a condition on data at more than {DATA_POINTS} points of one query"
+            )));
+        }
         let n = Int::fresh_const("data_count");
         let zero = Int::from_i64(0);
         // Every bound is at least 0 and the conditions below hold only at points inside their
         // loops' ranges (the values of a last instance that does not exist are not): all
         // counts 0 satisfy them, so they never contradict each other.
         self.deferred.push(and(&[ge(&n, &zero), le(&n, &max(&zero, &most))]));
-        let inside = self.in_domain(at)?;
-        let earlier = self.data_points.get(&event).cloned().unwrap_or_default();
-        let at_ran = self.ran_itself(event, at);
-        for (other, n_other, most_other) in earlier {
-            let same_thread = and(&[self.same_thread(at, &other), inside.clone(), self.in_domain(&other)?]);
-            let other_ran = self.ran_itself(event, &other);
+        let point = DataPoint {
+            at: at.clone(),
+            inside: self.in_domain(at)?,
+            ran: self.ran_itself(event, at),
+            count: n.clone(),
+            most,
+        };
+        for other in earlier {
+            let same_thread = and(&[self.same_thread(at, &other.at), point.inside.clone(), other.inside.clone()]);
             // From a point that is an instance of the event itself and ran, the count grows by
             // at least that instance.
-            let grows = |from: &Int, to: &Int, from_most: &Int, to_most: &Int, from_ran: &Bool| {
-                let step = sub(to, from);
-                let least = ite(from_ran, &Int::from_i64(1), &zero);
-                and(&[ge(&step, &least), le(&step, &max(&zero, &sub(to_most, from_most)))])
+            let grows = |from: &DataPoint, to: &DataPoint| {
+                let step = sub(&to.count, &from.count);
+                let least = ite(&from.ran, &Int::from_i64(1), &zero);
+                and(&[ge(&step, &least), le(&step, &max(&zero, &sub(&to.most, &from.most)))])
             };
             let ordered = [
-                implies(
-                    &and(&[same_thread.clone(), self.before(&other, at)]),
-                    &grows(&n_other, &n, &most_other, &most, &other_ran),
-                ),
-                implies(
-                    &and(&[same_thread.clone(), self.before(at, &other)]),
-                    &grows(&n, &n_other, &most, &most_other, &at_ran),
-                ),
-                implies(&and(&[same_thread, self.same_point(at, &other)]), &eq(&n, &n_other)),
+                implies(&and(&[same_thread.clone(), self.before(&other.at, at)]), &grows(&other, &point)),
+                implies(&and(&[same_thread.clone(), self.before(at, &other.at)]), &grows(&point, &other)),
+                implies(&and(&[same_thread, self.same_point(at, &other.at)]), &eq(&n, &other.count)),
             ];
             self.deferred.extend(ordered);
         }
-        self.data_points.entry(event).or_default().push((at.clone(), n.clone(), most));
+        self.data_points.entry(event).or_default().push(point);
         Ok(n)
     }
 
@@ -235,4 +238,22 @@ impl Encoder<'_> {
         }
         Ok(mul(&factors))
     }
+}
+
+/// The most points of one query at which one event under a condition on data is counted:
+/// their constraints are pairwise (a query with 57 took minutes and timed out), so a query
+/// with more is left undecided rather than slow.
+const DATA_POINTS: usize = 16;
+
+/// A point at which an event under a condition on data is counted (see
+/// [`Encoder::data_count`]).
+#[derive(Clone)]
+pub(super) struct DataPoint {
+    at: Instance,
+    /// Whether `at` is inside its loops' ranges.
+    inside: Bool,
+    /// Whether `at` is an instance of the event itself that ran.
+    ran: Bool,
+    count: Int,
+    most: Int,
 }

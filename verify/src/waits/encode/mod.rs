@@ -105,7 +105,7 @@ pub struct Encoder<'m> {
     data_bounds: HashMap<(LoopId, Vec<Int>), (Int, Int)>,
     /// The counts of events under a condition on data met so far, per event: the point, its
     /// count variable and the most it can be (see `counts.rs`).
-    data_points: HashMap<EventId, Vec<(Instance, Int, Int)>>,
+    data_points: HashMap<EventId, Vec<counts::DataPoint>>,
     /// The instances of the query under conditions on data, with whether those held: an
     /// async store whose conditions held ran its commit scope's commit.
     ran_on_data: Vec<(Instance, Bool)>,

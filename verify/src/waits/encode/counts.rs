@@ -48,6 +48,9 @@ impl Encoder<'_> {
                 "a count of a commit under a condition on data, at instances bound by a quantifier".into(),
             ));
         }
+        if self.two_threads {
+            return Err(Unsupported("a count of a commit under a condition on data, in two threads".into()));
+        }
         let earlier = self.data_points.get(&event).cloned().unwrap_or_default();
         if earlier.len() >= DATA_POINTS {
             return Err(Unsupported(format!(

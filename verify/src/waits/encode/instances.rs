@@ -79,6 +79,7 @@ impl Encoder<'_> {
     /// own), constrained to the thread ranges.
     pub fn declare_threads(&mut self, query: &mut Query, thread: Thread) -> Enc<LoopValues> {
         let mut threads = BTreeMap::new();
+        self.two_threads |= thread == Thread::Other;
         for loop_id in self.model.thread_loops() {
             threads.insert(loop_id, declare(query, self.model, Role::Thread { thread, loop_id })?);
         }

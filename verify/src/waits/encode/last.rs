@@ -51,6 +51,9 @@ impl Encoder<'_> {
                 "the last instance of an event under a condition on data, at instances bound by a quantifier".into(),
             ));
         }
+        if self.two_threads {
+            return Err(Unsupported("the last instance of an event under a condition on data, in two threads".into()));
+        }
         self.data_lasts += 1;
         let ran = Bool::fresh_const(&format!("ran_{}", self.data_lasts));
         let mut vals = LoopValues::new();

@@ -111,6 +111,10 @@ pub struct Encoder<'m> {
     ran_on_data: Vec<(Instance, Bool)>,
     /// How many last instances of events under a condition on data were chosen so far.
     data_lasts: usize,
+    /// The query has instances of two threads: a condition on data read by both is one value
+    /// for both (nothing writes the memory it reads), which the per-thread choices of
+    /// `counts.rs` and `last.rs` do not express, so they are not made.
+    two_threads: bool,
     /// When set, a value read from memory is a function of these values (an instance's loop
     /// values) rather than one constant: an encoding quantified over the instances then
     /// gives each its own value.
@@ -149,6 +153,7 @@ impl<'m> Encoder<'m> {
             data_points: HashMap::new(),
             ran_on_data: Vec::new(),
             data_lasts: 0,
+            two_threads: false,
             per_instance: None,
         };
         enc.threads = enc.declare_threads(query, thread)?;

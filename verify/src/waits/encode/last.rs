@@ -36,7 +36,7 @@ impl Encoder<'_> {
         }
         let last = (and(&[facts, exists]), Instance { event, vals });
         if guard.data {
-            return self.data_last(event, &guard, last);
+            return self.data_last(event, at, &guard, last);
         }
         Ok(last)
     }
@@ -45,7 +45,13 @@ impl Encoder<'_> {
     /// that may run is `last`: any instance that may run up to `last`, or none (a choice the
     /// solver makes). The data decides which instances run, so each choice is some
     /// execution's.
-    fn data_last(&mut self, event: EventId, guard: &Guard, (may, last): (Bool, Instance)) -> Enc<(Bool, Instance)> {
+    fn data_last(
+        &mut self,
+        event: EventId,
+        at: &Instance,
+        guard: &Guard,
+        (may, last): (Bool, Instance),
+    ) -> Enc<(Bool, Instance)> {
         if self.per_instance.is_some() {
             return Err(Unsupported(
                 "the last instance of an event under a condition on data, at instances bound by a quantifier".into(),
@@ -53,6 +59,13 @@ impl Encoder<'_> {
         }
         if self.two_threads {
             return Err(Unsupported("the last instance of an event under a condition on data, in two threads".into()));
+        }
+        // A point under a condition on data of its own may share that data with the event's
+        // condition (both under `if K[3] > 0`), which choices made per point do not express.
+        if self.model.event(at.event).guards.iter().any(|g| self.model.reads_data(g)) {
+            return Err(Unsupported(
+                "the last instance of an event under a condition on data, before a point under one".into(),
+            ));
         }
         self.data_lasts += 1;
         let ran = Bool::fresh_const(&format!("ran_{}", self.data_lasts));

@@ -98,31 +98,45 @@ const MODULO_GUARDED: &str = r#"
 def main(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32"), n: T.int32):
     B = T.alloc_buffer((2,), "float32", scope="shared")
     for i in range(EXTENT):
-        if i % 2 == 0:
+        if EVEN:
             with T.attr({"async_commit_queue_scope": 0, "async_scope": 1}):
                 B[0] = A[i]
-        if i % 2 == 1:
+        if ODD:
             with T.attr({"async_wait_queue_scope": 0, "async_wait_inflight_count": COUNT}):
                 C[i] = B[0]
 "#;
 
-/// Commits and waits under a condition that is not an interval of the loop variable are
-/// counted by enumeration: exact for a loop of at most 64 iterations (16 here), a bounded
-/// check that is never a proof for a symbolic extent; the loosened twins are refuted.
+/// Commits and waits under a condition that is not an interval of the loop variable: a
+/// periodic one (`i % 2 == 0`) is counted exactly for every extent; any other (`i // 2 * 2
+/// == i`, the same parity but not known to be periodic) by enumeration: exact for a loop of at most 64 iterations (16
+/// here), a bounded check that is never a proof for a symbolic extent. The loosened twins are
+/// refuted.
 #[test]
 fn non_interval_conditions_get_a_bounded_encoding() {
-    let parse = |extent: &str, count: &str| {
-        let text = MODULO_GUARDED.replace("EXTENT", extent).replace("COUNT", count);
-        parse_module(&text).expect("parses").functions.remove(0)
-    };
-    let (report, _) = verify_func(&parse("16", "0"), &Options::default());
-    assert!(report.all_proved(), "{report:?}");
-    let (report, _) = verify_func(&parse("n", "0"), &Options::default());
-    assert!(!report.all_proved(), "{report:?}");
-    assert!(report.waits.iter().all(|w| matches!(w.verdict, WaitVerdict::ProvedBounded { iterations: 64 })));
-    for extent in ["16", "n"] {
-        let (report, _) = verify_func(&parse(extent, "1"), &Options::default());
-        assert!(report.waits.iter().any(|w| matches!(w.verdict, WaitVerdict::Refuted { .. })), "{report:?}");
+    for (even, odd) in [("i % 2 == 0", "i % 2 == 1"), ("i // 2 * 2 == i", "i // 2 * 2 + 1 == i")] {
+        let parity = even;
+        let parse = |extent: &str, count: &str| {
+            let text = MODULO_GUARDED
+                .replace("EVEN", even)
+                .replace("ODD", odd)
+                .replace("EXTENT", extent)
+                .replace("COUNT", count);
+            parse_module(&text).expect("parses").functions.remove(0)
+        };
+        let (report, _) = verify_func(&parse("16", "0"), &Options::default());
+        assert!(report.all_proved(), "{parity}: {report:?}");
+        // With `n` odd, the last commit is never waited for (a finding of its own).
+        let (report, _) = verify_func(&parse("n", "0"), &Options::default());
+        assert!(!report.all_proved(), "{parity}: {report:?}");
+        let expected = |w: &tirproof_verify::waits::WaitReport| match parity {
+            "i % 2 == 0" => matches!(w.verdict, WaitVerdict::ProvedTight),
+            _ => matches!(w.verdict, WaitVerdict::ProvedBounded { iterations: 64 }),
+        };
+        assert!(report.waits.iter().all(expected), "{parity}: {report:?}");
+        for extent in ["16", "n"] {
+            let (report, _) = verify_func(&parse(extent, "1"), &Options::default());
+            assert!(report.waits.iter().any(|w| matches!(w.verdict, WaitVerdict::Refuted { .. })), "{report:?}");
+        }
     }
 }
 

@@ -291,11 +291,15 @@ impl<'m> Checker<'m> {
                 && info.enclosing.iter().all(|l| m.loop_info(*l).per_thread)
         };
         // Conditions on loop variables are found exactly by `last_before` (or the check is
-        // bounded, and says so); one read from memory is not.
+        // bounded, and says so), and so is the last instance that ran under the wait's own
+        // condition on data (the solver chooses it); a loop's condition read from memory is
+        // not.
         let exact_condition = |g: &Expr| !m.reads_data(g);
-        fixed(count)
-            && event.guards.iter().all(exact_condition)
-            && m.serial_loops_of(event).iter().all(|l| {
+        let serial = m.serial_loops_of(event);
+        // In no serial loop, a thread runs the wait at most once: its last instance is its
+        // only one, whatever its count.
+        (fixed(count) || serial.is_empty())
+            && serial.iter().all(|l| {
                 let info = m.loop_info(*l);
                 let bound = |e: &Expr| fixed(e) || once(e, info);
                 bound(&info.min) && bound(&info.extent) && info.guards.iter().all(exact_condition)

@@ -2,13 +2,13 @@
 //! the intervals of the loop variables (a sum over iterations for a loop whose inner bounds
 //! depend on it, enumerated and assumed bounded).
 
-use z3::ast::Int;
+use z3::ast::{Bool, Int};
 
-use crate::waits::fold::{add, and, ite, lt, min, mul};
-use crate::waits::model::{EventId, LoopId, Step};
+use crate::waits::fold::{add, and, eq, ge, implies, ite, le, lt, max, min, mul, or, sub};
+use crate::waits::model::{EventId, EventKind, LoopId, Step};
 
 use super::guards::*;
-use super::{missing_loop, Enc, Encoder, Instance, LoopValues, ENUMERATED_ITERATIONS};
+use super::{missing_loop, Enc, Encoder, Instance, LoopValues, Unsupported, ENUMERATED_ITERATIONS};
 
 impl Encoder<'_> {
     /// How many instances of `event` run before instance `at`.
@@ -28,7 +28,130 @@ impl Encoder<'_> {
         let path = self.event(event).path.clone();
         let upath = self.event(at.event).path.clone();
         let n = self.count_rec(&path, &upath, 0, at, &guard)?;
-        Ok(ite(&facts, &n, &Int::from_i64(0)))
+        let most = ite(&facts, &n, &Int::from_i64(0));
+        if guard.data {
+            return self.data_count(event, at, most);
+        }
+        Ok(most)
+    }
+
+    /// The count before `at` of an event under a condition on data, whose instances that may
+    /// run number `most` there: a variable of its own, within what every execution
+    /// satisfies. It is at least 0 and at most `most`; between two points of one thread, in
+    /// program order, it grows by at least 0 and at most what `most` grows by; at one point
+    /// it is one value. Each execution's counts satisfy these, and for finitely many points
+    /// any values that do are the counts of some data (each instance's condition read
+    /// afresh), so a counterexample needs only the right memory contents.
+    fn data_count(&mut self, event: EventId, at: &Instance, most: Int) -> Enc<Int> {
+        if self.per_instance.is_some() {
+            return Err(Unsupported(
+                "a count of a commit under a condition on data, at instances bound by a quantifier".into(),
+            ));
+        }
+        if self.two_threads {
+            return Err(Unsupported("a count of a commit under a condition on data, in two threads".into()));
+        }
+        let earlier = self.data_points.get(&event).cloned().unwrap_or_default();
+        if earlier.len() >= DATA_POINTS {
+            return Err(Unsupported(format!(
+                "counts of a commit under a condition on data at more than {DATA_POINTS} points of one query"
+            )));
+        }
+        let n = Int::fresh_const("data_count");
+        let zero = Int::from_i64(0);
+        // Every bound is at least 0 and the conditions below hold only at points inside their
+        // loops' ranges (the values of a last instance that does not exist are not): all
+        // counts 0 satisfy them, so they never contradict each other.
+        self.deferred.push(and(&[ge(&n, &zero), le(&n, &max(&zero, &most))]));
+        let point = DataPoint {
+            at: at.clone(),
+            inside: self.in_domain(at)?,
+            ran: self.ran_itself(event, at),
+            count: n.clone(),
+            most,
+        };
+        for other in earlier {
+            let same_thread = and(&[self.same_thread(at, &other.at), point.inside.clone(), other.inside.clone()]);
+            // From a point that is an instance of the event itself and ran, the count grows by
+            // at least that instance.
+            let grows = |from: &DataPoint, to: &DataPoint| {
+                let step = sub(&to.count, &from.count);
+                let least = ite(&from.ran, &Int::from_i64(1), &zero);
+                and(&[ge(&step, &least), le(&step, &max(&zero, &sub(&to.most, &from.most)))])
+            };
+            let ordered = [
+                implies(&and(&[same_thread.clone(), self.before(&other.at, at)]), &grows(&other, &point)),
+                implies(&and(&[same_thread.clone(), self.before(at, &other.at)]), &grows(&point, &other)),
+                implies(&and(&[same_thread, self.same_point(at, &other.at)]), &eq(&n, &other.count)),
+            ];
+            self.deferred.extend(ordered);
+        }
+        self.data_points.entry(event).or_default().push(point);
+        Ok(n)
+    }
+
+    /// Whether the instance `at` of commit `event` ran: some async store of its scope in the
+    /// query, at the same values of the commit's loops, ran under its conditions on data
+    /// (which are the commit's). Never, as far as is known, otherwise.
+    fn ran_itself(&self, event: EventId, at: &Instance) -> Bool {
+        if at.event != event {
+            return Bool::from_bool(false);
+        }
+        let mut any = Vec::new();
+        for (store, held) in &self.ran_on_data {
+            let in_scope =
+                matches!(self.event(store.event).kind, EventKind::AsyncStore { commit: Some(k), .. } if k == event);
+            if !in_scope {
+                continue;
+            }
+            let mut same = vec![held.clone()];
+            for (l, v) in &at.vals {
+                same.push(store.vals.get(l).map_or_else(|| Bool::from_bool(false), |w| eq(v, w)));
+            }
+            any.push(and(&same));
+        }
+        or(&any)
+    }
+
+    /// Whether the loop values of `at` are inside its loops' ranges.
+    fn in_domain(&mut self, at: &Instance) -> Enc<Bool> {
+        let mut all = vec![Bool::from_bool(true)];
+        let mut outer = LoopValues::new();
+        for l in self.model.loops_of(self.event(at.event)) {
+            let v = at.vals.get(&l).cloned().ok_or_else(|| missing_loop(at, l))?;
+            let (lo, hi) = self.loop_bounds_at(l, &outer)?;
+            all.push(and(&[ge(&v, &lo), lt(&v, &hi)]));
+            outer.insert(l, v);
+        }
+        Ok(and(&all))
+    }
+
+    /// Whether two instances belong to one thread: their thread loops have equal values.
+    fn same_thread(&self, a: &Instance, b: &Instance) -> Bool {
+        let mut all = vec![Bool::from_bool(true)];
+        for (l, x) in &a.vals {
+            if let (true, Some(y)) = (self.model.loop_info(*l).per_thread, b.vals.get(l)) {
+                all.push(eq(x, y));
+            }
+        }
+        and(&all)
+    }
+
+    /// Whether two instances are one point of the program: one event, equal loop values.
+    pub(super) fn same_point(&self, a: &Instance, b: &Instance) -> Bool {
+        if a.event != b.event {
+            return Bool::from_bool(false);
+        }
+        self.same_values(a, b)
+    }
+
+    /// Whether two instances of one event have equal loop values.
+    pub(super) fn same_values(&self, a: &Instance, b: &Instance) -> Bool {
+        let mut all = vec![Bool::from_bool(true)];
+        for (l, x) in &a.vals {
+            all.push(b.vals.get(l).map_or_else(|| Bool::from_bool(false), |y| eq(x, y)));
+        }
+        and(&all)
     }
 
     pub(super) fn count_rec(&mut self, p: &[Step], u: &[Step], i: usize, at: &Instance, g: &Guard) -> Enc<Int> {
@@ -118,4 +241,22 @@ impl Encoder<'_> {
         }
         Ok(mul(&factors))
     }
+}
+
+/// The most points of one query at which one event under a condition on data is counted:
+/// their constraints are pairwise (a query with 57 took minutes and timed out), so a query
+/// with more is left undecided rather than slow.
+const DATA_POINTS: usize = 16;
+
+/// A point at which an event under a condition on data is counted (see
+/// [`Encoder::data_count`]).
+#[derive(Clone)]
+pub(super) struct DataPoint {
+    at: Instance,
+    /// Whether `at` is inside its loops' ranges.
+    inside: Bool,
+    /// Whether `at` is an instance of the event itself that ran.
+    ran: Bool,
+    count: Int,
+    most: Int,
 }

@@ -9,7 +9,7 @@ use tirproof_ir::print::print_expr;
 use tirproof_ir::{BinOp, CmpOp, Expr, LogicOp};
 use z3::ast::{Bool, Int};
 
-use crate::waits::fold::{add, and, ge, ite, le, lt, max, min, mul, neg, or, sub};
+use crate::waits::fold::{add, and, div, ge, ite, le, lt, max, min, mul, neg, or, sub};
 use crate::waits::model::{EventId, LoopId};
 use crate::waits::ranges::ValueRange;
 
@@ -49,6 +49,18 @@ impl Encoder<'_> {
 
     pub(super) fn atoms(&mut self, cond: &Expr, negated: bool, g: &mut Guard) -> Enc<()> {
         let boolean = cond.dtype().is_bool();
+        let splits = match cond {
+            Expr::Logic { op: LogicOp::And, .. } | Expr::Binary { op: BinOp::BitAnd, .. } => !negated && boolean,
+            Expr::Logic { op: LogicOp::Or, .. } | Expr::Binary { op: BinOp::BitOr, .. } => negated && boolean,
+            Expr::Not(_) => true,
+            _ => false,
+        };
+        if !splits && self.model.reads_data(cond) {
+            // Taken as true: the counts and last instances of the guard are then what every
+            // execution stays within (see [`Guard::data`]).
+            g.data = true;
+            return Ok(());
+        }
         match cond {
             Expr::Logic { op: LogicOp::And, lhs, rhs } | Expr::Binary { op: BinOp::BitAnd, lhs, rhs }
                 if !negated && boolean =>
@@ -125,6 +137,19 @@ impl Encoder<'_> {
         if !g.generic.contains_key(&l) {
             return Ok(size(&lo, &top));
         }
+        if let Some(period) = self.period_of(l, g) {
+            // Each value `lo + d` of the first period that satisfies the conditions stands
+            // for every value `lo + d + t * period` below `top`: exact for every extent.
+            let mut terms = vec![Int::from_i64(0)];
+            for d in 0..period {
+                let j = add(&[lo.clone(), Int::from_i64(d)]);
+                let ok = and(&[lt(&j, &top), self.generic_at(l, g, &j)?]);
+                let below = sub(&sub(&top, &j), &Int::from_i64(1));
+                let class = add(&[div(&below, &Int::from_i64(period)), Int::from_i64(1)]);
+                terms.push(ite(&ok, &class, &Int::from_i64(0)));
+            }
+            return Ok(add(&terms));
+        }
         self.assume_bounded(l, &lo, &hi);
         let mut terms = vec![Int::from_i64(0)];
         for d in 0..ENUMERATED_ITERATIONS {
@@ -144,16 +169,80 @@ impl Encoder<'_> {
         if !g.generic.contains_key(&l) {
             return Ok((ge(&prev, &lo), prev));
         }
-        self.assume_bounded(l, &lo, &hi);
+        // Conditions of period `p`: when none of the last `p` values satisfies them, no
+        // value does, so those are all that need looking at.
+        let looked_at = match self.period_of(l, g) {
+            Some(period) => period,
+            None => {
+                self.assume_bounded(l, &lo, &hi);
+                ENUMERATED_ITERATIONS
+            }
+        };
         let mut value = Int::from_i64(0);
         let mut exists = Bool::from_bool(false);
-        for d in (1..=ENUMERATED_ITERATIONS).rev() {
+        for d in (1..=looked_at).rev() {
             let j = sub(&top, &Int::from_i64(d));
             let ok = and(&[ge(&j, &lo), self.generic_at(l, g, &j)?]);
             value = ite(&ok, &j, &value);
             exists = or(&[exists, ok]);
         }
         Ok((exists, value))
+    }
+
+    /// The period of loop `l`'s conditions that are not intervals, when they have one of at
+    /// most [`ENUMERATED_ITERATIONS`]: they hold at `v` exactly when they hold at `v + period`,
+    /// for every `v` of the loop's range.
+    pub(super) fn period_of(&mut self, l: LoopId, g: &Guard) -> Option<i64> {
+        let conds = g.generic.get(&l)?.clone();
+        conds.iter().try_fold(1, |p, cond| lcm_within(p, self.period(cond, l)?))
+    }
+
+    /// A period of `e` as a function of loop `l`'s variable (see [`Encoder::period_of`]): 1 for
+    /// an expression that does not mention it, `m` for `(c * v + rest) % m` with a constant
+    /// `m > 0` whose dividend never leaves its type in the loop's range (nor is negative, for
+    /// a truncating modulo), and the least common multiple of its operands' periods for any
+    /// other operator: a function of periodic values is periodic. `None`: not periodic, or not
+    /// known to be (a value read from memory, a variable bound by `let`).
+    pub(super) fn period(&mut self, e: &Expr, l: LoopId) -> Option<i64> {
+        let var = self.model.loop_info(l).var.id();
+        let mentioned = crate::waits::model::vars_of(e);
+        if self.model.reads_data(e) || mentioned.iter().any(|v| self.model.data_vars.contains(v)) {
+            return None;
+        }
+        if !mentioned.contains(&var) {
+            return Some(1);
+        }
+        match e {
+            Expr::Binary { op: op @ (BinOp::FloorMod | BinOp::TruncMod), lhs, rhs } => {
+                let m = rhs.as_int().filter(|m| (1..=ENUMERATED_ITERATIONS).contains(m))?;
+                let floor = *op == BinOp::FloorMod || self.ranges.value(lhs).is_some_and(|r| r.lo >= 0);
+                let affine =
+                    self.linear_exact(lhs) && self.linear(lhs).is_ok_and(|(coeffs, _)| coeffs.keys().all(|k| *k == l));
+                (floor && affine).then_some(m)
+            }
+            // `c * v + rest` in two's complement of width `w` is `c * v + rest` modulo `2^w`:
+            // of period `2^w / gcd(c, 2^w)` (`i * 1073741824` in int32: 4).
+            Expr::Binary { op: BinOp::Add | BinOp::Sub | BinOp::Mul, .. } if !self.linear_exact(e) => {
+                let (coeffs, _) = self.linear(e).ok()?;
+                let &[(k, c)] = coeffs.iter().collect::<Vec<_>>().as_slice() else { return None };
+                let bits = u32::from(e.dtype().bits);
+                if *k != l || !(1..=64).contains(&bits) {
+                    return None;
+                }
+                let twos = i128::from(*c).trailing_zeros().min(bits);
+                let period = 1i128 << (bits - twos);
+                i64::try_from(period).ok().filter(|p| *p <= ENUMERATED_ITERATIONS)
+            }
+            Expr::Binary { lhs, rhs, .. } | Expr::Cmp { lhs, rhs, .. } | Expr::Logic { lhs, rhs, .. } => {
+                lcm_within(self.period(lhs, l)?, self.period(rhs, l)?)
+            }
+            Expr::Not(inner) | Expr::Cast { value: inner, .. } => self.period(inner, l),
+            Expr::Select { cond, on_true, on_false } | Expr::IfThenElse { cond, on_true, on_false } => {
+                let p = lcm_within(self.period(cond, l)?, self.period(on_true, l)?)?;
+                lcm_within(p, self.period(on_false, l)?)
+            }
+            _ => None,
+        }
     }
 
     pub(super) fn assume_bounded(&mut self, l: LoopId, lo: &Int, hi: &Int) {
@@ -306,6 +395,21 @@ pub(super) struct Guard {
     pub(super) ranges: BTreeMap<LoopId, Vec<Range>>,
     pub(super) facts: Vec<Bool>,
     pub(super) generic: BTreeMap<LoopId, Vec<Expr>>,
+    /// Some condition depends on data and is left out of the others: the instances they
+    /// allow are those that may run, and an execution runs any subset of them.
+    pub(super) data: bool,
+}
+
+/// The least common multiple of two periods, when it is at most [`ENUMERATED_ITERATIONS`].
+fn lcm_within(a: i64, b: i64) -> Option<i64> {
+    let gcd = |mut x: i64, mut y: i64| {
+        while y != 0 {
+            (x, y) = (y, x % y);
+        }
+        x
+    };
+    let lcm = a / gcd(a, b) * b;
+    (lcm <= ENUMERATED_ITERATIONS).then_some(lcm)
 }
 
 /// `max(0, hi - lo)`.

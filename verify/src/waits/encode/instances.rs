@@ -79,6 +79,7 @@ impl Encoder<'_> {
     /// own), constrained to the thread ranges.
     pub fn declare_threads(&mut self, query: &mut Query, thread: Thread) -> Enc<LoopValues> {
         let mut threads: LoopValues = BTreeMap::new();
+        self.two_threads |= thread == Thread::Other;
         // Bindings that are the same threads share the variable of the first (thread loops
         // come in id order, so it is declared before the others).
         for loop_id in self.model.thread_loops() {
@@ -128,8 +129,16 @@ impl Encoder<'_> {
             vals.insert(l, v);
         }
         let inst = Instance { event, vals };
+        let mut on_data = Vec::new();
         for g in &self.model.event(event).guards.clone() {
-            runs.push(self.boolean(g, &inst.vals, query)?);
+            let holds = self.boolean(g, &inst.vals, query)?;
+            if self.model.reads_data(g) {
+                on_data.push(holds.clone());
+            }
+            runs.push(holds);
+        }
+        if !on_data.is_empty() {
+            self.ran_on_data.push((inst.clone(), and(&on_data)));
         }
         runs.push(self.in_bounds(query, &inst)?);
         Ok((inst, and(&runs)))

@@ -5,11 +5,11 @@ use std::collections::BTreeMap;
 
 use z3::ast::{Bool, Int};
 
-use crate::waits::fold::{and, ite, or};
+use crate::waits::fold::{and, ge, implies, ite, lt, or};
 use crate::waits::model::{EventId, LoopId, Step};
 
 use super::guards::*;
-use super::{missing_loop, Enc, Encoder, Instance, LoopValues};
+use super::{missing_loop, Enc, Encoder, Instance, LoopValues, Unsupported};
 
 impl Encoder<'_> {
     /// The last instance of `event` before `at`: whether one exists, and its loop values.
@@ -34,7 +34,59 @@ impl Encoder<'_> {
         for l in self.model.loops_of(self.event(event)) {
             vals.entry(l).or_insert_with(|| Int::from_i64(0));
         }
-        Ok((and(&[facts, exists]), Instance { event, vals }))
+        let last = (and(&[facts, exists]), Instance { event, vals });
+        if guard.data {
+            return self.data_last(event, at, &guard, last);
+        }
+        Ok(last)
+    }
+
+    /// The last instance that ran of an event under a condition on data, whose last instance
+    /// that may run is `last`: any instance that may run up to `last`, or none (a choice the
+    /// solver makes). The data decides which instances run, so each choice is some
+    /// execution's.
+    fn data_last(
+        &mut self,
+        event: EventId,
+        at: &Instance,
+        guard: &Guard,
+        (may, last): (Bool, Instance),
+    ) -> Enc<(Bool, Instance)> {
+        if self.per_instance.is_some() {
+            return Err(Unsupported(
+                "the last instance of an event under a condition on data, at instances bound by a quantifier".into(),
+            ));
+        }
+        if self.two_threads {
+            return Err(Unsupported("the last instance of an event under a condition on data, in two threads".into()));
+        }
+        // A point under a condition on data of its own may share that data with the event's
+        // condition (both under `if K[3] > 0`), which choices made per point do not express.
+        if self.model.event(at.event).guards.iter().any(|g| self.model.reads_data(g)) {
+            return Err(Unsupported(
+                "the last instance of an event under a condition on data, before a point under one".into(),
+            ));
+        }
+        self.data_lasts += 1;
+        let ran = Bool::fresh_const(&format!("ran_{}", self.data_lasts));
+        let mut vals = LoopValues::new();
+        let mut runs = vec![may];
+        for l in self.model.loops_of(self.event(event)) {
+            let v = match self.threads.get(&l) {
+                Some(t) => t.clone(),
+                None => {
+                    let v = Int::fresh_const(&format!("last_{}", self.data_lasts));
+                    let (lo, hi) = self.loop_bounds_at(l, &vals)?;
+                    runs.push(and(&[ge(&v, &lo), lt(&v, &hi), self.holds_at(l, guard, &v)]));
+                    v
+                }
+            };
+            vals.insert(l, v);
+        }
+        let chosen = Instance { event, vals };
+        runs.push(or(&[self.before(&chosen, &last), self.same_values(&chosen, &last)]));
+        self.deferred.push(implies(&ran, &and(&runs)));
+        Ok((ran, chosen))
     }
 
     pub(super) fn last_rec(

@@ -105,6 +105,18 @@ pub struct Encoder<'m> {
     data_counts: bool,
     /// Bounds read from memory, per loop and thread (see [`Encoder::data_bounds`]).
     data_bounds: HashMap<(LoopId, Vec<Int>), (Int, Int)>,
+    /// The counts of events under a condition on data met so far, per event: the point, its
+    /// count variable and the most it can be (see `counts.rs`).
+    data_points: HashMap<EventId, Vec<counts::DataPoint>>,
+    /// The instances of the query under conditions on data, with whether those held: an
+    /// async store whose conditions held ran its commit scope's commit.
+    ran_on_data: Vec<(Instance, Bool)>,
+    /// How many last instances of events under a condition on data were chosen so far.
+    data_lasts: usize,
+    /// The query has instances of two threads: a condition on data read by both is one value
+    /// for both (nothing writes the memory it reads), which the per-thread choices of
+    /// `counts.rs` and `last.rs` do not express, so they are not made.
+    two_threads: bool,
     /// When set, a value read from memory is a function of these values (an instance's loop
     /// values) rather than one constant: an encoding quantified over the instances then
     /// gives each its own value.
@@ -140,6 +152,10 @@ impl<'m> Encoder<'m> {
             deferred: Vec::new(),
             data_counts: false,
             data_bounds: HashMap::new(),
+            data_points: HashMap::new(),
+            ran_on_data: Vec::new(),
+            data_lasts: 0,
+            two_threads: false,
             per_instance: None,
         };
         enc.threads = enc.declare_threads(query, thread)?;

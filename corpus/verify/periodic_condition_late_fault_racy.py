@@ -1,5 +1,5 @@
 # test: run
-# desc: the copies run only where `i % 3 == 0`, a condition that is not an interval: counting them is bounded (64 iterations), and the wait is one too loose only from the 68th iteration on (the count switches at i = 67); a bounded check never passes
+# desc: the copies run only where `i % 3 == 0`, a condition of period 3: counted exactly for every extent, so the wait that is one too loose only from the 68th iteration on (the count switches at i = 67) is refuted
 # run: lazy n=70 -> fault: line 16: read of B[1] (element 1) while an async write to it is pending (group 23 of queue 0, committed at line 12) at i = 69
 
 # from tvm.script import tirx as T

@@ -1,0 +1,16 @@
+# test: run
+# desc: the copy is committed only where the data says so, and every iteration waits for all groups before reading it: proved whatever the data
+# run: lazy -> ok
+
+# from tvm.script import tirx as T
+
+@T.prim_func
+def main(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
+    B = T.alloc_buffer((2,), "float32", scope="shared")
+    for i in range(16):
+        if A[i] > T.float32(0.0):
+            with T.attr({"async_commit_queue_scope": 0, "async_scope": 1}):
+                B[i % 2] = A[i]
+        T.attr({"async_wait_queue_scope": 0, "async_wait_inflight_count": 0})
+        T.evaluate(0)
+        C[i] = B[i % 2]

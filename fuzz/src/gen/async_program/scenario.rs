@@ -23,6 +23,7 @@ use tirproof_ir::{
 
 use super::{AsyncGenConfig, AsyncPattern, AsyncShape};
 use crate::gen::ir::{bound_loop, float_buffer, module, serial_loop, store};
+use tirproof_ir::build::barrier;
 
 /// Elements of the float input `A`.
 const INPUT_LEN: i64 = 64;
@@ -695,10 +696,6 @@ fn alloc(buffer: &Buffer, body: Stmt) -> Stmt {
         annotations: Annotations::new(),
         body: Box::new(body),
     })
-}
-
-fn barrier() -> Stmt {
-    Stmt::synthetic(StmtKind::Barrier { scope: "shared".into() })
 }
 
 /// A statement that does nothing: the body of a wait that only drains.

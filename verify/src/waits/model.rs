@@ -600,7 +600,7 @@ impl Builder {
         match chain.ops() {
             Ok(ops) => self.async_ops(&ops, chain.body),
             Err(why) => {
-                self.unsupported(why.to_string());
+                self.model.unencoded.push((self.span, why.to_string()));
                 self.child(1, |b| b.stmt(chain.body));
             }
         }
@@ -621,6 +621,11 @@ impl Builder {
             }
         }
         // Reserve the commit's id so stores inside can name it; its position is set after.
+        // A commit left out would let the stores of its scope join a later group: nothing is
+        // claimed then.
+        if ops.commit.as_ref().is_some_and(|q| q.as_int().is_none()) {
+            self.model.unencoded.push((self.span, "a commit whose queue id is not a constant".into()));
+        }
         let commit = ops.commit.as_ref().and_then(|q| self.queue(q)).map(|queue| {
             let id = self.push_event(EventKind::Commit { queue }, format!("commit({queue})"));
             self.commits.push(id);
@@ -674,7 +679,7 @@ impl Builder {
             }
             Ok(None) => self.child(0, |b| b.stmt(&body)),
             Err(why) => {
-                self.unsupported(why.to_string());
+                self.model.unencoded.push((self.span, why.to_string()));
                 self.child(0, |b| b.stmt(&body));
             }
         }

@@ -2,6 +2,7 @@
 //! arbitrary async generator and counts the reasons of their unknowns, most frequent first
 //! (`cargo run --release -p tirproof-fuzz --example verify_unknowns -- [SEED] [PROGRAMS]`),
 //! each with the first program that has it; with a third number INDEX, prints that program.
+//! With `LIST_UNKNOWNS` set, every undecided program is listed with its first reason.
 
 use std::collections::BTreeMap;
 
@@ -40,6 +41,9 @@ fn main() {
                 continue;
             }
             undecided += 1;
+            if std::env::var_os("LIST_UNKNOWNS").is_some() {
+                println!("{index}\t{}", why[0]);
+            }
             let mut first: String = why[0].chars().take(90).collect();
             // The same reason with other values is one reason.
             first.retain(|c| !c.is_ascii_digit());

@@ -74,6 +74,15 @@ pub fn div(a: &Int, b: &Int) -> Int {
     }
 }
 
+/// SMT-LIB's `mod`: the Euclidean remainder (never negative); by 0 it is unspecified, so
+/// that is left to Z3.
+pub fn modulo(a: &Int, b: &Int) -> Int {
+    match (numeral(a), numeral(b)) {
+        (Some(x), Some(y)) if x.checked_rem_euclid(y).is_some() => Int::from_i64(x.rem_euclid(y)),
+        _ => a.modulo(b),
+    }
+}
+
 /// `if c then a else b`.
 pub fn ite(c: &Bool, a: &Int, b: &Int) -> Int {
     match c.as_bool() {

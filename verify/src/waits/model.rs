@@ -189,6 +189,11 @@ pub struct Event {
     pub path: Vec<Step>,
     /// Conditions under which the event happens (enclosing `if`s and block predicates).
     pub guards: Vec<Expr>,
+    /// For each of `guards`, the length of the path where it is evaluated: a condition of
+    /// an `if` or a block predicate is evaluated once per instance of `path[..depth]`, so two
+    /// events whose guards agree up to there, at equal values of those loops, saw one
+    /// evaluation of it.
+    pub guard_depths: Vec<usize>,
     pub span: Span,
     /// The statement, printed, for reports.
     pub text: String,
@@ -217,11 +222,36 @@ pub struct Model {
 }
 
 impl Model {
+    /// Whether every condition on data around event `e` is one evaluation with a condition
+    /// around event `u` (the same `if` or block predicate, see [`Event::guard_depths`]):
+    /// then, at equal values of the loops on the first `depth` steps of their paths, both
+    /// saw the same outcome. The deepest such `depth`, or `None` when some condition on data
+    /// of `e` is not around `u`.
+    pub fn shared_data_conditions(&self, e: EventId, u: EventId) -> Option<usize> {
+        let (a, b) = (self.event(e), self.event(u));
+        let mut deepest = 0;
+        for (k, g) in a.guards.iter().enumerate() {
+            if !self.reads_data(g) {
+                continue;
+            }
+            let d = a.guard_depths[k];
+            let same = b.guards.get(k) == Some(g)
+                && b.guard_depths.get(k) == Some(&d)
+                && a.path.get(..d).is_some_and(|p| b.path.get(..d) == Some(p));
+            if !same {
+                return None;
+            }
+            deepest = deepest.max(d);
+        }
+        Some(deepest)
+    }
+
     pub fn of(func: &PrimFunc) -> Model {
         let mut b = Builder {
             model: Model::default(),
             path: Vec::new(),
             guards: Vec::new(),
+            guard_depths: Vec::new(),
             commits: Vec::new(),
             in_async: false,
             span: func.span,
@@ -429,6 +459,7 @@ struct Builder {
     model: Model,
     path: Vec<Step>,
     guards: Vec<Expr>,
+    guard_depths: Vec<usize>,
     /// Enclosing commit scopes (their events are created when the scope closes; the ids are
     /// reserved when it opens).
     commits: Vec<EventId>,
@@ -446,6 +477,17 @@ impl Builder {
         self.at(Step::Branch(k), f)
     }
 
+    /// A condition around what follows, evaluated at the current path.
+    fn push_guard(&mut self, cond: Expr) {
+        self.guards.push(cond);
+        self.guard_depths.push(self.path.len());
+    }
+
+    fn pop_guard(&mut self) {
+        self.guards.pop();
+        self.guard_depths.pop();
+    }
+
     /// Runs `f` one `step` deeper in the path.
     fn at<R>(&mut self, step: Step, f: impl FnOnce(&mut Self) -> R) -> R {
         self.path.push(step);
@@ -460,6 +502,7 @@ impl Builder {
             kind,
             path: self.path.clone(),
             guards: self.guards.clone(),
+            guard_depths: self.guard_depths.clone(),
             span: self.span,
             text,
             origins: self.origins.clone(),
@@ -512,13 +555,13 @@ impl Builder {
             }
             StmtKind::If { cond, then_case, else_case } => {
                 self.accesses_in_exprs(std::iter::once(cond));
-                self.guards.push(cond.clone());
+                self.push_guard(cond.clone());
                 self.branch(0, |b| b.stmt(then_case));
-                self.guards.pop();
+                self.pop_guard();
                 if let Some(e) = else_case {
-                    self.guards.push(Expr::logical_not(cond.clone()));
+                    self.push_guard(Expr::logical_not(cond.clone()));
                     self.branch(1, |b| b.stmt(e));
-                    self.guards.pop();
+                    self.pop_guard();
                 }
             }
             StmtKind::For(f) => {
@@ -662,7 +705,7 @@ impl Builder {
         }
         let predicate = block.predicate.as_ref().map(|p| subst.expr(p));
         if let Some(p) = &predicate {
-            self.guards.push(p.clone());
+            self.push_guard(p.clone());
         }
         // Block annotations with async keys are one chain around the body.
         match decode_annotations(&block.annotations) {
@@ -684,7 +727,7 @@ impl Builder {
             }
         }
         if predicate.is_some() {
-            self.guards.pop();
+            self.pop_guard();
         }
     }
 
@@ -700,9 +743,12 @@ impl Builder {
                 let text =
                     format!("{}[{}]", buffer.name(), indices.iter().map(print_expr).collect::<Vec<_>>().join(", "));
                 let depth = b.guards.len();
-                b.guards.extend(arms);
+                for arm in arms {
+                    b.push_guard(arm);
+                }
                 b.push_event(EventKind::Use { access: Access { buffer, indices }, write: false }, text);
                 b.guards.truncate(depth);
+                b.guard_depths.truncate(depth);
             }
         });
     }

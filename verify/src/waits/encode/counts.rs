@@ -114,7 +114,7 @@ impl Encoder<'_> {
     }
 
     /// Whether the loop values of `at` are inside its loops' ranges.
-    fn in_domain(&mut self, at: &Instance) -> Enc<Bool> {
+    pub(super) fn in_domain(&mut self, at: &Instance) -> Enc<Bool> {
         let mut all = vec![Bool::from_bool(true)];
         let mut outer = LoopValues::new();
         for l in self.model.loops_of(self.event(at.event)) {
@@ -181,7 +181,8 @@ impl Encoder<'_> {
     }
 
     /// Whether the bounds of a loop on `p` from step `from` on mention loop `l`'s variable
-    /// (a triangular loop, `range(i)`): then counting its instances needs a sum over `l`.
+    /// (a triangular loop, `range(i)`), or are read from memory (each iteration of `l` reads
+    /// them again): then counting its instances needs a sum over `l`.
     pub(super) fn inner_bounds_depend_on(&self, p: &[Step], from: usize, l: LoopId) -> bool {
         let var = self.model.loop_info(l).var.id();
         p[from.min(p.len())..].iter().any(|s| match s {
@@ -189,6 +190,8 @@ impl Encoder<'_> {
                 let info = self.model.loop_info(*k);
                 crate::waits::model::vars_of(&info.min).contains(&var)
                     || crate::waits::model::vars_of(&info.extent).contains(&var)
+                    || self.model.reads_data(&info.min)
+                    || self.model.reads_data(&info.extent)
             }
             _ => false,
         })
@@ -208,9 +211,17 @@ impl Encoder<'_> {
     ) -> Enc<Int> {
         let (lo, hi) = self.valid(l, g, outer)?;
         let top = upper.map_or_else(|| hi.clone(), |u| min(&hi, u));
-        self.assume_bounded(l, &lo, &hi);
+        // A loop of constant bounds needs no more terms than it has iterations, and no
+        // assumption.
+        let constant = match (lo.as_i64(), hi.as_i64()) {
+            (Some(a), Some(b)) => Some(b.saturating_sub(a).max(0)).filter(|n| *n <= ENUMERATED_ITERATIONS),
+            _ => None,
+        };
+        if constant.is_none() {
+            self.assume_bounded(l, &lo, &hi);
+        }
         let mut terms = vec![Int::from_i64(0)];
-        for d in 0..ENUMERATED_ITERATIONS {
+        for d in 0..constant.unwrap_or(ENUMERATED_ITERATIONS) {
             let j = add(&[lo.clone(), Int::from_i64(d)]);
             let mut at = outer.clone();
             at.insert(l, j.clone());

@@ -48,8 +48,15 @@ impl Encoder<'_> {
             }
             Expr::Binary { op, lhs, rhs } => {
                 // A divisor that may be zero: the interpreter traps there and runs nothing after,
-                // so whatever value Z3's total division gives that case over-approximates it.
+                // so whatever value Z3's total division gives that case over-approximates it;
+                // an instance whose own evaluation divides by zero does not run
+                // ([`Encoder::instance`]).
                 let (a, b) = (self.int_inner(lhs, inst, q)?, self.int_inner(rhs, inst, q)?);
+                let divides =
+                    matches!(op, BinOp::FloorDiv | BinOp::FloorMod | BinOp::TruncDiv | BinOp::TruncMod | BinOp::Div);
+                if divides && rhs.as_int().is_none_or(|k| k == 0) {
+                    self.no_trap.push(not(&eq(&b, &Int::from_i64(0))));
+                }
                 binary(*op, &a, &b, rhs.as_int()).ok_or_else(|| Unsupported(format!("the operator `{op}`")))?
             }
             Expr::Select { cond, on_true, on_false } | Expr::IfThenElse { cond, on_true, on_false } => {
@@ -77,7 +84,10 @@ impl Encoder<'_> {
     /// the query when there is one; otherwise an anonymous constant whose range the checker
     /// assumes with the query's other deferred facts ([`Encoder::deferred`]).
     pub(super) fn unknown(&mut self, e: &Expr, q: &mut Option<&mut Query>) -> Enc<Int> {
-        self.counter += 1;
+        // A read of a named site is a function of the instance, not an unknown of its own.
+        if self.load_site.is_none() {
+            self.counter += 1;
+        }
         // A wait count is encoded once per wait instance, the bounds of a loop once per
         // execution (`data_bounds`): an anonymous unknown is exact. Elsewhere without a query
         // (loop bounds and conditions of commits, counted in closed form and remembered per
@@ -85,8 +95,16 @@ impl Encoder<'_> {
         if q.is_none() && !self.data_counts {
             return Err(Unsupported(format!("a value read from memory: {}", print_expr(e))));
         }
+        let name = match &mut self.load_site {
+            // One function per read of a loop's bounds, shared by every execution of the loop.
+            Some((prefix, k)) => {
+                *k += 1;
+                format!("{prefix}_read_{k}")
+            }
+            None => format!("loaded_at_{}", self.counter),
+        };
         let v = match (&self.per_instance, q) {
-            (Some(args), _) => per_instance_unknown(&format!("loaded_at_{}", self.counter), args, &Sort::int())
+            (Some(args), _) => per_instance_unknown(&name, args, &Sort::int())
                 .as_int()
                 .ok_or_else(|| Unsupported(format!("a value read from memory: {}", print_expr(e))))?,
             (None, Some(query)) => declare(query, self.model, Role::Loaded(self.counter))?,
@@ -151,15 +169,22 @@ impl Encoder<'_> {
 
     /// A condition that depends on data: it may go either way.
     pub(super) fn unknown_condition(&mut self, e: &Expr, q: &mut Option<&mut Query>) -> Enc<Bool> {
-        self.counter += 1;
+        if self.load_site.is_none() {
+            self.counter += 1;
+        }
         let unsupported = || Unsupported(format!("the condition {}, which depends on data", print_expr(e)));
         if q.is_none() && !self.data_counts {
             return Err(unsupported());
         }
+        let name = match &mut self.load_site {
+            Some((prefix, k)) => {
+                *k += 1;
+                format!("{prefix}_condition_{k}")
+            }
+            None => format!("cond_at_{}", self.counter),
+        };
         Ok(match (&self.per_instance, q) {
-            (Some(args), _) => per_instance_unknown(&format!("cond_at_{}", self.counter), args, &Sort::bool())
-                .as_bool()
-                .ok_or_else(unsupported)?,
+            (Some(args), _) => per_instance_unknown(&name, args, &Sort::bool()).as_bool().ok_or_else(unsupported)?,
             (None, Some(query)) => declare(query, self.model, Role::Condition(self.counter))?.eq(Int::from_i64(1)),
             (None, None) => Bool::fresh_const("cond"),
         })

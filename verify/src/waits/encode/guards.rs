@@ -9,7 +9,7 @@ use tirproof_ir::print::print_expr;
 use tirproof_ir::{BinOp, CmpOp, Expr, LogicOp};
 use z3::ast::{Bool, Int};
 
-use crate::waits::fold::{add, and, div, ge, ite, le, lt, max, min, mul, neg, or, sub};
+use crate::waits::fold::{add, and, div, eq, ge, gt, ite, le, lt, max, min, modulo, mul, neg, not, or, sub};
 use crate::waits::model::{EventId, LoopId};
 use crate::waits::ranges::ValueRange;
 
@@ -87,7 +87,13 @@ impl Encoder<'_> {
                         *g = attempt;
                         Ok(())
                     }
-                    Err(_) => self.generic(cond, negated, g),
+                    Err(_) => match self.residue(op2, lhs, rhs) {
+                        Some((l, residue)) if !g.generic.contains_key(&l) && !g.residues.contains_key(&l) => {
+                            g.residues.insert(l, residue);
+                            Ok(())
+                        }
+                        _ => self.generic(cond, negated, g),
+                    },
                 }
             }
             other => self.generic(other, negated, g),
@@ -109,6 +115,11 @@ impl Encoder<'_> {
                 Ok(())
             }
             [l] => {
+                // One residue condition per loop has a closed form; with others it is kept
+                // whole like them.
+                if let Some(residue) = g.residues.remove(l) {
+                    g.generic.entry(*l).or_default().push(residue.cond);
+                }
                 g.generic.entry(*l).or_default().push(cond);
                 Ok(())
             }
@@ -122,7 +133,7 @@ impl Encoder<'_> {
     /// Whether loop `l`'s conditions that are not intervals hold at `v`.
     pub(super) fn generic_at(&mut self, l: LoopId, guard: &Guard, v: &Int) -> Enc<Bool> {
         let at = LoopValues::from([(l, v.clone())]);
-        let mut all = vec![Bool::from_bool(true)];
+        let mut all = vec![guard.residues.get(&l).map_or_else(|| Bool::from_bool(true), |r| r.holds_at(v))];
         for cond in guard.generic.get(&l).cloned().into_iter().flatten() {
             let mut none = None;
             all.push(self.bool_inner(&cond, &at, &mut none)?);
@@ -134,6 +145,9 @@ impl Encoder<'_> {
     pub(super) fn span(&mut self, l: LoopId, g: &Guard, upper: &Int, outer: &LoopValues) -> Enc<Int> {
         let (lo, hi) = self.valid(l, g, outer)?;
         let top = min(&hi, upper);
+        if let Some(residue) = g.residues.get(&l) {
+            return Ok(residue.count(&lo, &top));
+        }
         if !g.generic.contains_key(&l) {
             return Ok(size(&lo, &top));
         }
@@ -166,6 +180,9 @@ impl Encoder<'_> {
         let (lo, hi) = self.valid(l, g, outer)?;
         let top = min(&hi, upper);
         let prev = sub(&top, &Int::from_i64(1));
+        if let Some(residue) = g.residues.get(&l) {
+            return Ok(residue.last_below(&lo, &top));
+        }
         if !g.generic.contains_key(&l) {
             return Ok((ge(&prev, &lo), prev));
         }
@@ -243,6 +260,61 @@ impl Encoder<'_> {
             }
             _ => None,
         }
+    }
+
+    /// `lhs op rhs` as a [`Residue`] of one loop variable: `op` is `==` or `!=`, one side is
+    /// `x % m` and the other mentions no loop variable; `x` is `v + c` or `-v + c` for one
+    /// loop variable `v` and never leaves its type, `m` mentions no loop variable (a constant
+    /// or a parameter); a truncating modulo needs `x >= 0`. Nothing of it may read memory.
+    fn residue(&mut self, op: CmpOp, lhs: &Expr, rhs: &Expr) -> Option<(LoopId, Residue)> {
+        let equal = match op {
+            CmpOp::Eq => true,
+            CmpOp::Ne => false,
+            _ => return None,
+        };
+        let is_mod = |e: &Expr| matches!(e, Expr::Binary { op: BinOp::FloorMod | BinOp::TruncMod, .. });
+        let (modded, other) = if is_mod(lhs) { (lhs, rhs) } else { (rhs, lhs) };
+        let Expr::Binary { op: kind, lhs: x, rhs: m } = modded else { return None };
+        let loop_free = |enc: &Self, e: &Expr| {
+            !enc.model.reads_data(e)
+                && crate::waits::model::vars_of(e)
+                    .iter()
+                    .all(|v| enc.varying_loop(*v).is_none() && !enc.model.data_vars.contains(v))
+        };
+        if !loop_free(self, m) || !loop_free(self, other) || self.model.reads_data(x) || !self.linear_exact(x) {
+            return None;
+        }
+        if *kind == BinOp::TruncMod && self.ranges.value(x).is_none_or(|r| r.lo < 0) {
+            return None;
+        }
+        let (coeffs, rest) = self.linear(x).ok()?;
+        let loops: Vec<(LoopId, i64)> = coeffs.into_iter().filter(|(_, c)| *c != 0).collect();
+        let &[(l, sign)] = loops.as_slice() else { return None };
+        if sign != 1 && sign != -1 {
+            return None;
+        }
+        let mut none = None;
+        let m_val = self.int_inner(m, &LoopValues::new(), &mut none).ok()?;
+        let r_val = self.int_inner(other, &LoopValues::new(), &mut none).ok()?;
+        let c_val = rest.unwrap_or_else(|| Int::from_i64(0));
+        let zero = Int::from_i64(0);
+        let modulus = ite(&ge(&m_val, &zero), &m_val, &neg(&m_val));
+        // The remainders the modulo can give: `[0, m)` for a positive divisor (and for a
+        // truncating modulo of a non-negative dividend by either sign), `(m, 0]` for a floor
+        // modulo by a negative one; none by 0 (that traps).
+        let positive_range = and(&[ge(&r_val, &zero), lt(&r_val, &modulus)]);
+        let valid = match kind {
+            BinOp::TruncMod => positive_range,
+            _ => or(&[
+                and(&[gt(&m_val, &zero), positive_range]),
+                and(&[lt(&m_val, &zero), gt(&r_val, &m_val), le(&r_val, &zero)]),
+            ]),
+        };
+        // `sign * v + c ≡ r (mod |m|)` exactly when `v + sign * (c - r) ≡ 0`.
+        let diff = sub(&c_val, &r_val);
+        let offset = if sign == 1 { diff } else { neg(&diff) };
+        let cond = Expr::Cmp { op, lhs: Box::new(lhs.clone()), rhs: Box::new(rhs.clone()) };
+        Some((l, Residue { offset, modulus, valid, equal, cond }))
     }
 
     pub(super) fn assume_bounded(&mut self, l: LoopId, lo: &Int, hi: &Int) {
@@ -395,9 +467,76 @@ pub(super) struct Guard {
     pub(super) ranges: BTreeMap<LoopId, Vec<Range>>,
     pub(super) facts: Vec<Bool>,
     pub(super) generic: BTreeMap<LoopId, Vec<Expr>>,
+    /// At most one residue condition per loop that has no `generic` ones, counted in closed
+    /// form for every extent.
+    pub(super) residues: BTreeMap<LoopId, Residue>,
     /// Some condition depends on data and is left out of the others: the instances they
     /// allow are those that may run, and an execution runs any subset of them.
     pub(super) data: bool,
+}
+
+/// A condition `v + offset ≡ 0 (mod modulus)` on a loop variable `v` (or its negation when
+/// not `equal`), from `x % m == r` or `!=` (see [`Encoder::residue`]); `valid` says whether `r`
+/// is a remainder the modulo can give at all, and is false when `m` is 0. Its counts and last
+/// values are closed forms in integer division, exact for every extent and every modulus,
+/// constant or not.
+#[derive(Clone)]
+pub(super) struct Residue {
+    offset: Int,
+    modulus: Int,
+    valid: Bool,
+    equal: bool,
+    /// The condition as written, kept whole when a loop has more than one.
+    cond: Expr,
+}
+
+impl Residue {
+    /// Whether `v + offset ≡ 0 (mod modulus)`, `r` being a possible remainder.
+    fn congruent(&self, v: &Int) -> Bool {
+        and(&[
+            self.valid.clone(),
+            eq(&modulo(&add(&[v.clone(), self.offset.clone()]), &self.modulus), &Int::from_i64(0)),
+        ])
+    }
+
+    fn holds_at(&self, v: &Int) -> Bool {
+        let congruent = self.congruent(v);
+        if self.equal {
+            congruent
+        } else {
+            not(&congruent)
+        }
+    }
+
+    /// How many values of `[lo, top)` satisfy the condition: the congruent ones are
+    /// `floor((top - 1 + offset) / M) - floor((lo - 1 + offset) / M)`.
+    fn count(&self, lo: &Int, top: &Int) -> Int {
+        let one = Int::from_i64(1);
+        let below = |t: &Int| div(&add(&[sub(t, &one), self.offset.clone()]), &self.modulus);
+        let congruent = ite(&gt(top, lo), &sub(&below(top), &below(lo)), &Int::from_i64(0));
+        let congruent = ite(&self.valid, &congruent, &Int::from_i64(0));
+        if self.equal {
+            congruent
+        } else {
+            sub(&size(lo, top), &congruent)
+        }
+    }
+
+    /// The largest value of `[lo, top)` that satisfies the condition, and whether there is one.
+    fn last_below(&self, lo: &Int, top: &Int) -> (Bool, Int) {
+        let prev = sub(top, &Int::from_i64(1));
+        let behind = modulo(&add(&[prev.clone(), self.offset.clone()]), &self.modulus);
+        if self.equal {
+            let last = sub(&prev, &behind);
+            (and(&[self.valid.clone(), ge(&last, lo)]), last)
+        } else {
+            // The value before a congruent one is not congruent, unless every value is.
+            let prev_congruent = and(&[self.valid.clone(), eq(&behind, &Int::from_i64(0))]);
+            let last = ite(&prev_congruent, &sub(&prev, &Int::from_i64(1)), &prev);
+            let all_congruent = and(&[self.valid.clone(), eq(&self.modulus, &Int::from_i64(1))]);
+            (and(&[ge(&last, lo), not(&all_congruent)]), last)
+        }
+    }
 }
 
 /// The least common multiple of two periods, when it is at most [`ENUMERATED_ITERATIONS`].

@@ -129,6 +129,8 @@ impl Encoder<'_> {
             vals.insert(l, v);
         }
         let inst = Instance { event, vals };
+        // An instance whose conditions or indices divide by zero traps instead of running.
+        self.no_trap.clear();
         let mut on_data = Vec::new();
         for g in &self.model.event(event).guards.clone() {
             let holds = self.boolean(g, &inst.vals, query)?;
@@ -141,6 +143,7 @@ impl Encoder<'_> {
             self.ran_on_data.push((inst.clone(), and(&on_data)));
         }
         runs.push(self.in_bounds(query, &inst)?);
+        runs.append(&mut self.no_trap);
         Ok((inst, and(&runs)))
     }
 
@@ -180,7 +183,7 @@ impl Encoder<'_> {
         let info = self.model.loop_info(l);
         let (min, extent) = (info.min.clone(), info.extent.clone());
         if self.model.reads_data(&min) || self.model.reads_data(&extent) {
-            return self.data_bounds(l);
+            return self.data_bounds(l, outer);
         }
         let lo = self.int(&min, outer, None)?;
         let ext = self.int(&extent, outer, None)?;
@@ -194,31 +197,49 @@ impl Encoder<'_> {
     }
 
     /// The bounds of a loop that reads them from memory: read once per execution of the loop,
-    /// so one unknown per thread when no serial loop encloses it (each execution is then one
-    /// thread's); inside a serial loop each iteration may read another value, not encoded.
-    pub(super) fn data_bounds(&mut self, l: LoopId) -> Enc<(Int, Int)> {
+    /// so a function of the values of the loops around it (one unknown per thread when only
+    /// thread loops enclose it). Each value read in them is an uninterpreted function of those
+    /// values, one function per loop and read: two instances in one execution of the loop see
+    /// one bound, and any execution's bounds are some choice of the functions (what memory
+    /// holds is not known, so each execution may read another value).
+    pub(super) fn data_bounds(&mut self, l: LoopId, outer: &LoopValues) -> Enc<(Int, Int)> {
         let info = self.model.loop_info(l);
-        if info.enclosing.iter().any(|k| !self.model.loop_info(*k).per_thread) {
-            return Err(Unsupported(format!(
-                "bounds read from memory of a loop inside a serial loop: range({}, {})",
-                print_expr(&info.min),
-                print_expr(&info.extent)
-            )));
+        let enclosing = info.enclosing.clone();
+        let mut args = Vec::new();
+        for k in &enclosing {
+            let v = self.threads.get(k).or_else(|| outer.get(k)).cloned().ok_or_else(|| {
+                Unsupported(format!(
+                    "bounds read from memory of a loop inside a serial loop, without that loop's value: range({}, {})",
+                    print_expr(&info.min),
+                    print_expr(&info.extent)
+                ))
+            })?;
+            args.push(v);
         }
-        let threads: Vec<Int> = info.enclosing.iter().filter_map(|k| self.threads.get(k).cloned()).collect();
-        if let Some(known) = self.data_bounds.get(&(l, threads.clone())) {
+        if let Some(known) = self.data_bounds.get(&(l, args.clone())) {
             return Ok(known.clone());
         }
         let (min, extent) = (info.min.clone(), info.extent.clone());
+        let serial = enclosing.iter().any(|k| !self.model.loop_info(*k).per_thread);
+        let values: LoopValues = enclosing.iter().copied().zip(args.iter().cloned()).collect();
+        let (saved_counts, saved_instance) = (self.data_counts, self.per_instance.clone());
         self.data_counts = true;
+        if serial {
+            self.per_instance = Some(args.clone());
+            self.load_site = Some((format!("bound_of_loop_{}", l.index()), 0));
+        }
         let bounds = (|| {
-            let lo = self.int(&min, &LoopValues::new(), None)?;
-            let ext = self.int(&extent, &LoopValues::new(), None)?;
+            let lo = self.int(&min, &values, None)?;
+            let ext = self.int(&extent, &values, None)?;
             Ok((lo.clone(), add(&[lo, ext])))
         })();
-        self.data_counts = false;
+        self.data_counts = saved_counts;
+        if serial {
+            self.per_instance = saved_instance;
+            self.load_site = None;
+        }
         let bounds = bounds?;
-        self.data_bounds.insert((l, threads), bounds.clone());
+        self.data_bounds.insert((l, args), bounds.clone());
         Ok(bounds)
     }
 

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use z3::ast::{Bool, Int};
 
-use crate::waits::fold::{and, ge, implies, ite, lt, or};
+use crate::waits::fold::{and, eq, ge, implies, ite, lt, or};
 use crate::waits::model::{EventId, LoopId, Step};
 
 use super::guards::*;
@@ -61,16 +61,19 @@ impl Encoder<'_> {
             return Err(Unsupported("the last instance of an event under a condition on data, in two threads".into()));
         }
         // A point under a condition on data of its own may share that data with the event's
-        // condition (both under `if K[3] > 0`), which choices made per point do not express.
-        if self.model.event(at.event).guards.iter().any(|g| self.model.reads_data(g)) {
+        // condition (both under `if K[3] > 0`), which choices made per point do not express,
+        // unless it is the same evaluation of the same condition (below).
+        let shared = self.model.shared_data_conditions(event, at.event);
+        let point_on_data = self.model.event(at.event).guards.iter().any(|g| self.model.reads_data(g));
+        if point_on_data && shared.is_none() {
             return Err(Unsupported(
-                "the last instance of an event under a condition on data, before a point under one".into(),
+                "the last instance of an event under a condition on data, before a point under another one".into(),
             ));
         }
         self.data_lasts += 1;
         let ran = Bool::fresh_const(&format!("ran_{}", self.data_lasts));
         let mut vals = LoopValues::new();
-        let mut runs = vec![may];
+        let mut runs = vec![may.clone()];
         for l in self.model.loops_of(self.event(event)) {
             let v = match self.threads.get(&l) {
                 Some(t) => t.clone(),
@@ -86,7 +89,55 @@ impl Encoder<'_> {
         let chosen = Instance { event, vals };
         runs.push(or(&[self.before(&chosen, &last), self.same_values(&chosen, &last)]));
         self.deferred.push(implies(&ran, &and(&runs)));
-        Ok((ran, chosen))
+        self.ran_with_others(event, at, guard, &ran, &chosen)?;
+        let Some(depth) = shared else { return Ok((ran, chosen)) };
+        // The point runs, so the conditions it shares with the event held in its evaluation:
+        // a last instance in that same evaluation (equal values of the loops around it) ran.
+        let mut same = vec![may];
+        for step in &self.model.event(event).path[..depth] {
+            if let Step::Loop(l) = step {
+                let (Some(x), Some(y)) = (last.vals.get(l), at.vals.get(l)) else { return Ok((ran, chosen)) };
+                same.push(eq(x, y));
+            }
+        }
+        let same = and(&same);
+        Ok((or(&[same.clone(), ran]), Instance { event, vals: choose(&same, &last.vals, &chosen.vals) }))
+    }
+
+    /// An instance of the query that ran under conditions on data shared with `event`'s (one
+    /// evaluation of the same `if`) tells that `event`'s instance in that evaluation ran too:
+    /// when that instance comes before `at`, the last that ran is not before it. Only events
+    /// with no loops inside the shared conditions have one such instance.
+    fn ran_with_others(
+        &mut self,
+        event: EventId,
+        at: &Instance,
+        guard: &Guard,
+        ran: &Bool,
+        chosen: &Instance,
+    ) -> Enc<()> {
+        for (other, held) in self.ran_on_data.clone() {
+            let Some(depth) = self.model.shared_data_conditions(event, other.event) else { continue };
+            let path = &self.model.event(event).path;
+            if path[depth..].iter().any(|s| matches!(s, Step::Loop(_))) {
+                continue;
+            }
+            let mut vals = LoopValues::new();
+            let mut may = vec![and(&guard.facts)];
+            for l in self.model.loops_of(self.event(event)) {
+                let Some(v) = other.vals.get(&l) else { return Ok(()) };
+                may.push(self.holds_at(l, guard, v));
+                vals.insert(l, v.clone());
+            }
+            let companion = Instance { event, vals };
+            // It ran when the shared conditions held in that evaluation and the rest of its
+            // conditions and its loops' ranges allow it.
+            may.push(self.in_domain(&companion)?);
+            let ran_before = and(&[held, and(&may), self.before(&companion, at)]);
+            let not_earlier = or(&[self.before(&companion, chosen), self.same_values(&companion, chosen)]);
+            self.deferred.push(implies(&ran_before, &and(&[ran.clone(), not_earlier])));
+        }
+        Ok(())
     }
 
     pub(super) fn last_rec(

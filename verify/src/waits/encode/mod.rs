@@ -121,6 +121,12 @@ pub struct Encoder<'m> {
     /// values) rather than one constant: an encoding quantified over the instances then
     /// gives each its own value.
     pub per_instance: Option<Vec<Int>>,
+    /// When set, the values read from memory are named after a site and their order in it
+    /// rather than afresh, so that every encoding of the site is one function (the bounds of
+    /// a loop inside a serial loop, [`Encoder::data_bounds`]).
+    load_site: Option<(String, usize)>,
+    /// Divisors met while encoding expressions, each not zero (see [`Encoder::instance`]).
+    no_trap: Vec<Bool>,
 }
 
 impl<'m> Encoder<'m> {
@@ -157,6 +163,8 @@ impl<'m> Encoder<'m> {
             data_lasts: 0,
             two_threads: false,
             per_instance: None,
+            load_site: None,
+            no_trap: Vec::new(),
         };
         enc.threads = enc.declare_threads(query, thread)?;
         enc.assume_iteration_bounds(query);

@@ -280,10 +280,7 @@ impl<'m> Checker<'m> {
         let m = self.model;
         let event = m.event(wait);
         let EventKind::Wait { count, .. } = &event.kind else { return true };
-        let fixed = |e: &Expr| {
-            !m.reads_data(e)
-                && super::model::vars_of(e).iter().all(|v| m.is_loop_var(*v).is_none_or(|l| m.loop_info(l).per_thread))
-        };
+        let fixed = |e: &Expr| one_value(m, e);
         // A bound read from memory by a loop that runs once (inside no serial loop) is one value
         // for every instance.
         let once = |e: &Expr, info: &super::model::LoopInfo| {
@@ -567,4 +564,24 @@ fn row_major(shape: &[Expr]) -> Vec<Expr> {
         strides[d] = strides[d + 1].clone() * shape[d + 1].clone();
     }
     strides
+}
+
+/// Whether `e` has one value at every instance of a thread: it reads no memory and mentions
+/// no serial loop's variable, or it is a choice between two equal such values
+/// (`T.if_then_else(c, 0, 0)`), or a remainder by 1 or -1 (always 0).
+fn one_value(m: &super::model::Model, e: &Expr) -> bool {
+    match e {
+        Expr::Select { on_true, on_false, .. } | Expr::IfThenElse { on_true, on_false, .. } if on_true == on_false => {
+            one_value(m, on_true)
+        }
+        Expr::Binary { op: tirproof_ir::BinOp::FloorMod | tirproof_ir::BinOp::TruncMod, rhs, .. }
+            if matches!(rhs.as_int(), Some(1 | -1)) =>
+        {
+            true
+        }
+        _ => {
+            !m.reads_data(e)
+                && super::model::vars_of(e).iter().all(|v| m.is_loop_var(*v).is_none_or(|l| m.loop_info(l).per_thread))
+        }
+    }
 }

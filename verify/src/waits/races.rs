@@ -18,14 +18,14 @@
 
 use z3::ast::Bool;
 
-use super::checker::{access_of, is_write, Checker};
+use super::checker::{access_of, is_write, Checker, Completion};
 use super::encode::{Enc, Encoder, Instance, LoopValues};
 use super::fold::{and, eq, not, or};
 use super::model::{storage, EventId, EventKind, LoopId, Model};
 use super::names::{loop_values, shown, thread_values, InstanceRole, Shown, Thread};
-use super::obligation::{one_exact_each, Encoded, Obligation, OnVacuous, Refutation};
+use super::obligation::{Encoded, Obligation, OnVacuous, Refutation};
 use super::report::Subject;
-use crate::solver::{Assignment, Counterexample, ObligationId, Query};
+use crate::solver::{Assignment, Counterexample, Query};
 
 /// Where the memory of an access lives, as far as threads are concerned.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -107,7 +107,7 @@ impl Obligation for Races {
     }
 
     fn encode(&self, checker: &mut Checker, query: &mut Query, pairs: &[RacePair]) -> Enc<Encoded> {
-        Ok(one_exact_each(encode_races(checker, query, pairs)?))
+        encode_races(checker, query, pairs)
     }
 
     fn refuted(
@@ -151,12 +151,13 @@ fn race_pairs(checker: &Checker) -> Vec<RacePair> {
 
 /// One obligation per pair: the two instances, in two different threads, do not touch one
 /// element unordered.
-fn encode_races(checker: &mut Checker, query: &mut Query, pairs: &[RacePair]) -> Enc<Vec<ObligationId>> {
+fn encode_races(checker: &mut Checker, query: &mut Query, pairs: &[RacePair]) -> Enc<Encoded> {
     let mut enc = Encoder::new(checker.model, query, Thread::This)?;
     let first_thread = enc.threads.clone();
     let second_thread = enc.declare_threads(query, Thread::Other)?;
     let mut obligations = Vec::with_capacity(pairs.len());
     for (k, pair) in pairs.iter().enumerate() {
+        let choices = enc.inexact.len();
         let ThreadRelation { different_thread, same_block } =
             thread_relation(checker.model, (pair.first, &first_thread), (pair.second, &second_thread));
         enc.threads = first_thread.clone();
@@ -177,7 +178,13 @@ fn encode_races(checker: &mut Checker, query: &mut Query, pairs: &[RacePair]) ->
         if pair.sharing == Sharing::Block {
             race.push(same_block.clone());
         }
-        obligations.push(query.require(not(&and(&race))));
+        // A proof covers every choice made for data per thread; a counterexample may rest on
+        // one no memory contents make.
+        let completion = match enc.inexact.get(choices..).and_then(|new| new.first()) {
+            Some(why) => Completion::Inexact(why.clone()),
+            None => Completion::Exact,
+        };
+        obligations.push(vec![(query.require(not(&and(&race))), completion)]);
     }
     enc.threads = first_thread;
     checker.assume_bounds(&mut enc, query);

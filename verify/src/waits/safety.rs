@@ -283,7 +283,13 @@ impl<'m> Checker<'m> {
                     writer: &writer,
                     reader: &reader,
                 };
-                let (violated, waits, completion) = self.cross_pair(enc, query, cross)?;
+                let choices = enc.inexact.len();
+                let (violated, waits, mut completion) = self.cross_pair(enc, query, cross)?;
+                // A proof covers every choice; a counterexample may rest on one no memory
+                // contents make.
+                if let Some(why) = enc.inexact.get(choices..).and_then(|new| new.first()) {
+                    completion = Completion::Inexact(why.clone());
+                }
                 pair.cross_thread = Some(query.require(not(&violated)));
                 pair.waits.extend(waits);
                 pair.cross_completion = completion;

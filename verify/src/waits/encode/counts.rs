@@ -49,7 +49,7 @@ impl Encoder<'_> {
             ));
         }
         if self.two_threads {
-            return Err(Unsupported("a count of a commit under a condition on data, in two threads".into()));
+            self.inexact.push("a count of a commit under a condition on data, chosen apart for two threads".into());
         }
         let earlier = self.data_points.get(&event).cloned().unwrap_or_default();
         if earlier.len() >= DATA_POINTS {

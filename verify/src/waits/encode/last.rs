@@ -58,7 +58,8 @@ impl Encoder<'_> {
             ));
         }
         if self.two_threads {
-            return Err(Unsupported("the last instance of an event under a condition on data, in two threads".into()));
+            self.inexact
+                .push("the last instance of an event under a condition on data, chosen apart for two threads".into());
         }
         // A point under a condition on data of its own may share that data with the event's
         // condition (both under `if K[3] > 0`), which choices made per point do not express,

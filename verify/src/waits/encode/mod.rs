@@ -125,6 +125,11 @@ pub struct Encoder<'m> {
     /// rather than afresh, so that every encoding of the site is one function (the bounds of
     /// a loop inside a serial loop, [`Encoder::data_bounds`]).
     load_site: Option<(String, usize)>,
+    /// Choices made for conditions on data in two threads' instances, each free per thread:
+    /// both threads may read one element, which is one value for both, so a counterexample
+    /// that rests on them may ask for two values of it and is not trusted (see
+    /// `safety.rs`). Why, once per choice.
+    pub inexact: Vec<String>,
     /// Divisors met while encoding expressions, each not zero (see [`Encoder::instance`]).
     no_trap: Vec<Bool>,
 }
@@ -165,6 +170,7 @@ impl<'m> Encoder<'m> {
             per_instance: None,
             load_site: None,
             no_trap: Vec::new(),
+            inexact: Vec::new(),
         };
         enc.threads = enc.declare_threads(query, thread)?;
         enc.assume_iteration_bounds(query);

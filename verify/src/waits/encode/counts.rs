@@ -4,7 +4,7 @@
 
 use z3::ast::{Bool, Int};
 
-use crate::waits::fold::{add, and, eq, ge, implies, ite, le, lt, max, min, mul, or, sub};
+use crate::waits::fold::{add, and, div, eq, ge, implies, ite, le, lt, max, min, mul, neg, or, sub};
 use crate::waits::model::{EventId, EventKind, LoopId, Step};
 
 use super::guards::*;
@@ -211,6 +211,9 @@ impl Encoder<'_> {
     ) -> Enc<Int> {
         let (lo, hi) = self.valid(l, g, outer)?;
         let top = upper.map_or_else(|| hi.clone(), |u| min(&hi, u));
+        if let Some(sum) = self.triangular_sum(p, from, g, l, &lo, &top)? {
+            return Ok(sum);
+        }
         // A loop of constant bounds needs no more terms than it has iterations, and no
         // assumption.
         let constant = match (lo.as_i64(), hi.as_i64()) {
@@ -230,6 +233,60 @@ impl Encoder<'_> {
             terms.push(ite(&ok, &rest, &Int::from_i64(0)));
         }
         Ok(add(&terms))
+    }
+
+    /// The instances of the rest of path `p` (from step `from`) over the iterations `[lo,
+    /// top)` of loop `l`, in closed form, when the rest is one loop `k` whose extent is
+    /// `c * v + e` in `l`'s variable `v` (exactly, no wrapping; `e` free of loops and memory)
+    /// and neither loop has a condition but intervals of `l`: the sum of `max(0, c * v + e)`,
+    /// an arithmetic series over the iterations where the extent is positive. `None` when the
+    /// rest has another shape.
+    fn triangular_sum(
+        &mut self,
+        p: &[Step],
+        from: usize,
+        g: &Guard,
+        l: LoopId,
+        lo: &Int,
+        top: &Int,
+    ) -> Enc<Option<Int>> {
+        let loops: Vec<LoopId> =
+            p[from.min(p.len())..].iter().filter_map(|s| if let Step::Loop(k) = s { Some(*k) } else { None }).collect();
+        let &[k] = loops.as_slice() else { return Ok(None) };
+        let plain = |x: LoopId| !g.generic.contains_key(&x) && !g.residues.contains_key(&x);
+        let info = self.model.loop_info(k);
+        if info.per_thread || !plain(l) || !plain(k) || g.ranges.contains_key(&k) {
+            return Ok(None);
+        }
+        let extent = info.extent.clone();
+        if self.model.reads_data(&extent) || self.model.reads_data(&info.min) || !self.linear_exact(&extent) {
+            return Ok(None);
+        }
+        let Ok((coeffs, rest)) = self.linear(&extent) else { return Ok(None) };
+        let slope = coeffs.get(&l).copied().unwrap_or(0);
+        if coeffs.iter().any(|(x, c)| *x != l && *c != 0) {
+            return Ok(None);
+        }
+        let e = rest.unwrap_or_else(|| Int::from_i64(0));
+        let zero = Int::from_i64(0);
+        let count = |a: &Int, b: &Int| max(&zero, &sub(b, a));
+        if slope == 0 {
+            return Ok(Some(mul(&[count(lo, top), max(&zero, &e)])));
+        }
+        let c = Int::from_i64(slope);
+        let magnitude = Int::from_i64(slope.abs());
+        // Where `c * v + e > 0`: `v >= floor(-e / c) + 1` for `c > 0`, `v < ceil(e / |c|)`
+        // for `c < 0` (Euclidean division by a positive constant is the floor).
+        let (a, b) = if slope > 0 {
+            (max(lo, &add(&[div(&neg(&e), &magnitude), Int::from_i64(1)])), top.clone())
+        } else {
+            (lo.clone(), min(top, &neg(&div(&neg(&e), &magnitude))))
+        };
+        let n = count(&a, &b);
+        // sum over v in [a, b) of (c * v + e) = c * n * (a + b - 1) / 2 + n * e, where
+        // n * (a + b - 1) is always even.
+        let series = div(&mul(&[n.clone(), sub(&add(&[a, b]), &Int::from_i64(1))]), &Int::from_i64(2));
+        Ok(Some(add(&[mul(&[c, series]), mul(&[n, e])])))
     }
 
     /// How many instances of the event the rest of its path has (from step `i`).

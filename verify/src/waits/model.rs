@@ -91,7 +91,7 @@ impl fmt::Display for QueueId {
 }
 
 /// One step of a position path.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Step {
     Loop(LoopId),
     Child(u32),

@@ -214,6 +214,10 @@ impl Encoder<'_> {
         if let Some(sum) = self.triangular_sum(p, from, g, l, &lo, &top)? {
             return Ok(sum);
         }
+        let symbolic = lo.as_i64().zip(hi.as_i64()).is_none_or(|(a, b)| b - a > ENUMERATED_ITERATIONS);
+        if symbolic && self.inner_bounds_read_data(p, from) {
+            return self.prefix_sum(p, from, g, l, (&lo, &hi, &top), outer);
+        }
         // A loop of constant bounds needs no more terms than it has iterations, and no
         // assumption.
         let constant = match (lo.as_i64(), hi.as_i64()) {
@@ -233,6 +237,99 @@ impl Encoder<'_> {
             terms.push(ite(&ok, &rest, &Int::from_i64(0)));
         }
         Ok(add(&terms))
+    }
+
+    /// Whether a loop on `p` from step `from` on reads its bounds from memory.
+    fn inner_bounds_read_data(&self, p: &[Step], from: usize) -> bool {
+        p[from.min(p.len())..].iter().any(|s| match s {
+            Step::Loop(k) => {
+                let info = self.model.loop_info(*k);
+                self.model.reads_data(&info.min) || self.model.reads_data(&info.extent)
+            }
+            _ => false,
+        })
+    }
+
+    /// The instances of the rest of path `p` (from step `from`) over the iterations of loop
+    /// `l` in `[lo, top)`, when the rest is one loop `k` that reads its bounds from memory
+    /// (no condition on `k`, intervals only on `l`) and `l` has more iterations than are
+    /// enumerated: a variable per point, the prefix sum of the per-iteration counts `c(v)`
+    /// (the extent of `k` where positive) up to `top`. Each `c(v)` lies in `[least, most]`,
+    /// the range of `k`'s extent clamped at 0. At one point, the sum lies in `[least, most]`
+    /// times the iterations below it; between two points of one execution of `l` (equal
+    /// values of the loops around it) with tops `t < u`, the sums differ by `c(t)` (when `t`
+    /// is an iteration) plus `[least, most]` times the iterations strictly between, and not at
+    /// all when `t = u`. Every execution's sums satisfy these, and for finitely many points
+    /// any sums that do are some execution's (each iteration reads its bounds afresh, any
+    /// value of the range), so a counterexample needs only the right memory contents.
+    fn prefix_sum(
+        &mut self,
+        p: &[Step],
+        from: usize,
+        g: &Guard,
+        l: LoopId,
+        (lo, hi, top): (&Int, &Int, &Int),
+        outer: &LoopValues,
+    ) -> Enc<Int> {
+        // A sum is a fresh variable: under a quantifier it would be one value for every
+        // instance the quantifier ranges over.
+        if self.per_instance.is_some() {
+            return Err(Unsupported(
+                "a sum over a loop of counts read from memory, at instances bound by a quantifier".into(),
+            ));
+        }
+        let shape =
+            || Unsupported("a sum over a loop of counts read from memory, of a loop nest or under conditions".into());
+        let loops: Vec<LoopId> =
+            p[from.min(p.len())..].iter().filter_map(|s| if let Step::Loop(k) = s { Some(*k) } else { None }).collect();
+        let &[k] = loops.as_slice() else { return Err(shape()) };
+        let plain = |x: LoopId| !g.generic.contains_key(&x) && !g.residues.contains_key(&x);
+        if self.model.loop_info(k).per_thread || !plain(l) || !plain(k) || g.ranges.contains_key(&k) {
+            return Err(shape());
+        }
+        let extent = self.model.loop_info(k).extent.clone();
+        let range = self.ranges.value(&extent).ok_or_else(shape)?;
+        let clamp = |v: i128| i64::try_from(v.max(0)).map(Int::from_i64);
+        let (Ok(least), Ok(most)) = (clamp(range.lo), clamp(range.hi)) else { return Err(shape()) };
+        let mut around = Vec::new();
+        for m in self.model.loop_info(l).enclosing.clone() {
+            let v = self.threads.get(&m).or_else(|| outer.get(&m)).cloned().ok_or_else(|| missing_loop_value(l, m))?;
+            around.push(v);
+        }
+        let key = (p.to_vec(), from, l);
+        let earlier = self.prefix_points.get(&key).cloned().unwrap_or_default();
+        if earlier.len() >= DATA_POINTS {
+            return Err(Unsupported(format!(
+                "sums over a loop of counts read from memory at more than {DATA_POINTS} points of one query"
+            )));
+        }
+        let zero = Int::from_i64(0);
+        let one = Int::from_i64(1);
+        let sum = Int::fresh_const("prefix_sum");
+        let mut at = outer.clone();
+        at.insert(l, top.clone());
+        let valid = and(&[ge(top, lo), lt(top, hi), self.holds_at(l, g, top)]);
+        let step = ite(&valid, &self.count_all(p, from, g, &at)?, &zero);
+        // `x` within `[least, most]` times the iterations of `[a, b)` that are in `[lo, hi)`.
+        let within = |x: &Int, a: &Int, b: &Int| {
+            let n = max(&zero, &sub(&min(b, hi), &max(a, lo)));
+            and(&[ge(x, &mul(&[least.clone(), n.clone()])), le(x, &mul(&[most.clone(), n]))])
+        };
+        self.deferred.push(within(&sum, lo, top));
+        let this = PrefixPoint { around, top: top.clone(), sum: sum.clone(), step };
+        for other in &earlier {
+            let same: Vec<Bool> = this.around.iter().zip(&other.around).map(|(a, b)| eq(a, b)).collect();
+            let grows = |a: &PrefixPoint, b: &PrefixPoint| {
+                let between = sub(&sub(&b.sum, &a.sum), &a.step);
+                implies(&lt(&a.top, &b.top), &within(&between, &add(&[a.top.clone(), one.clone()]), &b.top))
+            };
+            self.deferred.push(implies(
+                &and(&same),
+                &and(&[grows(other, &this), grows(&this, other), implies(&eq(top, &other.top), &eq(&sum, &other.sum))]),
+            ));
+        }
+        self.prefix_points.entry(key).or_default().push(this);
+        Ok(sum)
     }
 
     /// The instances of the rest of path `p` (from step `from`) over the iterations `[lo,
@@ -315,6 +412,22 @@ impl Encoder<'_> {
 /// their constraints are pairwise (a query with 57 took minutes and timed out), so a query
 /// with more is left undecided rather than slow.
 const DATA_POINTS: usize = 16;
+
+/// A point at which a sum over a loop of counts read from memory is taken (see
+/// [`Encoder::prefix_sum`]): the values of the loops around the loop, the top of the sum,
+/// the sum, and the count of the iteration at the top.
+#[derive(Clone)]
+pub(super) struct PrefixPoint {
+    around: Vec<Int>,
+    top: Int,
+    sum: Int,
+    step: Int,
+}
+
+/// A sum over loop `l` without the value of loop `k` around it.
+fn missing_loop_value(l: LoopId, k: LoopId) -> Unsupported {
+    Unsupported(format!("a sum over loop {} without the value of loop {} around it", l.index(), k.index()))
+}
 
 /// A point at which an event under a condition on data is counted (see
 /// [`Encoder::data_count`]).

@@ -125,6 +125,9 @@ pub struct Encoder<'m> {
     /// rather than afresh, so that every encoding of the site is one function (the bounds of
     /// a loop inside a serial loop, [`Encoder::data_bounds`]).
     load_site: Option<(String, usize)>,
+    /// The points at which sums over a loop of counts read from memory were taken, per
+    /// path, step and loop (see `counts.rs`).
+    prefix_points: HashMap<(Vec<crate::waits::model::Step>, usize, LoopId), Vec<counts::PrefixPoint>>,
     /// Choices made for conditions on data in two threads' instances, each free per thread:
     /// both threads may read one element, which is one value for both, so a counterexample
     /// that rests on them may ask for two values of it and is not trusted (see
@@ -171,6 +174,7 @@ impl<'m> Encoder<'m> {
             load_site: None,
             no_trap: Vec::new(),
             inexact: Vec::new(),
+            prefix_points: HashMap::new(),
         };
         enc.threads = enc.declare_threads(query, thread)?;
         enc.assume_iteration_bounds(query);

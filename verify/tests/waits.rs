@@ -316,3 +316,42 @@ fn accesses_at_different_constant_elements_are_apart_and_the_same_element_is_che
     // B[1, 0] is S[2]: a read of S[2] through the other view is still paired with its store.
     assert_eq!(verdicts(&program("S[2]", 1, true)), (false, true));
 }
+
+/// A commit under one condition on data and a wait under another: the choices made for them
+/// apart cover every memory contents, so the clean program's safety is proved; its twin whose
+/// wait leaves the group in flight is never proved (a counterexample resting on such a choice
+/// is not trusted, so it is unknown or refuted).
+#[test]
+fn waits_and_commits_under_different_conditions_on_data_are_proved_clean_and_never_proved_racy() {
+    let program = |count: u32| {
+        format!(
+            r#"
+@T.prim_func
+def main(A: T.Buffer((64,), "float32"), K: T.Buffer((4,), "int32"), C: T.Buffer((64,), "float32"), n: T.int32):
+    B = T.alloc_buffer((64,), "float32", scope="shared")
+    for i in range(n):
+        if A[i] > T.float32(0.5):
+            with T.attr({{"async_commit_queue_scope": 0, "async_scope": 1}}):
+                B[i] = A[i]
+        if K[0] > 0:
+            T.attr({{"async_wait_queue_scope": 0, "async_wait_inflight_count": {count}}})
+            T.evaluate(0)
+            C[i] = B[i]
+    T.attr({{"async_wait_queue_scope": 0, "async_wait_inflight_count": 0}})
+    T.evaluate(0)
+"#
+        )
+    };
+    let safety = Options { tightness: false, ..Options::default() };
+    let clean = parse_func(&program(0));
+    let (report, _) = verify_func(&clean, &safety);
+    assert!(report.all_proved(), "{:?} {:?} {:?}", report.waits, report.findings, report.unknown);
+    let racy = parse_func(&program(1));
+    let (report, _) = verify_func(&racy, &safety);
+    assert!(!report.all_proved(), "a racy program proved: {:?}", report.waits);
+    assert!(
+        report.waits.iter().all(|w| !w.verdict.is_proved() || w.count == WaitCount::Constant(0)),
+        "{:?}",
+        report.waits
+    );
+}

@@ -223,6 +223,13 @@ impl<'m> Checker<'m> {
             pair.completion = self.completion(q, &used.inst, &stored.group, &slack);
             pairs.push(pair);
         }
+        // A proof covers every choice made for data apart from what correlates it; a
+        // counterexample may rest on one no memory contents make.
+        if let Some(why) = enc.inexact.first() {
+            for pair in &mut pairs {
+                pair.completion = Completion::Inexact(why.clone());
+            }
+        }
         if !enc.threads.is_empty() {
             self.cross_thread(&mut enc, &mut query, q, &slack, &mut pairs)?;
         }

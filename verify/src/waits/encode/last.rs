@@ -67,9 +67,10 @@ impl Encoder<'_> {
         let shared = self.model.shared_data_conditions(event, at.event);
         let point_on_data = self.model.event(at.event).guards.iter().any(|g| self.model.reads_data(g));
         if point_on_data && shared.is_none() {
-            return Err(Unsupported(
-                "the last instance of an event under a condition on data, before a point under another one".into(),
-            ));
+            self.inexact.push(
+                "the last instance of an event under a condition on data, chosen apart from the condition on data of the point after it"
+                    .into(),
+            );
         }
         self.data_lasts += 1;
         let ran = Bool::fresh_const(&format!("ran_{}", self.data_lasts));

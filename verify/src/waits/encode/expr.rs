@@ -61,7 +61,14 @@ impl Encoder<'_> {
             }
             Expr::Select { cond, on_true, on_false } | Expr::IfThenElse { cond, on_true, on_false } => {
                 let c = self.bool_inner(cond, inst, q)?;
-                ite(&c, &self.int_inner(on_true, inst, q)?, &self.int_inner(on_false, inst, q)?)
+                // `T.if_then_else` evaluates only the arm it takes: a division in the other
+                // arm does not trap.
+                let evaluated = self.no_trap.len();
+                let (a, b) = (self.int_inner(on_true, inst, q)?, self.int_inner(on_false, inst, q)?);
+                if matches!(e, Expr::IfThenElse { .. }) {
+                    self.no_trap.truncate(evaluated);
+                }
+                ite(&c, &a, &b)
             }
             Expr::Load(_) => return self.unknown(e, q),
             other => return Err(Unsupported(format!("the expression {}", print_expr(other)))),
@@ -155,7 +162,11 @@ impl Encoder<'_> {
             }
             Expr::Select { cond, on_true, on_false } | Expr::IfThenElse { cond, on_true, on_false } => {
                 let c = self.bool_inner(cond, inst, q)?;
+                let evaluated = self.no_trap.len();
                 let (a, b) = (self.bool_inner(on_true, inst, q)?, self.bool_inner(on_false, inst, q)?);
+                if matches!(e, Expr::IfThenElse { .. }) {
+                    self.no_trap.truncate(evaluated);
+                }
                 or(&[and(&[c.clone(), a]), and(&[not(&c), b])])
             }
             Expr::Cast { value, .. } if value.dtype().is_integer() => {

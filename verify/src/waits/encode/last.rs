@@ -118,6 +118,20 @@ impl Encoder<'_> {
         ran: &Bool,
         chosen: &Instance,
     ) -> Enc<()> {
+        // The facts below are assumptions of the query: they must hold in every execution,
+        // so they need the last instance `last_rec` finds to be the true one, which it is
+        // when no loop of the event has bounds that move (inner bounds that depend on an
+        // outer loop or on memory may leave an iteration empty).
+        let model = self.model;
+        let moves = |e: &tirproof_ir::Expr| {
+            model.reads_data(e) || crate::waits::model::vars_of(e).iter().any(|v| model.is_loop_var(*v).is_some())
+        };
+        if model.loops_of(model.event(event)).iter().any(|l| {
+            let info = model.loop_info(*l);
+            !info.per_thread && (moves(&info.min) || moves(&info.extent))
+        }) {
+            return Ok(());
+        }
         for (other, held) in self.ran_on_data.clone() {
             let Some(depth) = self.model.shared_data_conditions(event, other.event) else { continue };
             let path = &self.model.event(event).path;

@@ -115,6 +115,15 @@ impl Encoder<'_> {
                 Ok(())
             }
             [l] => {
+                // A condition of the variable and constants alone that wraps: exactly an
+                // interval of the loop's range, or none, more often than not.
+                if let Some(interval) = self.wrapped_interval(&cond, *l) {
+                    match interval {
+                        Some(range) => g.ranges.entry(*l).or_default().push(range),
+                        None => g.facts.push(Bool::from_bool(false)),
+                    }
+                    return Ok(());
+                }
                 // One residue condition per loop has a closed form; with others it is kept
                 // whole like them.
                 if let Some(residue) = g.residues.remove(l) {
@@ -315,6 +324,21 @@ impl Encoder<'_> {
         let offset = if sign == 1 { diff } else { neg(&diff) };
         let cond = Expr::Cmp { op, lhs: Box::new(lhs.clone()), rhs: Box::new(rhs.clone()) };
         Some((l, Residue { offset, modulus, valid, equal, cond }))
+    }
+
+    /// `cond`, a condition of loop `l`'s variable and constants only, as one interval of the
+    /// loop's range (`Some(None)`: it holds nowhere), evaluated with the program's wrapping
+    /// ([`super::wrapped`]); `None` when it is not one interval or not of that form.
+    fn wrapped_interval(&mut self, cond: &Expr, l: LoopId) -> Option<Option<Range>> {
+        let var = self.model.loop_info(l).var.clone();
+        let range = self.ranges.value(&Expr::Var(var.clone()))?;
+        let set = super::wrapped::holds_on(cond, var.id(), (range.lo, range.hi))?;
+        let bound = |v: i128| i64::try_from(v).ok().map(Int::from_i64);
+        match set.as_slice() {
+            [] => Some(None),
+            [(lo, hi)] => Some(Some(Range { lo: Some(bound(*lo)?), hi: Some(bound(*hi + 1)?) })),
+            _ => None,
+        }
     }
 
     pub(super) fn assume_bounded(&mut self, l: LoopId, lo: &Int, hi: &Int) {

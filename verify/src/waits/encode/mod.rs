@@ -27,6 +27,7 @@ mod expr;
 mod guards;
 mod instances;
 mod last;
+mod wrapped;
 
 use std::collections::{BTreeMap, HashMap};
 

@@ -256,6 +256,10 @@ pub struct Query {
     variables: Vec<(String, Term)>,
     assumptions: Vec<Bool>,
     obligations: Vec<Bool>,
+    /// Facts every run satisfies unless it traps first (a divisor that is not 0 where a
+    /// condition is evaluated): not assumptions, since a race may come before the trap, but
+    /// a counterexample that breaks one describes no complete run and is not trusted as it is.
+    trap_free: Vec<Bool>,
 }
 
 impl Query {
@@ -269,6 +273,7 @@ impl Query {
             variables: Vec::new(),
             assumptions: Vec::new(),
             obligations: Vec::new(),
+            trap_free: Vec::new(),
         }
     }
 
@@ -325,6 +330,17 @@ impl Query {
     /// Adds an assumption: a fact the obligations may rely on.
     pub fn assume(&mut self, fact: Bool) {
         self.assumptions.push(fact);
+    }
+
+    /// Adds a fact that only runs that trap break (see the field's docs).
+    pub fn trap_free(&mut self, fact: Bool) {
+        self.trap_free.push(fact);
+    }
+
+    /// The facts only runs that trap break.
+    #[must_use]
+    pub fn trap_free_facts(&self) -> &[Bool] {
+        &self.trap_free
     }
 
     /// Adds an obligation: a fact to prove from the assumptions. Returns its id, which names

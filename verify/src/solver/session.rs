@@ -121,6 +121,12 @@ pub struct Counterexample {
 }
 
 impl Counterexample {
+    /// Whether `fact` holds in this counterexample (false when the model cannot say).
+    #[must_use]
+    pub fn satisfies(&self, fact: &Bool) -> bool {
+        self.model.eval(fact, true).and_then(|v| v.as_bool()) == Some(true)
+    }
+
     /// The values of the query's declared variables, in declaration order.
     #[must_use]
     pub fn values(&self) -> &Assignment {
@@ -178,6 +184,12 @@ impl Scope<'_, '_> {
     /// cannot decide in seconds take milliseconds there.
     fn check_fresh(&self, obligation: &Bool) -> Outcome {
         self.check_claim(obligation, &[])
+    }
+
+    /// The query's facts that only runs that trap break ([`Query::trap_free`]).
+    #[must_use]
+    pub fn trap_free(&self) -> &[Bool] {
+        self.query.trap_free_facts()
     }
 
     /// Checks obligation `id` under the assumptions and `extra` facts, on a fresh solver with

@@ -206,6 +206,9 @@ impl<'m> Checker<'m> {
         for fact in enc.deferred.drain(..) {
             query.assume(fact);
         }
+        for fact in enc.trap_free.drain(..) {
+            query.trap_free(fact);
+        }
     }
 
     /// How far the last instances of the waits of `q` before `at` tell whether group `group`

@@ -246,6 +246,24 @@ impl Checker<'_> {
             Outcome::Fails(found) => found,
             decided => return decided,
         };
+        // A counterexample past a trap (a divisor of 0 where a condition is evaluated)
+        // describes no complete run: look for one that does, or say that none does.
+        let trap_free = scope.trap_free().to_vec();
+        let breaks_one = trap_free.iter().any(|fact| !found.satisfies(fact));
+        let found = if breaks_one {
+            self.log.count();
+            match scope.check_under(obligation, &trap_free) {
+                Outcome::Fails(found) => found,
+                Outcome::Holds => {
+                    return Outcome::Unknown(UnknownReason::Unconfirmed(
+                        "every counterexample divides by zero where a condition is evaluated, which traps first".into(),
+                    ))
+                }
+                unknown @ Outcome::Unknown(_) => return unknown,
+            }
+        } else {
+            found
+        };
         let resolved;
         let completion = match completion {
             Completion::Pending { queue, points, group, slack } => {
@@ -276,6 +294,8 @@ impl Checker<'_> {
         let bound: Vec<&dyn Ast> = witness.bound.iter().map(|v| v as &dyn Ast).collect();
         let none_at_all = if bound.is_empty() { body } else { forall_const(&bound, &[], &body) };
         self.log.count();
-        scope.check_under(obligation, &[none_at_all])
+        let mut extra = vec![none_at_all];
+        extra.extend(trap_free);
+        scope.check_under(obligation, &extra)
     }
 }

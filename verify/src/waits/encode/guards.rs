@@ -274,7 +274,8 @@ impl Encoder<'_> {
     /// `lhs op rhs` as a [`Residue`] of one loop variable: `op` is `==` or `!=`, one side is
     /// `x % m` and the other mentions no loop variable; `x` is `v + c` or `-v + c` for one
     /// loop variable `v` and never leaves its type, `m` mentions no loop variable (a constant
-    /// or a parameter); a truncating modulo needs `x >= 0`. Nothing of it may read memory.
+    /// or a parameter; one that may be 0 holds counterexamples to being not 0); a truncating
+    /// modulo needs `x >= 0`. Nothing of it may read memory.
     fn residue(&mut self, op: CmpOp, lhs: &Expr, rhs: &Expr) -> Option<(LoopId, Residue)> {
         let equal = match op {
             CmpOp::Eq => true,
@@ -296,6 +297,11 @@ impl Encoder<'_> {
         if *kind == BinOp::TruncMod && self.ranges.value(x).is_none_or(|r| r.lo < 0) {
             return None;
         }
+        // A modulus that may be 0 traps where the condition is evaluated, and the program stops
+        // there: "no value matches" covers the run up to the trap (a proof stands), but past
+        // it describes runs that never happen, so counterexamples are held to a modulus that
+        // is not 0 (`trap_free`).
+        let may_be_zero = self.ranges.value(m).is_none_or(|r| r.lo <= 0 && r.hi >= 0);
         let (coeffs, rest) = self.linear(x).ok()?;
         let loops: Vec<(LoopId, i64)> = coeffs.into_iter().filter(|(_, c)| *c != 0).collect();
         let &[(l, sign)] = loops.as_slice() else { return None };
@@ -322,6 +328,9 @@ impl Encoder<'_> {
         // `sign * v + c ≡ r (mod |m|)` exactly when `v + sign * (c - r) ≡ 0`.
         let diff = sub(&c_val, &r_val);
         let offset = if sign == 1 { diff } else { neg(&diff) };
+        if may_be_zero {
+            self.trap_free.push(not(&eq(&m_val, &zero)));
+        }
         let cond = Expr::Cmp { op, lhs: Box::new(lhs.clone()), rhs: Box::new(rhs.clone()) };
         Some((l, Residue { offset, modulus, valid, equal, cond }))
     }

@@ -134,6 +134,9 @@ pub struct Encoder<'m> {
     /// that rests on them may ask for two values of it and is not trusted (see
     /// `safety.rs`). Why, once per choice.
     pub inexact: Vec<String>,
+    /// Facts only runs that trap break (a residue's modulus that may be 0 is not 0), for
+    /// the query to hold its counterexamples to ([`crate::solver::Query::trap_free`]).
+    pub trap_free: Vec<Bool>,
     /// Divisors met while encoding expressions, each not zero (see [`Encoder::instance`]).
     no_trap: Vec<Bool>,
 }
@@ -174,6 +177,7 @@ impl<'m> Encoder<'m> {
             per_instance: None,
             load_site: None,
             no_trap: Vec::new(),
+            trap_free: Vec::new(),
             inexact: Vec::new(),
             prefix_points: HashMap::new(),
         };

@@ -190,11 +190,9 @@ impl Encoder<'_> {
                 let info = self.model.loop_info(*k);
                 crate::waits::model::vars_of(&info.min).contains(&var)
                     || crate::waits::model::vars_of(&info.extent).contains(&var)
-                    || self.model.reads_data(&info.min)
-                    || self.model.reads_data(&info.extent)
             }
             _ => false,
-        })
+        }) || self.inner_bounds_read_data(p, from)
     }
 
     /// The instances of the rest of path `p` (from step `from`) over the iterations of loop
@@ -214,10 +212,6 @@ impl Encoder<'_> {
         if let Some(sum) = self.triangular_sum(p, from, g, l, &lo, &top)? {
             return Ok(sum);
         }
-        let symbolic = lo.as_i64().zip(hi.as_i64()).is_none_or(|(a, b)| b - a > ENUMERATED_ITERATIONS);
-        if symbolic && self.inner_bounds_read_data(p, from) {
-            return self.prefix_sum(p, from, g, l, (&lo, &hi, &top), outer);
-        }
         // A loop of constant bounds needs no more terms than it has iterations, and no
         // assumption.
         let constant = match (lo.as_i64(), hi.as_i64()) {
@@ -225,6 +219,9 @@ impl Encoder<'_> {
             _ => None,
         };
         if constant.is_none() {
+            if self.inner_bounds_read_data(p, from) {
+                return self.prefix_sum(p, from, g, l, (&lo, &hi, &top), outer);
+            }
             self.assume_bounded(l, &lo, &hi);
         }
         let mut terms = vec![Int::from_i64(0)];
@@ -248,6 +245,18 @@ impl Encoder<'_> {
             }
             _ => false,
         })
+    }
+
+    /// The one serial loop `k` on the rest of path `p` (from step `from`), when the rest has
+    /// no other loop and `g` restricts neither `k` nor `l` by more than intervals of `l`: the
+    /// shape whose sums over `l` [`Encoder::triangular_sum`] and [`Encoder::prefix_sum`] take.
+    fn single_inner_loop(&self, p: &[Step], from: usize, g: &Guard, l: LoopId) -> Option<LoopId> {
+        let mut loops =
+            p[from.min(p.len())..].iter().filter_map(|s| if let Step::Loop(k) = s { Some(*k) } else { None });
+        let (Some(k), None) = (loops.next(), loops.next()) else { return None };
+        let plain = |x: LoopId| !g.generic.contains_key(&x) && !g.residues.contains_key(&x);
+        let fits = !self.model.loop_info(k).per_thread && plain(l) && plain(k) && !g.ranges.contains_key(&k);
+        fits.then_some(k)
     }
 
     /// The instances of the rest of path `p` (from step `from`) over the iterations of loop
@@ -280,13 +289,7 @@ impl Encoder<'_> {
         }
         let shape =
             || Unsupported("a sum over a loop of counts read from memory, of a loop nest or under conditions".into());
-        let loops: Vec<LoopId> =
-            p[from.min(p.len())..].iter().filter_map(|s| if let Step::Loop(k) = s { Some(*k) } else { None }).collect();
-        let &[k] = loops.as_slice() else { return Err(shape()) };
-        let plain = |x: LoopId| !g.generic.contains_key(&x) && !g.residues.contains_key(&x);
-        if self.model.loop_info(k).per_thread || !plain(l) || !plain(k) || g.ranges.contains_key(&k) {
-            return Err(shape());
-        }
+        let k = self.single_inner_loop(p, from, g, l).ok_or_else(shape)?;
         let extent = self.model.loop_info(k).extent.clone();
         let range = self.ranges.value(&extent).ok_or_else(shape)?;
         let clamp = |v: i128| i64::try_from(v.max(0)).map(Int::from_i64);
@@ -347,14 +350,8 @@ impl Encoder<'_> {
         lo: &Int,
         top: &Int,
     ) -> Enc<Option<Int>> {
-        let loops: Vec<LoopId> =
-            p[from.min(p.len())..].iter().filter_map(|s| if let Step::Loop(k) = s { Some(*k) } else { None }).collect();
-        let &[k] = loops.as_slice() else { return Ok(None) };
-        let plain = |x: LoopId| !g.generic.contains_key(&x) && !g.residues.contains_key(&x);
+        let Some(k) = self.single_inner_loop(p, from, g, l) else { return Ok(None) };
         let info = self.model.loop_info(k);
-        if info.per_thread || !plain(l) || !plain(k) || g.ranges.contains_key(&k) {
-            return Ok(None);
-        }
         let extent = info.extent.clone();
         if self.model.reads_data(&extent) || self.model.reads_data(&info.min) || !self.linear_exact(&extent) {
             return Ok(None);

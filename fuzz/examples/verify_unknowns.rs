@@ -2,14 +2,16 @@
 //! arbitrary async generator and counts the reasons of their unknowns, most frequent first
 //! (`cargo run --release -p tirproof-fuzz --example verify_unknowns -- [SEED] [PROGRAMS]`),
 //! each with the first program that has it; with a third number INDEX, prints that program.
-//! With `LIST_UNKNOWNS` set, every undecided program is listed with its first reason.
+//! With `LIST_UNKNOWNS` set, every undecided program is listed with its first reason; with
+//! `LIST_WITNESSES`, every refutation for some memory contents (the interpreter's witnesses).
 
 use std::collections::BTreeMap;
 
 use arbitrary::Unstructured;
 use tirproof_fuzz::campaign::program_bytes;
 use tirproof_fuzz::gen::{async_program, AsyncGenConfig};
-use tirproof_verify::waits::{verify_func, Options, WaitVerdict};
+use tirproof_fuzz::witness::{verify_func, Limits};
+use tirproof_verify::waits::{Options, WaitVerdict};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -30,7 +32,17 @@ fn main() {
             continue;
         };
         for func in &module.functions {
-            let (report, _) = verify_func(func, &Options { tightness: false, ..Options::default() });
+            let (report, _) = verify_func(func, &Options { tightness: false, ..Options::default() }, Limits::default());
+            // A refutation decides the function, whatever else is left open.
+            if !report.findings.is_empty() || report.waits.iter().any(|w| w.verdict.is_refuted()) {
+                decided += 1;
+                if std::env::var_os("LIST_WITNESSES").is_some() {
+                    for f in report.findings.iter().filter(|f| f.witness.is_some()) {
+                        println!("{index}\tline {}: {}", f.line, f.message);
+                    }
+                }
+                continue;
+            }
             let mut why: Vec<String> = report.unknown.iter().map(ToString::to_string).collect();
             why.extend(report.waits.iter().filter_map(|w| match &w.verdict {
                 WaitVerdict::Unknown { reason } => Some(reason.to_string()),

@@ -15,3 +15,4 @@ pub mod publish;
 pub mod reduce;
 pub mod report;
 pub mod targets;
+pub mod witness;

@@ -264,7 +264,7 @@ const MAX_REPLAYED_VALUE: i64 = 1 << 16;
 
 /// The integer parameters of `func` with their values in a counterexample (1 for those it
 /// does not constrain); `None` when it names none of them, or a value too large to run.
-pub(super) fn replay_assignment(func: &PrimFunc, values: &Assignment) -> Option<BTreeMap<String, ScalarValue>> {
+pub(crate) fn replay_assignment(func: &PrimFunc, values: &Assignment) -> Option<BTreeMap<String, ScalarValue>> {
     let params: Vec<String> =
         func.scalar_params().filter(|v| v.dtype().is_integer()).map(|v| v.name().to_string()).collect();
     let value_of = |name: &str| values.get(name);

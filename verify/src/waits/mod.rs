@@ -61,8 +61,8 @@ use tirproof_ir::PrimFunc;
 
 pub use model::QueueId;
 pub use report::{
-    Cause, Dump, DumpKind, DumpOutcome, Finding, FuncReport, Subject, Undecided, WaitCount, WaitIndex, WaitReport,
-    WaitVerdict,
+    Cause, ContentsWitness, Dump, DumpKind, DumpOutcome, Finding, FuncReport, Subject, Undecided, WaitCount, WaitIndex,
+    WaitReport, WaitVerdict,
 };
 pub use tally::{plural, Tally};
 
@@ -188,7 +188,7 @@ fn record(report: &mut FuncReport, failure: Option<WaitFailure>, subject: Option
     match failure {
         None => {}
         Some(WaitFailure::Refuted { reason, values }) => {
-            report.findings.push(Finding { line: 0, message: reason, values })
+            report.findings.push(Finding { line: 0, message: reason, values, witness: None })
         }
         Some(WaitFailure::Unknown(why)) => report.unknown.push(match subject {
             Some(subject) => why.about(subject),
@@ -273,6 +273,7 @@ fn find_violations(
                 line: checker.model.event(v.accesses.use_).span.line,
                 message: v.reason,
                 values: v.values,
+                witness: None,
             });
         }
     }

@@ -36,6 +36,10 @@ impl WaitVerdict {
     pub fn is_proved(&self) -> bool {
         matches!(self, WaitVerdict::ProvedTight | WaitVerdict::Proved | WaitVerdict::ProvedOverSynchronized { .. })
     }
+
+    pub fn is_refuted(&self) -> bool {
+        matches!(self, WaitVerdict::Refuted { .. })
+    }
 }
 
 /// A wait statement's position among its function's wait statements, in program order (from
@@ -234,6 +238,27 @@ pub struct Finding {
     pub line: u32,
     pub message: String,
     pub values: Assignment,
+    /// The run that shows the problem, when a caller that executes found it (a refutation
+    /// for some memory contents).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub witness: Option<ContentsWitness>,
+}
+
+/// Memory contents and scalar values under which a run of the program faults: what makes a
+/// finding a refutation for some memory contents. This crate does not execute programs; a
+/// caller that does (the interpreter's search for contents) fills it in, and it is a run
+/// that faulted, never a model of the solver.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ContentsWitness {
+    /// The scalar parameters of the run, `name = value`.
+    pub scalars: Vec<String>,
+    /// Each input buffer's contents, `A = 0.5 everywhere except A[3] = 1.0`.
+    pub contents: Vec<String>,
+    /// The order of a block's threads between barriers: in order (`None`) or the seeded
+    /// permutation of this seed.
+    pub thread_order_seed: Option<u64>,
+    /// The run's fault, as the interpreter reports it.
+    pub fault: String,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]

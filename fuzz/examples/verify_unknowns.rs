@@ -32,7 +32,8 @@ fn main() {
             continue;
         };
         for func in &module.functions {
-            let (report, _) = verify_func(func, &Options { tightness: false, ..Options::default() }, Limits::default());
+            let (report, _, _) =
+                verify_func(func, &Options { tightness: false, ..Options::default() }, Limits::default());
             // A refutation decides the function, whatever else is left open.
             if !report.findings.is_empty() || report.waits.iter().any(|w| w.verdict.is_refuted()) {
                 decided += 1;

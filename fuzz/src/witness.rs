@@ -9,14 +9,16 @@
 //! one value or drawn element by element, from small integers, multiples of 0.25 and the
 //! float constants of the program with their neighbours), over the scalar values of the
 //! counterexample and of the fuzzers' fast plan, each under the lazy schedule (copies complete
-//! as late as the program allows) in two thread orders. The first run that faults with a
+//! as late as the program allows) in the seeded thread orders 0 and 1 (those of
+//! `tirproof run --seed`). The first run that faults with a
 //! race or an async-protocol fault ([`is_race_or_async_fault`]) is the witness; it is then
 //! shrunk, one run per step, to a base value per buffer and the fewest elements that differ
 //! from it, so that it prints as a few elements.
 //!
 //! Invariants: a witness is a run that faulted, kept with the exact inputs of that run, never
 //! a guess; finding none decides nothing (the verifier's unknown stays). The search is
-//! deterministic: the same function and limits give the same witness.
+//! deterministic up to its time limit: the same function and run limit give the same witness
+//! unless the clock stops the search first.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -306,8 +308,9 @@ pub fn search(func: &PrimFunc, counterexample: Option<&Assignment>, limits: Limi
     let templates: Vec<Inputs> =
         assignments.iter().filter_map(|scalars| random_inputs(func, 0, scalars).ok()).collect();
     let constants = constants(func);
-    // The order of a block's threads matters only where there are threads.
-    let orders: &[Option<u64>] = if binds_threads(func) { &[None, Some(1)] } else { &[None] };
+    // The order of a block's threads matters only where there are threads; seeded orders, the
+    // ones `tirproof run --seed` replays.
+    let orders: &[Option<u64>] = if binds_threads(func) { &[Some(0), Some(1)] } else { &[Some(0)] };
     for draw_index in 0u64.. {
         for (index, template) in templates.iter().enumerate() {
             let fills = draw_fills(template, &constants, draw_index * 1024 + index as u64);
@@ -347,11 +350,55 @@ fn binds_threads(func: &PrimFunc) -> bool {
     find.0
 }
 
-/// `witness` with the fewest exceptions to each buffer's base that still fault: exceptions
-/// are reset to the base in halves, then quarters, down to one at a time, keeping each reset
-/// under which a run still faults.
-fn shrink(func: &PrimFunc, mut witness: Witness, mut budget: Budget) -> Witness {
+/// `witness` with the fewest exceptions to each buffer's base that still fault (exceptions are
+/// reset to the base in halves, then quarters, down to one at a time, keeping each reset
+/// under which a run still faults), then with the base made zero where a run still faults
+/// (and its exceptions shrunk again).
+fn shrink(func: &PrimFunc, mut witness: Witness, budget: Budget) -> Witness {
+    let mut shrinking = Shrinking { func, budget };
     for b in 0..witness.fills.len() {
+        if shrinking.exceptions(&mut witness, b).is_err() {
+            break;
+        }
+        let fill = &witness.fills[b];
+        let zero = if fill.dtype.is_float() { ScalarValue::Float(0.0) } else { ScalarValue::Int(0) };
+        if fill.base == zero || fill.dtype.is_bool() {
+            continue;
+        }
+        let mut fills = witness.fills.clone();
+        fills[b].base = zero;
+        fills[b].exceptions.retain(|(_, v)| *v != zero);
+        match shrinking.attempt(&mut witness, fills) {
+            Err(Spent) => break,
+            Ok(false) => {}
+            Ok(true) => {
+                if shrinking.exceptions(&mut witness, b).is_err() {
+                    break;
+                }
+            }
+        }
+    }
+    witness
+}
+
+/// The runs of a shrinking.
+struct Shrinking<'f> {
+    func: &'f PrimFunc,
+    budget: Budget,
+}
+
+impl Shrinking<'_> {
+    /// Whether a run with `fills` faults; if so, they and the fault become the witness's.
+    fn attempt(&mut self, witness: &mut Witness, fills: Vec<BufferFill>) -> Result<bool, Spent> {
+        let inputs = inputs_of(&fills, &witness.scalars);
+        let Some(fault) = self.budget.fault(self.func, &inputs, witness.thread_order_seed)? else { return Ok(false) };
+        witness.fills = fills;
+        witness.fault = fault;
+        Ok(true)
+    }
+
+    /// The exceptions of buffer `b` reset to its base, in halves down to one at a time.
+    fn exceptions(&mut self, witness: &mut Witness, b: usize) -> Result<(), Spent> {
         let mut chunk = witness.fills[b].exceptions.len().div_ceil(2);
         while chunk > 0 {
             let mut at = 0;
@@ -359,19 +406,14 @@ fn shrink(func: &PrimFunc, mut witness: Witness, mut budget: Budget) -> Witness 
                 let mut fills = witness.fills.clone();
                 let end = (at + chunk).min(fills[b].exceptions.len());
                 fills[b].exceptions.drain(at..end);
-                match budget.fault(func, &inputs_of(&fills, &witness.scalars), witness.thread_order_seed) {
-                    Err(Spent) => return witness,
-                    Ok(Some(fault)) => {
-                        witness.fills = fills;
-                        witness.fault = fault;
-                    }
-                    Ok(None) => at += chunk,
+                if !self.attempt(witness, fills)? {
+                    at += chunk;
                 }
             }
             chunk /= 2;
         }
+        Ok(())
     }
-    witness
 }
 
 /// Whether `report` leaves something undecided and refutes nothing: what a witness can decide.
@@ -416,15 +458,14 @@ fn fault_text(fault: &Fault) -> String {
 
 /// Verifies `func` and, where the verifier refutes nothing and leaves something undecided,
 /// looks for memory contents under which it faults: a witness found is added to the report as
-/// a finding (a refutation for some memory contents), and the undecided obligations stay
-/// listed.
+/// a finding (a refutation for some memory contents) and returned, and the undecided
+/// obligations stay listed.
 #[must_use]
-pub fn verify_func(func: &PrimFunc, options: &Options, limits: Limits) -> (FuncReport, Vec<Dump>) {
+pub fn verify_func(func: &PrimFunc, options: &Options, limits: Limits) -> (FuncReport, Vec<Dump>, Option<Witness>) {
     let (mut report, dumps) = verify_symbolically(func, options);
-    if undecided(&report) {
-        if let Some(witness) = search(func, None, limits) {
-            report.findings.push(finding(&witness));
-        }
+    let witness = if undecided(&report) { search(func, None, limits) } else { None };
+    if let Some(witness) = &witness {
+        report.findings.push(finding(witness));
     }
-    (report, dumps)
+    (report, dumps, witness)
 }

@@ -19,6 +19,7 @@ use tirproof::duration::{parse_duration, parse_time_limit};
 use tirproof::outln;
 use tirproof::source::Source;
 use tirproof_fuzz::publish::{publish, Layout};
+use tirproof_fuzz::witness::{self, Witness};
 use tirproof_ir::Diagnostic;
 use tirproof_verify::waits::{
     plural, verify_func, Dump, DumpKind, DumpOutcome, FuncReport, Options, Tally, WaitVerdict,
@@ -55,6 +56,14 @@ pub struct Args {
     /// queries; proved waits are reported "proved (tightness not measured)").
     #[arg(long)]
     no_tightness: bool,
+    /// Write the inputs of every refutation for some memory contents (a run that faults) as
+    /// .npy files into this directory, and print the `tirproof run` command that replays it.
+    #[arg(long, value_name = "DIR", conflicts_with = "no_witness")]
+    witnesses: Option<PathBuf>,
+    /// Do not run a function the solver leaves undecided to look for memory contents under
+    /// which it faults (the interpreter's witnesses).
+    #[arg(long)]
+    no_witness: bool,
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
@@ -72,6 +81,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let mut total = Tally::default();
     let mut notes = BTreeSet::new();
     let mut functions_seen = BTreeSet::new();
+    let mut witness_files = WitnessFiles::default();
     for file in &files {
         let src = Source::read(file).with_context(|| format!("cannot read {}", file.display()))?;
         let module = match src.parse_and_check() {
@@ -91,8 +101,17 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         functions_seen.extend(module.functions.iter().map(|f| f.name.clone()));
         for func in module.functions.iter().filter(|f| args.func.as_ref().is_none_or(|n| *n == f.name)) {
             let start = Instant::now();
-            let (report, queries) = verify_func(func, &options);
+            let (report, queries, witness) = if args.no_witness {
+                let (report, queries) = verify_func(func, &options);
+                (report, queries, None)
+            } else {
+                witness::verify_func(func, &options, witness::Limits::default())
+            };
             let elapsed = start.elapsed();
+            let replay = match (&args.witnesses, &witness) {
+                (Some(dir), Some(witness)) => Some(witness_files.add(dir, &src.name, &func.name, witness)?),
+                _ => None,
+            };
             if let Some(dumps) = &mut dumps {
                 dumps.add(&src.name, &report, &queries);
             }
@@ -108,7 +127,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                     "report": report,
                 }));
             } else {
-                print_report(&src.name, &report, &tally, elapsed)?;
+                print_report(&src.name, &report, &tally, elapsed, replay.as_deref())?;
             }
         }
     }
@@ -144,7 +163,50 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(2));
         }
     }
+    if let Some(dir) = &args.witnesses {
+        let files = witness_files.files.iter().map(|(name, bytes)| (name.as_str(), bytes.as_slice()));
+        if let Err(error) = publish(dir, WITNESS_LAYOUT, files) {
+            eprintln!("error: the witnesses' inputs were not written: {error}");
+            return Ok(ExitCode::from(2));
+        }
+    }
     Ok(if all_proved { ExitCode::SUCCESS } else { super::input_problems() })
+}
+
+/// What `--witnesses DIR` holds: `.npy` inputs.
+const WITNESS_LAYOUT: Layout = Layout { what: "witness inputs", owns: |name| name.ends_with(".npy") };
+
+/// The input files of the witnesses of a run, written out at its end.
+#[derive(Default)]
+struct WitnessFiles {
+    files: Vec<(String, Vec<u8>)>,
+}
+
+impl WitnessFiles {
+    /// Adds the inputs of `witness` (of function `func` of input `file`), named
+    /// `STEM.FUNC.BUFFER.npy`, and answers the command that replays it.
+    fn add(&mut self, dir: &Path, file: &str, func: &str, witness: &Witness) -> anyhow::Result<String> {
+        let stem: String = Path::new(file)
+            .file_stem()
+            .map_or_else(|| "stdin".to_string(), |s| s.to_string_lossy().into_owned())
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' })
+            .collect();
+        let mut command = format!("tirproof run {file} --func {func}");
+        if let Some(seed) = witness.thread_order_seed {
+            command.push_str(&format!(" --seed {seed}"));
+        }
+        let inputs = witness.inputs();
+        for (name, value) in &inputs.scalars {
+            command.push_str(&format!(" --arg {name}={value}"));
+        }
+        for (name, tensor) in &inputs.buffers {
+            let file_name = format!("{stem}.{func}.{name}.npy");
+            self.files.push((file_name.clone(), tirproof::npy::encode(tensor)?));
+            command.push_str(&format!(" --input {name}={}", dir.join(file_name).display()));
+        }
+        Ok(command)
+    }
 }
 
 /// A diagnostic in `verify --json`'s `files` entries.
@@ -163,7 +225,13 @@ fn is_located(note: &str) -> bool {
     note.starts_with("line ")
 }
 
-fn print_report(file: &str, report: &FuncReport, tally: &Tally, elapsed: Duration) -> anyhow::Result<()> {
+fn print_report(
+    file: &str,
+    report: &FuncReport,
+    tally: &Tally,
+    elapsed: Duration,
+    replay: Option<&str>,
+) -> anyhow::Result<()> {
     let queries = plural(report.queries, "query");
     outln!("{file}: function {} ({queries}, {:.0} ms)", report.name, elapsed.as_secs_f64() * 1e3)?;
     for w in &report.waits {
@@ -177,6 +245,18 @@ fn print_report(file: &str, report: &FuncReport, tally: &Tally, elapsed: Duratio
     for f in &report.findings {
         let at = if f.line > 0 { format!("line {}: ", f.line) } else { String::new() };
         outln!("  refuted: {at}{}", f.message)?;
+        if let Some(witness) = &f.witness {
+            if !witness.scalars.is_empty() {
+                outln!("    with {}", witness.scalars.join(", "))?;
+            }
+            for contents in &witness.contents {
+                outln!("    memory: {contents}")?;
+            }
+            match replay {
+                Some(command) => outln!("    replay: {command}")?,
+                None => outln!("    (`--witnesses DIR` writes these inputs and the command that replays them)")?,
+            }
+        }
     }
     for u in &report.unknown {
         outln!("  unknown: {u}")?;

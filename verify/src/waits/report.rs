@@ -254,8 +254,7 @@ pub struct ContentsWitness {
     pub scalars: Vec<String>,
     /// Each input buffer's contents, `A = 0.5 everywhere except A[3] = 1.0`.
     pub contents: Vec<String>,
-    /// The order of a block's threads between barriers: in order (`None`) or the seeded
-    /// permutation of this seed.
+    /// The seed of the order of a block's threads between barriers (`None`: in order).
     pub thread_order_seed: Option<u64>,
     /// The run's fault, as the interpreter reports it.
     pub fault: String,

@@ -294,7 +294,7 @@ impl<'m> Checker<'m> {
         // bounded, and says so), and so is the last instance that ran under the wait's own
         // condition on data (the solver chooses it); a loop's condition read from memory is
         // not.
-        let exact_condition = |g: &Expr| !m.reads_data(g);
+        let exact_condition = |g: &Expr| !m.varies_with_data(g);
         let serial = m.serial_loops_of(event);
         // In no serial loop, a thread runs the wait at most once: its last instance is its
         // only one, whatever its count.
@@ -583,7 +583,7 @@ fn one_value(m: &super::model::Model, e: &Expr) -> bool {
             true
         }
         _ => {
-            !m.reads_data(e)
+            !m.varies_with_data(e)
                 && super::model::vars_of(e).iter().all(|v| m.is_loop_var(*v).is_none_or(|l| m.loop_info(l).per_thread))
         }
     }

@@ -32,9 +32,9 @@ use tirproof_ir::index_arith::{coefficient, gcd};
 use serde::Serialize;
 use tirproof_ir::print::print_expr;
 use tirproof_ir::subst::Substitution;
-use tirproof_ir::visit::{walk_expr, Visitor};
+use tirproof_ir::visit::{walk_expr, walk_func, walk_stmt, Visitor};
 use tirproof_ir::ThreadTag;
-use tirproof_ir::{AttrStmt, BinOp, Buffer, Expr, ForKind, PrimFunc, Span, Stmt, StmtKind, Var, VarId};
+use tirproof_ir::{AttrStmt, BinOp, Buffer, CallEffect, Expr, ForKind, PrimFunc, Span, Stmt, StmtKind, Var, VarId};
 
 /// A loop of a [`Model`]: its position in [`Model::loops`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -211,6 +211,10 @@ pub struct Model {
     /// Variables bound by `let` to values read from memory: unknown data, a fresh value
     /// wherever an expression mentions them.
     pub data_vars: HashSet<VarId>,
+    /// Storage (data variables) the function may write: every store's, and every handle used
+    /// as a value (an address taken or passed may be written through); `None` when a call may
+    /// write any memory.
+    pub written: Option<HashSet<VarId>>,
     /// Parameters that are an extent of a parameter buffer: a program where one is negative
     /// is ill-formed (the interpreter refuses it), so they are at least 0 (a precondition).
     pub extent_params: HashSet<VarId>,
@@ -231,7 +235,7 @@ impl Model {
         let (a, b) = (self.event(e), self.event(u));
         let mut deepest = 0;
         for (k, g) in a.guards.iter().enumerate() {
-            if !self.reads_data(g) {
+            if !self.varies_with_data(g) {
                 continue;
             }
             let d = a.guard_depths[k];
@@ -258,6 +262,7 @@ impl Model {
             origins: Vec::new(),
         };
         b.model.params = func.scalar_params().cloned().collect();
+        b.model.written = written_storage(func);
         for buffer in func.param_buffers() {
             for extent in buffer.shape() {
                 if let Expr::Var(v) = extent {
@@ -322,6 +327,33 @@ impl Model {
     /// Whether evaluating `e` reads memory (a load, or a variable a `let` bound to one).
     pub fn reads_data(&self, e: &Expr) -> bool {
         has_loads([e]) || vars_of(e).iter().any(|v| self.data_vars.contains(v))
+    }
+
+    /// Whether `e` reads memory that is one value wherever and whenever it is read: every load
+    /// of `e` is of storage nothing in the function writes, at indices of parameters and
+    /// constants alone (no loop, thread or `let` variable, no load), and `e` mentions no
+    /// variable a `let` bound to data. Such a read is one unknown for a whole execution, like
+    /// a parameter, and a condition on it one choice.
+    pub fn reads_fixed_data(&self, e: &Expr) -> bool {
+        let Some(written) = &self.written else { return false };
+        if vars_of(e).iter().any(|v| self.data_vars.contains(v)) {
+            return false;
+        }
+        let mut loads = Loads { found: Vec::new(), arms: Vec::new() };
+        loads.visit_expr(e);
+        let params: HashSet<VarId> = self.params.iter().map(Var::id).collect();
+        !loads.found.is_empty()
+            && loads.found.iter().all(|(buffer, indices, _)| {
+                !written.contains(&buffer.data().id())
+                    && !has_loads(indices)
+                    && indices.iter().all(|index| vars_of(index).iter().all(|v| params.contains(v)))
+            })
+    }
+
+    /// Whether `e` reads memory that may differ between its evaluations: reads data, and not
+    /// only fixed data (see [`Model::reads_fixed_data`]).
+    pub fn varies_with_data(&self, e: &Expr) -> bool {
+        self.reads_data(e) && !self.reads_fixed_data(e)
     }
 
     pub fn is_loop_var(&self, var: VarId) -> Option<LoopId> {
@@ -980,6 +1012,35 @@ impl Visitor for Loads {
         }
         walk_expr(self, e);
     }
+}
+
+/// The storage `func` may write (see [`Model::written`]).
+fn written_storage(func: &PrimFunc) -> Option<HashSet<VarId>> {
+    struct Writes {
+        written: HashSet<VarId>,
+        anything: bool,
+    }
+    impl Visitor for Writes {
+        fn visit_stmt(&mut self, s: &Stmt) {
+            if let StmtKind::Store(store) = &s.kind {
+                self.written.insert(store.buffer.data().id());
+            }
+            walk_stmt(self, s);
+        }
+        fn visit_expr(&mut self, e: &Expr) {
+            match e {
+                Expr::Call(call) if call.effect >= CallEffect::UpdateState => self.anything = true,
+                Expr::Var(v) if v.dtype().is_handle() => {
+                    self.written.insert(v.id());
+                }
+                _ => {}
+            }
+            walk_expr(self, e);
+        }
+    }
+    let mut writes = Writes { written: HashSet::new(), anything: false };
+    walk_func(&mut writes, func);
+    (!writes.anything).then_some(writes.written)
 }
 
 /// Whether any of `exprs` reads memory.

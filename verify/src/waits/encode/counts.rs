@@ -24,6 +24,16 @@ impl Encoder<'_> {
 
     pub(super) fn count_before_uncached(&mut self, event: EventId, at: &Instance) -> Enc<Int> {
         let guard = self.guard(event)?;
+        self.count_under(event, at, &guard)
+    }
+
+    /// How many instances of `event` that `guard` allows run before `at`.
+    fn count_under(&mut self, event: EventId, at: &Instance, guard: &Guard) -> Enc<Int> {
+        if let Some(split) = &guard.split {
+            let (a, b) = (self.count_under(event, at, &split.on_true)?, self.count_under(event, at, &split.on_false)?);
+            return Ok(ite(&split.fact, &a, &b));
+        }
+        let guard = guard.clone();
         let facts = and(&guard.facts);
         let path = self.event(event).path.clone();
         let upath = self.event(at.event).path.clone();

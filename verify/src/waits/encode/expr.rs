@@ -91,6 +91,9 @@ impl Encoder<'_> {
     /// the query when there is one; otherwise an anonymous constant whose range the checker
     /// assumes with the query's other deferred facts ([`Encoder::deferred`]).
     pub(super) fn unknown(&mut self, e: &Expr, q: &mut Option<&mut Query>) -> Enc<Int> {
+        if self.model.reads_fixed_data(e) {
+            return Ok(self.fixed_value(e));
+        }
         // A read of a named site is a function of the instance, not an unknown of its own.
         if self.load_site.is_none() {
             self.counter += 1;
@@ -180,6 +183,9 @@ impl Encoder<'_> {
 
     /// A condition that depends on data: it may go either way.
     pub(super) fn unknown_condition(&mut self, e: &Expr, q: &mut Option<&mut Query>) -> Enc<Bool> {
+        if self.model.reads_fixed_data(e) {
+            return Ok(self.fixed_condition(e));
+        }
         if self.load_site.is_none() {
             self.counter += 1;
         }
@@ -199,6 +205,48 @@ impl Encoder<'_> {
             (None, Some(query)) => declare(query, self.model, Role::Condition(self.counter))?.eq(Int::from_i64(1)),
             (None, None) => Bool::fresh_const("cond"),
         })
+    }
+
+    /// A value read from memory that is one value for the whole execution (see
+    /// [`Model::reads_fixed_data`](crate::waits::model::Model::reads_fixed_data)): one
+    /// unknown per query for every evaluation of the same expression, in its type's range.
+    fn fixed_value(&mut self, e: &Expr) -> Int {
+        let key = print_expr(e);
+        if let Some(v) = self.fixed_values.get(&key) {
+            return v.clone();
+        }
+        let v = Int::fresh_const("memory");
+        if let Some(r) = ValueRange::of_type(e.dtype()) {
+            self.deferred.push(and(&[ge(&v, &big(r.lo)), le(&v, &big(r.hi))]));
+        }
+        self.fixed_values.insert(key, v.clone());
+        v
+    }
+
+    /// A condition on fixed data that the encoding does not evaluate (a comparison of floats,
+    /// a boolean loaded): one choice per query for every evaluation of the same condition.
+    /// Either outcome is possible for a comparison of one float read with a finite constant
+    /// (a NaN makes it false, an infinity or the constant itself true) and for a boolean
+    /// read; for any other condition a free choice may be one no memory makes, so a
+    /// counterexample resting on it is not confirmed ([`Encoder::inexact`]).
+    fn fixed_condition(&mut self, e: &Expr) -> Bool {
+        let key = print_expr(e);
+        if let Some(c) = self.fixed_conditions.get(&key) {
+            return c.clone();
+        }
+        let finite = |x: &Expr| matches!(x, Expr::Float { value, .. } if value.is_finite());
+        let read = |x: &Expr| matches!(x, Expr::Load(_));
+        let either_way = match e {
+            Expr::Load(_) => true,
+            Expr::Cmp { lhs, rhs, .. } => (read(lhs) && finite(rhs)) || (finite(lhs) && read(rhs)),
+            _ => false,
+        };
+        if !either_way {
+            self.inexact.push(format!("the condition {} on memory, taken as a free choice", print_expr(e)));
+        }
+        let c = Bool::fresh_const("memory_condition");
+        self.fixed_conditions.insert(key, c.clone());
+        c
     }
 
     /// A wait's in-flight count at the instance `at` (values read from memory are unknowns).

@@ -1,6 +1,7 @@
 //! The conditions around an event as intervals of one loop variable each (plus loop-free
-//! facts, and conditions of one loop variable kept whole and counted by enumeration), and the
-//! questions asked of them: whether they hold at a value, how many values of a range satisfy
+//! facts, and conditions of one loop variable kept whole and counted by enumeration, or a
+//! split of them on a fact where a fact inside a condition keeps it from being intervals),
+//! and the questions asked of them: whether they hold at a value, how many values of a range satisfy
 //! them, the last value that does.
 
 use std::collections::BTreeMap;
@@ -23,12 +24,60 @@ impl Encoder<'_> {
         if let Some(known) = self.guards.get(&key) {
             return Ok(known.clone());
         }
-        let mut g = Guard::default();
-        for cond in self.event(event).guards.clone() {
-            self.atoms(&cond, false, &mut g)?;
-        }
+        let conds = self.event(event).guards.clone();
+        let g = self.guard_of(&conds)?;
         self.guards.insert(key, g.clone());
         Ok(g)
+    }
+
+    /// The guard of the conditions `conds`. Where they are not intervals as written and one
+    /// of them holds a condition that is one value for the whole query (on parameters, the
+    /// thread's coordinates or fixed data: a fact), the guard is split on that fact: the
+    /// conditions with it true, and with it false, each a guard of its own
+    /// (`K[0] != 0 or j % 2 == 1` is every `j`, or the odd ones).
+    fn guard_of(&mut self, conds: &[Expr]) -> Enc<Guard> {
+        let mut g = Guard::default();
+        let direct = conds.iter().try_for_each(|c| self.atoms(c, false, &mut g));
+        if direct.is_ok() && g.generic.is_empty() {
+            return Ok(g);
+        }
+        if let Some(atom) = conds.iter().find_map(|c| self.fact_inside(c)) {
+            let case = |value: bool| conds.iter().map(|c| assume(c, &atom, value)).collect::<Vec<_>>();
+            let (when_true, when_false) = (case(true), case(false));
+            let fact = self.bool_inner(&atom, &LoopValues::new(), &mut None);
+            if let (Ok(fact), Ok(on_true), Ok(on_false)) = (fact, self.guard_of(&when_true), self.guard_of(&when_false))
+            {
+                // A count under a condition on data is one variable per point, which two cases
+                // would give two values: such guards are not split.
+                if !on_true.has_data() && !on_false.has_data() {
+                    return Ok(Guard { split: Some(Box::new(Split { fact, on_true, on_false })), ..Guard::default() });
+                }
+            }
+        }
+        direct.map(|()| g)
+    }
+
+    /// A boolean part of `cond`, inside a disjunction, a negated conjunction or a choice, that
+    /// is one value for the whole query: no serial loop variable, no data that may differ
+    /// between reads, and not a constant.
+    fn fact_inside(&self, cond: &Expr) -> Option<Expr> {
+        let model = self.model;
+        let is_fact = |e: &Expr| {
+            e.dtype().is_bool()
+                && e.as_int().is_none()
+                && !model.varies_with_data(e)
+                && crate::waits::model::vars_of(e)
+                    .iter()
+                    .all(|v| self.varying_loop(*v).is_none() && !model.data_vars.contains(v))
+        };
+        let mut found = None;
+        let mut visit = |e: &Expr| {
+            if found.is_none() && is_fact(e) {
+                found = Some(e.clone());
+            }
+        };
+        each_boolean_part(cond, &mut visit);
+        found
     }
 
     /// The values of the thread variables of the query's current thread on `event`'s path.
@@ -55,7 +104,7 @@ impl Encoder<'_> {
             Expr::Not(_) => true,
             _ => false,
         };
-        if !splits && self.model.reads_data(cond) {
+        if !splits && self.model.varies_with_data(cond) {
             // Taken as true: the counts and last instances of the guard are then what every
             // execution stays within (see [`Guard::data`]).
             g.data = true;
@@ -232,7 +281,7 @@ impl Encoder<'_> {
     pub(super) fn period(&mut self, e: &Expr, l: LoopId) -> Option<i64> {
         let var = self.model.loop_info(l).var.id();
         let mentioned = crate::waits::model::vars_of(e);
-        if self.model.reads_data(e) || mentioned.iter().any(|v| self.model.data_vars.contains(v)) {
+        if self.model.varies_with_data(e) || mentioned.iter().any(|v| self.model.data_vars.contains(v)) {
             return None;
         }
         if !mentioned.contains(&var) {
@@ -467,7 +516,18 @@ impl Encoder<'_> {
     /// those of the instance `v` replaces a value of).
     pub fn holds_at_event(&mut self, event: EventId, l: LoopId, v: &Int) -> Enc<Bool> {
         let guard = self.guard(event)?;
-        Ok(self.holds_at(l, &guard, v))
+        Ok(self.holds_at_split(l, &guard, v))
+    }
+
+    /// [`Encoder::holds_at`] of a guard that may be split on a fact.
+    fn holds_at_split(&mut self, l: LoopId, guard: &Guard, v: &Int) -> Bool {
+        match &guard.split {
+            Some(split) => {
+                let (a, b) = (self.holds_at_split(l, &split.on_true, v), self.holds_at_split(l, &split.on_false, v));
+                ite_bool(&split.fact, &a, &b)
+            }
+            None => self.holds_at(l, guard, v),
+        }
     }
 
     /// Whether `event`'s conditions on loop `l` hold at value `v`.
@@ -506,6 +566,122 @@ pub(super) struct Guard {
     /// Some condition depends on data and is left out of the others: the instances they
     /// allow are those that may run, and an execution runs any subset of them.
     pub(super) data: bool,
+    /// The conditions split on a fact (see [`Encoder::guard_of`]); the other fields are then
+    /// empty.
+    pub(super) split: Option<Box<Split>>,
+}
+
+/// A guard that is `on_true` where `fact` holds and `on_false` elsewhere.
+#[derive(Clone)]
+pub(super) struct Split {
+    pub(super) fact: Bool,
+    pub(super) on_true: Guard,
+    pub(super) on_false: Guard,
+}
+
+impl Guard {
+    /// Whether some case of the guard depends on data.
+    pub(super) fn has_data(&self) -> bool {
+        self.data || self.split.as_ref().is_some_and(|s| s.on_true.has_data() || s.on_false.has_data())
+    }
+}
+
+/// Calls `visit` on the boolean parts of `cond` that a guard cannot split into conjuncts, outermost first:
+/// the operands of a disjunction or of a negated conjunction, and the condition and arms of
+/// a choice.
+fn each_boolean_part(cond: &Expr, visit: &mut impl FnMut(&Expr)) {
+    match cond {
+        Expr::Logic { lhs, rhs, .. } => {
+            for side in [lhs, rhs] {
+                visit(side);
+                each_boolean_part(side, visit);
+            }
+        }
+        Expr::Binary { op: BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor, lhs, rhs } if cond.dtype().is_bool() => {
+            for side in [lhs, rhs] {
+                visit(side);
+                each_boolean_part(side, visit);
+            }
+        }
+        Expr::Not(inner) => {
+            visit(inner);
+            each_boolean_part(inner, visit);
+        }
+        Expr::Select { cond: c, on_true, on_false } | Expr::IfThenElse { cond: c, on_true, on_false } => {
+            for part in [c, on_true, on_false] {
+                visit(part);
+                each_boolean_part(part, visit);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `cond` with every occurrence of `atom` replaced by `value`, and the logic around it
+/// decided where it can be: `true or x` is `true`, `false or x` is `x`, a choice on a
+/// constant is its arm (for `T.Select`, which evaluates both arms, only when the arm it
+/// drops cannot trap).
+fn assume(cond: &Expr, atom: &Expr, value: bool) -> Expr {
+    if cond == atom {
+        return Expr::bool(value);
+    }
+    let constant = |e: &Expr| if e.dtype().is_bool() { e.as_int().map(|v| v != 0) } else { None };
+    match cond {
+        Expr::Logic { op, lhs, rhs } => {
+            let (a, b) = (assume(lhs, atom, value), assume(rhs, atom, value));
+            match (op, constant(&a), constant(&b)) {
+                (LogicOp::And, Some(false), _) | (LogicOp::And, _, Some(false)) => Expr::bool(false),
+                (LogicOp::Or, Some(true), _) | (LogicOp::Or, _, Some(true)) => Expr::bool(true),
+                (LogicOp::And, Some(true), _) | (LogicOp::Or, Some(false), _) => b,
+                (LogicOp::And, _, Some(true)) | (LogicOp::Or, _, Some(false)) => a,
+                _ => Expr::Logic { op: *op, lhs: Box::new(a), rhs: Box::new(b) },
+            }
+        }
+        Expr::Not(inner) => {
+            let a = assume(inner, atom, value);
+            match constant(&a) {
+                Some(v) => Expr::bool(!v),
+                None => Expr::Not(Box::new(a)),
+            }
+        }
+        Expr::Select { cond: c, on_true, on_false } | Expr::IfThenElse { cond: c, on_true, on_false } => {
+            let lazy = matches!(cond, Expr::IfThenElse { .. });
+            let (c, t, f) = (assume(c, atom, value), assume(on_true, atom, value), assume(on_false, atom, value));
+            match constant(&c) {
+                Some(true) if lazy || !may_trap(&f) => t,
+                Some(false) if lazy || !may_trap(&t) => f,
+                _ if lazy => Expr::IfThenElse { cond: Box::new(c), on_true: Box::new(t), on_false: Box::new(f) },
+                _ => Expr::Select { cond: Box::new(c), on_true: Box::new(t), on_false: Box::new(f) },
+            }
+        }
+        other => other.clone(),
+    }
+}
+
+/// `a` where `c` holds, else `b`.
+pub(super) fn ite_bool(c: &Bool, a: &Bool, b: &Bool) -> Bool {
+    or(&[and(&[c.clone(), a.clone()]), and(&[not(c), b.clone()])])
+}
+
+/// Whether evaluating `e` may trap: it divides, or reads memory (an index out of bounds).
+fn may_trap(e: &Expr) -> bool {
+    struct Find(bool);
+    impl tirproof_ir::visit::Visitor for Find {
+        fn visit_expr(&mut self, e: &Expr) {
+            self.0 |= matches!(
+                e,
+                Expr::Load(_)
+                    | Expr::Binary {
+                        op: BinOp::FloorDiv | BinOp::FloorMod | BinOp::TruncDiv | BinOp::TruncMod | BinOp::Div,
+                        ..
+                    }
+            );
+            tirproof_ir::visit::walk_expr(self, e);
+        }
+    }
+    let mut find = Find(false);
+    tirproof_ir::visit::Visitor::visit_expr(&mut find, e);
+    find.0
 }
 
 /// A condition `v + offset ≡ 0 (mod modulus)` on a loop variable `v` (or its negation when

@@ -134,7 +134,7 @@ impl Encoder<'_> {
         let mut on_data = Vec::new();
         for g in &self.model.event(event).guards.clone() {
             let holds = self.boolean(g, &inst.vals, query)?;
-            if self.model.reads_data(g) {
+            if self.model.varies_with_data(g) {
                 on_data.push(holds.clone());
             }
             runs.push(holds);

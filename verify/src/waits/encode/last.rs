@@ -25,6 +25,23 @@ impl Encoder<'_> {
 
     pub(super) fn last_before_uncached(&mut self, event: EventId, at: &Instance) -> Enc<(Bool, Instance)> {
         let guard = self.guard(event)?;
+        self.last_under(event, at, &guard)
+    }
+
+    /// The last instance of `event` that `guard` allows before `at`.
+    fn last_under(&mut self, event: EventId, at: &Instance, guard: &Guard) -> Enc<(Bool, Instance)> {
+        if let Some(split) = &guard.split {
+            let (on_true, a) = self.last_under(event, at, &split.on_true)?;
+            let (on_false, b) = self.last_under(event, at, &split.on_false)?;
+            let exists = ite_bool(&split.fact, &on_true, &on_false);
+            let mut vals = LoopValues::new();
+            for (l, x) in &a.vals {
+                let y = b.vals.get(l).cloned().unwrap_or_else(|| Int::from_i64(0));
+                vals.insert(*l, ite(&split.fact, x, &y));
+            }
+            return Ok((exists, Instance { event, vals }));
+        }
+        let guard = guard.clone();
         let facts = and(&guard.facts);
         let path = self.event(event).path.clone();
         let upath = self.event(at.event).path.clone();
@@ -65,7 +82,7 @@ impl Encoder<'_> {
         // condition (both under `if K[3] > 0`), which choices made per point do not express,
         // unless it is the same evaluation of the same condition (below).
         let shared = self.model.shared_data_conditions(event, at.event);
-        let point_on_data = self.model.event(at.event).guards.iter().any(|g| self.model.reads_data(g));
+        let point_on_data = self.model.event(at.event).guards.iter().any(|g| self.model.varies_with_data(g));
         if point_on_data && shared.is_none() {
             self.inexact.push(
                 "the last instance of an event under a condition on data, chosen apart from the condition on data of the point after it"

@@ -134,6 +134,10 @@ pub struct Encoder<'m> {
     /// that rests on them may ask for two values of it and is not trusted (see
     /// `safety.rs`). Why, once per choice.
     pub inexact: Vec<String>,
+    /// Values and conditions read from fixed data, by their text (see
+    /// [`Model::reads_fixed_data`](crate::waits::model::Model::reads_fixed_data)).
+    fixed_values: HashMap<String, Int>,
+    fixed_conditions: HashMap<String, Bool>,
     /// Facts only runs that trap break (a residue's modulus that may be 0 is not 0), for
     /// the query to hold its counterexamples to ([`crate::solver::Query::trap_free`]).
     pub trap_free: Vec<Bool>,
@@ -179,6 +183,8 @@ impl<'m> Encoder<'m> {
             no_trap: Vec::new(),
             trap_free: Vec::new(),
             inexact: Vec::new(),
+            fixed_values: HashMap::new(),
+            fixed_conditions: HashMap::new(),
             prefix_points: HashMap::new(),
         };
         enc.threads = enc.declare_threads(query, thread)?;

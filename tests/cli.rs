@@ -138,3 +138,28 @@ fn opt_names_the_pass_that_refuses_the_module() {
     assert!(err.starts_with("`inject-software-pipeline` refuses the module:\n"), "{err}");
     assert!(err.contains("statement_count.py:9:5: error: the annotations describe 3 statements"), "{err}");
 }
+
+#[test]
+fn verify_refutes_for_some_memory_contents_and_writes_a_witness_that_run_replays() {
+    let program = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/witness/contents_racy.py");
+    let program = program.display().to_string();
+    let dir = scratch("witness");
+    let witnesses = dir.path().join("inputs");
+    let out = tirproof(&["verify", &program, "--witnesses", &witnesses.display().to_string()]);
+    assert_eq!(code(&out), 1, "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("refuted: line 12: refuted for some memory contents: write to S[1]"), "{text}");
+    assert!(text.contains("    memory: K = 0 everywhere"), "{text}");
+    let replay = text.lines().find_map(|l| l.trim().strip_prefix("replay: tirproof ")).expect("a replay command");
+    // The command replays the fault exactly, from the written inputs.
+    let out = tirproof(&replay.split(' ').collect::<Vec<_>>());
+    let replayed = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(
+        replayed.contains("fault: line 12: write to S[1] (element 1) while an async write to it is pending"),
+        "{replayed}"
+    );
+    // Without the search, the same program is only undecided.
+    let out = tirproof(&["verify", &program, "--no-witness"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("refuted:") && text.contains("unknown:"), "{text}");
+}

@@ -10,7 +10,7 @@ def main(A: T.Buffer((16,), "float32"), K: T.Buffer((4,), "int32"), Out: T.Buffe
         if A[i % 16] > T.float32(0.5):
             T.attr({"async_commit_queue_scope": 0, "async_scope": 1})
             S[i % 2] = A[(i + 1) % 16]
-        if K[0] > 0:
+        if A[(i + 8) % 16] > T.float32(0.5):
             Out[i % 16] = T.float32(1.0)
         T.attr({"async_wait_queue_scope": 0, "async_wait_inflight_count": 0})
         Out[i % 16] = S[i % 2]

@@ -258,14 +258,15 @@ impl Encoder<'_> {
     }
 
     /// The one serial loop `k` on the rest of path `p` (from step `from`), when the rest has
-    /// no other loop and `g` restricts neither `k` nor `l` by more than intervals of `l`: the
-    /// shape whose sums over `l` [`Encoder::triangular_sum`] and [`Encoder::prefix_sum`] take.
+    /// no other loop and `g` restricts neither `k` nor `l` by more than intervals: the shape
+    /// whose sums over `l` [`Encoder::triangular_sum`] takes ([`Encoder::prefix_sum`] takes
+    /// it without intervals on `k`).
     fn single_inner_loop(&self, p: &[Step], from: usize, g: &Guard, l: LoopId) -> Option<LoopId> {
         let mut loops =
             p[from.min(p.len())..].iter().filter_map(|s| if let Step::Loop(k) = s { Some(*k) } else { None });
         let (Some(k), None) = (loops.next(), loops.next()) else { return None };
         let plain = |x: LoopId| !g.generic.contains_key(&x) && !g.residues.contains_key(&x);
-        let fits = !self.model.loop_info(k).per_thread && plain(l) && plain(k) && !g.ranges.contains_key(&k);
+        let fits = !self.model.loop_info(k).per_thread && plain(l) && plain(k);
         fits.then_some(k)
     }
 
@@ -299,7 +300,7 @@ impl Encoder<'_> {
         }
         let shape =
             || Unsupported("a sum over a loop of counts read from memory, of a loop nest or under conditions".into());
-        let k = self.single_inner_loop(p, from, g, l).ok_or_else(shape)?;
+        let k = self.single_inner_loop(p, from, g, l).filter(|k| !g.ranges.contains_key(k)).ok_or_else(shape)?;
         let extent = self.model.loop_info(k).extent.clone();
         let range = self.ranges.value(&extent).ok_or_else(shape)?;
         let clamp = |v: i128| i64::try_from(v.max(0)).map(Int::from_i64);
@@ -348,9 +349,12 @@ impl Encoder<'_> {
     /// The instances of the rest of path `p` (from step `from`) over the iterations `[lo,
     /// top)` of loop `l`, in closed form, when the rest is one loop `k` whose extent is
     /// `c * v + e` in `l`'s variable `v` (exactly, no wrapping; `e` free of loops and memory)
-    /// and neither loop has a condition but intervals of `l`: the sum of `max(0, c * v + e)`,
-    /// an arithmetic series over the iterations where the extent is positive. `None` when the
-    /// rest has another shape.
+    /// and neither loop has a condition but intervals (those of `k` free of `l`): the
+    /// instances at `v` are `clamp(c * v + d, 0, w)`, `k`'s iterations `[m, m + c * v + e)`
+    /// within its interval `[low, high)` (`d = e + m - low`, `w = high - low`, unbounded
+    /// without a `high`), and their sum is an arithmetic series over the iterations where the
+    /// count grows, plus `w` times those where it is saturated. `None` when the rest has
+    /// another shape.
     fn triangular_sum(
         &mut self,
         p: &[Step],
@@ -362,7 +366,7 @@ impl Encoder<'_> {
     ) -> Enc<Option<Int>> {
         let Some(k) = self.single_inner_loop(p, from, g, l) else { return Ok(None) };
         let info = self.model.loop_info(k);
-        let extent = info.extent.clone();
+        let (extent, start) = (info.extent.clone(), info.min.clone());
         if self.model.reads_data(&extent) || self.model.reads_data(&info.min) || !self.linear_exact(&extent) {
             return Ok(None);
         }
@@ -373,24 +377,68 @@ impl Encoder<'_> {
         }
         let e = rest.unwrap_or_else(|| Int::from_i64(0));
         let zero = Int::from_i64(0);
-        let count = |a: &Int, b: &Int| max(&zero, &sub(b, a));
-        if slope == 0 {
-            return Ok(Some(mul(&[count(lo, top), max(&zero, &e)])));
-        }
-        let c = Int::from_i64(slope);
-        let magnitude = Int::from_i64(slope.abs());
-        // Where `c * v + e > 0`: `v >= floor(-e / c) + 1` for `c > 0`, `v < ceil(e / |c|)`
-        // for `c < 0` (Euclidean division by a positive constant is the floor).
-        let (a, b) = if slope > 0 {
-            (max(lo, &add(&[div(&neg(&e), &magnitude), Int::from_i64(1)])), top.clone())
+        let intervals = g.ranges.get(&k).cloned().unwrap_or_default();
+        // `d`, and `w` (none: unbounded).
+        let (d, w) = if intervals.is_empty() {
+            (e, None)
         } else {
-            (lo.clone(), min(top, &neg(&div(&neg(&e), &magnitude))))
+            let loop_free = crate::waits::model::vars_of(&start).iter().all(|v| self.model.is_loop_var(*v).is_none());
+            if !loop_free {
+                return Ok(None);
+            }
+            let Ok(m) = self.int(&start, &LoopValues::new(), None) else { return Ok(None) };
+            let lows: Vec<Int> =
+                std::iter::once(m.clone()).chain(intervals.iter().filter_map(|r| r.lo.clone())).collect();
+            let highs: Vec<Int> = intervals.iter().filter_map(|r| r.hi.clone()).collect();
+            let low = lows.iter().skip(1).fold(m.clone(), |a, b| max(&a, b));
+            let high = highs.split_first().map(|(h, others)| others.iter().fold(h.clone(), |a, b| min(&a, b)));
+            (add(&[e, m, neg(&low)]), high.map(|h| max(&zero, &sub(&h, &low))))
         };
-        let n = count(&a, &b);
-        // sum over v in [a, b) of (c * v + e) = c * n * (a + b - 1) / 2 + n * e, where
-        // n * (a + b - 1) is always even.
-        let series = div(&mul(&[n.clone(), sub(&add(&[a, b]), &Int::from_i64(1))]), &Int::from_i64(2));
-        Ok(Some(add(&[mul(&[c, series]), mul(&[n, e])])))
+        let count = |a: &Int, b: &Int| max(&zero, &sub(b, a));
+        // The sum over `v` in `[a, b)` of `c * v + d`: `c * n * (a + b - 1) / 2 + n * d`, where
+        // `n * (a + b - 1)` is always even.
+        let series = |c: i64, a: &Int, b: &Int| {
+            let n = count(a, b);
+            let pairs =
+                div(&mul(&[n.clone(), sub(&add(&[a.clone(), b.clone()]), &Int::from_i64(1))]), &Int::from_i64(2));
+            add(&[mul(&[Int::from_i64(c), pairs]), mul(&[n, d.clone()])])
+        };
+        if slope == 0 {
+            let each = match &w {
+                Some(w) => min(&max(&zero, &d), w),
+                None => max(&zero, &d),
+            };
+            return Ok(Some(mul(&[count(lo, top), each])));
+        }
+        let magnitude = Int::from_i64(slope.abs());
+        // Euclidean division by a positive constant is the floor; `ceil(x / c) = -floor(-x / c)`.
+        let floor = |x: &Int| div(x, &magnitude);
+        let ceil = |x: &Int| neg(&div(&neg(x), &magnitude));
+        let one = Int::from_i64(1);
+        Ok(Some(if slope > 0 {
+            // Positive from `floor(-d / c) + 1`; saturated (`c * v + d >= w`) from `ceil((w - d) / c)`.
+            let rising = max(lo, &add(&[floor(&neg(&d)), one]));
+            match &w {
+                None => series(slope, &rising, top),
+                Some(w) => {
+                    let saturated = ceil(&sub(w, &d));
+                    let end = min(top, &max(&rising, &saturated));
+                    let flat = count(&max(lo, &saturated), top);
+                    add(&[series(slope, &rising, &end), mul(&[w.clone(), flat])])
+                }
+            }
+        } else {
+            // Positive below `ceil(d / |c|)`; saturated up to `floor((d - w) / |c|)` inclusive.
+            let falling = min(top, &ceil(&d));
+            match &w {
+                None => series(slope, lo, &falling),
+                Some(w) => {
+                    let saturated = add(&[floor(&sub(&d, w)), one]);
+                    let flat = count(lo, &min(top, &saturated));
+                    add(&[series(slope, &max(lo, &saturated), &falling), mul(&[w.clone(), flat])])
+                }
+            }
+        }))
     }
 
     /// How many instances of the event the rest of its path has (from step `i`).

@@ -448,6 +448,9 @@ impl Encoder<'_> {
     /// within their types for every value their operands can have.
     pub(super) fn linear_exact(&mut self, e: &Expr) -> bool {
         match e {
+            // `x - v` where `v` is the variable of a loop over `[0, x)`: in `[1, x]`, whatever
+            // the ranges of `x` and `v` alone allow (`range(n - i)` inside `range(n)`).
+            Expr::Binary { op: BinOp::Sub, lhs, rhs } if self.counts_down_from(lhs, rhs) => self.linear_exact(lhs),
             Expr::Binary { op: BinOp::Add | BinOp::Sub | BinOp::Mul, lhs, rhs } => {
                 let fits = ValueRange::of_type(e.dtype())
                     .is_none_or(|full| self.ranges.exact(e).is_some_and(|r| r.within(full)));
@@ -455,6 +458,16 @@ impl Encoder<'_> {
             }
             _ => true,
         }
+    }
+
+    /// Whether `v` is the variable of a loop of minimum 0 and extent `x`, so that `x - v` lies
+    /// in `[1, x]` wherever `v` has a value.
+    fn counts_down_from(&self, x: &Expr, v: &Expr) -> bool {
+        let Expr::Var(var) = v else { return false };
+        self.model.is_loop_var(var.id()).is_some_and(|l| {
+            let info = self.model.loop_info(l);
+            info.min.as_int() == Some(0) && info.extent == *x
+        })
     }
 
     /// `e` as `sum(c_l * v_l) + rest`, where `rest` mentions no loop variable.

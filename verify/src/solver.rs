@@ -260,6 +260,9 @@ pub struct Query {
     /// condition is evaluated): not assumptions, since a race may come before the trap, but
     /// a counterexample that breaks one describes no complete run and is not trusted as it is.
     trap_free: Vec<Bool>,
+    /// Facts that single out a model of the assumptions the encoder knows of (see
+    /// [`Query::hint`]).
+    hints: Vec<Bool>,
 }
 
 impl Query {
@@ -274,6 +277,7 @@ impl Query {
             assumptions: Vec::new(),
             obligations: Vec::new(),
             trap_free: Vec::new(),
+            hints: Vec::new(),
         }
     }
 
@@ -341,6 +345,15 @@ impl Query {
     #[must_use]
     pub fn trap_free_facts(&self) -> &[Bool] {
         &self.trap_free
+    }
+
+    /// Adds a fact that, with the assumptions, the encoder expects to have a model: whether
+    /// the assumptions can hold is asked with the hints first, and a model of both is a model
+    /// of the assumptions; when the hinted check finds none, the assumptions alone are asked.
+    /// A hint never changes an answer, only how fast it comes (a vacuity check of many
+    /// pairwise constraints, say, which one chosen value of each variable satisfies at once).
+    pub fn hint(&mut self, fact: Bool) {
+        self.hints.push(fact);
     }
 
     /// Adds an obligation: a fact to prove from the assumptions. Returns its id, which names
@@ -454,7 +467,27 @@ impl Query {
         for fact in &self.assumptions {
             solver.assert(fact);
         }
+        if self.hinted_model_exists(&solver, watchdog, deadline) {
+            return Verdict::Proved;
+        }
         vacuity_verdict(watchdog.check(&solver, deadline), || self.reason_unknown(&solver, deadline))
+    }
+
+    /// Whether `solver` (holding the assumptions and whatever else is asked) has a model that
+    /// also satisfies the hints, found within a share of the time left: a model of the facts
+    /// asserted either way.
+    pub(crate) fn hinted_model_exists(&self, solver: &Solver, watchdog: &Watchdog, deadline: Instant) -> bool {
+        if self.hints.is_empty() {
+            return false;
+        }
+        solver.push();
+        for hint in &self.hints {
+            solver.assert(hint);
+        }
+        let share = deadline.saturating_duration_since(Instant::now()) / HINTED_SHARE;
+        let found = watchdog.check(solver, Instant::now() + share) == SatResult::Sat;
+        solver.pop(1);
+        found
     }
 
     /// The counterexample in the model of a satisfiable check.
@@ -484,6 +517,9 @@ impl Query {
         Ok(values)
     }
 }
+
+/// The share of the time left that a vacuity check with hints may take (see [`Query::hint`]).
+const HINTED_SHARE: u32 = 4;
 
 /// A time limit in Z3's unit, whole milliseconds, at least 1 (0 would mean no limit).
 fn timeout_ms(timeout: Duration) -> u32 {

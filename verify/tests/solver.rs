@@ -307,3 +307,37 @@ fn a_session_honours_the_time_limit_and_recovers_after_it() {
     assert!(elapsed < Duration::from_secs(3), "the 500 ms limit took {elapsed:?}");
     assert!(recovered, "the session is usable after a timeout");
 }
+
+/// A hint only speeds up the check that the assumptions can hold: with a hint the assumptions
+/// satisfy, with one they do not, or with none, a query proves the same obligations; and no
+/// hint makes contradictory assumptions anything but vacuous.
+#[test]
+fn hints_never_change_whether_the_assumptions_can_hold() {
+    let build = |hint: Option<i64>, contradictory: bool| {
+        let mut query = Query::new("hinted");
+        let x = query.int("x").unwrap();
+        query.assume(x.ge(3));
+        if contradictory {
+            query.assume(x.lt(3));
+        }
+        let id = query.require(x.gt(0));
+        if let Some(value) = hint {
+            query.hint(x.eq(value));
+        }
+        (query, id)
+    };
+    for hint in [None, Some(5), Some(-1)] {
+        assert_eq!(build(hint, false).0.check(), Verdict::Proved, "hint {hint:?}");
+        assert_eq!(build(hint, true).0.check(), Verdict::Vacuous, "hint {hint:?}");
+        let ((holds, id), (contradicts, _)) = (build(hint, false), build(hint, true));
+        watched(|watchdog| {
+            let session = Session::new(watchdog);
+            let scope = session.open(&holds, &[]);
+            assert!(matches!(scope.check(id), Outcome::Holds));
+            assert_eq!(scope.assumptions(), Verdict::Proved, "hint {hint:?}");
+            drop(scope);
+            let scope = session.open(&contradicts, &[]);
+            assert_eq!(scope.assumptions(), Verdict::Vacuous, "hint {hint:?}");
+        });
+    }
+}

@@ -291,6 +291,9 @@ impl Scope<'_, '_> {
             return Verdict::Proved;
         }
         let deadline = Instant::now() + self.query.timeout;
+        if self.query.hinted_model_exists(&self.session.solver, self.session.watchdog, deadline) {
+            return Verdict::Proved;
+        }
         vacuity_verdict(self.session.check(deadline), || self.reason_unknown(deadline))
     }
 

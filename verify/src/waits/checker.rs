@@ -209,6 +209,9 @@ impl<'m> Checker<'m> {
         for fact in enc.trap_free.drain(..) {
             query.trap_free(fact);
         }
+        for fact in enc.hints.drain(..) {
+            query.hint(fact);
+        }
     }
 
     /// How far the last instances of the waits of `q` before `at` tell whether group `group`

@@ -73,6 +73,9 @@ impl Encoder<'_> {
         // loops' ranges (the values of a last instance that does not exist are not): all
         // counts 0 satisfy them, so they never contradict each other.
         self.deferred.push(and(&[ge(&n, &zero), le(&n, &max(&zero, &most))]));
+        // Every condition true: the counts of an execution where each instance that may run
+        // does, which satisfy every constraint below.
+        self.hints.push(eq(&n, &max(&zero, &most)));
         let point = DataPoint {
             at: at.clone(),
             inside: self.in_domain(at)?,
@@ -466,7 +469,7 @@ impl Encoder<'_> {
 /// The most points of one query at which one event under a condition on data is counted:
 /// their constraints are pairwise (a query with 57 took minutes and timed out), so a query
 /// with more is left undecided rather than slow.
-const DATA_POINTS: usize = 16;
+const DATA_POINTS: usize = 32;
 
 /// A point at which a sum over a loop of counts read from memory is taken (see
 /// [`Encoder::prefix_sum`]): the values of the loops around the loop, the top of the sum,

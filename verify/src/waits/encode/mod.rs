@@ -101,6 +101,10 @@ pub struct Encoder<'m> {
     /// Facts about the unknowns of data read from memory (their types' ranges), which every
     /// query must assume.
     pub deferred: Vec<Bool>,
+    /// Values of the count variables of commits under conditions on data that satisfy the
+    /// deferred facts at once (every condition taken as true): hints to the check that the
+    /// assumptions can hold (see `Query::hint`).
+    pub hints: Vec<Bool>,
     /// A wait count or a loop's bounds read from memory are being encoded (see
     /// [`Encoder::unknown`]).
     data_counts: bool,
@@ -172,6 +176,7 @@ impl<'m> Encoder<'m> {
             ranges,
             iteration_bounded: std::collections::BTreeSet::new(),
             deferred: Vec::new(),
+            hints: Vec::new(),
             data_counts: false,
             data_bounds: HashMap::new(),
             data_points: HashMap::new(),

@@ -8,7 +8,8 @@
 //! by running the program: seeded draws of the input buffers (each buffer either filled with
 //! one value or drawn element by element, from small integers, multiples of 0.25 and the
 //! float constants of the program with their neighbours), over the scalar values of the
-//! counterexample and of the fuzzers' fast plan, each under the lazy schedule (copies complete
+//! counterexample, of the fuzzers' fast plan and of their late probe (every integer parameter at
+//! 100), each under the lazy schedule (copies complete
 //! as late as the program allows) in the seeded thread orders 0 and 1 (those of
 //! `tirproof run --seed`). The first run that faults with a
 //! race or an async-protocol fault ([`is_race_or_async_fault`]) is the witness; it is then
@@ -33,7 +34,7 @@ use tirproof_verify::solver::Assignment;
 use tirproof_verify::waits::{verify_func as verify_symbolically, ContentsWitness, Dump, Finding, FuncReport, Options};
 
 use crate::oracle::equivalence::scalar_assignments;
-use crate::oracle::verify::is_race_or_async_fault;
+use crate::oracle::verify::{is_race_or_async_fault, late_assignments};
 use crate::oracle::waits::replay_assignment;
 
 /// How much running a search may do.
@@ -298,7 +299,8 @@ pub fn search(func: &PrimFunc, counterexample: Option<&Assignment>, limits: Limi
     let mut budget = Budget::new(limits, start);
     let mut assignments: Vec<BTreeMap<String, ScalarValue>> = Vec::new();
     let replayed = counterexample.and_then(|values| replay_assignment(func, values));
-    for scalars in replayed.into_iter().chain(scalar_assignments(func)) {
+    // The fast plan's values, then the late probe's (a fault from iteration 64 on).
+    for scalars in replayed.into_iter().chain(scalar_assignments(func)).chain(late_assignments(func)) {
         if !assignments.contains(&scalars) {
             assignments.push(scalars);
         }

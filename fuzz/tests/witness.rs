@@ -70,3 +70,13 @@ fn a_spent_budget_finds_nothing_rather_than_guessing() {
     let func = program("contents_racy.py");
     assert!(search(&func, None, Limits { runs: 0, ..limits() }).is_none());
 }
+
+#[test]
+fn a_fault_from_iteration_64_on_is_found_with_the_late_probes_values() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/verify/periodic_condition_late_fault_racy.py");
+    let text = std::fs::read_to_string(&path).expect("the corpus program is there");
+    let func = tirproof_reader::parse_module(&text).expect("it parses").functions[0].clone();
+    let witness = search(&func, None, limits()).expect("the late probe shows the fault");
+    assert_eq!(witness.scalars.get("n"), Some(&tirproof_interp::ScalarValue::Int(100)), "{:?}", witness.scalars);
+    assert_eq!(witness.fault.kind, FaultKind::ReadPendingAsync, "{}", witness.fault);
+}

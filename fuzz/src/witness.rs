@@ -211,44 +211,54 @@ impl Budget {
 /// The budget ran out.
 struct Spent;
 
-/// The float and integer constants of `func`: the values its conditions compare loaded
-/// values against.
-fn constants(func: &PrimFunc) -> (Vec<f64>, Vec<i64>) {
-    #[derive(Default)]
-    struct Collect(Vec<f64>, Vec<i64>);
-    impl Visitor for Collect {
-        fn visit_expr(&mut self, expr: &Expr) {
-            match expr {
-                Expr::Float { value, .. } if value.is_finite() && !self.0.contains(value) => self.0.push(*value),
-                Expr::Int { value, .. } if value.abs() <= 64 && !self.1.contains(value) => self.1.push(*value),
-                _ => {}
-            }
-            walk_expr(self, expr);
-        }
+/// The float and integer constants of a function: the values its conditions compare loaded
+/// values against (integers of magnitude at most 64).
+#[derive(Default)]
+struct Constants {
+    floats: Vec<f64>,
+    ints: Vec<i64>,
+}
+
+impl Constants {
+    fn of(func: &PrimFunc) -> Self {
+        let mut constants = Constants::default();
+        walk_func(&mut constants, func);
+        constants
     }
-    let mut collect = Collect::default();
-    walk_func(&mut collect, func);
-    (collect.0, collect.1)
+}
+
+/// Collects the constants of what it visits.
+impl Visitor for Constants {
+    fn visit_expr(&mut self, expr: &Expr) {
+        match expr {
+            Expr::Float { value, .. } if value.is_finite() && !self.floats.contains(value) => {
+                self.floats.push(*value);
+            }
+            Expr::Int { value, .. } if value.abs() <= 64 && !self.ints.contains(value) => self.ints.push(*value),
+            _ => {}
+        }
+        walk_expr(self, expr);
+    }
 }
 
 /// One drawn value of type `dtype`: small integers (mostly not negative, since values read
 /// from memory often index or count), multiples of 0.25 in [-4, 4], and the program's
 /// constants and their neighbours.
-fn draw(dtype: DataType, constants: &(Vec<f64>, Vec<i64>), rng: &mut ChaCha8Rng) -> ScalarValue {
+fn draw(dtype: DataType, constants: &Constants, rng: &mut ChaCha8Rng) -> ScalarValue {
     if dtype.is_bool() {
         return ScalarValue::Bool(rng.gen_bool(0.5));
     }
     let near_constant = rng.gen_bool(0.25);
     if dtype.is_float() {
-        if near_constant && !constants.0.is_empty() {
-            let c = constants.0[rng.gen_range(0..constants.0.len())];
+        if near_constant && !constants.floats.is_empty() {
+            let c = constants.floats[rng.gen_range(0..constants.floats.len())];
             return ScalarValue::Float(c + [-0.25, 0.0, 0.25][rng.gen_range(0..3)]);
         }
         return ScalarValue::Float(f64::from(rng.gen_range(-16i32..=16)) * 0.25);
     }
     let unsigned = dtype.is_uint();
-    if near_constant && !constants.1.is_empty() {
-        let c = constants.1[rng.gen_range(0..constants.1.len())] + rng.gen_range(-1..=1);
+    if near_constant && !constants.ints.is_empty() {
+        let c = constants.ints[rng.gen_range(0..constants.ints.len())] + rng.gen_range(-1..=1);
         if !unsigned || c >= 0 {
             return ScalarValue::Int(c);
         }
@@ -262,7 +272,7 @@ fn draw(dtype: DataType, constants: &(Vec<f64>, Vec<i64>), rng: &mut ChaCha8Rng)
 
 /// Contents for every buffer of `template` (its shapes and types): each buffer, with even
 /// odds, one drawn value everywhere or a value drawn per element.
-fn draw_fills(template: &Inputs, constants: &(Vec<f64>, Vec<i64>), seed: u64) -> Vec<BufferFill> {
+fn draw_fills(template: &Inputs, constants: &Constants, seed: u64) -> Vec<BufferFill> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     template
         .buffers
@@ -309,7 +319,7 @@ pub fn search(func: &PrimFunc, counterexample: Option<&Assignment>, limits: Limi
     // for some scalar values is not run with them.
     let templates: Vec<Inputs> =
         assignments.iter().filter_map(|scalars| random_inputs(func, 0, scalars).ok()).collect();
-    let constants = constants(func);
+    let constants = Constants::of(func);
     // The order of a block's threads matters only where there are threads; seeded orders, the
     // ones `tirproof run --seed` replays.
     let orders: &[Option<u64>] = if binds_threads(func) { &[Some(0), Some(1)] } else { &[Some(0)] };

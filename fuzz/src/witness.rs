@@ -68,9 +68,9 @@ pub struct BufferFill {
 }
 
 impl BufferFill {
-    /// The fill of `elements` (not empty) with their most frequent value as the base (the
-    /// first of equals).
-    fn of(buffer: &str, dtype: DataType, shape: &[usize], elements: &[ScalarValue]) -> Option<Self> {
+    /// The fill of `elements` with their most frequent value as the base (the first of equals;
+    /// zero for no elements).
+    fn of(buffer: &str, dtype: DataType, shape: &[usize], elements: &[ScalarValue]) -> Self {
         let mut counts: Vec<(ScalarValue, usize)> = Vec::new();
         for value in elements {
             match counts.iter_mut().find(|(v, _)| v == value) {
@@ -78,10 +78,10 @@ impl BufferFill {
                 None => counts.push((*value, 1)),
             }
         }
-        let most = counts.iter().map(|(_, n)| *n).max()?;
-        let base = counts.iter().find(|(_, n)| *n == most)?.0;
+        let most = counts.iter().map(|(_, n)| *n).max().unwrap_or(0);
+        let base = counts.iter().find(|(_, n)| *n == most).map_or_else(|| zero(dtype), |(v, _)| *v);
         let exceptions = elements.iter().enumerate().filter(|(_, v)| **v != base).map(|(i, v)| (i, *v)).collect();
-        Some(BufferFill { buffer: buffer.to_string(), dtype, shape: shape.to_vec(), base, exceptions })
+        BufferFill { buffer: buffer.to_string(), dtype, shape: shape.to_vec(), base, exceptions }
     }
 
     /// The buffer's elements, in order.
@@ -106,6 +106,15 @@ impl BufferFill {
             Tensor::from_i64(self.dtype, self.shape.clone(), &values)
         };
         tensor.ok()
+    }
+}
+
+/// Zero of `dtype`'s kind.
+fn zero(dtype: DataType) -> ScalarValue {
+    if dtype.is_float() {
+        ScalarValue::Float(0.0)
+    } else {
+        ScalarValue::Int(0)
     }
 }
 
@@ -277,24 +286,13 @@ fn draw_fills(template: &Inputs, constants: &Constants, seed: u64) -> Vec<Buffer
     template
         .buffers
         .iter()
-        .filter_map(|(name, tensor)| {
+        .map(|(name, tensor)| {
             let len = tensor.len();
             let elements: Vec<ScalarValue> = if rng.gen_bool(0.5) {
                 vec![draw(tensor.dtype, constants, &mut rng); len]
             } else {
                 (0..len).map(|_| draw(tensor.dtype, constants, &mut rng)).collect()
             };
-            if elements.is_empty() {
-                let base = ScalarValue::Int(0);
-                let fill = BufferFill {
-                    buffer: name.clone(),
-                    dtype: tensor.dtype,
-                    shape: tensor.shape.clone(),
-                    base,
-                    exceptions: Vec::new(),
-                };
-                return Some(fill);
-            }
             BufferFill::of(name, tensor.dtype, &tensor.shape, &elements)
         })
         .collect()
@@ -373,7 +371,7 @@ fn shrink(func: &PrimFunc, mut witness: Witness, budget: Budget) -> Witness {
             break;
         }
         let fill = &witness.fills[b];
-        let zero = if fill.dtype.is_float() { ScalarValue::Float(0.0) } else { ScalarValue::Int(0) };
+        let zero = zero(fill.dtype);
         if fill.base == zero || fill.dtype.is_bool() {
             continue;
         }

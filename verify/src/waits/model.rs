@@ -341,12 +341,12 @@ impl Model {
         }
         let mut loads = Loads { found: Vec::new(), arms: Vec::new() };
         loads.visit_expr(e);
-        let params: HashSet<VarId> = self.params.iter().map(Var::id).collect();
+        let is_param = |v: &VarId| self.params.iter().any(|p| p.id() == *v);
         !loads.found.is_empty()
             && loads.found.iter().all(|(buffer, indices, _)| {
                 !written.contains(&buffer.data().id())
                     && !has_loads(indices)
-                    && indices.iter().all(|index| vars_of(index).iter().all(|v| params.contains(v)))
+                    && indices.iter().all(|index| vars_of(index).iter().all(is_param))
             })
     }
 

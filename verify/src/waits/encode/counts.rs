@@ -390,11 +390,8 @@ impl Encoder<'_> {
                 return Ok(None);
             }
             let Ok(m) = self.int(&start, &LoopValues::new(), None) else { return Ok(None) };
-            let lows: Vec<Int> =
-                std::iter::once(m.clone()).chain(intervals.iter().filter_map(|r| r.lo.clone())).collect();
-            let highs: Vec<Int> = intervals.iter().filter_map(|r| r.hi.clone()).collect();
-            let low = lows.iter().skip(1).fold(m.clone(), |a, b| max(&a, b));
-            let high = highs.split_first().map(|(h, others)| others.iter().fold(h.clone(), |a, b| min(&a, b)));
+            let low = intervals.iter().filter_map(|r| r.lo.as_ref()).fold(m.clone(), |a, b| max(&a, b));
+            let high = intervals.iter().filter_map(|r| r.hi.clone()).reduce(|a, b| min(&a, &b));
             (add(&[e, m, neg(&low)]), high.map(|h| max(&zero, &sub(&h, &low))))
         };
         let count = |a: &Int, b: &Int| max(&zero, &sub(b, a));

@@ -676,25 +676,10 @@ pub(super) fn ite_bool(c: &Bool, a: &Bool, b: &Bool) -> Bool {
     or(&[and(&[c.clone(), a.clone()]), and(&[not(c), b.clone()])])
 }
 
-/// Whether evaluating `e` may trap: it divides, or reads memory (an index out of bounds).
+/// Whether evaluating `e` may trap: an operator that may fault (the one test CSE uses), or a
+/// read of memory (an index out of bounds) or anything else CSE would not move.
 fn may_trap(e: &Expr) -> bool {
-    struct Find(bool);
-    impl tirproof_ir::visit::Visitor for Find {
-        fn visit_expr(&mut self, e: &Expr) {
-            self.0 |= matches!(
-                e,
-                Expr::Load(_)
-                    | Expr::Binary {
-                        op: BinOp::FloorDiv | BinOp::FloorMod | BinOp::TruncDiv | BinOp::TruncMod | BinOp::Div,
-                        ..
-                    }
-            );
-            tirproof_ir::visit::walk_expr(self, e);
-        }
-    }
-    let mut find = Find(false);
-    tirproof_ir::visit::Visitor::visit_expr(&mut find, e);
-    find.0
+    tirproof_passes::cse::eligible::may_trap(e) || !tirproof_passes::cse::eligible::is_clean(e)
 }
 
 /// A condition `v + offset ≡ 0 (mod modulus)` on a loop variable `v` (or its negation when

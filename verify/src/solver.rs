@@ -263,6 +263,8 @@ pub struct Query {
     /// Facts that single out a model of the assumptions the encoder knows of (see
     /// [`Query::hint`]).
     hints: Vec<Bool>,
+    /// Whether a check found the assumptions consistent (see [`Query::consistent`]).
+    consistent: std::cell::Cell<bool>,
 }
 
 impl Query {
@@ -278,7 +280,21 @@ impl Query {
             obligations: Vec::new(),
             trap_free: Vec::new(),
             hints: Vec::new(),
+            consistent: std::cell::Cell::new(false),
         }
+    }
+
+    /// Whether a check already found the assumptions consistent. Facts added per use that
+    /// constrain only variables the assumptions do not mention, each satisfiable alone (a
+    /// wait's slack fixed to a value), keep them consistent: such uses need not check again.
+    #[must_use]
+    pub fn consistent(&self) -> bool {
+        self.consistent.get()
+    }
+
+    /// Records that a check found the assumptions consistent (with or without such facts).
+    pub fn mark_consistent(&self) {
+        self.consistent.set(true);
     }
 
     /// The same query with another time limit; it bounds the whole of [`Query::check`]

@@ -36,6 +36,7 @@ use super::fold::{add, and, ge, implies, ite, lt, max, mul, or, sub};
 use super::model::{Access, Event, EventId, EventKind, LoopId, Model, QueueId};
 use super::names::{InstanceRole, Lane, Role, Thread};
 use super::report::{Dump, DumpKind, DumpOutcome};
+use super::summary::{governing_candidates, is_straight_line, queue_events, CommitPrefix, QueueEvents};
 use super::Options;
 use crate::solver::{budget_spent, ObligationId, Outcome, Query, Scope, Session, Watchdog, BUDGET_SPENT};
 
@@ -76,12 +77,24 @@ impl Slack {
     /// The facts that fix every slack: `loosen.by` (or at least that) for the loosened wait,
     /// 0 for the others.
     pub fn facts(&self, loosen: Option<Loosen>) -> Vec<Bool> {
-        let fact = |(w, s): (&EventId, &Int)| match loosen.filter(|l| l.wait == *w) {
+        self.0.iter().map(|(w, s)| Self::fact(*w, s, loosen)).collect()
+    }
+
+    /// [`Slack::facts`] for the slacks of `waits` only (and the loosened wait's): a round
+    /// whose obligations mention no other slack need not fix the others, and fixing all of
+    /// them in every round of a program with thousands of waits is quadratic.
+    pub fn facts_for(&self, waits: &BTreeSet<EventId>, loosen: Option<Loosen>) -> Vec<Bool> {
+        let loosened = loosen.map(|l| l.wait);
+        let wanted = |w: &EventId| waits.contains(w) || loosened == Some(*w);
+        self.0.iter().filter(|(w, _)| wanted(w)).map(|(w, s)| Self::fact(*w, s, loosen)).collect()
+    }
+
+    fn fact(w: EventId, s: &Int, loosen: Option<Loosen>) -> Bool {
+        match loosen.filter(|l| l.wait == w) {
             Some(Loosen { by, at_least: true, .. }) => s.ge(Int::from_i64(by)),
             Some(Loosen { by, .. }) => s.eq(Int::from_i64(by)),
             None => s.eq(Int::from_i64(0)),
-        };
-        self.0.iter().map(fact).collect()
+        }
     }
 
     fn of(&self, wait: EventId) -> Option<&Int> {
@@ -168,12 +181,14 @@ pub struct Checker<'m> {
     pub bounded: BTreeSet<LoopId>,
     pub timeout: Duration,
     pub name: String,
+    /// The waits and commits of each queue.
+    queues: BTreeMap<QueueId, QueueEvents>,
 }
 
 impl<'m> Checker<'m> {
     /// The checker of function `name`, with the time limit and dumps `options` ask for.
     pub fn new(model: &'m Model, name: &str, options: &Options, watchdog: &'m Watchdog<'m>) -> Self {
-        Checker {
+        let mut checker = Checker {
             model,
             session: Session::for_logic(watchdog, QUERY_LOGIC),
             log: Log {
@@ -185,7 +200,14 @@ impl<'m> Checker<'m> {
             bounded: BTreeSet::new(),
             timeout: options.timeout,
             name: name.to_owned(),
+            queues: BTreeMap::new(),
+        };
+        let mut queues = queue_events(model);
+        for events in queues.values_mut() {
+            events.lasts_force_most = events.waits.iter().all(|w| checker.last_forces_most(*w));
         }
+        checker.queues = queues;
+        checker
     }
 
     /// A query of this function with the checker's time limit.
@@ -226,7 +248,7 @@ impl<'m> Checker<'m> {
     /// Only whether the last instances are exact is decided here; the earlier instances are
     /// encoded when a counterexample needs them ([`Completion::Pending`]), not for every pair.
     pub fn completion_at(&self, q: QueueId, points: &[(Bool, Instance)], group: &Int, slack: &Slack) -> Completion {
-        if self.waits(q).into_iter().all(|w| self.last_forces_most(w)) {
+        if self.lasts_force_most(q) {
             return Completion::Exact;
         }
         Completion::Pending { queue: q, points: points.to_vec(), group: group.clone(), slack: slack.clone() }
@@ -310,11 +332,21 @@ impl<'m> Checker<'m> {
     }
 
     pub fn waits(&self, q: QueueId) -> Vec<EventId> {
-        self.events_where(|k| matches!(k, EventKind::Wait { queue, .. } if *queue == q))
+        self.queue_waits(q).to_vec()
     }
 
-    fn commits(&self, q: QueueId) -> Vec<EventId> {
-        self.events_where(|k| matches!(k, EventKind::Commit { queue } if *queue == q))
+    /// Whether the last instance of every wait of `q` forces the most of its instances (see
+    /// [`Checker::last_forces_most`]).
+    pub fn lasts_force_most(&self, q: QueueId) -> bool {
+        self.queues.get(&q).is_none_or(|e| e.lasts_force_most)
+    }
+
+    fn queue_waits(&self, q: QueueId) -> &[EventId] {
+        self.queues.get(&q).map_or(&[], |e| &e.waits)
+    }
+
+    fn commits(&self, q: QueueId) -> &[EventId] {
+        self.queues.get(&q).map_or(&[], |e| &e.commits)
     }
 
     pub fn events_where(&self, pred: impl Fn(&EventKind) -> bool) -> Vec<EventId> {
@@ -324,11 +356,34 @@ impl<'m> Checker<'m> {
     /// Groups of `q` committed before instance `at` (by its thread, in its launch).
     pub fn committed(&self, enc: &mut Encoder, q: QueueId, at: &Instance) -> Enc<Int> {
         stop_when_spent()?;
+        if let Some(sum) = self.committed_straight_line(enc, q, at)? {
+            return Ok(sum);
+        }
         let mut terms = vec![Int::from_i64(0)];
-        for k in self.commits(q).into_iter().filter(|k| self.model.same_launch(*k, at.event)) {
+        for &k in self.commits(q).iter().filter(|k| self.model.same_launch(**k, at.event)) {
             terms.push(enc.count_before(k, at)?);
         }
         Ok(add(&terms))
+    }
+
+    /// [`Checker::committed`] at a straight-line point, from the queue's prefix sums (see
+    /// `summary.rs`); `None` when `at` is not one or the commits' order is not read from
+    /// their paths.
+    fn committed_straight_line(&self, enc: &mut Encoder, q: QueueId, at: &Instance) -> Enc<Option<Int>> {
+        let event = self.model.event(at.event);
+        if !is_straight_line(event) {
+            return Ok(None);
+        }
+        let mut prefix = match enc.commit_prefixes.remove(&q) {
+            Some(known) => known,
+            None => CommitPrefix::new(self.model, self.commits(q)),
+        };
+        let sum = match prefix.as_ref().and_then(|p| p.passed(self.model, at.event)) {
+            Some(passed) => prefix.as_mut().map(|p| p.sum(passed, |k| enc.count_before(k, at))).transpose(),
+            None => Ok(None),
+        };
+        enc.commit_prefixes.insert(q, prefix);
+        sum
     }
 
     /// The in-flight count of a wait at one of its instances, plus its slack if it has one.
@@ -355,8 +410,11 @@ impl<'m> Checker<'m> {
         stop_when_spent()?;
         let mut done = Int::from_i64(0);
         let mut per_wait = Vec::new();
-        // A wait of another launch is another thread's, whatever its thread index.
-        for wait in self.waits(q).into_iter().filter(|w| self.model.same_launch(*w, at.event)) {
+        // A wait of another launch is another thread's, whatever its thread index; a wait that
+        // two nearer ones cover cannot govern the point (see `summary.rs`).
+        let Some(events) = self.queues.get(&q) else { return Ok((done, per_wait)) };
+        let candidates = governing_candidates(self.model, events, at.event);
+        for wait in candidates.into_iter().filter(|w| self.model.same_launch(*w, at.event)) {
             let (exists, last) = enc.last_before(wait, at)?;
             let mut instances = vec![(exists, last.clone())];
             instances.extend(self.earlier_inner_iterations(enc, wait, at, &instances[0])?);

@@ -103,12 +103,21 @@ impl<'m> Checker<'m> {
     /// Are all of the queue's groups complete at every end (with `loosen` applied)?
     pub fn drained(&self, drained: &QueueDrained, loosen: Option<Loosen>) -> Option<WaitFailure> {
         let label = format!("q{}_drained", drained.q.number());
+        // Only the slacks the obligations mention, as for safety (see `Slack::facts_for`).
+        let facts = || {
+            if self.lasts_force_most(drained.q) {
+                drained.slack.facts_for(&drained.waits.iter().copied().collect(), loosen)
+            } else {
+                drained.slack.facts(loosen)
+            }
+        };
         let of = RoundOf {
             query: &drained.query,
-            facts: &|| drained.slack.facts(loosen),
+            facts: &facts,
             label: &label,
             limit: 1,
             on_vacuous: OnVacuous::Holds,
+            facts_apart: true,
         };
         let asked = drained
             .ends

@@ -51,6 +51,7 @@ mod races;
 mod ranges;
 mod report;
 mod safety;
+mod summary;
 mod tally;
 mod tightness;
 

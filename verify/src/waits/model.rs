@@ -90,8 +90,9 @@ impl fmt::Display for QueueId {
     }
 }
 
-/// One step of a position path.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// One step of a position path. (Ordered so that paths sort in program order where they part
+/// at two children of one statement; see `summary.rs` for where that is relied on.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Step {
     Loop(LoopId),
     Child(u32),

@@ -156,6 +156,9 @@ pub struct RoundOf<'a> {
     /// The round stops after this many refuted items.
     pub limit: usize,
     pub on_vacuous: OnVacuous,
+    /// Whether `facts` only fix variables the assumptions do not mention (slacks): then
+    /// assumptions found consistent once stay so, and later rounds do not check them again.
+    pub facts_apart: bool,
 }
 
 impl Checker<'_> {
@@ -181,7 +184,14 @@ impl Checker<'_> {
             obligations: obligations.iter().map(|(o, c)| (*o, c)).collect(),
         });
         let label = kind.label();
-        let of = RoundOf { query: &query, facts: &Vec::new, label: &label, limit: 1, on_vacuous: kind.on_vacuous() };
+        let of = RoundOf {
+            query: &query,
+            facts: &Vec::new,
+            label: &label,
+            limit: 1,
+            on_vacuous: kind.on_vacuous(),
+            facts_apart: true,
+        };
         let round = self.round(&of, asked, |k, which, found| kind.refuted(self, &items, k, which, found));
         match round.into_failure() {
             Some(WaitFailure::Unknown(why)) => Some(WaitFailure::Unknown(about(why))),
@@ -219,9 +229,14 @@ impl Checker<'_> {
                 return round;
             }
         }
-        if round.refuted.is_empty() && round.unknown.is_none() {
+        if round.refuted.is_empty() && round.unknown.is_none() && !(of.facts_apart && of.query.consistent()) {
             round.unknown = match scope.assumptions() {
-                Verdict::Proved => None,
+                Verdict::Proved => {
+                    if of.facts_apart {
+                        of.query.mark_consistent();
+                    }
+                    None
+                }
                 Verdict::Unknown(why) => Some(why.into()),
                 Verdict::Vacuous | Verdict::Refuted(_) => match of.on_vacuous {
                     OnVacuous::Holds => None,

@@ -18,8 +18,10 @@
 
 use std::cmp::Reverse;
 use std::collections::hash_map::{Entry, HashMap};
+use std::collections::{BTreeSet, HashSet};
 use std::fmt;
 
+use tirproof_ir::{BufferId, VarId};
 use z3::ast::{Bool, Int};
 
 use super::checker::{
@@ -27,7 +29,7 @@ use super::checker::{
 };
 use super::encode::{Enc, Encoder, Instance, LoopValues, Unsupported};
 use super::fold::{and, eq, not, or};
-use super::model::{storage, Access, EventId, EventKind, QueueId, Step};
+use super::model::{storage, EventId, EventKind, LoopId, QueueId, Step};
 use super::names::{loop_values, shown, thread_values, InstanceRole, Shown, Thread};
 use super::obligation::{Asked, OnVacuous, Round, RoundOf};
 use super::races::{thread_relation, Sharing};
@@ -57,12 +59,12 @@ pub struct StoreUse {
     pub use_: EventId,
 }
 
-/// Whether two accesses (each with its [`constant_offset`]) through one buffer are at
-/// different constant elements: the pair's address equality is false, so its obligations hold
-/// without a query (straight-line code stores and reads many elements of one buffer; each use
-/// would otherwise be paired with every store).
-fn apart((a, a_offset): (&Access, Option<i64>), (b, b_offset): (&Access, Option<i64>)) -> bool {
-    a.buffer.id() == b.buffer.id() && matches!((a_offset, b_offset), (Some(x), Some(y)) if x != y)
+/// The accesses of one storage: all of them in event order, and those at a constant element,
+/// by buffer and element (see [`Checker::pairs`]).
+#[derive(Default)]
+struct StorageUses {
+    all: Vec<EventId>,
+    by_buffer: HashMap<BufferId, HashMap<i64, Vec<EventId>>>,
 }
 
 /// The encoded safety of one queue.
@@ -71,6 +73,8 @@ pub struct QueueSafety {
     query: Query,
     slack: Slack,
     pairs: Vec<Pair>,
+    /// The pairs whose obligations depend on each wait's count, in encoding order.
+    by_wait: HashMap<EventId, Vec<PairIndex>>,
 }
 
 /// One (store, use) pair: its obligations and the terms that explain a violation.
@@ -158,34 +162,60 @@ struct Governing {
 
 impl<'m> Checker<'m> {
     /// Async stores of queue `q` and the events that use the same memory after them, less the
-    /// pairs at different constant elements of one buffer ([`apart`]).
+    /// pairs at different constant elements of one buffer (their addresses differ whatever
+    /// the solver is asked: see [`constant_offset`]), each store's uses in
+    /// event order. The accesses are indexed by storage, buffer and constant element once, so
+    /// a store meets only the uses it may pair with (straight-line code has thousands of
+    /// stores and uses, each of one element).
     pub fn pairs(&self, q: QueueId) -> Vec<StoreUse> {
         let m = self.model;
-        // Every access with its constant element offset, computed once (not once per pair).
-        let accesses: Vec<(EventId, &Access, Option<i64>)> = m
-            .events_by_id()
-            .filter_map(|(e, event)| match &event.kind {
-                EventKind::Use { access, .. } | EventKind::AsyncStore { access, .. } => {
-                    Some((e, access, constant_offset(access)))
-                }
-                _ => None,
-            })
-            .collect();
-        let mut pairs = Vec::new();
-        for &(s, access, offset) in &accesses {
-            if m.store_queue(s) != Some(q) {
-                continue;
+        let mut by_storage: HashMap<VarId, StorageUses> = HashMap::new();
+        let mut stores = Vec::new();
+        for (e, event) in m.events_by_id() {
+            let (EventKind::Use { access, .. } | EventKind::AsyncStore { access, .. }) = &event.kind else { continue };
+            let offset = constant_offset(access);
+            let uses = by_storage.entry(storage(&access.buffer)).or_default();
+            uses.all.push(e);
+            if let Some(at) = offset {
+                uses.by_buffer.entry(access.buffer.id()).or_default().entry(at).or_default().push(e);
             }
-            for &(u, used, used_offset) in &accesses {
+            if m.store_queue(e) == Some(q) {
+                stores.push((e, access, offset));
+            }
+        }
+        let launches: HashMap<EventId, Option<LoopId>> = by_storage
+            .values()
+            .flat_map(|u| u.all.iter())
+            .map(|&e| (e, m.launch_of(m.event(e))))
+            .collect();
+        // Per buffer with stores, the uses of its storage that are not at one of its constant
+        // elements: each such use pairs with every store through the buffer.
+        let mut general: HashMap<BufferId, Vec<EventId>> = HashMap::new();
+        let mut pairs = Vec::new();
+        for (s, access, offset) in stores {
+            let Some(uses) = by_storage.get(&storage(&access.buffer)) else { continue };
+            let buffer = access.buffer.id();
+            let candidates: Vec<EventId> = match offset.and_then(|at| Some((at, uses.by_buffer.get(&buffer)?))) {
+                Some((at, elements)) => {
+                    let general = general.entry(buffer).or_insert_with(|| {
+                        let constant: HashSet<EventId> = elements.values().flatten().copied().collect();
+                        uses.all.iter().copied().filter(|u| !constant.contains(u)).collect()
+                    });
+                    let mut both: Vec<EventId> = general.clone();
+                    both.extend(elements.get(&at).into_iter().flatten().copied());
+                    both.sort_unstable();
+                    both
+                }
+                None => uses.all.clone(),
+            };
+            let launch = launches[&s];
+            for u in candidates {
                 // A launch drains its groups by its end (the drained obligation): a later
                 // launch sees them complete.
-                let other_launch = m.launch_of(m.event(s)).is_some() && !m.same_launch(s, u);
-                if other_launch {
+                if launch.is_some() && launches[&u] != launch {
                     continue;
                 }
-                if storage(&used.buffer) == storage(&access.buffer) && !apart((access, offset), (used, used_offset)) {
-                    pairs.push(StoreUse { store: s, use_: u });
-                }
+                pairs.push(StoreUse { store: s, use_: u });
             }
         }
         pairs
@@ -234,7 +264,14 @@ impl<'m> Checker<'m> {
             self.cross_thread(&mut enc, &mut query, q, &slack, &mut pairs)?;
         }
         self.assume_bounds(&mut enc, &mut query);
-        Ok(QueueSafety { q, query, slack, pairs })
+        let mut by_wait: HashMap<EventId, Vec<PairIndex>> = HashMap::new();
+        for (k, pair) in pairs.iter().enumerate() {
+            let waits: BTreeSet<EventId> = pair.waits.iter().copied().collect();
+            for w in waits {
+                by_wait.entry(w).or_default().push(PairIndex(k));
+            }
+        }
+        Ok(QueueSafety { q, query, slack, pairs, by_wait })
     }
 
     /// An instance of store `s` ([`InstanceRole::Store`]), its group and the element it writes.
@@ -366,15 +403,27 @@ impl<'m> Checker<'m> {
     /// assumptions are checked too: contradictory ones make the round unknown.
     pub fn safety(&self, safety: &QueueSafety, checks: &PairChecks) -> Round<Violation> {
         let label = format!("q{}_safety", safety.q.number());
+        let open: Vec<PairIndex> =
+            checks.order.iter().copied().filter(|&k| !checks.excluded.contains(&safety.pair(k).accesses)).collect();
+        // The slacks the asked obligations mention: their pairs' waits, and every wait when a
+        // counterexample may be confirmed against earlier instances (which count with slack).
+        let facts = || {
+            if self.lasts_force_most(safety.q) {
+                let waits: BTreeSet<EventId> = open.iter().flat_map(|&k| safety.pair(k).waits.iter().copied()).collect();
+                safety.slack.facts_for(&waits, checks.loosen)
+            } else {
+                safety.slack.facts(checks.loosen)
+            }
+        };
         let of = RoundOf {
             query: &safety.query,
-            facts: &|| safety.slack.facts(checks.loosen),
+            facts: &facts,
             label: &label,
             limit: checks.limit,
             on_vacuous: OnVacuous::Undecided,
+            facts_apart: true,
         };
-        let open = checks.order.iter().copied().filter(|&k| !checks.excluded.contains(&safety.pair(k).accesses));
-        let asked = open.map(|k| Asked { index: k.0, obligations: safety.pair(k).obligations().collect() });
+        let asked = open.iter().map(|&k| Asked { index: k.0, obligations: safety.pair(k).obligations().collect() });
         self.round(&of, asked, |k, which, found| {
             let k = PairIndex(k);
             match safety.pair(k).obligation_kinds().nth(which) {
@@ -510,8 +559,7 @@ impl QueueSafety {
         let model = checker.model;
         let shared =
             |k: PairIndex| common_prefix(&model.event(wait).path, &model.event(self.pair(k).accesses.use_).path);
-        let mut order: Vec<PairIndex> =
-            self.all().into_iter().filter(|&k| self.pair(k).waits.contains(&wait)).collect();
+        let mut order: Vec<PairIndex> = self.by_wait.get(&wait).cloned().unwrap_or_default();
         order.sort_by_key(|&k| Reverse(shared(k)));
         order
     }

@@ -147,6 +147,9 @@ pub struct Encoder<'m> {
     pub trap_free: Vec<Bool>,
     /// Divisors met while encoding expressions, each not zero (see [`Encoder::instance`]).
     no_trap: Vec<Bool>,
+    /// Groups committed before straight-line points, per queue (see `summary.rs`); `None`
+    /// for a queue whose commits' order is not read from their paths.
+    pub commit_prefixes: HashMap<crate::waits::model::QueueId, Option<crate::waits::summary::CommitPrefix>>,
 }
 
 impl<'m> Encoder<'m> {
@@ -191,6 +194,7 @@ impl<'m> Encoder<'m> {
             fixed_values: HashMap::new(),
             fixed_conditions: HashMap::new(),
             prefix_points: HashMap::new(),
+            commit_prefixes: HashMap::new(),
         };
         enc.threads = enc.declare_threads(query, thread)?;
         enc.assume_iteration_bounds(query);

@@ -7,11 +7,6 @@
 
 mod commands;
 
-/// The passes build and drop many small trees; mimalloc serves those several times faster
-/// than the system allocator.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};

@@ -6,21 +6,60 @@
 //! with `freshen`, every variable or buffer bound inside the rewritten tree is replaced by a
 //! fresh copy (same name and type, new identity), and its uses follow. Buffers whose shape,
 //! strides or offset mention a substituted variable are rebuilt so they stay consistent.
+//!
+//! The same walk can also re-index buffers (`reindex`: accesses to one buffer become accesses
+//! to another with indices prepended, as a staging buffer's versions are selected) and apply a
+//! [`NodeRewrite`] to every node of the program after its children (a folder), so that a copy
+//! is substituted, re-indexed and simplified in one walk. The rewrite sees exactly the nodes a
+//! `MutVisitor` walk (`walk_stmt_mut`) reaches, with substitutions and re-indexing already
+//! applied below it: not provenance records or buffer definitions, and not the values put in
+//! for variables, which the caller passes already rewritten. So the result equals substituting
+//! and re-indexing first and running the rewrite over the result afterwards.
 
 use std::collections::HashMap;
 
-use crate::buffer::{Buffer, BufferId, BufferRegion};
+use crate::buffer::{Buffer, BufferId, BufferRegion, Range};
 use crate::expr::Expr;
 use crate::stmt::{Allocate, Block, Stmt, StmtKind};
 use crate::var::{Var, VarId};
 use crate::visit::{walk_expr_mut, walk_stmt_mut, MutVisitor};
 
+/// A rewrite of one node at a time, applied bottom-up by a [`Substitution`]'s walk.
+pub trait NodeRewrite {
+    /// Rewrites `expr`, whose operands are already rewritten.
+    fn expr(&mut self, expr: &mut Expr);
+    /// Rewrites `stmt`, whose parts are already rewritten.
+    fn stmt(&mut self, stmt: &mut Stmt);
+}
+
+/// The rewrite that leaves every node as it is (a plain substitution).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct KeepNodes;
+
+impl NodeRewrite for KeepNodes {
+    fn expr(&mut self, _expr: &mut Expr) {}
+    fn stmt(&mut self, _stmt: &mut Stmt) {}
+}
+
+/// Accesses to a buffer rewritten into accesses to another, with indices prepended.
+#[derive(Clone, Debug)]
+struct Reindex {
+    to: Buffer,
+    prefix: Vec<Expr>,
+}
+
 #[derive(Clone, Debug, Default)]
-pub struct Substitution {
+pub struct Substitution<R = KeepNodes> {
     vars: HashMap<VarId, Expr>,
     buffers: HashMap<BufferId, Buffer>,
+    /// Accesses re-indexed, by the buffer accessed (after `buffers` is applied).
+    reindexed: Vec<(BufferId, Reindex)>,
     /// Rename every binder met while rewriting.
     freshen: bool,
+    /// Applied to every node of the program after its children.
+    rewrite: R,
+    /// Inside a provenance record or a buffer definition, where `rewrite` does not apply.
+    outside_program: usize,
 }
 
 impl Substitution {
@@ -33,6 +72,15 @@ impl Substitution {
         Substitution { freshen: true, ..Substitution::default() }
     }
 
+    /// The same substitution with `rewrite` applied to every node after its children.
+    pub fn with_rewrite<R: NodeRewrite>(self, rewrite: R) -> Substitution<R> {
+        let Substitution { vars, buffers, reindexed, freshen, rewrite: KeepNodes, outside_program } = self;
+        Substitution { vars, buffers, reindexed, freshen, rewrite, outside_program }
+    }
+}
+
+impl<R: NodeRewrite> Substitution<R> {
+    /// Replaces `var` by `value`, which is put in as given: the rewrite does not apply to it.
     pub fn var(mut self, var: &Var, value: Expr) -> Self {
         self.vars.insert(var.id(), value);
         self
@@ -40,6 +88,14 @@ impl Substitution {
 
     pub fn buffer(mut self, from: &Buffer, to: Buffer) -> Self {
         self.buffers.insert(from.id(), to);
+        self
+    }
+
+    /// Also rewrites every access to `from` (loads, stores, block regions) into an access to
+    /// `to` with `prefix` prepended to its indices (`B[i]` -> `B_versioned[slot, i]`). The
+    /// prefix is put in as given: the rewrite does not apply to it.
+    pub fn reindex(mut self, from: &Buffer, to: &Buffer, prefix: Vec<Expr>) -> Self {
+        self.reindexed.push((from.id(), Reindex { to: to.clone(), prefix }));
         self
     }
 
@@ -89,11 +145,13 @@ impl Substitution {
             _ => {}
         }
         let mut changed = data != spec.data;
+        self.outside_program += 1;
         for e in spec.shape.iter_mut().chain(spec.strides.iter_mut()).chain(std::iter::once(&mut spec.elem_offset)) {
             let before = e.clone();
             self.mutate_expr(e);
             changed |= *e != before;
         }
+        self.outside_program -= 1;
         if changed || self.freshen {
             spec.data = data;
             let fresh = spec.build();
@@ -125,28 +183,63 @@ impl Substitution {
                 self.mutate_expr(&mut r.min);
                 self.mutate_expr(&mut r.extent);
             }
+            self.reindex_region(region);
         }
         if let Some(init) = &mut block.init {
             self.mutate_stmt(init);
         }
         self.mutate_stmt(&mut block.body);
     }
+
+    /// The re-indexing of accesses to `buffer`, if any (none outside the program).
+    fn reindexing(&self, buffer: &Buffer) -> Option<&Reindex> {
+        if self.reindexed.is_empty() || self.outside_program > 0 {
+            return None;
+        }
+        let id = buffer.id();
+        self.reindexed.iter().find(|(from, _)| *from == id).map(|(_, r)| r)
+    }
+
+    /// Re-indexes an access (a load or a store) if its buffer is re-indexed.
+    fn reindex_access(&self, buffer: &mut Buffer, indices: &mut Vec<Expr>) {
+        if let Some(Reindex { to, prefix }) = self.reindexing(buffer) {
+            *buffer = to.clone();
+            indices.splice(0..0, prefix.iter().cloned());
+        }
+    }
+
+    fn reindex_region(&self, region: &mut BufferRegion) {
+        if let Some(Reindex { to, prefix }) = self.reindexing(&region.buffer) {
+            region.buffer = to.clone();
+            region.region.splice(0..0, prefix.iter().cloned().map(Range::point));
+        }
+    }
 }
 
-impl MutVisitor for Substitution {
+impl<R: NodeRewrite> MutVisitor for Substitution<R> {
     fn mutate_expr(&mut self, expr: &mut Expr) {
         match expr {
             Expr::Var(v) => {
                 if let Some(value) = self.vars.get(&v.id()) {
                     *expr = value.clone();
                 }
+                // The value is put in as given.
+                return;
             }
             Expr::Let { var, value, body } => {
                 self.mutate_expr(value);
                 self.bind_var(var);
                 self.mutate_expr(body);
             }
+            Expr::Load(load) => {
+                self.mutate_buffer(&mut load.buffer);
+                load.indices.iter_mut().for_each(|i| self.mutate_expr(i));
+                self.reindex_access(&mut load.buffer, &mut load.indices);
+            }
             _ => walk_expr_mut(self, expr),
+        }
+        if self.outside_program == 0 {
+            self.rewrite.expr(expr);
         }
     }
 
@@ -154,7 +247,9 @@ impl MutVisitor for Substitution {
         // A provenance record names iterations in terms of the variables around the
         // statement, so it follows the same renaming.
         if let Some(origin) = &mut stmt.origin {
+            self.outside_program += 1;
             self.mutate_expr(&mut origin.iteration);
+            self.outside_program -= 1;
         }
         match &mut stmt.kind {
             StmtKind::Let { var, value, body } => {
@@ -184,8 +279,15 @@ impl MutVisitor for Substitution {
                 self.mutate_stmt(body);
             }
             StmtKind::Block(block) => self.block(block),
+            StmtKind::Store(_) => {
+                walk_stmt_mut(self, stmt);
+                if let StmtKind::Store(store) = &mut stmt.kind {
+                    self.reindex_access(&mut store.buffer, &mut store.indices);
+                }
+            }
             _ => walk_stmt_mut(self, stmt),
         }
+        self.rewrite.stmt(stmt);
     }
 
     fn mutate_buffer(&mut self, buffer: &mut Buffer) {
@@ -198,56 +300,7 @@ impl MutVisitor for Substitution {
 /// Rewrites every access to `from` into an access to `to` with `prefix` indices prepended
 /// (`B[i]` -> `B_versioned[slot, i]`), in loads, stores and block regions.
 pub fn prepend_indices(stmt: &mut Stmt, from: &Buffer, to: &Buffer, prefix: &[Expr]) {
-    let mut rewriter = PrependIndices { from: from.id(), to: to.clone(), prefix: prefix.to_vec() };
-    rewriter.mutate_stmt(stmt);
-}
-
-struct PrependIndices {
-    from: BufferId,
-    to: Buffer,
-    prefix: Vec<Expr>,
-}
-
-impl PrependIndices {
-    fn rewrite(&self, buffer: &mut Buffer, indices: &mut Vec<Expr>) {
-        if buffer.id() == self.from {
-            *buffer = self.to.clone();
-            let mut all = self.prefix.clone();
-            all.append(indices);
-            *indices = all;
-        }
-    }
-
-    fn region(&self, region: &mut BufferRegion) {
-        if region.buffer.id() == self.from {
-            region.buffer = self.to.clone();
-            let mut all: Vec<_> = self.prefix.iter().cloned().map(crate::buffer::Range::point).collect();
-            all.append(&mut region.region);
-            region.region = all;
-        }
-    }
-}
-
-impl MutVisitor for PrependIndices {
-    fn mutate_expr(&mut self, expr: &mut Expr) {
-        walk_expr_mut(self, expr);
-        if let Expr::Load(load) = expr {
-            self.rewrite(&mut load.buffer, &mut load.indices);
-        }
-    }
-
-    fn mutate_stmt(&mut self, stmt: &mut Stmt) {
-        walk_stmt_mut(self, stmt);
-        match &mut stmt.kind {
-            StmtKind::Store(store) => self.rewrite(&mut store.buffer, &mut store.indices),
-            StmtKind::Block(block) => {
-                for region in block.reads.iter_mut().chain(block.writes.iter_mut()).flatten() {
-                    self.region(region);
-                }
-            }
-            _ => {}
-        }
-    }
+    Substitution::new().reindex(from, to, prefix.to_vec()).apply_stmt(stmt);
 }
 
 #[cfg(test)]

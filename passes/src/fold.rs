@@ -11,6 +11,7 @@
 //! its value fits, so a pass never prints `T.int64(0) + i` or `i + 1` of mixed types.
 
 use tirproof_ir::int_arith::{fold_binary, wrap};
+use tirproof_ir::subst::NodeRewrite;
 use tirproof_ir::visit::{walk_expr_mut, walk_stmt_mut, MutVisitor};
 use tirproof_ir::{BinOp, DataType, Expr, LogicOp, Stmt, StmtKind};
 
@@ -28,16 +29,26 @@ pub fn fold_expr(expr: &mut Expr) {
     Folder.mutate_expr(expr);
 }
 
-struct Folder;
+/// The fold of one node whose parts are already folded: what `fold_stmt` does at every node,
+/// bottom-up. A substitution that applies it ([`tirproof_ir::subst::NodeRewrite`]) folds a
+/// copy in the same walk that makes it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Folder;
 
-impl MutVisitor for Folder {
-    fn mutate_expr(&mut self, expr: &mut Expr) {
-        walk_expr_mut(self, expr);
+impl NodeRewrite for Folder {
+    fn expr(&mut self, expr: &mut Expr) {
         let folded = match expr {
             Expr::Binary { op, lhs, rhs }
                 if matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::FloorDiv | BinOp::FloorMod) =>
             {
-                Some(binary(*op, (**lhs).clone(), (**rhs).clone()))
+                // Without a literal operand nothing folds, retypes or is an identity.
+                if constant(lhs).is_none() && constant(rhs).is_none() {
+                    return;
+                }
+                let op = *op;
+                let (lhs, rhs) =
+                    (std::mem::replace(lhs.as_mut(), Expr::int(0)), std::mem::replace(rhs.as_mut(), Expr::int(0)));
+                Some(binary(op, lhs, rhs))
             }
             Expr::Cmp { op, lhs, rhs } => match (constant(lhs), constant(rhs)) {
                 (Some((a, ta)), Some((b, tb))) if ta == tb => Some(Expr::bool(op.holds(&a, &b))),
@@ -58,8 +69,7 @@ impl MutVisitor for Folder {
         }
     }
 
-    fn mutate_stmt(&mut self, stmt: &mut Stmt) {
-        walk_stmt_mut(self, stmt);
+    fn stmt(&mut self, stmt: &mut Stmt) {
         let StmtKind::If { cond, then_case, else_case } = &mut stmt.kind else {
             return;
         };
@@ -69,6 +79,18 @@ impl MutVisitor for Folder {
             None => return,
         };
         replace(stmt, branch);
+    }
+}
+
+impl MutVisitor for Folder {
+    fn mutate_expr(&mut self, expr: &mut Expr) {
+        walk_expr_mut(self, expr);
+        NodeRewrite::expr(self, expr);
+    }
+
+    fn mutate_stmt(&mut self, stmt: &mut Stmt) {
+        walk_stmt_mut(self, stmt);
+        NodeRewrite::stmt(self, stmt);
     }
 }
 

@@ -22,15 +22,16 @@ pub struct LocalBuffer {
 }
 
 #[derive(Clone, Debug)]
-pub struct LoopBody {
-    pub stmts: Vec<Stmt>,
+pub struct LoopBody<'a> {
+    /// The statements, borrowed from the loop unless a `LetStmt` wrapper was inlined.
+    pub stmts: Cow<'a, [Stmt]>,
     pub locals: Vec<LocalBuffer>,
 }
 
 /// Splits `body` into `n` statements, or says what was found instead. Wrappers are looked
-/// through in place; only the statements returned are copied (the loop stays as it is when
-/// the pass refuses it).
-pub fn split_body(body: &Stmt, n: usize) -> Result<LoopBody, String> {
+/// through in place, and the statements are borrowed from the loop (the pass copies them per
+/// iteration anyway): only a `LetStmt` wrapper's substitution makes new ones.
+pub fn split_body(body: &Stmt, n: usize) -> Result<LoopBody<'_>, String> {
     let mut locals = Vec::new();
     let mut current = Cow::Borrowed(body);
     let mut seen = Vec::new();
@@ -61,11 +62,12 @@ pub fn split_body(body: &Stmt, n: usize) -> Result<LoopBody, String> {
     ))
 }
 
-fn flatten(stmt: Cow<'_, Stmt>) -> Vec<Stmt> {
+fn flatten(stmt: Cow<'_, Stmt>) -> Cow<'_, [Stmt]> {
     match stmt {
-        Cow::Borrowed(Stmt { kind: StmtKind::Seq(items), .. }) => items.clone(),
-        Cow::Owned(Stmt { kind: StmtKind::Seq(items), .. }) => items,
-        other => vec![other.into_owned()],
+        Cow::Borrowed(Stmt { kind: StmtKind::Seq(items), .. }) => Cow::Borrowed(items),
+        Cow::Borrowed(single) => Cow::Borrowed(std::slice::from_ref(single)),
+        Cow::Owned(Stmt { kind: StmtKind::Seq(items), .. }) => Cow::Owned(items),
+        Cow::Owned(single) => Cow::Owned(vec![single]),
     }
 }
 

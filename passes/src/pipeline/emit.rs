@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use tirproof_ir::async_op;
 use tirproof_ir::pipeline_annotations::PipelineSpec;
-use tirproof_ir::subst::{prepend_indices, Substitution};
+use tirproof_ir::subst::Substitution;
 use tirproof_ir::{Annotations, BinOp, Buffer, Expr, For, ForKind, Origin, Span, Stmt, StmtKind, Var};
 
 use super::groups::Groups;
@@ -302,15 +302,23 @@ impl Emitter<'_> {
         }
     }
 
-    /// Statement `k` for iteration `iteration`: fresh binders, versioned staging accesses.
+    /// Statement `k` for iteration `iteration`: fresh binders, versioned staging accesses,
+    /// folded. One walk makes the copy: it substitutes the iteration, re-indexes the staging
+    /// accesses and folds each node as it goes (the same result as folding afterwards, since
+    /// the values put in are folded first).
     fn instance(&self, k: usize, iteration: &Expr) -> Stmt {
-        let mut s = Substitution::freshening().var(self.loop_var, iteration.clone()).stmt(&self.stmts[k]);
-        for v in self.versioned {
+        let mut folded_iteration = iteration.clone();
+        fold::fold_expr(&mut folded_iteration);
+        let mut copy = Substitution::freshening().with_rewrite(fold::Folder).var(self.loop_var, folded_iteration);
+        if !self.versioned.is_empty() {
             let relative = fold::sub(iteration.clone(), self.min.clone());
-            let slot = fold::floormod(relative, Expr::int(v.versions));
-            prepend_indices(&mut s, &v.old, &v.new, &[slot]);
+            for v in self.versioned {
+                let mut slot = fold::floormod(relative.clone(), Expr::int(v.versions));
+                fold::fold_expr(&mut slot);
+                copy = copy.reindex(&v.old, &v.new, vec![slot]);
+            }
         }
-        fold::fold_stmt(&mut s);
+        let s = copy.stmt(&self.stmts[k]);
         let stmt = u32::try_from(k).unwrap_or(u32::MAX);
         // Every part gets the origin: the copy may be a sequence (an inner pipeline), which
         // the step's sequences flatten.

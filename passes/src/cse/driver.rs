@@ -5,10 +5,12 @@
 //! extended by the binders it crosses (loop, let, launch, allocation and block variables), as
 //! TVM's mutator does after its own placement.
 //!
-//! A statement that only wraps a body (a buffer declaration or allocation) performs exactly
-//! what its body does: when its placement decided nothing, neither would the body's, as long
-//! as the context is the same for what they perform and the body does not start with a let
-//! (whose value the placement treats apart), so the body is not placed again.
+//! Placements that would decide nothing are not run (`scope::Outcome`): a statement that only
+//! wraps a body (a buffer declaration or allocation, a thread launch) performs exactly what its
+//! body does, so when its placement decided nothing, neither would the body's, as long as the
+//! context is the same for what they perform and the body does not start with a let (whose
+//! value the placement treats apart); and when a placement decided nothing with every class
+//! performed once, no statement among those it scanned would decide anything.
 //!
 //! Where no binding may go: the body of an attribute (`async_scope` must scope over its store,
 //! wait attributes over what they guard) and the body of a loop the pipeline pass will
@@ -43,13 +45,14 @@ struct Walk<'s> {
 }
 
 impl Walk<'_> {
-    /// Places `s` (unless `wrapper`, the outcome of the statement that only wraps it, says
-    /// the placement would decide nothing), then enters its children.
+    /// Places `s` (unless `wrapper`, the outcome of an enclosing statement, says the placement
+    /// would decide nothing), then enters its children.
     fn stmt(&mut self, mut s: Stmt, may_bind: bool, wrapper: Outcome) -> Stmt {
-        let outcome = match (may_bind, wrapper) {
-            (false, _) => Outcome::Unknown,
-            (true, Outcome::Settled { .. }) if !matches!(s.kind, StmtKind::Let { .. }) => wrapper,
-            (true, _) => self.placer.place(&mut s, &mut self.ctx),
+        let outcome = match wrapper {
+            Outcome::Settled { single: true, .. } => wrapper,
+            Outcome::Settled { .. } if !matches!(s.kind, StmtKind::Let { .. }) => wrapper,
+            _ if may_bind => self.placer.place(&mut s, &mut self.ctx),
+            _ => Outcome::Unknown,
         };
         self.children(&mut s, may_bind, outcome);
         s
@@ -77,14 +80,14 @@ impl Walk<'_> {
             StmtKind::Let { var, value, body } => {
                 self.expr(value);
                 self.ctx.push(var, Some(value));
-                self.sub(body, true);
+                self.sub_wrapped(body, true, outcome.within());
             }
             StmtKind::For(f) => {
                 self.expr(&mut f.min);
                 self.expr(&mut f.extent);
                 self.ctx.push(&f.var, None);
                 let pipelined = f.annotations.get(PIPELINE_STAGE).is_some();
-                self.sub(&mut f.body, !pipelined);
+                self.sub_wrapped(&mut f.body, !pipelined, outcome.within());
             }
             StmtKind::If { cond, then_case, else_case } => {
                 self.expr(cond);
@@ -93,9 +96,9 @@ impl Walk<'_> {
                     self.sub(e, true);
                 }
             }
-            StmtKind::Seq(items) => items.iter_mut().for_each(|item| self.sub(item, true)),
+            StmtKind::Seq(items) => items.iter_mut().for_each(|item| self.sub_wrapped(item, true, outcome.within())),
             StmtKind::Evaluate(e) => self.expr(e),
-            StmtKind::Attr(a) => self.sub(&mut a.body, false),
+            StmtKind::Attr(a) => self.sub_wrapped(&mut a.body, false, outcome.within()),
             StmtKind::Allocate(a) => {
                 self.ctx.push(&a.data, None);
                 self.sub_wrapped(&mut a.body, wrapped, outcome.across(&a.data));
@@ -107,7 +110,7 @@ impl Walk<'_> {
             StmtKind::DeclBuffer { body, .. } => self.sub_wrapped(body, wrapped, outcome),
             StmtKind::LaunchThread { var, body, .. } => {
                 self.ctx.push(var, None);
-                self.sub(body, true);
+                self.sub_wrapped(body, true, outcome.across(var));
             }
             StmtKind::Block(block) => {
                 for iv in &block.iter_vars {

@@ -68,6 +68,8 @@ pub struct Queue {
     members: Vec<Member>,
     /// Direct sub-computations being queued.
     subs: Vec<NodeId>,
+    /// The classes of the queue, sorted (`performed_once`).
+    classes: Vec<u64>,
 }
 
 /// The actions of a round on a scope whose computations are `table`, with the facts `nodes`,
@@ -137,6 +139,19 @@ pub fn decide(
 }
 
 impl Queue {
+    /// Whether every class of the last decision was performed once: every candidate counted
+    /// once, and no class queued twice (expansion may queue a class again after its first
+    /// place).
+    pub fn performed_once(&mut self) -> bool {
+        if self.candidates.iter().any(|c| c.count != 1) {
+            return false;
+        }
+        self.classes.clear();
+        self.classes.extend(self.candidates.iter().map(|c| c.class));
+        self.classes.sort_unstable();
+        self.classes.windows(2).all(|w| w[0] != w[1])
+    }
+
     fn repr<'a>(&'a self, nodes: &Nodes<'a>, i: usize) -> &'a Expr {
         match &self.candidates[i].repr {
             Repr::Node(node) => nodes.get(*node).expr,

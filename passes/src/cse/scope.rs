@@ -94,20 +94,40 @@ pub struct Stats {
 /// What the placement of a scope ended with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
-    /// Its last round decided nothing, so the scope is as that round scanned it;
-    /// `handle_vars`: the scan met a handle-typed variable.
-    Settled { handle_vars: bool },
+    /// Its last round decided nothing, so the scope is as that round scanned it.
+    Settled {
+        /// The scan met a handle-typed variable.
+        handle_vars: bool,
+        /// Classes are trees, and every class of the last round (its queue fully expanded)
+        /// was performed once: see `Outcome::within`.
+        single: bool,
+    },
     /// It was not placed, or its last round changed it.
     Unknown,
 }
 
 impl Outcome {
-    /// The outcome for a statement whose scan is the same as that of the settled scope,
-    /// in the same context but for `var`, which the walk defines between the two. A handle
-    /// variable the scan never met cannot change a decision.
+    /// The outcome for a statement whose scan is the same as that of the settled scope, in
+    /// the same context but for `var`, which the walk defines between the two. A handle
+    /// variable the scan never met cannot change a decision, nor can any variable when every
+    /// class was performed once (only a new binding needs a variable defined).
     pub fn across(self, var: &Var) -> Outcome {
         match self {
-            Outcome::Settled { handle_vars: false } if var.dtype().is_handle() => self,
+            Outcome::Settled { single: true, .. } => self,
+            Outcome::Settled { handle_vars: false, .. } if var.dtype().is_handle() => self,
+            _ => Outcome::Unknown,
+        }
+    }
+
+    /// The outcome for a statement inside the settled scope, among what it scans (not in a
+    /// branch of an `if` or in a block). Known only when every class was performed once: the
+    /// statement's classes are among the scope's, each performed at most once, so none is
+    /// bound anew; and none is in the class of a let between the two, since that let's value
+    /// is the one occurrence of its class (with no new binding, the context's other lets are
+    /// those the scope already had and found no class of).
+    pub fn within(self) -> Outcome {
+        match self {
+            Outcome::Settled { single: true, .. } => self,
             _ => Outcome::Unknown,
         }
     }
@@ -134,7 +154,7 @@ impl Placer<'_> {
     /// (`queue`, which only reads the scope), then applies its actions in order.
     pub fn place<H: Holder>(&mut self, holder: &mut H, ctx: &mut Context) -> Outcome {
         for _ in 0..MAX_ROUNDS {
-            let (actions, handle_vars) = {
+            let (actions, handle_vars, single) = {
                 let Scratch { nodes, table, queue } = &mut self.scratch;
                 let mut scanned = std::mem::take(nodes).recycle();
                 table.clear();
@@ -145,10 +165,11 @@ impl Placer<'_> {
                     queue::decide(&mut *self.strategy, queue, &scanned, table, &holder.head_values(), ctx)
                 };
                 *nodes = scanned.recycle();
-                (actions, table.handle_vars())
+                let single = actions.is_empty() && self.strategy.classes_are_trees() && queue.performed_once();
+                (actions, table.handle_vars(), single)
             };
             if actions.is_empty() {
-                return Outcome::Settled { handle_vars };
+                return Outcome::Settled { handle_vars, single };
             }
             let mut created = false;
             for action in actions {

@@ -219,8 +219,7 @@ impl<'a> Scanner<'_, 'a> {
             self.table.add(self.nodes, id, key, 1, definite);
         } else if record && !self.all && !computation {
             // The operands that are computations are maximal ones.
-            let mut operands = self.nodes.operands(id);
-            while let Some((c, lazy)) = operands.next() {
+            for (c, lazy) in self.nodes.operands(id) {
                 let child = self.nodes.get(c);
                 if child.computation && !lazy {
                     self.table.add(self.nodes, c, child.key, 1, definite);

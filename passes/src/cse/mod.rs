@@ -19,9 +19,10 @@
 //! rewritten function can be checked against its original one (tirproof-verify's `cse`
 //! module proves each rewritten expression equal to the original under the new bindings).
 //!
-//! Layout: `driver` walks a function's scopes; `scope` places one scope's bindings, deciding
-//! in `queue` from the computations `table` scans (`eligible` says what a computation is, `key`
-//! hashes trees); `replace` rewrites occurrences; `context` tracks what is defined; `names`
+//! Layout: `driver` walks a function's scopes (skipping those whose placement would decide
+//! nothing); `scope` places one scope's bindings, deciding in `queue` from the computations
+//! `table` scans and the facts it records about each node (`eligible` says what a computation
+//! is, `key` hashes trees); `replace` rewrites occurrences; `context` tracks what is defined; `names`
 //! makes `cse_vN`; `strategy` groups computations (syntactically here, by e-graph in
 //! `semantic`); `metrics` counts operations for the quality report.
 

@@ -5,10 +5,15 @@
 //! replaced before its parent is classified, and the parent then contains the variable.
 //! Invariants: positions are those of `table` (an `if` statement's branches included), and
 //! nothing inside a lazy `if_then_else` arm is replaced: a computation never leaves an arm.
+//!
+//! When classes are trees (`Strategy::classes_are_trees`), occurrences are found top-down by
+//! comparing trees, without classifying: the result is the same, since a tree never strictly
+//! contains a tree equal to itself, and a node is only replaced where no node inside it was.
 
 use tirproof_ir::{Expr, Stmt, StmtKind};
 
 use super::eligible::for_each_child_mut;
+use super::key::same_tree;
 use super::strategy::{classify, Strategy};
 
 /// One replacement: the members of `target` interchangeable with `repr` become `with`.
@@ -24,9 +29,26 @@ pub struct Replacer<'s> {
 }
 
 impl Replacer<'_> {
-    /// Rewrites `e` (a root of the scope) and returns its class.
-    pub fn expr(&mut self, e: &mut Expr) -> Option<u64> {
-        self.visit(e, true)
+    /// Rewrites `e` (a root of the scope).
+    pub fn expr(&mut self, e: &mut Expr) {
+        if self.strategy.classes_are_trees() {
+            self.replace_trees(e);
+        } else {
+            self.visit(e, true);
+        }
+    }
+
+    fn replace_trees(&mut self, e: &mut Expr) {
+        if same_tree(e, self.repr) {
+            *e = self.with.clone();
+            self.count += 1;
+            return;
+        }
+        for_each_child_mut(e, |c, lazy| {
+            if !lazy {
+                self.replace_trees(c);
+            }
+        });
     }
 
     fn visit(&mut self, e: &mut Expr, allowed: bool) -> Option<u64> {
@@ -49,9 +71,7 @@ impl Replacer<'_> {
     pub fn stmt(&mut self, s: &mut Stmt) {
         match &mut s.kind {
             StmtKind::Store(store) => {
-                store.indices.iter_mut().for_each(|i| {
-                    self.expr(i);
-                });
+                store.indices.iter_mut().for_each(|i| self.expr(i));
                 self.expr(&mut store.value);
             }
             StmtKind::Let { value, body, .. } => {
@@ -71,9 +91,7 @@ impl Replacer<'_> {
                 }
             }
             StmtKind::Seq(items) => items.iter_mut().for_each(|s| self.stmt(s)),
-            StmtKind::Evaluate(e) => {
-                self.expr(e);
-            }
+            StmtKind::Evaluate(e) => self.expr(e),
             StmtKind::Attr(a) => self.stmt(&mut a.body),
             StmtKind::Allocate(a) => self.stmt(&mut a.body),
             StmtKind::AllocBuffer { body, .. }

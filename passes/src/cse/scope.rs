@@ -21,10 +21,10 @@ use tirproof_ir::{Expr, Stmt, StmtKind, Var};
 
 use super::context::Context;
 use super::names::Names;
-use super::queue::{self, Action, With};
+use super::queue::{self, Action, Queue, With};
 use super::replace::Replacer;
 use super::strategy::Strategy;
-use super::table::{scan_root, scan_stmt, Table};
+use super::table::{scan_root, scan_stmt, Nodes, Table};
 
 /// A bound on the rounds of one scope; each round but the last binds at least one class, so
 /// real programs stop long before.
@@ -32,7 +32,7 @@ const MAX_ROUNDS: usize = 1000;
 
 /// What the placement needs of a scope: a statement or an expression.
 pub trait Holder {
-    fn scan<'a>(&'a self, table: &mut Table<'a>);
+    fn scan<'a>(&'a self, table: &mut Table, nodes: &mut Nodes<'a>);
     fn replace(&mut self, replacer: &mut Replacer<'_>);
     /// Makes `self` the body of a binding of `var` to `value`.
     fn wrap(&mut self, var: Var, value: Expr);
@@ -41,8 +41,8 @@ pub trait Holder {
 }
 
 impl Holder for Stmt {
-    fn scan<'a>(&'a self, table: &mut Table<'a>) {
-        scan_stmt(self, true, table);
+    fn scan<'a>(&'a self, table: &mut Table, nodes: &mut Nodes<'a>) {
+        scan_stmt(self, true, table, nodes);
     }
     fn replace(&mut self, replacer: &mut Replacer<'_>) {
         replacer.stmt(self);
@@ -62,8 +62,8 @@ impl Holder for Stmt {
 }
 
 impl Holder for Expr {
-    fn scan<'a>(&'a self, table: &mut Table<'a>) {
-        scan_root(self, true, table);
+    fn scan<'a>(&'a self, table: &mut Table, nodes: &mut Nodes<'a>) {
+        scan_root(self, true, table, nodes);
     }
     fn replace(&mut self, replacer: &mut Replacer<'_>) {
         replacer.expr(self);
@@ -91,36 +91,95 @@ pub struct Stats {
     pub replaced: usize,
 }
 
+/// What the placement of a scope ended with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Its last round decided nothing, so the scope is as that round scanned it.
+    Settled {
+        /// The scan met a handle-typed variable.
+        handle_vars: bool,
+        /// Classes are trees, and every class of the last round (its queue fully expanded)
+        /// was performed once: see `Outcome::within`.
+        single: bool,
+    },
+    /// It was not placed, or its last round changed it.
+    Unknown,
+}
+
+impl Outcome {
+    /// The outcome for a statement whose scan is the same as that of the settled scope, in
+    /// the same context but for `var`, which the walk defines between the two. A handle
+    /// variable the scan never met cannot change a decision, nor can any variable when every
+    /// class was performed once (only a new binding needs a variable defined).
+    pub fn across(self, var: &Var) -> Outcome {
+        match self {
+            Outcome::Settled { single: true, .. } => self,
+            Outcome::Settled { handle_vars: false, .. } if var.dtype().is_handle() => self,
+            _ => Outcome::Unknown,
+        }
+    }
+
+    /// The outcome for a statement inside the settled scope, among what it scans (not in a
+    /// branch of an `if` or in a block). Known only when every class was performed once: the
+    /// statement's classes are among the scope's, each performed at most once, so none is
+    /// bound anew; and none is in the class of a let between the two, since that let's value
+    /// is the one occurrence of its class (with no new binding, the context's other lets are
+    /// those the scope already had and found no class of).
+    pub fn within(self) -> Outcome {
+        match self {
+            Outcome::Settled { single: true, .. } => self,
+            _ => Outcome::Unknown,
+        }
+    }
+}
+
 /// The state the placement shares across scopes.
 pub struct Placer<'s> {
     pub strategy: &'s mut dyn Strategy,
     pub names: Names,
     pub stats: Stats,
+    pub scratch: Scratch,
+}
+
+/// The memory of a round, kept for the next one.
+#[derive(Default)]
+pub struct Scratch {
+    nodes: Nodes<'static>,
+    table: Table,
+    queue: Queue,
 }
 
 impl Placer<'_> {
     /// Runs rounds on the scope `holder` with context `ctx`: each round decides on a fresh scan
     /// (`queue`, which only reads the scope), then applies its actions in order.
-    pub fn place<H: Holder>(&mut self, holder: &mut H, ctx: &mut Context) {
+    pub fn place<H: Holder>(&mut self, holder: &mut H, ctx: &mut Context) -> Outcome {
         for _ in 0..MAX_ROUNDS {
-            let actions = {
-                let mut table = Table::default();
-                holder.scan(&mut table);
-                if table.is_empty() {
-                    return;
-                }
-                let exprs: Vec<&Expr> = table.entries().iter().map(|e| e.expr).collect();
-                self.strategy.begin(&exprs, ctx);
-                queue::decide(&mut *self.strategy, &table, &holder.head_values(), ctx)
+            let (actions, handle_vars, single) = {
+                let Scratch { nodes, table, queue } = &mut self.scratch;
+                let mut scanned = std::mem::take(nodes).recycle();
+                table.clear();
+                holder.scan(table, &mut scanned);
+                let actions = if table.is_empty() {
+                    Vec::new()
+                } else {
+                    queue::decide(&mut *self.strategy, queue, &scanned, table, &holder.head_values(), ctx)
+                };
+                *nodes = scanned.recycle();
+                let single = actions.is_empty() && self.strategy.classes_are_trees() && queue.performed_once();
+                (actions, table.handle_vars(), single)
             };
+            if actions.is_empty() {
+                return Outcome::Settled { handle_vars, single };
+            }
             let mut created = false;
             for action in actions {
                 created |= self.apply(holder, action, ctx);
             }
             if !created {
-                return;
+                return Outcome::Unknown;
             }
         }
+        Outcome::Unknown
     }
 
     /// Applies one action; whether it introduced a variable.

@@ -18,8 +18,6 @@ pub trait Strategy {
     fn begin_func(&mut self, _func: &PrimFunc) {}
     /// A variable the placement bound to `value`.
     fn bound(&mut self, _var: &Var, _value: &Expr) {}
-    /// Starts a round of a scope: its maximal computations and its context.
-    fn begin(&mut self, computations: &[&Expr], ctx: &Context);
     /// The class of a computation of the scan, whose structural key is `key`.
     fn class_of_computation(&mut self, e: &Expr, _key: u64) -> Option<u64> {
         classify(self.as_dyn(), e)
@@ -34,6 +32,12 @@ pub trait Strategy {
     fn representative(&mut self, class: u64, member: &Expr) -> Option<Expr>;
     /// A let-bound variable of the context whose value is in the class of `repr`.
     fn context_var(&mut self, class: u64, repr: &Expr, ctx: &Context) -> Option<Var>;
+    /// Whether a computation's class is its structural key, its members are the trees equal
+    /// to it and it is its own representative: occurrences are then found by comparing trees
+    /// (no node classified), and distinct trees of a scan are distinct classes.
+    fn classes_are_trees(&self) -> bool {
+        false
+    }
 }
 
 /// The class of a whole expression.
@@ -57,8 +61,6 @@ fn classify_with(strategy: &mut dyn Strategy, e: &Expr, stack: &mut Vec<Option<u
 pub struct Syntactic;
 
 impl Strategy for Syntactic {
-    fn begin(&mut self, _computations: &[&Expr], _ctx: &Context) {}
-
     fn class_of_computation(&mut self, _e: &Expr, key: u64) -> Option<u64> {
         // The scan computed the key the same way `class` does.
         Some(key)
@@ -83,5 +85,11 @@ impl Strategy for Syntactic {
 
     fn context_var(&mut self, class: u64, repr: &Expr, ctx: &Context) -> Option<Var> {
         ctx.valued().find(|(_, value, key)| *key == class && expr_eq(value, repr)).map(|(v, _, _)| v.clone())
+    }
+
+    fn classes_are_trees(&self) -> bool {
+        // A class is a key, and a member one that `expr_eq` confirms: equal trees have equal
+        // keys.
+        true
     }
 }

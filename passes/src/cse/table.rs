@@ -1,4 +1,6 @@
-//! The table of computations a scope performs (TVM's `ComputationTable`), built by one scan.
+//! The table of computations a scope performs (TVM's `ComputationTable`), built by one scan,
+//! and the facts the scan learns about every node it passes (`Nodes`), so the placement never
+//! walks a subtree again to ask them.
 //!
 //! The scan records *maximal* computations only: a computation inside a bigger computation is
 //! not counted on its own (the placement counts it when the bigger one is not bound, as TVM's
@@ -16,35 +18,99 @@
 //! may trap is only bound before the scope when it is, so that binding it early cannot add a
 //! fault the original program does not have.
 //!
-//! Invariant: the positions scanned here are exactly those `replace` rewrites (plus the branch
-//! statements of an `if`, which `replace` also rewrites).
+//! Invariants: the positions scanned here are exactly those `replace` rewrites (plus the branch
+//! statements of an `if`, which `replace` also rewrites). `Nodes` holds every node of every
+//! scanned expression in pre-order (lazy arms included), so the operands of node `n` are
+//! `n + 1`, then each next one right after the subtree of the previous one.
 
 use tirproof_ir::{Expr, Stmt, StmtKind};
 
-use super::eligible::{children, node_eligible, poisons_parents};
+use super::eligible::{children, node_eligible, poisons_parents, Children};
 use super::key::{self, same_tree as expr_eq, KeyMap};
 
-/// One computation of the table.
-#[derive(Clone, Debug)]
-pub struct Entry<'a> {
-    /// Its first occurrence.
+/// A node of the scan, by its position in `Nodes`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NodeId(u32);
+
+/// What the scan learns about one node and its subtree.
+#[derive(Clone, Copy, Debug)]
+pub struct Node<'a> {
     pub expr: &'a Expr,
+    /// Its structural key; meaningful only when `clean`.
+    pub key: u64,
+    /// The nodes of its subtree (its complexity, see `eligible::complexity`).
+    pub size: u32,
+    /// Nothing in it poisons a parent.
+    pub clean: bool,
+    /// It is a computation.
+    pub computation: bool,
+}
+
+/// The nodes of one scan in pre-order.
+#[derive(Debug, Default)]
+pub struct Nodes<'a>(Vec<Node<'a>>);
+
+impl<'a> Nodes<'a> {
+    pub fn get(&self, id: NodeId) -> &Node<'a> {
+        &self.0[id.0 as usize]
+    }
+
+    /// The operands of `id`, each with whether it is a lazy arm.
+    pub fn operands(&self, id: NodeId) -> Operands<'_, 'a> {
+        Operands { nodes: self, next: id.0 + 1, children: children(self.get(id).expr) }
+    }
+
+    /// Empties `self` for a scan of another tree, keeping its memory.
+    pub fn recycle<'b>(mut self) -> Nodes<'b> {
+        self.0.clear();
+        // An empty vector of references of another lifetime, in the same allocation.
+        Nodes(self.0.into_iter().map(|_| unreachable!("the vector is empty")).collect())
+    }
+}
+
+/// The iterator of `Nodes::operands`.
+pub struct Operands<'n, 'a> {
+    nodes: &'n Nodes<'a>,
+    next: u32,
+    children: Children<'a>,
+}
+
+impl Iterator for Operands<'_, '_> {
+    type Item = (NodeId, bool);
+    fn next(&mut self) -> Option<Self::Item> {
+        let (_, lazy) = self.children.next()?;
+        let id = NodeId(self.next);
+        self.next += self.nodes.get(id).size;
+        Some((id, lazy))
+    }
+}
+
+/// One computation of the table.
+#[derive(Clone, Copy, Debug)]
+pub struct Entry {
+    /// Its first occurrence.
+    pub node: NodeId,
     pub key: u64,
     /// How many times the scope performs it (outside other computations).
     pub count: u32,
     /// Whether some occurrence is performed whenever the scope runs.
     pub definite: bool,
+    /// The next entry with the same key.
+    same_key: Option<u32>,
 }
 
-/// The computations of one scope, in order of first occurrence.
-#[derive(Clone, Debug, Default)]
-pub struct Table<'a> {
-    entries: Vec<Entry<'a>>,
-    index: KeyMap<u64, Vec<usize>>,
+/// The computations of one scope, in order of first occurrence (memory kept across rounds).
+#[derive(Debug, Default)]
+pub struct Table {
+    entries: Vec<Entry>,
+    /// The first entry of each key.
+    index: KeyMap<u64, u32>,
+    /// Whether the scan met a handle-typed variable.
+    handle_vars: bool,
 }
 
-impl<'a> Table<'a> {
-    pub fn entries(&self) -> &[Entry<'a>] {
+impl Table {
+    pub fn entries(&self) -> &[Entry] {
         &self.entries
     }
 
@@ -52,98 +118,115 @@ impl<'a> Table<'a> {
         self.entries.is_empty()
     }
 
-    fn add(&mut self, expr: &'a Expr, key: u64, count: u32, definite: bool) {
-        let slots = self.index.entry(key).or_default();
-        if let Some(&i) = slots.iter().find(|&&i| expr_eq(self.entries[i].expr, expr)) {
+    /// Whether the scan met a handle-typed variable (anywhere, computation or not).
+    pub fn handle_vars(&self) -> bool {
+        self.handle_vars
+    }
+
+    pub fn clear(&mut self) {
+        self.entries.clear();
+        self.index.clear();
+        self.handle_vars = false;
+    }
+
+    fn find(&self, nodes: &Nodes<'_>, node: NodeId, key: u64) -> Option<usize> {
+        let mut at = self.index.get(&key).copied();
+        let expr = nodes.get(node).expr;
+        while let Some(i) = at {
+            let entry = &self.entries[i as usize];
+            if expr_eq(nodes.get(entry.node).expr, expr) {
+                return Some(i as usize);
+            }
+            at = entry.same_key;
+        }
+        None
+    }
+
+    fn add(&mut self, nodes: &Nodes<'_>, node: NodeId, key: u64, count: u32, definite: bool) {
+        if let Some(i) = self.find(nodes, node, key) {
             let entry = &mut self.entries[i];
             entry.count += count;
             entry.definite |= definite;
             return;
         }
-        slots.push(self.entries.len());
-        self.entries.push(Entry { expr, key, count, definite });
-    }
-
-    fn find(&self, entry: &Entry<'a>) -> Option<&Entry<'a>> {
-        let slots = self.index.get(&entry.key)?;
-        slots.iter().map(|&i| &self.entries[i]).find(|e| expr_eq(e.expr, entry.expr))
+        let at = self.entries.len() as u32;
+        let same_key = self.index.insert(key, at);
+        // The chain starts at the newest entry; the order of a chain does not matter, since
+        // at most one of its entries equals a given tree.
+        self.entries.push(Entry { node, key, count, definite, same_key });
     }
 
     /// The computations both tables perform: counts add up, definite only if both are.
-    fn intersect(a: &Table<'a>, b: &Table<'a>) -> Table<'a> {
+    fn intersect(nodes: &Nodes<'_>, a: &Table, b: &Table) -> Table {
         let mut out = Table::default();
         for ea in &a.entries {
-            if let Some(eb) = b.find(ea) {
-                out.add(ea.expr, ea.key, ea.count + eb.count, ea.definite && eb.definite);
+            if let Some(i) = b.find(nodes, ea.node, ea.key) {
+                let eb = &b.entries[i];
+                out.add(nodes, ea.node, ea.key, ea.count + eb.count, ea.definite && eb.definite);
             }
         }
         out
     }
 }
 
-/// What the scan learns about a subtree.
-#[derive(Clone, Copy, Debug)]
-struct Info {
-    /// Its structural key; meaningful only when `clean`.
-    key: u64,
-    /// Nothing in it poisons a parent.
-    clean: bool,
-    /// It is a computation.
-    computation: bool,
-}
-
 /// Records the maximal computations of the expression `e` of a scope.
-pub fn scan_root<'a>(e: &'a Expr, definite: bool, table: &mut Table<'a>) {
-    Scanner { table, all: false, infos: Vec::new() }.root(e, definite);
+pub fn scan_root<'a>(e: &'a Expr, definite: bool, table: &mut Table, nodes: &mut Nodes<'a>) {
+    Scanner { table, nodes, all: false }.root(e, definite);
 }
 
 /// Records the maximal computations the statement `s` performs (see the module documentation).
-pub fn scan_stmt<'a>(s: &'a Stmt, definite: bool, table: &mut Table<'a>) {
-    Scanner { table, all: false, infos: Vec::new() }.stmt(s, definite);
+pub fn scan_stmt<'a>(s: &'a Stmt, definite: bool, table: &mut Table, nodes: &mut Nodes<'a>) {
+    Scanner { table, nodes, all: false }.stmt(s, definite);
 }
 
 /// One scan: records maximal computations, or every computation when `all` (for the branches
 /// of an `if`, whose common computations may be nested differently in each branch).
 struct Scanner<'t, 'a> {
-    table: &'t mut Table<'a>,
+    table: &'t mut Table,
+    nodes: &'t mut Nodes<'a>,
     all: bool,
-    /// The infos of the operands being combined (a stack shared by the whole scan).
-    infos: Vec<Info>,
 }
 
 impl<'a> Scanner<'_, 'a> {
     fn root(&mut self, e: &'a Expr, definite: bool) {
-        let info = self.expr(e, true, definite);
-        if info.computation && !self.all {
-            self.table.add(e, info.key, 1, definite);
+        let id = self.expr(e, true, definite);
+        let node = *self.nodes.get(id);
+        if node.computation && !self.all {
+            self.table.add(self.nodes, id, node.key, 1, definite);
         }
     }
 
-    fn expr(&mut self, e: &'a Expr, record: bool, definite: bool) -> Info {
-        let (mut clean_below, mut h) = (true, key::start(e));
-        let first = self.infos.len();
+    fn expr(&mut self, e: &'a Expr, record: bool, definite: bool) -> NodeId {
+        let id = NodeId(self.nodes.0.len() as u32);
+        self.nodes.0.push(Node { expr: e, key: 0, size: 1, clean: false, computation: false });
+        if let Expr::Var(v) = e {
+            self.table.handle_vars |= v.dtype().is_handle();
+        }
+        let (mut clean_below, mut h, mut size, mut count) = (true, key::start(e), 1, 0);
         for (c, lazy) in children(e) {
-            let info = self.expr(c, record && !lazy, definite);
-            clean_below &= info.clean;
-            h = key::with_child(h, info.key);
-            self.infos.push(info);
+            let child = self.expr(c, record && !lazy, definite);
+            let child = self.nodes.get(child);
+            clean_below &= child.clean;
+            h = key::with_child(h, child.key);
+            size += child.size;
+            count += 1;
         }
         let computation = clean_below && node_eligible(e);
         let clean = clean_below && !poisons_parents(e);
-        let key = if clean { key::finish(h, self.infos.len() - first) } else { 0 };
+        let key = if clean { key::finish(h, count) } else { 0 };
+        self.nodes.0[id.0 as usize] = Node { expr: e, key, size, clean, computation };
         if record && self.all && computation {
-            self.table.add(e, key, 1, definite);
+            self.table.add(self.nodes, id, key, 1, definite);
         } else if record && !self.all && !computation {
             // The operands that are computations are maximal ones.
-            for (k, (c, lazy)) in children(e).enumerate() {
-                let info = self.infos[first + k];
-                if info.computation && !lazy {
-                    self.table.add(c, info.key, 1, definite);
+            for (c, lazy) in self.nodes.operands(id) {
+                let child = self.nodes.get(c);
+                if child.computation && !lazy {
+                    self.table.add(self.nodes, c, child.key, 1, definite);
                 }
             }
         }
-        self.infos.truncate(first);
-        Info { key, clean, computation }
+        id
     }
 
     fn stmt(&mut self, s: &'a Stmt, definite: bool) {
@@ -183,20 +266,38 @@ impl<'a> Scanner<'_, 'a> {
     /// maximal scan) only those of the intersection not inside another one.
     fn branches(&mut self, then_case: &'a Stmt, else_case: &'a Stmt, definite: bool) {
         let (mut a, mut b) = (Table::default(), Table::default());
-        Scanner { table: &mut a, all: true, infos: Vec::new() }.stmt(then_case, definite);
-        Scanner { table: &mut b, all: true, infos: Vec::new() }.stmt(else_case, definite);
-        let common = Table::intersect(&a, &b);
+        Scanner { table: &mut a, nodes: self.nodes, all: true }.stmt(then_case, definite);
+        Scanner { table: &mut b, nodes: self.nodes, all: true }.stmt(else_case, definite);
+        self.table.handle_vars |= a.handle_vars || b.handle_vars;
+        let common = Table::intersect(self.nodes, &a, &b);
         for e in &common.entries {
-            let nested =
-                common.entries.iter().any(|big| !std::ptr::eq(big.expr, e.expr) && occurs_in(e.expr, big.expr));
+            let nested = common.entries.iter().any(|big| big.node != e.node && occurs_in(self.nodes, e.node, big.node));
             if self.all || !nested {
-                self.table.add(e.expr, e.key, e.count, e.definite);
+                self.table.add(self.nodes, e.node, e.key, e.count, e.definite);
             }
         }
     }
 }
 
-/// Whether `small` occurs strictly inside `big` (outside lazy arms).
-fn occurs_in(small: &Expr, big: &Expr) -> bool {
-    children(big).any(|(c, lazy)| !lazy && (expr_eq(c, small) || occurs_in(small, c)))
+/// Whether the tree of `small` occurs strictly inside `big` (outside lazy arms).
+fn occurs_in(nodes: &Nodes<'_>, small: NodeId, big: NodeId) -> bool {
+    let (small, size) = (nodes.get(small).expr, nodes.get(small).size);
+    let mut stack = vec![big];
+    while let Some(at) = stack.pop() {
+        for (c, lazy) in nodes.operands(at) {
+            let node = nodes.get(c);
+            // Only a subtree of the same size can equal `small`, and only a bigger one hold it.
+            if lazy || node.size < size {
+                continue;
+            }
+            if node.size == size {
+                if expr_eq(node.expr, small) {
+                    return true;
+                }
+            } else {
+                stack.push(c);
+            }
+        }
+    }
+    false
 }

@@ -75,8 +75,6 @@ impl Strategy for Semantic {
         self.session = built.and_then(|(session, _)| session);
     }
 
-    fn begin(&mut self, _computations: &[&Expr], _ctx: &Context) {}
-
     fn as_dyn(&mut self) -> &mut dyn Strategy {
         self
     }

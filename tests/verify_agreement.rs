@@ -21,7 +21,7 @@ use tirproof_ir::{Expr, IRModule, PrimFunc, Stmt, StmtKind};
 use tirproof_passes::pipeline::InjectSoftwarePipeline;
 use tirproof_passes::PassManager;
 use tirproof_reader::parse_module;
-use tirproof_verify::waits::{verify_func, Options};
+use tirproof_verify::waits::{verify_func, Options, WaitCount, WaitVerdict};
 
 /// Does `func` fault under the lazy schedule for some value of its integer parameters?
 /// (Any fault; `async_faults` keeps only those the verifier is about.)
@@ -481,4 +481,131 @@ fn counterexamples_replay_in_the_interpreter() {
         }
     }
     assert!(replayed >= 3, "only {replayed} counterexamples replayed");
+}
+
+/// One statement of a generated straight-line program (see [`straight_line_program`]).
+#[derive(Clone, Copy)]
+enum Piece {
+    /// A commit of the stores of elements `first` and `second` (one when equal).
+    Commit { first: u8, second: u8 },
+    /// A wait with this in-flight count, guarding a read of element `read`; inside a loop of
+    /// two iterations when `looped` (a point that is not straight-line).
+    Wait { count: u8, read: u8, looped: bool },
+    /// A read of element `read` under no wait.
+    Read { read: u8 },
+}
+
+const STRAIGHT_ELEMENTS: u8 = 6;
+
+/// Pieces drawn from `data`: commits, waits with reads and bare reads in any order, on few
+/// elements (so stores overwrite elements that are still in flight) and small counts (so
+/// covers, ties and over-synchronized waits all occur); a final full wait unless the last
+/// byte says otherwise (so undrained groups occur too).
+fn straight_line_pieces(data: &[u8]) -> (Vec<Piece>, bool) {
+    let pieces = data
+        .chunks_exact(3)
+        .map(|c| match c[0] % 16 {
+            0..=6 => Piece::Commit { first: c[1] % STRAIGHT_ELEMENTS, second: c[2] % STRAIGHT_ELEMENTS },
+            // Mostly full waits, so that many programs are safe and have waits to measure.
+            7..=14 => Piece::Wait {
+                count: [0, 0, 0, 1, 2, 3][usize::from(c[1] % 6)],
+                read: c[2] % STRAIGHT_ELEMENTS,
+                looped: c[1] % 11 == 0,
+            },
+            _ => Piece::Read { read: c[2] % STRAIGHT_ELEMENTS },
+        })
+        .collect();
+    (pieces, data.last().is_some_and(|b| b % 5 != 0))
+}
+
+/// The program of `pieces`: `S` is written synchronously first (no read sees it unwritten),
+/// then the pieces, then (if `drain`) a wait for every group.
+fn straight_line_program(pieces: &[Piece], drain: bool) -> String {
+    let n = STRAIGHT_ELEMENTS;
+    let mut text = format!(
+        "# from tvm.script import tirx as T\n\n@T.prim_func\ndef main(A: T.Buffer(({n},), \"float32\"), C: T.Buffer(({n},), \"float32\")):\n    S = T.alloc_buffer(({n},), \"float32\", scope=\"shared\")\n    for k in range({n}):\n        S[k] = T.float32(0)\n"
+    );
+    for piece in pieces {
+        match *piece {
+            Piece::Commit { first, second } => {
+                text += "    with T.attr({\"async_commit_queue_scope\": 0, \"async_scope\": 1}):\n";
+                text += &format!("        S[{first}] = A[{first}]\n");
+                if second != first {
+                    text += &format!("        S[{second}] = A[{second}]\n");
+                }
+            }
+            Piece::Wait { count, read, looped } => {
+                let indent = if looped { "        " } else { "    " };
+                if looped {
+                    text += "    for t in range(2):\n";
+                }
+                text += &format!(
+                    "{indent}with T.attr({{\"async_wait_queue_scope\": 0, \"async_wait_inflight_count\": {count}}}):\n"
+                );
+                text += &format!("{indent}    C[{read}] = S[{read}]\n");
+            }
+            Piece::Read { read } => text += &format!("    C[{read}] = S[{read}]\n"),
+        }
+    }
+    if drain {
+        text += "    with T.attr({\"async_wait_queue_scope\": 0, \"async_wait_inflight_count\": 0}):\n        T.evaluate(0)\n";
+    }
+    text
+}
+
+/// The program of `pieces` with the count of its `k`-th wait (in program order, the final
+/// drain last) replaced by `count`.
+fn with_count(pieces: &[Piece], drain: bool, k: usize, count: i64) -> PrimFunc {
+    let mut text = straight_line_program(pieces, drain);
+    let marker = "\"async_wait_inflight_count\": ";
+    let at = text.match_indices(marker).nth(k).map(|(i, _)| i + marker.len()).expect("the k-th wait");
+    let end = at + text[at..].find('}').expect("the attribute's end");
+    text.replace_range(at..end, &count.to_string());
+    parse_module(&text).expect("generated programs parse").functions.remove(0)
+}
+
+/// On generated straight-line programs with many waits (where a use's completed count comes
+/// from the two nearest waits that surely run before it, not from every wait before it), the
+/// verifier agrees with the interpreter on safety, and every tightness verdict is what running
+/// the program with that wait's count changed shows: a tight wait faults one count up, an
+/// over-synchronized wait is safe at its best count and faults one above, a wait that is not
+/// needed is safe at any count.
+#[test]
+fn straight_line_verdicts_and_tightness_agree_with_the_interpreter() {
+    let mut tightness_checked = 0;
+    for seed in 0..(cases() as u64).max(200) {
+        let data = bytes(seed ^ 0x5eed, 3 * (8 + (seed % 17) as usize) + 1);
+        let (pieces, drain) = straight_line_pieces(&data);
+        let text = straight_line_program(&pieces, drain);
+        let func = parse_module(&text).expect("generated programs parse").functions.remove(0);
+        let options = Options { timeout: std::time::Duration::from_secs(20), ..Options::default() };
+        let (report, _) = verify_func(&func, &options);
+        assert!(report.unknown.is_empty(), "seed {seed}: undecided: {:?}\n{text}", report.unknown);
+        let fault = async_faults(&func);
+        assert_eq!(report.all_proved(), fault.is_none(), "seed {seed}: {report:?} against {fault:?}\n{text}");
+        if fault.is_some() {
+            continue;
+        }
+        for (k, wait) in report.waits.iter().enumerate() {
+            let WaitCount::Constant(count) = wait.count else { continue };
+            let faults_at = |c: i64| async_faults(&with_count(&pieces, drain, k, c)).is_some();
+            match &wait.verdict {
+                WaitVerdict::ProvedTight => {
+                    assert!(faults_at(count + 1), "seed {seed}: wait {k} is tight, but one more is safe\n{text}")
+                }
+                WaitVerdict::ProvedOverSynchronized { best: None, .. } => {
+                    assert!(!faults_at(count + 100), "seed {seed}: wait {k} is not needed, but faults\n{text}")
+                }
+                WaitVerdict::ProvedOverSynchronized { best: Some(WaitCount::Constant(best)), by } => {
+                    assert!(!faults_at(*best), "seed {seed}: wait {k} is said safe at {best}\n{text}");
+                    if *by != Some(64) {
+                        assert!(faults_at(best + 1), "seed {seed}: wait {k} is safe above its best {best}\n{text}");
+                    }
+                }
+                other => panic!("seed {seed}: wait {k}: {other:?}\n{text}"),
+            }
+            tightness_checked += 1;
+        }
+    }
+    assert!(tightness_checked > 100, "only {tightness_checked} tightness verdicts checked");
 }

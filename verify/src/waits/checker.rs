@@ -84,9 +84,9 @@ impl Slack {
     /// whose obligations mention no other slack need not fix the others, and fixing all of
     /// them in every round of a program with thousands of waits is quadratic.
     pub fn facts_for(&self, waits: &BTreeSet<EventId>, loosen: Option<Loosen>) -> Vec<Bool> {
-        let loosened = loosen.map(|l| l.wait);
-        let wanted = |w: &EventId| waits.contains(w) || loosened == Some(*w);
-        self.0.iter().filter(|(w, _)| wanted(w)).map(|(w, s)| Self::fact(*w, s, loosen)).collect()
+        let loosened = loosen.map(|l| l.wait).filter(|w| !waits.contains(w));
+        let wanted = waits.iter().chain(loosened.as_ref());
+        wanted.filter_map(|w| self.0.get(w).map(|s| Self::fact(*w, s, loosen))).collect()
     }
 
     fn fact(w: EventId, s: &Int, loosen: Option<Loosen>) -> Bool {

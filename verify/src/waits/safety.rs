@@ -183,11 +183,8 @@ impl<'m> Checker<'m> {
                 stores.push((e, access, offset));
             }
         }
-        let launches: HashMap<EventId, Option<LoopId>> = by_storage
-            .values()
-            .flat_map(|u| u.all.iter())
-            .map(|&e| (e, m.launch_of(m.event(e))))
-            .collect();
+        let launches: HashMap<EventId, Option<LoopId>> =
+            by_storage.values().flat_map(|u| u.all.iter()).map(|&e| (e, m.launch_of(m.event(e)))).collect();
         // Per buffer with stores, the uses of its storage that are not at one of its constant
         // elements: each such use pairs with every store through the buffer.
         let mut general: HashMap<BufferId, Vec<EventId>> = HashMap::new();
@@ -409,7 +406,8 @@ impl<'m> Checker<'m> {
         // counterexample may be confirmed against earlier instances (which count with slack).
         let facts = || {
             if self.lasts_force_most(safety.q) {
-                let waits: BTreeSet<EventId> = open.iter().flat_map(|&k| safety.pair(k).waits.iter().copied()).collect();
+                let waits: BTreeSet<EventId> =
+                    open.iter().flat_map(|&k| safety.pair(k).waits.iter().copied()).collect();
                 safety.slack.facts_for(&waits, checks.loosen)
             } else {
                 safety.slack.facts(checks.loosen)

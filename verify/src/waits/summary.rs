@@ -43,15 +43,20 @@ pub struct QueueEvents {
     order: WaitOrder,
 }
 
-/// The waits of a queue sorted by path, and for each (aligned with `QueueEvents::waits`) its
-/// rank in that order, its constant count and its launch: what [`governing_candidates`]
-/// compares per point, as integers.
+/// The waits of a queue sorted by path (a wait's place in that order is its rank), and for
+/// each wait (aligned with `QueueEvents::waits`) its constant count and its launch: what
+/// [`governing_candidates`] compares per point, as integers.
 #[derive(Default)]
 struct WaitOrder {
     sorted: Vec<EventId>,
-    rank: Vec<usize>,
     count: Vec<Option<i64>>,
     launch: Vec<Option<LoopId>>,
+    /// The ranks of the waits with a constant count, by count, and of those without one:
+    /// the waits a cover can leave out only at a count of at least its own.
+    ranks_by_count: BTreeMap<i64, Vec<usize>>,
+    ranks_uncounted: Vec<usize>,
+    /// Each wait's position in `QueueEvents::waits`, by rank.
+    index: Vec<usize>,
     /// Whether each wait in `sorted` runs before the next by [`before_every_time`]: then an
     /// earlier rank means "before every time" for any two of them (the relation chains
     /// along a sorted order).
@@ -65,10 +70,26 @@ impl WaitOrder {
         sorted.sort_by(|a, b| path(a).cmp(path(b)));
         let chained = sorted.windows(2).all(|w| before_every_time(path(&w[0]), path(&w[1])));
         let position: BTreeMap<EventId, usize> = sorted.iter().enumerate().map(|(r, w)| (*w, r)).collect();
+        let rank: Vec<usize> = waits.iter().map(|w| position[w]).collect();
+        let count: Vec<Option<i64>> = waits.iter().map(|w| constant_count(model.event(*w))).collect();
+        let mut index = vec![0; waits.len()];
+        let (mut ranks_by_count, mut ranks_uncounted) = (BTreeMap::<i64, Vec<usize>>::new(), Vec::new());
+        for (i, (&r, c)) in rank.iter().zip(&count).enumerate() {
+            index[r] = i;
+            match c {
+                Some(c) => ranks_by_count.entry(*c).or_default().push(r),
+                None => ranks_uncounted.push(r),
+            }
+        }
+        for ranks in ranks_by_count.values_mut().chain(std::iter::once(&mut ranks_uncounted)) {
+            ranks.sort_unstable();
+        }
         WaitOrder {
-            rank: waits.iter().map(|w| position[w]).collect(),
-            count: waits.iter().map(|w| constant_count(model.event(*w))).collect(),
             launch: waits.iter().map(|w| model.launch_of(model.event(*w))).collect(),
+            count,
+            ranks_by_count,
+            ranks_uncounted,
+            index,
             sorted,
             chained,
         }
@@ -191,16 +212,23 @@ pub fn governing_candidates(model: &Model, events: &QueueEvents, at: EventId) ->
         }
         None => passed,
     };
-    let mut out = Vec::new();
-    for (i, &w) in events.waits.iter().enumerate() {
-        let rank = order.rank[i];
-        let covered = cover.as_ref().is_some_and(|c| rank < c.earlier && order.count[i].is_some_and(|n| n >= c.count));
-        let never = rank >= shared;
-        if order.launch[i] == launch && !covered && !never {
-            out.push(w);
+    // The ranks kept: from the cover's earlier wait up to `shared`, and below it those whose
+    // count is unknown or below the cover's (all below `shared` without a cover).
+    let from = cover.as_ref().map_or(shared, |c| c.earlier.min(shared));
+    let below = |ranks: &[usize]| ranks[..ranks.partition_point(|r| *r < from)].to_vec();
+    let mut kept: Vec<usize> = (from..shared).collect();
+    match &cover {
+        Some(c) => {
+            kept.extend(below(&order.ranks_uncounted));
+            for ranks in order.ranks_by_count.range(..c.count).map(|(_, r)| r) {
+                kept.extend(below(ranks));
+            }
         }
+        None => kept.extend(0..from),
     }
-    out
+    let mut out: Vec<usize> = kept.into_iter().map(|r| order.index[r]).filter(|i| order.launch[*i] == launch).collect();
+    out.sort_unstable();
+    out.into_iter().map(|i| events.waits[i]).collect()
 }
 
 /// Whether the rank order leaves "never before" open for `at`: the first wait sorted at or

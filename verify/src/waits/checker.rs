@@ -36,7 +36,7 @@ use super::fold::{add, and, ge, implies, ite, lt, max, mul, or, sub};
 use super::model::{Access, Event, EventId, EventKind, LoopId, Model, QueueId};
 use super::names::{InstanceRole, Lane, Role, Thread};
 use super::report::{Dump, DumpKind, DumpOutcome};
-use super::summary::{governing_candidates, is_straight_line, queue_events, CommitPrefix, QueueEvents};
+use super::summary::{governing_candidates, is_straight_line, lone_cover, queue_events, CommitPrefix, QueueEvents};
 use super::Options;
 use crate::solver::{budget_spent, ObligationId, Outcome, Query, Scope, Session, Watchdog, BUDGET_SPENT};
 
@@ -57,6 +57,9 @@ pub struct WaitEffect {
     pub exists: Bool,
     /// How many groups it forced complete.
     pub forced: Int,
+    /// When set, the effect counts only under this condition (a covering wait is loosened:
+    /// see `summary::lone_cover`); otherwise that wait covers it.
+    pub only_when: Option<Bool>,
 }
 
 /// One slack variable per wait of a queue, added to the wait's count in a query; its value
@@ -407,21 +410,59 @@ impl<'m> Checker<'m> {
         at: &Instance,
         slack: &Slack,
     ) -> Enc<(Int, Vec<WaitEffect>)> {
+        self.completed_covering(enc, q, at, slack, false)
+    }
+
+    /// [`Checker::completed`] at a use, where a lone surely-before wait also covers waits
+    /// (see `summary::lone_cover`): their effects count only while it is loosened.
+    pub fn completed_at_use(
+        &self,
+        enc: &mut Encoder,
+        q: QueueId,
+        at: &Instance,
+        slack: &Slack,
+    ) -> Enc<(Int, Vec<WaitEffect>)> {
+        self.completed_covering(enc, q, at, slack, true)
+    }
+
+    fn completed_covering(
+        &self,
+        enc: &mut Encoder,
+        q: QueueId,
+        at: &Instance,
+        slack: &Slack,
+        lone: bool,
+    ) -> Enc<(Int, Vec<WaitEffect>)> {
         stop_when_spent()?;
         let mut done = Int::from_i64(0);
         let mut per_wait = Vec::new();
         // A wait of another launch is another thread's, whatever its thread index; a wait that
         // two nearer ones cover cannot govern the point (see `summary.rs`).
         let Some(events) = self.queues.get(&q) else { return Ok((done, per_wait)) };
-        let candidates = governing_candidates(self.model, events, at.event);
-        for wait in candidates.into_iter().filter(|w| self.model.same_launch(*w, at.event)) {
+        let candidates: Vec<EventId> = governing_candidates(self.model, events, at.event)
+            .into_iter()
+            .filter(|w| self.model.same_launch(*w, at.event))
+            .collect();
+        let cover = lone.then(|| lone_cover(self.model, events, at.event, &candidates)).flatten();
+        for wait in candidates {
+            // A covered wait counts only while its cover is loosened; never where the cover has
+            // no slack to loosen.
+            let only_when = match &cover {
+                Some(c) if c.covered.contains(&wait) => match slack.of(c.wait) {
+                    Some(s) => Some(s.ge(Int::from_i64(1))),
+                    None => continue,
+                },
+                _ => None,
+            };
             let (exists, last) = enc.last_before(wait, at)?;
             let mut instances = vec![(exists, last.clone())];
             instances.extend(self.earlier_inner_iterations(enc, wait, at, &instances[0])?);
             for (exists, inst) in instances {
                 let forced = sub(&self.committed(enc, q, &inst)?, &self.count_of(enc, wait, &inst, slack)?);
-                done = ite(&exists, &max(&done, &forced), &done);
-                per_wait.push(WaitEffect { wait, exists, forced });
+                if only_when.is_none() {
+                    done = ite(&exists, &max(&done, &forced), &done);
+                }
+                per_wait.push(WaitEffect { wait, exists, forced, only_when: only_when.clone() });
             }
         }
         Ok((done, per_wait))
@@ -575,13 +616,25 @@ pub struct EarlierCompletion {
 /// module docs: `group >= completed`), as a conjunction over the waits.
 pub fn incomplete(group: &Int, effects: &[WaitEffect]) -> Bool {
     let mut all = vec![ge(group, &Int::from_i64(0))];
-    all.extend(effects.iter().map(|e| implies(&e.exists, &ge(group, &e.forced))));
+    all.extend(effects.iter().map(|e| {
+        let pending = implies(&e.exists, &ge(group, &e.forced));
+        match &e.only_when {
+            Some(when) => implies(when, &pending),
+            None => pending,
+        }
+    }));
     and(&all)
 }
 
-/// The waits of `effects` whose last instance can exist: the only ones whose slack can change
-/// an obligation built from `effects`.
+/// The waits of `effects` whose last instance can exist and that no other wait covers: the
+/// only ones whose slack, loosened alone, can change an obligation built from `effects`.
 pub fn governing(effects: &[WaitEffect]) -> impl Iterator<Item = EventId> + '_ {
+    effects.iter().filter(|e| e.exists.as_bool() != Some(false) && e.only_when.is_none()).map(|e| e.wait)
+}
+
+/// The waits whose slack an obligation built from `effects` mentions: those of
+/// [`governing`] and the covered ones (each check fixes every slack it mentions).
+pub fn mentioned(effects: &[WaitEffect]) -> impl Iterator<Item = EventId> + '_ {
     effects.iter().filter(|e| e.exists.as_bool() != Some(false)).map(|e| e.wait)
 }
 

@@ -8,7 +8,7 @@
 
 use z3::ast::Int;
 
-use super::checker::{governing, incomplete, Checker, Completion, Loosen, Slack};
+use super::checker::{governing, incomplete, mentioned, Checker, Completion, Loosen, Slack};
 use super::encode::{Enc, Encoder};
 use super::fold::{and, not, sub};
 use super::model::{EventId, EventKind, QueueId};
@@ -24,6 +24,8 @@ pub struct QueueDrained {
     ends: Vec<EndObligation>,
     /// The waits whose count an obligation depends on.
     waits: Vec<EventId>,
+    /// The waits whose slack an obligation mentions (`waits` and the covered ones).
+    mentioned: Vec<EventId>,
 }
 
 /// One end (of the function or of a launch): every group its thread committed is complete;
@@ -58,15 +60,16 @@ impl<'m> Checker<'m> {
         let slack = Slack::declare(&mut query, self.model, &self.waits(q))?;
         let mut enc = Encoder::new(self.model, &mut query, Thread::This)?;
         let mut obligations = Vec::new();
-        let mut waits = Vec::new();
+        let (mut waits, mut mentioned_waits) = (Vec::new(), Vec::new());
         for end in ends {
             let (e, _) = enc.instance(&mut query, end, InstanceRole::End)?;
             let total = self.committed(&mut enc, q, &e)?;
-            let (done, effects) = self.completed(&mut enc, q, &e, &slack)?;
+            let (done, effects) = self.completed_at_use(&mut enc, q, &e, &slack)?;
             // All complete: the last group, `total - 1`, is.
             let last = sub(&total, &Int::from_i64(1));
             let obligation = query.require(not(&incomplete(&last, &effects)));
             waits.extend(governing(&effects));
+            mentioned_waits.extend(mentioned(&effects));
             let completion = self.completion(q, &e, &last, &slack);
             obligations.push(EndObligation {
                 end,
@@ -88,7 +91,7 @@ impl<'m> Checker<'m> {
             }
         }
         self.assume_bounds(&mut enc, &mut query);
-        Ok(Some(QueueDrained { q, query, slack, ends: obligations, waits }))
+        Ok(Some(QueueDrained { q, query, slack, ends: obligations, waits, mentioned: mentioned_waits }))
     }
 
     /// The async stores of queue `q` outside every commit scope whose thread ends at `end`.
@@ -106,7 +109,7 @@ impl<'m> Checker<'m> {
         // Only the slacks the obligations mention, as for safety (see `Slack::facts_for`).
         let facts = || {
             if self.lasts_force_most(drained.q) {
-                drained.slack.facts_for(&drained.waits.iter().copied().collect(), loosen)
+                drained.slack.facts_for(&drained.mentioned.iter().copied().collect(), loosen)
             } else {
                 drained.slack.facts(loosen)
             }

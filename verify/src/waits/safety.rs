@@ -25,7 +25,7 @@ use tirproof_ir::{BufferId, VarId};
 use z3::ast::{Bool, Int};
 
 use super::checker::{
-    access_of, constant_offset, governing, incomplete, Checker, Completion, Loosen, Slack, WaitEffect,
+    access_of, constant_offset, governing, incomplete, mentioned, Checker, Completion, Loosen, Slack, WaitEffect,
 };
 use super::encode::{Enc, Encoder, Instance, LoopValues, Unsupported};
 use super::fold::{and, eq, not, or};
@@ -87,6 +87,8 @@ struct Pair {
     per_wait: Vec<WaitEffect>,
     /// The waits whose count the pair's obligations depend on.
     waits: Vec<EventId>,
+    /// The waits whose slack its obligations mention (`waits` and the covered ones).
+    mentioned: Vec<EventId>,
     /// How far a counterexample of the same-thread obligation can be trusted.
     completion: Completion,
     /// How far a counterexample of the cross-thread obligation can be trusted.
@@ -293,7 +295,7 @@ impl<'m> Checker<'m> {
         let role = InstanceRole::Use(u);
         let (inst, runs) = enc.instance(query, u, role)?;
         let address = self.address(enc, query, role, &inst)?;
-        let (done, per_wait) = self.completed(enc, q, &inst, slack)?;
+        let (done, per_wait) = self.completed_at_use(enc, q, &inst, slack)?;
         Ok(UseInstance { inst, runs, address, done, per_wait })
     }
 
@@ -332,6 +334,7 @@ impl<'m> Checker<'m> {
                     completion = Completion::Inexact(why.clone());
                 }
                 pair.cross_thread = Some(query.require(not(&violated)));
+                pair.mentioned.extend(waits.iter().copied());
                 pair.waits.extend(waits);
                 pair.cross_completion = completion;
             }
@@ -407,7 +410,7 @@ impl<'m> Checker<'m> {
         let facts = || {
             if self.lasts_force_most(safety.q) {
                 let waits: BTreeSet<EventId> =
-                    open.iter().flat_map(|&k| safety.pair(k).waits.iter().copied()).collect();
+                    open.iter().flat_map(|&k| safety.pair(k).mentioned.iter().copied()).collect();
                 safety.slack.facts_for(&waits, checks.loosen)
             } else {
                 safety.slack.facts(checks.loosen)
@@ -439,6 +442,7 @@ impl<'m> Checker<'m> {
             .per_wait
             .iter()
             .filter(|e| found.bool(&e.exists) == Some(true))
+            .filter(|e| e.only_when.as_ref().is_none_or(|when| found.bool(when) == Some(true)))
             .map(|e| (e.wait, found.int(&e.forced)))
             .collect();
         let governing = forced
@@ -533,6 +537,7 @@ fn encode_pair(enc: &Encoder, query: &mut Query, stored: &StoreInstance, used: &
         done: used.done.clone(),
         per_wait: used.per_wait.clone(),
         waits: governing(&used.per_wait).collect(),
+        mentioned: mentioned(&used.per_wait).collect(),
         completion: Completion::Exact,
         cross_completion: Completion::Exact,
     }

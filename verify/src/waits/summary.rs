@@ -277,6 +277,79 @@ fn general_candidates(model: &Model, events: &QueueEvents, at: EventId, launch: 
         .collect()
 }
 
+/// The nearest wait that runs surely before a point and covers other waits unless it is
+/// itself loosened (see [`lone_cover`]). (Also covered: the waits all of whose instances
+/// before the point run before `W`, with a count of at least `c`, as a pair of covering
+/// waits covers them.)
+pub struct LoneCover {
+    pub wait: EventId,
+    /// The waits it covers.
+    pub covered: Vec<EventId>,
+}
+
+/// One surely-before wait `W` (the nearest, with a constant count `c`) covers a wait `W'`
+/// when every instance of `W'` before the point ran before the current iteration of `L`, the
+/// innermost loop around both `W` and the point (`W'` lies outside `L`'s body, or after the
+/// point in it and in no loop inside `L` with it), and `count(W') >= c - m`, where `m` commits
+/// of the queue run surely in that iteration before `W` (children of `L`'s body, outside any
+/// inner loop, branch or deeper condition): `W` then forced at least `m - c` more groups than
+/// `W'` had been able to. Unlike a pair of surely-before waits, one alone does not cover a
+/// wait while it is itself loosened: the verifier keeps the waits it covers, for the checks
+/// that loosen it only. `None` without such a `W` or without anything it covers.
+pub fn lone_cover(model: &Model, events: &QueueEvents, at: EventId, candidates: &[EventId]) -> Option<LoneCover> {
+    let at_event = model.event(at);
+    let launch = model.launch_of(at_event);
+    let order = &events.order;
+    let passed = order.sorted.partition_point(|w| model.event(*w).path < at_event.path);
+    let (wait, count) = order.sorted[passed.saturating_sub(COVER_SEARCH)..passed].iter().rev().find_map(|&w| {
+        let event = model.event(w);
+        let sure = model.launch_of(event) == launch && surely_before(event, at_event);
+        sure.then(|| constant_count(event).map(|c| (w, c))).flatten()
+    })?;
+    let wait_path = &model.event(wait).path;
+    let common = common_prefix(wait_path, &at_event.path);
+    // `L`'s body: the common part up to its last loop step (none: the function's body, run
+    // once, where only the waits before `W` are covered).
+    let body = match wait_path[..common].iter().rposition(|s| matches!(s, Step::Loop(_))) {
+        Some(l) => &wait_path[..=l],
+        None => &wait_path[..0],
+    };
+    let surely_in_iteration = |event: &Event| {
+        event.path.starts_with(body)
+            && event.path[body.len()..].iter().all(|s| matches!(s, Step::Child(_)))
+            && event.guard_depths.iter().all(|d| *d <= body.len())
+    };
+    let commits = events
+        .commits
+        .iter()
+        .map(|k| model.event(*k))
+        .filter(|k| model.launch_of(k) == launch && surely_in_iteration(k) && before_every_time(&k.path, wait_path))
+        .count();
+    let threshold = count - i64::try_from(commits).ok()?;
+    let before_iteration = |event: &Event| {
+        (!body.is_empty() && !event.path.starts_with(body)) || {
+            let shared = common_prefix(&event.path, &at_event.path);
+            before_every_time(&at_event.path, &event.path)
+                && !event.path[body.len()..shared].iter().any(|s| matches!(s, Step::Loop(_)))
+        }
+    };
+    let covered: Vec<EventId> = candidates
+        .iter()
+        .copied()
+        .filter(|&w| {
+            let event = model.event(w);
+            let before_wait = before_every_time(&event.path, wait_path) && constant_count(event).is_some_and(|c| c >= count);
+            let before_commits = before_iteration(event) && constant_count(event).is_some_and(|c| c >= threshold);
+            w != wait && (before_wait || before_commits)
+        })
+        .collect();
+    (!covered.is_empty()).then_some(LoneCover { wait, covered })
+}
+
+fn common_prefix(a: &[Step], b: &[Step]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+}
+
 /// Whether `event` is a straight-line point: outside every loop and branch, so every
 /// instance of a commit textually before it runs before it.
 pub fn is_straight_line(event: &Event) -> bool {

@@ -236,16 +236,25 @@ impl<R: NodeRewrite> Substitution<R> {
     fn reindex_access(&self, buffer: &mut Buffer, indices: &mut Vec<Expr>) {
         if let Some(Reindex { to, prefix }) = self.reindexing(buffer) {
             *buffer = to.clone();
-            indices.splice(0..0, prefix.iter().cloned());
+            *indices = prepended(prefix.iter().cloned(), std::mem::take(indices));
         }
     }
 
     fn reindex_region(&self, region: &mut BufferRegion) {
         if let Some(Reindex { to, prefix }) = self.reindexing(&region.buffer) {
             region.buffer = to.clone();
-            region.region.splice(0..0, prefix.iter().cloned().map(Range::point));
+            region.region = prepended(prefix.iter().cloned().map(Range::point), std::mem::take(&mut region.region));
         }
     }
+}
+
+/// `prefix` followed by `rest`, in one allocation of the final size (inserting at the front
+/// of `rest` would grow it and shift its items).
+fn prepended<T>(prefix: impl ExactSizeIterator<Item = T>, rest: Vec<T>) -> Vec<T> {
+    let mut out = Vec::with_capacity(prefix.len() + rest.len());
+    out.extend(prefix);
+    out.extend(rest);
+    out
 }
 
 impl<R: NodeRewrite> MutVisitor for Substitution<R> {

@@ -15,12 +15,19 @@
 //! applied below it: not provenance records or buffer definitions, and not the values put in
 //! for variables, which the caller passes already rewritten. So the result equals substituting
 //! and re-indexing first and running the rewrite over the result afterwards.
+//!
+//! A pass that makes many copies keeps one substitution: `restart` forgets the mappings of
+//! the last copy but keeps the maps' storage, and `set_prefix` changes a re-indexing's
+//! prefix in place. The maps hash identities with the crate's fixed multiplicative hasher
+//! (every variable met is looked up; a seeded SipHash costs more than the rest of the visit).
 
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 
 use crate::buffer::{Buffer, BufferId, BufferRegion, Range};
 use crate::expr::Expr;
 use crate::stmt::{Allocate, Block, Stmt, StmtKind};
+use crate::structural::FxHasher;
 use crate::var::{Var, VarId};
 use crate::visit::{walk_expr_mut, walk_stmt_mut, MutVisitor};
 
@@ -48,10 +55,13 @@ struct Reindex {
     prefix: Vec<Expr>,
 }
 
+/// A map keyed by identities (small integers), with the fixed hasher.
+type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+
 #[derive(Clone, Debug, Default)]
 pub struct Substitution<R = KeepNodes> {
-    vars: HashMap<VarId, Expr>,
-    buffers: HashMap<BufferId, Buffer>,
+    vars: IdMap<VarId, Expr>,
+    buffers: IdMap<BufferId, Buffer>,
     /// Accesses re-indexed, by the buffer accessed (after `buffers` is applied).
     reindexed: Vec<(BufferId, Reindex)>,
     /// Rename every binder met while rewriting.
@@ -82,8 +92,30 @@ impl Substitution {
 impl<R: NodeRewrite> Substitution<R> {
     /// Replaces `var` by `value`, which is put in as given: the rewrite does not apply to it.
     pub fn var(mut self, var: &Var, value: Expr) -> Self {
-        self.vars.insert(var.id(), value);
+        self.set_var(var, value);
         self
+    }
+
+    /// [`Substitution::var`] on a substitution kept for many copies.
+    pub fn set_var(&mut self, var: &Var, value: Expr) {
+        self.vars.insert(var.id(), value);
+    }
+
+    /// Forgets every variable and buffer mapping (those set and those made by freshening),
+    /// keeping the maps' storage, the re-indexing and the rewrite: the start of a new copy.
+    pub fn restart(&mut self) {
+        self.vars.clear();
+        self.buffers.clear();
+    }
+
+    /// Replaces the prefix of the re-indexing of `from` (set by [`Substitution::reindex`])
+    /// in place; does nothing if `from` is not re-indexed.
+    pub fn set_prefix(&mut self, from: &Buffer, prefix: impl IntoIterator<Item = Expr>) {
+        let id = from.id();
+        if let Some((_, r)) = self.reindexed.iter_mut().find(|(f, _)| *f == id) {
+            r.prefix.clear();
+            r.prefix.extend(prefix);
+        }
     }
 
     pub fn buffer(mut self, from: &Buffer, to: Buffer) -> Self {
@@ -204,16 +236,25 @@ impl<R: NodeRewrite> Substitution<R> {
     fn reindex_access(&self, buffer: &mut Buffer, indices: &mut Vec<Expr>) {
         if let Some(Reindex { to, prefix }) = self.reindexing(buffer) {
             *buffer = to.clone();
-            indices.splice(0..0, prefix.iter().cloned());
+            *indices = prepended(prefix.iter().cloned(), std::mem::take(indices));
         }
     }
 
     fn reindex_region(&self, region: &mut BufferRegion) {
         if let Some(Reindex { to, prefix }) = self.reindexing(&region.buffer) {
             region.buffer = to.clone();
-            region.region.splice(0..0, prefix.iter().cloned().map(Range::point));
+            region.region = prepended(prefix.iter().cloned().map(Range::point), std::mem::take(&mut region.region));
         }
     }
+}
+
+/// `prefix` followed by `rest`, in one allocation of the final size (inserting at the front
+/// of `rest` would grow it and shift its items).
+fn prepended<T>(prefix: impl ExactSizeIterator<Item = T>, rest: Vec<T>) -> Vec<T> {
+    let mut out = Vec::with_capacity(prefix.len() + rest.len());
+    out.extend(prefix);
+    out.extend(rest);
+    out
 }
 
 impl<R: NodeRewrite> MutVisitor for Substitution<R> {

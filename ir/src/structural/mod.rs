@@ -22,6 +22,8 @@
 
 mod eq;
 mod hash;
+
+pub(crate) use hash::FxHasher;
 #[cfg(test)]
 mod tests;
 

@@ -8,12 +8,13 @@
 //! all counts are the steady-state constants. A symbolic extent gets the general code under
 //! `if ext >= first_body`, and a fully peeled copy for each smaller positive extent.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use tirproof_ir::async_op;
 use tirproof_ir::pipeline_annotations::PipelineSpec;
 use tirproof_ir::subst::Substitution;
-use tirproof_ir::{Annotations, BinOp, Buffer, Expr, For, ForKind, Origin, Span, Stmt, StmtKind, Var};
+use tirproof_ir::{Annotations, BinOp, Buffer, DataType, Expr, For, ForKind, Origin, Span, Stmt, StmtKind, Var};
 
 use super::groups::Groups;
 use crate::fold;
@@ -44,7 +45,14 @@ pub struct Emitter<'a> {
     /// The statements that write memory threads exchange ([`super::deps::Analysis`]).
     pub exchange_writers: &'a std::collections::BTreeSet<usize>,
     pub span: Span,
+    /// The substitution that makes the copies, kept from one copy to the next.
+    pub copier: Copier,
 }
+
+/// The substitution that makes every copy of the loop's statements (made at the first copy):
+/// one substitution for all of them saves building its maps and re-indexing for each.
+#[derive(Default)]
+pub struct Copier(RefCell<Option<Substitution<fold::Folder>>>);
 
 /// Where a step sits, which decides how iterations are written.
 #[derive(Clone)]
@@ -142,6 +150,18 @@ impl Emitter<'_> {
         Expr::int_of(value, self.loop_var.dtype())
     }
 
+    /// The loop's start, where it and the loop variable are int32 and it is a constant.
+    fn int32_min(&self) -> Option<i64> {
+        match self.min {
+            Expr::Int { value, dtype: DataType::INT32 }
+                if self.loop_var.dtype() == DataType::INT32 && fits_int32(value) =>
+            {
+                Some(value)
+            }
+            _ => None,
+        }
+    }
+
     fn guard(&self, cond: Expr, then_case: Stmt, else_case: Option<Stmt>) -> Stmt {
         Stmt::new(StmtKind::If { cond, then_case: Box::new(then_case), else_case: else_case.map(Box::new) }, self.span)
     }
@@ -198,6 +218,12 @@ impl Emitter<'_> {
 
     fn iteration(&self, step: &Step, k: usize) -> Expr {
         let stage = self.spec.stages[k];
+        // The fold's result computed directly where everything is an int32 constant.
+        if let (Step::Fixed { t }, Some(min)) = (step, self.int32_min()) {
+            if let Some(value) = (t - stage).checked_add(min).filter(|v| fits_int32(*v)) {
+                return Expr::int(value);
+            }
+        }
         let (base, offset) = match step {
             Step::Fixed { t } => (self.index(0), t - stage),
             Step::Body { j } => (Expr::var(j), self.first_body() - stage),
@@ -305,24 +331,49 @@ impl Emitter<'_> {
     /// Statement `k` for iteration `iteration`: fresh binders, versioned staging accesses,
     /// folded. One walk makes the copy: it substitutes the iteration, re-indexes the staging
     /// accesses and folds each node as it goes (the same result as folding afterwards, since
-    /// the values put in are folded first).
+    /// the values put in are folded first). The substitution is the loop's [`Copier`], set
+    /// anew for each copy.
     fn instance(&self, k: usize, iteration: &Expr) -> Stmt {
         let mut folded_iteration = iteration.clone();
-        fold::fold_expr(&mut folded_iteration);
-        let mut copy = Substitution::freshening().with_rewrite(fold::Folder).var(self.loop_var, folded_iteration);
-        if !self.versioned.is_empty() {
-            let relative = fold::sub(iteration.clone(), self.min.clone());
+        if !matches!(folded_iteration, Expr::Int { .. }) {
+            fold::fold_expr(&mut folded_iteration);
+        }
+        let mut copier = self.copier.0.borrow_mut();
+        let copy = copier.get_or_insert_with(|| {
+            let mut copy = Substitution::freshening().with_rewrite(fold::Folder);
             for v in self.versioned {
-                let mut slot = fold::floormod(relative.clone(), Expr::int(v.versions));
-                fold::fold_expr(&mut slot);
-                copy = copy.reindex(&v.old, &v.new, vec![slot]);
+                copy = copy.reindex(&v.old, &v.new, Vec::with_capacity(1));
             }
+            copy
+        });
+        copy.restart();
+        copy.set_var(self.loop_var, folded_iteration);
+        for v in self.versioned {
+            copy.set_prefix(&v.old, [self.slot(iteration, v.versions)]);
         }
         let s = copy.stmt(&self.stmts[k]);
+        drop(copier);
         let stmt = u32::try_from(k).unwrap_or(u32::MAX);
         // Every part gets the origin: the copy may be a sequence (an inner pipeline), which
         // the step's sequences flatten.
         attach(s, &Origin { stmt, stage: self.spec.stages[k], iteration: iteration.clone() })
+    }
+
+    /// The version of a staging buffer with `versions` slots that `iteration` uses:
+    /// `(iteration - min) % versions`, folded.
+    fn slot(&self, iteration: &Expr, versions: i64) -> Expr {
+        // The fold's result computed directly where everything is an int32 constant.
+        if let (Expr::Int { value, dtype: DataType::INT32 }, Some(min)) = (iteration, self.int32_min()) {
+            if let Some(relative) = value.checked_sub(min).filter(|r| fits_int32(*r)) {
+                if versions > 0 && fits_int32(versions) {
+                    return Expr::int(relative.rem_euclid(versions));
+                }
+            }
+        }
+        let relative = fold::sub(iteration.clone(), self.min.clone());
+        let mut slot = fold::floormod(relative, Expr::int(versions));
+        fold::fold_expr(&mut slot);
+        slot
     }
 
     /// A final `wait(q, 0)` for every queue that may still have groups in flight.
@@ -349,6 +400,10 @@ fn merge(a: &Bounds, b: &Bounds) -> Bounds {
             (q, bound)
         })
         .collect()
+}
+
+fn fits_int32(value: i64) -> bool {
+    i32::try_from(value).is_ok()
 }
 
 fn is_barrier(s: &Stmt) -> bool {

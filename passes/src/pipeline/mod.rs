@@ -167,6 +167,7 @@ impl Rewriter {
             barriers: analysis.exchanges_shared_data,
             exchange_writers: &analysis.exchange_writers,
             span,
+            copier: Default::default(),
         };
         let mut result = emitter.emit(&f.extent);
         let emitted = statements(&result);

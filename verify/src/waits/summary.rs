@@ -338,7 +338,8 @@ pub fn lone_cover(model: &Model, events: &QueueEvents, at: EventId, candidates: 
         .copied()
         .filter(|&w| {
             let event = model.event(w);
-            let before_wait = before_every_time(&event.path, wait_path) && constant_count(event).is_some_and(|c| c >= count);
+            let before_wait =
+                before_every_time(&event.path, wait_path) && constant_count(event).is_some_and(|c| c >= count);
             let before_commits = before_iteration(event) && constant_count(event).is_some_and(|c| c >= threshold);
             w != wait && (before_wait || before_commits)
         })

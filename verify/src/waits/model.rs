@@ -366,9 +366,9 @@ impl Model {
     /// to a thread for the life of its launch: commits, waits and ends of different launches
     /// never relate.
     pub fn launch_of(&self, event: &Event) -> Option<LoopId> {
-        self.loops_of(event).into_iter().find(|l| {
-            let info = self.loop_info(*l);
-            info.per_thread && !info.host
+        event.path.iter().find_map(|s| match s {
+            Step::Loop(l) if self.loop_info(*l).per_thread && !self.loop_info(*l).host => Some(*l),
+            _ => None,
         })
     }
 

@@ -1,7 +1,7 @@
 //! What the waits and commits before a program point amount to, summarized once per point
 //! rather than re-derived by every check at that point.
 //!
-//! Two summaries, both exact (they leave out only terms that cannot change any obligation):
+//! Three summaries, all exact (they leave out only terms that cannot change any obligation):
 //!
 //! * **Which waits can govern a point.** `completed(u)` is the most that any wait before `u`
 //!   forced (`committed - count`, see `checker.rs`). A wait `W` runs *surely before* `u` when,
@@ -15,6 +15,14 @@
 //!   two surely-before waits cover it: loosening either leaves the other. With straight-line
 //!   code this keeps two waits per point instead of all the waits before it, which is what
 //!   makes the verifier grow linearly with such programs.
+//! * **One covering wait, credited with commits** ([`lone_cover`]). A loop body usually
+//!   holds one wait before its uses, not two: the nearest surely-before wait `W` (count `c`)
+//!   covers a wait `W'` all of whose instances before the point ran before the current
+//!   iteration of `W`'s innermost loop, when `count(W') >= c - m` and `m` commits run surely
+//!   in that iteration before `W`. Since one wait alone covers it, `W'` is kept for the checks
+//!   that loosen `W` (its term holds only while `W`'s slack is positive); every other check
+//!   has it fixed away. In a nested pipeline this leaves a use in a copy with its own wait
+//!   instead of every wait of every copy around it.
 //! * **Groups committed before a straight-line point** (a point outside every loop and
 //!   branch): every instance of a commit that precedes it textually runs before it, so the
 //!   count is a prefix sum over the queue's commits in program order, extended as points
@@ -319,12 +327,17 @@ pub fn lone_cover(model: &Model, events: &QueueEvents, at: EventId, candidates: 
             && event.path[body.len()..].iter().all(|s| matches!(s, Step::Child(_)))
             && event.guard_depths.iter().all(|d| *d <= body.len())
     };
-    let commits = events
-        .commits
-        .iter()
-        .map(|k| model.event(*k))
-        .filter(|k| model.launch_of(k) == launch && surely_in_iteration(k) && before_every_time(&k.path, wait_path))
-        .count();
+    // In the function's body (no loop) only the waits before `W` are covered: no count needed.
+    let commits = if body.is_empty() {
+        0
+    } else {
+        events
+            .commits
+            .iter()
+            .map(|k| model.event(*k))
+            .filter(|k| surely_in_iteration(k) && before_every_time(&k.path, wait_path) && model.launch_of(k) == launch)
+            .count()
+    };
     let threshold = count - i64::try_from(commits).ok()?;
     let before_iteration = |event: &Event| {
         (!body.is_empty() && !event.path.starts_with(body)) || {

@@ -49,6 +49,16 @@ pub struct Loosen {
     pub at_least: bool,
 }
 
+/// Which covers [`Checker::completed`] applies (see `summary.rs`): pairs of surely-before
+/// waits always; a lone one only where the obligation fixes the slack of every wait it
+/// mentions, covered ones included ([`mentioned`]), since a covered effect counts under its
+/// cover's slack.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Covers {
+    Pairs,
+    AlsoLone,
+}
+
 /// A wait statement's last instance before a point.
 #[derive(Clone)]
 pub struct WaitEffect {
@@ -402,36 +412,14 @@ impl<'m> Checker<'m> {
     }
 
     /// `completed(u)` and, per wait statement, whether its last instance exists and what it
-    /// forced (`committed - count`).
+    /// forced (`committed - count`), leaving out the waits that `covers` says cannot give it.
     pub fn completed(
         &self,
         enc: &mut Encoder,
         q: QueueId,
         at: &Instance,
         slack: &Slack,
-    ) -> Enc<(Int, Vec<WaitEffect>)> {
-        self.completed_covering(enc, q, at, slack, false)
-    }
-
-    /// [`Checker::completed`] at a use, where a lone surely-before wait also covers waits
-    /// (see `summary::lone_cover`): their effects count only while it is loosened.
-    pub fn completed_at_use(
-        &self,
-        enc: &mut Encoder,
-        q: QueueId,
-        at: &Instance,
-        slack: &Slack,
-    ) -> Enc<(Int, Vec<WaitEffect>)> {
-        self.completed_covering(enc, q, at, slack, true)
-    }
-
-    fn completed_covering(
-        &self,
-        enc: &mut Encoder,
-        q: QueueId,
-        at: &Instance,
-        slack: &Slack,
-        lone: bool,
+        covers: Covers,
     ) -> Enc<(Int, Vec<WaitEffect>)> {
         stop_when_spent()?;
         let mut done = Int::from_i64(0);
@@ -443,7 +431,10 @@ impl<'m> Checker<'m> {
             .into_iter()
             .filter(|w| self.model.same_launch(*w, at.event))
             .collect();
-        let cover = lone.then(|| lone_cover(self.model, events, at.event, &candidates)).flatten();
+        let cover = match covers {
+            Covers::AlsoLone => lone_cover(self.model, events, at.event, &candidates),
+            Covers::Pairs => None,
+        };
         for wait in candidates {
             // A covered wait counts only while its cover is loosened; never where the cover has
             // no slack to loosen.

@@ -8,7 +8,7 @@
 
 use z3::ast::Int;
 
-use super::checker::{governing, incomplete, mentioned, Checker, Completion, Loosen, Slack};
+use super::checker::{governing, incomplete, mentioned, Checker, Completion, Covers, Loosen, Slack};
 use super::encode::{Enc, Encoder};
 use super::fold::{and, not, sub};
 use super::model::{EventId, EventKind, QueueId};
@@ -64,7 +64,7 @@ impl<'m> Checker<'m> {
         for end in ends {
             let (e, _) = enc.instance(&mut query, end, InstanceRole::End)?;
             let total = self.committed(&mut enc, q, &e)?;
-            let (done, effects) = self.completed_at_use(&mut enc, q, &e, &slack)?;
+            let (done, effects) = self.completed(&mut enc, q, &e, &slack, Covers::AlsoLone)?;
             // All complete: the last group, `total - 1`, is.
             let last = sub(&total, &Int::from_i64(1));
             let obligation = query.require(not(&incomplete(&last, &effects)));

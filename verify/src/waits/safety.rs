@@ -25,7 +25,8 @@ use tirproof_ir::{BufferId, VarId};
 use z3::ast::{Bool, Int};
 
 use super::checker::{
-    access_of, constant_offset, governing, incomplete, mentioned, Checker, Completion, Loosen, Slack, WaitEffect,
+    access_of, constant_offset, governing, incomplete, mentioned, Checker, Completion, Covers, Loosen, Slack,
+    WaitEffect,
 };
 use super::encode::{Enc, Encoder, Instance, LoopValues, Unsupported};
 use super::fold::{and, eq, not, or};
@@ -33,6 +34,7 @@ use super::model::{storage, EventId, EventKind, LoopId, QueueId, Step};
 use super::names::{loop_values, shown, thread_values, InstanceRole, Shown, Thread};
 use super::obligation::{Asked, OnVacuous, Round, RoundOf};
 use super::races::{thread_relation, Sharing};
+use super::summary::common_prefix;
 use crate::solver::{Assignment, Counterexample, ObligationId, Query};
 
 /// A (store, use) pair of a queue: its position in the queue's encoding.
@@ -295,7 +297,7 @@ impl<'m> Checker<'m> {
         let role = InstanceRole::Use(u);
         let (inst, runs) = enc.instance(query, u, role)?;
         let address = self.address(enc, query, role, &inst)?;
-        let (done, per_wait) = self.completed_at_use(enc, q, &inst, slack)?;
+        let (done, per_wait) = self.completed(enc, q, &inst, slack, Covers::AlsoLone)?;
         Ok(UseInstance { inst, runs, address, done, per_wait })
     }
 
@@ -381,7 +383,7 @@ impl<'m> Checker<'m> {
                 at_writer.vals.insert(*l, v.clone());
             }
             enc.threads = writer.clone();
-            let (_, effects) = self.completed(enc, q, &at_writer, slack)?;
+            let (_, effects) = self.completed(enc, q, &at_writer, slack, Covers::Pairs)?;
             waits.extend(governing(&effects));
             let reached = and(&[exists, enc.before(&si, &at_writer)]);
             synced.push(and(&[reached.clone(), not(&incomplete(&group, &effects))]));
@@ -588,8 +590,4 @@ fn runs_once_before(a: &[Step], b: &[Step]) -> bool {
     let shared = common_prefix(a, b);
     !a[..shared].iter().any(|s| matches!(s, Step::Loop(_)))
         && matches!((a.get(shared), b.get(shared)), (Some(Step::Child(x)), Some(Step::Child(y))) if x < y)
-}
-
-fn common_prefix(a: &[Step], b: &[Step]) -> usize {
-    a.iter().zip(b).take_while(|(x, y)| x == y).count()
 }

@@ -136,7 +136,7 @@ pub fn before_every_time(a: &[Step], b: &[Step]) -> bool {
 /// `b`: `b` comes first by [`before_every_time`], and no loop encloses both (no iteration of
 /// one comes back to `a` after `b`).
 pub fn never_before(a: &[Step], b: &[Step]) -> bool {
-    let common = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let common = common_prefix(a, b);
     before_every_time(b, a) && !a[..common].iter().any(|s| matches!(s, Step::Loop(_)))
 }
 
@@ -144,7 +144,7 @@ pub fn never_before(a: &[Step], b: &[Step]) -> bool {
 /// paths part at children `x < y` of one statement, `wait`'s rest of the path is children
 /// only, and each of its conditions is evaluated on the common part.
 fn surely_before(wait: &Event, at: &Event) -> bool {
-    let common = wait.path.iter().zip(&at.path).take_while(|(x, y)| x == y).count();
+    let common = common_prefix(&wait.path, &at.path);
     let parts_first = matches!(
         (wait.path.get(common), at.path.get(common)),
         (Some(Step::Child(x)), Some(Step::Child(y))) if x < y
@@ -174,24 +174,29 @@ struct Cover {
 /// How many waits sorted before a point [`cover`] looks at.
 const COVER_SEARCH: usize = 64;
 
-/// The [`Cover`] of `at`, looked for backwards from the waits sorted before it (`passed` of
-/// them); `None` when there are not two.
-fn cover(model: &Model, events: &QueueEvents, at: &Event, launch: Option<LoopId>, passed: usize) -> Option<Cover> {
-    let order = &events.order;
-    let mut found: Vec<(usize, i64)> = Vec::with_capacity(2);
-    // Nearest first; a point whose nearest surely-before waits lie further back than
-    // COVER_SEARCH waits keeps them all (slower, never less exact).
-    for rank in (passed.saturating_sub(COVER_SEARCH)..passed).rev() {
+/// The waits of `launch` with a constant count that run surely before `at`, nearest first
+/// (rank and count), looked for backwards from the waits sorted before it (`passed` of them).
+/// A point whose nearest such waits lie further back than COVER_SEARCH waits keeps every wait
+/// they would cover (slower, never less exact).
+fn surely_before_nearest<'a>(
+    model: &'a Model,
+    order: &'a WaitOrder,
+    at: &'a Event,
+    launch: Option<LoopId>,
+    passed: usize,
+) -> impl Iterator<Item = (usize, i64)> + 'a {
+    (passed.saturating_sub(COVER_SEARCH)..passed).rev().filter_map(move |rank| {
         let event = model.event(order.sorted[rank]);
-        let count = constant_count(event);
-        if let Some(c) = count.filter(|_| model.launch_of(event) == launch && surely_before(event, at)) {
-            found.push((rank, c));
-            if found.len() == 2 {
-                return Some(Cover { earlier: rank, count: c.max(found[0].1) });
-            }
-        }
-    }
-    None
+        let sure = model.launch_of(event) == launch && surely_before(event, at);
+        sure.then(|| constant_count(event).map(|c| (rank, c))).flatten()
+    })
+}
+
+/// The [`Cover`] of `at`: its two nearest surely-before waits; `None` when there are not two.
+fn cover(model: &Model, events: &QueueEvents, at: &Event, launch: Option<LoopId>, passed: usize) -> Option<Cover> {
+    let mut nearest = surely_before_nearest(model, &events.order, at, launch, passed);
+    let ((_, nearer), (earlier, count)) = (nearest.next()?, nearest.next()?);
+    Some(Cover { earlier, count: count.max(nearer) })
 }
 
 /// The waits of a queue (`events.waits`) that can govern `at`: all but those of another launch,
@@ -203,7 +208,7 @@ pub fn governing_candidates(model: &Model, events: &QueueEvents, at: EventId) ->
     let order = &events.order;
     let passed = order.sorted.partition_point(|w| model.event(*w).path < at_event.path);
     if !order.chained || rank_order_open(model, order, passed, &at_event.path) {
-        return general_candidates(model, events, at, launch);
+        return general_candidates(model, events, at, launch, passed);
     }
     let cover = cover(model, events, at_event, launch, passed);
     // The waits after `at` that share a loop with it (their earlier iterations come before
@@ -249,25 +254,18 @@ fn rank_order_open(model: &Model, order: &WaitOrder, passed: usize, at: &[Step])
 
 /// [`governing_candidates`] by comparing paths wait by wait: for queues whose waits'
 /// order is not read from their ranks.
-fn general_candidates(model: &Model, events: &QueueEvents, at: EventId, launch: Option<LoopId>) -> Vec<EventId> {
+fn general_candidates(
+    model: &Model,
+    events: &QueueEvents,
+    at: EventId,
+    launch: Option<LoopId>,
+    passed: usize,
+) -> Vec<EventId> {
     let at_event = model.event(at);
     let order = &events.order;
-    let mut surely: Vec<(EventId, i64)> = events
-        .waits
-        .iter()
-        .enumerate()
-        .filter_map(|(i, &w)| {
-            let fits = order.launch[i] == launch && surely_before(model.event(w), at_event);
-            fits.then(|| order.count[i].map(|c| (w, c))).flatten()
-        })
-        .collect();
-    // The nearest two: the last two in program order (surely-before waits all lie on the
-    // path's common parts, where program order is the order of their paths).
-    surely.sort_by(|(a, _), (b, _)| model.event(*a).path.cmp(&model.event(*b).path));
-    let cover = match surely.as_slice() {
-        [.., (earlier, c1), (_, c2)] => Some((*earlier, (*c1).max(*c2))),
-        _ => None,
-    };
+    // Surely-before waits part from `at`'s path at a smaller child, so they sort before it
+    // whatever the order of the others.
+    let cover = cover(model, events, at_event, launch, passed).map(|c| (order.sorted[c.earlier], c.count));
     events
         .waits
         .iter()
@@ -309,11 +307,8 @@ pub fn lone_cover(model: &Model, events: &QueueEvents, at: EventId, candidates: 
     let launch = model.launch_of(at_event);
     let order = &events.order;
     let passed = order.sorted.partition_point(|w| model.event(*w).path < at_event.path);
-    let (wait, count) = order.sorted[passed.saturating_sub(COVER_SEARCH)..passed].iter().rev().find_map(|&w| {
-        let event = model.event(w);
-        let sure = model.launch_of(event) == launch && surely_before(event, at_event);
-        sure.then(|| constant_count(event).map(|c| (w, c))).flatten()
-    })?;
+    let (rank, count) = surely_before_nearest(model, order, at_event, launch, passed).next()?;
+    let wait = order.sorted[rank];
     let wait_path = &model.event(wait).path;
     let common = common_prefix(wait_path, &at_event.path);
     // `L`'s body: the common part up to its last loop step (none: the function's body, run
@@ -360,7 +355,8 @@ pub fn lone_cover(model: &Model, events: &QueueEvents, at: EventId, candidates: 
     (!covered.is_empty()).then_some(LoneCover { wait, covered })
 }
 
-fn common_prefix(a: &[Step], b: &[Step]) -> usize {
+/// How many steps the paths `a` and `b` share from their start.
+pub fn common_prefix(a: &[Step], b: &[Step]) -> usize {
     a.iter().zip(b).take_while(|(x, y)| x == y).count()
 }
 

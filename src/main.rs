@@ -68,21 +68,37 @@ enum Command {
 /// The stack of the thread that runs a command. The reader accepts a flat chain `a + b + ...`
 /// of any length, and the walks over expressions after it (lowering, printing, compiling,
 /// passes, dropping the tree) recurse once per term of such a chain; a 100,000-term chain
-/// overflowed the default 8 MiB main stack (docs/limits.md). Only the pages a command touches are
-/// committed, so the reservation costs nothing for ordinary programs.
-const COMMAND_STACK_BYTES: usize = 1 << 30;
+/// overflowed the default 8 MiB main stack and needs between 16 and 64 MiB (docs/limits.md).
+/// Only the pages a command touches are committed, so the reservation costs nothing for
+/// ordinary programs. Under an address-space limit (`ulimit -v`) too small for the largest,
+/// the next that fits is taken: a smaller stack only lowers the longest chain a command
+/// handles, where refusing to start would stop every command.
+const COMMAND_STACK_BYTES: [usize; 3] = [1 << 30, 1 << 28, 1 << 26];
+
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let command = std::thread::Builder::new().name("command".into()).stack_size(COMMAND_STACK_BYTES);
-    match command.spawn(move || run(cli)).map(std::thread::JoinHandle::join) {
-        Ok(Ok(code)) => code,
-        Ok(Err(panic)) => std::panic::resume_unwind(panic),
-        Err(err) => {
-            eprintln!("error: cannot start the command's thread: {err}");
-            ExitCode::from(2)
+    // The thread takes the arguments when it starts; a thread that could not start leaves
+    // them for the next size.
+    let cli = std::sync::Mutex::new(Some(Cli::parse()));
+    let mut refused = None;
+    for bytes in COMMAND_STACK_BYTES {
+        let command = std::thread::Builder::new().name("command".into()).stack_size(bytes);
+        let outcome = std::thread::scope(|scope| {
+            let take = || cli.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+            command.spawn_scoped(scope, move || take().map(run)).map(std::thread::ScopedJoinHandle::join)
+        });
+        match outcome {
+            Ok(Ok(Some(code))) => return code,
+            Ok(Ok(None)) => break,
+            Ok(Err(panic)) => std::panic::resume_unwind(panic),
+            Err(err) => refused = Some(err),
         }
     }
+    let reason = refused.map_or_else(|| "its arguments were taken".to_string(), |err| err.to_string());
+    eprintln!("error: cannot start the command's thread: {reason}");
+    ExitCode::from(2)
 }
 
 fn run(cli: Cli) -> ExitCode {

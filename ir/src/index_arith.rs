@@ -11,6 +11,7 @@
 //! have one type (the caller converts with `convert`).
 
 use std::collections::HashMap;
+use std::hash::BuildHasher;
 
 use crate::int_arith;
 use crate::visit::{walk_expr, Visitor};
@@ -146,7 +147,7 @@ pub fn gcd(a: u64, b: u64) -> u64 {
 
 /// The constant `a` such that `e = a * var + (something uniform)`; `None` when `e` depends on
 /// `var` in another way.
-pub fn coefficient(e: &Expr, var: &Var, lets: &HashMap<VarId, Expr>) -> Option<i64> {
+pub fn coefficient<S: BuildHasher>(e: &Expr, var: &Var, lets: &HashMap<VarId, Expr, S>) -> Option<i64> {
     match e {
         Expr::Var(v) if v == var => Some(1),
         Expr::Var(v) => lets.get(&v.id()).map_or(Some(0), |value| coefficient(value, var, lets)),
@@ -177,7 +178,7 @@ pub fn coefficient(e: &Expr, var: &Var, lets: &HashMap<VarId, Expr>) -> Option<i
 /// `e` as a linear form: terms (compared structurally, let-bound variables expanded) with
 /// their coefficients, and a constant. Terms are what is not a sum, difference or constant
 /// multiple; `None` on overflow of a coefficient.
-pub fn linear_form(e: &Expr, lets: &HashMap<VarId, Expr>) -> Option<(Vec<(Expr, i64)>, i64)> {
+pub fn linear_form<S: BuildHasher>(e: &Expr, lets: &HashMap<VarId, Expr, S>) -> Option<(Vec<(Expr, i64)>, i64)> {
     let mut terms: Vec<(Expr, i64)> = Vec::new();
     let mut constant = 0i64;
     linear_terms(e, 1, lets, &mut terms, &mut constant)?;
@@ -187,10 +188,10 @@ pub fn linear_form(e: &Expr, lets: &HashMap<VarId, Expr>) -> Option<(Vec<(Expr, 
 
 /// Adds `scale * e` to the linear form `terms + constant`; terms that are not sums, differences
 /// or constant multiples are kept whole.
-fn linear_terms(
+fn linear_terms<S: BuildHasher>(
     e: &Expr,
     scale: i64,
-    lets: &HashMap<VarId, Expr>,
+    lets: &HashMap<VarId, Expr, S>,
     terms: &mut Vec<(Expr, i64)>,
     constant: &mut i64,
 ) -> Option<()> {
@@ -221,13 +222,13 @@ fn linear_terms(
 }
 
 /// Whether `e` mentions `var`, directly or through a let-bound variable.
-pub fn mentions(e: &Expr, var: &Var, lets: &HashMap<VarId, Expr>) -> bool {
-    struct Finds<'a> {
+pub fn mentions<S: BuildHasher>(e: &Expr, var: &Var, lets: &HashMap<VarId, Expr, S>) -> bool {
+    struct Finds<'a, S> {
         var: &'a Var,
-        lets: &'a HashMap<VarId, Expr>,
+        lets: &'a HashMap<VarId, Expr, S>,
         found: bool,
     }
-    impl Visitor for Finds<'_> {
+    impl<S: BuildHasher> Visitor for Finds<'_, S> {
         fn visit_expr(&mut self, e: &Expr) {
             if let Expr::Var(v) = e {
                 if v == self.var {

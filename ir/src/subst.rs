@@ -21,13 +21,10 @@
 //! prefix in place. The maps hash identities with the crate's fixed multiplicative hasher
 //! (every variable met is looked up; a seeded SipHash costs more than the rest of the visit).
 
-use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
-
 use crate::buffer::{Buffer, BufferId, BufferRegion, Range};
-use crate::expr::Expr;
-use crate::stmt::{Allocate, Block, Stmt, StmtKind};
-use crate::structural::FxHasher;
+use crate::expr::{BufferLoad, Expr};
+use crate::stmt::{Allocate, AttrStmt, Block, BufferStore, IterVar, Origin, Stmt, StmtKind};
+use crate::structural::IdMap;
 use crate::var::{Var, VarId};
 use crate::visit::{walk_expr_mut, walk_stmt_mut, MutVisitor};
 
@@ -54,9 +51,6 @@ struct Reindex {
     to: Buffer,
     prefix: Vec<Expr>,
 }
-
-/// A map keyed by identities (small integers), with the fixed hasher.
-type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 
 #[derive(Clone, Debug, Default)]
 pub struct Substitution<R = KeepNodes> {
@@ -139,18 +133,200 @@ impl<R: NodeRewrite> Substitution<R> {
         self.mutate_expr(expr);
     }
 
-    /// A rewritten copy of `stmt`.
+    /// A rewritten copy of `stmt`: the same result as cloning it and applying the
+    /// substitution to the clone ([`Substitution::apply_stmt`]), built in one walk over the
+    /// borrowed original (see [`Substitution::copy_stmt`]).
     pub fn stmt(&mut self, stmt: &Stmt) -> Stmt {
-        let mut out = stmt.clone();
-        self.mutate_stmt(&mut out);
+        self.copy_stmt(stmt)
+    }
+
+    /// A rewritten copy of `expr` (as [`Substitution::stmt`]).
+    pub fn expr(&mut self, expr: &Expr) -> Expr {
+        self.copy_expr(expr)
+    }
+
+    /// Copies `expr` with the substitution applied, node by node from the original: the
+    /// kinds a copied loop body is made of are built directly, and any other kind (binders
+    /// of `Let`, calls, vectors) is cloned and rewritten in place, which is what
+    /// `mutate_expr` does to the clone. Each built node visits its parts in `mutate_expr`'s
+    /// order and gets the rewrite after them, so the two agree node for node.
+    fn copy_expr(&mut self, expr: &Expr) -> Expr {
+        let mut out = match expr {
+            Expr::Var(v) => {
+                // The value is put in as given.
+                return self.vars.get(&v.id()).cloned().unwrap_or_else(|| Expr::Var(v.clone()));
+            }
+            Expr::Binary { op, lhs, rhs } => {
+                let (lhs, rhs) = self.copy_pair(lhs, rhs);
+                Expr::Binary { op: *op, lhs, rhs }
+            }
+            Expr::Cmp { op, lhs, rhs } => {
+                let (lhs, rhs) = self.copy_pair(lhs, rhs);
+                Expr::Cmp { op: *op, lhs, rhs }
+            }
+            Expr::Logic { op, lhs, rhs } => {
+                let (lhs, rhs) = self.copy_pair(lhs, rhs);
+                Expr::Logic { op: *op, lhs, rhs }
+            }
+            Expr::Not(value) => Expr::Not(Box::new(self.copy_expr(value))),
+            Expr::Cast { dtype, value } => Expr::Cast { dtype: *dtype, value: Box::new(self.copy_expr(value)) },
+            Expr::Load(load) => {
+                let mut buffer = load.buffer.clone();
+                self.mutate_buffer(&mut buffer);
+                let indices = self.copy_indices(&buffer, &load.indices);
+                if let Some(Reindex { to, .. }) = self.reindexing(&buffer) {
+                    buffer = to.clone();
+                }
+                Expr::Load(BufferLoad { buffer, indices })
+            }
+            _ => {
+                let mut out = expr.clone();
+                self.mutate_expr(&mut out);
+                return out;
+            }
+        };
+        if self.outside_program == 0 {
+            self.rewrite.expr(&mut out);
+        }
         out
     }
 
-    /// A rewritten copy of `expr`.
-    pub fn expr(&mut self, expr: &Expr) -> Expr {
-        let mut out = expr.clone();
-        self.mutate_expr(&mut out);
+    fn copy_pair(&mut self, lhs: &Expr, rhs: &Expr) -> (Box<Expr>, Box<Expr>) {
+        let lhs = Box::new(self.copy_expr(lhs));
+        (lhs, Box::new(self.copy_expr(rhs)))
+    }
+
+    /// The copied indices of an access to `buffer` (already mapped), with the re-indexing's
+    /// prefix in front when `buffer` is re-indexed: one allocation of the final size.
+    fn copy_indices(&mut self, buffer: &Buffer, indices: &[Expr]) -> Vec<Expr> {
+        let prefix = self.reindexing(buffer).map_or(0, |r| r.prefix.len());
+        let mut out = Vec::with_capacity(prefix + indices.len());
+        if let Some(r) = self.reindexing(buffer) {
+            out.extend(r.prefix.iter().cloned());
+        }
+        for index in indices {
+            let copied = self.copy_expr(index);
+            out.push(copied);
+        }
         out
+    }
+
+    /// Copies `stmt` with the substitution applied (see [`Substitution::copy_expr`]): stores,
+    /// sequences, attributes, evaluations and blocks are built directly, in `mutate_stmt`'s
+    /// order (the provenance record first, then the parts, then the rewrite); any other kind
+    /// is cloned and rewritten in place.
+    fn copy_stmt(&mut self, stmt: &Stmt) -> Stmt {
+        let kind = match &stmt.kind {
+            StmtKind::Store(store) => {
+                let origin = self.copy_origin(stmt);
+                let mut buffer = store.buffer.clone();
+                self.mutate_buffer(&mut buffer);
+                let indices = self.copy_indices(&buffer, &store.indices);
+                let value = self.copy_expr(&store.value);
+                if let Some(Reindex { to, .. }) = self.reindexing(&buffer) {
+                    buffer = to.clone();
+                }
+                (origin, StmtKind::Store(BufferStore { buffer, indices, value }))
+            }
+            StmtKind::Seq(stmts) => {
+                let origin = self.copy_origin(stmt);
+                (origin, StmtKind::Seq(stmts.iter().map(|s| self.copy_stmt(s)).collect()))
+            }
+            StmtKind::Attr(AttrStmt { node, key, value, body }) => {
+                let origin = self.copy_origin(stmt);
+                let node = node.as_ref().map(|n| self.copy_expr(n));
+                let value = self.copy_expr(value);
+                let body = Box::new(self.copy_stmt(body));
+                (origin, StmtKind::Attr(AttrStmt { node, key: key.clone(), value, body }))
+            }
+            StmtKind::Evaluate(e) => {
+                let origin = self.copy_origin(stmt);
+                (origin, StmtKind::Evaluate(self.copy_expr(e)))
+            }
+            StmtKind::Block(block) => {
+                let origin = self.copy_origin(stmt);
+                (origin, StmtKind::Block(Box::new(self.copy_block(block))))
+            }
+            _ => {
+                let mut out = stmt.clone();
+                self.mutate_stmt(&mut out);
+                return out;
+            }
+        };
+        let (origin, kind) = kind;
+        let mut out = Stmt { kind, span: stmt.span, origin };
+        self.rewrite.stmt(&mut out);
+        out
+    }
+
+    /// The statement's provenance record, renamed like the program (outside it: no rewrite).
+    fn copy_origin(&mut self, stmt: &Stmt) -> Option<Box<Origin>> {
+        let mut origin = stmt.origin.clone()?;
+        self.outside_program += 1;
+        self.mutate_expr(&mut origin.iteration);
+        self.outside_program -= 1;
+        Some(origin)
+    }
+
+    /// [`Substitution::block`] on a copy built from the original.
+    fn copy_block(&mut self, block: &Block) -> Block {
+        let mut iter_vars: Vec<IterVar> = block
+            .iter_vars
+            .iter()
+            .map(|iv| {
+                let min = self.copy_expr(&iv.min);
+                let extent = self.copy_expr(&iv.extent);
+                let binding = self.copy_expr(&iv.binding);
+                IterVar { var: iv.var.clone(), min, extent, kind: iv.kind, binding }
+            })
+            .collect();
+        for iv in &mut iter_vars {
+            self.bind_var(&mut iv.var);
+        }
+        let mut alloc_buffers = block.alloc_buffers.clone();
+        for alloc in &mut alloc_buffers {
+            self.bind_buffer(&mut alloc.buffer);
+        }
+        let predicate = block.predicate.as_ref().map(|p| self.copy_expr(p));
+        let reads = block.reads.as_ref().map(|regions| self.copy_regions(regions));
+        let writes = block.writes.as_ref().map(|regions| self.copy_regions(regions));
+        let init = block.init.as_ref().map(|init| self.copy_stmt(init));
+        let body = self.copy_stmt(&block.body);
+        Block {
+            name: block.name.clone(),
+            iter_vars,
+            predicate,
+            reads,
+            writes,
+            annotations: block.annotations.clone(),
+            alloc_buffers,
+            init,
+            body,
+        }
+    }
+
+    fn copy_regions(&mut self, regions: &[BufferRegion]) -> Vec<BufferRegion> {
+        regions
+            .iter()
+            .map(|region| {
+                let mut buffer = region.buffer.clone();
+                self.mutate_buffer(&mut buffer);
+                let prefix = self.reindexing(&buffer).map_or(0, |r| r.prefix.len());
+                let mut ranges = Vec::with_capacity(prefix + region.region.len());
+                if let Some(r) = self.reindexing(&buffer) {
+                    ranges.extend(r.prefix.iter().cloned().map(Range::point));
+                }
+                for range in &region.region {
+                    let min = self.copy_expr(&range.min);
+                    let extent = self.copy_expr(&range.extent);
+                    ranges.push(Range { min, extent });
+                }
+                if let Some(Reindex { to, .. }) = self.reindexing(&buffer) {
+                    buffer = to.clone();
+                }
+                BufferRegion { buffer, region: ranges }
+            })
+            .collect()
     }
 
     /// Renames a binder when freshening.

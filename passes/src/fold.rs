@@ -38,17 +38,10 @@ pub struct Folder;
 impl NodeRewrite for Folder {
     fn expr(&mut self, expr: &mut Expr) {
         let folded = match expr {
-            Expr::Binary { op, lhs, rhs }
-                if matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::FloorDiv | BinOp::FloorMod) =>
-            {
-                // Without a literal operand nothing folds, retypes or is an identity.
-                if constant(lhs).is_none() && constant(rhs).is_none() {
-                    return;
-                }
-                let op = *op;
-                let (lhs, rhs) =
-                    (std::mem::replace(lhs.as_mut(), Expr::int(0)), std::mem::replace(rhs.as_mut(), Expr::int(0)));
-                Some(binary(op, lhs, rhs))
+            Expr::Binary { op: BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::FloorDiv | BinOp::FloorMod, .. } => {
+                // In place: a node that does not fold keeps its operands' boxes.
+                fold_binary_node(expr);
+                return;
             }
             Expr::Cmp { op, lhs, rhs } => match (constant(lhs), constant(rhs)) {
                 (Some((a, ta)), Some((b, tb))) if ta == tb => Some(Expr::bool(op.holds(&a, &b))),
@@ -104,20 +97,40 @@ fn as_bool(e: &Expr) -> Option<bool> {
 /// `lhs op rhs`, folded when both sides are constants or an identity applies; a literal
 /// takes the other operand's integer type (see the module doc).
 pub fn binary(op: BinOp, lhs: Expr, rhs: Expr) -> Expr {
-    let (lhs, rhs) = same_type(lhs, rhs);
-    if let (Some((a, ta)), Some((b, tb))) = (constant(&lhs), constant(&rhs)) {
+    let mut node = Expr::binary(op, lhs, rhs);
+    fold_binary_node(&mut node);
+    node
+}
+
+/// What [`binary`] does, on a binary node in place (other nodes are left alone): the
+/// literal's type, then the fold or identity, reusing the node's boxes when nothing folds.
+fn fold_binary_node(node: &mut Expr) {
+    let Expr::Binary { op, lhs, rhs } = node else { return };
+    // Without a literal operand nothing folds, retypes or is an identity.
+    if constant(lhs).is_none() && constant(rhs).is_none() {
+        return;
+    }
+    same_type_in_place(lhs, rhs);
+    let (lhs_constant, rhs_constant) = (constant(lhs), constant(rhs));
+    if let (Some((a, ta)), Some((b, tb))) = (lhs_constant, rhs_constant) {
         if ta == tb {
-            if let Some(v) = folded(op, ta, a, b) {
-                return Expr::int_of(v, ta);
+            if let Some(v) = folded(*op, ta, a, b) {
+                *node = Expr::int_of(v, ta);
+                return;
             }
         }
     }
-    let same = lhs.dtype() == rhs.dtype();
-    match (op, constant(&lhs).map(|c| c.0), constant(&rhs).map(|c| c.0)) {
-        (BinOp::Add | BinOp::Sub, _, Some(0)) | (BinOp::Mul, _, Some(1)) if same => lhs,
-        (BinOp::Add, Some(0), _) if same => rhs,
-        _ => Expr::binary(op, lhs, rhs),
+    if lhs.dtype() != rhs.dtype() {
+        return;
     }
+    let kept = match (*op, lhs_constant.map(|c| c.0), rhs_constant.map(|c| c.0)) {
+        (BinOp::Add | BinOp::Sub, _, Some(0)) | (BinOp::Mul, _, Some(1)) => {
+            std::mem::replace(lhs.as_mut(), Expr::int(0))
+        }
+        (BinOp::Add, Some(0), _) => std::mem::replace(rhs.as_mut(), Expr::int(0)),
+        _ => return,
+    };
+    *node = kept;
 }
 
 pub fn add(lhs: Expr, rhs: Expr) -> Expr {
@@ -155,22 +168,28 @@ pub fn floormod(lhs: Expr, rhs: Expr) -> Expr {
 /// `lhs` and `rhs` with a literal on one side given the other side's signed integer type,
 /// where the literal's value fits it; when both are literals, the int32 one (what `Expr::int`
 /// writes) takes the other's type. Otherwise unchanged.
-fn same_type(lhs: Expr, rhs: Expr) -> (Expr, Expr) {
+fn same_type(mut lhs: Expr, mut rhs: Expr) -> (Expr, Expr) {
+    same_type_in_place(&mut lhs, &mut rhs);
+    (lhs, rhs)
+}
+
+/// [`same_type`] on operands in place.
+fn same_type_in_place(lhs: &mut Expr, rhs: &mut Expr) {
     let retyped = |literal: &Expr, like: &Expr| -> Option<Expr> {
         let (value, dtype) = constant(literal)?;
         let target = like.dtype();
         (dtype != target && wrap(value, target) == Some(value)).then(|| Expr::int_of(value, target))
     };
     let default_literal = |e: &Expr| constant(e).is_some_and(|(_, t)| t == DataType::INT32);
-    let (lhs_literal, rhs_literal) = (constant(&lhs).is_some(), constant(&rhs).is_some());
-    if rhs_literal && (!lhs_literal || default_literal(&rhs)) {
-        let rhs = retyped(&rhs, &lhs).unwrap_or(rhs);
-        (lhs, rhs)
-    } else if lhs_literal && (!rhs_literal || default_literal(&lhs)) {
-        let lhs = retyped(&lhs, &rhs).unwrap_or(lhs);
-        (lhs, rhs)
-    } else {
-        (lhs, rhs)
+    let (lhs_literal, rhs_literal) = (constant(lhs).is_some(), constant(rhs).is_some());
+    if rhs_literal && (!lhs_literal || default_literal(rhs)) {
+        if let Some(r) = retyped(rhs, lhs) {
+            *rhs = r;
+        }
+    } else if lhs_literal && (!rhs_literal || default_literal(lhs)) {
+        if let Some(l) = retyped(lhs, rhs) {
+            *lhs = l;
+        }
     }
 }
 

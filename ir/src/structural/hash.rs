@@ -21,7 +21,7 @@ use crate::var::{Var, VarId};
 /// A small multiplicative hasher (the FxHash step) with a final avalanche, so that results
 /// do not depend on a random seed or on the standard library's hasher choice.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct FxHasher {
+pub struct FxHasher {
     hash: u64,
 }
 

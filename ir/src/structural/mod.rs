@@ -23,7 +23,14 @@
 mod eq;
 mod hash;
 
-pub(crate) use hash::FxHasher;
+pub use hash::FxHasher;
+
+/// A hash map keyed by identities (`VarId`, `BufferId`: small integers), hashed with
+/// [`FxHasher`]: a seeded SipHash costs more than the work of the walks that look them up.
+pub type IdMap<K, V> = std::collections::HashMap<K, V, std::hash::BuildHasherDefault<FxHasher>>;
+
+/// The set form of [`IdMap`].
+pub type IdSet<K> = std::collections::HashSet<K, std::hash::BuildHasherDefault<FxHasher>>;
 #[cfg(test)]
 mod tests;
 

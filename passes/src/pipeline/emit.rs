@@ -347,10 +347,10 @@ impl Emitter<'_> {
             copy
         });
         copy.restart();
-        copy.set_var(self.loop_var, folded_iteration);
         for v in self.versioned {
-            copy.set_prefix(&v.old, [self.slot(iteration, v.versions)]);
+            copy.set_prefix(&v.old, [self.slot(&folded_iteration, v.versions)]);
         }
+        copy.set_var(self.loop_var, folded_iteration);
         let s = copy.stmt(&self.stmts[k]);
         drop(copier);
         let stmt = u32::try_from(k).unwrap_or(u32::MAX);
@@ -370,7 +370,11 @@ impl Emitter<'_> {
                 }
             }
         }
-        let relative = fold::sub(iteration.clone(), self.min.clone());
+        // `iteration - 0` folds to `iteration` itself (the literal takes its type).
+        let relative = match self.min {
+            Expr::Int { value: 0, .. } => iteration.clone(),
+            _ => fold::sub(iteration.clone(), self.min.clone()),
+        };
         let mut slot = fold::floormod(relative, Expr::int(versions));
         fold::fold_expr(&mut slot);
         slot

@@ -209,6 +209,9 @@ fn statements(stmt: &Stmt) -> usize {
             self.0 += 1;
             walk_stmt(self, s);
         }
+        // Expressions and buffer definitions hold no statements.
+        fn visit_expr(&mut self, _: &Expr) {}
+        fn visit_buffer_def(&mut self, _: &Buffer) {}
     }
     let mut count = Count(0);
     count.visit_stmt(stmt);
@@ -252,6 +255,9 @@ fn next_free_queue(stmts: &[Stmt]) -> i64 {
             }
             walk_stmt(self, s);
         }
+        // Queue ids are on attribute statements; expressions hold none.
+        fn visit_expr(&mut self, _: &Expr) {}
+        fn visit_buffer_def(&mut self, _: &Buffer) {}
     }
     let mut m = MaxQueue(0);
     stmts.iter().for_each(|s| m.visit_stmt(s));

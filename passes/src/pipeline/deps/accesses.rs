@@ -3,10 +3,9 @@
 //! depend on the pipelined loop variable, and under which conditions (`if` conditions and
 //! block predicates, by conjunct).
 
-use std::collections::{HashMap, HashSet};
-
 use tirproof_ir::expr::{Expr, LogicOp};
 use tirproof_ir::index_arith::const_int;
+use tirproof_ir::structural::{IdMap, IdSet};
 use tirproof_ir::visit::{walk_expr, walk_stmt, Visitor};
 use tirproof_ir::{Buffer, Stmt, StmtKind, Var, VarId};
 
@@ -35,29 +34,30 @@ pub(super) enum Guard {
 pub(super) fn collect_accesses(
     stmt: &Stmt,
     loop_var: &Var,
-    lets: &mut HashMap<VarId, Expr>,
-    inner: &mut HashMap<VarId, Option<(i64, i64)>>,
+    lets: &mut IdMap<VarId, Expr>,
+    inner: &mut IdMap<VarId, Option<(i64, i64)>>,
 ) -> Vec<Access> {
-    let mut c = Collector { variant: HashSet::from([loop_var.id()]), out: Vec::new(), guards: Vec::new(), lets, inner };
+    let mut c =
+        Collector { variant: IdSet::from_iter([loop_var.id()]), out: Vec::new(), guards: Vec::new(), lets, inner };
     c.visit_stmt(stmt);
     c.out
 }
 
 pub(super) struct Collector<'a> {
     /// The loop variable and variables bound to values that depend on it.
-    pub(super) variant: HashSet<VarId>,
+    pub(super) variant: IdSet<VarId>,
     pub(super) out: Vec<Access>,
     /// The conditions enclosing the statement being visited.
     pub(super) guards: Vec<Guard>,
     /// Values of bound variables, for the dependence test.
-    pub(super) lets: &'a mut HashMap<VarId, Expr>,
+    pub(super) lets: &'a mut IdMap<VarId, Expr>,
     /// Variables of the loops inside the statement, with their constant ranges.
-    pub(super) inner: &'a mut HashMap<VarId, Option<(i64, i64)>>,
+    pub(super) inner: &'a mut IdMap<VarId, Option<(i64, i64)>>,
 }
 
 impl Collector<'_> {
     pub(super) fn depends(&self, e: &Expr) -> bool {
-        struct Mentions<'a>(&'a HashSet<VarId>, bool);
+        struct Mentions<'a>(&'a IdSet<VarId>, bool);
         impl Visitor for Mentions<'_> {
             fn visit_expr(&mut self, e: &Expr) {
                 if let Expr::Var(v) = e {

@@ -30,9 +30,10 @@ mod accesses;
 mod layout;
 mod relation;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use tirproof_ir::pipeline_annotations::{IntList, PipelineSpec};
+use tirproof_ir::structural::IdMap;
 use tirproof_ir::{Buffer, BufferId, Stmt, Var, VarId};
 
 use accesses::*;
@@ -79,14 +80,14 @@ pub fn analyse(
     locals: &HashSet<BufferId>,
     under_threads: bool,
 ) -> Result<Analysis, String> {
-    let mut lets = HashMap::new();
-    let mut inner = HashMap::new();
+    let mut lets = IdMap::default();
+    let mut inner = IdMap::default();
     let accesses: Vec<Vec<Access>> =
         stmts.iter().map(|s| collect_accesses(s, loop_var, &mut lets, &mut inner)).collect();
     let mut by_storage: BTreeMap<VarId, Vec<(usize, Access)>> = BTreeMap::new();
-    for (k, list) in accesses.iter().enumerate() {
+    for (k, list) in accesses.into_iter().enumerate() {
         for a in list {
-            by_storage.entry(a.storage).or_default().push((k, a.clone()));
+            by_storage.entry(a.storage).or_default().push((k, a));
         }
     }
     let mut analysis = Analysis {

@@ -1,10 +1,11 @@
 //! Index relations: in which iterations two accesses can touch the same element (see the
 //! parent module's docs for the cases), from their index tuples.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 use tirproof_ir::expr::Expr;
 use tirproof_ir::index_arith::{const_int, gcd, linear_form};
+use tirproof_ir::structural::IdMap;
 use tirproof_ir::visit::{walk_expr, Visitor};
 use tirproof_ir::{BinOp, Var, VarId};
 
@@ -39,10 +40,10 @@ pub(super) enum DimRelation {
 pub(super) struct IndexRelation<'a> {
     pub(super) loop_var: &'a Var,
     /// Values of the variables bound in the loop body, to see through them.
-    pub(super) lets: &'a HashMap<VarId, Expr>,
+    pub(super) lets: &'a IdMap<VarId, Expr>,
     /// Variables of loops inside the pipelined loop, with their ranges (inclusive) when
     /// constant: two iterations may give them different values, so they never cancel.
-    pub(super) inner: &'a HashMap<VarId, Option<(i64, i64)>>,
+    pub(super) inner: &'a IdMap<VarId, Option<(i64, i64)>>,
     /// The pipelined loop's iterations (first and last, inclusive) when its bounds are
     /// constant: two accesses can only meet at distances shorter than the loop, and indices
     /// whose values over it never overlap never meet.
@@ -364,8 +365,8 @@ mod tests {
         inner: &[(&Var, Option<(i64, i64)>)],
         iterations: Option<(i64, i64)>,
     ) -> Relation {
-        let lets = HashMap::new();
-        let inner: HashMap<VarId, Option<(i64, i64)>> = inner.iter().map(|(v, r)| (v.id(), *r)).collect();
+        let lets = IdMap::default();
+        let inner: IdMap<VarId, Option<(i64, i64)>> = inner.iter().map(|(v, r)| (v.id(), *r)).collect();
         IndexRelation { loop_var: i, lets: &lets, inner: &inner, iterations }
             .relate(std::slice::from_ref(a), std::slice::from_ref(b))
     }

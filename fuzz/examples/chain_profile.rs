@@ -3,7 +3,8 @@
 //! (`cargo run --release -p tirproof-fuzz --example chain_profile -- [SEED] [PROGRAMS]
 //! [ORACLE]`; with ORACLE, only that oracle runs after the pass). With PROGRAMS 0 and a third
 //! number INDEX, it prints program INDEX of the seed instead. The last lines give the rate per
-//! kind of program (constant or symbolic extents, nested pipelines).
+//! kind of program (constant or symbolic extents, nested pipelines), and the solver checks
+//! (how many, and the time inside Z3's `check`, which the oracles' times include).
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -11,6 +12,7 @@ use std::time::{Duration, Instant};
 use tirproof_fuzz::campaign::program;
 use tirproof_fuzz::gen::GenConfig;
 use tirproof_fuzz::oracle::{Chain, ChainConfig};
+use tirproof_verify::solver::{checks_on_this_thread, CheckCount};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -29,6 +31,7 @@ fn main() {
     let mut slowest: Vec<(Duration, u64, String)> = Vec::new();
     let mut kinds: BTreeMap<&str, (u32, Duration)> = BTreeMap::new();
     let start = Instant::now();
+    let checks_before = checks_on_this_thread();
     for index in 0..programs {
         let t = Instant::now();
         let input = program(seed, index, &gen);
@@ -49,11 +52,13 @@ fn main() {
         }
     }
     let elapsed = start.elapsed();
+    let checks = checks_on_this_thread().since(checks_before);
     println!("{programs} programs in {elapsed:.2?}: {:.1} programs/s", programs as f64 / elapsed.as_secs_f64());
     for (name, total) in &totals {
         println!("  {name:<12} {total:>10.2?}  ({:.1}%)", 100.0 * total.as_secs_f64() / elapsed.as_secs_f64());
     }
     print_percentiles(&slowest);
+    print_checks(checks, elapsed);
     for (kind, (count, total)) in &kinds {
         let rate = f64::from(*count) / total.as_secs_f64();
         println!("  {kind:<18} {count:>5} programs, {:>9.2?} each on average: {rate:.1}/s", *total / *count);
@@ -84,6 +89,13 @@ fn outcome_word(outcome: &tirproof_fuzz::oracle::Outcome) -> &'static str {
         tirproof_fuzz::oracle::Outcome::Skip(_) => "skip",
         tirproof_fuzz::oracle::Outcome::Fail(_) => "FAIL",
     }
+}
+
+/// The solver checks of the run: how many, their time in Z3 and its share of `elapsed`.
+fn print_checks(checks: CheckCount, elapsed: Duration) {
+    let share = 100.0 * checks.in_solver.as_secs_f64() / elapsed.as_secs_f64();
+    let each = checks.in_solver.checked_div(u32::try_from(checks.checks).unwrap_or(u32::MAX)).unwrap_or_default();
+    println!("  solver checks {:>6}, {:>9.2?} in Z3 ({share:.1}%), {each:.2?} each", checks.checks, checks.in_solver);
 }
 
 /// The median and 90th percentile of each oracle's time per program.

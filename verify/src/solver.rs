@@ -35,7 +35,7 @@ pub use assignment::{Assignment, Entry};
 pub use budget::{budget_spent, stoppable, within_budget, BUDGET_SPENT};
 pub use session::{Counterexample, Outcome, Scope, Session};
 pub use unknown::UnknownReason;
-pub use watchdog::{watched, Watchdog};
+pub use watchdog::{checks_on_this_thread, watched, CheckCount, Watchdog};
 
 /// Runs `f` with a new Z3 context as the thread's context (every term, solver and watchdog
 /// made inside belongs to it), dropped afterwards; inside [`in_one_context`], runs `f` in that

@@ -7,7 +7,7 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use tirproof_verify::solver::{watched, Outcome, Session};
+use tirproof_verify::solver::{checks_on_this_thread, watched, Outcome, Session};
 use tirproof_verify::{
     Assignment, ObligationId, Query, QueryError, Signedness, UnknownReason, Verdict, DEFAULT_TIMEOUT,
 };
@@ -145,6 +145,27 @@ fn contradictory_assumptions_are_vacuous() {
     let verdict = query.check();
     assert_eq!(verdict, Verdict::Vacuous);
     assert!(!verdict.is_proved());
+}
+
+#[test]
+fn each_solver_check_is_counted_with_its_time() {
+    // Counts are per thread: a thread of its own sees only these checks.
+    let (proved, refuted) = within(Duration::from_secs(30), || {
+        let mut query = Query::new("0 < x implies 0 < x + 1");
+        let x = query.int("x").unwrap();
+        query.assume(x.gt(0));
+        query.require((&x + 1).gt(0));
+        let before = checks_on_this_thread();
+        assert_eq!(query.check(), Verdict::Proved);
+        let proved = checks_on_this_thread().since(before);
+        // The twin that must be refuted: no check of the assumptions follows a refutation.
+        let before = checks_on_this_thread();
+        assert!(successor_over_bv32().check().counterexample().is_some());
+        (proved, checks_on_this_thread().since(before))
+    });
+    assert_eq!(proved.checks, 2, "the obligation, then whether the assumptions can hold");
+    assert_eq!(refuted.checks, 1);
+    assert!(proved.in_solver > Duration::ZERO && refuted.in_solver > Duration::ZERO);
 }
 
 #[test]

@@ -19,7 +19,12 @@
 //! * the watcher stops and is joined before [`watched`] returns, even when the closure panics;
 //! * a check armed under a stop flag (see [`stoppable`](super::stoppable)) is looked at every
 //!   [`STOP_POLL`] and interrupted once the flag is set.
+//!
+//! Every check of the verifier goes through [`Watchdog::check`], so it also keeps the thread's
+//! count of checks and of the time Z3 spent in them ([`checks_on_this_thread`]), which profiles
+//! read to tell the solver's share of the time from the rest.
 
+use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
@@ -31,6 +36,43 @@ const RETRY: Duration = Duration::from_millis(10);
 
 /// How often a check armed under a stop flag is looked at: a Ctrl-C stops it about this soon.
 const STOP_POLL: Duration = Duration::from_millis(50);
+
+/// The solver checks one thread ran ([`Watchdog::check`]), and the time Z3 spent in them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CheckCount {
+    /// How many checks.
+    pub checks: u64,
+    /// The time inside Z3's `check`, summed over them.
+    pub in_solver: Duration,
+}
+
+impl CheckCount {
+    /// This count with one more check that took `took`.
+    fn plus(self, took: Duration) -> Self {
+        CheckCount { checks: self.checks + 1, in_solver: self.in_solver + took }
+    }
+
+    /// The checks and time since `earlier`, a count of the same thread taken before.
+    #[must_use]
+    pub fn since(self, earlier: CheckCount) -> CheckCount {
+        CheckCount {
+            checks: self.checks.saturating_sub(earlier.checks),
+            in_solver: self.in_solver.saturating_sub(earlier.in_solver),
+        }
+    }
+}
+
+thread_local! {
+    /// The calling thread's checks so far (see [`checks_on_this_thread`]).
+    static CHECKS: Cell<CheckCount> = const { Cell::new(CheckCount { checks: 0, in_solver: Duration::ZERO }) };
+}
+
+/// The solver checks the calling thread has run since it started, and the time Z3 spent in
+/// them (take two counts and [`CheckCount::since`] for a stretch of work).
+#[must_use]
+pub fn checks_on_this_thread() -> CheckCount {
+    CHECKS.get()
+}
 
 /// Checks on this thread's Z3 context with deadlines; see [`watched`].
 pub struct Watchdog<'a> {
@@ -75,7 +117,10 @@ impl Watchdog<'_> {
         // The thread's time budget, when it ends first (see `budget`).
         self.arm(super::budget::within(deadline), super::budget::stop_flag());
         let _disarm = Disarm(self.shared);
-        solver.check()
+        let start = Instant::now();
+        let result = solver.check();
+        CHECKS.set(CHECKS.get().plus(start.elapsed()));
+        result
     }
 
     fn arm(&self, deadline: Instant, stop_flag: Option<Arc<AtomicBool>>) {

@@ -5,7 +5,12 @@ generated 64-statement loop) and CommonSubexprElim on the seeds flattened by TVM
 TVM's own lowering), each timed by TVM's own PassTimingInstrument over REPEAT runs (median),
 next to `tirproof opt --time --repeat REPEAT` on the same files.
 
-    ./scripts/bench_tvm.sh [REPEAT]     # installs apache-tvm 0.27.0.post1 into third_party/tvm
+    ./scripts/bench_tvm.sh [REPEAT] [ROUNDS]    # installs apache-tvm 0.27.0.post1 into third_party/tvm
+
+Every input is measured ROUNDS times (default 5), TVM's side right after ours each time, and
+the table gives the median of each side and the median of the per-round ratios with their
+range: on a shared machine one side's process can run at half speed for a minute, and a ratio
+taken within one round is what the two sides share.
 """
 
 import os
@@ -85,9 +90,22 @@ def ours_median_us(binary, path, passes, repeat):
     return min(medians)
 
 
+def measure(rounds, ours, theirs):
+    """`rounds` back-to-back measurements of both sides: (our median, their median, the median
+    ratio, the lowest ratio, the highest ratio)."""
+    pairs = []
+    for _ in range(rounds):
+        mine = ours()
+        pairs.append((mine, theirs()))
+    ratios = sorted(t / o for o, t in pairs)
+    return (statistics.median(o for o, _ in pairs), statistics.median(t for _, t in pairs),
+            statistics.median(ratios), ratios[0], ratios[-1])
+
+
 def main():
     repeat = int(sys.argv[1]) if len(sys.argv) > 1 else 500
     binary = sys.argv[2] if len(sys.argv) > 2 else "./target/release/tirproof"
+    rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 5
     rows = []
     scratch = tempfile.mkdtemp()
     long_loop = os.path.join(scratch, "chain64_input.py")
@@ -95,21 +113,26 @@ def main():
         out.write(chain(64))
     inputs = [(seed, f"corpus/tvm/{seed}_input.py") for seed in SEEDS] + [("64-statement loop", long_loop)]
     for name, path in inputs:
-        theirs = tvm_median_us(tvm.s_tir.transform.InjectSoftwarePipeline, load(path), repeat)
-        ours = ours_median_us(binary, path, "inject-software-pipeline", repeat)
-        rows.append(("inject-software-pipeline", name, ours, theirs))
+        module = load(path)
+        rows.append(("inject-software-pipeline", name, *measure(
+            rounds,
+            lambda: ours_median_us(binary, path, "inject-software-pipeline", repeat),
+            lambda: tvm_median_us(tvm.s_tir.transform.InjectSoftwarePipeline, module, repeat))))
     flatten = tvm.transform.Sequential([tvm.s_tir.transform.LowerOpaqueBlock(), tvm.tirx.transform.FlattenBuffer()])
     for seed in SEEDS:
         path = os.path.join(scratch, f"{seed}_flattened.py")
         with open(path, "w") as out:
             out.write(flatten(load(f"corpus/tvm/{seed}_after_pipeline.py")).script())
-        theirs = tvm_median_us(tvm.tirx.transform.CommonSubexprElim, load(path), repeat)
-        ours = ours_median_us(binary, path, "cse", repeat)
-        rows.append(("cse", seed, ours, theirs))
-    print(f"| pass | input | tirproof (median µs) | TVM 0.27 (median µs) | ratio |")
-    print("| --- | --- | --- | --- | --- |")
-    for name, seed, ours, theirs in rows:
-        print(f"| {name} | {seed} | {ours:.1f} | {theirs:.1f} | {theirs / ours:.1f}x |")
+        module = load(path)
+        rows.append(("cse", seed, *measure(
+            rounds,
+            lambda: ours_median_us(binary, path, "cse", repeat),
+            lambda: tvm_median_us(tvm.tirx.transform.CommonSubexprElim, module, repeat))))
+    print(f"{rounds} rounds of {repeat} runs a side; medians over the rounds")
+    print("| pass | input | tirproof (median µs) | TVM 0.27 (median µs) | ratio (median of rounds) | ratio range |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for name, seed, ours, theirs, ratio, low, high in rows:
+        print(f"| {name} | {seed} | {ours:.1f} | {theirs:.1f} | {ratio:.1f}x | {low:.1f}x-{high:.1f}x |")
 
 
 if __name__ == "__main__":

@@ -54,6 +54,7 @@ impl Executor<'_> {
             }
             CExpr::Load(n) => self.load_s(th, &n.access),
             CExpr::Call(n) => self.call_s(th, n),
+            CExpr::Token(n) => self.token(th, n),
             CExpr::Fail { error, .. } => Err(Trap::from((**error).clone())),
             // One-lane ramps and broadcasts, or vector slots of one lane.
             CExpr::ConstV(_) | CExpr::SlotV { .. } | CExpr::Ramp(_) | CExpr::Broadcast(_) => {
@@ -130,7 +131,7 @@ impl Executor<'_> {
             CExpr::Load(n) => self.load_v(th, &n.access),
             CExpr::Call(n) => self.call_v(th, n),
             CExpr::Fail { error, .. } => Err(Trap::from((**error).clone())),
-            CExpr::Const(_) | CExpr::Slot(_) => Ok(vec![self.eval_s(th, e)?]),
+            CExpr::Const(_) | CExpr::Slot(_) | CExpr::Token(_) => Ok(vec![self.eval_s(th, e)?]),
         }
     }
 

@@ -176,6 +176,7 @@ impl<'p> Executor<'p> {
             Ins::Wait { stmt, queue, queue_num, count, count_num } => {
                 self.wait(th, *stmt, (queue, *queue_num), (count, *count_num))?
             }
+            Ins::WaitTokens(w) => self.wait_tokens(th, w)?,
             Ins::Commit { stmt, queue, queue_num } => self.commit(th, *stmt, queue, *queue_num)?,
             Ins::RegionStart(r) => {
                 if th.in_region {

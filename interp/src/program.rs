@@ -10,6 +10,7 @@
 //! recorded here; each `CExpr` node's `lanes()` is the lane count it evaluates to, and its
 //! children have the lane counts the evaluator expects (checked by the compiler).
 
+use tirproof_ir::async_op::TokenOp;
 use tirproof_ir::expr::{BinOp, CmpOp, LogicOp};
 use tirproof_ir::span::Span;
 use tirproof_ir::ThreadTag;
@@ -48,6 +49,8 @@ pub(crate) enum CExpr {
     Let(Box<LetNode>),
     Load(Box<LoadNode>),
     Call(Box<CallNode>),
+    /// A token of one of the thread's queues (`tirproof_ir::async_op::TokenOp`).
+    Token(Box<TokenNode>),
     /// A construct that cannot be evaluated; reported only if reached.
     Fail {
         error: Box<ExecError>,
@@ -72,6 +75,7 @@ impl CExpr {
             CExpr::Let(n) => n.body.lanes(),
             CExpr::Load(n) => n.lanes,
             CExpr::Call(n) => n.lanes,
+            CExpr::Token(_) => 1,
         }
     }
 }
@@ -180,6 +184,24 @@ pub(crate) struct CallNode {
     pub(crate) arg_num: Num,
     pub(crate) lanes: u16,
     pub(crate) args: Vec<CExpr>,
+}
+
+/// `async_group_token(queue)` or `async_copy_token(queue)`.
+#[derive(Debug)]
+pub(crate) struct TokenNode {
+    pub(crate) op: TokenOp,
+    pub(crate) queue: CExpr,
+    pub(crate) queue_num: Num,
+}
+
+/// A wait that names tokens: it waits until their groups complete, or, with a count, waits
+/// for the count and checks that this completes them.
+#[derive(Debug)]
+pub(crate) struct WaitTokensIns {
+    pub(crate) stmt: u32,
+    pub(crate) queue: (CExpr, Num),
+    pub(crate) count: Option<(CExpr, Num)>,
+    pub(crate) tokens: Vec<(CExpr, Num)>,
 }
 
 /// Instructions that evaluate a buffer's layout into the frame.
@@ -340,6 +362,7 @@ pub(crate) enum Ins {
         count: CExpr,
         count_num: Num,
     },
+    WaitTokens(Box<WaitTokensIns>),
     Commit {
         stmt: u32,
         queue: CExpr,
@@ -364,6 +387,7 @@ impl Ins {
             | Ins::Barrier { stmt }
             | Ins::Wait { stmt, .. }
             | Ins::Commit { stmt, .. } => *stmt,
+            Ins::WaitTokens(w) => w.stmt,
             Ins::Store(s) => s.stmt,
             Ins::LoopInit(l) => l.stmt,
             Ins::Alloc(a) => a.stmt,

@@ -17,8 +17,9 @@
 use std::collections::HashMap;
 
 use super::exec::{Executor, RegionState, Suspend};
-use super::program::{CExpr, RegionIns};
+use super::program::{CExpr, RegionIns, TokenNode, WaitTokensIns};
 use super::thread::{coords_of, Thread};
+use tirproof_ir::async_op::{Token, TokenOp};
 use tirproof_machine::async_queue::{Leftover, Waiter};
 use tirproof_machine::error::{ExecError, Trap, R};
 use tirproof_machine::fault::{Fault, FaultKind};
@@ -193,17 +194,78 @@ impl Executor<'_> {
     pub(crate) fn wait(&mut self, th: &mut Thread, stmt: u32, queue: (&CExpr, Num), count: (&CExpr, Num)) -> R<()> {
         let q = self.eval_i64(th, queue.0, queue.1)?;
         let n = self.eval_i64(th, count.0, count.1)?;
-        let Ok(keep) = usize::try_from(n) else {
-            return Err(Trap::fault(
-                FaultKind::NegativeWait,
-                format!("async_wait_inflight_count is {n} for queue {q}; it must be at least 0"),
-            ));
+        let keep = in_flight_count(q, n)?;
+        self.retire(th, stmt, q, keep)
+    }
+
+    /// A wait that names tokens (docs/async-semantics.md, "Tokens"): without a count, until
+    /// their groups complete; with one, for the count, which must complete them.
+    pub(crate) fn wait_tokens(&mut self, th: &mut Thread, w: &WaitTokensIns) -> R<()> {
+        let q = self.eval_i64(th, &w.queue.0, w.queue.1)?;
+        let committed = i64::from(th.asyncs.committed(q));
+        let mut newest = 0;
+        for (token, num) in &w.tokens {
+            let value = self.eval_i64(th, token, *num)?;
+            let Some(named) = Token::decode(value) else {
+                return Err(token_fault(format!("the wait on queue {q} names {value}, which is no token")));
+            };
+            if named.queue != q {
+                return Err(token_fault(format!("the wait on queue {q} names a {named}, of another queue")));
+            }
+            if named.group >= committed {
+                return Err(token_fault(format!(
+                    "the wait on queue {q} names a {named}, but the thread has committed {committed} group(s) to it: no wait completes a group before its commit"
+                )));
+            }
+            newest = newest.max(named.group + 1);
+        }
+        // Groups are numbered from 0: every named group completes when at most
+        // `committed - (newest group + 1)` groups stay in flight.
+        let needed = committed - newest;
+        let keep = match &w.count {
+            None => needed,
+            Some((count, num)) => {
+                let n = self.eval_i64(th, count, *num)?;
+                in_flight_count(q, n)?;
+                if n > needed {
+                    return Err(token_fault(format!(
+                        "async_wait_inflight_count {n} leaves group {} of queue {q} in flight, which its tokens name ({committed} committed; at most {needed} completes it)",
+                        newest - 1
+                    )));
+                }
+                n
+            }
         };
+        self.retire(th, w.stmt, q, usize::try_from(keep).unwrap_or(0))
+    }
+
+    /// Retires the oldest groups of the thread's queue `q` until `keep` stay in flight.
+    fn retire(&mut self, th: &mut Thread, stmt: u32, q: i64, keep: usize) -> R<()> {
+        let n = i64::try_from(keep).unwrap_or(i64::MAX);
         let waiter = Waiter { thread: th.race_thread(), epoch: th.epoch };
         let retired = th.asyncs.wait(&mut self.mem, q, keep, waiter);
         self.stats.waits += 1;
         self.history.push(Event { kind: EventKind::Wait { queue: q, keep: n, retired }, stmt, who: th.who });
         Ok(())
+    }
+
+    /// The value of a token-making call (docs/async-semantics.md, "Tokens").
+    pub(crate) fn token(&mut self, th: &mut Thread, n: &TokenNode) -> R<u64> {
+        let q = self.eval_i64(th, &n.queue, n.queue_num)?;
+        let committed = i64::from(th.asyncs.committed(q));
+        let group = match n.op {
+            TokenOp::LastCommitted if committed == 0 => {
+                return Err(token_fault(format!(
+                    "`{}({q})` before the thread's first commit to queue {q}: no group to name",
+                    n.op.symbol()
+                )));
+            }
+            TokenOp::LastCommitted => committed - 1,
+            TokenOp::NextCommit => committed,
+        };
+        let token = Token { queue: q, group };
+        let value = token.encode().ok_or_else(|| token_fault(format!("no token encodes the {token}")))?;
+        Ok(value as u64)
     }
 
     /// The commit at the end of an `async_commit_queue_scope`.
@@ -227,4 +289,18 @@ impl Executor<'_> {
             self.history.push(Event { kind: EventKind::Complete { queue, seq }, stmt, who: th.who });
         }
     }
+}
+
+/// A wait's in-flight count `n` on queue `q`, or the fault of a negative one.
+fn in_flight_count(q: i64, n: i64) -> R<usize> {
+    usize::try_from(n).map_err(|_| {
+        Trap::fault(
+            FaultKind::NegativeWait,
+            format!("async_wait_inflight_count is {n} for queue {q}; it must be at least 0"),
+        )
+    })
+}
+
+fn token_fault(message: String) -> Trap {
+    Trap::fault(FaultKind::TokenWait, message)
 }

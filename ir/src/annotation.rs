@@ -16,6 +16,8 @@ pub const ASYNC_SCOPE: &str = "async_scope";
 pub const ASYNC_COMMIT_QUEUE_SCOPE: &str = "async_commit_queue_scope";
 pub const ASYNC_WAIT_QUEUE_SCOPE: &str = "async_wait_queue_scope";
 pub const ASYNC_WAIT_INFLIGHT_COUNT: &str = "async_wait_inflight_count";
+/// The tokens a wait is for (`T.tvm_tuple(t0, t1)` or one token), in a wait's chain.
+pub const ASYNC_WAIT_TOKENS: &str = "async_wait_tokens";
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum AnnValue {

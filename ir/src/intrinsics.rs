@@ -100,6 +100,14 @@ pub const INTRINSICS: &[Intrinsic] = &[
     Intrinsic::pure("likely", 1),
     // `T.assume(cond)`: a fact for analysis, no run-time effect.
     Intrinsic::pure("assume", 1),
+    // TVM's tuple: the tokens of `async_wait_tokens` (`tirproof_ir::async_op::token_list`).
+    Intrinsic {
+        name: crate::async_op::TOKEN_TUPLE,
+        effect: CallEffect::Pure,
+        min_args: 1,
+        max_args: usize::MAX,
+        result: ResultType::Fixed(DataType::HANDLE),
+    },
     // The barrier; as a statement the parser turns it into `StmtKind::Barrier`.
     Intrinsic {
         name: "tvm_storage_sync",

@@ -124,6 +124,11 @@ impl AsyncState {
         }
     }
 
+    /// How many groups the thread has committed to `queue` so far (what a token counts).
+    pub fn committed(&self, queue: i64) -> u32 {
+        self.queues.iter().find(|q| q.id == queue).map_or(0, |q| q.next_seq)
+    }
+
     /// Commits every uncommitted store as one new group of `queue`; returns the group's
     /// sequence number within the queue. With `complete_now` (eager) the group lands at once.
     pub fn commit(

@@ -47,10 +47,14 @@ pub enum FaultKind {
     ShiftOutOfRange,
     /// A buffer or allocation whose extent evaluates to a negative number.
     NegativeExtent,
+    /// A wait on a token whose group its thread has not committed (or of another queue, or
+    /// a value that is no token), a count that leaves a group its tokens name in flight, or
+    /// the token of a last commit that never happened.
+    TokenWait,
 }
 
 impl FaultKind {
-    pub const ALL: [FaultKind; 15] = [
+    pub const ALL: [FaultKind; 16] = [
         FaultKind::OutOfBounds,
         FaultKind::DivisionByZero,
         FaultKind::ReadPoison,
@@ -66,6 +70,7 @@ impl FaultKind {
         FaultKind::InvalidCast,
         FaultKind::ShiftOutOfRange,
         FaultKind::NegativeExtent,
+        FaultKind::TokenWait,
     ];
 
     /// A stable identifier (`out-of-bounds`, `read-pending-async`, ...) for reports.
@@ -86,6 +91,7 @@ impl FaultKind {
             FaultKind::InvalidCast => "invalid-cast",
             FaultKind::ShiftOutOfRange => "shift-out-of-range",
             FaultKind::NegativeExtent => "negative-extent",
+            FaultKind::TokenWait => "token-wait",
         }
     }
 }

@@ -355,3 +355,23 @@ def main(A: T.Buffer((64,), "float32"), K: T.Buffer((4,), "int32"), C: T.Buffer(
         report.waits
     );
 }
+
+/// A wait on tokens alone has no count the encoding expresses: no verdict of its function
+/// stands (leaving the wait out would refute the reads it protects, keeping it proves
+/// nothing). Its twin, the same wait with the count the tokens imply, is proved.
+#[test]
+fn a_wait_on_tokens_alone_leaves_every_verdict_unknown_and_its_count_twin_is_proved() {
+    let func = corpus("tokens/two_slot_pipeline.py");
+    let report = verify_func(&func, &Options::default()).0;
+    assert!(!report.waits.is_empty());
+    assert!(report.waits.iter().all(|w| matches!(w.verdict, WaitVerdict::Unknown { .. })), "{:?}", report.waits);
+    assert!(report.findings.is_empty(), "{:?}", report.findings);
+    assert!(report.unknown.iter().any(|u| u.to_string().contains("a wait on tokens without an in-flight count")));
+    let counted = with_count(
+        &func,
+        r#"T.attr(0, "async_wait_tokens", T.tvm_tuple(toks[i % 2]))"#,
+        r#"T.attr(0, "async_wait_inflight_count", 1)"#,
+    );
+    let report = verify_func(&counted, &Options::default()).0;
+    assert!(report.all_proved(), "{:?} {:?} {:?}", report.waits, report.findings, report.unknown);
+}

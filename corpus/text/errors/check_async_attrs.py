@@ -1,6 +1,6 @@
 # test: error
 # desc: a wait scope without its in-flight count, and a negative count
-# error: 11:5: error: `async_wait_queue_scope` must be directly followed by an `async_wait_inflight_count` attribute
+# error: 11:5: error: `async_wait_queue_scope` must be directly followed by an `async_wait_inflight_count` or `async_wait_tokens` attribute
 # error: 13:5: error: negative in-flight count -1
 
 from tvm.script import tirx as T

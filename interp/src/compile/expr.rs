@@ -6,6 +6,7 @@
 //! Constructs that cannot be evaluated but are well typed (unknown calls, strings, data
 //! pointers used as values) compile to `CExpr::Fail`, reported only if executed.
 
+use tirproof_ir::async_op::decode_token_op;
 use tirproof_ir::buffer::Buffer;
 use tirproof_ir::dtype::DataType;
 use tirproof_ir::expr::{BinOp, Call, CallEffect, Expr};
@@ -13,7 +14,7 @@ use tirproof_ir::expr::{BinOp, Call, CallEffect, Expr};
 use super::{ill, CResult, Compiler, VarSlot};
 use crate::program::{
     Access, BinNode, BroadcastNode, CExpr, CallNode, CastNode, CmpNode, LayoutIns, LetNode, LoadNode, LogicNode,
-    RampNode, SelectNode, SlotRef,
+    RampNode, SelectNode, SlotRef, TokenNode,
 };
 use tirproof_machine::arith::math::{MathFn, Signature};
 use tirproof_machine::error::ExecError;
@@ -203,6 +204,14 @@ impl Compiler {
     fn call(&mut self, call: &Call) -> CResult<CExpr> {
         let lanes = call.dtype.lanes;
         let unsupported = |why: String| Ok(fail(ExecError::Unsupported(why), lanes));
+        match decode_token_op(call) {
+            Some(Ok((op, queue))) => {
+                let (queue, queue_num) = self.int_expr(queue, "an async queue")?;
+                return Ok(CExpr::Token(Box::new(TokenNode { op, queue, queue_num })));
+            }
+            Some(Err(why)) => return Err(ill(why)),
+            None => {}
+        }
         let func = match MathFn::lookup(&call.name) {
             Some(f) if call.effect == CallEffect::Pure && !call.external => f,
             _ => return unsupported(format!("call to `{}` ({} effect)", call.name, call.effect)),

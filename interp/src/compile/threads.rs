@@ -23,7 +23,9 @@ use tirproof_ir::visit::{walk_stmt, Visitor};
 use tirproof_ir::Launch;
 
 use super::{ill, CResult, Compiler};
-use crate::program::{CExpr, CmpNode, Coord, CtxKind, Ins, LogicNode, RegionIns, ThreadBindIns, NO_STMT};
+use crate::program::{
+    CExpr, CmpNode, Coord, CtxKind, Ins, LogicNode, RegionIns, ThreadBindIns, WaitTokensIns, NO_STMT,
+};
 use tirproof_machine::error::ExecError;
 use tirproof_machine::value::Num;
 
@@ -147,8 +149,16 @@ impl Compiler {
         let id = self.tick(span, attrs);
         if let Some(wait) = &ops.wait {
             let (queue, queue_num) = self.int_expr(&wait.queue, "an async queue")?;
-            let (count, count_num) = self.int_expr(wait.inflight(), "an in-flight count")?;
-            self.emit(Ins::Wait { stmt: id, queue, queue_num, count, count_num });
+            if wait.tokens().is_empty() {
+                let count = wait.inflight().ok_or_else(|| ExecError::IllFormed("a wait without a count".into()))?;
+                let (count, count_num) = self.int_expr(count, "an in-flight count")?;
+                self.emit(Ins::Wait { stmt: id, queue, queue_num, count, count_num });
+            } else {
+                let count = wait.inflight().map(|c| self.int_expr(c, "an in-flight count")).transpose()?;
+                let tokens = wait.tokens().iter().map(|t| self.int_expr(t, "a token")).collect::<CResult<Vec<_>>>()?;
+                let queue = (queue, queue_num);
+                self.emit(Ins::WaitTokens(Box::new(WaitTokensIns { stmt: id, queue, count, tokens })));
+            }
         }
         let outer = self.in_async;
         if ops.asynchronous {

@@ -197,6 +197,8 @@ fn every_fault_kind_has_a_test() {
         FaultKind::ShiftOutOfRange,
         // corpus/faults/negative_extent.py
         FaultKind::NegativeExtent,
+        // corpus/faults/token_*.py
+        FaultKind::TokenWait,
     ];
     assert_eq!(covered.len(), FaultKind::ALL.len());
     assert!(Outcome::Completed.fault().is_none());

@@ -5,7 +5,9 @@
 //! asynchronous stores); the queues of `async_commit_queue_scope` and `async_wait_queue_scope`
 //! are integer expressions, non-negative when constant; a wait and an in-flight count come
 //! together in one chain (`tirproof_ir::async_op` defines chains), and the count is an integer
-//! expression, never a negative constant. In a block annotation, the two must appear together.
+//! expression, never a negative constant. A wait may name tokens (`async_wait_tokens`, inside
+//! its chain, with or without a count): each an int64 expression. In a block annotation, a
+//! wait needs a count or tokens and they need the wait.
 //!
 //! Invariant: chains are paired once, when the walk reaches their first attribute
 //! (`pair_chain`), so each attribute's diagnostics come out at its own position in the walk.
@@ -13,8 +15,9 @@
 use std::collections::VecDeque;
 
 use super::Checker;
-use crate::annotation::{AnnValue, ASYNC_SCOPE, ASYNC_WAIT_INFLIGHT_COUNT, ASYNC_WAIT_QUEUE_SCOPE};
-use crate::async_op::{decode_chain, AsyncKey, ChainError};
+use crate::annotation::{AnnValue, ASYNC_SCOPE, ASYNC_WAIT_INFLIGHT_COUNT, ASYNC_WAIT_QUEUE_SCOPE, ASYNC_WAIT_TOKENS};
+use crate::async_op::{decode_chain, token_list, AsyncKey, ChainError};
+use crate::dtype::DataType;
 use crate::expr::Expr;
 use crate::print::print_expr;
 use crate::stmt::{AttrStmt, Block, Stmt, StmtKind};
@@ -28,6 +31,8 @@ pub(super) enum ChainFlag {
     UnpairedWait,
     /// A count with no wait before it in the chain.
     OrphanCount,
+    /// Tokens with no wait before them in the chain.
+    OrphanTokens,
 }
 
 /// The flags of the run of directly nested attributes starting at `first`, outermost first:
@@ -47,6 +52,7 @@ pub(super) fn pair_chain(first: &Stmt) -> VecDeque<ChainFlag> {
             flags.push_back(match problems.iter().find(|(at, _)| *at == link) {
                 Some((_, ChainError::WaitWithoutCount)) => ChainFlag::UnpairedWait,
                 Some((_, ChainError::CountWithoutWait)) => ChainFlag::OrphanCount,
+                Some((_, ChainError::TokensWithoutWait)) => ChainFlag::OrphanTokens,
                 _ => ChainFlag::Paired,
             });
         }
@@ -84,40 +90,74 @@ impl<'a> IntArg<'a> {
 
 impl Checker {
     pub(super) fn check_async_attr(&mut self, a: &AttrStmt, flag: ChainFlag) {
-        self.check_async_value(&a.key, IntArg::of_expr(&a.value));
+        if AsyncKey::parse(&a.key) == Some(AsyncKey::Tokens) {
+            self.check_tokens(&a.value);
+        } else {
+            self.check_async_value(&a.key, IntArg::of_expr(&a.value));
+        }
         if a.key == ASYNC_SCOPE && !contains_store(&a.body) {
             self.error(format!("`{ASYNC_SCOPE}` must contain at least one buffer store"));
         }
         match flag {
             ChainFlag::Paired => {}
             ChainFlag::UnpairedWait => self.error(format!(
-                "`{ASYNC_WAIT_QUEUE_SCOPE}` must be directly followed by an `{ASYNC_WAIT_INFLIGHT_COUNT}` attribute"
+                "`{ASYNC_WAIT_QUEUE_SCOPE}` must be directly followed by an `{ASYNC_WAIT_INFLIGHT_COUNT}` or `{ASYNC_WAIT_TOKENS}` attribute"
             )),
             ChainFlag::OrphanCount => self.error(format!(
                 "`{ASYNC_WAIT_INFLIGHT_COUNT}` must directly follow an `{ASYNC_WAIT_QUEUE_SCOPE}` attribute"
             )),
+            ChainFlag::OrphanTokens => self.error(format!(
+                "`{ASYNC_WAIT_TOKENS}` must follow an `{ASYNC_WAIT_QUEUE_SCOPE}` attribute in its chain"
+            )),
+        }
+    }
+
+    /// The value of `async_wait_tokens`: `T.tvm_tuple(...)` of tokens, or one token; a token
+    /// is an int64 scalar.
+    fn check_tokens(&mut self, value: &Expr) {
+        let tokens = token_list(value);
+        if tokens.is_empty() {
+            self.error(format!("`{ASYNC_WAIT_TOKENS}` names no token"));
+        }
+        for token in tokens {
+            if token.dtype() != DataType::INT64 {
+                self.error(format!(
+                    "a token of `{ASYNC_WAIT_TOKENS}` is an int64 value, found {} ({})",
+                    token.dtype(),
+                    print_expr(&token)
+                ));
+            }
         }
     }
 
     /// The async keys of an S-TIR block's annotations (`T.attr({...})` in the block header).
     pub(super) fn check_block_async(&mut self, b: &Block) {
         for (key, value) in b.annotations.iter() {
-            self.check_async_value(key, IntArg::of_ann(value));
+            match (AsyncKey::parse(key), value) {
+                (Some(AsyncKey::Tokens), AnnValue::Expr(e)) => self.check_tokens(e),
+                (Some(AsyncKey::Tokens), AnnValue::Int(_)) => {}
+                (Some(AsyncKey::Tokens), other) => self.error(format!(
+                    "block annotation `{ASYNC_WAIT_TOKENS}` must be a token or `T.tvm_tuple` of tokens, found {}",
+                    other.kind_name()
+                )),
+                _ => self.check_async_value(key, IntArg::of_ann(value)),
+            }
         }
         if b.annotations.get(ASYNC_SCOPE).is_some() && !contains_store(&b.body) {
             self.error(format!("`{ASYNC_SCOPE}` must contain at least one buffer store"));
         }
         let has_wait = b.annotations.get(ASYNC_WAIT_QUEUE_SCOPE).is_some();
         let has_count = b.annotations.get(ASYNC_WAIT_INFLIGHT_COUNT).is_some();
-        if has_wait && !has_count {
+        let has_tokens = b.annotations.get(ASYNC_WAIT_TOKENS).is_some();
+        if has_wait && !has_count && !has_tokens {
             self.error(format!(
-                "block annotation `{ASYNC_WAIT_QUEUE_SCOPE}` needs an `{ASYNC_WAIT_INFLIGHT_COUNT}` in the same block"
+                "block annotation `{ASYNC_WAIT_QUEUE_SCOPE}` needs an `{ASYNC_WAIT_INFLIGHT_COUNT}` or `{ASYNC_WAIT_TOKENS}` in the same block"
             ));
         }
-        if has_count && !has_wait {
-            self.error(format!(
-                "block annotation `{ASYNC_WAIT_INFLIGHT_COUNT}` needs an `{ASYNC_WAIT_QUEUE_SCOPE}` in the same block"
-            ));
+        for (present, key) in [(has_count, ASYNC_WAIT_INFLIGHT_COUNT), (has_tokens, ASYNC_WAIT_TOKENS)] {
+            if present && !has_wait {
+                self.error(format!("block annotation `{key}` needs an `{ASYNC_WAIT_QUEUE_SCOPE}` in the same block"));
+            }
         }
     }
 
@@ -127,7 +167,7 @@ impl Checker {
             Some(AsyncKey::Scope) => self.check_async_scope_value(arg),
             Some(AsyncKey::CommitQueue | AsyncKey::WaitQueue) => self.check_queue(key, arg),
             Some(AsyncKey::InflightCount) => self.check_inflight(arg),
-            None => {}
+            Some(AsyncKey::Tokens) | None => {}
         }
     }
 

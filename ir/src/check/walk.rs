@@ -351,7 +351,12 @@ impl Checker {
                 self.use_buffer(&load.buffer);
                 load.indices.iter().for_each(|i| self.expr(i));
             }
-            Expr::Call(call) => call.args.iter().for_each(|a| self.expr(a)),
+            Expr::Call(call) => {
+                if let Some(Err(why)) = crate::async_op::decode_token_op(call) {
+                    self.error(why);
+                }
+                call.args.iter().for_each(|a| self.expr(a));
+            }
         }
     }
 }

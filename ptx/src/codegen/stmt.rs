@@ -497,7 +497,11 @@ impl Gen {
         let ops = chain.ops().map_err(|e| self.error("an async attribute chain", e.to_string()))?;
         if let Some(wait) = &ops.wait {
             self.queue(&wait.queue)?;
-            self.wait(wait.inflight())?;
+            // A count claimed to cover tokens runs as the count; tokens alone name no count.
+            let count = wait.inflight().ok_or_else(|| {
+                self.error("a wait on tokens", "`cp.async.wait_group` takes a count: give the wait an in-flight count")
+            })?;
+            self.wait(count)?;
         }
         let outer = self.in_async;
         self.in_async |= ops.asynchronous;

@@ -178,6 +178,21 @@ fn verify_model<'m>(
             }
         }
     }
+    // A construct the encoding leaves out (a wait it cannot express, a commit it cannot
+    // place) changes what every check saw: no verdict of the function stands.
+    if let Some((span, why)) = model.unencoded.first() {
+        let cause = || Cause::NotEncoded(format!("line {}: {why}", span.line));
+        for w in &mut report.waits {
+            if !matches!(w.verdict, WaitVerdict::Unknown { .. }) {
+                w.verdict = WaitVerdict::Unknown { reason: cause().into() };
+            }
+        }
+        for finding in std::mem::take(&mut report.findings) {
+            report.unknown.push(
+                Cause::NotEncoded(format!("line {}: {} (undecided: {why})", finding.line, finding.message)).into(),
+            );
+        }
+    }
     report.queries = checker.log.queries();
     let dumps = checker.log.take_dumps();
     (report, dumps)

@@ -26,7 +26,7 @@
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 
-use tirproof_ir::async_op::{decode_annotations, decode_chain, AsyncOps, Wait, WaitUntil};
+use tirproof_ir::async_op::{decode_annotations, decode_chain, AsyncOps};
 use tirproof_ir::index_arith::{coefficient, gcd};
 
 use serde::Serialize;
@@ -686,8 +686,15 @@ impl Builder {
     /// `async_scope`), its commit.
     fn async_ops(&mut self, ops: &AsyncOps, body: &Stmt) {
         if let Some(wait) = &ops.wait {
-            if let Some(queue) = self.queue(&wait.queue) {
-                let count = wait.inflight().clone();
+            // A count claimed to cover tokens is what runs; tokens alone name no count the
+            // encoding has, so nothing is claimed about such a function (every verdict
+            // unknown: leaving the wait out would refute what it protects).
+            let inflight = wait.inflight();
+            if inflight.is_none() {
+                self.model.unencoded.push((self.span, "a wait on tokens without an in-flight count".into()));
+            }
+            if let (Some(inflight), Some(queue)) = (inflight, self.queue(&wait.queue)) {
+                let count = inflight.clone();
                 let text = format!("wait({queue}, in-flight {})", print_expr(&count));
                 self.child(0, |b| {
                     // A count read from memory is read just before the wait.
@@ -744,10 +751,7 @@ impl Builder {
         match decode_annotations(&block.annotations) {
             Ok(Some(ops)) => {
                 let ops = AsyncOps {
-                    wait: ops.wait.map(|w| Wait {
-                        queue: subst.expr(&w.queue),
-                        until: WaitUntil::InFlight(subst.expr(w.inflight())),
-                    }),
+                    wait: ops.wait.map(|w| w.map_exprs(|e| subst.expr(e))),
                     asynchronous: ops.asynchronous,
                     commit: ops.commit.map(|q| subst.expr(&q)),
                 };

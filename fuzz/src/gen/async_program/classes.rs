@@ -210,7 +210,7 @@ impl Visitor for Walker {
                     match key {
                         AsyncKey::CommitQueue => self.context.in_commit = true,
                         AsyncKey::Scope => self.context.in_async = true,
-                        AsyncKey::WaitQueue | AsyncKey::InflightCount => {}
+                        AsyncKey::WaitQueue | AsyncKey::InflightCount | AsyncKey::Tokens => {}
                     }
                 }
             }

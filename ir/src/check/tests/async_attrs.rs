@@ -56,7 +56,10 @@ fn wait_needs_an_inflight_count() {
     let f = one_attr("async_wait_queue_scope", int(0));
     assert_errors(
         &f,
-        &[(2, "`async_wait_queue_scope` must be directly followed by an `async_wait_inflight_count` attribute")],
+        &[(
+            2,
+            "`async_wait_queue_scope` must be directly followed by an `async_wait_inflight_count` or `async_wait_tokens` attribute",
+        )],
     );
 }
 
@@ -73,7 +76,7 @@ fn count_in_the_wrong_order_is_reported_twice() {
         &f,
         &[
             (3, "`async_wait_inflight_count` must directly follow an `async_wait_queue_scope` attribute"),
-            (3, "`async_wait_queue_scope` must be directly followed by an `async_wait_inflight_count` attribute"),
+            (3, "`async_wait_queue_scope` must be directly followed by an `async_wait_inflight_count` or `async_wait_tokens` attribute"),
         ],
     );
 }
@@ -87,7 +90,7 @@ fn another_attribute_between_wait_and_count_ends_the_chain() {
     assert_errors(
         &f,
         &[
-            (3, "`async_wait_queue_scope` must be directly followed by an `async_wait_inflight_count` attribute"),
+            (3, "`async_wait_queue_scope` must be directly followed by an `async_wait_inflight_count` or `async_wait_tokens` attribute"),
             (3, "`async_wait_inflight_count` must directly follow an `async_wait_queue_scope` attribute"),
         ],
     );
@@ -108,7 +111,7 @@ fn a_count_behind_a_statement_is_not_paired() {
     assert_errors(
         &f,
         &[
-            (2, "`async_wait_queue_scope` must be directly followed by an `async_wait_inflight_count` attribute"),
+            (2, "`async_wait_queue_scope` must be directly followed by an `async_wait_inflight_count` or `async_wait_tokens` attribute"),
             (4, "`async_wait_inflight_count` must directly follow an `async_wait_queue_scope` attribute"),
         ],
     );
@@ -170,7 +173,7 @@ fn block_annotations_follow_the_same_rules() {
         &f,
         &[
             (2, "queue of `async_commit_queue_scope` must be an integer, found a string"),
-            (2, "block annotation `async_wait_queue_scope` needs an `async_wait_inflight_count` in the same block"),
+            (2, "block annotation `async_wait_queue_scope` needs an `async_wait_inflight_count` or `async_wait_tokens` in the same block"),
         ],
     );
     let g = with_ab(|_, b| annotated_block(b, vec![("async_wait_inflight_count", AnnValue::Int(-1))]));
@@ -191,4 +194,23 @@ fn block_async_scope_needs_a_store() {
         block_stmt(blk).at(2)
     });
     assert_errors(&f, &[(2, "`async_scope` must contain at least one buffer store")]);
+}
+
+#[test]
+fn tokens_are_int64_values_inside_a_wait() {
+    use crate::async_op::{token_op, token_tuple, TokenOp};
+    let token = token_op(TokenOp::LastCommitted, int(0));
+    assert_errors(&chain(&[("async_wait_queue_scope", int(0)), ("async_wait_tokens", token.clone())]), &[]);
+    let tuple = token_tuple(vec![token.clone(), token.clone()]);
+    let claiming =
+        [("async_wait_queue_scope", int(0)), ("async_wait_inflight_count", int(1)), ("async_wait_tokens", tuple)];
+    assert_errors(&chain(&claiming), &[]);
+    assert_errors(
+        &chain(&[("async_wait_queue_scope", int(0)), ("async_wait_tokens", int(3))]),
+        &[(3, "a token of `async_wait_tokens` is an int64 value, found int32 (3)")],
+    );
+    assert_errors(
+        &one_attr("async_wait_tokens", token),
+        &[(2, "`async_wait_tokens` must follow an `async_wait_queue_scope` attribute in its chain")],
+    );
 }

@@ -9,13 +9,15 @@ use tirproof_ir::structural::{IdMap, IdSet};
 use tirproof_ir::visit::{walk_expr, walk_stmt, Visitor};
 use tirproof_ir::{Buffer, Stmt, StmtKind, Var, VarId};
 
+use super::relation::Index;
+
 /// One access of a statement to a storage.
 #[derive(Clone, Debug)]
 pub(super) struct Access {
     pub(super) storage: VarId,
     pub(super) buffer: Buffer,
     pub(super) write: bool,
-    pub(super) indices: Vec<Expr>,
+    pub(super) indices: Vec<Index>,
     /// The indices do not depend on the pipelined loop variable.
     pub(super) invariant: bool,
     /// Conjuncts of the `if` conditions and block predicates the access runs under.
@@ -75,8 +77,14 @@ impl Collector<'_> {
         let invariant = !indices.iter().any(|i| self.depends(i));
         // `0 * 8 + i % 4` is `i % 4`: constant parts folded once, so the dependence test's
         // forms apply.
-        let mut indices = indices.to_vec();
-        indices.iter_mut().for_each(crate::fold::fold_expr);
+        let indices = indices
+            .iter()
+            .map(|index| {
+                let mut index = index.clone();
+                crate::fold::fold_expr(&mut index);
+                Index::new(index)
+            })
+            .collect();
         self.out.push(Access {
             storage: buffer.data().id(),
             buffer: buffer.clone(),

@@ -33,22 +33,31 @@ pub(super) enum Guard {
     Fails(Expr),
 }
 
+/// The accesses of the loop body's statements, each with its statement's position, in
+/// statement order (and in each statement, in the order met).
 pub(super) fn collect_accesses(
-    stmt: &Stmt,
+    stmts: &[Stmt],
     loop_var: &Var,
     lets: &mut IdMap<VarId, Expr>,
     inner: &mut IdMap<VarId, Option<(i64, i64)>>,
-) -> Vec<Access> {
-    let mut c =
-        Collector { variant: IdSet::from_iter([loop_var.id()]), out: Vec::new(), guards: Vec::new(), lets, inner };
-    c.visit_stmt(stmt);
+) -> Vec<(usize, Access)> {
+    let mut c = Collector { variant: IdSet::default(), stmt: 0, out: Vec::new(), guards: Vec::new(), lets, inner };
+    for (k, s) in stmts.iter().enumerate() {
+        // Each statement starts anew: only the loop variable varies.
+        c.variant.clear();
+        c.variant.insert(loop_var.id());
+        c.stmt = k;
+        c.visit_stmt(s);
+    }
     c.out
 }
 
 pub(super) struct Collector<'a> {
     /// The loop variable and variables bound to values that depend on it.
     pub(super) variant: IdSet<VarId>,
-    pub(super) out: Vec<Access>,
+    /// The position of the statement being visited.
+    pub(super) stmt: usize,
+    pub(super) out: Vec<(usize, Access)>,
     /// The conditions enclosing the statement being visited.
     pub(super) guards: Vec<Guard>,
     /// Values of bound variables, for the dependence test.
@@ -85,14 +94,17 @@ impl Collector<'_> {
                 Index::new(index)
             })
             .collect();
-        self.out.push(Access {
-            storage: buffer.data().id(),
-            buffer: buffer.clone(),
-            write,
-            indices,
-            invariant,
-            guards: self.guards.clone(),
-        });
+        self.out.push((
+            self.stmt,
+            Access {
+                storage: buffer.data().id(),
+                buffer: buffer.clone(),
+                write,
+                indices,
+                invariant,
+                guards: self.guards.clone(),
+            },
+        ));
     }
 }
 

@@ -158,28 +158,29 @@ fn add_dependences(
             let b = *b;
             if x == y {
                 // An async statement rewriting an element of an earlier iteration must not
-                // issue that write while the earlier one is still pending.
+                // issue that write while the earlier one is still pending (versions keep a
+                // staging buffer's iterations apart).
+                if matches!(layout, Layout::Staging(_)) || !spec.is_async(p) {
+                    continue;
+                }
                 let rewrite = match indices.relate(&write.indices, &write.indices) {
                     Relation::Every => Some(1),
                     Relation::Distances(set) => set.into_iter().find(|&d| d > 0),
                 };
-                if let (false, Some(delta), true) = (matches!(layout, Layout::Staging(_)), rewrite, spec.is_async(p)) {
+                if let Some(delta) = rewrite {
                     deps.insert(Dep { producer: p, consumer: p, delta });
                 }
                 continue;
             }
-            let relation = indices.relate(&write.indices, &other.indices);
-            let distances: Vec<i64> = match (layout, relation) {
-                (_, r) if r.is_disjoint() => Vec::new(),
+            let mut order = |d| order_pair(spec, (p, b, d), !other.write, layout, name, deps);
+            match (layout, indices.relate(&write.indices, &other.indices)) {
+                (_, r) if r.is_disjoint() => {}
                 // Versions keep iterations apart: only the same iteration's accesses meet.
-                (Layout::Staging(_), _) => vec![0],
-                (_, Relation::Distances(set)) => set.into_iter().collect(),
+                (Layout::Staging(_), _) => order(0)?,
+                (_, Relation::Distances(set)) => set.into_iter().try_for_each(order)?,
                 // Checked in this order so that the first broken requirement is the nearest.
-                (_, Relation::Every) if p > b => vec![1, 0, -1],
-                (_, Relation::Every) => vec![0, 1, -1],
-            };
-            for d in distances {
-                order_pair(spec, (p, b, d), !other.write, layout, name, deps)?;
+                (_, Relation::Every) if p > b => [1, 0, -1].into_iter().try_for_each(order)?,
+                (_, Relation::Every) => [0, 1, -1].into_iter().try_for_each(order)?,
             }
         }
     }

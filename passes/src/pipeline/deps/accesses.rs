@@ -9,13 +9,15 @@ use tirproof_ir::structural::{IdMap, IdSet};
 use tirproof_ir::visit::{walk_expr, walk_stmt, Visitor};
 use tirproof_ir::{Buffer, Stmt, StmtKind, Var, VarId};
 
+use super::relation::Index;
+
 /// One access of a statement to a storage.
 #[derive(Clone, Debug)]
 pub(super) struct Access {
     pub(super) storage: VarId,
     pub(super) buffer: Buffer,
     pub(super) write: bool,
-    pub(super) indices: Vec<Expr>,
+    pub(super) indices: Vec<Index>,
     /// The indices do not depend on the pipelined loop variable.
     pub(super) invariant: bool,
     /// Conjuncts of the `if` conditions and block predicates the access runs under.
@@ -31,22 +33,31 @@ pub(super) enum Guard {
     Fails(Expr),
 }
 
+/// The accesses of the loop body's statements, each with its statement's position, in
+/// statement order (and in each statement, in the order met).
 pub(super) fn collect_accesses(
-    stmt: &Stmt,
+    stmts: &[Stmt],
     loop_var: &Var,
     lets: &mut IdMap<VarId, Expr>,
     inner: &mut IdMap<VarId, Option<(i64, i64)>>,
-) -> Vec<Access> {
-    let mut c =
-        Collector { variant: IdSet::from_iter([loop_var.id()]), out: Vec::new(), guards: Vec::new(), lets, inner };
-    c.visit_stmt(stmt);
+) -> Vec<(usize, Access)> {
+    let mut c = Collector { variant: IdSet::default(), stmt: 0, out: Vec::new(), guards: Vec::new(), lets, inner };
+    for (k, s) in stmts.iter().enumerate() {
+        // Each statement starts anew: only the loop variable varies.
+        c.variant.clear();
+        c.variant.insert(loop_var.id());
+        c.stmt = k;
+        c.visit_stmt(s);
+    }
     c.out
 }
 
 pub(super) struct Collector<'a> {
     /// The loop variable and variables bound to values that depend on it.
     pub(super) variant: IdSet<VarId>,
-    pub(super) out: Vec<Access>,
+    /// The position of the statement being visited.
+    pub(super) stmt: usize,
+    pub(super) out: Vec<(usize, Access)>,
     /// The conditions enclosing the statement being visited.
     pub(super) guards: Vec<Guard>,
     /// Values of bound variables, for the dependence test.
@@ -75,16 +86,25 @@ impl Collector<'_> {
         let invariant = !indices.iter().any(|i| self.depends(i));
         // `0 * 8 + i % 4` is `i % 4`: constant parts folded once, so the dependence test's
         // forms apply.
-        let mut indices = indices.to_vec();
-        indices.iter_mut().for_each(crate::fold::fold_expr);
-        self.out.push(Access {
-            storage: buffer.data().id(),
-            buffer: buffer.clone(),
-            write,
-            indices,
-            invariant,
-            guards: self.guards.clone(),
-        });
+        let indices = indices
+            .iter()
+            .map(|index| {
+                let mut index = index.clone();
+                crate::fold::fold_expr(&mut index);
+                Index::new(index)
+            })
+            .collect();
+        self.out.push((
+            self.stmt,
+            Access {
+                storage: buffer.data().id(),
+                buffer: buffer.clone(),
+                write,
+                indices,
+                invariant,
+                guards: self.guards.clone(),
+            },
+        ));
     }
 }
 

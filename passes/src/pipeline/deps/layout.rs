@@ -3,7 +3,7 @@
 //! version (and why), or memory whose indices move with the loop; how many versions a staging
 //! buffer needs; whether threads exchange data through shared memory.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::HashSet;
 
 use tirproof_ir::{Buffer, BufferId};
 
@@ -59,10 +59,12 @@ pub(super) fn staging_buffer(
     if uses.iter().any(|(_, a)| !a.invariant) {
         return Ok(Layout::Variant);
     }
-    let writers: BTreeSet<usize> = uses.iter().filter(|(_, a)| a.write).map(|(k, _)| *k).collect();
-    let readers: BTreeSet<usize> = uses.iter().filter(|(_, a)| !a.write).map(|(k, _)| *k).collect();
-    let first_writer = writers.iter().next().copied();
-    let early_reader = readers.iter().find(|&&c| !writers.contains(&c) && first_writer.is_none_or(|p| p > c));
+    // The statements that write, and those that read; the first of those meeting a test is
+    // the least.
+    let writes = |c: usize| uses.iter().any(|(k, a)| *k == c && a.write);
+    let readers = || uses.iter().filter(|(_, a)| !a.write).map(|(k, _)| *k);
+    let first_writer = uses.iter().filter(|(_, a)| a.write).map(|(k, _)| *k).min();
+    let early_reader = readers().filter(|&c| !writes(c) && first_writer.is_none_or(|p| p > c)).min();
     if let (Some(c), true) = (early_reader, locals.contains(&first.id())) {
         return Err(format!(
             "statement {c} reads `{first}`, which the loop body allocates, before any statement of the same iteration writes it"
@@ -71,13 +73,15 @@ pub(super) fn staging_buffer(
     if !candidates.contains(&first.id()) {
         return Ok(Layout::Single(SingleVersion::NotAllocated));
     }
-    if let Some(&stmt) = readers.iter().find(|c| writers.contains(c)) {
+    if let Some(stmt) = readers().filter(|&c| writes(c)).min() {
         return Ok(Layout::Single(SingleVersion::ReaderWrites { stmt }));
     }
-    if let Some(&stmt) = readers.iter().find(|&&c| first_writer.is_none_or(|p| p > c)) {
+    if let Some(stmt) = readers().filter(|&c| first_writer.is_none_or(|p| p > c)).min() {
         return Ok(Layout::Single(SingleVersion::ReadFirst { stmt }));
     }
-    if readers.is_empty() || writers.len() + readers.len() < 2 {
+    // A reader here has a writer before it, and no reader writes: a reader makes two
+    // statements.
+    if readers().next().is_none() {
         return Ok(Layout::Single(SingleVersion::Unread));
     }
     // Every read must see a write of its own iteration: an earlier statement writes the

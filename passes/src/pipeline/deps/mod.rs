@@ -34,7 +34,7 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use tirproof_ir::pipeline_annotations::{IntList, PipelineSpec};
 use tirproof_ir::structural::IdMap;
-use tirproof_ir::{Buffer, BufferId, Stmt, Var, VarId};
+use tirproof_ir::{Buffer, BufferId, Stmt, Var};
 
 use accesses::*;
 use layout::*;
@@ -82,25 +82,20 @@ pub fn analyse(
 ) -> Result<Analysis, String> {
     let mut lets = IdMap::default();
     let mut inner = IdMap::default();
-    let accesses: Vec<Vec<Access>> =
-        stmts.iter().map(|s| collect_accesses(s, loop_var, &mut lets, &mut inner)).collect();
-    let mut by_storage: BTreeMap<VarId, Vec<(usize, Access)>> = BTreeMap::new();
-    for (k, list) in accesses.into_iter().enumerate() {
-        for a in list {
-            by_storage.entry(a.storage).or_default().push((k, a));
-        }
-    }
-    let mut analysis = Analysis {
-        exchanges_shared_data: under_threads && by_storage.values().any(|uses| exchanges(uses)),
-        ..Analysis::default()
-    };
+    let mut accesses = collect_accesses(stmts, loop_var, &mut lets, &mut inner);
+    // The uses of each storage, storages in order of their variables, each storage's uses in
+    // statement order (a stable sort keeps it).
+    accesses.sort_by_key(|(_, a)| a.storage);
+    let by_storage = || accesses.chunk_by(|(_, x), (_, y)| x.storage == y.storage);
+    let mut analysis =
+        Analysis { exchanges_shared_data: under_threads && by_storage().any(exchanges), ..Analysis::default() };
     if under_threads {
-        for uses in by_storage.values().filter(|uses| exchanges(uses)) {
+        for uses in by_storage().filter(|uses| exchanges(uses)) {
             analysis.exchange_writers.extend(uses.iter().filter(|(_, a)| a.write).map(|(k, _)| *k));
         }
     }
     let indices = IndexRelation { loop_var, lets: &lets, inner: &inner, iterations };
-    for uses in by_storage.values() {
+    for uses in by_storage() {
         let layout = staging_buffer(uses, candidates, locals, &indices)?;
         let key = |k: usize| (spec.stages[k], spec.orders[k]);
         add_dependences(uses, &layout, spec, &indices, &mut analysis.deps)?;
@@ -163,28 +158,29 @@ fn add_dependences(
             let b = *b;
             if x == y {
                 // An async statement rewriting an element of an earlier iteration must not
-                // issue that write while the earlier one is still pending.
+                // issue that write while the earlier one is still pending (versions keep a
+                // staging buffer's iterations apart).
+                if matches!(layout, Layout::Staging(_)) || !spec.is_async(p) {
+                    continue;
+                }
                 let rewrite = match indices.relate(&write.indices, &write.indices) {
                     Relation::Every => Some(1),
                     Relation::Distances(set) => set.into_iter().find(|&d| d > 0),
                 };
-                if let (false, Some(delta), true) = (matches!(layout, Layout::Staging(_)), rewrite, spec.is_async(p)) {
+                if let Some(delta) = rewrite {
                     deps.insert(Dep { producer: p, consumer: p, delta });
                 }
                 continue;
             }
-            let relation = indices.relate(&write.indices, &other.indices);
-            let distances: Vec<i64> = match (layout, relation) {
-                (_, r) if r.is_disjoint() => Vec::new(),
+            let mut order = |d| order_pair(spec, (p, b, d), !other.write, layout, name, deps);
+            match (layout, indices.relate(&write.indices, &other.indices)) {
+                (_, r) if r.is_disjoint() => {}
                 // Versions keep iterations apart: only the same iteration's accesses meet.
-                (Layout::Staging(_), _) => vec![0],
-                (_, Relation::Distances(set)) => set.into_iter().collect(),
+                (Layout::Staging(_), _) => order(0)?,
+                (_, Relation::Distances(set)) => set.into_iter().try_for_each(order)?,
                 // Checked in this order so that the first broken requirement is the nearest.
-                (_, Relation::Every) if p > b => vec![1, 0, -1],
-                (_, Relation::Every) => vec![0, 1, -1],
-            };
-            for d in distances {
-                order_pair(spec, (p, b, d), !other.write, layout, name, deps)?;
+                (_, Relation::Every) if p > b => [1, 0, -1].into_iter().try_for_each(order)?,
+                (_, Relation::Every) => [0, 1, -1].into_iter().try_for_each(order)?,
             }
         }
     }

@@ -1,6 +1,13 @@
 //! Index relations: in which iterations two accesses can touch the same element (see the
 //! parent module's docs for the cases), from their index tuples.
+//!
+//! Each index is read through its form ([`IndexForm`]: affine in the loop variable, a scaled
+//! residue, or neither), derived from its linear form once: an access's [`Index`] keeps it
+//! for every pair of accesses it is related with. A form depends on the let-bound values and
+//! inner loops of the [`IndexRelation`] that computed it, so an access's indices are related
+//! by one `IndexRelation` only (the one of its loop, built after every access is collected).
 
+use std::cell::OnceCell;
 use std::collections::BTreeSet;
 
 use tirproof_ir::expr::Expr;
@@ -50,6 +57,52 @@ pub(super) struct IndexRelation<'a> {
     pub(super) iterations: Option<(i64, i64)>,
 }
 
+/// One index of an access (one dimension), with its form once the dependence test has
+/// computed it.
+#[derive(Clone, Debug)]
+pub(super) struct Index {
+    pub(super) expr: Expr,
+    form: OnceCell<IndexForm>,
+}
+
+impl Index {
+    pub(super) fn new(expr: Expr) -> Index {
+        Index { expr, form: OnceCell::new() }
+    }
+
+    fn operand(&self) -> Operand<'_> {
+        Operand { expr: &self.expr, form: &self.form }
+    }
+}
+
+/// Indices are equal when their expressions are: the form follows from the expression.
+impl PartialEq for Index {
+    fn eq(&self, other: &Index) -> bool {
+        self.expr == other.expr
+    }
+}
+
+/// An index expression (an access's index or a part of one) and where its form is kept.
+#[derive(Clone, Copy)]
+pub(super) struct Operand<'e> {
+    expr: &'e Expr,
+    form: &'e OnceCell<IndexForm>,
+}
+
+/// An index as the dependence test reads it, from its linear form. `uniform` are terms with
+/// one value in every iteration of the pipelined loop and its inner loops (no load, no loop
+/// variable), each term once, in no particular order.
+#[derive(Clone, Debug)]
+pub(super) enum IndexForm {
+    /// Affine in the loop variable (see [`AffineIndex`]).
+    Affine(AffineIndex),
+    /// One residue of something that varies, scaled (see [`ScaledResidue`]).
+    Residue(ScaledResidue),
+    /// Neither: a load, an inner variable in a product or without a constant range, several
+    /// residues or a residue next to a loop variable, an overflowing coefficient.
+    Other,
+}
+
 /// Whether the uniform parts of `a` and `b` are multiples of a power of two `g` wider than
 /// the values their residue parts `scale * r + offset` (`r` in `[0, modulus)`) take together.
 pub(super) fn separate_rows(a: &ScaledResidue, b: &ScaledResidue) -> bool {
@@ -65,20 +118,28 @@ pub(super) fn separate_rows(a: &ScaledResidue, b: &ScaledResidue) -> bool {
     a_hi.max(b_hi) - a_lo.min(b_lo) < i128::from(g)
 }
 
-/// An index `scale * (residue_of % modulus) + offset + uniform` (see
-/// [`IndexRelation::scaled_residue`]), computed in `width` bits.
+/// Whether two uniform parts are one sum: the same terms with the same coefficients, in any
+/// order (each lists a term once, so matching each term of `b` in `a` is a bijection).
+pub(super) fn same_uniform(a: &[(Expr, i64)], b: &[(Expr, i64)]) -> bool {
+    a.len() == b.len() && b.iter().all(|(term, c)| a.iter().any(|(t, k)| t == term && k == c))
+}
+
+/// An index `scale * (residue_of % modulus) + offset + uniform`, computed in `width` bits;
+/// `residue_of` depends on the iteration.
+#[derive(Clone, Debug)]
 pub(super) struct ScaledResidue {
     pub(super) scale: i64,
-    pub(super) residue_of: Expr,
+    /// Boxed: its form is kept with it, and may be a residue again.
+    pub(super) residue_of: Box<Index>,
     pub(super) modulus: i64,
     pub(super) offset: i64,
     pub(super) uniform: Vec<(Expr, i64)>,
     pub(super) width: u16,
 }
 
-/// An index as `loop_coefficient * loop_var + constant + uniform + inner`: `uniform` are terms
-/// with one value in every iteration (no load, no inner loop variable), `inner` ranges over
+/// An index as `loop_coefficient * loop_var + constant + uniform + inner`: `inner` ranges over
 /// the values the inner loop variables' terms take together.
+#[derive(Clone, Debug)]
 pub(super) struct AffineIndex {
     pub(super) loop_coefficient: i64,
     pub(super) constant: i64,
@@ -101,14 +162,14 @@ pub(super) fn constant_operand(e: &Expr) -> Option<(BinOp, &Expr, i64)> {
 pub(super) const MAX_SHIFTS: i64 = 4096;
 
 impl IndexRelation<'_> {
-    pub(super) fn relate(&self, first: &[Expr], second: &[Expr]) -> Relation {
+    pub(super) fn relate(&self, first: &[Index], second: &[Index]) -> Relation {
         if first.len() != second.len() {
             return Relation::Every;
         }
         let mut exact: Option<BTreeSet<i64>> = None;
         let mut nearest = None;
         for (a, b) in first.iter().zip(second) {
-            match self.dimension(a, b) {
+            match self.dimension(a.operand(), b.operand()) {
                 DimRelation::Exact(set) => {
                     let both = match exact.take() {
                         Some(before) => before.intersection(&set).copied().collect(),
@@ -128,28 +189,37 @@ impl IndexRelation<'_> {
         Relation::Distances(distances)
     }
 
-    pub(super) fn dimension(&self, a: &Expr, b: &Expr) -> DimRelation {
-        match (a, b) {
+    /// The form of `e`, computed on first use and kept where `e` keeps it.
+    fn form_of<'e>(&self, e: Operand<'e>) -> &'e IndexForm {
+        e.form.get_or_init(|| self.form(e.expr).unwrap_or(IndexForm::Other))
+    }
+
+    pub(super) fn dimension(&self, a: Operand<'_>, b: Operand<'_>) -> DimRelation {
+        // Parts of `a` and `b` have no access keeping their forms: they are computed here.
+        let (part_a, part_b) = (OnceCell::new(), OnceCell::new());
+        match (a.expr, b.expr) {
             (
                 Expr::Ramp { base: base_a, stride: stride_a, lanes: lanes_a },
                 Expr::Ramp { base: base_b, stride: stride_b, lanes: lanes_b },
             ) if stride_a == stride_b && lanes_a == lanes_b => {
                 let Some(stride) = const_int(stride_a) else { return DimRelation::Unknown };
                 let spread = i64::from(*lanes_a) - 1;
+                let (base_a, base_b) =
+                    (Operand { expr: base_a, form: &part_a }, Operand { expr: base_b, form: &part_b });
                 self.affine(base_a, base_b, (-spread * stride.abs(), spread * stride.abs()))
             }
             (
                 Expr::Binary { op: BinOp::FloorMod, lhs: x, rhs: m },
                 Expr::Binary { op: BinOp::FloorMod, lhs: y, rhs: m2 },
-            ) if m == m2 => self.periodic(x, y, m, 0),
-            _ if let (Some(x), Some(y)) = (self.scaled_residue(a), self.scaled_residue(b)) => {
-                self.scaled_residues(&x, &y)
+            ) if m == m2 => self.periodic(Operand { expr: x, form: &part_a }, Operand { expr: y, form: &part_b }, m, 0),
+            _ if let (IndexForm::Residue(x), IndexForm::Residue(y)) = (self.form_of(a), self.form_of(b)) => {
+                self.scaled_residues(x, y)
             }
-            _ => match (constant_operand(a), constant_operand(b)) {
+            _ => match (constant_operand(a.expr), constant_operand(b.expr)) {
                 // `x * f` and `y * f` (or `x + f`, `y + f`) with one constant `f`, not zero:
                 // equal exactly when `x` and `y` are.
                 (Some((op, x, f)), Some((op2, y, f2))) if op == op2 && f == f2 && (f != 0 || op == BinOp::Add) => {
-                    match self.dimension(x, y) {
+                    match self.dimension(Operand { expr: x, form: &part_a }, Operand { expr: y, form: &part_b }) {
                         DimRelation::Unknown => self.affine(a, b, (0, 0)),
                         known => known,
                     }
@@ -159,24 +229,53 @@ impl IndexRelation<'_> {
         }
     }
 
-    /// `e` as an affine index, or `None` when it depends on the loop variable otherwise, or
-    /// on something no linear form describes (a load, an inner variable in a product).
-    pub(super) fn affine_index(&self, e: &Expr) -> Option<AffineIndex> {
+    /// `e` as an affine index or a scaled residue, or `None` when it is neither: it depends
+    /// on the loop variable otherwise, or on something no linear form describes (a load, an
+    /// inner variable in a product).
+    ///
+    /// A term that is a loop or inner variable rules out a scaled residue, a residue that
+    /// varies rules out an affine index, and both take the terms with one value in every
+    /// iteration as their uniform part: one walk over the linear form finds either.
+    pub(super) fn form(&self, e: &Expr) -> Option<IndexForm> {
         let (terms, constant) = linear_form(e, self.lets)?;
-        let mut index = AffineIndex { loop_coefficient: 0, constant, uniform: Vec::new(), inner: (0, 0) };
+        let (mut loop_coefficient, mut inner) = (0i64, (0i64, 0i64));
+        let mut moves = false;
+        let mut residue = None;
+        let mut uniform = Vec::new();
         for (term, c) in terms {
             match &term {
-                Expr::Var(v) if v == self.loop_var => index.loop_coefficient = index.loop_coefficient.checked_add(c)?,
+                Expr::Var(v) if v == self.loop_var => {
+                    moves = true;
+                    loop_coefficient = loop_coefficient.checked_add(c)?;
+                }
                 Expr::Var(v) if self.inner.contains_key(&v.id()) => {
+                    moves = true;
                     let (lo, hi) = self.inner[&v.id()]?;
                     let (x, y) = (lo.checked_mul(c)?, hi.checked_mul(c)?);
-                    index.inner = (index.inner.0.checked_add(x.min(y))?, index.inner.1.checked_add(x.max(y))?);
+                    inner = (inner.0.checked_add(x.min(y))?, inner.1.checked_add(x.max(y))?);
                 }
-                _ if self.uniform(&term) => index.uniform.push((term, c)),
+                Expr::Binary { op: BinOp::FloorMod, lhs: x, rhs: m } if !self.uniform(&term) => {
+                    if residue.is_some() {
+                        return None;
+                    }
+                    residue = Some(((**x).clone(), const_int(m).filter(|m| *m >= 1)?, c));
+                }
+                _ if self.uniform(&term) => uniform.push((term, c)),
                 _ => return None,
             }
         }
-        Some(index)
+        Some(match residue {
+            None => IndexForm::Affine(AffineIndex { loop_coefficient, constant, uniform, inner }),
+            Some(_) if moves => return None,
+            Some((residue_of, modulus, scale)) => IndexForm::Residue(ScaledResidue {
+                scale,
+                residue_of: Box::new(Index::new(residue_of)),
+                modulus,
+                offset: constant,
+                uniform,
+                width: e.dtype().bits,
+            }),
+        })
     }
 
     /// Whether `e` has one value in every iteration of the pipelined loop and its inner loops.
@@ -204,17 +303,11 @@ impl IndexRelation<'_> {
 
     /// The loop coefficient `c` and the offsets `k` (an inclusive range) such that `a` in
     /// iteration `i` and `b` in iteration `i + d` touch one element exactly when `c * d` is one
-    /// of them; `widen` adds the spread of the lanes of a ramp.
-    pub(super) fn offsets(&self, a: &Expr, b: &Expr, widen: (i64, i64)) -> Option<(i64, (i64, i64))> {
-        let (x, y) = (self.affine_index(a)?, self.affine_index(b)?);
-        let mut uniform = x.uniform;
-        for (term, c) in y.uniform {
-            match uniform.iter_mut().find(|(t, _)| *t == term) {
-                Some((_, k)) => *k = k.checked_sub(c)?,
-                None => uniform.push((term, c.checked_neg()?)),
-            }
-        }
-        if x.loop_coefficient != y.loop_coefficient || uniform.iter().any(|(_, c)| *c != 0) {
+    /// of them; `widen` adds the spread of the lanes of a ramp. `None` unless both are affine
+    /// with one loop coefficient and one uniform part.
+    pub(super) fn offsets(&self, a: Operand<'_>, b: Operand<'_>, widen: (i64, i64)) -> Option<(i64, (i64, i64))> {
+        let (IndexForm::Affine(x), IndexForm::Affine(y)) = (self.form_of(a), self.form_of(b)) else { return None };
+        if x.loop_coefficient != y.loop_coefficient || !same_uniform(&x.uniform, &y.uniform) {
             return None;
         }
         // a(i) = c*i + ka + A, b(i+d) = c*(i+d) + kb + B: equal when c*d = ka - kb + A - B.
@@ -225,7 +318,7 @@ impl IndexRelation<'_> {
     }
 
     /// Affine `a` against `b`; `widen` adds the spread of a ramp's lanes.
-    pub(super) fn affine(&self, a: &Expr, b: &Expr, widen: (i64, i64)) -> DimRelation {
+    pub(super) fn affine(&self, a: Operand<'_>, b: Operand<'_>, widen: (i64, i64)) -> DimRelation {
         let Some((c, (lo, hi))) = self.offsets(a, b, widen) else {
             return if self.never_overlap(a, b, widen) {
                 DimRelation::Exact(BTreeSet::new())
@@ -249,47 +342,25 @@ impl IndexRelation<'_> {
     /// Whether the values `a` and `b` take over the whole loop (their inner loops included)
     /// lie in disjoint intervals, all in their type's range (so nothing wraps): then no two
     /// iterations touch one element, whatever their distance. `widen` is a ramp's spread.
-    pub(super) fn never_overlap(&self, a: &Expr, b: &Expr, widen: (i64, i64)) -> bool {
+    pub(super) fn never_overlap(&self, a: Operand<'_>, b: Operand<'_>, widen: (i64, i64)) -> bool {
         let Some((first, last)) = self.iterations else { return false };
-        let values = |e: &Expr| -> Option<(i128, i128)> {
-            let index = self.affine_index(e)?;
-            if !index.uniform.is_empty() || !e.dtype().is_integer() {
+        let values = |e: Operand<'_>| -> Option<(i128, i128)> {
+            let IndexForm::Affine(index) = self.form_of(e) else { return None };
+            let dtype = e.expr.dtype();
+            if !index.uniform.is_empty() || !dtype.is_integer() {
                 return None;
             }
             let c = i128::from(index.loop_coefficient);
             let (x, y) = (c * i128::from(first), c * i128::from(last));
             let k = i128::from(index.constant);
             let (lo, hi) = (x.min(y) + k + i128::from(index.inner.0), x.max(y) + k + i128::from(index.inner.1));
-            let half = 1i128 << (e.dtype().bits.clamp(1, 64) - 1);
+            let half = 1i128 << (dtype.bits.clamp(1, 64) - 1);
             (lo >= -half && hi < half).then_some((lo, hi))
         };
         let (Some((a_lo, a_hi)), Some((b_lo, b_hi))) = (values(a), values(b)) else { return false };
         // `a` touches `a + widen.0 ..= a + widen.1` relative to `b`'s lanes: widen `a`'s range.
         let (a_lo, a_hi) = (a_lo + i128::from(widen.0.min(0)), a_hi + i128::from(widen.1.max(0)));
         a_hi < b_lo || b_hi < a_lo
-    }
-
-    /// `e` as `f * (x % m) + k + U` with constants `f != 0`, `m >= 1`, `k`, and terms `U`
-    /// with one value in every iteration (`tx * 8`); `None` otherwise.
-    pub(super) fn scaled_residue(&self, e: &Expr) -> Option<ScaledResidue> {
-        let (terms, k) = linear_form(e, self.lets)?;
-        let mut residue = None;
-        let mut uniform = Vec::new();
-        for (term, c) in terms {
-            match &term {
-                Expr::Binary { op: BinOp::FloorMod, lhs: x, rhs: m } if !self.uniform(&term) => {
-                    if residue.is_some() {
-                        return None;
-                    }
-                    residue = Some(((**x).clone(), const_int(m).filter(|m| *m >= 1)?, c));
-                }
-                _ if self.uniform(&term) => uniform.push((term, c)),
-                _ => return None,
-            }
-        }
-        let (residue_of, modulus, scale) = residue?;
-        uniform.sort_by_key(|(t, _)| format!("{t:?}"));
-        Some(ScaledResidue { scale, residue_of, modulus, offset: k, uniform, width: e.dtype().bits })
     }
 
     /// `f * (x % m) + k + U` against `f * (y % m) + l + U`: one element when the residues
@@ -307,7 +378,7 @@ impl IndexRelation<'_> {
         if a.scale != b.scale || a.modulus != b.modulus || a.scale == 0 {
             return DimRelation::Unknown;
         }
-        if a.uniform != b.uniform && !separate_rows(a, b) {
+        if !same_uniform(&a.uniform, &b.uniform) && !separate_rows(a, b) {
             return DimRelation::Unknown;
         }
         let Some(gap) = b.offset.checked_sub(a.offset) else { return DimRelation::Unknown };
@@ -318,12 +389,12 @@ impl IndexRelation<'_> {
         if gap % a.scale != 0 || (gap / a.scale).abs() >= a.modulus {
             return DimRelation::Exact(BTreeSet::new());
         }
-        self.periodic(&a.residue_of, &b.residue_of, &Expr::int(a.modulus), gap / a.scale)
+        self.periodic(a.residue_of.operand(), b.residue_of.operand(), &Expr::int(a.modulus), gap / a.scale)
     }
 
     /// `x % m` against `y % m` whose residues differ by `shift`: the distances `d` with
     /// `c * d = x - y - shift (mod m)`.
-    pub(super) fn periodic(&self, x: &Expr, y: &Expr, m: &Expr, shift: i64) -> DimRelation {
+    pub(super) fn periodic(&self, x: Operand<'_>, y: Operand<'_>, m: &Expr, shift: i64) -> DimRelation {
         let (Some(m), Some((c, (lo, hi)))) = (const_int(m), self.offsets(x, y, (0, 0))) else {
             return DimRelation::Unknown;
         };
@@ -368,7 +439,7 @@ mod tests {
         let lets = IdMap::default();
         let inner: IdMap<VarId, Option<(i64, i64)>> = inner.iter().map(|(v, r)| (v.id(), *r)).collect();
         IndexRelation { loop_var: i, lets: &lets, inner: &inner, iterations }
-            .relate(std::slice::from_ref(a), std::slice::from_ref(b))
+            .relate(&[Index::new(a.clone())], &[Index::new(b.clone())])
     }
 
     #[test]

@@ -1,6 +1,6 @@
 # test: run
 # desc: a wait with a count and tokens (MLIR's numGroups, Triton's num): the count runs, and a count that leaves a named group in flight is a fault even when nothing reads the copy yet
-# run: lazy -> fault: line 15: async_wait_inflight_count 3 leaves group 0 of queue 0 in flight, which its tokens name (3 committed; at most 2 completes it)
+# run: lazy -> fault: line 15: async_wait_inflight_count 3 leaves group 0 of queue 0 (committed at line 11) in flight, which its tokens name (3 committed; at most 2 completes it)
 
 # from tvm.script import tirx as T
 

@@ -228,9 +228,13 @@ impl Executor<'_> {
                 let n = self.eval_i64(th, count, *num)?;
                 in_flight_count(q, n)?;
                 if n > needed {
+                    let group = newest - 1;
+                    let made = u32::try_from(group)
+                        .ok()
+                        .and_then(|seq| th.asyncs.commit_line(q, seq))
+                        .map_or(String::new(), |line| format!(" (committed at line {line})"));
                     return Err(token_fault(format!(
-                        "async_wait_inflight_count {n} leaves group {} of queue {q} in flight, which its tokens name ({committed} committed; at most {needed} completes it)",
-                        newest - 1
+                        "async_wait_inflight_count {n} leaves group {group} of queue {q}{made} in flight, which its tokens name ({committed} committed; at most {needed} completes it)"
                     )));
                 }
                 n

@@ -124,6 +124,12 @@ impl AsyncState {
         }
     }
 
+    /// The line of the commit that made group `seq` of `queue`, while the group is in flight.
+    pub fn commit_line(&self, queue: i64, seq: u32) -> Option<u32> {
+        let q = self.queues.iter().find(|q| q.id == queue)?;
+        q.groups.iter().find(|g| g.seq == seq).map(|g| g.commit_line)
+    }
+
     /// How many groups the thread has committed to `queue` so far (what a token counts).
     pub fn committed(&self, queue: i64) -> u32 {
         self.queues.iter().find(|q| q.id == queue).map_or(0, |q| q.next_seq)

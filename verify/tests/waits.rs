@@ -375,3 +375,24 @@ fn a_wait_on_tokens_alone_leaves_every_verdict_unknown_and_its_count_twin_is_pro
     let report = verify_func(&counted, &Options::default()).0;
     assert!(report.all_proved(), "{:?} {:?} {:?}", report.waits, report.findings, report.unknown);
 }
+
+/// The peers' token shapes, written with the exact count next to their tokens: each count is
+/// proved safe and tight (the count is what runs), and one more is refuted.
+#[test]
+fn exact_counts_of_the_peers_token_shapes_are_tight_and_one_more_is_refuted() {
+    for (name, count) in [
+        ("tokens/triton_commits_in_both_arms.py", 1),
+        ("tokens/triton_wait_inside_if.py", 1),
+        ("tokens/triton_inner_loop_between.py", 3),
+        ("tokens/triton_single_copy_token.py", 1),
+    ] {
+        let func = corpus(name);
+        let report = verify_func(&func, &Options::default()).0;
+        assert!(report.waits.iter().all(|w| w.verdict == WaitVerdict::ProvedTight), "{name}: {:?}", report.waits);
+        assert!(report.all_proved(), "{name}: {:?} {:?}", report.findings, report.unknown);
+        let written = |n: u32| format!("T.attr(0, \"async_wait_inflight_count\", {n})");
+        let twin = with_count(&func, &written(count), &written(count + 1));
+        let report = verify_func(&twin, &Options::default()).0;
+        assert!(report.waits.iter().any(|w| w.verdict.is_refuted()), "{name}: {:?}", report.waits);
+    }
+}

@@ -385,6 +385,7 @@ fn exact_counts_of_the_peers_token_shapes_are_tight_and_one_more_is_refuted() {
         ("tokens/triton_wait_inside_if.py", 1),
         ("tokens/triton_inner_loop_between.py", 3),
         ("tokens/triton_single_copy_token.py", 1),
+        ("tokens/triton_token_out_of_loop.py", 3),
     ] {
         let func = corpus(name);
         let report = verify_func(&func, &Options::default()).0;

@@ -223,10 +223,10 @@ impl Executor<'_> {
         // `committed - (newest group + 1)` groups stay in flight.
         let needed = committed - newest;
         let keep = match &w.count {
-            None => needed,
+            None => in_flight_count(q, needed)?,
             Some((count, num)) => {
                 let n = self.eval_i64(th, count, *num)?;
-                in_flight_count(q, n)?;
+                let keep = in_flight_count(q, n)?;
                 if n > needed {
                     let group = newest - 1;
                     let made = u32::try_from(group)
@@ -237,10 +237,10 @@ impl Executor<'_> {
                         "async_wait_inflight_count {n} leaves group {group} of queue {q}{made} in flight, which its tokens name ({committed} committed; at most {needed} completes it)"
                     )));
                 }
-                n
+                keep
             }
         };
-        self.retire(th, w.stmt, q, usize::try_from(keep).unwrap_or(0))
+        self.retire(th, w.stmt, q, keep)
     }
 
     /// Retires the oldest groups of the thread's queue `q` until `keep` stay in flight.

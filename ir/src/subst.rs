@@ -171,12 +171,7 @@ impl<R: NodeRewrite> Substitution<R> {
             Expr::Not(value) => Expr::Not(Box::new(self.copy_expr(value))),
             Expr::Cast { dtype, value } => Expr::Cast { dtype: *dtype, value: Box::new(self.copy_expr(value)) },
             Expr::Load(load) => {
-                let mut buffer = load.buffer.clone();
-                self.mutate_buffer(&mut buffer);
-                let indices = self.copy_indices(&buffer, &load.indices);
-                if let Some(Reindex { to, .. }) = self.reindexing(&buffer) {
-                    buffer = to.clone();
-                }
+                let (buffer, indices) = self.copy_access(&load.buffer, &load.indices);
                 Expr::Load(BufferLoad { buffer, indices })
             }
             _ => {
@@ -196,19 +191,25 @@ impl<R: NodeRewrite> Substitution<R> {
         (lhs, Box::new(self.copy_expr(rhs)))
     }
 
-    /// The copied indices of an access to `buffer` (already mapped), with the re-indexing's
-    /// prefix in front when `buffer` is re-indexed: one allocation of the final size.
-    fn copy_indices(&mut self, buffer: &Buffer, indices: &[Expr]) -> Vec<Expr> {
-        let prefix = self.reindexing(buffer).map_or(0, |r| r.prefix.len());
+    /// A copied access (a load's or a store's): the buffer mapped, then re-indexed, and the
+    /// indices copied with the re-indexing's prefix in front, in one allocation of the final
+    /// size (`mutate_buffer`, the indices, then `reindex_access`, as the in-place walk does).
+    fn copy_access(&mut self, buffer: &Buffer, indices: &[Expr]) -> (Buffer, Vec<Expr>) {
+        let mut buffer = buffer.clone();
+        self.mutate_buffer(&mut buffer);
+        let prefix = self.reindexing(&buffer).map_or(0, |r| r.prefix.len());
         let mut out = Vec::with_capacity(prefix + indices.len());
-        if let Some(r) = self.reindexing(buffer) {
+        if let Some(r) = self.reindexing(&buffer) {
             out.extend(r.prefix.iter().cloned());
         }
         for index in indices {
             let copied = self.copy_expr(index);
             out.push(copied);
         }
-        out
+        if let Some(Reindex { to, .. }) = self.reindexing(&buffer) {
+            buffer = to.clone();
+        }
+        (buffer, out)
     }
 
     /// Copies `stmt` with the substitution applied (see [`Substitution::copy_expr`]): stores,
@@ -216,16 +217,12 @@ impl<R: NodeRewrite> Substitution<R> {
     /// order (the provenance record first, then the parts, then the rewrite); any other kind
     /// is cloned and rewritten in place.
     fn copy_stmt(&mut self, stmt: &Stmt) -> Stmt {
-        let kind = match &stmt.kind {
+        let (origin, kind) = match &stmt.kind {
             StmtKind::Store(store) => {
                 let origin = self.copy_origin(stmt);
-                let mut buffer = store.buffer.clone();
-                self.mutate_buffer(&mut buffer);
-                let indices = self.copy_indices(&buffer, &store.indices);
+                // The re-indexing depends on the buffer only, so the value may come after.
+                let (buffer, indices) = self.copy_access(&store.buffer, &store.indices);
                 let value = self.copy_expr(&store.value);
-                if let Some(Reindex { to, .. }) = self.reindexing(&buffer) {
-                    buffer = to.clone();
-                }
                 (origin, StmtKind::Store(BufferStore { buffer, indices, value }))
             }
             StmtKind::Seq(stmts) => {
@@ -253,7 +250,6 @@ impl<R: NodeRewrite> Substitution<R> {
                 return out;
             }
         };
-        let (origin, kind) = kind;
         let mut out = Stmt { kind, span: stmt.span, origin };
         self.rewrite.stmt(&mut out);
         out

@@ -49,10 +49,21 @@ pub struct Emitter<'a> {
     pub copier: Copier,
 }
 
-/// The substitution that makes every copy of the loop's statements (made at the first copy):
-/// one substitution for all of them saves building its maps and re-indexing for each.
-#[derive(Default)]
-pub struct Copier(RefCell<Option<Substitution<fold::Folder>>>);
+/// The substitution that makes every copy of the loop's statements: one substitution for all
+/// of them saves building its maps and re-indexing for each.
+pub struct Copier(RefCell<Substitution<fold::Folder>>);
+
+impl Copier {
+    /// The copier of a loop whose staging buffers are `versioned` (each re-indexed by its slot,
+    /// set per copy).
+    pub fn new(versioned: &[Versioned]) -> Copier {
+        let mut copy = Substitution::freshening().with_rewrite(fold::Folder);
+        for v in versioned {
+            copy = copy.reindex(&v.old, &v.new, Vec::with_capacity(1));
+        }
+        Copier(RefCell::new(copy))
+    }
+}
 
 /// Where a step sits, which decides how iterations are written.
 #[derive(Clone)]
@@ -338,21 +349,14 @@ impl Emitter<'_> {
         if !matches!(folded_iteration, Expr::Int { .. }) {
             fold::fold_expr(&mut folded_iteration);
         }
-        let mut copier = self.copier.0.borrow_mut();
-        let copy = copier.get_or_insert_with(|| {
-            let mut copy = Substitution::freshening().with_rewrite(fold::Folder);
-            for v in self.versioned {
-                copy = copy.reindex(&v.old, &v.new, Vec::with_capacity(1));
-            }
-            copy
-        });
+        let mut copy = self.copier.0.borrow_mut();
         copy.restart();
         for v in self.versioned {
             copy.set_prefix(&v.old, [self.slot(&folded_iteration, v.versions)]);
         }
         copy.set_var(self.loop_var, folded_iteration);
         let s = copy.stmt(&self.stmts[k]);
-        drop(copier);
+        drop(copy);
         let stmt = u32::try_from(k).unwrap_or(u32::MAX);
         // Every part gets the origin: the copy may be a sequence (an inner pipeline), which
         // the step's sequences flatten.

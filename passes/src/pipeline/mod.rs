@@ -30,7 +30,7 @@ use tirproof_ir::{Buffer, BufferId, BufferSpec, Diagnostic, Expr, For, ForKind, 
 
 use crate::{FunctionPass, FunctionReport};
 use body::{async_without_store, split_body};
-use emit::{Emitter, Versioned};
+use emit::{Copier, Emitter, Versioned};
 use groups::Groups;
 pub use planted::PlantedBugPipeline;
 
@@ -167,7 +167,7 @@ impl Rewriter {
             barriers: analysis.exchanges_shared_data,
             exchange_writers: &analysis.exchange_writers,
             span,
-            copier: Default::default(),
+            copier: Copier::new(&versioned),
         };
         let mut result = emitter.emit(&f.extent);
         let emitted = statements(&result);

@@ -188,9 +188,9 @@ fn verify_model<'m>(
             }
         }
         for finding in std::mem::take(&mut report.findings) {
-            report.unknown.push(
-                Cause::NotEncoded(format!("line {}: {} (undecided: {why})", finding.line, finding.message)).into(),
-            );
+            // Function-level findings have line 0: their message locates them.
+            let at = if finding.line > 0 { format!("line {}: ", finding.line) } else { String::new() };
+            report.unknown.push(Cause::NotEncoded(format!("{at}{} (undecided: {why})", finding.message)).into());
         }
     }
     report.queries = checker.log.queries();

@@ -356,24 +356,145 @@ def main(A: T.Buffer((64,), "float32"), K: T.Buffer((4,), "int32"), C: T.Buffer(
     );
 }
 
-/// A wait on tokens alone has no count the encoding expresses: no verdict of its function
-/// stands (leaving the wait out would refute the reads it protects, keeping it proves
-/// nothing). Its twin, the same wait with the count the tokens imply, is proved.
+/// A wait on tokens alone leaves in flight what its tokens allow, followed through a ring
+/// buffer of tokens from one iteration to the next: proved safe and tight. Its twin names the
+/// group before the right one (the token minus one) and lets the read see a pending copy.
 #[test]
-fn a_wait_on_tokens_alone_leaves_every_verdict_unknown_and_its_count_twin_is_proved() {
+fn a_wait_on_tokens_through_a_ring_buffer_is_proved_and_an_older_token_is_refuted() {
     let func = corpus("tokens/two_slot_pipeline.py");
     let report = verify_func(&func, &Options::default()).0;
-    assert!(!report.waits.is_empty());
-    assert!(report.waits.iter().all(|w| matches!(w.verdict, WaitVerdict::Unknown { .. })), "{:?}", report.waits);
-    assert!(report.findings.is_empty(), "{:?}", report.findings);
-    assert!(report.unknown.iter().any(|u| u.to_string().contains("a wait on tokens without an in-flight count")));
-    let counted = with_count(
+    assert!(report.waits.iter().any(|w| matches!(w.count, WaitCount::Tokens(_))), "{:?}", report.waits);
+    assert!(report.waits.iter().all(|w| w.verdict == WaitVerdict::ProvedTight), "{:?}", report.waits);
+    assert!(report.all_proved(), "{:?} {:?}", report.findings, report.unknown);
+    let older = with_count(
         &func,
         r#"T.attr(0, "async_wait_tokens", T.tvm_tuple(toks[i % 2]))"#,
-        r#"T.attr(0, "async_wait_inflight_count", 1)"#,
+        r#"T.attr(0, "async_wait_tokens", T.tvm_tuple(toks[i % 2] - T.int64(1)))"#,
     );
-    let report = verify_func(&counted, &Options::default()).0;
+    let report = verify_func(&older, &Options::default()).0;
+    assert!(report.waits.iter().any(|w| w.verdict.is_refuted()), "{:?}", report.waits);
+}
+
+/// The peers' token shapes with their counts taken out: each wait on tokens alone is proved
+/// safe and tight, and naming one group earlier is refuted (the read may see its copy
+/// pending, or the token names no group).
+#[test]
+fn the_peers_token_shapes_with_tokens_alone_are_tight_and_an_older_token_is_refuted() {
+    for (name, count) in [
+        ("tokens/triton_commits_in_both_arms.py", 1),
+        ("tokens/triton_wait_inside_if.py", 1),
+        ("tokens/triton_inner_loop_between.py", 3),
+        ("tokens/triton_single_copy_token.py", 1),
+        ("tokens/triton_token_out_of_loop.py", 3),
+    ] {
+        let written = format!("T.attr(0, \"async_wait_inflight_count\", {count})\n");
+        let text = tirproof_ir::print::print_func(&corpus(name));
+        let at = text.find(&written).unwrap_or_else(|| panic!("{name}: no count {count}"));
+        let line_start = text[..at].rfind('\n').map_or(0, |k| k + 1);
+        let tokens_alone = format!("{}{}", &text[..line_start], &text[at + written.len()..]);
+        let func = parse_func(&tokens_alone);
+        let report = verify_func(&func, &Options::default()).0;
+        assert!(report.waits.iter().any(|w| matches!(w.count, WaitCount::Tokens(_))), "{name}: {tokens_alone}");
+        assert!(report.waits.iter().all(|w| w.verdict == WaitVerdict::ProvedTight), "{name}: {:?}", report.waits);
+        assert!(report.all_proved(), "{name}: {:?} {:?}", report.findings, report.unknown);
+        // The wait's token, one group earlier: `..., "async_wait_tokens", t)` becomes `t - 1`.
+        let key = "\"async_wait_tokens\", ";
+        let from = tokens_alone.find(key).map(|k| k + key.len()).unwrap_or_else(|| panic!("{name}: no tokens"));
+        let to = from + tokens_alone[from..].find(")\n").unwrap_or_else(|| panic!("{name}: no end"));
+        let older = format!("{}{} - T.int64(1){}", &tokens_alone[..from], &tokens_alone[from..to], &tokens_alone[to..]);
+        assert_ne!(older, tokens_alone, "{name}");
+        let report = verify_func(&parse_func(&older), &Options::default()).0;
+        assert!(report.waits.iter().any(|w| w.verdict.is_refuted()), "{name}: {:?}", report.waits);
+    }
+}
+
+/// A count claimed to cover a token is checked against it even where no read needs the
+/// group: 2 groups follow the named one, so 2 holds and 3 is refuted.
+#[test]
+fn a_claimed_count_is_checked_against_its_tokens_even_without_a_read() {
+    let program = |count: u32| {
+        format!(
+            r#"
+@T.prim_func
+def main(A: T.Buffer((4,), "float32")):
+    S = T.alloc_buffer((4,), "float32", scope="shared")
+    with T.attr(0, "async_commit_queue_scope", 0):
+        with T.attr(0, "async_scope", 1):
+            S[0] = A[0]
+    tok: T.int64 = T.call_extern("int64", "async_group_token", 0)
+    for k in range(2):
+        with T.attr(0, "async_commit_queue_scope", 0):
+            with T.attr(0, "async_scope", 1):
+                S[k + 1] = A[k + 1]
+    with T.attr(0, "async_wait_queue_scope", 0):
+        with T.attr(0, "async_wait_inflight_count", {count}):
+            with T.attr(0, "async_wait_tokens", tok):
+                T.evaluate(0)
+    with T.attr(0, "async_wait_queue_scope", 0):
+        with T.attr(0, "async_wait_inflight_count", 0):
+            T.evaluate(0)
+"#
+        )
+    };
+    let report = verify_func(&parse_func(&program(2)), &Options::default()).0;
+    assert!(report.waits.iter().all(|w| w.verdict.is_proved()), "{:?}", report.waits);
+    let report = verify_func(&parse_func(&program(3)), &Options::default()).0;
+    let refuted: Vec<_> = report.waits.iter().filter(|w| w.verdict.is_refuted()).collect();
+    assert_eq!(refuted.len(), 1, "{:?}", report.waits);
+    assert!(format!("{:?}", refuted[0].verdict).contains("claims more than the tokens allow"), "{:?}", refuted[0]);
+}
+
+/// Tokens that name no committed group are refuted where the interpreter faults: a copy's
+/// token waited on before its commit, and the last committed group asked before any commit
+/// (a finding at the call, whatever uses it). Their twins, with the commit first, are proved.
+#[test]
+fn tokens_of_groups_not_committed_are_refuted_and_their_committed_twins_proved() {
+    let report = verify_func(&corpus("faults/token_wait_before_commit.py"), &Options::default()).0;
+    assert!(
+        report.waits.iter().any(|w| format!("{:?}", w.verdict).contains("has not committed yet")),
+        "{:?}",
+        report.waits
+    );
+    let report = verify_func(&corpus("faults/token_before_any_commit.py"), &Options::default()).0;
+    assert!(report.findings.iter().any(|f| f.message.contains("runs before any commit")), "{:?}", report.findings);
+    let committed_first = r#"
+@T.prim_func
+def main(A: T.Buffer((4,), "float32"), C: T.Buffer((4,), "float32")):
+    S = T.alloc_buffer((4,), "float32", scope="shared")
+    with T.attr(0, "async_scope", 1):
+        S[0] = A[0]
+    tok: T.int64 = T.call_extern("int64", "async_copy_token", 0)
+    with T.attr(0, "async_commit_queue_scope", 0):
+        T.evaluate(0)
+    with T.attr(0, "async_wait_queue_scope", 0):
+        with T.attr(0, "async_wait_tokens", tok):
+            C[0] = S[0]
+"#;
+    let report = verify_func(&parse_func(committed_first), &Options::default()).0;
     assert!(report.all_proved(), "{:?} {:?} {:?}", report.waits, report.findings, report.unknown);
+}
+
+/// A buffer of tokens that also holds something else is not followed: the wait on a token
+/// loaded from it is unknown, never proved.
+#[test]
+fn tokens_in_memory_that_something_else_writes_are_not_followed() {
+    let text = r#"
+@T.prim_func
+def main(A: T.Buffer((4,), "float32"), C: T.Buffer((4,), "float32"), x: T.int64):
+    S = T.alloc_buffer((4,), "float32", scope="shared")
+    toks = T.alloc_buffer((1,), "int64", scope="local")
+    with T.attr(0, "async_commit_queue_scope", 0):
+        with T.attr(0, "async_scope", 1):
+            S[0] = A[0]
+    toks[0] = T.call_extern("int64", "async_group_token", 0)
+    toks[0] = x
+    with T.attr(0, "async_wait_queue_scope", 0):
+        with T.attr(0, "async_wait_tokens", toks[0]):
+            C[0] = S[0]
+"#;
+    let report = verify_func(&parse_func(text), &Options::default()).0;
+    assert!(report.waits.iter().all(|w| matches!(w.verdict, WaitVerdict::Unknown { .. })), "{:?}", report.waits);
+    assert!(!report.all_proved());
 }
 
 /// The peers' token shapes, written with the exact count next to their tokens: each count is

@@ -33,7 +33,7 @@ use z3::ast::{Bool, Int};
 
 use super::encode::{declare, Enc, Encoder, Instance, Unsupported};
 use super::fold::{add, and, ge, implies, ite, lt, max, mul, or, sub};
-use super::model::{Access, Event, EventId, EventKind, LoopId, Model, QueueId};
+use super::model::{Access, Event, EventId, EventKind, LoopId, Model, QueueId, Until};
 use super::names::{InstanceRole, Lane, Role, Thread};
 use super::report::{Dump, DumpKind, DumpOutcome};
 use super::summary::{governing_candidates, is_straight_line, lone_cover, queue_events, CommitPrefix, QueueEvents};
@@ -320,7 +320,9 @@ impl<'m> Checker<'m> {
     pub fn last_forces_most(&self, wait: EventId) -> bool {
         let m = self.model;
         let event = m.event(wait);
-        let EventKind::Wait { count, .. } = &event.kind else { return true };
+        let EventKind::Wait { until, .. } = &event.kind else { return true };
+        // What a wait on tokens leaves in flight follows its tokens, instance by instance.
+        let Until::InFlight(count) = until else { return false };
         let fixed = |e: &Expr| one_value(m, e);
         // A bound read from memory by a loop that runs once (inside no serial loop) is one value
         // for every instance.
@@ -400,15 +402,25 @@ impl<'m> Checker<'m> {
     }
 
     /// The in-flight count of a wait at one of its instances, plus its slack if it has one.
+    /// A wait on tokens alone leaves what its tokens allow in flight (see `tokens.rs`).
     pub fn count_of(&self, enc: &mut Encoder, wait: EventId, at: &Instance, slack: &Slack) -> Enc<Int> {
-        let EventKind::Wait { count, .. } = &self.model.event(wait).kind else {
-            return Err(Unsupported("not a wait".into()));
+        let n = match self.written_count(enc, wait, at)? {
+            Some(n) => n,
+            None => self.token_wait(enc, wait, at)?.keep,
         };
-        let n = enc.wait_count(&count.clone(), &at.vals)?;
         Ok(match slack.of(wait) {
             Some(s) => add(&[n, s.clone()]),
             None => n,
         })
+    }
+
+    /// The count written on a wait (alone, or claimed to cover its tokens) at one of its
+    /// instances; `None` for a wait on tokens alone.
+    pub fn written_count(&self, enc: &mut Encoder, wait: EventId, at: &Instance) -> Enc<Option<Int>> {
+        let EventKind::Wait { until, .. } = &self.model.event(wait).kind else {
+            return Err(Unsupported("not a wait".into()));
+        };
+        until.runs().map(|count| enc.wait_count(&count.clone(), &at.vals)).transpose()
     }
 
     /// `completed(u)` and, per wait statement, whether its last instance exists and what it
@@ -470,14 +482,15 @@ impl<'m> Checker<'m> {
         (exists, last): &(Bool, Instance),
     ) -> Enc<Vec<(Bool, Instance)>> {
         let m = self.model;
-        let EventKind::Wait { count, .. } = &m.event(wait).kind else { return Ok(Vec::new()) };
-        let mentioned = super::model::vars_of(count);
+        let EventKind::Wait { until, .. } = &m.event(wait).kind else { return Ok(Vec::new()) };
+        // What a wait on tokens alone leaves in flight may depend on every loop around it.
+        let mentions = |l: &LoopId| match until.runs() {
+            Some(count) => super::model::vars_of(count).contains(&m.loop_info(*l).var.id()),
+            None => true,
+        };
         let around_use = m.loops_of(m.event(at.event));
-        let inner: Vec<LoopId> = m
-            .serial_loops_of(m.event(wait))
-            .into_iter()
-            .filter(|l| !around_use.contains(l) && mentioned.contains(&m.loop_info(*l).var.id()))
-            .collect();
+        let inner: Vec<LoopId> =
+            m.serial_loops_of(m.event(wait)).into_iter().filter(|l| !around_use.contains(l) && mentions(l)).collect();
         let [l] = inner.as_slice() else { return Ok(Vec::new()) };
         // The inner loop's bounds may depend on the outer loops' values (a triangular loop).
         let (lo, hi) = enc.loop_bounds_at(*l, &last.vals)?;

@@ -54,6 +54,7 @@ mod safety;
 mod summary;
 mod tally;
 mod tightness;
+mod tokens;
 
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
@@ -71,12 +72,13 @@ use crate::solver::{in_fresh_context, watched, within_budget, Watchdog};
 use checker::Checker;
 use dataflow::DataFlow;
 use encode::Unsupported;
-use model::{EventId, EventKind, Model};
+use model::{EventId, EventKind, Model, Until};
 use negative::NegativeCount;
 use obligation::{Round, WaitFailure};
 use races::Races;
 use safety::{PairChecks, QueueSafety, StoreUse};
 use tightness::Queue;
+use tokens::{TokenBeforeCommit, TokenClaims};
 
 /// How to verify.
 #[derive(Clone, Debug)]
@@ -136,6 +138,7 @@ fn verify_model<'m>(
         report.notes.push("data flow is not checked (no provenance in the input); race freedom is checked".into());
     }
     record(&mut report, checker.discharge(&Races), None);
+    record(&mut report, checker.discharge(&TokenBeforeCommit), None);
     for (span, why) in &model.unsupported {
         report.notes.push(format!("line {}: {why}", span.line));
     }
@@ -248,6 +251,10 @@ fn verify_queue(checker: &mut Checker, q: QueueId, report: &mut FuncReport, meas
         if let Some(failure) = checker.discharge(&NegativeCount { wait: *w }) {
             *verdict = Some(failure.into_verdict());
         }
+        // A wrong token or an unkept claim refutes the wait whatever its uses saw.
+        if let Some(failure) = checker.discharge(&TokenClaims { wait: *w }) {
+            *verdict = Some(failure.into_verdict());
+        }
     }
     // With violations elsewhere on the queue, tightness is measured around them.
     for (w, verdict) in waits.undecided() {
@@ -306,12 +313,18 @@ fn report_waits(checker: &Checker, q: QueueId, waits: QueueWaits, report: &mut F
     let all_waits = checker.events_where(|k| matches!(k, EventKind::Wait { .. }));
     for (w, verdict) in waits.waits.into_iter().zip(waits.verdicts) {
         let event = checker.model.event(w);
-        let EventKind::Wait { count, .. } = &event.kind else { continue };
+        let EventKind::Wait { until, .. } = &event.kind else { continue };
         report.waits.push(WaitReport {
             index: WaitIndex::new(all_waits.partition_point(|&x| x < w)),
             line: event.span.line,
             queue: q,
-            count: WaitCount::of(count),
+            count: match until.runs() {
+                Some(count) => WaitCount::of(count),
+                None => match until {
+                    Until::Tokens { shown, .. } => WaitCount::Tokens(shown.clone()),
+                    Until::InFlight(count) => WaitCount::of(count),
+                },
+            },
             verdict: verdict.unwrap_or(WaitVerdict::Unknown { reason: Cause::NotChecked.into() }),
         });
     }

@@ -26,7 +26,7 @@
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 
-use tirproof_ir::async_op::{decode_annotations, decode_chain, AsyncOps};
+use tirproof_ir::async_op::{decode_annotations, decode_chain, decode_token_op, AsyncOps, TokenOp};
 use tirproof_ir::index_arith::{coefficient, gcd};
 
 use serde::Serialize;
@@ -166,9 +166,12 @@ pub enum EventKind {
     },
     Wait {
         queue: QueueId,
-        count: Expr,
+        until: Until,
     },
     Barrier,
+    /// Where a token expression is evaluated (a token-making call, or a load of a token from
+    /// memory): no effect of its own, a point the token's group is counted at.
+    TokenPoint,
     /// A store inside `async_scope`, with the commit that closes its group.
     AsyncStore {
         access: Access,
@@ -182,6 +185,74 @@ pub enum EventKind {
     /// The end of the function, or of a launch (the end of its root binding's body): every
     /// group of the threads there must be complete.
     End,
+}
+
+/// When a wait stops completing groups, as the encoding reads it.
+#[derive(Clone, Debug)]
+pub enum Until {
+    /// At most this many groups in flight.
+    InFlight(Expr),
+    /// When the newest group the tokens name has completed; with `claimed`, the count that
+    /// runs, which the program claims covers the tokens.
+    Tokens { tokens: Vec<TokenSource>, claimed: Option<Expr>, shown: String },
+}
+
+impl EventKind {
+    /// The count a wait runs with when one is written; `None` for a wait on tokens alone and
+    /// for every other event.
+    pub fn written_count(&self) -> Option<&Expr> {
+        match self {
+            EventKind::Wait { until, .. } => until.runs(),
+            _ => None,
+        }
+    }
+}
+
+impl Until {
+    /// The count that runs, when one is written.
+    pub fn runs(&self) -> Option<&Expr> {
+        match self {
+            Until::InFlight(count) | Until::Tokens { claimed: Some(count), .. } => Some(count),
+            Until::Tokens { claimed: None, .. } => None,
+        }
+    }
+
+    /// The tokens named (none for a count alone).
+    pub fn tokens(&self) -> &[TokenSource] {
+        match self {
+            Until::InFlight(_) => &[],
+            Until::Tokens { tokens, .. } => tokens,
+        }
+    }
+}
+
+/// Where the value of a token comes from (see `tokens.rs` for how its group is counted).
+#[derive(Clone, Debug)]
+pub enum TokenSource {
+    /// A token-making call evaluated at `point` (an [`EventKind::TokenPoint`]).
+    Made { point: EventId, op: TokenOp, queue: QueueId },
+    /// A load of `access` at `point`: the token the last store to that element wrote.
+    Loaded { point: EventId, access: Access },
+    /// Another token plus a constant: the group `by` later (earlier, when negative).
+    Offset { base: Box<TokenSource>, by: i64 },
+}
+
+impl TokenSource {
+    /// Where the token's expression is evaluated.
+    pub fn point(&self) -> EventId {
+        match self {
+            TokenSource::Made { point, .. } | TokenSource::Loaded { point, .. } => *point,
+            TokenSource::Offset { base, .. } => base.point(),
+        }
+    }
+}
+
+/// A store of an `int64` value into memory: the store's event and, when the value is a token,
+/// where it comes from (why not, otherwise). A load of a token reads the last of these.
+#[derive(Clone, Debug)]
+pub struct TokenStore {
+    pub store: EventId,
+    pub value: Result<TokenSource, String>,
 }
 
 #[derive(Clone, Debug)]
@@ -224,6 +295,10 @@ pub struct Model {
     /// Constructs whose meaning the encoding does not capture: every verdict of the function
     /// is unknown.
     pub unencoded: Vec<(Span, String)>,
+    /// Every store of an `int64` value, in event order: where loaded tokens come from.
+    pub token_stores: Vec<TokenStore>,
+    /// Every token-making call the model evaluates: its point, kind and queue.
+    pub tokens_made: Vec<(EventId, TokenOp, QueueId)>,
 }
 
 impl Model {
@@ -261,6 +336,7 @@ impl Model {
             in_async: false,
             span: func.span,
             origins: Vec::new(),
+            token_vars: HashMap::new(),
         };
         b.model.params = func.scalar_params().cloned().collect();
         b.model.written = written_storage(func);
@@ -499,6 +575,8 @@ struct Builder {
     in_async: bool,
     span: Span,
     origins: Vec<(u32, Expr)>,
+    /// Variables bound by `let` to a token, and where its value comes from.
+    token_vars: HashMap<VarId, TokenSource>,
 }
 
 impl Builder {
@@ -573,14 +651,21 @@ impl Builder {
                 self.accesses_in_exprs(store.indices.iter().chain(std::iter::once(&store.value)));
                 let access = Access { buffer: store.buffer.clone(), indices: store.indices.clone() };
                 let text = tirproof_ir::print::print_stmt(stmt).trim().to_string();
-                self.child(1, |b| {
+                // A stored `int64` may be a token a later wait loads: where its value comes
+                // from is evaluated with the store's other operands.
+                let token = (store.value.dtype() == tirproof_ir::DataType::INT64 && !self.in_async)
+                    .then(|| self.child(0, |b| b.token_source(&store.value)));
+                let id = self.child(1, |b| {
                     if b.in_async {
                         let commit = b.commits.last().copied();
-                        b.push_event(EventKind::AsyncStore { access, commit }, text);
+                        b.push_event(EventKind::AsyncStore { access, commit }, text)
                     } else {
-                        b.push_event(EventKind::Use { access, write: true }, text);
+                        b.push_event(EventKind::Use { access, write: true }, text)
                     }
                 });
+                if let Some(value) = token {
+                    self.model.token_stores.push(TokenStore { store: id, value });
+                }
             }
             StmtKind::Evaluate(e) => self.accesses_in_exprs(std::iter::once(e)),
             StmtKind::Barrier { .. } => {
@@ -612,6 +697,19 @@ impl Builder {
             }
             StmtKind::LaunchThread { var, extent, body, tag } => {
                 self.for_loop(var, &Expr::int(0), extent, (Binding::of_tag(tag), ThreadTag::parse(tag)), body)
+            }
+            StmtKind::Let { var, value, body } if names_token(value) => {
+                // A token is evaluated where the `let` binds it: the groups committed before
+                // that point, not before each use, decide which group it names.
+                let source = self.child(0, |b| {
+                    b.accesses_in_exprs(std::iter::once(value));
+                    b.token_source(value)
+                });
+                if let Ok(source) = source {
+                    self.token_vars.insert(var.id(), source);
+                }
+                self.model.data_vars.insert(var.id());
+                self.child(1, |b| b.stmt(body));
             }
             StmtKind::Let { var, value, body } if has_loads([value]) => {
                 // The value is read here, once; uses of the variable read nothing.
@@ -686,20 +784,13 @@ impl Builder {
     /// `async_scope`), its commit.
     fn async_ops(&mut self, ops: &AsyncOps, body: &Stmt) {
         if let Some(wait) = &ops.wait {
-            // A count claimed to cover tokens is what runs; tokens alone name no count the
-            // encoding has, so nothing is claimed about such a function (every verdict
-            // unknown: leaving the wait out would refute what it protects).
-            let inflight = wait.inflight();
-            if inflight.is_none() {
-                self.model.unencoded.push((self.span, "a wait on tokens without an in-flight count".into()));
-            }
-            if let (Some(inflight), Some(queue)) = (inflight, self.queue(&wait.queue)) {
-                let count = inflight.clone();
-                let text = format!("wait({queue}, in-flight {})", print_expr(&count));
+            if let Some(queue) = self.queue(&wait.queue) {
                 self.child(0, |b| {
-                    // A count read from memory is read just before the wait.
-                    b.accesses_in_exprs(std::iter::once(&count));
-                    b.child(1, |b| b.push_event(EventKind::Wait { queue, count }, text))
+                    // A count or a token read from memory is read just before the wait.
+                    b.accesses_in_exprs(wait.inflight().into_iter().chain(wait.tokens()));
+                    if let Some((until, text)) = b.until(queue, wait.inflight(), wait.tokens()) {
+                        b.child(1, |b| b.push_event(EventKind::Wait { queue, until }, text));
+                    }
                 });
             }
         }
@@ -723,6 +814,73 @@ impl Builder {
             self.path.push(Step::Child(2));
             self.model.events[id.0].path = self.path.clone();
             self.path.pop();
+        }
+    }
+
+    /// What a wait on `queue` waits for, and its text. Tokens whose source the encoding cannot
+    /// follow leave a written count as the wait (the claim unchecked), and leave a wait on
+    /// tokens alone out: nothing is claimed about its function then (leaving the wait out
+    /// would refute what it protects).
+    fn until(&mut self, queue: QueueId, count: Option<&Expr>, tokens: &[Expr]) -> Option<(Until, String)> {
+        let shown = |e: &[Expr]| e.iter().map(print_expr).collect::<Vec<_>>().join(", ");
+        if tokens.is_empty() {
+            let count = count?;
+            return Some((Until::InFlight(count.clone()), format!("wait({queue}, in-flight {})", print_expr(count))));
+        }
+        let sources: Result<Vec<TokenSource>, String> =
+            self.child(0, |b| tokens.iter().map(|t| b.token_source(t)).collect());
+        match (sources, count) {
+            (Ok(tokens_from), _) => {
+                let text = match count {
+                    Some(c) => format!("wait({queue}, in-flight {}, claiming tokens {})", print_expr(c), shown(tokens)),
+                    None => format!("wait({queue}, tokens {})", shown(tokens)),
+                };
+                Some((Until::Tokens { tokens: tokens_from, claimed: count.cloned(), shown: shown(tokens) }, text))
+            }
+            (Err(why), Some(count)) => {
+                self.unsupported(format!("the tokens a wait claims to cover are not checked: {why}"));
+                Some((Until::InFlight(count.clone()), format!("wait({queue}, in-flight {})", print_expr(count))))
+            }
+            (Err(why), None) => {
+                self.model.unencoded.push((self.span, format!("a wait on tokens whose source is not followed: {why}")));
+                None
+            }
+        }
+    }
+
+    /// Where the token `e` comes from, evaluated at the current position (a token-making call
+    /// or a load gets a [`EventKind::TokenPoint`] there).
+    fn token_source(&mut self, e: &Expr) -> Result<TokenSource, String> {
+        match e {
+            Expr::Var(v) => {
+                self.token_vars.get(&v.id()).cloned().ok_or_else(|| format!("`{}` is not bound to a token", v.name()))
+            }
+            Expr::Call(call) => match decode_token_op(call) {
+                Some(Ok((op, queue))) => {
+                    let queue = queue
+                        .as_int()
+                        .map(QueueId)
+                        .ok_or_else(|| format!("a token of a queue that is not a constant: {}", print_expr(queue)))?;
+                    let point = self.push_event(EventKind::TokenPoint, print_expr(e));
+                    self.model.tokens_made.push((point, op, queue));
+                    Ok(TokenSource::Made { point, op, queue })
+                }
+                Some(Err(why)) => Err(why),
+                None => Err(format!("a token computed by `{}`", print_expr(e))),
+            },
+            Expr::Load(load) => {
+                let access = Access { buffer: load.buffer.clone(), indices: load.indices.clone() };
+                let point = self.push_event(EventKind::TokenPoint, print_expr(e));
+                Ok(TokenSource::Loaded { point, access })
+            }
+            Expr::Binary { op: op @ (BinOp::Add | BinOp::Sub), lhs, rhs } if rhs.as_int().is_some() => {
+                let by = rhs.as_int().unwrap_or(0);
+                let by = if *op == BinOp::Sub { by.checked_neg() } else { Some(by) };
+                let by = by.ok_or_else(|| format!("a token offset out of range: {}", print_expr(e)))?;
+                let base = Box::new(self.token_source(lhs)?);
+                Ok(TokenSource::Offset { base, by })
+            }
+            other => Err(format!("a token computed as `{}`", print_expr(other))),
         }
     }
 
@@ -788,6 +946,16 @@ impl Builder {
                 b.guard_depths.truncate(depth);
             }
         });
+    }
+}
+
+/// Whether a `let` of `value` binds a token: a token-making call, or an `int64` load (a token
+/// kept in memory, or any other `int64`, which stays data all the same).
+fn names_token(value: &Expr) -> bool {
+    match value {
+        Expr::Call(call) => decode_token_op(call).is_some(),
+        Expr::Load(load) => load.dtype() == tirproof_ir::DataType::INT64,
+        _ => false,
     }
 }
 

@@ -44,6 +44,8 @@ pub enum InstanceRole {
     EarlierWait(EventId),
     /// The end of the function.
     End,
+    /// The k-th token-making call of a query about tokens made before any commit.
+    Token(usize),
 }
 
 impl fmt::Display for InstanceRole {
@@ -60,6 +62,7 @@ impl fmt::Display for InstanceRole {
             InstanceRole::Wait => f.write_str("w"),
             InstanceRole::EarlierWait(e) => write!(f, "ew{}", e.index()),
             InstanceRole::End => f.write_str("end"),
+            InstanceRole::Token(k) => write!(f, "t{k}"),
         }
     }
 }

@@ -39,8 +39,13 @@ impl Obligation for NegativeCount {
 
     fn items(&self, checker: &Checker) -> Vec<EventId> {
         match &checker.model.event(self.wait).kind {
-            EventKind::Wait { count, .. } if count.as_int().is_some_and(|n| n >= 0) => Vec::new(),
-            _ => vec![self.wait],
+            // A wait on tokens alone names groups: `tokens.rs` checks they are committed.
+            EventKind::Wait { until, .. } => match until.runs() {
+                Some(count) if count.as_int().is_some_and(|n| n >= 0) => Vec::new(),
+                Some(_) => vec![self.wait],
+                None => Vec::new(),
+            },
+            _ => Vec::new(),
         }
     }
 

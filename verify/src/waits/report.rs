@@ -76,6 +76,9 @@ pub enum WaitCount {
     /// Any other expression, printed: a symbolic count, or a constant that TVMScript spells
     /// with its type (`T.int64(2)`).
     Expr(String),
+    /// No count: the wait runs until the groups its tokens name are complete (the wait,
+    /// printed).
+    Tokens(String),
 }
 
 impl WaitCount {
@@ -93,7 +96,7 @@ impl fmt::Display for WaitCount {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             WaitCount::Constant(n) => write!(f, "{n}"),
-            WaitCount::Expr(text) => f.write_str(text),
+            WaitCount::Expr(text) | WaitCount::Tokens(text) => f.write_str(text),
         }
     }
 }
@@ -286,7 +289,10 @@ impl FuncReport {
 
 impl fmt::Display for WaitReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let head = format!("wait at line {} ({}, in-flight {})", self.line, self.queue, self.count);
+        let head = match &self.count {
+            WaitCount::Tokens(tokens) => format!("wait at line {} ({}, tokens {tokens})", self.line, self.queue),
+            count => format!("wait at line {} ({}, in-flight {count})", self.line, self.queue),
+        };
         match &self.verdict {
             WaitVerdict::ProvedTight => write!(f, "{head}: proved and tight"),
             WaitVerdict::Proved => write!(f, "{head}: proved (tightness not measured)"),

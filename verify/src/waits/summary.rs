@@ -157,7 +157,7 @@ fn surely_before(wait: &Event, at: &Event) -> bool {
 /// The constant count of a wait, if it has one.
 fn constant_count(event: &Event) -> Option<i64> {
     match &event.kind {
-        EventKind::Wait { count, .. } => count.as_int(),
+        EventKind::Wait { until, .. } => until.runs().and_then(tirproof_ir::Expr::as_int),
         _ => None,
     }
 }

@@ -11,7 +11,7 @@
 use super::checker::{Checker, Loosen};
 use super::drained::QueueDrained;
 use super::encode::Unsupported;
-use super::model::{EventId, EventKind};
+use super::model::EventId;
 use super::obligation::WaitFailure;
 use super::report::{Cause, Subject, Undecided, WaitCount, WaitVerdict};
 use super::safety::{PairChecks, QueueSafety, StoreUse};
@@ -71,7 +71,7 @@ pub fn tightness(checker: &Checker, queue: &Queue, wait: EventId) -> WaitVerdict
             }
         }
     }
-    let EventKind::Wait { count, .. } = &checker.model.event(wait).kind else {
+    let Some(count) = checker.model.event(wait).kind.written_count() else {
         return WaitVerdict::ProvedOverSynchronized { best: None, by: Some(good) };
     };
     let best = match count.as_int() {

@@ -35,7 +35,7 @@ impl Encoder<'_> {
     /// thread's coordinates or fixed data: a fact), the guard is split on that fact: the
     /// conditions with it true, and with it false, each a guard of its own
     /// (`K[0] != 0 or j % 2 == 1` is every `j`, or the odd ones).
-    fn guard_of(&mut self, conds: &[Expr]) -> Enc<Guard> {
+    pub(super) fn guard_of(&mut self, conds: &[Expr]) -> Enc<Guard> {
         let mut g = Guard::default();
         let direct = conds.iter().try_for_each(|c| self.atoms(c, false, &mut g));
         if direct.is_ok() && g.generic.is_empty() {

@@ -23,6 +23,21 @@ impl Encoder<'_> {
         Ok(last)
     }
 
+    /// The last instance of `event` before `at` at which `condition` (on the event's loop
+    /// variables, like its own conditions) also holds: the last store to one element, for a
+    /// token loaded from it.
+    pub fn last_before_where(
+        &mut self,
+        event: EventId,
+        condition: &tirproof_ir::Expr,
+        at: &Instance,
+    ) -> Enc<(Bool, Instance)> {
+        let mut conds = self.event(event).guards.clone();
+        conds.push(condition.clone());
+        let guard = self.guard_of(&conds)?;
+        self.last_under(event, at, &guard)
+    }
+
     pub(super) fn last_before_uncached(&mut self, event: EventId, at: &Instance) -> Enc<(Bool, Instance)> {
         let guard = self.guard(event)?;
         self.last_under(event, at, &guard)

@@ -518,3 +518,32 @@ fn exact_counts_of_the_peers_token_shapes_are_tight_and_one_more_is_refuted() {
         assert!(report.waits.iter().any(|w| w.verdict.is_refuted()), "{name}: {:?}", report.waits);
     }
 }
+
+/// A token-making call the model does not place where the interpreter evaluates it (inside a
+/// float conversion here, before any commit: a fault) leaves every verdict of its function
+/// unknown; without it the same function is proved.
+#[test]
+fn a_token_made_where_the_encoding_does_not_follow_it_leaves_the_function_unknown() {
+    let program = |extra: &str| {
+        format!(
+            r#"
+@T.prim_func
+def main(A: T.Buffer((4,), "float32"), C: T.Buffer((4,), "float32")):
+    S = T.alloc_buffer((4,), "float32", scope="shared")
+    {extra}
+    with T.attr(0, "async_commit_queue_scope", 0):
+        with T.attr(0, "async_scope", 1):
+            S[0] = A[0]
+    with T.attr(0, "async_wait_queue_scope", 0):
+        with T.attr(0, "async_wait_inflight_count", 0):
+            C[0] = S[0]
+"#
+        )
+    };
+    let hidden = program(r#"C[1] = T.Cast("float32", T.call_extern("int64", "async_group_token", 0))"#);
+    let report = verify_func(&parse_func(&hidden), &Options::default()).0;
+    assert!(report.waits.iter().all(|w| matches!(w.verdict, WaitVerdict::Unknown { .. })), "{:?}", report.waits);
+    assert!(!report.all_proved());
+    let report = verify_func(&parse_func(&program("C[1] = A[1]")), &Options::default()).0;
+    assert!(report.all_proved(), "{:?} {:?} {:?}", report.waits, report.findings, report.unknown);
+}

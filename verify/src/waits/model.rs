@@ -352,6 +352,15 @@ impl Model {
         b.child(0, |b| b.stmt(&func.body));
         b.child(u32::MAX, |b| b.push_event(EventKind::End, "the end of the function".into()));
         let mut model = b.model;
+        // A token-making call the model does not evaluate where the interpreter does (inside
+        // another expression, or duplicated by inlining) may fault or name another group.
+        let calls = token_calls(func);
+        if calls != model.tokens_made.len() {
+            model.unencoded.push((
+                func.span,
+                format!("{calls} token-making calls, {} of them at a place the encoding follows", model.tokens_made.len()),
+            ));
+        }
         model.mark_host_loops();
         model.unify_thread_bindings();
         for l in 0..model.loops.len() {
@@ -950,11 +959,13 @@ impl Builder {
 }
 
 /// Whether a `let` of `value` binds a token: a token-making call, or an `int64` load (a token
-/// kept in memory, or any other `int64`, which stays data all the same).
+/// kept in memory, or any other `int64`, which stays data all the same), or one of them plus a
+/// constant.
 fn names_token(value: &Expr) -> bool {
     match value {
         Expr::Call(call) => decode_token_op(call).is_some(),
         Expr::Load(load) => load.dtype() == tirproof_ir::DataType::INT64,
+        Expr::Binary { op: BinOp::Add | BinOp::Sub, lhs, rhs } => rhs.as_int().is_some() && names_token(lhs),
         _ => false,
     }
 }
@@ -1202,6 +1213,8 @@ fn written_storage(func: &PrimFunc) -> Option<HashSet<VarId>> {
         }
         fn visit_expr(&mut self, e: &Expr) {
             match e {
+                // A token-making call reads the thread's queues and writes nothing.
+                Expr::Call(call) if decode_token_op(call).is_some() => {}
                 Expr::Call(call) if call.effect >= CallEffect::UpdateState => self.anything = true,
                 Expr::Var(v) if v.dtype().is_handle() => {
                     self.written.insert(v.id());
@@ -1214,6 +1227,22 @@ fn written_storage(func: &PrimFunc) -> Option<HashSet<VarId>> {
     let mut writes = Writes { written: HashSet::new(), anything: false };
     walk_func(&mut writes, func);
     (!writes.anything).then_some(writes.written)
+}
+
+/// How many token-making calls the function's text holds.
+fn token_calls(func: &PrimFunc) -> usize {
+    struct Calls(usize);
+    impl Visitor for Calls {
+        fn visit_expr(&mut self, e: &Expr) {
+            if let Expr::Call(call) = e {
+                self.0 += usize::from(decode_token_op(call).is_some());
+            }
+            walk_expr(self, e);
+        }
+    }
+    let mut calls = Calls(0);
+    walk_func(&mut calls, func);
+    calls.0
 }
 
 /// Whether any of `exprs` reads memory.

@@ -6,7 +6,7 @@ use std::process::Command;
 
 use tirproof_ir::PrimFunc;
 use tirproof_reader::parse_module;
-use tirproof_verify::waits::{verify_func, DumpKind, DumpOutcome, Options, WaitCount, WaitVerdict};
+use tirproof_verify::waits::{verify_func, DumpKind, DumpOutcome, Options, WaitCount, WaitRemark, WaitVerdict};
 
 fn corpus(name: &str) -> PrimFunc {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus").join(name);
@@ -546,4 +546,59 @@ def main(A: T.Buffer((4,), "float32"), C: T.Buffer((4,), "float32")):
     assert!(!report.all_proved());
     let report = verify_func(&parse_func(&program("C[1] = A[1]")), &Options::default()).0;
     assert!(report.all_proved(), "{:?} {:?} {:?}", report.waits, report.findings, report.unknown);
+}
+
+/// Attention's over-coarse wait: K and V are copied, and the wait before the read of K names
+/// both tokens. The uses are safe without V's token, which is named; its twin reads both
+/// copies and needs both tokens: tight, no remark. A second wait on a token already complete
+/// (no commit since) is redundant.
+#[test]
+fn an_over_coarse_token_set_and_a_redundant_wait_are_remarked_and_their_twins_are_not() {
+    let program = |first_read: &str, second_wait_tokens: &str| {
+        format!(
+            r#"
+@T.prim_func
+def main(K: T.Buffer((8,), "float32"), V: T.Buffer((8,), "float32"), C: T.Buffer((8,), "float32"), D: T.Buffer((8,), "float32")):
+    SK = T.alloc_buffer((8,), "float32", scope="shared")
+    SV = T.alloc_buffer((8,), "float32", scope="shared")
+    for i in range(8):
+        with T.attr(0, "async_commit_queue_scope", 0):
+            with T.attr(0, "async_scope", 1):
+                SK[i] = K[i]
+        tk = T.call_extern("int64", "async_group_token", 0)
+        with T.attr(0, "async_commit_queue_scope", 0):
+            with T.attr(0, "async_scope", 1):
+                SV[i] = V[i]
+        tv = T.call_extern("int64", "async_group_token", 0)
+        with T.attr(0, "async_wait_queue_scope", 0):
+            with T.attr(0, "async_wait_tokens", T.tvm_tuple(tk, tv)):
+                C[i] = {first_read}
+        with T.attr(0, "async_wait_queue_scope", 0):
+            with T.attr(0, "async_wait_tokens", T.tvm_tuple({second_wait_tokens})):
+                D[i] = SV[i]
+"#
+        )
+    };
+    let coarse = verify_func(&parse_func(&program("SK[i]", "tv")), &Options::default()).0;
+    assert!(coarse.all_proved(), "{:?} {:?}", coarse.findings, coarse.unknown);
+    assert_eq!(coarse.waits[0].remarks, vec![WaitRemark::TokenNotNeeded { token: "tv".into() }], "{:?}", coarse.waits);
+    assert_eq!(coarse.waits[1].remarks, vec![WaitRemark::Redundant], "{:?}", coarse.waits);
+    let needed = verify_func(&parse_func(&program("SK[i] + SV[i]", "tk")), &Options::default()).0;
+    assert!(needed.all_proved(), "{:?} {:?}", needed.findings, needed.unknown);
+    assert_eq!(needed.waits[0].verdict, WaitVerdict::ProvedTight, "{:?}", needed.waits);
+    assert!(needed.waits[0].remarks.is_empty(), "{:?}", needed.waits);
+}
+
+/// Triton's 0 for an inner loop between commit and wait: the count is proved, and the tokens
+/// it claims to cover allow exactly 3 more on every path. With the exact count, no remark.
+#[test]
+fn a_claim_below_its_tokens_is_measured_exactly() {
+    let func = corpus("tokens/triton_inner_loop_between.py");
+    let written = |n: u32| format!("T.attr(0, \"async_wait_inflight_count\", {n})");
+    let zero = with_count(&func, &written(3), &written(0));
+    let report = verify_func(&zero, &Options::default()).0;
+    assert!(report.all_proved(), "{:?} {:?}", report.findings, report.unknown);
+    assert!(report.waits[0].remarks.contains(&WaitRemark::ClaimBelowTokens { by: 3 }), "{:?}", report.waits);
+    let report = verify_func(&func, &Options::default()).0;
+    assert!(report.waits[0].remarks.is_empty(), "{:?}", report.waits);
 }

@@ -49,6 +49,7 @@ mod negative;
 mod obligation;
 mod races;
 mod ranges;
+mod remarks;
 mod report;
 mod safety;
 mod summary;
@@ -64,7 +65,7 @@ use tirproof_ir::PrimFunc;
 pub use model::QueueId;
 pub use report::{
     Cause, ContentsWitness, Dump, DumpKind, DumpOutcome, Finding, FuncReport, Subject, Undecided, WaitCount, WaitIndex,
-    WaitReport, WaitVerdict,
+    WaitRemark, WaitReport, WaitVerdict,
 };
 pub use tally::{plural, Tally};
 
@@ -267,7 +268,13 @@ fn verify_queue(checker: &mut Checker, q: QueueId, report: &mut FuncReport, meas
         });
     }
     record(report, tightness::drained(checker, &drained, None), Some(Subject::Drained(q)));
-    report_waits(checker, q, waits, report);
+    let remarks = waits
+        .waits
+        .iter()
+        .zip(&waits.verdicts)
+        .map(|(w, v)| v.as_ref().map_or_else(Vec::new, |v| remarks::remarks(checker, *w, v)))
+        .collect();
+    report_waits(checker, q, waits, remarks, report);
 }
 
 /// Safety of queue `q` as written: refutes the wait that governed each violating use (or
@@ -309,9 +316,15 @@ fn find_violations(
     excluded
 }
 
-fn report_waits(checker: &Checker, q: QueueId, waits: QueueWaits, report: &mut FuncReport) {
+fn report_waits(
+    checker: &Checker,
+    q: QueueId,
+    waits: QueueWaits,
+    remarks: Vec<Vec<WaitRemark>>,
+    report: &mut FuncReport,
+) {
     let all_waits = checker.events_where(|k| matches!(k, EventKind::Wait { .. }));
-    for (w, verdict) in waits.waits.into_iter().zip(waits.verdicts) {
+    for ((w, verdict), remarks) in waits.waits.into_iter().zip(waits.verdicts).zip(remarks) {
         let event = checker.model.event(w);
         let EventKind::Wait { until, .. } = &event.kind else { continue };
         report.waits.push(WaitReport {
@@ -321,11 +334,12 @@ fn report_waits(checker: &Checker, q: QueueId, waits: QueueWaits, report: &mut F
             count: match until.runs() {
                 Some(count) => WaitCount::of(count),
                 None => match until {
-                    Until::Tokens { shown, .. } => WaitCount::Tokens(shown.clone()),
+                    Until::Tokens { shown, .. } => WaitCount::Tokens(shown.join(", ")),
                     Until::InFlight(count) => WaitCount::of(count),
                 },
             },
             verdict: verdict.unwrap_or(WaitVerdict::Unknown { reason: Cause::NotChecked.into() }),
+            remarks,
         });
     }
 }

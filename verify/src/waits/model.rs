@@ -194,7 +194,7 @@ pub enum Until {
     InFlight(Expr),
     /// When the newest group the tokens name has completed; with `claimed`, the count that
     /// runs, which the program claims covers the tokens.
-    Tokens { tokens: Vec<TokenSource>, claimed: Option<Expr>, shown: String },
+    Tokens { tokens: Vec<TokenSource>, claimed: Option<Expr>, shown: Vec<String> },
 }
 
 impl EventKind {
@@ -358,7 +358,10 @@ impl Model {
         if calls != model.tokens_made.len() {
             model.unencoded.push((
                 func.span,
-                format!("{calls} token-making calls, {} of them at a place the encoding follows", model.tokens_made.len()),
+                format!(
+                    "{calls} token-making calls, {} of them at a place the encoding follows",
+                    model.tokens_made.len()
+                ),
             ));
         }
         model.mark_host_loops();
@@ -844,7 +847,8 @@ impl Builder {
                     Some(c) => format!("wait({queue}, in-flight {}, claiming tokens {})", print_expr(c), shown(tokens)),
                     None => format!("wait({queue}, tokens {})", shown(tokens)),
                 };
-                Some((Until::Tokens { tokens: tokens_from, claimed: count.cloned(), shown: shown(tokens) }, text))
+                let shown = tokens.iter().map(print_expr).collect();
+                Some((Until::Tokens { tokens: tokens_from, claimed: count.cloned(), shown }, text))
             }
             (Err(why), Some(count)) => {
                 self.unsupported(format!("the tokens a wait claims to cover are not checked: {why}"));

@@ -233,6 +233,38 @@ pub struct WaitReport {
     pub count: WaitCount,
     #[serde(flatten)]
     pub verdict: WaitVerdict,
+    /// What the wait is for beyond its verdict, each proved (`remarks.rs`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub remarks: Vec<WaitRemark>,
+}
+
+/// A proved fact about what a proved wait does (see `remarks.rs`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "remark", rename_all = "kebab-case")]
+pub enum WaitRemark {
+    /// Every group it forces complete was already forced by the waits before it.
+    Redundant,
+    /// The count written next to tokens is `by` below what the tokens leave in flight on
+    /// every path: the count plus `by` still completes every named group.
+    ClaimBelowTokens { by: i64 },
+    /// The uses after the wait are safe without this token (as written in the wait).
+    TokenNotNeeded { token: String },
+}
+
+impl fmt::Display for WaitRemark {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WaitRemark::Redundant => {
+                f.write_str("redundant: every group it completes was completed by an earlier wait (no commit since)")
+            }
+            WaitRemark::ClaimBelowTokens { by } => {
+                write!(f, "over-synchronized for its tokens: they allow {by} more in flight on every path")
+            }
+            WaitRemark::TokenNotNeeded { token } => {
+                write!(f, "over-coarse: the uses after it do not need the token `{token}`")
+            }
+        }
+    }
 }
 
 /// A problem that is not about one wait: a use no wait protects, a group never waited.
@@ -299,7 +331,11 @@ impl fmt::Display for WaitReport {
             WaitVerdict::ProvedOverSynchronized { best: Some(b), by } => {
                 write!(f, "{head}: proved but over-synchronized by {}; {b} is safe", by.unwrap_or(0))
             }
-            WaitVerdict::ProvedOverSynchronized { best: None, .. } => {
+            WaitVerdict::ProvedOverSynchronized { best: None, by: Some(by) } => write!(
+                f,
+                "{head}: proved but over-synchronized by {by}: the uses after it are safe with {by} more in flight than its tokens leave"
+            ),
+            WaitVerdict::ProvedOverSynchronized { best: None, by: None } => {
                 write!(f, "{head}: proved but not needed (any in-flight count is safe)")
             }
             WaitVerdict::Refuted { reason, .. } => write!(f, "{head}: refuted: {reason}"),
@@ -307,7 +343,11 @@ impl fmt::Display for WaitReport {
             WaitVerdict::ProvedBounded { iterations } => {
                 write!(f, "{head}: proved for at most {iterations} iterations only (bounded, not a proof)")
             }
+        }?;
+        for remark in &self.remarks {
+            write!(f, "\n    note: {remark}")?;
         }
+        Ok(())
     }
 }
 

@@ -29,8 +29,8 @@ use tirproof_ir::async_op::TokenOp;
 use tirproof_ir::{BinOp, Expr};
 
 use super::checker::{Checker, Completion};
-use super::encode::{Enc, Encoder, Instance, LoopValues, Unsupported};
-use super::fold::{add, and, ge, ite, lt, max, not, or, sub};
+use super::encode::{ite_bool, Enc, Encoder, Instance, LoopValues, Unsupported};
+use super::fold::{add, and, ge, ite, lt, max, not, sub};
 use super::model::{storage, Access, EventId, EventKind, QueueId, TokenSource, Until};
 use super::names::{loop_values, shown, InstanceRole, Shown, Thread};
 use super::obligation::{Encoded, Obligation, OnVacuous, Refutation};
@@ -222,10 +222,6 @@ fn element_is(element: &Int, slot: i64, slots: &[i64]) -> Bool {
         return Bool::from_bool(true);
     }
     super::fold::eq(element, &Int::from_i64(slot))
-}
-
-fn ite_bool(c: &Bool, a: &Bool, b: &Bool) -> Bool {
-    or(&[and(&[c.clone(), a.clone()]), and(&[not(c), b.clone()])])
 }
 
 /// The element of `access` as one index into its buffer's storage (row-major), and how many

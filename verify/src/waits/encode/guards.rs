@@ -672,7 +672,7 @@ fn assume(cond: &Expr, atom: &Expr, value: bool) -> Expr {
 }
 
 /// `a` where `c` holds, else `b`.
-pub(super) fn ite_bool(c: &Bool, a: &Bool, b: &Bool) -> Bool {
+pub(crate) fn ite_bool(c: &Bool, a: &Bool, b: &Bool) -> Bool {
     or(&[and(&[c.clone(), a.clone()]), and(&[not(c), b.clone()])])
 }
 

@@ -42,6 +42,7 @@ use crate::waits::ranges::Ranges;
 
 use expr::*;
 use guards::*;
+pub(crate) use guards::ite_bool;
 
 /// Why a construct has no exact encoding.
 #[derive(Clone, Debug, PartialEq, Eq)]

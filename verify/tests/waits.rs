@@ -602,3 +602,44 @@ fn a_claim_below_its_tokens_is_measured_exactly() {
     let report = verify_func(&func, &Options::default()).0;
     assert!(report.waits[0].remarks.is_empty(), "{:?}", report.waits);
 }
+
+/// A buffer of tokens allocated inside a loop starts each iteration uninitialized: a load in
+/// an iteration whose store did not run reads no token (a fault in the interpreter), though
+/// an earlier iteration stored one. Allocated once, before the loop, the same token is
+/// still there: proved.
+#[test]
+fn a_buffer_of_tokens_allocated_in_a_loop_holds_no_token_from_an_earlier_iteration() {
+    let program = |inside: bool| {
+        let (outer, inner) = if inside {
+            ("", "toks = T.alloc_buffer((1,), \"int64\", scope=\"local\")")
+        } else {
+            ("toks = T.alloc_buffer((1,), \"int64\", scope=\"local\")", "")
+        };
+        format!(
+            r#"
+@T.prim_func
+def main(A: T.Buffer((8,), "float32"), C: T.Buffer((8,), "float32")):
+    S = T.alloc_buffer((8,), "float32", scope="shared")
+    {outer}
+    for i in range(8):
+        {inner}
+        if i == 0:
+            with T.attr(0, "async_commit_queue_scope", 0):
+                with T.attr(0, "async_scope", 1):
+                    S[i] = A[i]
+            toks[0] = T.call_extern("int64", "async_group_token", 0)
+        with T.attr(0, "async_wait_queue_scope", 0):
+            with T.attr(0, "async_wait_tokens", toks[0]):
+                C[i] = S[0]
+"#
+        )
+    };
+    let report = verify_func(&parse_func(&program(true)), &Options::default()).0;
+    assert!(
+        report.waits.iter().any(|w| format!("{:?}", w.verdict).contains("may hold no token")),
+        "{:?}",
+        report.waits
+    );
+    let report = verify_func(&parse_func(&program(false)), &Options::default()).0;
+    assert!(report.all_proved(), "{:?} {:?} {:?}", report.waits, report.findings, report.unknown);
+}

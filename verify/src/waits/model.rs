@@ -299,6 +299,9 @@ pub struct Model {
     pub token_stores: Vec<TokenStore>,
     /// Every token-making call the model evaluates: its point, kind and queue.
     pub tokens_made: Vec<(EventId, TokenOp, QueueId)>,
+    /// Storage the function allocates, with the loops around each allocation: every
+    /// iteration of those loops allocates it afresh (uninitialized).
+    pub allocated: HashMap<VarId, Vec<LoopId>>,
 }
 
 impl Model {
@@ -734,8 +737,15 @@ impl Builder {
                 self.stmt(&inlined);
             }
             StmtKind::Attr(a) => self.attr(a),
-            StmtKind::Allocate(a) => self.stmt(&a.body),
-            StmtKind::AllocBuffer { body, .. } | StmtKind::DeclBuffer { body, .. } => self.stmt(body),
+            StmtKind::Allocate(a) => {
+                self.allocate(a.data.id());
+                self.stmt(&a.body)
+            }
+            StmtKind::AllocBuffer { buffer, body, .. } => {
+                self.allocate(storage(buffer));
+                self.stmt(body)
+            }
+            StmtKind::DeclBuffer { body, .. } => self.stmt(body),
             StmtKind::Block(block) => self.block(block),
         }
     }
@@ -897,6 +907,12 @@ impl Builder {
         }
     }
 
+    /// Records that `data` is allocated here, inside the loops of the current path.
+    fn allocate(&mut self, data: VarId) {
+        let loops = self.path.iter().filter_map(|s| if let Step::Loop(l) = s { Some(*l) } else { None }).collect();
+        self.model.allocated.insert(data, loops);
+    }
+
     fn queue(&mut self, value: &Expr) -> Option<QueueId> {
         let q = value.as_int();
         if q.is_none() {
@@ -906,6 +922,9 @@ impl Builder {
     }
 
     fn block(&mut self, block: &tirproof_ir::Block) {
+        for alloc in &block.alloc_buffers {
+            self.allocate(storage(&alloc.buffer));
+        }
         let mut subst = Substitution::new();
         for iv in &block.iter_vars {
             subst = subst.var(&iv.var, iv.binding.clone());

@@ -134,6 +134,12 @@ impl Checker<'_> {
             None => (0..elements).collect(),
         };
         let where_ = storage(&access.buffer);
+        // Only storage the function allocates starts without tokens; each iteration of the
+        // loops around its allocation starts it afresh, so the store read must be in the
+        // same iteration of those loops as the load.
+        let fresh_in = m.allocated.get(&where_).ok_or_else(|| {
+            Unsupported(format!("tokens in `{}`, which the function does not allocate", access.buffer.name()))
+        })?;
         let threads_share = !access.buffer.scope().starts_with("local") && m.thread_loops().next().is_some();
         if threads_share {
             return Err(Unsupported(format!("tokens in `{}`, which other threads may write", access.buffer.name())));
@@ -172,7 +178,13 @@ impl Checker<'_> {
                 }
                 let here = Expr::eq(written_at.clone(), Expr::int_of(slot, written_at.dtype()));
                 let (exists, inst) = enc.last_before_where(store.store, &here, point)?;
-                let exists = and(&[exists, element_is(&element, slot, &slots)]);
+                let mut same_allocation = vec![exists, element_is(&element, slot, &slots)];
+                for l in fresh_in {
+                    if let (Some(a), Some(b)) = (inst.vals.get(l), point.vals.get(l)) {
+                        same_allocation.push(super::fold::eq(a, b));
+                    }
+                }
+                let exists = and(&same_allocation);
                 let token = self.token_at(enc, wait_queue, value, &inst.vals, hops + 1)?;
                 candidates.push((exists, inst, token));
             }

@@ -41,8 +41,8 @@ use crate::waits::names::{Role, Thread};
 use crate::waits::ranges::Ranges;
 
 use expr::*;
-use guards::*;
 pub(crate) use guards::ite_bool;
+use guards::*;
 
 /// Why a construct has no exact encoding.
 #[derive(Clone, Debug, PartialEq, Eq)]

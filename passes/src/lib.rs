@@ -131,6 +131,7 @@ impl<P: FunctionPass> Pass for P {
 pub fn registry() -> Vec<Box<dyn Pass>> {
     vec![
         Box::new(pipeline::InjectSoftwarePipeline),
+        Box::new(pipeline::InjectSoftwarePipelineTokens),
         Box::new(lower_opaque_block::LowerOpaqueBlock),
         Box::new(flatten_buffer::FlattenBuffer),
         Box::new(vectorize::VectorizeLoop),

@@ -47,6 +47,28 @@ pub struct Emitter<'a> {
     pub span: Span,
     /// The substitution that makes the copies, kept from one copy to the next.
     pub copier: Copier,
+    /// With tokens, each run's ring of tokens (indexed by run): waits name the groups they
+    /// need instead of counting them.
+    pub tokens: Option<Vec<TokenRing>>,
+}
+
+/// The tokens of one run's groups, kept for as many iterations as a wait may name them: the
+/// group of iteration `j` is stored in slot `(j - min) % depth` right after its commit.
+#[derive(Clone, Debug)]
+pub struct TokenRing {
+    pub buffer: Buffer,
+    pub depth: i64,
+}
+
+impl TokenRing {
+    /// The ring of run `r` of queue `queue` (a local `int64` buffer of
+    /// [`Groups::token_depth`] slots).
+    pub fn of(groups: &Groups, r: usize, queue: i64, loop_var: &Var) -> TokenRing {
+        let depth = groups.token_depth(r);
+        let name = format!("{}_tokens_q{queue}_r{}", loop_var.name(), groups.runs[r].index_in_queue);
+        let buffer = tirproof_ir::BufferSpec::new(name, DataType::INT64, vec![Expr::int(depth)], "local").build();
+        TokenRing { buffer, depth }
+    }
 }
 
 /// The substitution that makes every copy of the loop's statements: one substitution for all
@@ -264,7 +286,7 @@ impl Emitter<'_> {
             if consumer {
                 s = seq(vec![barrier(), s]);
             }
-            s = self.wrap_waits(k, s, t, ext, bounds);
+            s = self.wrap_waits(step, k, s, t, ext, bounds);
             // One before a producer orders its write after other threads' reads earlier in
             // this step (of another iteration); it goes before the producer's whole group, and
             // the barrier that ends each step covers a producer that starts one. Any writer of
@@ -286,6 +308,11 @@ impl Emitter<'_> {
                 if run.members.last() == Some(&k) {
                     let queue = run.stage + self.queue_offset;
                     out.push(async_op::commit(Expr::int(queue), seq(run_members.split_off(0))));
+                    if let Some(ring) = self.tokens.as_ref().map(|rings| &rings[r]) {
+                        let slot = self.slot(&self.iteration(step, k), ring.depth);
+                        let token = async_op::token_op(async_op::TokenOp::LastCommitted, Expr::int(queue));
+                        out.push(tirproof_ir::build::store(&ring.buffer, vec![slot], token));
+                    }
                     if let Some(Some(b)) = bounds.get_mut(&run.stage) {
                         *b += 1;
                     }
@@ -298,9 +325,25 @@ impl Emitter<'_> {
         out
     }
 
-    fn wrap_waits(&self, k: usize, mut s: Stmt, t: i64, ext: i64, bounds: &mut Bounds) -> Stmt {
+    fn wrap_waits(&self, step: &Step, k: usize, mut s: Stmt, t: i64, ext: i64, bounds: &mut Bounds) -> Stmt {
         for (q, count) in self.waits_for(k, t, ext, bounds) {
-            s = wait(q + self.queue_offset, count, s);
+            let queue = Expr::int(q + self.queue_offset);
+            s = match &self.tokens {
+                None => async_op::wait(queue, Expr::int(count), s),
+                Some(rings) => {
+                    let iteration = self.iteration(step, k);
+                    let tokens = self
+                        .groups
+                        .needed_groups(q, k, t, ext)
+                        .into_iter()
+                        .map(|(r, delta)| {
+                            let j = fold::sub(iteration.clone(), self.index(delta));
+                            Expr::load(&rings[r].buffer, vec![self.slot(&j, rings[r].depth)])
+                        })
+                        .collect();
+                    async_op::wait_until(queue, async_op::WaitUntil::Tokens(tokens), s)
+                }
+            };
         }
         s
     }

@@ -142,6 +142,40 @@ impl Groups {
             .min()
     }
 
+    /// The groups statement `k` needs complete at step `t` on queue `stage`: for each async
+    /// producer it depends on whose iteration is in `[0, ext)`, the producer's run and how
+    /// many iterations before `k`'s it is (the group `j * R_q + index_of_run`;
+    /// [`Groups::wait_count`] is the count that completes the newest of them).
+    pub fn needed_groups(&self, stage: i64, k: usize, t: i64, ext: i64) -> Vec<(usize, i64)> {
+        let iteration = t - self.stages[k];
+        let Some(needs) = self.needs[k].get(&stage) else { return Vec::new() };
+        let mut out: Vec<(usize, i64)> = needs
+            .iter()
+            .filter_map(|&(p, delta)| {
+                let j = iteration - delta;
+                (0..ext).contains(&j).then_some((self.run_of[p]?, delta))
+            })
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// How many iterations' tokens of run `r` must be kept at once: from the step that
+    /// commits an iteration's group to the last step that waits for it, one slot each.
+    pub fn token_depth(&self, r: usize) -> i64 {
+        let producer_stage = self.runs[r].stage;
+        let mut depth = 1;
+        for (k, per_queue) in self.needs.iter().enumerate() {
+            for &(p, delta) in per_queue.values().flatten() {
+                if self.run_of[p] == Some(r) {
+                    depth = depth.max(self.stages[k] + delta - producer_stage + 1);
+                }
+            }
+        }
+        depth
+    }
+
     /// Whether statement `k` reads what another statement of the loop writes.
     pub fn has_producers(&self, k: usize) -> bool {
         self.consumes[k]

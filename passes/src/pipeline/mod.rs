@@ -30,7 +30,7 @@ use tirproof_ir::{Buffer, BufferId, BufferSpec, Diagnostic, Expr, For, ForKind, 
 
 use crate::{FunctionPass, FunctionReport};
 use body::{async_without_store, split_body};
-use emit::{Copier, Emitter, Versioned};
+use emit::{Copier, Emitter, TokenRing, Versioned};
 use groups::Groups;
 pub use planted::PlantedBugPipeline;
 
@@ -42,19 +42,48 @@ impl FunctionPass for InjectSoftwarePipeline {
         "pipeline annotated loops into prologue, body and epilogue with async commits and exact waits";
 
     fn run_on_function(&self, func: &mut PrimFunc) -> Result<FunctionReport, Vec<Diagnostic>> {
-        FunctionReport::unless(pipeline_func(func))
+        FunctionReport::unless(pipeline_func_with(func, WaitSpelling::Counts))
     }
+}
+
+/// `inject-software-pipeline` whose waits name the groups they need by their tokens.
+pub struct InjectSoftwarePipelineTokens;
+
+impl FunctionPass for InjectSoftwarePipelineTokens {
+    const NAME: &'static str = "inject-software-pipeline-tokens";
+    const DESCRIPTION: &'static str =
+        "inject-software-pipeline with waits on tokens: each group's token kept in a ring, each wait naming the groups it needs";
+
+    fn run_on_function(&self, func: &mut PrimFunc) -> Result<FunctionReport, Vec<Diagnostic>> {
+        FunctionReport::unless(pipeline_func_with(func, WaitSpelling::Tokens))
+    }
+}
+
+/// How the pass writes a wait: the count of groups left in flight, or the tokens of the
+/// groups it needs (the same groups complete: the count is the one that completes the newest
+/// of them, `lower-async-tokens` gives it back).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WaitSpelling {
+    #[default]
+    Counts,
+    Tokens,
 }
 
 /// Pipelines every annotated loop of `func`; returns the problems found.
 pub fn pipeline_func(func: &mut PrimFunc) -> Vec<Diagnostic> {
-    let mut rewriter = Rewriter::default();
+    pipeline_func_with(func, WaitSpelling::Counts)
+}
+
+/// [`pipeline_func`] with waits written as `spelling` says.
+pub fn pipeline_func_with(func: &mut PrimFunc, spelling: WaitSpelling) -> Vec<Diagnostic> {
+    let mut rewriter = Rewriter { spelling, ..Rewriter::default() };
     rewriter.mutate_stmt(&mut func.body);
     rewriter.errors
 }
 
 #[derive(Default)]
 struct Rewriter {
+    spelling: WaitSpelling,
     errors: Vec<Diagnostic>,
     /// Buffers the function allocates that are in scope here, innermost last.
     allocated: Vec<Buffer>,
@@ -155,6 +184,12 @@ impl Rewriter {
             let new = versioned_buffer(&staging.buffer, staging.versions).map_err(fail)?;
             versioned.push(Versioned { old: staging.buffer.clone(), new, versions: staging.versions });
         }
+        let queue_offset = next_free_queue(&body.stmts);
+        let tokens = (self.spelling == WaitSpelling::Tokens).then(|| {
+            (0..groups.runs.len())
+                .map(|r| TokenRing::of(&groups, r, groups.runs[r].stage + queue_offset, &f.var))
+                .collect::<Vec<_>>()
+        });
         let emitter = Emitter {
             spec,
             groups: &groups,
@@ -162,12 +197,13 @@ impl Rewriter {
             loop_var: &f.var,
             min: f.min.clone(),
             versioned: &versioned,
-            queue_offset: next_free_queue(&body.stmts),
+            queue_offset,
             body_annotations: without_pipeline_keys(&f.annotations),
             barriers: analysis.exchanges_shared_data,
             exchange_writers: &analysis.exchange_writers,
             span,
             copier: Copier::new(&versioned),
+            tokens,
         };
         let mut result = emitter.emit(&f.extent);
         let emitted = statements(&result);
@@ -183,6 +219,16 @@ impl Rewriter {
                 versioned.iter().find(|v| v.old == local.buffer).map_or(local.buffer.clone(), |v| v.new.clone());
             result = Stmt::new(
                 StmtKind::AllocBuffer { buffer, annotations: local.annotations.clone(), body: Box::new(result) },
+                span,
+            );
+        }
+        for ring in emitter.tokens.iter().flatten() {
+            result = Stmt::new(
+                StmtKind::AllocBuffer {
+                    buffer: ring.buffer.clone(),
+                    annotations: tirproof_ir::Annotations::default(),
+                    body: Box::new(result),
+                },
                 span,
             );
         }

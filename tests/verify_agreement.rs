@@ -112,7 +112,7 @@ fn corpus_modules(dirs: &[&str]) -> Vec<(String, IRModule)> {
 #[test]
 fn verifier_and_interpreter_agree_on_the_corpus() {
     let mut checked = 0;
-    for (name, module) in corpus_modules(&["tvm", "rfc", "faults"]) {
+    for (name, module) in corpus_modules(&["tvm", "rfc", "faults", "tokens"]) {
         if !has_async(&module) {
             continue;
         }

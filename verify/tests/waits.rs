@@ -386,6 +386,8 @@ fn the_peers_token_shapes_with_tokens_alone_are_tight_and_an_older_token_is_refu
         ("tokens/triton_inner_loop_between.py", 3),
         ("tokens/triton_single_copy_token.py", 1),
         ("tokens/triton_token_out_of_loop.py", 3),
+        ("tokens/triton_token_through_data_dependent_loop.py", 1),
+        ("tokens/mlir_wait_on_copy_token.py", 2),
     ] {
         let written = format!("T.attr(0, \"async_wait_inflight_count\", {count})\n");
         let text = tirproof_ir::print::print_func(&corpus(name));
@@ -507,6 +509,8 @@ fn exact_counts_of_the_peers_token_shapes_are_tight_and_one_more_is_refuted() {
         ("tokens/triton_inner_loop_between.py", 3),
         ("tokens/triton_single_copy_token.py", 1),
         ("tokens/triton_token_out_of_loop.py", 3),
+        ("tokens/triton_token_through_data_dependent_loop.py", 1),
+        ("tokens/mlir_wait_on_copy_token.py", 2),
     ] {
         let func = corpus(name);
         let report = verify_func(&func, &Options::default()).0;

@@ -64,7 +64,9 @@ fn runs_alike(original: &IRModule, lowered: &IRModule, what: &str) -> bool {
             func.scalar_params().filter(|v| v.dtype().is_integer()).map(|v| v.name().to_string()).collect();
         for value in [-1, 0, 1] {
             let scalars = ints.iter().map(|n| (n.clone(), ScalarValue::Int(value))).collect();
-            for schedule in [Schedule::Lazy, Schedule::Eager, Schedule::Random(1), Schedule::Random(2), Schedule::Random(7)] {
+            for schedule in
+                [Schedule::Lazy, Schedule::Eager, Schedule::Random(1), Schedule::Random(2), Schedule::Random(7)]
+            {
                 let config = RunConfig { schedule, ..RunConfig::default() };
                 let (a, b) = (ending(func, &scalars, &config), ending(other, &scalars, &config));
                 assert_eq!(a, b, "{what}: `{}` under {schedule} with {value}", func.name);

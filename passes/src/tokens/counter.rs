@@ -36,9 +36,7 @@ pub(crate) fn commit_of(commit: Option<&tirproof_ir::Expr>, queue: i64) -> Optio
 fn commits_in(stmt: &Stmt, queue: i64, atoms: &mut Atoms) -> Option<Poly> {
     match &stmt.kind {
         StmtKind::Store(_) | StmtKind::Evaluate(_) | StmtKind::Barrier { .. } => Some(Poly::default()),
-        StmtKind::Seq(stmts) => {
-            stmts.iter().try_fold(Poly::default(), |sum, s| sum.add(&commits_in(s, queue, atoms)?))
-        }
+        StmtKind::Seq(stmts) => stmts.iter().try_fold(Poly::default(), |sum, s| sum.add(&commits_in(s, queue, atoms)?)),
         StmtKind::If { then_case, else_case, .. } => {
             let then = commits_in(then_case, queue, atoms)?;
             let other = match else_case {

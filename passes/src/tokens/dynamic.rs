@@ -91,7 +91,8 @@ impl Counters {
             .buffers
             .values()
             .map(|b| {
-                let store = BufferStore { buffer: b.clone(), indices: vec![Expr::int(0)], value: imm(0, DataType::INT64) };
+                let store =
+                    BufferStore { buffer: b.clone(), indices: vec![Expr::int(0)], value: imm(0, DataType::INT64) };
                 Stmt::new(StmtKind::Store(store), span)
             })
             .collect();
@@ -99,7 +100,11 @@ impl Counters {
         let mut stmt = Stmt::seq(stmts);
         for buffer in self.buffers.values().rev() {
             stmt = Stmt::new(
-                StmtKind::AllocBuffer { buffer: buffer.clone(), annotations: Annotations::default(), body: Box::new(stmt) },
+                StmtKind::AllocBuffer {
+                    buffer: buffer.clone(),
+                    annotations: Annotations::default(),
+                    body: Box::new(stmt),
+                },
                 span,
             );
         }
@@ -160,7 +165,10 @@ impl Counters {
     fn increment(&self, queue: i64, span: Span) -> Option<Stmt> {
         let buffer = self.buffers.get(&queue)?;
         let value = add(self.value(queue)?, imm(1, DataType::INT64));
-        Some(Stmt::new(StmtKind::Store(BufferStore { buffer: buffer.clone(), indices: vec![Expr::int(0)], value }), span))
+        Some(Stmt::new(
+            StmtKind::Store(BufferStore { buffer: buffer.clone(), indices: vec![Expr::int(0)], value }),
+            span,
+        ))
     }
 }
 
@@ -275,7 +283,10 @@ impl Visitor for NonConstantQueues {
                 if const_int(queue).is_none() {
                     self.errors.push(Diagnostic::error(
                         self.span,
-                        format!("`{}` of a queue that is not a constant: no counter of commits follows it", op.symbol()),
+                        format!(
+                            "`{}` of a queue that is not a constant: no counter of commits follows it",
+                            op.symbol()
+                        ),
                     ));
                 }
             }

@@ -24,7 +24,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use tirproof_ir::async_op::{decode_annotations, decode_chain, decode_token_op, TokenOp, Wait};
+use tirproof_ir::async_op::{decode_annotations, decode_chain, decode_token_op, AsyncKey, TokenOp, Wait};
 use tirproof_ir::index_arith::{const_int, imm};
 use tirproof_ir::subst::Substitution;
 use tirproof_ir::visit::{walk_expr, Visitor};
@@ -223,20 +223,27 @@ impl Walker {
             StmtKind::For(f) => {
                 let before = self.counts.clone();
                 self.atoms.allow(&f.var);
-                self.loops.push(LoopInfo { var: f.var.clone(), min: f.min.clone(), extent: f.extent.clone(), entry: self.pos });
+                self.loops.push(LoopInfo {
+                    var: f.var.clone(),
+                    min: f.min.clone(),
+                    extent: f.extent.clone(),
+                    entry: self.pos,
+                });
                 self.loop_stack.push(self.loops.len() - 1);
                 let outer_conds = std::mem::replace(&mut self.conds_in_loop, 0);
                 let iteration = self.atoms.poly(&Expr::var(&f.var)).zip(self.atoms.poly(&f.min));
                 let queues: Vec<i64> = before.keys().copied().collect();
                 for q in queues {
-                    let per_iteration = commits(&f.body, q, &mut self.atoms).filter(|c| !self.atoms.mentions(c, &f.var));
+                    let per_iteration =
+                        commits(&f.body, q, &mut self.atoms).filter(|c| !self.atoms.mentions(c, &f.var));
                     let value = match (per_iteration, &iteration) {
-                        (Some(c), Some((i, min))) => i.sub(min).and_then(|done| done.mul(&c)).and_then(|d| before[&q].add(&d)),
+                        (Some(c), Some((i, min))) => {
+                            i.sub(min).and_then(|done| done.mul(&c)).and_then(|d| before[&q].add(&d))
+                        }
                         _ => None,
                     };
-                    let value = value.unwrap_or_else(|| {
-                        before[&q].add(&self.atoms.unknown(self.loop_vars())).unwrap_or_default()
-                    });
+                    let value = value
+                        .unwrap_or_else(|| before[&q].add(&self.atoms.unknown(self.loop_vars())).unwrap_or_default());
                     self.counts.insert(q, value);
                 }
                 self.stmt(&f.body);
@@ -297,7 +304,8 @@ impl Walker {
                 Some(c) => self.counts[&q].add(&c),
                 None => None,
             };
-            let value = next.unwrap_or_else(|| self.counts[&q].add(&self.atoms.unknown(self.loop_vars())).unwrap_or_default());
+            let value =
+                next.unwrap_or_else(|| self.counts[&q].add(&self.atoms.unknown(self.loop_vars())).unwrap_or_default());
             self.counts.insert(q, value);
         }
     }
@@ -306,8 +314,8 @@ impl Walker {
     /// first commit to its queue, when the counter says so.
     fn check_token_ops(&mut self, e: &Expr) {
         for (op, queue) in token_ops(e) {
-            let before_first = op == TokenOp::LastCommitted
-                && self.counts.get(&queue).and_then(Poly::as_const) == Some(0);
+            let before_first =
+                op == TokenOp::LastCommitted && self.counts.get(&queue).and_then(Poly::as_const) == Some(0);
             if before_first {
                 self.faults.push((self.span, TokenFault::BeforeFirstCommit { queue }));
             }
@@ -337,8 +345,9 @@ impl Walker {
     fn forward(&mut self, load: &BufferLoad, at: &Point) -> Option<Group> {
         let [index] = load.indices.as_slice() else { return None };
         if let Some(&inner) = at.loops.last() {
-            let in_loop: Vec<usize> =
-                (0..self.stores.len()).filter(|s| self.stores[*s].buffer == load.buffer.id() && self.stores[*s].loops.contains(&inner)).collect();
+            let in_loop: Vec<usize> = (0..self.stores.len())
+                .filter(|s| self.stores[*s].buffer == load.buffer.id() && self.stores[*s].loops.contains(&inner))
+                .collect();
             if !in_loop.is_empty() {
                 let [store] = in_loop.as_slice() else { return None };
                 return self.ring(load, index, *store, inner, at);
@@ -519,7 +528,9 @@ impl Walker {
             span,
             queue: wait.queue.clone(),
             tokens: wait.tokens().to_vec(),
-            written: wait.inflight().cloned(), derived });
+            written: wait.inflight().cloned(),
+            derived,
+        });
     }
 
     fn derive_wait(&mut self, wait: &Wait) -> Derived {
@@ -659,15 +670,10 @@ pub(crate) fn queues(body: &Stmt) -> BTreeSet<i64> {
     impl Visitor for Queues {
         fn visit_stmt(&mut self, stmt: &Stmt) {
             match &stmt.kind {
-                StmtKind::Attr(attr) => {
-                    if tirproof_ir::async_op::AsyncKey::parse(&attr.key).is_some_and(|k| {
-                        matches!(
-                            k,
-                            tirproof_ir::async_op::AsyncKey::CommitQueue | tirproof_ir::async_op::AsyncKey::WaitQueue
-                        )
-                    }) {
-                        self.0.extend(const_int(&attr.value));
-                    }
+                StmtKind::Attr(attr)
+                    if matches!(AsyncKey::parse(&attr.key), Some(AsyncKey::CommitQueue | AsyncKey::WaitQueue)) =>
+                {
+                    self.0.extend(const_int(&attr.value));
                 }
                 StmtKind::Block(block) => {
                     if let Ok(Some(ops)) = decode_annotations(&block.annotations) {

@@ -181,7 +181,8 @@ impl MutVisitor for CountWriter {
                 stmt.span = span;
             }
             StmtKind::Block(block) => {
-                let has_wait = matches!(decode_annotations(&block.annotations), Ok(Some(ref ops)) if ops.wait.is_some());
+                let has_wait =
+                    matches!(decode_annotations(&block.annotations), Ok(Some(ref ops)) if ops.wait.is_some());
                 let count = has_wait.then(|| {
                     self.next += 1;
                     self.counts.remove(&(self.next - 1))

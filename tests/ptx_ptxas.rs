@@ -121,3 +121,38 @@ fn ptxas_assembles_the_compiler_emitted_kernels_and_their_reprints() {
         None => println!("skipped: ptxas 13 is not installed (run scripts/setup.sh)"),
     }
 }
+
+/// The token programs of corpus/tokens whose counts come from the counter of commits that
+/// `lower-async-tokens` keeps: each count lowers to the predicated `wait_group` chain
+/// clamped at `MAX_WAIT_CHAIN`, which both assemblers accept for both architectures.
+fn assemble_the_counted_token_programs(ptxas: &Path) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/tokens");
+    let scratch = tempfile::tempdir().expect("scratch");
+    let top = tirproof_ptx::codegen::MAX_WAIT_CHAIN;
+    for name in ["commit_in_one_arm", "trip_count_from_memory"] {
+        let file = root.join(format!("{name}.py"));
+        let mut module = Source::read(&file).expect("reads").parse_and_check().expect("checks");
+        let tokens = tirproof_passes::PassManager::from_names(&["lower-async-tokens"]).expect("registered");
+        tokens.run(&mut module).expect("the tokens lower");
+        lower_tir(&mut module).expect("the lowering passes run");
+        for arch in Arch::ALL {
+            let lowered = lower_module(&module, arch).expect("codegen");
+            let text = print(&lowered.module).expect("prints");
+            assert!(text.contains(&format!("cp.async.wait_group {top};")), "{name}: no chain up to {top}:\n{text}");
+            let ptx = scratch.path().join(format!("{name}.{arch}.ptx"));
+            std::fs::write(&ptx, text).expect("writes");
+            assemble(ptxas, &arch.to_string(), &ptx, name);
+        }
+    }
+}
+
+#[test]
+fn both_assemblers_take_the_wait_chain_of_a_counted_token_wait() {
+    let found: Vec<PathBuf> = [ptxas(), ptxas13()].into_iter().flatten().collect();
+    if found.is_empty() {
+        println!("skipped: neither ptxas 12 nor 13 is installed (run scripts/setup.sh)");
+    }
+    for ptxas in found {
+        assemble_the_counted_token_programs(&ptxas);
+    }
+}

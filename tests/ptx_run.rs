@@ -343,3 +343,30 @@ fn an_unsupported_access_is_located_at_its_instruction() {
     assert!(err.contains(&at), "{err}");
     assert!(!err.contains(":5:"), "located at the entry: {err}");
 }
+
+/// A token program lowered by `lower-async-tokens` to a counter of commits runs on the PTX
+/// emulator as the token program runs on the interpreter, under every schedule.
+#[test]
+fn a_counted_token_program_runs_on_ptx_like_the_token_program() {
+    let dir = scratch();
+    for name in ["commit_in_one_arm", "trip_count_from_memory"] {
+        let original = corpus(&format!("tokens/{name}.py"));
+        let out = succeeds(&["opt", &original, "--passes", "lower-async-tokens"]);
+        let lowered = dir.path().join(format!("{name}.py"));
+        fs::write(&lowered, &out.stdout).expect("writes the lowered program");
+        for schedule in ["lazy", "eager", "random:3"] {
+            let out = succeeds(&[
+                "run",
+                &show(&lowered),
+                "--engine",
+                "ptx",
+                "--reference",
+                &original,
+                "--schedule",
+                schedule,
+            ]);
+            let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), stderr(&out));
+            assert!(said.contains("bitwise equal"), "{name} under {schedule}: {said}");
+        }
+    }
+}

@@ -142,6 +142,9 @@ impl Wait {
 /// Bits of a token's group number: a token is `queue << TOKEN_GROUP_BITS | group`.
 pub const TOKEN_GROUP_BITS: u32 = 32;
 
+/// The bits of a token that hold its group number.
+pub const TOKEN_GROUP_MASK: i64 = (1 << TOKEN_GROUP_BITS) - 1;
+
 /// A group of one thread's queue, named by a token value: the thread's commit number `group`
 /// (from 0, as every message numbers groups) to `queue`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -154,13 +157,13 @@ impl Token {
     /// The token's value; `None` when the queue or group does not fit the encoding.
     pub fn encode(self) -> Option<i64> {
         let fits =
-            (0..1 << (63 - TOKEN_GROUP_BITS)).contains(&self.queue) && (0..1 << TOKEN_GROUP_BITS).contains(&self.group);
+            (0..1 << (63 - TOKEN_GROUP_BITS)).contains(&self.queue) && (0..=TOKEN_GROUP_MASK).contains(&self.group);
         fits.then_some(self.queue << TOKEN_GROUP_BITS | self.group)
     }
 
     /// The token a value encodes; `None` for a value no token has (negative).
     pub fn decode(value: i64) -> Option<Token> {
-        (value >= 0).then_some(Token { queue: value >> TOKEN_GROUP_BITS, group: value & ((1 << TOKEN_GROUP_BITS) - 1) })
+        (value >= 0).then_some(Token { queue: value >> TOKEN_GROUP_BITS, group: value & TOKEN_GROUP_MASK })
     }
 }
 

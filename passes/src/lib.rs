@@ -15,6 +15,7 @@ pub mod manager;
 pub mod pipeline;
 mod provenance;
 pub mod stop;
+pub mod tokens;
 pub mod vector_type_rewrite;
 pub mod vectorize;
 
@@ -138,6 +139,7 @@ pub fn registry() -> Vec<Box<dyn Pass>> {
         Box::new(vector_type_rewrite::VectorTypeRewrite),
         Box::new(cse::Cse),
         Box::new(cse::CseSemantic),
+        Box::new(tokens::LowerAsyncTokens),
         Box::new(pipeline::PlantedBugPipeline),
     ]
 }

@@ -18,6 +18,8 @@ mod expr;
 mod math;
 mod stmt;
 
+pub use stmt::MAX_WAIT_CHAIN;
+
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 

@@ -544,15 +544,23 @@ impl Gen {
             return Ok(());
         }
         let type_max = bounds::type_range(count.dtype()).map_or(i64::MAX, |r| r.hi);
-        let Some(range) = bounds::range(count, &self.ranges).filter(|r| r.hi < type_max) else {
-            self.note("a wait count with no known upper bound waits for every group (cp.async.wait_group 0)".into());
-            self.emit(Op::CpAsyncWaitGroup(0));
-            return Ok(());
+        // A count without a bound (one read from memory: the counter of commits that
+        // `lower-async-tokens` keeps) gets the longest chain: above it, it waits for
+        // `MAX_WAIT_CHAIN` groups, which is stricter and so still safe.
+        let top = match bounds::range(count, &self.ranges).filter(|r| r.hi < type_max) {
+            Some(range) => {
+                if range.hi > MAX_WAIT_CHAIN {
+                    self.note(format!("a wait count up to {} waits for at most {MAX_WAIT_CHAIN} groups", range.hi));
+                }
+                range.hi.clamp(0, MAX_WAIT_CHAIN)
+            }
+            None => {
+                self.note(format!(
+                    "a wait count with no known upper bound waits for at most {MAX_WAIT_CHAIN} groups in flight"
+                ));
+                MAX_WAIT_CHAIN
+            }
         };
-        let top = range.hi.clamp(0, MAX_WAIT_CHAIN);
-        if range.hi > MAX_WAIT_CHAIN {
-            self.note(format!("a wait count up to {} waits for at most {MAX_WAIT_CHAIN} groups", range.hi));
-        }
         let ty = self.scalar_ty(count.dtype(), || "a wait count".into())?;
         let Some(value) = self.expr(count)?.into_iter().next() else {
             return Err(self.error("a wait count", "it has no value"));

@@ -55,7 +55,7 @@ fn assemble(ptxas: &Path, arch: &str, file: &Path, what: &str) {
 
 fn assemble_the_corpus(ptxas: &Path) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
-    let dirs: Vec<PathBuf> = ["pipeline", "rfc", "tvm", "lowering", "verify", "regressions", "faults", "cse"]
+    let dirs: Vec<PathBuf> = ["pipeline", "rfc", "tvm", "lowering", "verify", "regressions", "faults", "cse", "tokens"]
         .iter()
         .map(|d| root.join(d))
         .collect();

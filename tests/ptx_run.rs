@@ -370,3 +370,23 @@ fn a_counted_token_program_runs_on_ptx_like_the_token_program() {
         }
     }
 }
+
+/// Every program of corpus/tokens goes to PTX through the lowering pipeline (its waits on
+/// tokens become counts, a closed form or the counter of commits, and the claims are dropped)
+/// and the emulator computes the interpreter's outputs bitwise under the lazy schedule, on
+/// seeded random inputs.
+#[test]
+fn every_token_program_runs_on_the_ptx_engine_as_the_interpreter_runs_it() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/tokens");
+    let mut files: Vec<PathBuf> =
+        fs::read_dir(&dir).expect("corpus/tokens").map(|e| e.expect("entry").path()).collect();
+    files.sort();
+    let mut ran = 0;
+    for file in files.iter().filter(|f| f.extension().is_some_and(|e| e == "py")) {
+        let path = show(file);
+        let out = succeeds(&["run", &path, "--engine", "ptx", "--schedule", "lazy", "--reference", &path]);
+        assert!(stderr(&out).contains("bitwise equal"), "{path}: {}", stderr(&out));
+        ran += 1;
+    }
+    assert!(ran >= 12, "only {ran} token programs ran");
+}

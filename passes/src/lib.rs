@@ -15,6 +15,7 @@ pub mod manager;
 pub mod pipeline;
 mod provenance;
 pub mod stop;
+pub mod strip_tokens;
 pub mod tokens;
 pub mod vector_type_rewrite;
 pub mod vectorize;
@@ -133,6 +134,7 @@ pub fn registry() -> Vec<Box<dyn Pass>> {
     vec![
         Box::new(pipeline::InjectSoftwarePipeline),
         Box::new(pipeline::InjectSoftwarePipelineTokens),
+        Box::new(strip_tokens::StripAsyncTokens),
         Box::new(lower_opaque_block::LowerOpaqueBlock),
         Box::new(flatten_buffer::FlattenBuffer),
         Box::new(vectorize::VectorizeLoop),

@@ -36,8 +36,20 @@ use crate::module::{
 };
 
 /// The passes that turn a program as written into what codegen accepts, in order.
-pub const LOWERING_PASSES: [&str; 5] =
-    ["inject-software-pipeline", "lower-opaque-block", "flatten-buffer", "vectorize-loop", "vector-type-rewrite"];
+///
+/// Waits on tokens become counts (`lower-async-tokens`, a closed form or the per-thread counter
+/// of commits) and the tokens kept next to them as a claim are dropped (`strip-async-tokens`):
+/// the claim is checked on the TIR (`tirproof verify` of `lower-async-tokens`' output), and
+/// past this point only the counts run.
+pub const LOWERING_PASSES: [&str; 7] = [
+    "inject-software-pipeline",
+    "lower-async-tokens",
+    "strip-async-tokens",
+    "lower-opaque-block",
+    "flatten-buffer",
+    "vectorize-loop",
+    "vector-type-rewrite",
+];
 
 /// Why the TIR lowering pipeline stopped.
 #[derive(Clone, Debug, thiserror::Error)]

@@ -201,6 +201,8 @@ pub fn token_program(u: &mut Unstructured<'_>, cfg: &TokenGenConfig) -> Result<(
     let mistake = if faulty { Some(*u.choose(&PlantedMistake::ALL)?) } else { None };
     let threads = if cfg.threads && u.ratio(1, 3)? { u.int_in_range(2..=4)? } else { 1 };
     let mut b = Builder::new(cfg, threads);
+    // In one program in three every wait claims a count, which the verifier decides today.
+    b.counted = u.ratio(1, 3)?;
     let stmts = b.top_level(u, mistake)?;
     let module = b.module(stmts);
     let shape = TokenShape { patterns: b.patterns, mistake, threads, queues: b.queues };
@@ -286,6 +288,8 @@ struct Builder<'c> {
     queues: BTreeSet<i64>,
     /// Fresh names for loop variables and lets.
     fresh: usize,
+    /// Every wait claims a count (none waits on tokens alone).
+    counted: bool,
 }
 
 impl<'c> Builder<'c> {
@@ -308,6 +312,7 @@ impl<'c> Builder<'c> {
             patterns: BTreeSet::new(),
             queues: BTreeSet::new(),
             fresh: 0,
+            counted: false,
         }
     }
 
@@ -549,7 +554,8 @@ impl<'c> Builder<'c> {
         if tokens.len() > 1 {
             self.patterns.insert(TokenPattern::SeveralTokens);
         }
-        let until = match u.int_in_range(0u8..=3)? {
+        let least = if self.counted { 2 } else { 0 };
+        let until = match u.int_in_range(least..=3)? {
             0 | 1 => {
                 self.patterns.insert(TokenPattern::TokensOnly);
                 WaitUntil::Tokens(tokens)

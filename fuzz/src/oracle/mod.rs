@@ -534,6 +534,20 @@ pub enum SkipReason {
     Unreplayable(String),
 }
 
+impl SkipReason {
+    /// The kind of the reason, without its text: what campaign summaries count skips by.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            SkipReason::BudgetSpent { .. } => "budget-spent",
+            SkipReason::NotApplicable(_) => "not-applicable",
+            SkipReason::Unavailable(_) => "unavailable",
+            SkipReason::Undecided(_) => "undecided",
+            SkipReason::VerifierUnknown(_) => "verifier-unknown",
+            SkipReason::Unreplayable(_) => "unreplayable",
+        }
+    }
+}
+
 impl fmt::Display for SkipReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

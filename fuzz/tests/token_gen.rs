@@ -201,3 +201,37 @@ fn the_chain_runs_the_token_oracles_on_token_programs() {
     }
     assert!(outcomes.contains_key("token-lowering"), "{outcomes:?}");
 }
+
+#[test]
+fn a_campaign_of_token_programs_runs_without_findings() {
+    use std::time::Duration;
+    use tirproof_fuzz::campaign::{run_campaign, CampaignConfig, Generator};
+    use tirproof_fuzz::gen::GenConfig;
+    use tirproof_fuzz::oracle::OracleName;
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let config = CampaignConfig {
+        out: dir.path().join("campaign"),
+        seed: 1,
+        jobs: 2,
+        duration: Some(Duration::from_secs(600)),
+        max_programs: Some(16),
+        chain: ChainConfig::default(),
+        gen: GenConfig::default(),
+        reduce_budget: Duration::from_secs(30),
+        program_budget: Duration::from_secs(30),
+        mixed: true,
+        generators: vec![Generator::Tokens],
+        stop: None,
+    };
+    let summary = run_campaign(&config, &|_| {}).expect("the campaign runs");
+    assert_eq!(summary.programs, 16);
+    assert_eq!(summary.generators.get("tokens"), Some(&16), "{:?}", summary.generators);
+    assert!(summary.signatures.is_empty(), "findings: {:?}", summary.signatures);
+    let schedules = &summary.oracles[OracleName::Schedules.name()];
+    assert!(schedules.pass > 0, "{schedules:?}");
+    let lowering = &summary.oracles[OracleName::TokenLowering.name()];
+    assert_eq!(lowering.pass + lowering.skip, 16, "{lowering:?}");
+    if tirproof_passes::lookup(LOWER_TOKENS_PASS).is_none() {
+        assert!(lowering.skips.get("unavailable").is_some_and(|&n| n > 0), "{lowering:?}");
+    }
+}

@@ -38,7 +38,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     for index in 0..args.count {
         // The same inputs a campaign with `--valid-only` runs: pass inputs, valid or possibly refused.
         let Input::Module(module, mode) = input(args.seed, index, &gen, false) else { continue };
-        if matches!(mode, InputMode::AsyncProgram | InputMode::TokenProgram | InputMode::InvalidAnnotations) || module.functions.is_empty() {
+        if matches!(mode, InputMode::AsyncProgram | InputMode::TokenProgram | InputMode::InvalidAnnotations)
+            || module.functions.is_empty()
+        {
             continue;
         }
         programs.push((format!("program-{index}.py"), print_module(&module)));

@@ -98,7 +98,11 @@ impl TryFrom<RecordedOptions> for FindingOptions {
             mixed: !recorded.valid_only,
             timeout: Duration::from_millis(recorded.timeout_ms),
             program_budget: Duration::from_millis(recorded.program_budget_ms),
-            generators: recorded.generators.iter().map(|g| g.parse().map_err(|e: UnknownGenerator| e.to_string())).collect::<Result<_, _>>()?,
+            generators: recorded
+                .generators
+                .iter()
+                .map(|g| g.parse().map_err(|e: UnknownGenerator| e.to_string()))
+                .collect::<Result<_, _>>()?,
         })
     }
 }

@@ -364,7 +364,8 @@ impl<'c> Builder<'c> {
             controls.push(Control::IfOnLoopVariable);
         }
         let control = *u.choose(&controls)?;
-        if !self.loops.is_empty() && matches!(control, Control::ConstantLoop | Control::SymbolicLoop | Control::DataLoop)
+        if !self.loops.is_empty()
+            && matches!(control, Control::ConstantLoop | Control::SymbolicLoop | Control::DataLoop)
         {
             self.patterns.insert(TokenPattern::NestedLoops);
         }
@@ -494,7 +495,14 @@ impl<'c> Builder<'c> {
 
     /// A copy into `slot` committed to `q`, with its token made by `op` and kept by
     /// `holder`: the items in order.
-    fn copy(&mut self, u: &mut Unstructured<'_>, q: i64, slot: Expr, op: TokenOp, holder: &Holder) -> Result<Vec<Item>> {
+    fn copy(
+        &mut self,
+        u: &mut Unstructured<'_>,
+        q: i64,
+        slot: Expr,
+        op: TokenOp,
+        holder: &Holder,
+    ) -> Result<Vec<Item>> {
         let source = self.source(u, Expr::int(0))?;
         let copy = Item::Stmt(commit(Expr::int(q), self.stores(&slot, &source)));
         let token = self.keep(holder, op, q);
@@ -586,8 +594,7 @@ impl<'c> Builder<'c> {
     /// A `Straight` unit (see the module documentation), with `mistake` planted in it.
     fn straight(&mut self, u: &mut Unstructured<'_>, mistake: Option<PlantedMistake>) -> Result<Option<Stmt>> {
         let copies = if mistake.is_some() { 1 } else { u.int_in_range(1..=3)? };
-        let fillers_of: Vec<i64> =
-            (0..copies).map(|_| u.int_in_range(0..=2)).collect::<Result<_>>()?;
+        let fillers_of: Vec<i64> = (0..copies).map(|_| u.int_in_range(0..=2)).collect::<Result<_>>()?;
         let slots = copies + fillers_of.iter().sum::<i64>() + 1;
         let Some(at) = self.reserve(slots, copies + 1) else { return Ok(None) };
         let mut next_slot = at.slot;

@@ -19,8 +19,8 @@ use tirproof_verify::solver::{budget_spent, in_one_context};
 
 use super::panics::catch;
 use super::{
-    cse, equivalence, gpu, ptx, runs_cleanly, text, tokens, verify, waits, Failure, FailureClass, OracleName, Outcome, Side,
-    SkipReason,
+    cse, equivalence, gpu, ptx, runs_cleanly, text, tokens, verify, waits, Failure, FailureClass, OracleName, Outcome,
+    Side, SkipReason,
 };
 use crate::cutoff::Cutoff;
 use crate::peer::{self, PeerMode};

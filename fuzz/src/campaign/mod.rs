@@ -1,9 +1,9 @@
 //! Fuzzing campaigns: many generated programs through the oracle chain on several threads;
 //! findings deduplicated by signature, each reported as soon as it is found, then minimized.
 //!
-//! In the default mix, one program in [`TOKENS_ONE_IN`] is a token program (for the
-//! `schedules`, `verify` and `token-lowering` oracles), one in [`ASYNC_ONE_IN`] of the rest an
-//! arbitrary async program (for the `verify` oracle); the others are pipeline pass inputs (and,
+//! In the default mix, one program in [`ASYNC_ONE_IN`] is an arbitrary async program (for the
+//! `verify` oracle) or, for every other one of those (one in [`TOKENS_ONE_IN`]), a token
+//! program (for the `schedules`, `verify` and `token-lowering` oracles); the others are pipeline pass inputs (and,
 //! mixed, invalid or mutated ones). A campaign may instead name its generators
 //! ([`CampaignConfig::generators`]): program `i` then comes from the `i % len`-th of them.
 //!
@@ -56,10 +56,11 @@ pub use state::{CampaignError, CampaignState, Damaged, FindingOptions, Findings,
 const BYTES_PER_PROGRAM: usize = 512;
 /// Program `i` is an arbitrary async program when `i % ASYNC_ONE_IN == ASYNC_ONE_IN - 1`.
 pub const ASYNC_ONE_IN: u64 = 4;
-/// In the default mix, program `i` is a token program when `i % TOKENS_ONE_IN == TOKENS_AT`
-/// (never an async program's index: `TOKENS_AT % ASYNC_ONE_IN` is not `ASYNC_ONE_IN - 1`).
+/// In the default mix, program `i` is a token program when `i % TOKENS_ONE_IN == TOKENS_AT`:
+/// every other index of an async program, so that the pass inputs of a seed stay the ones it
+/// always gave.
 pub const TOKENS_ONE_IN: u64 = 8;
-const TOKENS_AT: u64 = 5;
+const TOKENS_AT: u64 = 7;
 
 #[derive(Clone, Debug)]
 pub struct CampaignConfig {

@@ -45,6 +45,7 @@ fn config(out: PathBuf, max_programs: u64) -> CampaignConfig {
         reduce_budget: Duration::from_secs(60),
         program_budget: Duration::from_secs(60),
         mixed: true,
+        generators: Vec::new(),
         stop: None,
     }
 }

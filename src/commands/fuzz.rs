@@ -16,7 +16,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use tirproof::duration::parse_duration;
 use tirproof::outln;
 use tirproof::output::StdoutError;
-use tirproof_fuzz::campaign::{run_campaign, CampaignConfig, CampaignEnd, Event, Summary, GRACE};
+use tirproof_fuzz::campaign::{run_campaign, CampaignConfig, CampaignEnd, Event, Generator, Summary, GRACE};
 use tirproof_fuzz::gen::GenConfig;
 use tirproof_fuzz::oracle::OracleName;
 use tirproof_fuzz::report::describe;
@@ -51,6 +51,10 @@ pub struct Args {
     /// mutated text, for the error paths).
     #[arg(long)]
     valid_only: bool,
+    /// Draw programs only from these generators, in turn (repeatable: pipeline,
+    /// invalid-annotations, mutated-text, async-program, tokens; default: the mix of all).
+    #[arg(long = "generator", value_name = "NAME")]
+    generators: Vec<Generator>,
     #[command(flatten)]
     chain: ChainArgs,
 }
@@ -90,6 +94,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         reduce_budget: args.reduce_budget,
         program_budget: args.program_budget,
         mixed: !args.valid_only,
+        generators: args.generators.clone(),
         stop: Some(stop_on_signals()?),
     };
     let bar = ProgressBar::new_spinner();
@@ -235,7 +240,11 @@ fn print_summary(summary: &Summary, jobs: usize) -> anyhow::Result<()> {
         } else {
             String::new()
         };
-        outln!("  {oracle:<12} pass {:>7}  skip {:>6}  fail {:>6}{undecided}", counts.pass, counts.skip, counts.fail)?;
+        outln!("  {oracle:<14} pass {:>7}  skip {:>6}  fail {:>6}{undecided}", counts.pass, counts.skip, counts.fail)?;
+        if counts.skip > 0 {
+            let reasons: Vec<String> = counts.skips.iter().map(|(kind, n)| format!("{kind} {n}")).collect();
+            outln!("  {:<14} skips by reason: {}", "", reasons.join(", "))?;
+        }
     }
     print_tvm_table(summary)?;
     if summary.signatures.is_empty() {

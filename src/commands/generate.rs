@@ -1,6 +1,6 @@
 //! `tirproof generate --seed S --count N --out DIR`: writes the pipeline pass inputs a campaign
-//! with seed `S` generates (programs `0..N`, the arbitrary async programs and invalid ones left
-//! out), one file per program, so that other tools (TVM's pass, a benchmark) see exactly the
+//! with seed `S` generates (programs `0..N`, the arbitrary async programs, token programs and
+//! invalid ones left out), one file per program, so that other tools (TVM's pass, a benchmark) see exactly the
 //! programs a campaign sees.
 
 use std::path::PathBuf;
@@ -38,7 +38,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     for index in 0..args.count {
         // The same inputs a campaign with `--valid-only` runs: pass inputs, valid or possibly refused.
         let Input::Module(module, mode) = input(args.seed, index, &gen, false) else { continue };
-        if matches!(mode, InputMode::AsyncProgram | InputMode::InvalidAnnotations) || module.functions.is_empty() {
+        if matches!(mode, InputMode::AsyncProgram | InputMode::TokenProgram | InputMode::InvalidAnnotations)
+            || module.functions.is_empty()
+        {
             continue;
         }
         programs.push((format!("program-{index}.py"), print_module(&module)));

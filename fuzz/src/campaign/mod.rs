@@ -1,8 +1,11 @@
 //! Fuzzing campaigns: many generated programs through the oracle chain on several threads;
 //! findings deduplicated by signature, each reported as soon as it is found, then minimized.
 //!
-//! One program in [`ASYNC_ONE_IN`] is an arbitrary async program (for the `verify` oracle);
-//! the others are pipeline pass inputs (and, mixed, invalid or mutated ones).
+//! In the default mix, one program in [`ASYNC_ONE_IN`] is an arbitrary async program (for the
+//! `verify` oracle) or, for every other one of those (one in [`TOKENS_ONE_IN`]), a token
+//! program (for the `schedules`, `verify` and `token-lowering` oracles); the others are pipeline pass inputs (and,
+//! mixed, invalid or mutated ones). A campaign may instead name its generators
+//! ([`CampaignConfig::generators`]): program `i` then comes from the `i % len`-th of them.
 //!
 //! Program `i` of a campaign with seed `s` is generated from bytes drawn from a ChaCha stream
 //! keyed by `(s, i)`, so any program can be regenerated from its origin line. The output
@@ -36,7 +39,8 @@ use tirproof_ir::IRModule;
 
 use crate::cutoff::Cutoff;
 use crate::gen::{
-    async_program, invalid_annotation_program, mutated_text, pipeline_program, AsyncGenConfig, GenConfig,
+    async_program, invalid_annotation_program, mutated_text, pipeline_program, token_program, AsyncGenConfig,
+    GenConfig, TokenGenConfig,
 };
 use crate::oracle::{
     parse_text, Chain, ChainConfig, ChainResult, Failure, InputMode, OracleName, Outcome, PassVariant, Signature,
@@ -52,6 +56,11 @@ pub use state::{CampaignError, CampaignState, Damaged, FindingOptions, Findings,
 const BYTES_PER_PROGRAM: usize = 512;
 /// Program `i` is an arbitrary async program when `i % ASYNC_ONE_IN == ASYNC_ONE_IN - 1`.
 pub const ASYNC_ONE_IN: u64 = 4;
+/// In the default mix, program `i` is a token program when `i % TOKENS_ONE_IN == TOKENS_AT`:
+/// every other index of an async program, so that the pass inputs of a seed stay the ones it
+/// always gave.
+pub const TOKENS_ONE_IN: u64 = 8;
+const TOKENS_AT: u64 = 7;
 
 #[derive(Clone, Debug)]
 pub struct CampaignConfig {
@@ -72,6 +81,9 @@ pub struct CampaignConfig {
     pub program_budget: Duration,
     /// Also programs with invalid annotations and mutated text (one in ten each).
     pub mixed: bool,
+    /// The generators to draw programs from, in turn; empty: the default mix (see the module
+    /// documentation).
+    pub generators: Vec<Generator>,
     /// Set from outside (Ctrl-C) to end the campaign as its deadline would.
     pub stop: Option<Arc<AtomicBool>>,
 }
@@ -96,13 +108,15 @@ pub enum Event {
 }
 
 /// Pass, skip and fail counts per oracle.
-#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+#[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct OracleCounts {
     pub pass: u64,
     pub skip: u64,
     pub fail: u64,
     /// Of the skips, those where the verifier did not decide an arbitrary program.
     pub undecided: u64,
+    /// The skips by the kind of their reason ([`SkipReason::kind`]).
+    pub skips: BTreeMap<String, u64>,
 }
 
 #[derive(Clone, Debug, Default, serde::Serialize)]
@@ -161,13 +175,30 @@ pub fn program(seed: u64, index: u64, gen: &GenConfig) -> IRModule {
 /// The program of campaign `seed` at `index`: an async program for one index in
 /// [`ASYNC_ONE_IN`], otherwise a pass input.
 fn generated(seed: u64, index: u64, gen: &GenConfig) -> Input {
+    if index % TOKENS_ONE_IN == TOKENS_AT {
+        return tokens_input(seed, index);
+    }
     if index % ASYNC_ONE_IN != ASYNC_ONE_IN - 1 {
         return pass_input(seed, index, gen);
     }
+    async_input(seed, index)
+}
+
+/// The arbitrary async program of campaign `seed` at `index`.
+fn async_input(seed: u64, index: u64) -> Input {
     let bytes = program_bytes(seed, index);
     match async_program(&mut Unstructured::new(&bytes), &AsyncGenConfig::default()) {
         Ok((module, _)) => Input::Module(located(module), InputMode::AsyncProgram),
         Err(_) => Input::Module(IRModule { class_name: None, functions: Vec::new() }, InputMode::AsyncProgram),
+    }
+}
+
+/// The token program of campaign `seed` at `index`.
+fn tokens_input(seed: u64, index: u64) -> Input {
+    let bytes = program_bytes(seed, index);
+    match token_program(&mut Unstructured::new(&bytes), &TokenGenConfig::default()) {
+        Ok((module, _)) => Input::Module(located(module), InputMode::TokenProgram),
+        Err(_) => Input::Module(IRModule { class_name: None, functions: Vec::new() }, InputMode::TokenProgram),
     }
 }
 
@@ -200,16 +231,40 @@ pub enum Generator {
     MutatedText,
     /// Arbitrary async programs (`async_program`).
     AsyncProgram,
+    /// Token programs (`token_program`).
+    Tokens,
 }
 
 impl Generator {
+    pub const ALL: [Generator; 5] = [
+        Generator::Pipeline,
+        Generator::InvalidAnnotations,
+        Generator::MutatedText,
+        Generator::AsyncProgram,
+        Generator::Tokens,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             Generator::Pipeline => "pipeline",
             Generator::InvalidAnnotations => "invalid-annotations",
             Generator::MutatedText => "mutated-text",
             Generator::AsyncProgram => "async-program",
+            Generator::Tokens => "tokens",
         }
+    }
+}
+
+/// A generator name that is not one of [`Generator::ALL`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown generator `{0}` (expected one of: {known})", known = Generator::ALL.map(Generator::name).join(", "))]
+pub struct UnknownGenerator(pub String);
+
+impl std::str::FromStr for Generator {
+    type Err = UnknownGenerator;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Generator::ALL.into_iter().find(|g| g.name() == s).ok_or_else(|| UnknownGenerator(s.to_string()))
     }
 }
 
@@ -224,6 +279,7 @@ impl Input {
     pub fn generator(&self) -> Generator {
         match self {
             Input::Module(_, InputMode::AsyncProgram) => Generator::AsyncProgram,
+            Input::Module(_, InputMode::TokenProgram) => Generator::Tokens,
             Input::Module(_, InputMode::InvalidAnnotations) => Generator::InvalidAnnotations,
             Input::Module(..) => Generator::Pipeline,
             Input::Text(_) => Generator::MutatedText,
@@ -231,22 +287,46 @@ impl Input {
     }
 }
 
-/// Input `index` of campaign `seed`: with `mixed`, one in ten has invalid annotations and one in
-/// ten is mutated text; the rest are valid programs.
+/// Input `index` of campaign `seed` in the default mix: with `mixed`, one in ten has invalid
+/// annotations and one in ten is mutated text; the rest are valid programs.
 pub fn input(seed: u64, index: u64, gen: &GenConfig, mixed: bool) -> Input {
-    let bytes = program_bytes(seed, index);
-    let mut u = Unstructured::new(&bytes);
     match index % 10 {
-        7 if mixed => match invalid_annotation_program(&mut u) {
-            Ok((module, _)) => Input::Module(module, InputMode::InvalidAnnotations),
-            Err(_) => generated(seed, index, gen),
-        },
-        9 if mixed => {
-            let base = tirproof_ir::print::print_module(&program(seed, index, gen));
-            Input::Text(mutated_text(&mut u, &base).unwrap_or(base))
-        }
+        7 if mixed => invalid_input(seed, index, gen),
+        9 if mixed => text_input(seed, index, gen),
         _ => generated(seed, index, gen),
     }
+}
+
+/// Input `index` of campaign `seed` from `generators` in turn (the default mix, [`input`],
+/// when there are none).
+pub fn input_from(seed: u64, index: u64, gen: &GenConfig, mixed: bool, generators: &[Generator]) -> Input {
+    if generators.is_empty() {
+        return input(seed, index, gen, mixed);
+    }
+    let at = usize::try_from(index % generators.len() as u64).unwrap_or(0);
+    match generators[at] {
+        Generator::Pipeline => pass_input(seed, index, gen),
+        Generator::InvalidAnnotations => invalid_input(seed, index, gen),
+        Generator::MutatedText => text_input(seed, index, gen),
+        Generator::AsyncProgram => async_input(seed, index),
+        Generator::Tokens => tokens_input(seed, index),
+    }
+}
+
+/// A program with invalid annotations (a valid one when the bytes make none).
+fn invalid_input(seed: u64, index: u64, gen: &GenConfig) -> Input {
+    let bytes = program_bytes(seed, index);
+    match invalid_annotation_program(&mut Unstructured::new(&bytes)) {
+        Ok((module, _)) => Input::Module(module, InputMode::InvalidAnnotations),
+        Err(_) => generated(seed, index, gen),
+    }
+}
+
+/// The mutated text of a pass input.
+fn text_input(seed: u64, index: u64, gen: &GenConfig) -> Input {
+    let bytes = program_bytes(seed, index);
+    let base = tirproof_ir::print::print_module(&program(seed, index, gen));
+    Input::Text(mutated_text(&mut Unstructured::new(&bytes), &base).unwrap_or(base))
 }
 
 /// `module` read back from its text, so that the pass's refusals, faults and refutations point
@@ -419,7 +499,7 @@ impl Shared<'_> {
             self.minimize_again(&unfinished);
         }
         while let Some(index) = self.claim() {
-            let input = input(self.config.seed, index, &self.config.gen, self.config.mixed);
+            let input = self.input(index);
             *lock(&self.summary).generators.entry(input.generator().name().to_string()).or_default() += 1;
             match input {
                 Input::Module(module, mode) => self.run_module(index, &module, mode),
@@ -427,6 +507,12 @@ impl Shared<'_> {
             }
             self.finish(index);
         }
+    }
+
+    /// The campaign's program `index`.
+    fn input(&self, index: u64) -> Input {
+        let config = self.config;
+        input_from(config.seed, index, &config.gen, config.mixed, &config.generators)
     }
 
     fn run_module(&self, index: u64, module: &IRModule, mode: InputMode) {
@@ -457,7 +543,7 @@ impl Shared<'_> {
     /// program regenerated.
     fn minimize_again(&self, unfinished: &Unfinished) {
         let Unfinished { signature, dir, program, .. } = unfinished;
-        let (module, mode) = match input(self.config.seed, *program, &self.config.gen, self.config.mixed) {
+        let (module, mode) = match self.input(*program) {
             Input::Module(module, mode) => (module, mode),
             Input::Text(text) => match parse_text(&text) {
                 Ok(Some(module)) => (module, InputMode::Unknown),
@@ -544,6 +630,7 @@ impl Shared<'_> {
                 Outcome::Skip(reason) => {
                     counts.skip += 1;
                     counts.undecided += u64::from(matches!(reason, SkipReason::VerifierUnknown(_)));
+                    *counts.skips.entry(reason.kind().to_string()).or_default() += 1;
                 }
                 Outcome::Fail(_) => counts.fail += 1,
             }

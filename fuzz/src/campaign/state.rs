@@ -13,7 +13,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::lock::Owner;
-use super::CampaignConfig;
+use super::{CampaignConfig, Generator, UnknownGenerator};
 use crate::oracle::{OracleName, PassVariant, Signature};
 use crate::peer::PeerMode;
 use crate::reduce::Minimization;
@@ -50,6 +50,8 @@ pub struct FindingOptions {
     pub timeout: Duration,
     /// The time budget of each program's oracles (`--program-budget`).
     pub program_budget: Duration,
+    /// The generators named (`--generator`; empty: the default mix).
+    pub generators: Vec<Generator>,
 }
 
 /// [`FindingOptions`] as `campaign.json` spells them.
@@ -61,6 +63,9 @@ struct RecordedOptions {
     valid_only: bool,
     timeout_ms: u64,
     program_budget_ms: u64,
+    /// Absent from the state of an earlier version, which knew only the default mix.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    generators: Vec<String>,
 }
 
 fn millis(duration: Duration) -> u64 {
@@ -76,6 +81,7 @@ impl From<FindingOptions> for RecordedOptions {
             valid_only: !options.mixed,
             timeout_ms: millis(options.timeout),
             program_budget_ms: millis(options.program_budget),
+            generators: options.generators.iter().map(|g| g.name().to_string()).collect(),
         }
     }
 }
@@ -92,6 +98,11 @@ impl TryFrom<RecordedOptions> for FindingOptions {
             mixed: !recorded.valid_only,
             timeout: Duration::from_millis(recorded.timeout_ms),
             program_budget: Duration::from_millis(recorded.program_budget_ms),
+            generators: recorded
+                .generators
+                .iter()
+                .map(|g| g.parse().map_err(|e: UnknownGenerator| e.to_string()))
+                .collect::<Result<_, _>>()?,
         })
     }
 }
@@ -112,6 +123,7 @@ impl FindingOptions {
             mixed: config.mixed,
             timeout: chain.timeout,
             program_budget: config.program_budget,
+            generators: config.generators.clone(),
         }
     }
 
@@ -121,13 +133,17 @@ impl FindingOptions {
         fn given(on: bool) -> String {
             if on { "given" } else { "not given" }.to_string()
         }
-        let sides: [(&'static str, ShowOption); 6] = [
+        let sides: [(&'static str, ShowOption); 7] = [
             ("--planted-bug", |o| given(o.pass == PassVariant::PlantedBug)),
             ("--oracle", |o| o.oracles.iter().map(|o| o.name()).collect::<Vec<_>>().join(", ")),
             ("--peer", |o| o.peer.map_or("none", PeerMode::name).to_string()),
             ("--valid-only", |o| given(!o.mixed)),
             ("--timeout", |o| format!("{:?}", o.timeout)),
             ("--program-budget", |o| format!("{:?}", o.program_budget)),
+            ("--generator", |o| match o.generators.is_empty() {
+                true => "the default mix".to_string(),
+                false => o.generators.iter().map(|g| g.name()).collect::<Vec<_>>().join(", "),
+            }),
         ];
         sides.into_iter().map(|(option, show)| (option, show(self), show(other))).find(|(_, a, b)| a != b)
     }
@@ -318,6 +334,7 @@ mod tests {
             mixed: true,
             timeout: Duration::from_secs(10),
             program_budget: Duration::from_secs(60),
+            generators: Vec::new(),
         }
     }
 
@@ -328,13 +345,14 @@ mod tests {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let (state, _) = CampaignState::open(dir.path(), 7, &options()).expect("a new campaign");
         state.save(dir.path()).expect("saved");
-        let changes: [(&str, FindingOptions); 6] = [
+        let changes: [(&str, FindingOptions); 7] = [
             ("--planted-bug", FindingOptions { pass: PassVariant::PlantedBug, ..options() }),
             ("--oracle", FindingOptions { oracles: [OracleName::NoPanic, OracleName::Pipeline].into(), ..options() }),
             ("--peer", FindingOptions { peer: Some(PeerMode::Pipeline), ..options() }),
             ("--valid-only", FindingOptions { mixed: false, ..options() }),
             ("--timeout", FindingOptions { timeout: Duration::from_secs(2), ..options() }),
             ("--program-budget", FindingOptions { program_budget: Duration::from_secs(5), ..options() }),
+            ("--generator", FindingOptions { generators: vec![Generator::Tokens], ..options() }),
         ];
         for (name, changed) in changes {
             match CampaignState::open(dir.path(), 7, &changed) {

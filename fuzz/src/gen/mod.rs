@@ -1,6 +1,7 @@
 //! Generators of programs: valid by construction for the pipeline pass, invalid in chosen ways
 //! for its error paths, mutated text for the parser, and arbitrary async programs (not pass
-//! inputs) for the wait verifier, and small PTX kernels with their arguments for the PTX reader
+//! inputs) for the wait verifier, token programs (waits that name groups) for the schedules,
+//! the verifier and the lowering of tokens, and small PTX kernels with their arguments for the PTX reader
 //! and emulator.
 //!
 //! Every choice is drawn from an `arbitrary::Unstructured`, so the same bytes always give the
@@ -20,6 +21,7 @@ mod plan;
 mod ptx_kernel;
 mod schedule;
 mod shape;
+mod tokens;
 
 pub(crate) use async_program::reads_memory;
 pub use async_program::{async_program, classes_of, AsyncClass, AsyncGenConfig, AsyncPattern, AsyncShape};
@@ -29,6 +31,7 @@ pub use nested::nested_pipeline_program;
 pub use pipeline::pipeline_program;
 pub use ptx_kernel::{ptx_kernel, PtxCase};
 pub use shape::{expected_patterns, irregular_patterns, Pattern, PipelineShape, StmtShape, Target};
+pub use tokens::{token_program, PlantedMistake, TokenGenConfig, TokenPattern, TokenShape};
 
 /// What a generated program may contain.
 #[derive(Clone, Debug)]

@@ -1,6 +1,7 @@
 //! The oracle chain: runs the pipeline pass on an input program, then the enabled oracles in
 //! order, stopping at the first failure. An arbitrary async program (not a pass input) gets
-//! only the oracles that apply to it: `verify` and `round-trip`.
+//! only the oracles that apply to it: `verify` and `round-trip`; a token program gets
+//! `schedules`, `verify`, `token-lowering` and `round-trip`.
 //!
 //! Every step runs under [`panics::catch`](super::panics::catch), so a panic in the pass, the
 //! checker, the interpreter, the verifier or CSE is a `no-panic` failure naming the step. The
@@ -18,8 +19,8 @@ use tirproof_verify::solver::{budget_spent, in_one_context};
 
 use super::panics::catch;
 use super::{
-    cse, equivalence, gpu, ptx, runs_cleanly, text, verify, waits, Failure, FailureClass, OracleName, Outcome, Side,
-    SkipReason,
+    cse, equivalence, gpu, ptx, runs_cleanly, text, tokens, verify, waits, Failure, FailureClass, OracleName, Outcome,
+    Side, SkipReason,
 };
 use crate::cutoff::Cutoff;
 use crate::peer::{self, PeerMode};
@@ -57,6 +58,9 @@ pub enum InputMode {
     /// An arbitrary async program, not an input of the pass: only the oracles of
     /// [`OracleName::FOR_ASYNC_PROGRAMS`] apply.
     AsyncProgram,
+    /// A token program (`gen::token_program`), not an input of the pass: only the oracles of
+    /// [`OracleName::FOR_TOKEN_PROGRAMS`] apply.
+    TokenProgram,
 }
 
 #[derive(Clone, Debug)]
@@ -103,9 +107,23 @@ impl ChainConfig {
     /// of async programs asked for, `verify` among them (`tirproof oracles FILE --oracle
     /// verify`).
     fn async_program(&self) -> bool {
+        if self.token_program() {
+            return false;
+        }
         self.mode == InputMode::AsyncProgram
             || (self.oracles.contains(&OracleName::Verify)
                 && self.oracles.iter().all(|o| OracleName::FOR_ASYNC_PROGRAMS.contains(o)))
+    }
+}
+
+impl ChainConfig {
+    /// Whether the input is taken for a token program: so marked, or only oracles of token
+    /// programs asked for, one of those only for them among them (`tirproof oracles FILE
+    /// --oracle schedules`).
+    fn token_program(&self) -> bool {
+        self.mode == InputMode::TokenProgram
+            || (self.oracles.iter().any(|o| OracleName::ONLY_FOR_TOKEN_PROGRAMS.contains(o))
+                && self.oracles.iter().all(|o| OracleName::FOR_TOKEN_PROGRAMS.contains(o)))
     }
 }
 
@@ -166,6 +184,17 @@ impl Chain<'_> {
 
     fn run_oracles(&self, input: &IRModule) -> ChainResult {
         let mut result = ChainResult::default();
+        if self.config.token_program() {
+            let (timeout, seed) = (self.config.timeout, self.config.seed);
+            let steps: [Step<'_>; 4] = [
+                (OracleName::Schedules, &|| tokens::schedules(input, seed)),
+                (OracleName::Verify, &|| verify::check(input, timeout)),
+                (OracleName::TokenLowering, &|| tokens::token_lowering(input, seed)),
+                (OracleName::RoundTrip, &|| text::check(input, "input")),
+            ];
+            self.run_steps(&mut result, &steps, &|| false);
+            return result;
+        }
         if self.config.async_program() {
             let timeout = self.config.timeout;
             let steps: [Step<'_>; 2] = [

@@ -26,6 +26,7 @@ mod gpu;
 pub mod panics;
 mod ptx;
 mod text;
+pub mod tokens;
 pub mod verify;
 pub mod waits;
 
@@ -69,6 +70,12 @@ pub enum OracleName {
     /// For arbitrary async programs (not pass inputs): what the verifier says about each
     /// function agrees with what the lazy interpreter does with it.
     Verify,
+    /// For token programs: a program clean under the lazy schedule runs clean, with the same
+    /// outputs, under the eager and a random schedule.
+    Schedules,
+    /// For token programs: the program computes what its lowering by `lower-async-tokens`
+    /// computes (a skip while the pass manager has no such pass).
+    TokenLowering,
     /// Printing and parsing the input and the output gives them back.
     RoundTrip,
     /// TVM's own pipeline pass on the input (`--peer tvm`): its output judged like ours
@@ -77,7 +84,7 @@ pub enum OracleName {
 }
 
 impl OracleName {
-    pub const ALL: [OracleName; 11] = [
+    pub const ALL: [OracleName; 13] = [
         OracleName::NoPanic,
         OracleName::Pipeline,
         OracleName::Tvm,
@@ -87,14 +94,16 @@ impl OracleName {
         OracleName::WaitsTight,
         OracleName::Agreement,
         OracleName::Cse,
+        OracleName::Schedules,
         OracleName::Verify,
+        OracleName::TokenLowering,
         OracleName::RoundTrip,
     ];
 
     /// The oracles run when none are named: all but `tvm`, which needs TVM and is asked for
     /// with `--peer`, and `gpu`, which needs a device and is asked for by name (`--oracle gpu`),
     /// so that what a campaign runs and finds does not depend on the machine it runs on.
-    pub const DEFAULT: [OracleName; 9] = [
+    pub const DEFAULT: [OracleName; 11] = [
         OracleName::NoPanic,
         OracleName::Pipeline,
         OracleName::Equivalence,
@@ -102,7 +111,9 @@ impl OracleName {
         OracleName::WaitsTight,
         OracleName::Agreement,
         OracleName::Cse,
+        OracleName::Schedules,
         OracleName::Verify,
+        OracleName::TokenLowering,
         OracleName::RoundTrip,
     ];
 
@@ -113,9 +124,22 @@ impl OracleName {
     /// The oracles that apply to arbitrary async programs, in chain order.
     pub const FOR_ASYNC_PROGRAMS: [OracleName; 3] = [OracleName::NoPanic, OracleName::Verify, OracleName::RoundTrip];
 
-    /// Whether the oracle applies to pipeline pass inputs (all but `verify`).
+    /// The oracles that apply to token programs, in chain order.
+    pub const FOR_TOKEN_PROGRAMS: [OracleName; 5] = [
+        OracleName::NoPanic,
+        OracleName::Schedules,
+        OracleName::Verify,
+        OracleName::TokenLowering,
+        OracleName::RoundTrip,
+    ];
+
+    /// The oracles that apply to token programs only.
+    pub const ONLY_FOR_TOKEN_PROGRAMS: [OracleName; 2] = [OracleName::Schedules, OracleName::TokenLowering];
+
+    /// Whether the oracle applies to pipeline pass inputs (all but those of arbitrary async
+    /// and token programs).
     pub fn applies_to_pass_inputs(self) -> bool {
-        self != OracleName::Verify
+        self != OracleName::Verify && !OracleName::ONLY_FOR_TOKEN_PROGRAMS.contains(&self)
     }
 
     /// Whether the oracle runs a peer ([`OracleName::PEERS`]).
@@ -142,6 +166,8 @@ impl OracleName {
             OracleName::Agreement => "agreement",
             OracleName::Cse => "cse",
             OracleName::Verify => "verify",
+            OracleName::Schedules => "schedules",
+            OracleName::TokenLowering => "token-lowering",
             OracleName::RoundTrip => "round-trip",
             OracleName::Tvm => "tvm",
         }
@@ -508,6 +534,20 @@ pub enum SkipReason {
     Unreplayable(String),
 }
 
+impl SkipReason {
+    /// The kind of the reason, without its text: what campaign summaries count skips by.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            SkipReason::BudgetSpent { .. } => "budget-spent",
+            SkipReason::NotApplicable(_) => "not-applicable",
+            SkipReason::Unavailable(_) => "unavailable",
+            SkipReason::Undecided(_) => "undecided",
+            SkipReason::VerifierUnknown(_) => "verifier-unknown",
+            SkipReason::Unreplayable(_) => "unreplayable",
+        }
+    }
+}
+
 impl fmt::Display for SkipReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -580,7 +620,7 @@ mod tests {
     #[test]
     fn an_unknown_oracle_lists_every_oracle_in_chain_order() {
         let error = "equivalent".parse::<OracleName>().map_err(|e| e.to_string());
-        let expected = "unknown oracle `equivalent` (expected one of: no-panic, pipeline, tvm, equivalence, ptx, gpu, waits-tight, agreement, cse, verify, round-trip)";
+        let expected = "unknown oracle `equivalent` (expected one of: no-panic, pipeline, tvm, equivalence, ptx, gpu, waits-tight, agreement, cse, schedules, verify, token-lowering, round-trip)";
         assert_eq!(error, Err(expected.to_string()));
     }
 

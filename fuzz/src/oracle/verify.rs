@@ -13,6 +13,10 @@
 //! program the verifier proves must not fault there either. The probe only adds evidence of
 //! a fault: a late run that stops at another fault leaves the verdict clean.
 //!
+//! A wait the verifier proves must not fault itself either (a `token-wait` fault at its line:
+//! its claimed count leaves a group its tokens name in flight), whatever the rest of the
+//! function's verdict: that too is `proved-faulting`.
+//!
 //! Classes, most severe first: `proved-faulting` (everything proved, yet a run races),
 //! `refutation-not-reproduced` (a refutation, yet every run is clean, including those with the
 //! parameter values of the counterexample and on a few other inputs). An undecided function is
@@ -78,21 +82,36 @@ pub enum InterpreterVerdict {
 impl From<LazyRuns> for InterpreterVerdict {
     fn from(runs: LazyRuns) -> Self {
         match runs {
-            LazyRuns::AsyncFault(fault) => InterpreterVerdict::Racy(fault),
+            LazyRuns::AsyncFault { described, .. } => InterpreterVerdict::Racy(described),
             LazyRuns::Clean => InterpreterVerdict::Clean,
             LazyRuns::Inconclusive(why) => InterpreterVerdict::Inconclusive(why),
         }
     }
 }
 
-/// The faults that make a program racy: those of the async protocol, and races of threads
-/// and of blocks.
+/// The faults that make a program racy: those of the async protocol (a wait on tokens that
+/// do not name a committed group of its queue, or whose claimed count leaves one in flight,
+/// included), and races of threads and of blocks.
 pub fn is_race_or_async_fault(kind: FaultKind) -> bool {
     use FaultKind::*;
     matches!(
         kind,
-        ReadPendingAsync | WritePendingAsync | CrossThreadRace | CrossBlockRace | NegativeWait | UnwaitedGroup
+        ReadPendingAsync
+            | WritePendingAsync
+            | CrossThreadRace
+            | CrossBlockRace
+            | NegativeWait
+            | UnwaitedGroup
+            | TokenWait
     )
+}
+
+/// A wait that faults itself under the lazy schedule (a `token-wait` fault at its line).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FaultingWait {
+    pub line: u32,
+    /// The fault, described.
+    pub fault: String,
 }
 
 /// The value every integer parameter takes in the late probe: above 64, and far enough past
@@ -114,16 +133,35 @@ pub fn late_assignments(func: &PrimFunc) -> Vec<BTreeMap<String, ScalarValue>> {
 }
 
 /// The interpreter's verdict on `func`: the runs of the fast plan's parameter values, and
-/// when those are clean, the late probe's.
-fn tried(func: &PrimFunc) -> InterpreterVerdict {
-    let fast = InterpreterVerdict::from(lazy_runs(func, scalar_assignments(func), is_race_or_async_fault, 0));
+/// when those are clean, the late probe's; and the wait that faulted, when a wait did.
+fn tried(func: &PrimFunc) -> (InterpreterVerdict, Option<FaultingWait>) {
+    let faulting_wait = |runs: &LazyRuns| match runs {
+        LazyRuns::AsyncFault { described, kind: FaultKind::TokenWait, line } if *line > 0 => {
+            Some(FaultingWait { line: *line, fault: described.clone() })
+        }
+        _ => None,
+    };
+    let fast = lazy_runs(func, scalar_assignments(func), is_race_or_async_fault, 0);
+    let wait = faulting_wait(&fast);
+    let fast = InterpreterVerdict::from(fast);
     if fast != InterpreterVerdict::Clean {
-        return fast;
+        return (fast, wait);
     }
-    match lazy_runs(func, late_assignments(func), is_race_or_async_fault, 0) {
-        LazyRuns::AsyncFault(fault) => InterpreterVerdict::Racy(fault),
-        LazyRuns::Clean | LazyRuns::Inconclusive(_) => InterpreterVerdict::Clean,
+    let late = lazy_runs(func, late_assignments(func), is_race_or_async_fault, 0);
+    let wait = faulting_wait(&late);
+    match late {
+        LazyRuns::AsyncFault { described, .. } => (InterpreterVerdict::Racy(described), wait),
+        LazyRuns::Clean | LazyRuns::Inconclusive(_) => (InterpreterVerdict::Clean, None),
     }
+}
+
+/// A wait the verifier proves, which faults itself under the lazy schedule: a wait proved safe
+/// must never fault (whatever else the function's verdict is).
+pub fn proved_wait_faulting(name: &str, report: &FuncReport, faulting: Option<&FaultingWait>) -> Option<Failure> {
+    let faulting = faulting?;
+    let wait = report.waits.iter().find(|w| w.line == faulting.line && w.verdict.is_proved())?;
+    let message = format!("the verifier proves a wait of `{name}` ({wait}), but the lazy interpreter faults there");
+    Some(Failure::new(OracleName::Verify, FailureClass::ProvedFaulting, message).with_counterexample(&faulting.fault))
 }
 
 /// Every function of `module`: the verifier against the lazy interpreter.
@@ -143,7 +181,10 @@ fn check_func(func: &PrimFunc, timeout: Duration) -> Outcome {
     let options = Options { timeout, tightness: false, ..Options::default() };
     let (report, _) = verify_func(func, &options);
     let verifier = VerifierVerdict::of(&report);
-    let tried = tried(func);
+    let (tried, faulting_wait) = tried(func);
+    if let Some(failure) = proved_wait_faulting(&func.name, &report, faulting_wait.as_ref()) {
+        return Outcome::Fail(failure);
+    }
     let replayed = match (&verifier, &tried) {
         (VerifierVerdict::Refuted { values, .. }, InterpreterVerdict::Clean) => {
             if let Some(value) = too_large_to_replay(func, values) {

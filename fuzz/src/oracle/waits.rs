@@ -301,8 +301,9 @@ fn locate_wait(module: &IRModule, target: usize) -> Option<LocatedWait> {
 /// What the lazy interpreter says about a mutant over every tried scalar value and two thread
 /// orders.
 pub(super) enum LazyRuns {
-    /// A fault of the async protocol (the first one found).
-    AsyncFault(String),
+    /// A fault of the async protocol (the first one found): described, its kind and the line
+    /// of the statement that faulted (0 when unknown).
+    AsyncFault { described: String, kind: FaultKind, line: u32 },
     /// Every run completed without a fault.
     Clean,
     /// Some run stopped at another fault (or could not run) before it could show one: the
@@ -314,7 +315,7 @@ impl LazyRuns {
     /// The async fault, if any; `Err` with the reason when the runs are inconclusive.
     fn fault(self) -> Result<Option<String>, String> {
         match self {
-            LazyRuns::AsyncFault(f) => Ok(Some(f)),
+            LazyRuns::AsyncFault { described, .. } => Ok(Some(described)),
             LazyRuns::Clean => Ok(None),
             LazyRuns::Inconclusive(why) => Err(why),
         }
@@ -355,7 +356,8 @@ pub(super) fn lazy_runs(
             };
             let Some(fault) = result.outcome.fault() else { continue };
             if counts(fault.kind) {
-                return LazyRuns::AsyncFault(format!("{} with {}", describe_fault(fault), show_scalars(&scalars)));
+                let described = format!("{} with {}", describe_fault(fault), show_scalars(&scalars));
+                return LazyRuns::AsyncFault { described, kind: fault.kind, line: fault.span.line };
             }
             inconclusive.get_or_insert_with(|| format!("the program stops at another fault first: {fault}"));
         }

@@ -130,14 +130,12 @@ fn the_schedules_oracle_passes_a_correct_program_and_skips_one_that_faults_under
 }
 
 #[test]
-fn the_lowering_hook_is_skipped_without_the_pass_and_judges_a_given_lowering() {
+fn the_lowering_oracle_passes_the_pass_and_judges_a_given_lowering() {
     let module = pipeline(true);
-    match token_lowering(&module, 0) {
-        Outcome::Skip(SkipReason::Unavailable(why)) => assert!(why.contains(LOWER_TOKENS_PASS), "{why}"),
-        // Once the pass exists, it must lower this program to an equivalent one.
-        Outcome::Pass => assert!(tirproof_passes::lookup(LOWER_TOKENS_PASS).is_some()),
-        other => panic!("expected a skip or a pass, got {other:?}"),
-    }
+    // The pass is registered: it lowers this program to an equivalent one the verifier
+    // judges wait by wait as it judges the tokens.
+    assert!(tirproof_passes::lookup(LOWER_TOKENS_PASS).is_some());
+    assert!(matches!(token_lowering(&module, 0), Outcome::Pass), "{:?}", token_lowering(&module, 0));
     use tirproof_fuzz::oracle::tokens::{lowering_equivalent, LoweringFailure};
     let identity = |m: &IRModule| Ok::<_, LoweringFailure>(m.clone());
     assert!(matches!(lowering_equivalent(&module, &identity, 0), Outcome::Pass));
@@ -146,6 +144,32 @@ fn the_lowering_hook_is_skipped_without_the_pass_and_judges_a_given_lowering() {
     assert!(matches!(lowering_equivalent(&module, &broken, 0), Outcome::Fail(_)));
     let refused = |_: &IRModule| Err::<IRModule, _>(LoweringFailure::Refused("cannot lower".into()));
     assert!(matches!(lowering_equivalent(&module, &refused, 0), Outcome::Fail(_)));
+}
+
+/// A lowering whose count completes more than the tokens need (0 where 1 is exact) is
+/// equivalent, but the verifier proves the wait on tokens tight and the lowered one
+/// over-synchronized: the verdicts differ. The exact count keeps the verdict.
+#[test]
+fn a_lowering_that_changes_a_verdict_is_caught_and_the_exact_one_is_not() {
+    use tirproof_fuzz::oracle::tokens::same_verdicts;
+    use tirproof_fuzz::oracle::FailureClass;
+    let module = pipeline(true);
+    let tokens = r#"T.attr(0, "async_wait_tokens", T.tvm_tuple(toks[i % 2]))"#;
+    let counted = |n: u32| {
+        let text = tirproof_ir::print::print_module(&module);
+        assert!(text.contains(tokens), "{text}");
+        let with_count = format!(r#"T.attr(0, "async_wait_inflight_count", {n})"#);
+        // The attributes of a chain print as statements at one indentation.
+        let at = text.find(tokens).expect("the wait");
+        let indent = &text[text[..at].rfind('\n').map_or(0, |k| k + 1)..at];
+        let lowered = text.replacen(tokens, &format!("{with_count}\n{indent}{tokens}"), 1);
+        parse_module(&lowered).unwrap_or_else(|e| panic!("{e}\n{lowered}"))
+    };
+    assert!(matches!(same_verdicts(&module, &counted(1)), Outcome::Pass));
+    match same_verdicts(&module, &counted(0)) {
+        Outcome::Fail(failure) => assert_eq!(failure.class, FailureClass::VerdictChanged, "{failure:?}"),
+        other => panic!("expected a changed verdict, got {other:?}"),
+    }
 }
 
 #[test]

@@ -258,6 +258,9 @@ pub enum FailureClass {
     /// The verifier refutes a function that the lazy interpreter runs without a fault, for the
     /// tried parameter values and those of the counterexample (`verify`).
     RefutationNotReproduced,
+    /// A lowering changed what the verifier proves of a wait (a wait on tokens proved tight
+    /// whose lowered count is refuted, over-synchronized or the reverse).
+    VerdictChanged,
     /// Printed text that does not parse back.
     ReparseFailed,
     /// Printed and parsed back, but different.
@@ -320,6 +323,7 @@ impl FailureClass {
             FailureClass::CseMismatch => "cse-mismatch".into(),
             FailureClass::ProvedFaulting => "proved-faulting".into(),
             FailureClass::RefutationNotReproduced => "refutation-not-reproduced".into(),
+            FailureClass::VerdictChanged => "verdict-changed".into(),
             FailureClass::ReparseFailed => "reparse-failed".into(),
             FailureClass::RoundTripChanged => "round-trip-changed".into(),
             FailureClass::Peer { peer, class } => format!("{peer}:{class}"),
@@ -328,7 +332,7 @@ impl FailureClass {
 
     /// The classes whose key is a fixed word (those without fields, and both `Disagreement`s):
     /// what [`FromStr`] looks keys up in, so a new class of that kind belongs here too.
-    const UNIT: [FailureClass; 19] = [
+    const UNIT: [FailureClass; 20] = [
         FailureClass::PassRejected,
         FailureClass::PassAcceptedInvalid,
         FailureClass::UnlocatedDiagnostic,
@@ -346,6 +350,7 @@ impl FailureClass {
         FailureClass::CseMismatch,
         FailureClass::ProvedFaulting,
         FailureClass::RefutationNotReproduced,
+        FailureClass::VerdictChanged,
         FailureClass::ReparseFailed,
         FailureClass::RoundTripChanged,
     ];

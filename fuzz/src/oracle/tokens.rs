@@ -9,9 +9,13 @@
 //!   program that faults under lazy for every value is a skip.
 //! - `token-lowering`: the program is equivalent to its lowering by the pass
 //!   [`LOWER_TOKENS_PASS`] (tokens turned into in-flight counts), judged by the equivalence
-//!   driver's fast plan. The pass is looked up by name in the pass registry; while there is
-//!   none, the oracle is a skip saying so ([`SkipReason::Unavailable`]), never a pass.
-//!   [`lowering_equivalent`] is the same judgement for any lowering given as a closure.
+//!   driver's fast plan; and the verifier gives every wait of the lowering the verdict it
+//!   gives the wait on tokens it came from (a count derived exactly completes the same groups:
+//!   proved tight stays proved tight, refuted stays refuted; a wait either side leaves
+//!   undecided, as the counter of commits is, is not compared). The pass is looked up by name
+//!   in the pass registry; while there is none, the oracle is a skip saying so
+//!   ([`SkipReason::Unavailable`]), never a pass. [`lowering_equivalent`] is the same
+//!   judgement for any lowering given as a closure.
 //!
 //! Failure classes are the existing ones: `fault:input:KIND` (a schedule faults where lazy ran
 //! clean), `output-mismatch`, `interpreter-error:input`; for the lowering, `pass-rejected`,
@@ -21,6 +25,7 @@ use tirproof_exec::{diff, Difference, Engine, Execution, Interpreter, RunConfig}
 use tirproof_interp::{random_inputs, Schedule};
 use tirproof_ir::{IRModule, PrimFunc};
 use tirproof_passes::{lookup, PassManager, PipelineError};
+use tirproof_verify::waits::{verify_func, Options, WaitVerdict};
 
 use super::equivalence::{self, describe_fault, scalar_assignments, show_scalars};
 use super::{Failure, FailureClass, OracleName, Outcome, Side, SkipReason};
@@ -116,7 +121,52 @@ pub fn token_lowering(module: &IRModule, seed: u64) -> Outcome {
             Err(e @ PipelineError::Broken { .. }) => Err(LoweringFailure::Broken(e.to_string())),
         }
     };
-    lowering_equivalent(module, &lower, seed)
+    match lowering_equivalent(module, &lower, seed) {
+        Outcome::Pass => match lower(module) {
+            Ok(lowered) => same_verdicts(module, &lowered),
+            Err(_) => Outcome::Pass,
+        },
+        other => other,
+    }
+}
+
+/// The verifier's verdict on each wait of `before` and of `after` (the same waits, in order),
+/// compared where both are decided.
+pub fn same_verdicts(before: &IRModule, after: &IRModule) -> Outcome {
+    let options = Options { timeout: VERDICT_TIMEOUT, budget: Some(VERDICT_BUDGET), ..Options::default() };
+    for (original, lowered) in before.functions.iter().zip(&after.functions) {
+        let (was, _) = verify_func(original, &options);
+        let (is, _) = verify_func(lowered, &options);
+        if was.waits.len() != is.waits.len() {
+            continue;
+        }
+        for (w0, w1) in was.waits.iter().zip(&is.waits) {
+            let (Some(k0), Some(k1)) = (decided(&w0.verdict), decided(&w1.verdict)) else { continue };
+            if k0 != k1 {
+                let message = format!(
+                    "`{}`: the wait at line {} is {k0} on its tokens, but its lowering (line {}, in-flight {}) is {k1}: {}",
+                    original.name, w0.line, w1.line, w1.count, w1
+                );
+                return Outcome::Fail(Failure::new(OracleName::TokenLowering, FailureClass::VerdictChanged, message));
+            }
+        }
+    }
+    Outcome::Pass
+}
+
+/// Per-check time limit and per-function budget of the verdict comparison: generated token
+/// programs are small, and a budget spent leaves the verdicts undecided (not compared).
+const VERDICT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+const VERDICT_BUDGET: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// The kind of a decided verdict (`None` for an undecided one).
+fn decided(verdict: &WaitVerdict) -> Option<&'static str> {
+    match verdict {
+        WaitVerdict::ProvedTight => Some("proved tight"),
+        WaitVerdict::ProvedOverSynchronized { .. } => Some("over-synchronized"),
+        WaitVerdict::Refuted { .. } => Some("refuted"),
+        WaitVerdict::Proved | WaitVerdict::ProvedBounded { .. } | WaitVerdict::Unknown { .. } => None,
+    }
 }
 
 /// A lowering of token programs, as [`lowering_equivalent`] takes it.

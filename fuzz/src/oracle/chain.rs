@@ -19,8 +19,8 @@ use tirproof_verify::solver::{budget_spent, in_one_context};
 
 use super::panics::catch;
 use super::{
-    cse, equivalence, gpu, ptx, runs_cleanly, text, tokens, verify, waits, Failure, FailureClass, OracleName, Outcome,
-    Side, SkipReason,
+    cse, equivalence, gpu, pipeline_tokens, ptx, runs_cleanly, text, tokens, verify, waits, Failure, FailureClass,
+    OracleName, Outcome, Side, SkipReason,
 };
 use crate::cutoff::Cutoff;
 use crate::peer::{self, PeerMode};
@@ -235,7 +235,7 @@ impl Chain<'_> {
         // Likewise for one that faults under some run of the plan (other inputs or schedules):
         // the oracles after it are not run.
         let faults_alone = Cell::new(false);
-        let steps: [Step<'_>; 8] = [
+        let steps: [Step<'_>; 9] = [
             // First, so that a finding of tirproof's own oracles does not hide TVM's verdict.
             (OracleName::Tvm, &|| peer::check(input, Some(&output), peer, seed, timeout, known)),
             (OracleName::Equivalence, &|| {
@@ -246,6 +246,7 @@ impl Chain<'_> {
                 }
                 outcome
             }),
+            (OracleName::PipelineTokens, &|| pipeline_tokens::check(input, &output)),
             (OracleName::Ptx, &|| ptx::check(input, seed)),
             (OracleName::Gpu, &|| gpu::check(input, seed)),
             (OracleName::WaitsTight, &|| {

@@ -24,6 +24,7 @@ mod cse;
 pub(crate) mod equivalence;
 mod gpu;
 pub mod panics;
+pub mod pipeline_tokens;
 mod ptx;
 mod text;
 pub mod tokens;
@@ -76,6 +77,9 @@ pub enum OracleName {
     /// For token programs: the program computes what its lowering by `lower-async-tokens`
     /// computes (a skip while the pass manager has no such pass).
     TokenLowering,
+    /// The pipeline pass writing tokens, lowered by `lower-async-tokens`, gives exactly the
+    /// counts the pass computes directly.
+    PipelineTokens,
     /// Printing and parsing the input and the output gives them back.
     RoundTrip,
     /// TVM's own pipeline pass on the input (`--peer tvm`): its output judged like ours
@@ -84,11 +88,12 @@ pub enum OracleName {
 }
 
 impl OracleName {
-    pub const ALL: [OracleName; 13] = [
+    pub const ALL: [OracleName; 14] = [
         OracleName::NoPanic,
         OracleName::Pipeline,
         OracleName::Tvm,
         OracleName::Equivalence,
+        OracleName::PipelineTokens,
         OracleName::Ptx,
         OracleName::Gpu,
         OracleName::WaitsTight,
@@ -103,10 +108,11 @@ impl OracleName {
     /// The oracles run when none are named: all but `tvm`, which needs TVM and is asked for
     /// with `--peer`, and `gpu`, which needs a device and is asked for by name (`--oracle gpu`),
     /// so that what a campaign runs and finds does not depend on the machine it runs on.
-    pub const DEFAULT: [OracleName; 11] = [
+    pub const DEFAULT: [OracleName; 12] = [
         OracleName::NoPanic,
         OracleName::Pipeline,
         OracleName::Equivalence,
+        OracleName::PipelineTokens,
         OracleName::Ptx,
         OracleName::WaitsTight,
         OracleName::Agreement,
@@ -168,6 +174,7 @@ impl OracleName {
             OracleName::Verify => "verify",
             OracleName::Schedules => "schedules",
             OracleName::TokenLowering => "token-lowering",
+            OracleName::PipelineTokens => "pipeline-tokens",
             OracleName::RoundTrip => "round-trip",
             OracleName::Tvm => "tvm",
         }
@@ -258,6 +265,9 @@ pub enum FailureClass {
     /// The verifier refutes a function that the lazy interpreter runs without a fault, for the
     /// tried parameter values and those of the counterexample (`verify`).
     RefutationNotReproduced,
+    /// The pipeline pass's waits written with tokens lower to other counts than the pass
+    /// computes directly.
+    TokenCountsDiffer,
     /// A lowering changed what the verifier proves of a wait (a wait on tokens proved tight
     /// whose lowered count is refuted, over-synchronized or the reverse).
     VerdictChanged,
@@ -323,6 +333,7 @@ impl FailureClass {
             FailureClass::CseMismatch => "cse-mismatch".into(),
             FailureClass::ProvedFaulting => "proved-faulting".into(),
             FailureClass::RefutationNotReproduced => "refutation-not-reproduced".into(),
+            FailureClass::TokenCountsDiffer => "token-counts-differ".into(),
             FailureClass::VerdictChanged => "verdict-changed".into(),
             FailureClass::ReparseFailed => "reparse-failed".into(),
             FailureClass::RoundTripChanged => "round-trip-changed".into(),
@@ -332,7 +343,7 @@ impl FailureClass {
 
     /// The classes whose key is a fixed word (those without fields, and both `Disagreement`s):
     /// what [`FromStr`] looks keys up in, so a new class of that kind belongs here too.
-    const UNIT: [FailureClass; 20] = [
+    const UNIT: [FailureClass; 21] = [
         FailureClass::PassRejected,
         FailureClass::PassAcceptedInvalid,
         FailureClass::UnlocatedDiagnostic,
@@ -350,6 +361,7 @@ impl FailureClass {
         FailureClass::CseMismatch,
         FailureClass::ProvedFaulting,
         FailureClass::RefutationNotReproduced,
+        FailureClass::TokenCountsDiffer,
         FailureClass::VerdictChanged,
         FailureClass::ReparseFailed,
         FailureClass::RoundTripChanged,

@@ -95,7 +95,12 @@ pub(crate) struct Flow {
 }
 
 pub(crate) fn derive(func: &PrimFunc) -> Flow {
+    // A load may read a store that comes later in the program (in an earlier iteration of a
+    // loop around both): the first walk records every store, the second forwards with them.
+    let mut first = Walker::new(func);
+    first.stmt(&func.body);
     let mut walker = Walker::new(func);
+    walker.stores = first.stores;
     walker.stmt(&func.body);
     Flow { waits: walker.waits, faults: walker.faults }
 }
@@ -110,6 +115,10 @@ struct Walker {
     /// The conditions entered since the innermost loop.
     conds_in_loop: usize,
     locals: BTreeSet<BufferId>,
+    /// The loops around each local buffer's allocation: an iteration of one of them starts
+    /// the buffer empty, so stores of earlier iterations never reach its loads.
+    /// Where each is allocated (the statement's position): no store before reaches a load.
+    alloc_loops: HashMap<BufferId, (Vec<usize>, usize)>,
     lets: HashMap<VarId, Option<Group>>,
     stores: Vec<StoreRecord>,
     pos: usize,
@@ -135,6 +144,7 @@ impl Walker {
             cond_stack: Vec::new(),
             conds_in_loop: 0,
             locals: BTreeSet::new(),
+            alloc_loops: HashMap::new(),
             lets: HashMap::new(),
             stores: Vec::new(),
             pos: 0,
@@ -143,6 +153,18 @@ impl Walker {
             faults: Vec::new(),
             span: func.span,
         }
+    }
+
+    /// A local buffer is allocated here.
+    fn local(&mut self, buffer: BufferId) {
+        self.locals.insert(buffer);
+        self.alloc_loops.insert(buffer, (self.loop_stack.clone(), self.pos));
+    }
+
+    /// The loops of `loops` that run inside `buffer`'s allocation.
+    fn inside_alloc(&self, buffer: BufferId, loops: &[usize]) -> Vec<usize> {
+        let outside = self.alloc_loops.get(&buffer).map(|(l, _)| l.as_slice()).unwrap_or_default();
+        loops.iter().copied().filter(|l| !outside.contains(l)).collect()
     }
 
     fn point(&self) -> Point {
@@ -180,7 +202,7 @@ impl Walker {
                 self.check_token_ops(&store.value);
                 if self.locals.contains(&store.buffer.id()) {
                     let value = self.token(&store.value);
-                    self.stores.push(StoreRecord {
+                    let record = StoreRecord {
                         buffer: store.buffer.id(),
                         indices: store.indices.clone(),
                         value,
@@ -188,7 +210,12 @@ impl Walker {
                         conds: self.cond_stack.clone(),
                         pos: self.pos,
                         direct: self.conds_in_loop == 0,
-                    });
+                    };
+                    // The second walk knows every store already: it updates the value.
+                    match self.stores.binary_search_by_key(&self.pos, |s| s.pos) {
+                        Ok(known) => self.stores[known] = record,
+                        Err(at) => self.stores.insert(at, record),
+                    }
                 }
             }
             StmtKind::Evaluate(e) => self.check_token_ops(e),
@@ -269,7 +296,7 @@ impl Walker {
             StmtKind::Allocate(a) => self.stmt(&a.body),
             StmtKind::AllocBuffer { buffer, body, .. } => {
                 if buffer.scope() == "local" {
-                    self.locals.insert(buffer.id());
+                    self.local(buffer.id());
                 }
                 self.stmt(body);
             }
@@ -281,7 +308,7 @@ impl Walker {
                 }
                 for alloc in &block.alloc_buffers {
                     if alloc.buffer.scope() == "local" {
-                        self.locals.insert(alloc.buffer.id());
+                        self.local(alloc.buffer.id());
                     }
                 }
                 let ops = decode_annotations(&block.annotations).ok().flatten();
@@ -344,7 +371,7 @@ impl Walker {
     /// The token a load reads at `at`, from the store that last wrote its slot.
     fn forward(&mut self, load: &BufferLoad, at: &Point) -> Option<Group> {
         let [index] = load.indices.as_slice() else { return None };
-        if let Some(&inner) = at.loops.last() {
+        if let Some(&inner) = self.inside_alloc(load.buffer.id(), &at.loops).last() {
             let in_loop: Vec<usize> = (0..self.stores.len())
                 .filter(|s| self.stores[*s].buffer == load.buffer.id() && self.stores[*s].loops.contains(&inner))
                 .collect();
@@ -423,9 +450,13 @@ impl Walker {
     /// The token in the constant slot `slot` of `buffer` at `at`: the last store before `at`
     /// that writes it.
     fn constant_slot(&mut self, buffer: BufferId, slot: i64, at: &Point) -> Option<Group> {
-        let candidates: Vec<StoreRecord> = self.stores.iter().filter(|s| s.buffer == buffer).cloned().collect();
-        // A store after the point inside a loop around it may have run in an earlier iteration.
-        if candidates.iter().any(|s| s.pos > at.pos && s.loops.iter().any(|l| at.loops.contains(l))) {
+        let allocated = self.alloc_loops.get(&buffer).map_or(0, |(_, pos)| *pos);
+        let candidates: Vec<StoreRecord> =
+            self.stores.iter().filter(|s| s.buffer == buffer && s.pos > allocated).cloned().collect();
+        // A store after the point inside a loop around it (and inside the allocation) may
+        // have run in an earlier iteration.
+        let carrying = self.inside_alloc(buffer, &at.loops);
+        if candidates.iter().any(|s| s.pos > at.pos && s.loops.iter().any(|l| carrying.contains(l))) {
             return None;
         }
         for record in candidates.iter().rev().filter(|s| s.pos < at.pos) {

@@ -504,14 +504,34 @@ impl Walker {
         let Expr::Binary { op: BinOp::FloorMod | BinOp::TruncMod, lhs, rhs } = read else { return None };
         let modulus = const_int(rhs).filter(|n| *n > 0)?;
         let (x, read_offset) = parameter_plus_constant(lhs)?;
-        let record = self.reaching_candidates(buffer, at)?.pop()?;
-        let shared = record.loops.iter().zip(&at.loops).take_while(|(a, b)| a == b).count();
-        let [own] = &record.loops[shared..] else { return None };
-        let info = self.loops[*own].clone();
-        let unconditional = record.conds.iter().all(|c| at.conds.contains(c));
-        if !record.direct || !unconditional {
-            return None;
-        }
+        let mut candidates = self.reaching_candidates(buffer, at)?;
+        let (record, own) = loop {
+            let record = candidates.pop()?;
+            let shared = record.loops.iter().zip(&at.loops).take_while(|(a, b)| a == b).count();
+            let unconditional = record.conds.iter().all(|c| at.conds.contains(c));
+            if !unconditional {
+                return None;
+            }
+            match &record.loops[shared..] {
+                // A store beside the read: the same slot for every `x`, or never.
+                [] => {
+                    let [written] = record.indices.as_slice() else { return None };
+                    let Expr::Binary { op: BinOp::FloorMod | BinOp::TruncMod, lhs, rhs } = written else {
+                        return None;
+                    };
+                    let (var, offset) = parameter_plus_constant(lhs)?;
+                    if var != x || const_int(rhs) != Some(modulus) {
+                        return None;
+                    }
+                    if offset.checked_sub(read_offset)?.rem_euclid(modulus) == 0 {
+                        return record.value;
+                    }
+                }
+                [own] if record.direct => break (record.clone(), *own),
+                _ => return None,
+            }
+        };
+        let info = self.loops[own].clone();
         let [written] = record.indices.as_slice() else { return None };
         let (1, write_offset, Some(n)) = slot_form(written, &info.var)? else { return None };
         let (extent_var, extent_offset) = parameter_plus_constant(&info.extent)?;

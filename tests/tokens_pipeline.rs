@@ -38,18 +38,26 @@ struct Waits {
 
 impl Visitor for Waits {
     fn visit_stmt(&mut self, stmt: &Stmt) {
-        let ops = match &stmt.kind {
-            StmtKind::Attr(attr) => decode_chain(attr).and_then(|chain| chain.ops().ok()),
-            StmtKind::Block(block) => decode_annotations(&block.annotations).ok().flatten(),
-            _ => None,
+        let (ops, body) = match &stmt.kind {
+            // A chain's links are one wait: only its body is walked further.
+            StmtKind::Attr(attr) => match decode_chain(attr) {
+                Some(chain) => (chain.ops().ok(), Some(chain.body)),
+                None => (None, None),
+            },
+            StmtKind::Block(block) => (decode_annotations(&block.annotations).ok().flatten(), None),
+            StmtKind::AllocBuffer { buffer, .. } => {
+                self.allocated.push(buffer.name().to_string());
+                (None, None)
+            }
+            _ => (None, None),
         };
         if let Some(wait) = ops.and_then(|o| o.wait) {
             self.counts.push((wait.queue.clone(), wait.inflight().cloned()));
         }
-        if let StmtKind::AllocBuffer { buffer, .. } = &stmt.kind {
-            self.allocated.push(buffer.name().to_string());
+        match body {
+            Some(body) => self.visit_stmt(body),
+            None => walk_stmt(self, stmt),
         }
-        walk_stmt(self, stmt);
     }
 }
 

@@ -17,7 +17,15 @@
 //!   writes it, with the loops it does not share with the load (constant bounds, at most
 //!   [`MAX_INSTANCES`] instances) enumerated from their last iteration and its conditions
 //!   folded (`if i == 0`), provided no store after the load in a loop around it could have
-//!   written the slot in an earlier iteration.
+//!   written the slot in an earlier iteration;
+//! - for a slot `(x + c) % N` of a parameter `x` outside every loop that stores: the last
+//!   iteration of the loop (of extent `x + e`) before the load that writes it, when `x` is
+//!   large enough for that iteration to run, and below, down to the least `x` the conditions
+//!   around the load allow, each value of `x` as a piece forwarded with `x` fixed.
+//!
+//! A first walk records every store, so a load also sees a store later in its loop body.
+//! Only stores of the buffer's current allocation reach a load: the loops around an
+//! allocation carry no tokens into it.
 //!
 //! Anything else is not traced: the wait's count is `Undecided`, never guessed. The count of a
 //! wait is `C_q(W) - 1 - max(group)`, folded per piece.

@@ -143,7 +143,7 @@ fn closed_form_counts_are_the_exact_counts_the_peer_shapes_state() {
         runs_alike(&bare, &lowered, &name);
         checked += 1;
     }
-    assert_eq!(checked, 5, "the five peer shapes state their exact counts");
+    assert_eq!(checked, 7, "the seven peer shapes state their exact counts");
 }
 
 #[test]

@@ -17,7 +17,15 @@
 //!   writes it, with the loops it does not share with the load (constant bounds, at most
 //!   [`MAX_INSTANCES`] instances) enumerated from their last iteration and its conditions
 //!   folded (`if i == 0`), provided no store after the load in a loop around it could have
-//!   written the slot in an earlier iteration.
+//!   written the slot in an earlier iteration;
+//! - for a slot `(x + c) % N` of a parameter `x` outside every loop that stores: the last
+//!   iteration of the loop (of extent `x + e`) before the load that writes it, when `x` is
+//!   large enough for that iteration to run, and below, down to the least `x` the conditions
+//!   around the load allow, each value of `x` as a piece forwarded with `x` fixed.
+//!
+//! A first walk records every store, so a load also sees a store later in its loop body.
+//! Only stores of the buffer's current allocation reach a load: the loops around an
+//! allocation carry no tokens into it.
 //!
 //! Anything else is not traced: the wait's count is `Undecided`, never guessed. The count of a
 //! wait is `C_q(W) - 1 - max(group)`, folded per piece.
@@ -95,7 +103,12 @@ pub(crate) struct Flow {
 }
 
 pub(crate) fn derive(func: &PrimFunc) -> Flow {
+    // A load may read a store that comes later in the program (in an earlier iteration of a
+    // loop around both): the first walk records every store, the second forwards with them.
+    let mut first = Walker::new(func);
+    first.stmt(&func.body);
     let mut walker = Walker::new(func);
+    walker.stores = first.stores;
     walker.stmt(&func.body);
     Flow { waits: walker.waits, faults: walker.faults }
 }
@@ -110,6 +123,10 @@ struct Walker {
     /// The conditions entered since the innermost loop.
     conds_in_loop: usize,
     locals: BTreeSet<BufferId>,
+    /// The loops around each local buffer's allocation: an iteration of one of them starts
+    /// the buffer empty, so stores of earlier iterations never reach its loads.
+    /// Where each is allocated (the statement's position): no store before reaches a load.
+    alloc_loops: HashMap<BufferId, (Vec<usize>, usize)>,
     lets: HashMap<VarId, Option<Group>>,
     stores: Vec<StoreRecord>,
     pos: usize,
@@ -135,6 +152,7 @@ impl Walker {
             cond_stack: Vec::new(),
             conds_in_loop: 0,
             locals: BTreeSet::new(),
+            alloc_loops: HashMap::new(),
             lets: HashMap::new(),
             stores: Vec::new(),
             pos: 0,
@@ -143,6 +161,18 @@ impl Walker {
             faults: Vec::new(),
             span: func.span,
         }
+    }
+
+    /// A local buffer is allocated here.
+    fn local(&mut self, buffer: BufferId) {
+        self.locals.insert(buffer);
+        self.alloc_loops.insert(buffer, (self.loop_stack.clone(), self.pos));
+    }
+
+    /// The loops of `loops` that run inside `buffer`'s allocation.
+    fn inside_alloc(&self, buffer: BufferId, loops: &[usize]) -> Vec<usize> {
+        let outside = self.alloc_loops.get(&buffer).map(|(l, _)| l.as_slice()).unwrap_or_default();
+        loops.iter().copied().filter(|l| !outside.contains(l)).collect()
     }
 
     fn point(&self) -> Point {
@@ -180,7 +210,7 @@ impl Walker {
                 self.check_token_ops(&store.value);
                 if self.locals.contains(&store.buffer.id()) {
                     let value = self.token(&store.value);
-                    self.stores.push(StoreRecord {
+                    let record = StoreRecord {
                         buffer: store.buffer.id(),
                         indices: store.indices.clone(),
                         value,
@@ -188,7 +218,12 @@ impl Walker {
                         conds: self.cond_stack.clone(),
                         pos: self.pos,
                         direct: self.conds_in_loop == 0,
-                    });
+                    };
+                    // The second walk knows every store already: it updates the value.
+                    match self.stores.binary_search_by_key(&self.pos, |s| s.pos) {
+                        Ok(known) => self.stores[known] = record,
+                        Err(at) => self.stores.insert(at, record),
+                    }
                 }
             }
             StmtKind::Evaluate(e) => self.check_token_ops(e),
@@ -269,7 +304,7 @@ impl Walker {
             StmtKind::Allocate(a) => self.stmt(&a.body),
             StmtKind::AllocBuffer { buffer, body, .. } => {
                 if buffer.scope() == "local" {
-                    self.locals.insert(buffer.id());
+                    self.local(buffer.id());
                 }
                 self.stmt(body);
             }
@@ -281,7 +316,7 @@ impl Walker {
                 }
                 for alloc in &block.alloc_buffers {
                     if alloc.buffer.scope() == "local" {
-                        self.locals.insert(alloc.buffer.id());
+                        self.local(alloc.buffer.id());
                     }
                 }
                 let ops = decode_annotations(&block.annotations).ok().flatten();
@@ -344,7 +379,7 @@ impl Walker {
     /// The token a load reads at `at`, from the store that last wrote its slot.
     fn forward(&mut self, load: &BufferLoad, at: &Point) -> Option<Group> {
         let [index] = load.indices.as_slice() else { return None };
-        if let Some(&inner) = at.loops.last() {
+        if let Some(&inner) = self.inside_alloc(load.buffer.id(), &at.loops).last() {
             let in_loop: Vec<usize> = (0..self.stores.len())
                 .filter(|s| self.stores[*s].buffer == load.buffer.id() && self.stores[*s].loops.contains(&inner))
                 .collect();
@@ -355,7 +390,10 @@ impl Walker {
         }
         let mut slot = index.clone();
         fold_expr(&mut slot);
-        self.constant_slot(load.buffer.id(), const_int(&slot)?, at)
+        match const_int(&slot) {
+            Some(slot) => self.constant_slot(load.buffer.id(), slot, at, None),
+            None => self.symbolic_slot(load.buffer.id(), &slot, at),
+        }
     }
 
     /// The ring-buffer case: the loop `inner` holds the buffer's only store `store`.
@@ -378,7 +416,7 @@ impl Walker {
                 // The load's slot is one the loop never writes.
                 let mut slot = read.clone();
                 fold_expr(&mut slot);
-                return self.constant_slot(load.buffer.id(), const_int(&slot)?, at);
+                return self.constant_slot(load.buffer.id(), const_int(&slot)?, at, None);
             }
             (_, Some(n)) => {
                 let d = (w_offset - r_offset).rem_euclid(n);
@@ -411,7 +449,7 @@ impl Walker {
         for k in 0..d {
             let mut slot = Substitution::new().var(&info.var, imm(min + k, info.var.dtype())).expr(read);
             fold_expr(&mut slot);
-            let before = self.constant_slot(load.buffer.id(), const_int(&slot)?, &entry)?;
+            let before = self.constant_slot(load.buffer.id(), const_int(&slot)?, &entry, None)?;
             if before.queue != value.queue || before.group.split.is_some() {
                 return None;
             }
@@ -420,25 +458,41 @@ impl Walker {
         Some(Group { queue: value.queue, group: Piecewise { split: Some((info.var, min, pieces)), rest } })
     }
 
-    /// The token in the constant slot `slot` of `buffer` at `at`: the last store before `at`
-    /// that writes it.
-    fn constant_slot(&mut self, buffer: BufferId, slot: i64, at: &Point) -> Option<Group> {
-        let candidates: Vec<StoreRecord> = self.stores.iter().filter(|s| s.buffer == buffer).cloned().collect();
-        // A store after the point inside a loop around it may have run in an earlier iteration.
-        if candidates.iter().any(|s| s.pos > at.pos && s.loops.iter().any(|l| at.loops.contains(l))) {
+    /// The stores of `buffer`'s allocation that may reach a load at `at`, in program order;
+    /// `None` when a store after `at` in a loop around it may have run in an earlier iteration.
+    fn reaching_candidates(&self, buffer: BufferId, at: &Point) -> Option<Vec<StoreRecord>> {
+        let allocated = self.alloc_loops.get(&buffer).map_or(0, |(_, pos)| *pos);
+        let candidates: Vec<StoreRecord> =
+            self.stores.iter().filter(|s| s.buffer == buffer && s.pos > allocated).cloned().collect();
+        let carrying = self.inside_alloc(buffer, &at.loops);
+        if candidates.iter().any(|s| s.pos > at.pos && s.loops.iter().any(|l| carrying.contains(l))) {
             return None;
         }
-        for record in candidates.iter().rev().filter(|s| s.pos < at.pos) {
+        Some(candidates.into_iter().filter(|s| s.pos < at.pos).collect())
+    }
+
+    /// The token in the constant slot `slot` of `buffer` at `at`: the last store before `at`
+    /// that writes it (with the parameter of `pin` fixed to its value, if any).
+    fn constant_slot(&mut self, buffer: BufferId, slot: i64, at: &Point, pin: Option<(&Var, i64)>) -> Option<Group> {
+        let candidates = self.reaching_candidates(buffer, at)?;
+        let mut fixed = Substitution::new();
+        if let Some((var, value)) = pin {
+            fixed.set_var(var, imm(value, var.dtype()));
+        }
+        for record in candidates.iter().rev() {
             let shared = record.loops.iter().zip(&at.loops).take_while(|(a, b)| a == b).count();
             let own: Vec<LoopInfo> = record.loops[shared..].iter().map(|l| self.loops[*l].clone()).collect();
             let conds: Vec<(Expr, bool)> =
                 record.conds.iter().filter(|c| !at.conds.contains(c)).map(|c| self.conds[*c].clone()).collect();
             let mut budget = MAX_INSTANCES;
-            match self.last_instance(record, &own, &conds, slot, &mut Substitution::new(), Vec::new(), &mut budget) {
+            match self.last_instance(record, &own, &conds, slot, &mut fixed.clone(), Vec::new(), &mut budget) {
                 Instance::Found(values) => {
                     let mut value = record.value.clone()?;
                     for (info, v) in own.iter().zip(values) {
                         value.group = self.fix(&value.group, &info.var, v)?;
+                    }
+                    if let Some((var, v)) = pin {
+                        value.group = self.fix(&value.group, var, v)?;
                     }
                     return Some(value);
                 }
@@ -447,6 +501,78 @@ impl Walker {
             }
         }
         None
+    }
+
+    /// The token in a slot `(x + c) % N` of a parameter `x` (a read after a loop of
+    /// symbolic extent): the last store before `at` is one loop that writes `(i + a) % N`;
+    /// its last iteration that writes the slot runs when `x` is at least a threshold, and
+    /// below it, down to the least `x` the conditions around the load allow, each value of
+    /// `x` is a piece found with `x` fixed.
+    fn symbolic_slot(&mut self, buffer: BufferId, read: &Expr, at: &Point) -> Option<Group> {
+        let Expr::Binary { op: BinOp::FloorMod | BinOp::TruncMod, lhs, rhs } = read else { return None };
+        let modulus = const_int(rhs).filter(|n| *n > 0)?;
+        let (x, read_offset) = parameter_plus_constant(lhs)?;
+        let mut candidates = self.reaching_candidates(buffer, at)?;
+        let (record, own) = loop {
+            let record = candidates.pop()?;
+            let shared = record.loops.iter().zip(&at.loops).take_while(|(a, b)| a == b).count();
+            let unconditional = record.conds.iter().all(|c| at.conds.contains(c));
+            if !unconditional {
+                return None;
+            }
+            match &record.loops[shared..] {
+                // A store beside the read: the same slot for every `x`, or never.
+                [] => {
+                    let [written] = record.indices.as_slice() else { return None };
+                    let Expr::Binary { op: BinOp::FloorMod | BinOp::TruncMod, lhs, rhs } = written else {
+                        return None;
+                    };
+                    let (var, offset) = parameter_plus_constant(lhs)?;
+                    if var != x || const_int(rhs) != Some(modulus) {
+                        return None;
+                    }
+                    if offset.checked_sub(read_offset)?.rem_euclid(modulus) == 0 {
+                        return record.value;
+                    }
+                }
+                [own] if record.direct => break (record.clone(), *own),
+                _ => return None,
+            }
+        };
+        let info = self.loops[own].clone();
+        let [written] = record.indices.as_slice() else { return None };
+        let (1, write_offset, Some(n)) = slot_form(written, &info.var)? else { return None };
+        let (extent_var, extent_offset) = parameter_plus_constant(&info.extent)?;
+        let min = const_int(&info.min)?;
+        if n != modulus || extent_var != x {
+            return None;
+        }
+        // The last iteration `i = min + x + extent_offset - 1 - k` writes the slot.
+        let last = min.checked_add(extent_offset)?.checked_sub(1)?;
+        let k = last.checked_add(write_offset)?.checked_sub(read_offset)?.rem_euclid(n);
+        let threshold = k.checked_add(1)?.checked_sub(extent_offset)?;
+        let value = record.value?;
+        if value.group.split.is_some() {
+            return None;
+        }
+        let iteration = self.atoms.poly(&Expr::var(&x))?.offset(last.checked_sub(k)?)?;
+        let rest = self.atoms.substitute(&value.group.rest, &info.var, &iteration)?;
+        let lower = lower_bound(&x, at.conds.iter().map(|c| &self.conds[*c]))?;
+        if threshold.checked_sub(lower)? > MAX_PIECES {
+            return None;
+        }
+        let mut pieces = Vec::new();
+        for v in lower..threshold {
+            let mut slot = Substitution::new().var(&x, imm(v, x.dtype())).expr(read);
+            fold_expr(&mut slot);
+            let before = self.constant_slot(buffer, const_int(&slot)?, at, Some((&x, v)))?;
+            if before.queue != value.queue || before.group.split.is_some() {
+                return None;
+            }
+            pieces.push(before.group.rest);
+        }
+        let split = (!pieces.is_empty()).then_some((x, lower, pieces));
+        Some(Group { queue: value.queue, group: Piecewise { split, rest } })
     }
 
     /// The last instance (values of the loops `own`, outermost first) in which `record`
@@ -662,6 +788,41 @@ fn slot_form(index: &Expr, var: &Var) -> Option<(i64, i64, Option<i64>)> {
         [(Expr::Var(v), 1)] if v == var => Some((1, offset, modulus)),
         _ => None,
     }
+}
+
+/// `e` as `x + c` for a variable `x` and a constant `c`.
+fn parameter_plus_constant(e: &Expr) -> Option<(Var, i64)> {
+    let (terms, offset) = tirproof_ir::index_arith::linear_form(e, &HashMap::new())?;
+    match terms.as_slice() {
+        [(Expr::Var(x), 1)] => Some((x.clone(), offset)),
+        _ => None,
+    }
+}
+
+/// The least value of `x` that the conditions `conds` (each with whether it holds) allow,
+/// from comparisons of `x` with constants.
+fn lower_bound<'a>(x: &Var, conds: impl Iterator<Item = &'a (Expr, bool)>) -> Option<i64> {
+    let mut bound: Option<i64> = None;
+    for (cond, holds) in conds {
+        let Expr::Cmp { op, lhs, rhs } = cond else { continue };
+        let (x_on_left, c) = match (lhs.as_ref(), rhs.as_ref()) {
+            (Expr::Var(v), other) if v == x => (true, const_int(other)),
+            (other, Expr::Var(v)) if v == x => (false, const_int(other)),
+            _ => continue,
+        };
+        let Some(c) = c else { continue };
+        // The values of `x` the condition allows are a half-line, a point or all but a point:
+        // bounded below exactly when `c - 1` is excluded, and then from `c` or `c + 1`.
+        let allows = |v: i64| (if x_on_left { op.holds(&v, &c) } else { op.holds(&c, &v) }) == *holds;
+        let least = match (c.checked_sub(1), c.checked_add(1)) {
+            (Some(below), Some(above)) if !allows(below) => [c, above].into_iter().find(|v| allows(*v)),
+            _ => None,
+        };
+        if let Some(least) = least {
+            bound = Some(bound.map_or(least, |b| b.max(least)));
+        }
+    }
+    bound
 }
 
 /// The constant queues a function commits to, names in tokens or waits on.

@@ -647,3 +647,32 @@ def main(A: T.Buffer((8,), "float32"), C: T.Buffer((8,), "float32")):
     let report = verify_func(&parse_func(&program(false)), &Options::default()).0;
     assert!(report.all_proved(), "{:?} {:?} {:?}", report.waits, report.findings, report.unknown);
 }
+
+/// A buffer of tokens whose handle a call receives may be written by it: a token loaded
+/// from it is not followed (unknown, never proved). Without the call, proved.
+#[test]
+fn tokens_in_a_buffer_a_call_may_write_are_not_followed() {
+    let program = |call: &str| {
+        format!(
+            r#"
+@T.prim_func
+def main(A: T.Buffer((4,), "float32"), C: T.Buffer((4,), "float32")):
+    S = T.alloc_buffer((4,), "float32", scope="shared")
+    toks = T.alloc_buffer((1,), "int64", scope="local")
+    with T.attr(0, "async_commit_queue_scope", 0):
+        with T.attr(0, "async_scope", 1):
+            S[0] = A[0]
+    toks[0] = T.call_extern("int64", "async_group_token", 0)
+    {call}
+    with T.attr(0, "async_wait_queue_scope", 0):
+        with T.attr(0, "async_wait_tokens", toks[0]):
+            C[0] = S[0]
+"#
+        )
+    };
+    let called = program(r#"T.evaluate(T.call_extern("int32", "scribble", toks.data))"#);
+    let report = verify_func(&parse_func(&called), &Options::default()).0;
+    assert!(report.waits.iter().all(|w| matches!(w.verdict, WaitVerdict::Unknown { .. })), "{:?}", report.waits);
+    let report = verify_func(&parse_func(&program("T.evaluate(0)")), &Options::default()).0;
+    assert!(report.all_proved(), "{:?} {:?} {:?}", report.waits, report.findings, report.unknown);
+}

@@ -637,7 +637,7 @@ mod tests {
     #[test]
     fn an_unknown_oracle_lists_every_oracle_in_chain_order() {
         let error = "equivalent".parse::<OracleName>().map_err(|e| e.to_string());
-        let expected = "unknown oracle `equivalent` (expected one of: no-panic, pipeline, tvm, equivalence, ptx, gpu, waits-tight, agreement, cse, schedules, verify, token-lowering, round-trip)";
+        let expected = "unknown oracle `equivalent` (expected one of: no-panic, pipeline, tvm, equivalence, pipeline-tokens, ptx, gpu, waits-tight, agreement, cse, schedules, verify, token-lowering, round-trip)";
         assert_eq!(error, Err(expected.to_string()));
     }
 

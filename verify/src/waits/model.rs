@@ -302,6 +302,9 @@ pub struct Model {
     /// Storage the function allocates, with the loops around each allocation: every
     /// iteration of those loops allocates it afresh (uninitialized).
     pub allocated: HashMap<VarId, Vec<LoopId>>,
+    /// Storage whose handle the function uses as a value (passed to a call, its address
+    /// taken): it may be written other than by the stores the model sees.
+    pub handles_used: HashSet<VarId>,
 }
 
 impl Model {
@@ -343,6 +346,7 @@ impl Model {
         };
         b.model.params = func.scalar_params().cloned().collect();
         b.model.written = written_storage(func);
+        b.model.handles_used = handles_used(func);
         for buffer in func.param_buffers() {
             for extent in buffer.shape() {
                 if let Expr::Var(v) = extent {
@@ -1250,6 +1254,24 @@ fn written_storage(func: &PrimFunc) -> Option<HashSet<VarId>> {
     let mut writes = Writes { written: HashSet::new(), anything: false };
     walk_func(&mut writes, func);
     (!writes.anything).then_some(writes.written)
+}
+
+/// The storage whose handle `func` uses as a value.
+fn handles_used(func: &PrimFunc) -> HashSet<VarId> {
+    struct Handles(HashSet<VarId>);
+    impl Visitor for Handles {
+        fn visit_expr(&mut self, e: &Expr) {
+            if let Expr::Var(v) = e {
+                if v.dtype().is_handle() {
+                    self.0.insert(v.id());
+                }
+            }
+            walk_expr(self, e);
+        }
+    }
+    let mut handles = Handles(HashSet::new());
+    walk_func(&mut handles, func);
+    handles.0
 }
 
 /// How many token-making calls the function's text holds.

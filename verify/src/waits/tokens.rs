@@ -140,6 +140,12 @@ impl Checker<'_> {
         let fresh_in = m.allocated.get(&where_).ok_or_else(|| {
             Unsupported(format!("tokens in `{}`, which the function does not allocate", access.buffer.name()))
         })?;
+        if m.handles_used.contains(&where_) {
+            return Err(Unsupported(format!(
+                "tokens in `{}`, whose handle the function uses as a value (a call may write it)",
+                access.buffer.name()
+            )));
+        }
         let threads_share = !access.buffer.scope().starts_with("local") && m.thread_loops().next().is_some();
         if threads_share {
             return Err(Unsupported(format!("tokens in `{}`, which other threads may write", access.buffer.name())));

@@ -1,6 +1,6 @@
 # test: run
 # desc: the count Triton gives for a wait on a single copy's token (2: the copy's own commit counted too) leaves the copy in flight; the claim its token makes is a fault before the read
-# run: lazy -> fault: line 20: async_wait_inflight_count 2 leaves group 0 of queue 0 (committed at line 15) in flight, which its tokens name (2 committed; at most 1 completes it) at i = 0
+# run: lazy -> fault: line 20: async_wait_inflight_count 2 leaves group 0 of queue 0 (committed at line 15) in flight, which its tokens name (made at line 12) (2 committed; at most 1 completes it) at i = 0
 
 # from tvm.script import tirx as T
 

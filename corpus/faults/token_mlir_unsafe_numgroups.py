@@ -1,6 +1,6 @@
 # test: run
 # desc: MLIR's nvgpu dialect keeps an unsafe numGroups next to the group token it names (its verifier accepts it and the lowering emits the count): with four groups committed after the one the read needs, numGroups 5 leaves it in flight, and the claim its token makes is a fault before the read (4 is the exact count)
-# run: lazy -> fault: line 18: async_wait_inflight_count 5 leaves group 0 of queue 0 (committed at line 10) in flight, which its tokens name (5 committed; at most 4 completes it)
+# run: lazy -> fault: line 18: async_wait_inflight_count 5 leaves group 0 of queue 0 (committed at line 10) in flight, which its tokens name (made at line 13) (5 committed; at most 4 completes it)
 
 # from tvm.script import tirx as T
 

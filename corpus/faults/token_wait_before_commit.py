@@ -1,6 +1,6 @@
 # test: run
 # desc: a wait on a copy's token before the copy is committed: no count completes a group that does not exist yet, so it is a fault, not a wait for everything
-# run: lazy -> fault: line 13: the wait on queue 0 names a token (queue 0, group 0), but the thread has committed 0 group(s) to it: no wait completes a group before its commit
+# run: lazy -> fault: line 13: the wait on queue 0 names a token (queue 0, group 0) (made at line 12), but the thread has committed 0 group(s) to it: no wait completes a group before its commit
 
 # from tvm.script import tirx as T
 

@@ -108,6 +108,8 @@ pub(crate) struct Frame {
     pub(crate) vectors: Vec<Vec<u64>>,
     pub(crate) data: Vec<u32>,
     pub(crate) layouts: Vec<Option<Layout>>,
+    /// Where the thread last made a token of each (queue, group): what a token fault names.
+    pub(crate) token_lines: std::collections::HashMap<(i64, i64), u32>,
 }
 
 impl Frame {
@@ -117,6 +119,7 @@ impl Frame {
             vectors: vec![Vec::new(); vectors],
             data: vec![NO_STORAGE; data],
             layouts: vec![None; buffers],
+            token_lines: std::collections::HashMap::new(),
         }
     }
 }

@@ -192,6 +192,8 @@ pub(crate) struct TokenNode {
     pub(crate) op: TokenOp,
     pub(crate) queue: CExpr,
     pub(crate) queue_num: Num,
+    /// The line of the statement that makes the token.
+    pub(crate) line: u32,
 }
 
 /// A wait that names tokens: it waits until their groups complete, or, with a count, waits

@@ -204,20 +204,30 @@ impl Executor<'_> {
         let q = self.eval_i64(th, &w.queue.0, w.queue.1)?;
         let committed = i64::from(th.asyncs.committed(q));
         let mut newest = 0;
+        let mut newest_made = String::new();
         for (token, num) in &w.tokens {
             let value = self.eval_i64(th, token, *num)?;
             let Some(named) = Token::decode(value) else {
                 return Err(token_fault(format!("the wait on queue {q} names {value}, which is no token")));
             };
+            // Where the thread made this token, when it made one for that group.
+            let made = th
+                .frame
+                .token_lines
+                .get(&(named.queue, named.group))
+                .map_or(String::new(), |line| format!(" (made at line {line})"));
             if named.queue != q {
-                return Err(token_fault(format!("the wait on queue {q} names a {named}, of another queue")));
+                return Err(token_fault(format!("the wait on queue {q} names a {named}{made}, of another queue")));
             }
             if named.group >= committed {
                 return Err(token_fault(format!(
-                    "the wait on queue {q} names a {named}, but the thread has committed {committed} group(s) to it: no wait completes a group before its commit"
+                    "the wait on queue {q} names a {named}{made}, but the thread has committed {committed} group(s) to it: no wait completes a group before its commit"
                 )));
             }
-            newest = newest.max(named.group + 1);
+            if named.group + 1 > newest {
+                newest = named.group + 1;
+                newest_made = made;
+            }
         }
         // Groups are numbered from 0: every named group completes when at most
         // `committed - (newest group + 1)` groups stay in flight.
@@ -234,7 +244,7 @@ impl Executor<'_> {
                         .and_then(|seq| th.asyncs.commit_line(q, seq))
                         .map_or(String::new(), |line| format!(" (committed at line {line})"));
                     return Err(token_fault(format!(
-                        "async_wait_inflight_count {n} leaves group {group} of queue {q}{made} in flight, which its tokens name ({committed} committed; at most {needed} completes it)"
+                        "async_wait_inflight_count {n} leaves group {group} of queue {q}{made} in flight, which its tokens name{newest_made} ({committed} committed; at most {needed} completes it)"
                     )));
                 }
                 keep
@@ -269,6 +279,7 @@ impl Executor<'_> {
         };
         let token = Token { queue: q, group };
         let value = token.encode().ok_or_else(|| token_fault(format!("no token encodes the {token}")))?;
+        th.frame.token_lines.insert((q, group), n.line);
         Ok(value as u64)
     }
 

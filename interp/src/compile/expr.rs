@@ -207,7 +207,8 @@ impl Compiler {
         match decode_token_op(call) {
             Some(Ok((op, queue))) => {
                 let (queue, queue_num) = self.int_expr(queue, "an async queue")?;
-                return Ok(CExpr::Token(Box::new(TokenNode { op, queue, queue_num })));
+                let line = self.line;
+                return Ok(CExpr::Token(Box::new(TokenNode { op, queue, queue_num, line })));
             }
             Some(Err(why)) => return Err(ill(why)),
             None => {}

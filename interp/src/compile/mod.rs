@@ -101,6 +101,8 @@ pub(crate) struct Compiler {
     stmts: Vec<StmtInfo>,
     ctxs: Vec<CtxNode>,
     ctx: u32,
+    /// The line of the statement being compiled (what a token-making call records).
+    line: u32,
     scope: Scope,
     n_scalars: u32,
     n_vectors: u32,
@@ -135,6 +137,7 @@ fn compile_with(func: &PrimFunc, with_body: bool) -> CResult<Program> {
         implicit.entry(b.data().id()).or_default().push(b);
     }
     let mut c = Compiler {
+        line: func.span.line,
         code: Vec::new(),
         stmts: Vec::new(),
         ctxs: Vec::new(),

@@ -43,6 +43,9 @@ fn is_sync_call(e: &Expr) -> bool {
 
 impl Compiler {
     pub(super) fn stmt(&mut self, s: &Stmt) -> CResult<()> {
+        if s.span.is_known() {
+            self.line = s.span.line;
+        }
         match &s.kind {
             StmtKind::Store(store) => self.store(store, s.span),
             StmtKind::Let { var, value, body } => self.let_stmt(var, value, body, s.span),

@@ -34,6 +34,7 @@ use super::fold::{add, and, ge, ite, lt, max, not, sub};
 use super::model::{storage, Access, EventId, EventKind, QueueId, TokenSource, Until};
 use super::names::{loop_values, shown, InstanceRole, Shown, Thread};
 use super::obligation::{Encoded, Obligation, OnVacuous, Refutation};
+use super::ranges::Ranges;
 use super::report::Subject;
 use crate::solver::{Counterexample, Query};
 
@@ -129,10 +130,10 @@ impl Checker<'_> {
         let m = self.model;
         let (flat, elements) = flat_index(access)?;
         let element = enc.int(&flat, &point.vals, None)?;
-        let slots: Vec<i64> = match flat.as_int() {
-            Some(c) => vec![c],
-            None => (0..elements).collect(),
-        };
+        // Only the elements the index can take (its value range) are asked: each costs a last
+        // instance of every store there.
+        let mut ranges = Ranges::new(m);
+        let slots = possible_slots(&mut ranges, &flat, elements);
         let where_ = storage(&access.buffer);
         // Only storage the function allocates starts without tokens; each iteration of the
         // loops around its allocation starts it afresh, so the store read must be in the
@@ -178,10 +179,8 @@ impl Checker<'_> {
             if written_elements != elements {
                 return Err(Unsupported(format!("`{}` viewed with two shapes", access.buffer.name())));
             }
-            for &slot in &slots {
-                if written_at.as_int().is_some_and(|c| c != slot) {
-                    continue;
-                }
+            let written_slots = possible_slots(&mut ranges, &written_at, elements);
+            for &slot in slots.iter().filter(|s| written_slots.contains(s)) {
                 let here = Expr::eq(written_at.clone(), Expr::int_of(slot, written_at.dtype()));
                 let (exists, inst) = enc.last_before_where(store.store, &here, point)?;
                 let mut same_allocation = vec![exists, element_is(&element, slot, &slots)];
@@ -232,6 +231,18 @@ impl Checker<'_> {
     pub fn is_token_wait(&self, wait: EventId) -> bool {
         matches!(&self.model.event(wait).kind, EventKind::Wait { until: Until::Tokens { .. }, .. })
     }
+}
+
+/// The elements `0..elements` that index `flat` can take, by its value range.
+fn possible_slots(ranges: &mut Ranges, flat: &Expr, elements: i64) -> Vec<i64> {
+    if let Some(c) = flat.as_int() {
+        return vec![c];
+    }
+    let (lo, hi) = match ranges.value(flat) {
+        Some(r) => (r.lo.max(0), r.hi.min(i128::from(elements) - 1)),
+        None => (0, i128::from(elements) - 1),
+    };
+    (lo..=hi).filter_map(|s| i64::try_from(s).ok()).collect()
 }
 
 /// Whether element `element` is `slot`, where `slots` are all it can be (one: always).

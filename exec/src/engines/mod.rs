@@ -18,7 +18,7 @@ use tirproof_ptx::Arch;
 
 pub use gpu::GpuEngine;
 pub use interp::Interpreter;
-pub use ptx::{LoweredKernel, PtxEmulator};
+pub use ptx::{kernel_args, LoweredKernel, PtxEmulator};
 
 use crate::Engine;
 

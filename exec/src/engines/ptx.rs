@@ -67,7 +67,7 @@ pub(crate) fn outputs_of(func: &PrimFunc, buffers: Vec<Option<Tensor>>) -> Outpu
 }
 
 /// The kernel's arguments, in parameter order, from the interpreter's inputs.
-pub(crate) fn kernel_args(func: &PrimFunc, inputs: &Inputs) -> Result<Vec<KernelArg>, EngineError> {
+pub fn kernel_args(func: &PrimFunc, inputs: &Inputs) -> Result<Vec<KernelArg>, EngineError> {
     let missing = |name: &str| EngineError::Refused(format!("no input for the parameter `{name}`").into());
     func.params
         .iter()

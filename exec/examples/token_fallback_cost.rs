@@ -15,7 +15,7 @@ use tirproof_exec::PtxEmulator;
 use tirproof_exec::{Engine, Execution, RunConfig};
 use tirproof_interp::random_inputs;
 use tirproof_ir::async_op::AsyncKey;
-use tirproof_ir::visit::{walk_expr, walk_stmt_mut, MutVisitor, Visitor};
+use tirproof_ir::visit::{walk_stmt_mut, MutVisitor};
 use tirproof_ir::{Expr, IRModule, Stmt, StmtKind};
 use tirproof_passes::PassManager;
 use tirproof_ptx::emu::{run_kernel, EmuConfig, EmuOutcome};
@@ -69,23 +69,10 @@ struct ZeroCountsFromMemory;
 impl MutVisitor for ZeroCountsFromMemory {
     fn mutate_stmt(&mut self, stmt: &mut Stmt) {
         if let StmtKind::Attr(attr) = &mut stmt.kind {
-            if AsyncKey::parse(&attr.key) == Some(AsyncKey::InflightCount) && reads_memory(&attr.value) {
+            if AsyncKey::parse(&attr.key) == Some(AsyncKey::InflightCount) && attr.value.reads_memory() {
                 attr.value = Expr::int(0);
             }
         }
         walk_stmt_mut(self, stmt);
     }
-}
-
-fn reads_memory(e: &Expr) -> bool {
-    struct Load(bool);
-    impl Visitor for Load {
-        fn visit_expr(&mut self, e: &Expr) {
-            self.0 |= matches!(e, Expr::Load(_));
-            walk_expr(self, e);
-        }
-    }
-    let mut load = Load(false);
-    load.visit_expr(e);
-    load.0
 }

@@ -308,6 +308,20 @@ pub enum Expr {
 }
 
 impl Expr {
+    /// Whether evaluating the expression loads from memory (a `Load` anywhere in it).
+    pub fn reads_memory(&self) -> bool {
+        struct Found(bool);
+        impl crate::visit::Visitor for Found {
+            fn visit_expr(&mut self, e: &Expr) {
+                self.0 |= matches!(e, Expr::Load(_));
+                crate::visit::walk_expr(self, e);
+            }
+        }
+        let mut found = Found(false);
+        crate::visit::Visitor::visit_expr(&mut found, self);
+        found.0
+    }
+
     /// An int32 immediate.
     pub fn int(value: i64) -> Expr {
         Expr::Int { value, dtype: DataType::INT32 }

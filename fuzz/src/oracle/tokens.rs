@@ -24,8 +24,8 @@
 use tirproof_exec::{diff, Difference, Engine, Execution, Interpreter, RunConfig};
 use tirproof_interp::{random_inputs, Schedule};
 use tirproof_ir::async_op::AsyncKey;
-use tirproof_ir::visit::{walk_expr, walk_stmt, Visitor};
-use tirproof_ir::{Expr, IRModule, PrimFunc, Stmt, StmtKind};
+use tirproof_ir::visit::{walk_stmt, Visitor};
+use tirproof_ir::{IRModule, PrimFunc, Stmt, StmtKind};
 use tirproof_passes::{lookup, PassManager, PipelineError};
 use tirproof_verify::waits::{verify_func, Options, WaitVerdict};
 
@@ -169,28 +169,16 @@ fn counts_read_memory(func: &PrimFunc) -> bool {
         fn visit_stmt(&mut self, s: &Stmt) {
             if let StmtKind::Attr(attr) = &s.kind {
                 if AsyncKey::parse(&attr.key) == Some(AsyncKey::InflightCount) {
-                    self.0 |= reads_memory(&attr.value);
+                    self.0 |= attr.value.reads_memory();
                 }
             }
             if let StmtKind::Block(block) = &s.kind {
                 if let Some(count) = block.annotations.get(AsyncKey::InflightCount.as_str()) {
-                    self.0 |= matches!(count, tirproof_ir::annotation::AnnValue::Expr(e) if reads_memory(e));
+                    self.0 |= matches!(count, tirproof_ir::annotation::AnnValue::Expr(e) if e.reads_memory());
                 }
             }
             walk_stmt(self, s);
         }
-    }
-    fn reads_memory(e: &Expr) -> bool {
-        struct Load(bool);
-        impl Visitor for Load {
-            fn visit_expr(&mut self, e: &Expr) {
-                self.0 |= matches!(e, Expr::Load(_));
-                walk_expr(self, e);
-            }
-        }
-        let mut load = Load(false);
-        load.visit_expr(e);
-        load.0
     }
     let mut found = Found(false);
     found.visit_stmt(&func.body);

@@ -287,7 +287,7 @@ fn any_subexpr(expr: &Expr, holds: &dyn Fn(&Expr) -> bool) -> bool {
 
 /// Whether `expr` loads from memory.
 pub(crate) fn reads_memory(expr: &Expr) -> bool {
-    any_subexpr(expr, &|e| matches!(e, Expr::Load(_)))
+    expr.reads_memory()
 }
 
 /// Whether `expr` mentions `var`.

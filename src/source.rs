@@ -13,6 +13,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use tirproof_foreign::Dialect;
 use tirproof_ir::check::check_module;
 use tirproof_ir::{Diagnostic, Diagnostics, IRModule};
 use tirproof_reader::{decode_source, parse_module};
@@ -46,12 +47,15 @@ pub struct Source {
     /// Where the file was not UTF-8 (then `text` is its lossy decoding): the input's fault,
     /// reported as the module's diagnostic, not an I/O error.
     pub decode_error: Option<Diagnostic>,
+    /// The foreign IR the file holds (by its extension: `.ttgir`, `.mlir`), read into TIR by
+    /// `tirproof_foreign`; `None` for TVMScript.
+    pub dialect: Option<Dialect>,
 }
 
 impl Source {
     /// A source from text already in memory.
     pub fn new(name: impl Into<String>, text: impl Into<String>) -> Source {
-        Source { name: name.into(), text: text.into(), decode_error: None }
+        Source { name: name.into(), text: text.into(), decode_error: None, dialect: None }
     }
 
     /// Reads the file at `path`; the path `-` is standard input.
@@ -61,7 +65,7 @@ impl Source {
         }
         let name = path.display().to_string();
         let (text, decode_error) = decode_source(read_program(std::fs::File::open(path)?, &name)?);
-        Ok(Source { name, text, decode_error })
+        Ok(Source { name, text, decode_error, dialect: Dialect::of_path(path) })
     }
 
     /// Parses the module; the decoding error instead when the file was not UTF-8.
@@ -69,14 +73,29 @@ impl Source {
         if let Some(error) = &self.decode_error {
             return Err(error.clone().into());
         }
-        parse_module(&self.text)
+        match self.dialect {
+            Some(dialect) => {
+                let imported = self.import(dialect)?;
+                if !imported.notes.is_empty() {
+                    eprint!("{}", self.render(&Diagnostics(imported.notes)));
+                }
+                Ok(imported.module)
+            }
+            None => parse_module(&self.text),
+        }
+    }
+
+    /// The file read as foreign IR: the module, the TIR it was read from, and what the reader
+    /// assumed.
+    pub fn import(&self, dialect: Dialect) -> Result<tirproof_foreign::Module, Diagnostics> {
+        tirproof_foreign::import(&self.text, dialect)
     }
 
     /// Reads all of standard input, named `<stdin>` in diagnostics.
     fn read_stdin() -> std::io::Result<Source> {
         let name = "<stdin>".to_owned();
         let (text, decode_error) = decode_source(read_program(std::io::stdin().lock(), &name)?);
-        Ok(Source { name, text, decode_error })
+        Ok(Source { name, text, decode_error, dialect: None })
     }
 
     /// Parses the module, then checks it; diagnostics of whichever stage failed.

@@ -1,0 +1,196 @@
+//! Readers of other compilers' async IR: Triton's TTGIR and MLIR's nvgpu dialect, read into
+//! tirproof's token TIR so that the verifier proves, refutes or remarks on their waits as on
+//! any TIR (docs/foreign-ir.md says what each op becomes).
+//!
+//! The text is parsed into MLIR's generic op tree ([`mlir`]), each function is lowered to
+//! TVMScript text with the foreign location of every line ([`emit`]), and that text is read by
+//! tirproof's own reader, so what the verifier sees can be printed and run. Every span of the
+//! module returned points into the foreign file.
+//! Invariant: an import either gives a module whose every async operation stands for one of
+//! the foreign program's, or a located diagnostic; unknown syntax is never skipped silently.
+
+pub mod emit;
+pub mod lower;
+pub mod mlir;
+pub mod nvgpu;
+pub mod sym;
+pub mod ttgir;
+
+use std::path::Path;
+
+use tirproof_ir::visit::{walk_stmt_mut, MutVisitor};
+use tirproof_ir::{Diagnostic, Diagnostics, IRModule, Span, Stmt};
+
+use lower::Lower;
+use mlir::TokKind;
+
+/// The foreign IRs tirproof reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dialect {
+    /// Triton's TTGIR (`.ttgir`).
+    Ttgir,
+    /// MLIR with the nvgpu dialect (`.mlir`).
+    Nvgpu,
+}
+
+impl Dialect {
+    /// The dialect a file's extension names.
+    pub fn of_path(path: &Path) -> Option<Dialect> {
+        match path.extension()?.to_str()? {
+            "ttgir" => Some(Dialect::Ttgir),
+            "mlir" => Some(Dialect::Nvgpu),
+            _ => None,
+        }
+    }
+}
+
+/// One function as TVMScript lines, each with the foreign span it stands for.
+#[derive(Clone, Debug)]
+pub struct ImportedFunc {
+    pub name: String,
+    pub lines: Vec<String>,
+    pub origins: Vec<Span>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Imported {
+    pub functions: Vec<ImportedFunc>,
+    /// Warnings about what the import assumed.
+    pub notes: Vec<Diagnostic>,
+}
+
+/// A foreign file read into TIR.
+#[derive(Clone, Debug)]
+pub struct Module {
+    /// The module, every span in the foreign file.
+    pub module: IRModule,
+    /// The TVMScript the module was read from.
+    pub tir: String,
+    pub notes: Vec<Diagnostic>,
+}
+
+/// Reads `text` of `dialect` into TIR.
+pub fn import(text: &str, dialect: Dialect) -> Result<Module, Diagnostics> {
+    let tree = mlir::parse(text)?;
+    let imported = match dialect {
+        Dialect::Ttgir => ttgir::import(&tree)?,
+        Dialect::Nvgpu => nvgpu::import(&tree)?,
+    };
+    let mut tir = String::from("# from tvm.script import tirx as T\n");
+    let mut origins = vec![Span::UNKNOWN];
+    for f in &imported.functions {
+        tir.push('\n');
+        origins.push(Span::UNKNOWN);
+        for (line, at) in f.lines.iter().zip(&f.origins) {
+            tir.push_str(line);
+            tir.push('\n');
+            origins.push(*at);
+        }
+    }
+    let mut module = match tirproof_reader::parse_module(&tir) {
+        Ok(m) => m,
+        Err(diags) => return Err(internal(&tir, &diags)),
+    };
+    let checked = tirproof_ir::check::check_module(&module);
+    if checked.has_errors() {
+        return Err(internal(&tir, &checked));
+    }
+    let mut remap = Remap { origins: &origins };
+    for func in &mut module.functions {
+        remap.mutate_stmt(&mut func.body);
+    }
+    Ok(Module { module, tir, notes: imported.notes })
+}
+
+/// A translation the reader rejects is tirproof's fault, not the input's: say so, with the TIR.
+fn internal(tir: &str, diags: &Diagnostics) -> Diagnostics {
+    let rendered = diags.render("<imported TIR>", tir);
+    Diagnostic::error(Span::new(1, 1), "tirproof could not read its own translation of this file (a bug in tirproof)")
+        .note(rendered)
+        .into()
+}
+
+struct Remap<'a> {
+    origins: &'a [Span],
+}
+
+impl MutVisitor for Remap<'_> {
+    fn mutate_stmt(&mut self, stmt: &mut Stmt) {
+        stmt.span = usize::try_from(stmt.span.line)
+            .ok()
+            .and_then(|l| l.checked_sub(1))
+            .and_then(|i| self.origins.get(i))
+            .copied()
+            .unwrap_or(Span::UNKNOWN);
+        walk_stmt_mut(self, stmt);
+    }
+}
+
+/// The scalar parameters of a function's signature `@name(%a: i32 {attrs} loc(...), ...)`:
+/// integers become TIR parameters; pointers, tensors and memrefs are bound by the dialect.
+pub(crate) fn signature(l: &mut Lower, func: &mlir::Op) -> lower::Result<Vec<String>> {
+    let mut params = Vec::new();
+    let body = &func.body;
+    let Some(open) = body.iter().position(|t| t.is("(")) else {
+        return Ok(params);
+    };
+    let mut depth = 0usize;
+    let mut i = open;
+    while i < body.len() {
+        let tok = &body[i];
+        if tok.kind == TokKind::Punct {
+            match tok.text.as_str() {
+                "(" | "[" | "<" | "{" => depth += 1,
+                ")" | "]" | ">" | "}" => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        if depth == 1 && tok.kind == TokKind::Value && body.get(i + 1).is_some_and(|t| t.is(":")) {
+            let ty = body.get(i + 2).map(|t| t.text.as_str()).unwrap_or("");
+            let kind = body.get(i + 2).map(|t| t.kind);
+            match (kind, ty) {
+                (Some(TokKind::Word), "i32" | "i64" | "index" | "i1" | "i8" | "i16") => {
+                    let var = l.em.fresh(&tok.text);
+                    let (tir_ty, int_ty) = match ty {
+                        "i64" | "index" => ("T.int64", sym::IntTy::I64),
+                        _ => ("T.int32", sym::IntTy::I32),
+                    };
+                    params.push(format!("{var}: {tir_ty}"));
+                    let val = if ty == "i1" {
+                        lower::Val::Bool(sym::Sym::Cmp(
+                            sym::Cmp::Ne,
+                            Box::new(sym::Sym::Name(var, int_ty)),
+                            Box::new(sym::Sym::int(0, int_ty)),
+                        ))
+                    } else {
+                        lower::Val::Int(sym::Sym::Name(var, int_ty))
+                    };
+                    l.bind(&tok.text, val);
+                }
+                _ => l.bind(&tok.text, lower::Val::Opaque),
+            }
+        }
+        i += 1;
+    }
+    Ok(params)
+}
+
+/// A function's lines: the header, its buffers, then the body `l` emitted.
+pub(crate) fn finish_func(name: &str, at: Span, params: Vec<String>, header: Vec<String>, l: Lower) -> ImportedFunc {
+    let clean: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
+    let (body, body_origins) = l.em.finish();
+    let mut lines = vec!["@T.prim_func".to_owned(), format!("def {clean}({}):", params.join(", "))];
+    let mut origins = vec![at, at];
+    for h in header {
+        lines.push(format!("    {h}"));
+        origins.push(at);
+    }
+    lines.extend(body);
+    origins.extend(body_origins);
+    ImportedFunc { name: clean, lines, origins }
+}

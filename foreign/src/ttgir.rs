@@ -1,0 +1,397 @@
+//! Triton's TTGIR, as Triton 3.9 prints it, into token TIR.
+//!
+//! A Triton program is one CTA; its async ops are uniform across the CTA's threads (every
+//! thread issues its part of a copy, commits and waits alike), so the CTA is read as one
+//! thread, and the barriers Triton inserts after TTGIR are not part of this audit (the PTX
+//! check covers them). Shared memory is one buffer `S` of *cells*: the greatest common divisor
+//! of every allocation's offset and size, every slot's size and every scratch region's, so
+//! that each view is a whole number of cells. A copy writes every cell of its destination
+//! (a masked-off element is still written: cp.async fills it with zeros), a `local_load` reads
+//! every cell of its view (a subslice reads its parent's cells: more than it reads, never
+//! less), and an op with `allocation.offset`/`allocation.size` (a layout conversion's scratch)
+//! writes and reads its region.
+//! Invariant: allocations that carry `allocation.offset` overlap exactly where Triton placed
+//! them; without offsets (TTGIR before allocation) they are laid out disjoint, and the import
+//! says so in a warning.
+
+use tirproof_ir::{Diagnostic, Span};
+
+use crate::lower::{DialectOps, Lower, Mem, Result, Val};
+use crate::mlir::query::{element_bytes, shape_word};
+use crate::mlir::{Module, Op, Tok, TokKind};
+use crate::sym::{Bin, IntTy, Sym};
+use crate::{Imported, ImportedFunc};
+
+/// The name of the shared-memory buffer of cells.
+const SHARED: &str = "S";
+
+/// How shared memory is cut into cells.
+struct Layout {
+    cell: i64,
+    cells: i64,
+    /// Offsets given to allocations without `allocation.offset`, by op position.
+    assigned: Vec<(Span, i64)>,
+}
+
+pub fn import(module: &Module) -> std::result::Result<Imported, Diagnostic> {
+    let mut out = Imported::default();
+    let mut funcs = Vec::new();
+    collect_funcs(&module.ops, &mut funcs);
+    if funcs.is_empty() {
+        let at = module.ops.first().map_or(Span::new(1, 1), |o| o.span);
+        return Err(Diagnostic::error(at, "no `tt.func` in this TTGIR"));
+    }
+    let total = module_shared(&module.ops);
+    for func in funcs {
+        out.functions.push(import_func(func, total, &mut out.notes)?);
+    }
+    Ok(out)
+}
+
+fn collect_funcs<'m>(ops: &'m [Op], out: &mut Vec<&'m Op>) {
+    for op in ops {
+        if op.name == "tt.func" {
+            out.push(op);
+        } else {
+            for region in &op.regions {
+                for block in &region.blocks {
+                    collect_funcs(&block.ops, out);
+                }
+            }
+        }
+    }
+}
+
+/// `ttg.shared = N` on the module.
+fn module_shared(ops: &[Op]) -> Option<i64> {
+    ops.iter().find(|o| o.name == "module").and_then(|o| {
+        let b = &o.body;
+        (0..b.len()).find_map(|i| {
+            (b[i].text == "ttg.shared" && b.get(i + 1).is_some_and(|t| t.is("=")))
+                .then(|| b.get(i + 2)?.text.parse().ok())?
+        })
+    })
+}
+
+/// Every op of `ops`, nested ones included, in order.
+fn walk<'m>(ops: &'m [Op], f: &mut dyn FnMut(&'m Op)) {
+    for op in ops {
+        f(op);
+        for region in &op.regions {
+            for block in &region.blocks {
+                walk(&block.ops, f);
+            }
+        }
+    }
+}
+
+/// The bytes of the `!ttg.memdesc<...>` type that ends `ty`.
+fn memdesc_bytes(ty: &[Tok]) -> Option<i64> {
+    let at = ty
+        .iter()
+        .rposition(|t| t.kind == TokKind::Bang && t.text == "ttg.memdesc")
+        .map(|i| i + 2)
+        // `async_copy_global_to_local`'s result type prints without the `!ttg.memdesc`.
+        .or_else(|| ty.first().filter(|t| t.is("<")).map(|_| 1))?;
+    let (dims, elem) = shape_word(&ty.get(at)?.text)?;
+    let mut bytes = element_bytes(elem)?;
+    for d in dims {
+        bytes = bytes.checked_mul(d)?;
+    }
+    Some(bytes)
+}
+
+fn gcd(a: i64, b: i64) -> i64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// The largest number of cells the import makes (larger layouts are refused with the sizes).
+const MAX_CELLS: i64 = 1 << 14;
+
+fn layout(func: &Op, total: Option<i64>, notes: &mut Vec<Diagnostic>) -> Result<Layout> {
+    let mut sizes = Vec::new();
+    let mut assigned = Vec::new();
+    let mut next_free = 0i64;
+    let mut end = 0i64;
+    let mut missing = None;
+    let mut failure = None;
+    let ops = func.regions.first().and_then(|r| r.blocks.first()).map_or(&[][..], |b| &b.ops[..]);
+    walk(ops, &mut |op| {
+        let offset = op.int_attr("allocation.offset");
+        if op.name == "ttg.local_alloc" {
+            let Some(bytes) = memdesc_bytes(op.result_type()) else {
+                failure
+                    .get_or_insert(Diagnostic::error(op.span, "a `ttg.local_alloc` whose type tirproof cannot size"));
+                return;
+            };
+            let offset = offset.unwrap_or_else(|| {
+                missing.get_or_insert(op.span);
+                let o = next_free;
+                assigned.push((op.span, o));
+                o
+            });
+            next_free = next_free.max(offset + bytes);
+            end = end.max(offset + bytes);
+            sizes.extend([offset, bytes]);
+        } else if let Some(offset) = offset {
+            let size = op.int_attr("allocation.size");
+            let size = size.or(total.map(|t| t - offset)).unwrap_or(0);
+            end = end.max(offset + size);
+            sizes.extend([offset, size]);
+        } else if op.name == "ttg.memdesc_index" {
+            if let Some(bytes) = memdesc_bytes(op.result_type()) {
+                sizes.push(bytes);
+            }
+        }
+    });
+    if let Some(f) = failure {
+        return Err(f);
+    }
+    if let Some(at) = missing {
+        notes.push(Diagnostic::warning(
+            at,
+            "no `allocation.offset` on the shared-memory allocations (TTGIR before Triton's allocation pass): they are taken to be disjoint, so reuse of shared memory by a later allocation is not checked",
+        ));
+    }
+    let end = end.max(total.unwrap_or(0));
+    let cell = sizes.iter().copied().filter(|s| *s > 0).fold(0, gcd).max(1);
+    let cells = (end + cell - 1) / cell;
+    if cells > MAX_CELLS {
+        return Err(Diagnostic::error(
+            func.span,
+            format!("shared memory of {end} bytes in cells of {cell} bytes is {cells} cells, more than the {MAX_CELLS} tirproof models"),
+        ));
+    }
+    Ok(Layout { cell, cells: cells.max(1), assigned })
+}
+
+struct Ttgir {
+    layout: Layout,
+}
+
+#[derive(Clone, Copy)]
+enum Access {
+    AsyncWrite,
+    Write,
+    Read,
+}
+
+impl Ttgir {
+    fn view(&self, l: &Lower, tok: &Tok) -> Result<Mem> {
+        match l.val(tok)? {
+            Val::Mem(m) => Ok(m),
+            _ => Err(Diagnostic::error(tok.span, format!("`%{}` is not a shared-memory view", tok.text))),
+        }
+    }
+
+    fn touch(&self, l: &mut Lower, at: Span, m: &Mem, access: Access) {
+        let index = |c: Option<&str>| -> String {
+            match c {
+                Some(c) => format!("{}", Sym::bin(Bin::Add, m.base.clone(), Sym::Name(c.to_owned(), m.base.ty()))),
+                None => format!("{}", m.base),
+            }
+        };
+        let stmt = |i: String| -> String {
+            match access {
+                Access::AsyncWrite => format!("{SHARED}[{i}] = G[0]"),
+                Access::Write => format!("{SHARED}[{i}] = T.float32(0)"),
+                Access::Read => format!("sink[0] = {SHARED}[{i}]"),
+            }
+        };
+        if matches!(access, Access::AsyncWrite) {
+            l.em.open(at, "with T.attr(0, \"async_scope\", 1):");
+        }
+        if m.cells == 1 {
+            l.em.line(at, stmt(index(None)));
+        } else {
+            let c = l.em.fresh("c");
+            l.em.open(at, format!("for {c} in range({}):", m.cells));
+            l.em.line(at, stmt(index(Some(&c))));
+            l.em.close(at);
+        }
+        if matches!(access, Access::AsyncWrite) {
+            l.em.close(at);
+        }
+    }
+
+    fn cells_of(&self, at: Span, ty: &[Tok]) -> Result<i64> {
+        let bytes = memdesc_bytes(ty)
+            .ok_or_else(|| Diagnostic::error(at, "a shared-memory view whose type tirproof cannot size"))?;
+        if bytes % self.layout.cell != 0 {
+            return Err(Diagnostic::error(
+                at,
+                format!("a view of {bytes} bytes is not a whole number of {}-byte cells", self.layout.cell),
+            ));
+        }
+        Ok(bytes / self.layout.cell)
+    }
+
+    fn tokens(&self, l: &Lower, op: &Op) -> Result<Vec<Sym>> {
+        let mut out = Vec::new();
+        for tok in op.operands() {
+            match l.val(tok)? {
+                Val::Token(t) => out.push(t),
+                Val::WaitToken => {}
+                _ => return Err(Diagnostic::error(tok.span, format!("`%{}` is not an async token", tok.text))),
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl DialectOps for Ttgir {
+    fn op(&mut self, l: &mut Lower, op: &Op) -> Result<bool> {
+        let result = op.results.first().cloned().unwrap_or_default();
+        let cell = self.layout.cell;
+        match op.name.as_str() {
+            "ttg.local_alloc" => {
+                let offset = match op.int_attr("allocation.offset") {
+                    Some(o) => o,
+                    None => self.layout.assigned.iter().find(|(s, _)| *s == op.span).map_or(0, |(_, o)| *o),
+                };
+                let cells = self.cells_of(op.span, op.result_type())?;
+                let m = Mem { buffer: SHARED.into(), base: Sym::int(offset / cell, IntTy::I32), cells };
+                if !op.operands().is_empty() {
+                    self.touch(l, op.span, &m, Access::Write);
+                }
+                l.bind(&result, Val::Mem(m));
+            }
+            "ttg.local_dealloc" => {}
+            "ttg.memdesc_index" => {
+                let ops = op.operands();
+                let (Some(parent), Some(index)) = (ops.first(), ops.get(1)) else {
+                    return Err(Diagnostic::error(op.span, "expected `ttg.memdesc_index %view[%index]`"));
+                };
+                let parent = self.view(l, parent)?;
+                let index = match l.val(index)? {
+                    Val::Int(s) => s,
+                    _ => return Err(Diagnostic::error(index.span, "an index that is not an integer")),
+                };
+                let cells = self.cells_of(op.span, op.result_type())?;
+                let ty = parent.base.ty();
+                let index = if index.ty() == ty { index } else { Sym::Cast(ty, Box::new(index)) };
+                let base = Sym::bin(Bin::Add, parent.base.clone(), Sym::bin(Bin::Mul, index, Sym::int(cells, ty)));
+                let base = l.let_sym(op.span, &result, base);
+                l.bind(&result, Val::Mem(Mem { base, cells, ..parent }));
+            }
+            "ttg.memdesc_subslice" | "ttg.memdesc_trans" | "ttg.memdesc_reshape" | "ttg.memdesc_reinterpret" => {
+                let parent =
+                    op.operands().first().copied().ok_or_else(|| Diagnostic::error(op.span, "a view of nothing"))?;
+                let m = self.view(l, parent)?;
+                l.bind(&result, Val::Mem(m));
+            }
+            "ttg.async_copy_global_to_local" => {
+                let dst = op.operands().get(1).copied().ok_or_else(|| {
+                    Diagnostic::error(op.span, "expected `ttg.async_copy_global_to_local %src, %dst`")
+                })?;
+                let m = self.view(l, dst)?;
+                let var = l.em.fresh(&result);
+                l.em.line(op.span, format!("{var} = T.call_extern(\"int64\", \"async_copy_token\", 0)"));
+                l.bind(&result, Val::Token(Sym::Name(var, IntTy::I64)));
+                self.touch(l, op.span, &m, Access::AsyncWrite);
+            }
+            "ttg.async_commit_group" => {
+                l.em.open(op.span, "with T.attr(0, \"async_commit_queue_scope\", 0):");
+                l.em.close(op.span);
+                let var = l.em.fresh(&result);
+                l.em.line(op.span, format!("{var} = T.call_extern(\"int64\", \"async_group_token\", 0)"));
+                l.bind(&result, Val::Token(Sym::Name(var, IntTy::I64)));
+            }
+            "ttg.async_wait" => {
+                let num =
+                    op.int_attr("num").ok_or_else(|| Diagnostic::error(op.span, "`ttg.async_wait` without `num`"))?;
+                let tokens = self.tokens(l, op)?;
+                l.em.open(op.span, "with T.attr(0, \"async_wait_queue_scope\", 0):");
+                l.em.open(op.span, format!("with T.attr(0, \"async_wait_inflight_count\", {num}):"));
+                match tokens.as_slice() {
+                    [] => {}
+                    [t] => l.em.open(op.span, format!("with T.attr(0, \"async_wait_tokens\", {t}):")),
+                    ts => {
+                        let list: Vec<String> = ts.iter().map(ToString::to_string).collect();
+                        l.em.open(
+                            op.span,
+                            format!("with T.attr(0, \"async_wait_tokens\", T.tvm_tuple({})):", list.join(", ")),
+                        );
+                    }
+                }
+                if !tokens.is_empty() {
+                    l.em.close(op.span);
+                }
+                l.em.close(op.span);
+                l.em.close(op.span);
+                l.bind(&result, Val::WaitToken);
+            }
+            "ttg.local_load" => {
+                let src = op
+                    .operands()
+                    .first()
+                    .copied()
+                    .ok_or_else(|| Diagnostic::error(op.span, "expected `ttg.local_load %view`"))?;
+                let m = self.view(l, src)?;
+                self.touch(l, op.span, &m, Access::Read);
+                l.bind(&result, Val::Opaque);
+            }
+            "ttg.local_store" => {
+                let dst = op
+                    .operands()
+                    .get(1)
+                    .copied()
+                    .ok_or_else(|| Diagnostic::error(op.span, "expected `ttg.local_store %value, %view`"))?;
+                let m = self.view(l, dst)?;
+                self.touch(l, op.span, &m, Access::Write);
+            }
+            "gpu.barrier" | "ttg.barrier" => l.em.line(op.span, "T.tvm_storage_sync(\"shared\")"),
+            _ => {
+                let Some(offset) = op.int_attr("allocation.offset") else {
+                    return Ok(false);
+                };
+                // Scratch of an op that Triton lowers through shared memory.
+                let size = op.int_attr("allocation.size").unwrap_or(self.layout.cells * cell - offset);
+                let m = Mem {
+                    buffer: SHARED.into(),
+                    base: Sym::int(offset / cell, IntTy::I32),
+                    cells: ((size + cell - 1) / cell).max(1),
+                };
+                self.touch(l, op.span, &m, Access::Write);
+                self.touch(l, op.span, &m, Access::Read);
+                l.opaque(&Op { body: op.body.clone(), regions: Vec::new(), ..op.clone() })?;
+            }
+        }
+        Ok(true)
+    }
+}
+
+fn import_func(func: &Op, total: Option<i64>, notes: &mut Vec<Diagnostic>) -> Result<ImportedFunc> {
+    let name = func
+        .body
+        .iter()
+        .find(|t| t.kind == TokKind::Symbol)
+        .map(|t| t.text.clone())
+        .ok_or_else(|| Diagnostic::error(func.span, "a `tt.func` without a name"))?;
+    let layout = layout(func, total, notes)?;
+    let cells = layout.cells;
+    let mut l = Lower::new();
+    let mut dialect = Ttgir { layout };
+    let params = crate::signature(&mut l, func)?;
+    let block = func
+        .regions
+        .first()
+        .and_then(|r| r.blocks.first())
+        .ok_or_else(|| Diagnostic::error(func.span, "a `tt.func` without a body"))?;
+    l.block(block, &mut dialect)?;
+    let mut header = vec![
+        format!("{SHARED} = T.alloc_buffer(({cells},), \"float32\", scope=\"shared\")"),
+        "sink = T.alloc_buffer((1,), \"float32\", scope=\"local\")".to_owned(),
+    ];
+    header.append(&mut l.locals);
+    let mut all_params = vec!["G: T.Buffer((1,), \"float32\")".to_owned()];
+    if l.data > 0 {
+        all_params.push(format!("data: T.Buffer(({},), \"int32\")", l.data));
+    }
+    all_params.extend(params);
+    Ok(crate::finish_func(&name, func.span, all_params, header, l))
+}

@@ -119,6 +119,18 @@ impl Lower {
         Sym::Name(var, ty)
     }
 
+    /// A fresh read of `data` as an expression (any value).
+    pub fn data_sym(&mut self, ty: IntTy) -> Sym {
+        let slot = self.data;
+        self.data += 1;
+        let read = Sym::Name(format!("data[{slot}]"), IntTy::I32);
+        if ty == IntTy::I32 {
+            read
+        } else {
+            Sym::Cast(ty, Box::new(read))
+        }
+    }
+
     /// A scalar the reader does not follow: read from `data`, so it may be any value.
     pub fn data_scalar(&mut self, at: Span, name: &str, ty: &str) -> Val {
         let slot = self.data;
@@ -274,22 +286,25 @@ impl Lower {
                     _ => return self.arith_data(op, &result, ty.as_deref()),
                 }
             }
-            // Unsigned division of values the reader cannot show non-negative is data.
-            "divui" | "remui" | "maxui" | "minui" => {
+            // Unsigned division by a positive constant: as signed where the dividend is
+            // non-negative, data where it is not (it would be read as a huge number).
+            "divui" | "remui" => {
                 let (a, b) = (arg(0)?, arg(1)?);
-                match (a.as_const(), b.as_const()) {
-                    (Some(x), Some(y)) if x >= 0 && y > 0 => {
-                        let b = match kind {
-                            "divui" => Bin::TruncDiv,
-                            "remui" => Bin::TruncMod,
-                            "maxui" => Bin::Max,
-                            _ => Bin::Min,
-                        };
-                        Sym::bin(b, a, Sym::int(y, int_ty))
+                match b.as_const() {
+                    Some(y) if y > 0 => {
+                        let op_ = if kind == "divui" { Bin::TruncDiv } else { Bin::TruncMod };
+                        let signed = Sym::bin(op_, a.clone(), Sym::int(y, int_ty));
+                        if a.as_const().is_some_and(|x| x >= 0) {
+                            signed
+                        } else {
+                            let other = self.data_sym(int_ty);
+                            Sym::select(Sym::cmp(Cmp::Ge, a, Sym::int(0, int_ty)), signed, other)
+                        }
                     }
                     _ => return self.arith_data(op, &result, ty.as_deref()),
                 }
             }
+            "maxui" | "minui" => return self.arith_data(op, &result, ty.as_deref()),
             "andi" | "ori" | "xori" if ty.as_deref() == Some("i1") => {
                 let (a, b) = (arg(0)?, arg(1)?);
                 match kind {

@@ -54,6 +54,11 @@ impl Emitter {
         self.lines[start..].iter().any(|l| matches!(l, Line::Slot(id) if !self.slots[*id].2.is_empty()))
     }
 
+    /// How many blocks enclose the current position (0: the function body).
+    pub fn depth(&self) -> usize {
+        self.open.len()
+    }
+
     /// Reserves a place at the current position for lines written later.
     pub fn slot(&mut self, at: Span) -> usize {
         let id = self.slots.len();

@@ -44,6 +44,10 @@ pub type Result<T> = std::result::Result<T, Diagnostic>;
 
 /// What a dialect adds to the common ops.
 pub trait DialectOps {
+    /// Called before every op, the common ones included.
+    fn before(&mut self, _l: &mut Lower, _op: &Op) {}
+
+
     /// Lowers `op` if it belongs to the dialect; `Ok(false)` when it does not.
     fn op(&mut self, l: &mut Lower, op: &Op) -> Result<bool>;
 }
@@ -171,6 +175,7 @@ impl Lower {
     }
 
     pub fn op(&mut self, op: &Op, dialect: &mut dyn DialectOps) -> Result<()> {
+        dialect.before(self, op);
         if let Some(rest) = op.name.strip_prefix("arith.") {
             return self.arith(op, rest);
         }
@@ -468,7 +473,7 @@ impl Lower {
                     }
                 },
                 Carry::Buffer { buf, .. } => self.store_carried(op.span, buf, y),
-                Carry::None => {}
+                Carry::Same(_) => {}
             }
         }
         self.em.close(op.span);
@@ -484,7 +489,7 @@ impl Lower {
                     None => self.load_carried(op.span, r, &format!("{var}_carried"), init),
                 },
                 Carry::Buffer { buf, .. } => self.load_carried(op.span, r, buf, init),
-                Carry::None => init.clone(),
+                Carry::Same(v) => v.clone(),
             };
             self.bind_result(op.span, r, val);
         }
@@ -531,7 +536,7 @@ impl Lower {
                 let var = self.em.fresh(&format!("{name}_base"));
                 Carry::Int { var, init: Val::Mem(m.clone()) }
             }
-            Val::WaitToken | Val::Opaque => Carry::None,
+            Val::WaitToken | Val::Opaque => Carry::Same(init.clone()),
         })
     }
 
@@ -551,7 +556,7 @@ impl Lower {
                 self.em.line(Span::UNKNOWN, format!("{var} = {buf}[0]"));
                 self.bind(name, Val::Token(Sym::Name(var, IntTy::I64)));
             }
-            Carry::None => {}
+            Carry::Same(v) => self.bind(name, v.clone()),
         }
     }
 
@@ -686,7 +691,8 @@ enum CarryKind {
 enum Carry {
     Int { var: String, init: Val },
     Buffer { buf: String, kind: CarryKind },
-    None,
+    /// A value every iteration sees unchanged as far as the model goes (opaque, a wait's).
+    Same(Val),
 }
 
 impl Val {

@@ -14,6 +14,8 @@
 //! them; without offsets (TTGIR before allocation) they are laid out disjoint, and the import
 //! says so in a warning.
 
+use std::collections::HashSet;
+
 use tirproof_ir::{Diagnostic, Span};
 
 use crate::lower::{DialectOps, Lower, Mem, Result, Val};
@@ -31,6 +33,10 @@ struct Layout {
     cells: i64,
     /// Offsets given to allocations without `allocation.offset`, by op position.
     assigned: Vec<(Span, i64)>,
+    /// Every allocation: its name, first cell and cells.
+    allocs: Vec<(String, i64, i64)>,
+    /// Whether the function issues asynchronous warp-group dots.
+    dots: bool,
 }
 
 pub fn import(module: &Module) -> std::result::Result<Imported, Diagnostic> {
@@ -119,6 +125,8 @@ fn layout(func: &Op, total: Option<i64>, notes: &mut Vec<Diagnostic>) -> Result<
     let mut end = 0i64;
     let mut missing = None;
     let mut failure = None;
+    let mut raw_allocs = Vec::new();
+    let mut dots = false;
     let ops = func.regions.first().and_then(|r| r.blocks.first()).map_or(&[][..], |b| &b.ops[..]);
     walk(ops, &mut |op| {
         let offset = op.int_attr("allocation.offset");
@@ -134,6 +142,7 @@ fn layout(func: &Op, total: Option<i64>, notes: &mut Vec<Diagnostic>) -> Result<
                 assigned.push((op.span, o));
                 o
             });
+            raw_allocs.push((offset, bytes));
             next_free = next_free.max(offset + bytes);
             end = end.max(offset + bytes);
             sizes.extend([offset, bytes]);
@@ -142,6 +151,8 @@ fn layout(func: &Op, total: Option<i64>, notes: &mut Vec<Diagnostic>) -> Result<
             let size = size.or(total.map(|t| t - offset)).unwrap_or(0);
             end = end.max(offset + size);
             sizes.extend([offset, size]);
+        } else if op.name == "ttng.warp_group_dot" {
+            dots |= op.body.windows(3).any(|w| w[0].text == "isAsync" && w[1].is("=") && w[2].is_word("true"));
         } else if op.name == "ttg.memdesc_index" {
             if let Some(bytes) = memdesc_bytes(op.result_type()) {
                 sizes.push(bytes);
@@ -166,12 +177,28 @@ fn layout(func: &Op, total: Option<i64>, notes: &mut Vec<Diagnostic>) -> Result<
             format!("shared memory of {end} bytes in cells of {cell} bytes is {cells} cells, more than the {MAX_CELLS} tirproof models"),
         ));
     }
-    Ok(Layout { cell, cells: cells.max(1), assigned })
+    let allocs = raw_allocs.iter().map(|(o, b)| (format!("{SHARED}@{}", o / cell), o / cell, b / cell)).collect();
+    Ok(Layout { cell, cells: cells.max(1), assigned, allocs, dots })
 }
 
 struct Ttgir {
     layout: Layout,
+    /// Allocations (by their first cell) written after they are made; `None` while the
+    /// first reading collects them.
+    written: Option<HashSet<String>>,
+    collected: HashSet<String>,
+    /// Copies issued and not yet committed, emitted at their commit: with several queues the
+    /// verifier needs each asynchronous store inside the commit that groups it.
+    pending: Vec<(Span, Mem)>,
 }
+
+/// The queue asynchronous warp-group dots (wgmma) are modelled on.
+const DOT_QUEUE: u32 = 1;
+
+/// The shadow of `S` that an in-flight wgmma holds: it writes the cells it reads
+/// asynchronously, so a write of `S` (which first reads the shadow) before the dot's group
+/// retires is a race.
+const SHADOW: &str = "W";
 
 #[derive(Clone, Copy)]
 enum Access {
@@ -188,7 +215,7 @@ impl Ttgir {
         }
     }
 
-    fn touch(&self, l: &mut Lower, at: Span, m: &Mem, access: Access) {
+    fn touch(&mut self, l: &mut Lower, at: Span, m: &Mem, access: Access) {
         let index = |c: Option<&str>| -> String {
             match c {
                 Some(c) => format!("{}", Sym::bin(Bin::Add, m.base.clone(), Sym::Name(c.to_owned(), m.base.ty()))),
@@ -202,6 +229,13 @@ impl Ttgir {
                 Access::Read => format!("sink[0] = {SHARED}[{i}]"),
             }
         };
+        if self.layout.dots && !matches!(access, Access::Read) {
+            // A write must not meet an in-flight wgmma's read: read the shadow first.
+            self.each_cell(l, at, m, &|i| format!("sink[0] = {SHADOW}[{i}]"));
+        }
+        if matches!(access, Access::Write | Access::AsyncWrite) {
+            self.collected.insert(m.buffer.clone());
+        }
         if matches!(access, Access::AsyncWrite) {
             l.em.open(at, "with T.attr(0, \"async_scope\", 1):");
         }
@@ -214,6 +248,68 @@ impl Ttgir {
             l.em.close(at);
         }
         if matches!(access, Access::AsyncWrite) {
+            l.em.close(at);
+        }
+    }
+
+    /// `line(index)` for every cell of `m`, in a loop when there are several.
+    fn each_cell(&self, l: &mut Lower, at: Span, m: &Mem, line: &dyn Fn(String) -> String) {
+        if m.cells == 1 {
+            l.em.line(at, line(m.base.to_string()));
+        } else {
+            let c = l.em.fresh("c");
+            l.em.open(at, format!("for {c} in range({}):", m.cells));
+            l.em.line(at, line(Sym::bin(Bin::Add, m.base.clone(), Sym::Name(c, m.base.ty())).to_string()));
+            l.em.close(at);
+        }
+    }
+
+    /// Marks every allocation that overlaps cells `[start, start + cells)` written.
+    fn overlapping_written(&mut self, start: i64, cells: i64) {
+        for (name, first, n) in &self.layout.allocs {
+            if *first < start + cells && start < first + n {
+                self.collected.insert(name.clone());
+            }
+        }
+    }
+
+    /// An asynchronous warp-group dot: its shared operands are read now (they must be
+    /// complete) and held until its group on the dot queue retires.
+    fn dot(&mut self, l: &mut Lower, op: &Op) -> Result<()> {
+        let result = op.results.first().cloned().unwrap_or_default();
+        let is_async = op.body.windows(3).any(|w| w[0].text == "isAsync" && w[1].is("=") && w[2].is_word("true"));
+        let mut held = Vec::new();
+        for tok in op.operands() {
+            if let Val::Mem(m) = l.val(tok)? {
+                self.touch(l, op.span, &m, Access::Read);
+                held.push(m);
+            }
+        }
+        l.bind(&result, Val::Opaque);
+        if !is_async {
+            return Ok(());
+        }
+        l.em.open(op.span, format!("with T.attr(0, \"async_commit_queue_scope\", {DOT_QUEUE}):"));
+        for m in held.iter().filter(|m| self.written.as_ref().is_some_and(|w| w.contains(&m.buffer))) {
+            l.em.open(op.span, "with T.attr(0, \"async_scope\", 1):");
+            self.each_cell(l, op.span, m, &|i| format!("{SHADOW}[{i}] = G[0]"));
+            l.em.close(op.span);
+        }
+        l.em.close(op.span);
+        Ok(())
+    }
+
+    /// Emits the copies issued since the last commit: inside the commit scope when `commit`,
+    /// else (something else comes between a copy and its commit) on their own.
+    fn flush(&mut self, l: &mut Lower, commit: Option<Span>) {
+        let pending = std::mem::take(&mut self.pending);
+        if let Some(at) = commit {
+            l.em.open(at, "with T.attr(0, \"async_commit_queue_scope\", 0):");
+        }
+        for (at, m) in &pending {
+            self.touch(l, *at, m, Access::AsyncWrite);
+        }
+        if let Some(at) = commit {
             l.em.close(at);
         }
     }
@@ -244,6 +340,17 @@ impl Ttgir {
 }
 
 impl DialectOps for Ttgir {
+    fn before(&mut self, l: &mut Lower, op: &Op) {
+        let keeps = op.name == "ttg.async_commit_group"
+            || op.name == "ttg.async_copy_global_to_local"
+            || op.name.starts_with("ttg.memdesc_")
+            || op.name.starts_with("arith.")
+            || !(op.name.starts_with("ttg.") || op.name.starts_with("ttng.") || op.name.starts_with("scf.") || op.name.starts_with("gpu.") || op.name.starts_with("tt.return"));
+        if !keeps && !self.pending.is_empty() {
+            self.flush(l, None);
+        }
+    }
+
     fn op(&mut self, l: &mut Lower, op: &Op) -> Result<bool> {
         let result = op.results.first().cloned().unwrap_or_default();
         let cell = self.layout.cell;
@@ -254,9 +361,13 @@ impl DialectOps for Ttgir {
                     None => self.layout.assigned.iter().find(|(s, _)| *s == op.span).map_or(0, |(_, o)| *o),
                 };
                 let cells = self.cells_of(op.span, op.result_type())?;
-                let m = Mem { buffer: SHARED.into(), base: Sym::int(offset / cell, IntTy::I32), cells };
+                let m = Mem { buffer: format!("{SHARED}@{}", offset / cell), base: Sym::int(offset / cell, IntTy::I32), cells };
                 if !op.operands().is_empty() {
                     self.touch(l, op.span, &m, Access::Write);
+                    if l.em.depth() == 0 {
+                        // Written once where it is made, before anything can read it.
+                        self.collected.remove(&m.buffer);
+                    }
                 }
                 l.bind(&result, Val::Mem(m));
             }
@@ -292,11 +403,10 @@ impl DialectOps for Ttgir {
                 let var = l.em.fresh(&result);
                 l.em.line(op.span, format!("{var} = T.call_extern(\"int64\", \"async_copy_token\", 0)"));
                 l.bind(&result, Val::Token(Sym::Name(var, IntTy::I64)));
-                self.touch(l, op.span, &m, Access::AsyncWrite);
+                self.pending.push((op.span, m));
             }
             "ttg.async_commit_group" => {
-                l.em.open(op.span, "with T.attr(0, \"async_commit_queue_scope\", 0):");
-                l.em.close(op.span);
+                self.flush(l, Some(op.span));
                 let var = l.em.fresh(&result);
                 l.em.line(op.span, format!("{var} = T.call_extern(\"int64\", \"async_group_token\", 0)"));
                 l.bind(&result, Val::Token(Sym::Name(var, IntTy::I64)));
@@ -305,26 +415,31 @@ impl DialectOps for Ttgir {
                 let num =
                     op.int_attr("num").ok_or_else(|| Diagnostic::error(op.span, "`ttg.async_wait` without `num`"))?;
                 let tokens = self.tokens(l, op)?;
-                l.em.open(op.span, "with T.attr(0, \"async_wait_queue_scope\", 0):");
-                l.em.open(op.span, format!("with T.attr(0, \"async_wait_inflight_count\", {num}):"));
-                match tokens.as_slice() {
-                    [] => {}
-                    [t] => l.em.open(op.span, format!("with T.attr(0, \"async_wait_tokens\", {t}):")),
-                    ts => {
-                        let list: Vec<String> = ts.iter().map(ToString::to_string).collect();
-                        l.em.open(
-                            op.span,
-                            format!("with T.attr(0, \"async_wait_tokens\", T.tvm_tuple({})):", list.join(", ")),
-                        );
-                    }
-                }
-                if !tokens.is_empty() {
-                    l.em.close(op.span);
-                }
-                l.em.close(op.span);
-                l.em.close(op.span);
+                wait(l, op.span, 0, num, &tokens);
                 l.bind(&result, Val::WaitToken);
             }
+            "ttng.warp_group_dot" => self.dot(l, op)?,
+            "ttng.warp_group_dot_wait" => {
+                let pendings = op
+                    .int_attr("pendings")
+                    .ok_or_else(|| Diagnostic::error(op.span, "`ttng.warp_group_dot_wait` without `pendings`"))?;
+                // Its operands pass through (the newest dot's result may still be pending):
+                // they are not a claim.
+                for (i, tok) in op.operands().into_iter().enumerate() {
+                    let passed = l.val(tok)?;
+                    if let Some(r) = op.results.get(i) {
+                        l.bind(r, passed);
+                    }
+                }
+                wait(l, op.span, DOT_QUEUE, pendings, &[]);
+            }
+            "tt.load" => match op.result_type() {
+                [ptr, open, elem, close] if ptr.text == "tt.ptr" && open.is("<") && close.is(">") => {
+                    let v = l.data_scalar(op.span, &result, &elem.text);
+                    l.bind(&result, v);
+                }
+                _ => return Ok(false),
+            },
             "ttg.local_load" => {
                 let src = op
                     .operands()
@@ -352,10 +467,11 @@ impl DialectOps for Ttgir {
                 // Scratch of an op that Triton lowers through shared memory.
                 let size = op.int_attr("allocation.size").unwrap_or(self.layout.cells * cell - offset);
                 let m = Mem {
-                    buffer: SHARED.into(),
+                    buffer: format!("{SHARED}@scratch"),
                     base: Sym::int(offset / cell, IntTy::I32),
                     cells: ((size + cell - 1) / cell).max(1),
                 };
+                self.overlapping_written(offset / cell, m.cells);
                 self.touch(l, op.span, &m, Access::Write);
                 self.touch(l, op.span, &m, Access::Read);
                 l.opaque(&Op { body: op.body.clone(), regions: Vec::new(), ..op.clone() })?;
@@ -363,6 +479,25 @@ impl DialectOps for Ttgir {
         }
         Ok(true)
     }
+}
+
+/// A wait on `queue` leaving `count` groups in flight, claiming `tokens`' groups complete.
+fn wait(l: &mut Lower, at: Span, queue: u32, count: i64, tokens: &[Sym]) {
+    l.em.open(at, format!("with T.attr(0, \"async_wait_queue_scope\", {queue}):"));
+    l.em.open(at, format!("with T.attr(0, \"async_wait_inflight_count\", {count}):"));
+    match tokens {
+        [] => {}
+        [t] => l.em.open(at, format!("with T.attr(0, \"async_wait_tokens\", {t}):")),
+        ts => {
+            let list: Vec<String> = ts.iter().map(ToString::to_string).collect();
+            l.em.open(at, format!("with T.attr(0, \"async_wait_tokens\", T.tvm_tuple({})):", list.join(", ")));
+        }
+    }
+    if !tokens.is_empty() {
+        l.em.close(at);
+    }
+    l.em.close(at);
+    l.em.close(at);
 }
 
 fn import_func(func: &Op, total: Option<i64>, notes: &mut Vec<Diagnostic>) -> Result<ImportedFunc> {
@@ -374,19 +509,33 @@ fn import_func(func: &Op, total: Option<i64>, notes: &mut Vec<Diagnostic>) -> Re
         .ok_or_else(|| Diagnostic::error(func.span, "a `tt.func` without a name"))?;
     let layout = layout(func, total, notes)?;
     let cells = layout.cells;
-    let mut l = Lower::new();
-    let mut dialect = Ttgir { layout };
-    let params = crate::signature(&mut l, func)?;
+    let dots = layout.dots;
     let block = func
         .regions
         .first()
         .and_then(|r| r.blocks.first())
         .ok_or_else(|| Diagnostic::error(func.span, "a `tt.func` without a body"))?;
-    l.block(block, &mut dialect)?;
+    // The first reading finds which allocations are written after they are made (only those
+    // get a wgmma's shadow); the second is the import.
+    let mut dialect = Ttgir { layout, written: None, collected: HashSet::new(), pending: Vec::new() };
+    let mut written = None;
+    let mut l = Lower::new();
+    let mut params = Vec::new();
+    for _ in 0..2 {
+        l = Lower::new();
+        dialect.written = written.take();
+        dialect.collected.clear();
+        params = crate::signature(&mut l, func)?;
+        l.block(block, &mut dialect)?;
+        written = Some(std::mem::take(&mut dialect.collected));
+    }
     let mut header = vec![
         format!("{SHARED} = T.alloc_buffer(({cells},), \"float32\", scope=\"shared\")"),
         "sink = T.alloc_buffer((1,), \"float32\", scope=\"local\")".to_owned(),
     ];
+    if dots {
+        header.push(format!("{SHADOW} = T.alloc_buffer(({cells},), \"float32\", scope=\"shared\")"));
+    }
     header.append(&mut l.locals);
     let mut all_params = vec!["G: T.Buffer((1,), \"float32\")".to_owned()];
     if l.data > 0 {

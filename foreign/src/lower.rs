@@ -47,7 +47,6 @@ pub trait DialectOps {
     /// Called before every op, the common ones included.
     fn before(&mut self, _l: &mut Lower, _op: &Op) {}
 
-
     /// Lowers `op` if it belongs to the dialect; `Ok(false)` when it does not.
     fn op(&mut self, l: &mut Lower, op: &Op) -> Result<bool>;
 }
@@ -339,7 +338,7 @@ impl Lower {
             "select" => Sym::select(arg(0)?, arg(1)?, arg(2)?),
             "index_cast" | "index_castui" | "extsi" | "extui" | "trunci" => {
                 let a = arg(0)?;
-                if kind == "extui" && !a.as_const().is_some_and(|v| v >= 0) && !a.is_bool() {
+                if kind == "extui" && a.as_const().is_none_or(|v| v < 0) && !a.is_bool() {
                     return self.arith_data(op, &result, ty.as_deref());
                 }
                 if a.is_bool() {
@@ -689,8 +688,14 @@ enum CarryKind {
 }
 
 enum Carry {
-    Int { var: String, init: Val },
-    Buffer { buf: String, kind: CarryKind },
+    Int {
+        var: String,
+        init: Val,
+    },
+    Buffer {
+        buf: String,
+        kind: CarryKind,
+    },
     /// A value every iteration sees unchanged as far as the model goes (opaque, a wait's).
     Same(Val),
 }

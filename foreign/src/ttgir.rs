@@ -345,7 +345,11 @@ impl DialectOps for Ttgir {
             || op.name == "ttg.async_copy_global_to_local"
             || op.name.starts_with("ttg.memdesc_")
             || op.name.starts_with("arith.")
-            || !(op.name.starts_with("ttg.") || op.name.starts_with("ttng.") || op.name.starts_with("scf.") || op.name.starts_with("gpu.") || op.name.starts_with("tt.return"));
+            || !(op.name.starts_with("ttg.")
+                || op.name.starts_with("ttng.")
+                || op.name.starts_with("scf.")
+                || op.name.starts_with("gpu.")
+                || op.name.starts_with("tt.return"));
         if !keeps && !self.pending.is_empty() {
             self.flush(l, None);
         }
@@ -361,7 +365,11 @@ impl DialectOps for Ttgir {
                     None => self.layout.assigned.iter().find(|(s, _)| *s == op.span).map_or(0, |(_, o)| *o),
                 };
                 let cells = self.cells_of(op.span, op.result_type())?;
-                let m = Mem { buffer: format!("{SHARED}@{}", offset / cell), base: Sym::int(offset / cell, IntTy::I32), cells };
+                let m = Mem {
+                    buffer: format!("{SHARED}@{}", offset / cell),
+                    base: Sym::int(offset / cell, IntTy::I32),
+                    cells,
+                };
                 if !op.operands().is_empty() {
                     self.touch(l, op.span, &m, Access::Write);
                     if l.em.depth() == 0 {
@@ -535,6 +543,9 @@ fn import_func(func: &Op, total: Option<i64>, notes: &mut Vec<Diagnostic>) -> Re
     ];
     if dots {
         header.push(format!("{SHADOW} = T.alloc_buffer(({cells},), \"float32\", scope=\"shared\")"));
+        // The shadow holds no data: it starts written, so only a pending dot makes it racy.
+        header.push(format!("for shadow_cell in range({cells}):"));
+        header.push(format!("    {SHADOW}[shadow_cell] = T.float32(0)"));
     }
     header.append(&mut l.locals);
     let mut all_params = vec!["G: T.Buffer((1,), \"float32\")".to_owned()];

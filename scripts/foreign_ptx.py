@@ -2,7 +2,8 @@
 """Compiles the compiler-emitted kernels of corpus/ptx-foreign from their sources.
 
 Triton kernels (scripts/foreign/triton_kernels.py) are compiled ahead of time for sm_80 with
-Triton's own compiler; CUDA kernels (scripts/foreign/*.cu) with nvcc -ptx. Writes each kernel's
+Triton's own compiler (their TTGIR after shared-memory allocation is written next to the PTX,
+so the audit of the token IR and the emulator's run of the PTX meet on one compile); CUDA kernels (scripts/foreign/*.cu) with nvcc -ptx. Writes each kernel's
 PTX, unmodified, and kernels.json: how to launch each kernel (grid, block, dynamic shared
 bytes, the parameters in order, buffers with their element type and length) and which
 reference computes its output.
@@ -34,6 +35,7 @@ import triton  # noqa: E402
 from triton.backends.compiler import GPUTarget  # noqa: E402
 from triton.compiler import ASTSource  # noqa: E402
 
+import foreign_ir  # noqa: E402  (one home for Triton's shared-memory allocation pass)
 import triton_kernels  # noqa: E402
 
 TARGET = GPUTarget("cuda", 80, 32)
@@ -54,7 +56,10 @@ def triton_ptx(fn, signature, constexprs, divisible, num_stages, num_warps):
     attrs = {(signature_index(signature, name),): DIVISIBLE for name in divisible}
     src = ASTSource(fn=fn, signature=signature, constexprs=constexprs, attrs=attrs)
     kernel = triton.compile(src, target=TARGET, options={"num_stages": num_stages, "num_warps": num_warps})
-    return kernel.asm["ptx"], kernel.metadata.shared
+    ptx = kernel.asm["ptx"]
+    # The token IR of the same compile, with shared memory allocated, for the audit of its waits.
+    ttgir = foreign_ir.allocate_shared_memory(kernel.asm["ttgir"], TARGET.arch, foreign_ir.ptx_version(ptx))
+    return ptx, kernel.metadata.shared, str(ttgir)
 
 
 def signature_index(signature, name):
@@ -72,9 +77,10 @@ def triton_launches():
     constexprs = {"stride_ak": 1, "stride_bn": 1, "stride_cn": 1, "BM": tile, "BN": tile, "BK": tile}
     divisible = ["a_ptr", "b_ptr", "c_ptr", "M", "N", "K", "stride_am", "stride_bk", "stride_cm"]
     for stages in (2, 3, 4):
-        ptx, shared = triton_ptx(triton_kernels.matmul, signature, constexprs, divisible, stages, 4)
+        ptx, shared, ttgir = triton_ptx(triton_kernels.matmul, signature, constexprs, divisible, stages, 4)
         launches.append({
             "file": f"triton_matmul_s{stages}.ptx", "ptx": ptx, "kernel": "matmul",
+            "ttgir": f"triton_matmul_s{stages}.ttgir", "ttgir_text": ttgir,
             "grid": [m // tile, n // tile, 1], "block": [128, 1, 1], "shared": shared,
             "params": [buffer("a", "float16", m * k), buffer("b", "float16", k * n), buffer("c", "float32", m * n),
                        scalar("u32", m), scalar("u32", n), scalar("u32", k),
@@ -85,9 +91,10 @@ def triton_launches():
         })
     rows, length, block = 2, 512, 128
     signature = {"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"}
-    ptx, shared = triton_ptx(triton_kernels.row_sum, signature, {"BLOCK": block}, ["x_ptr", "out_ptr", "n"], 3, 4)
+    ptx, shared, ttgir = triton_ptx(triton_kernels.row_sum, signature, {"BLOCK": block}, ["x_ptr", "out_ptr", "n"], 3, 4)
     launches.append({
         "file": "triton_row_sum.ptx", "ptx": ptx, "kernel": "row_sum",
+        "ttgir": "triton_row_sum.ttgir", "ttgir_text": ttgir,
         "grid": [rows, 1, 1], "block": [128, 1, 1], "shared": shared,
         "params": [buffer("x", "float32", rows * length), buffer("out", "float32", rows * block),
                    scalar("u32", length), scalar("u64", 0), scalar("u64", 0)],
@@ -136,6 +143,9 @@ def main():
     for launch in launches:
         with open(os.path.join(OUT, launch["file"]), "w") as out:
             out.write(launch.pop("ptx"))
+        if "ttgir" in launch:
+            with open(os.path.join(OUT, launch["ttgir"]), "w") as out:
+                out.write(launch.pop("ttgir_text"))
     manifest = {"triton": triton.__version__, "nvcc": nvcc_version(nvcc), "launches": launches}
     with open(os.path.join(OUT, "kernels.json"), "w") as out:
         json.dump(manifest, out, indent=1)

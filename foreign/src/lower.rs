@@ -433,13 +433,29 @@ impl Lower {
             self.carry_bind(name, plan);
         }
         let region = op.regions.first().and_then(|r| r.blocks.first()).ok_or_else(|| err(op.span))?;
+        let depth = self.yields.len();
         self.block(region, dialect)?;
-        let yields = self.yields.pop().unwrap_or_default();
+        let yields = self.region_yield(depth);
         if yields.len() != carried.len() {
             return Err(Diagnostic::error(
                 op.span,
                 format!("the loop carries {} values but yields {}", carried.len(), yields.len()),
             ));
+        }
+        for (plan, y) in plans.iter().zip(&yields) {
+            if let (Carry::Int { init: Val::Mem(a), .. }, Val::Mem(b)) = (plan, y) {
+                if a.buffer != b.buffer || a.cells != b.cells {
+                    return Err(Diagnostic::error(
+                        op.span,
+                        "the loop carries a shared-memory view that changes allocation or size",
+                    ));
+                }
+            } else if let Carry::Int { init: Val::Mem(_), .. } = plan {
+                return Err(Diagnostic::error(
+                    op.span,
+                    "the loop carries a shared-memory view but yields something else for it",
+                ));
+            }
         }
         // Closed forms of the carried integers, to a fixed point.
         let mut closed: HashMap<String, Sym> = HashMap::new();
@@ -471,7 +487,15 @@ impl Lower {
                         self.store_carried(op.span, &buf, y);
                     }
                 },
-                Carry::Buffer { buf, .. } => self.store_carried(op.span, buf, y),
+                Carry::Buffer { buf, .. } => {
+                    if !matches!(y, Val::Token(_)) {
+                        return Err(Diagnostic::error(
+                            op.span,
+                            "the loop carries a group's token but yields something else for it",
+                        ));
+                    }
+                    self.store_carried(op.span, buf, y);
+                }
                 Carry::Same(_) => {}
             }
         }
@@ -606,10 +630,11 @@ impl Lower {
             let header = if i == 0 { format!("if {cond}:") } else { "else:".to_owned() };
             self.em.open(op.span, header);
             let env = self.env.clone();
+            let depth = self.yields.len();
             if let Some(block) = region.blocks.first() {
                 self.block(block, dialect)?;
             }
-            let y = if op.results.is_empty() { Vec::new() } else { self.yields.pop().unwrap_or_default() };
+            let y = self.region_yield(depth);
             if y.len() != op.results.len() {
                 return Err(Diagnostic::error(
                     op.span,
@@ -650,6 +675,19 @@ impl Lower {
             match val {
                 Some(v) => self.bind_result(op.span, name, v),
                 None => {
+                    let same_kind = match (a, b) {
+                        (Val::Mem(x), Val::Mem(y)) => x.buffer == y.buffer && x.cells == y.cells,
+                        (Val::Token(_), Val::Token(_)) | (Val::Int(_), Val::Int(_)) | (Val::Bool(_), Val::Bool(_)) => {
+                            true
+                        }
+                        _ => false,
+                    };
+                    if !same_kind {
+                        return Err(Diagnostic::error(
+                            op.span,
+                            "the arms of this `scf.if` yield values of different kinds or views of different memory",
+                        ));
+                    }
                     let buf = self.local(&format!("{name}_if"), "int64");
                     for (arm, slot) in arms.iter().zip(&slots) {
                         let line = store_line(&buf, &arm[i]).ok_or_else(|| {
@@ -663,6 +701,14 @@ impl Lower {
             }
         }
         Ok(())
+    }
+
+    /// What the region read since the yield stack had `depth` entries yielded (nothing when it
+    /// ends without `scf.yield`); the stack is back to `depth` after.
+    fn region_yield(&mut self, depth: usize) -> Vec<Val> {
+        let y = if self.yields.len() > depth { self.yields.pop().unwrap_or_default() } else { Vec::new() };
+        self.yields.truncate(depth);
+        y
     }
 
     /// Whether every let `sym` reads was made before `since` (so it is in scope after an

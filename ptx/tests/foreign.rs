@@ -5,7 +5,10 @@
 //! by one, every `bar.sync` right after a wait removed. A racy mutant must fault under the
 //! lazy schedule, naming the read and the wait that no longer protects it; a mutant that is
 //! not racy (a thread reading back only what it copied itself, a wait repeated right after
-//! itself) must run clean and equal to the reference.
+//! itself) must run clean and equal to the reference. For Triton's kernels the TTGIR of the
+//! same compile is audited too, and the two agree wait by wait: the verifier refutes a count
+//! of the TTGIR raised by one exactly where the emulator faults on the PTX with that wait
+//! loosened by one.
 
 use std::path::{Path, PathBuf};
 
@@ -26,6 +29,10 @@ struct Manifest {
 #[derive(Deserialize)]
 struct Launch {
     file: String,
+    /// The TTGIR of the same compile, after Triton's shared-memory allocation (Triton's
+    /// kernels only).
+    #[serde(default)]
+    ttgir: Option<String>,
     kernel: String,
     grid: [u32; 3],
     block: [u32; 3],
@@ -333,4 +340,78 @@ fn racy_mutants_fault_under_lazy_naming_the_read_and_the_wait_and_the_others_run
     }
     println!("{faulted} racy mutants faulted, {clean} others ran clean");
     assert!(faulted >= 30 && clean >= 10, "{faulted} racy mutants faulted, {clean} others ran clean");
+}
+
+/// Whether the verifier refutes anything of `text`, Triton's TTGIR (any function, any wait, or
+/// the end of a function with groups in flight).
+fn ttgir_refuted(name: &str, text: &str) -> bool {
+    use tirproof_verify::waits::{verify_func, Options, WaitVerdict};
+    let module = tirproof_foreign::import(text, tirproof_foreign::Dialect::Ttgir)
+        .unwrap_or_else(|d| panic!("{name}: {}", d.render(name, text)));
+    let options = Options {
+        timeout: std::time::Duration::from_secs(20),
+        dump_smtlib: false,
+        tightness: false,
+        budget: Some(std::time::Duration::from_secs(120)),
+    };
+    module.module.functions.iter().any(|f| {
+        let report = verify_func(f, &options).0;
+        !report.findings.is_empty() || report.waits.iter().any(|w| matches!(w.verdict, WaitVerdict::Refuted { .. }))
+    })
+}
+
+/// The `num` of every `ttg.async_wait` of `text`, with its 0-based line, in order.
+fn ttgir_waits(text: &str) -> Vec<(usize, u32)> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| l.contains("ttg.async_wait"))
+        .map(|(at, l)| {
+            let count = l.split("num = ").nth(1).and_then(|r| r.split(' ').next()).and_then(|n| n.parse().ok());
+            (at, count.expect("a wait's `num`"))
+        })
+        .collect()
+}
+
+#[test]
+fn the_ttgir_audit_and_the_emulator_agree_on_every_wait_of_the_same_compile() {
+    let lazy = EmuConfig { schedule: Schedule::Lazy, ..EmuConfig::default() };
+    let mut paired = 0;
+    for launch in manifest().launches.iter().filter(|l| l.ttgir.is_some()) {
+        let ttgir_name = launch.ttgir.as_deref().unwrap_or_default();
+        let ttgir = std::fs::read_to_string(foreign_dir().join(ttgir_name)).expect("the TTGIR file");
+        let ptx = text_of(launch);
+        assert!(!ttgir_refuted(ttgir_name, &ttgir), "{ttgir_name}: Triton's own waits are refuted");
+        let waits = ttgir_waits(&ttgir);
+        let loosened: Vec<Mutant> =
+            mutants(&ptx, &launch.kernel).into_iter().filter(|m| m.name.starts_with("wait")).collect();
+        let ptx_counts: Vec<u32> = ptx
+            .lines()
+            .filter_map(|l| {
+                instruction(l).strip_prefix("cp.async.wait_group").map(|c| c.trim().parse().expect("a count"))
+            })
+            .collect();
+        // Triton lowers each wait to one `cp.async.wait_group` with its count, in order.
+        assert_eq!(waits.iter().map(|(_, n)| *n).collect::<Vec<_>>(), ptx_counts, "{ttgir_name}: the waits");
+        for ((line, count), mutant) in waits.iter().zip(&loosened) {
+            // The count raised, its tokens dropped: raised, it no longer keeps their claim (the
+            // verifier refutes that on its own), and the PTX carries no tokens.
+            let mut lines: Vec<String> = ttgir.lines().map(str::to_owned).collect();
+            let (head, _) = lines[*line].split_once("ttg.async_wait").expect("the wait");
+            lines[*line] = format!("{head}ttg.async_wait {{num = {} : i32}}", count + 1);
+            let refuted = ttgir_refuted(ttgir_name, &lines.join("\n"));
+            let faults = matches!(run(launch, &mutant.text, &lazy).0, EmuOutcome::Fault(_));
+            assert_eq!(
+                refuted,
+                faults,
+                "{ttgir_name}:{} raised to {} is {} by the verifier, but the PTX with {} {} under lazy",
+                line + 1,
+                count + 1,
+                if refuted { "refuted" } else { "safe" },
+                mutant.name,
+                if faults { "faults" } else { "runs clean" }
+            );
+            paired += 1;
+        }
+    }
+    assert!(paired >= 17, "only {paired} waits paired");
 }

@@ -381,7 +381,10 @@ impl Nvgpu<'_> {
                 Extents::Row => vec![16 / element_bytes(mlir_elem(&view.dtype)).unwrap_or(16).max(1)],
             };
             if extents.len() > idx.len() {
-                return Err(Diagnostic::error(op.span, format!("`{}` of a vector of higher rank than its memref", op.name)));
+                return Err(Diagnostic::error(
+                    op.span,
+                    format!("`{}` of a vector of higher rank than its memref", op.name),
+                ));
             }
             self.touch(l, op.span, &view, &idx, &extents, access);
         }
@@ -407,14 +410,21 @@ impl Nvgpu<'_> {
             (Some(c), Some(n)) if c.is(",") => n.text.parse().map_err(|_| err())?,
             _ => return Err(err()),
         };
-        let src = self.view(l, op, src)?.ok_or_else(|| Diagnostic::error(src.span, "a copy from a memref tirproof does not follow"))?;
-        let dst = self.view(l, op, dst)?.ok_or_else(|| Diagnostic::error(dst.span, "a copy into a memref tirproof does not follow"))?;
+        let src = self
+            .view(l, op, src)?
+            .ok_or_else(|| Diagnostic::error(src.span, "a copy from a memref tirproof does not follow"))?;
+        let dst = self
+            .view(l, op, dst)?
+            .ok_or_else(|| Diagnostic::error(dst.span, "a copy into a memref tirproof does not follow"))?;
         if !dst.shared {
             return Err(Diagnostic::error(op.span, "a `device_async_copy` into memory that is not workgroup memory"));
         }
         let (src_idx, dst_idx) = (self.indices(l, &src_index)?, self.indices(l, &dst_index)?);
         if src_idx.len() != src.dims.len() || dst_idx.len() != dst.dims.len() || dst_idx.is_empty() {
-            return Err(Diagnostic::error(op.span, "a `device_async_copy` whose indices do not match its memrefs' ranks"));
+            return Err(Diagnostic::error(
+                op.span,
+                "a `device_async_copy` whose indices do not match its memrefs' ranks",
+            ));
         }
         l.copy_token(op.span, &result);
         l.em.open(op.span, "with T.attr(0, \"async_scope\", 1):");
@@ -632,24 +642,23 @@ impl DialectOps for Nvgpu<'_> {
     fn op(&mut self, l: &mut Lower, op: &Op) -> Result<bool> {
         let result = op.results.first().cloned().unwrap_or_default();
         match op.name.as_str() {
-            "memref.alloc" | "memref.alloca" => {
-                match memref_type(op.result_type())? {
-                    Some(ty) if ty.workgroup => {
-                        if !op.operands().is_empty() {
-                            return Err(Diagnostic::error(op.span, "a workgroup allocation of a dynamic size"));
-                        }
-                        let view = self.shared_buffer(l, &result, op.span, &ty)?;
-                        l.bind(&result, Val::View(view));
+            "memref.alloc" | "memref.alloca" => match memref_type(op.result_type())? {
+                Some(ty) if ty.workgroup => {
+                    if !op.operands().is_empty() {
+                        return Err(Diagnostic::error(op.span, "a workgroup allocation of a dynamic size"));
                     }
-                    Some(ty) => {
-                        let dt = dtype(op.span, &ty.elem)?;
-                        l.bind(&result, Val::View(whole(result.clone(), false, dt, &ty)));
-                    }
-                    None => l.bind(&result, Val::Opaque),
+                    let view = self.shared_buffer(l, &result, op.span, &ty)?;
+                    l.bind(&result, Val::View(view));
                 }
-            }
+                Some(ty) => {
+                    let dt = dtype(op.span, &ty.elem)?;
+                    l.bind(&result, Val::View(whole(result.clone(), false, dt, &ty)));
+                }
+                None => l.bind(&result, Val::Opaque),
+            },
             "memref.get_global" => {
-                let name = symbol(op).ok_or_else(|| Diagnostic::error(op.span, "a `memref.get_global` without a name"))?;
+                let name =
+                    symbol(op).ok_or_else(|| Diagnostic::error(op.span, "a `memref.get_global` without a name"))?;
                 match self.globals.get(&name) {
                     Some(ty) => {
                         let ty = ty.clone();
@@ -668,7 +677,10 @@ impl DialectOps for Nvgpu<'_> {
                         // A global not in workgroup memory (or not declared): not audited.
                         match memref_type(op.result_type())? {
                             Some(ty) if ty.workgroup => {
-                                return Err(Diagnostic::error(op.span, format!("`@{name}` is not a workgroup `memref.global` of this module")))
+                                return Err(Diagnostic::error(
+                                    op.span,
+                                    format!("`@{name}` is not a workgroup `memref.global` of this module"),
+                                ))
                             }
                             _ => l.bind(&result, Val::Opaque),
                         }
@@ -708,7 +720,9 @@ impl DialectOps for Nvgpu<'_> {
             "gpu.barrier" => l.em.line(op.span, "T.tvm_storage_sync(\"shared\")"),
             "gpu.thread_id" | "gpu.block_dim" => {
                 let axis = op.first_word().and_then(|w| AXES.iter().position(|a| w.is_word(a)));
-                let axis = axis.ok_or_else(|| Diagnostic::error(op.span, format!("`{}` without a dimension x, y or z", op.name)))?;
+                let axis = axis.ok_or_else(|| {
+                    Diagnostic::error(op.span, format!("`{}` without a dimension x, y or z", op.name))
+                })?;
                 let Some((vars, sizes)) = &self.threads else {
                     return Err(Diagnostic::error(
                         op.span,
@@ -818,7 +832,10 @@ fn import_func(func: &Op, globals: &HashMap<String, MemRefTy>) -> Result<Importe
                 let var = l.em.fresh(&arg.text);
                 let dt = dtype(arg.span, &ty.elem)?;
                 if ty.workgroup {
-                    return Err(Diagnostic::error(arg.span, "a workgroup memref passed as an argument: tirproof cannot see its allocation"));
+                    return Err(Diagnostic::error(
+                        arg.span,
+                        "a workgroup memref passed as an argument: tirproof cannot see its allocation",
+                    ));
                 }
                 params.push(format!("{var}: T.Buffer({}, \"{dt}\")", tir_shape(&ty.shape)));
                 l.bind(&arg.text, Val::View(whole(var, false, dt, &ty)));
@@ -830,7 +847,8 @@ fn import_func(func: &Op, globals: &HashMap<String, MemRefTy>) -> Result<Importe
         for (arg, ty) in arguments(&func.body, open + 1) {
             match memref_type(ty)? {
                 Some(ty) => {
-                    let view = dialect.shared_buffer(&mut l, &arg.text, arg.span, &MemRefTy { workgroup: true, ..ty })?;
+                    let view =
+                        dialect.shared_buffer(&mut l, &arg.text, arg.span, &MemRefTy { workgroup: true, ..ty })?;
                     l.bind(&arg.text, Val::View(view));
                 }
                 None => return Err(Diagnostic::error(arg.span, "a workgroup attribution that is not a memref")),

@@ -411,7 +411,7 @@ impl Lower {
             "select" => Sym::select(arg(0)?, arg(1)?, arg(2)?),
             "index_cast" | "index_castui" | "extsi" | "extui" | "trunci" => {
                 let a = arg(0)?;
-                if kind == "extui" && !a.as_const().is_some_and(|v| v >= 0) && !a.is_bool() {
+                if kind == "extui" && !self.is_nonneg(&a) && !a.is_bool() {
                     return self.arith_data(op, &result, ty.as_deref());
                 }
                 if a.is_bool() {

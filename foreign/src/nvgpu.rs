@@ -793,33 +793,6 @@ fn reads_thread_id(ops: &[Op]) -> bool {
     })
 }
 
-/// `(%a: type {attrs} loc(...), ...)` starting at `body[open]`: each argument with its type's tokens.
-fn arguments(body: &[Tok], open: usize) -> Vec<(&Tok, &[Tok])> {
-    let mut out = Vec::new();
-    let mut depth = 0usize;
-    let mut i = open;
-    while i < body.len() {
-        let tok = &body[i];
-        if tok.kind == TokKind::Punct {
-            match tok.text.as_str() {
-                "(" | "[" | "<" | "{" => depth += 1,
-                ")" | "]" | ">" | "}" => {
-                    depth = depth.saturating_sub(1);
-                    if depth == 0 {
-                        break;
-                    }
-                }
-                _ => {}
-            }
-        }
-        if depth == 1 && tok.kind == TokKind::Value && body.get(i + 1).is_some_and(|t| t.is(":")) {
-            out.push((tok, body.get(i + 2..).unwrap_or(&[])));
-        }
-        i += 1;
-    }
-    out
-}
-
 fn import_func(func: &Op, globals: &HashMap<String, MemRefTy>) -> Result<ImportedFunc> {
     let name = symbol(func).ok_or_else(|| Diagnostic::error(func.span, "a function without a name"))?;
     let mut l = Lower::new();
@@ -827,7 +800,7 @@ fn import_func(func: &Op, globals: &HashMap<String, MemRefTy>) -> Result<Importe
     let scalars = crate::signature(&mut l, func)?;
     let mut params = Vec::new();
     if let Some(open) = func.body.iter().position(|t| t.is("(")) {
-        for (arg, ty) in arguments(&func.body, open) {
+        for (arg, ty) in crate::arguments(&func.body, open) {
             if let Some(ty) = memref_type(ty)? {
                 let var = l.em.fresh(&arg.text);
                 let dt = dtype(arg.span, &ty.elem)?;
@@ -844,7 +817,7 @@ fn import_func(func: &Op, globals: &HashMap<String, MemRefTy>) -> Result<Importe
     }
     // `gpu.func`'s workgroup attributions.
     if let Some(open) = func.body.windows(2).position(|w| w[0].is_word("workgroup") && w[1].is("(")) {
-        for (arg, ty) in arguments(&func.body, open + 1) {
+        for (arg, ty) in crate::arguments(&func.body, open + 1) {
             match memref_type(ty)? {
                 Some(ty) => {
                     let view =

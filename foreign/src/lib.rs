@@ -134,15 +134,45 @@ pub(crate) fn signature(l: &mut Lower, func: &mlir::Op) -> lower::Result<Vec<Str
     let Some(open) = body.iter().position(|t| t.is("(")) else {
         return Ok(params);
     };
+    for (tok, ty) in arguments(body, open) {
+        let kind = ty.first().map(|t| t.kind);
+        let ty = ty.first().map(|t| t.text.as_str()).unwrap_or("");
+        match (kind, ty) {
+            (Some(TokKind::Word), "i32" | "i64" | "index" | "i1" | "i8" | "i16") => {
+                let var = l.em.fresh(&tok.text);
+                let (tir_ty, int_ty) = match ty {
+                    "i64" | "index" => ("T.int64", sym::IntTy::I64),
+                    _ => ("T.int32", sym::IntTy::I32),
+                };
+                params.push(format!("{var}: {tir_ty}"));
+                let val = if ty == "i1" {
+                    lower::Val::Bool(sym::Sym::Cmp(
+                        sym::Cmp::Ne,
+                        Box::new(sym::Sym::Name(var, int_ty)),
+                        Box::new(sym::Sym::int(0, int_ty)),
+                    ))
+                } else {
+                    lower::Val::Int(sym::Sym::Name(var, int_ty))
+                };
+                l.bind(&tok.text, val);
+            }
+            _ => l.bind(&tok.text, lower::Val::Opaque),
+        }
+    }
+    Ok(params)
+}
+
+/// The arguments `(%a: type {attrs} loc(...), ...)` of the group opening at `body[open]`:
+/// each `%a` with the tokens from its type on.
+pub(crate) fn arguments(body: &[mlir::Tok], open: usize) -> Vec<(&mlir::Tok, &[mlir::Tok])> {
+    let mut out = Vec::new();
     let mut depth = 0usize;
-    let mut i = open;
-    while i < body.len() {
-        let tok = &body[i];
+    for (i, tok) in body.iter().enumerate().skip(open) {
         if tok.kind == TokKind::Punct {
             match tok.text.as_str() {
                 "(" | "[" | "<" | "{" => depth += 1,
                 ")" | "]" | ">" | "}" => {
-                    depth -= 1;
+                    depth = depth.saturating_sub(1);
                     if depth == 0 {
                         break;
                     }
@@ -151,33 +181,10 @@ pub(crate) fn signature(l: &mut Lower, func: &mlir::Op) -> lower::Result<Vec<Str
             }
         }
         if depth == 1 && tok.kind == TokKind::Value && body.get(i + 1).is_some_and(|t| t.is(":")) {
-            let ty = body.get(i + 2).map(|t| t.text.as_str()).unwrap_or("");
-            let kind = body.get(i + 2).map(|t| t.kind);
-            match (kind, ty) {
-                (Some(TokKind::Word), "i32" | "i64" | "index" | "i1" | "i8" | "i16") => {
-                    let var = l.em.fresh(&tok.text);
-                    let (tir_ty, int_ty) = match ty {
-                        "i64" | "index" => ("T.int64", sym::IntTy::I64),
-                        _ => ("T.int32", sym::IntTy::I32),
-                    };
-                    params.push(format!("{var}: {tir_ty}"));
-                    let val = if ty == "i1" {
-                        lower::Val::Bool(sym::Sym::Cmp(
-                            sym::Cmp::Ne,
-                            Box::new(sym::Sym::Name(var, int_ty)),
-                            Box::new(sym::Sym::int(0, int_ty)),
-                        ))
-                    } else {
-                        lower::Val::Int(sym::Sym::Name(var, int_ty))
-                    };
-                    l.bind(&tok.text, val);
-                }
-                _ => l.bind(&tok.text, lower::Val::Opaque),
-            }
+            out.push((tok, body.get(i + 2..).unwrap_or(&[])));
         }
-        i += 1;
     }
-    Ok(params)
+    out
 }
 
 /// A function's lines: the header, its buffers, then the body `l` emitted.

@@ -12,7 +12,7 @@
 //! read from the `data` parameter, so it may be anything; an op that touches shared memory or
 //! the async machinery in a way not modelled is an error, never skipped.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use tirproof_ir::{Diagnostic, Span};
 
@@ -29,6 +29,18 @@ pub struct Mem {
     pub cells: i64,
 }
 
+/// A view of a multi-dimensional buffer (an MLIR memref and its subviews): index `i` of the
+/// view is index `dims[i]` of `buffer`, and `offsets[d]` is added to the buffer's index `d`.
+#[derive(Clone, Debug)]
+pub struct View {
+    pub buffer: String,
+    /// Whether the buffer is shared (workgroup) memory, whose accesses the audit follows.
+    pub shared: bool,
+    pub dtype: String,
+    pub offsets: Vec<Sym>,
+    pub dims: Vec<usize>,
+}
+
 #[derive(Clone, Debug)]
 pub enum Val {
     Int(Sym),
@@ -37,6 +49,7 @@ pub enum Val {
     /// The result of a wait: what a read names to say which wait it relies on.
     WaitToken,
     Mem(Mem),
+    View(View),
     Opaque,
 }
 
@@ -64,6 +77,9 @@ pub struct Lower {
     pub data: usize,
     yields: Vec<Vec<Val>>,
     pub notes: Vec<Diagnostic>,
+    /// Variables known to be non-negative (iteration counters, loop variables from a
+    /// non-negative start, thread indices, lets of non-negative expressions).
+    nonneg: HashSet<String>,
 }
 
 impl Lower {
@@ -78,6 +94,7 @@ impl Lower {
             data: 0,
             yields: Vec::new(),
             notes: Vec::new(),
+            nonneg: HashSet::new(),
         }
     }
 
@@ -101,6 +118,9 @@ impl Lower {
         }
         let var = self.em.fresh(name);
         self.em.line(at, format!("{var} = {sym}"));
+        if !bool_ && self.is_nonneg(&sym) {
+            self.nonneg.insert(var.clone());
+        }
         let named = if bool_ { Sym::BoolName(var.clone()) } else { Sym::Name(var.clone(), sym.ty()) };
         self.seq += 1;
         self.defs.insert(var, (self.seq, sym));
@@ -120,6 +140,28 @@ impl Lower {
         self.seq += 1;
         self.defs.insert(var.clone(), (self.seq, sym));
         Sym::Name(var, ty)
+    }
+
+    /// Records that variable `name` is never negative.
+    pub fn assume_nonneg(&mut self, name: &str) {
+        self.nonneg.insert(name.to_owned());
+    }
+
+    /// Whether `sym` is never negative (overflow aside, as everywhere in the reader).
+    pub fn is_nonneg(&self, sym: &Sym) -> bool {
+        match sym {
+            Sym::Int(v, _) => *v >= 0,
+            Sym::Name(n, _) => self.nonneg.contains(n),
+            Sym::Cast(_, a) => self.is_nonneg(a),
+            Sym::Bin(Bin::Add | Bin::Mul | Bin::Min, a, b) => self.is_nonneg(a) && self.is_nonneg(b),
+            Sym::Bin(Bin::Max, a, b) => self.is_nonneg(a) || self.is_nonneg(b),
+            Sym::Bin(Bin::TruncDiv | Bin::TruncMod | Bin::FloorDiv, a, b) => {
+                self.is_nonneg(a) && b.as_const().is_some_and(|d| d > 0)
+            }
+            Sym::Bin(Bin::FloorMod, _, b) => b.as_const().is_some_and(|d| d > 0),
+            Sym::Select(_, a, b) => self.is_nonneg(a) && self.is_nonneg(b),
+            _ => false,
+        }
     }
 
     /// A fresh read of `data` as an expression (any value).
@@ -149,6 +191,41 @@ impl Lower {
             }
             _ => Val::Int(self.let_int(at, name, Sym::Name(read, IntTy::I32))),
         }
+    }
+
+    /// `result = async_copy_token(0)`: the token of the group the copy that follows joins.
+    pub fn copy_token(&mut self, at: Span, result: &str) {
+        let var = self.em.fresh(result);
+        self.em.line(at, format!("{var} = T.call_extern(\"int64\", \"async_copy_token\", 0)"));
+        self.bind(result, Val::Token(Sym::Name(var, IntTy::I64)));
+    }
+
+    /// A commit of the copies issued since the last one, and `result` bound to its group's token.
+    pub fn commit_group(&mut self, at: Span, result: &str) {
+        self.em.open(at, "with T.attr(0, \"async_commit_queue_scope\", 0):");
+        self.em.close(at);
+        let var = self.em.fresh(result);
+        self.em.line(at, format!("{var} = T.call_extern(\"int64\", \"async_group_token\", 0)"));
+        self.bind(result, Val::Token(Sym::Name(var, IntTy::I64)));
+    }
+
+    /// A wait of queue 0 leaving `count` groups in flight, claiming to complete `tokens`.
+    pub fn wait_groups(&mut self, at: Span, count: i64, tokens: &[Sym]) {
+        self.em.open(at, "with T.attr(0, \"async_wait_queue_scope\", 0):");
+        self.em.open(at, format!("with T.attr(0, \"async_wait_inflight_count\", {count}):"));
+        match tokens {
+            [] => {}
+            [t] => self.em.open(at, format!("with T.attr(0, \"async_wait_tokens\", {t}):")),
+            ts => {
+                let list: Vec<String> = ts.iter().map(ToString::to_string).collect();
+                self.em.open(at, format!("with T.attr(0, \"async_wait_tokens\", T.tvm_tuple({})):", list.join(", ")));
+            }
+        }
+        if !tokens.is_empty() {
+            self.em.close(at);
+        }
+        self.em.close(at);
+        self.em.close(at);
     }
 
     /// A fresh one-element local buffer; returns its name.
@@ -200,7 +277,7 @@ impl Lower {
     /// touch shared memory or the async machinery, here or in its regions.
     pub fn opaque(&mut self, op: &Op) -> Result<()> {
         for tok in op.operands() {
-            if let Ok(Val::Mem(_) | Val::Token(_)) = self.val(tok) {
+            if let Ok(Val::Mem(_) | Val::Token(_) | Val::View(View { shared: true, .. })) = self.val(tok) {
                 return Err(Diagnostic::error(
                     op.span,
                     format!(
@@ -298,7 +375,7 @@ impl Lower {
                     Some(y) if y > 0 => {
                         let op_ = if kind == "divui" { Bin::TruncDiv } else { Bin::TruncMod };
                         let signed = Sym::bin(op_, a.clone(), Sym::int(y, int_ty));
-                        if a.as_const().is_some_and(|x| x >= 0) {
+                        if self.is_nonneg(&a) {
                             signed
                         } else {
                             let other = self.data_sym(int_ty);
@@ -330,7 +407,7 @@ impl Lower {
                     return Err(Diagnostic::error(op.span, format!("unknown `arith.cmpi` predicate `{pred}`")));
                 };
                 let (a, b) = (arg(0)?, arg(1)?);
-                if unsigned && !(a.as_const().is_some_and(|v| v >= 0) && b.as_const().is_some_and(|v| v >= 0)) {
+                if unsigned && !(self.is_nonneg(&a) && self.is_nonneg(&b)) {
                     return self.arith_data(op, &result, Some("i1"));
                 }
                 Sym::cmp(cmp, a, b)
@@ -338,7 +415,7 @@ impl Lower {
             "select" => Sym::select(arg(0)?, arg(1)?, arg(2)?),
             "index_cast" | "index_castui" | "extsi" | "extui" | "trunci" => {
                 let a = arg(0)?;
-                if kind == "extui" && a.as_const().is_none_or(|v| v < 0) && !a.is_bool() {
+                if kind == "extui" && !self.is_nonneg(&a) && !a.is_bool() {
                     return self.arith_data(op, &result, ty.as_deref());
                 }
                 if a.is_bool() {
@@ -416,6 +493,7 @@ impl Lower {
             ),
         };
         let k = self.em.fresh("k");
+        self.assume_nonneg(&k);
         let kv = Sym::Name(k.clone(), ty);
         // Carried values that go through buffers are stored before the loop.
         let mut plans = Vec::new();
@@ -559,6 +637,12 @@ impl Lower {
                 let var = self.em.fresh(&format!("{name}_base"));
                 Carry::Int { var, init: Val::Mem(m.clone()) }
             }
+            Val::View(_) => {
+                return Err(Diagnostic::error(
+                    at,
+                    format!("`%{name}` carries a memref view through the loop, which tirproof does not follow"),
+                ))
+            }
             Val::WaitToken | Val::Opaque => Carry::Same(init.clone()),
         })
     }
@@ -668,6 +752,12 @@ impl Lower {
                         None
                     }
                 }
+                (Val::View(_), _) | (_, Val::View(_)) => {
+                    return Err(Diagnostic::error(
+                        op.span,
+                        format!("`%{name}` is a memref view chosen by `scf.if`, which tirproof does not follow"),
+                    ))
+                }
                 (Val::WaitToken, Val::WaitToken) => Some(Val::WaitToken),
                 (Val::Opaque, _) | (_, Val::Opaque) => Some(Val::Opaque),
                 _ => None,
@@ -770,7 +860,7 @@ fn store_line(buf: &str, v: &Val) -> Option<String> {
         Val::Token(t) => format!("{buf}[0] = {t}"),
         Val::Int(s) | Val::Mem(Mem { base: s, .. }) => format!("{buf}[0] = T.Cast(\"int64\", {s})"),
         Val::Bool(s) => format!("{buf}[0] = T.Select({s}, T.int64(1), T.int64(0))"),
-        Val::WaitToken | Val::Opaque => return None,
+        Val::WaitToken | Val::View(_) | Val::Opaque => return None,
     })
 }
 

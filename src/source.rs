@@ -77,7 +77,8 @@ impl Source {
             Some(dialect) => {
                 let imported = self.import(dialect)?;
                 if !imported.notes.is_empty() {
-                    eprint!("{}", self.render(&Diagnostics(imported.notes)));
+                    let rendered = self.render(&Diagnostics(imported.notes));
+                    eprintln!("{}", rendered.trim_end());
                 }
                 Ok(imported.module)
             }

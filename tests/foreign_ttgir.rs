@@ -22,18 +22,23 @@ fn ttgir_files() -> Vec<PathBuf> {
     files
 }
 
-fn options() -> Options {
-    Options {
-        timeout: Duration::from_secs(20),
-        dump_smtlib: false,
-        tightness: true,
-        budget: Some(Duration::from_secs(120)),
-    }
+fn options(tightness: bool) -> Options {
+    Options { timeout: Duration::from_secs(20), dump_smtlib: false, tightness, budget: Some(Duration::from_secs(120)) }
 }
 
+/// The verifier's reports on every function of `text`, tightness measured.
 fn verify_text(name: &str, text: &str) -> Vec<FuncReport> {
+    verify_with(name, text, true)
+}
+
+/// Safety only: enough to say whether a mutant is refuted.
+fn verify_mutant(name: &str, text: &str) -> Vec<FuncReport> {
+    verify_with(name, text, false)
+}
+
+fn verify_with(name: &str, text: &str, tightness: bool) -> Vec<FuncReport> {
     let module = import(text, Dialect::Ttgir).unwrap_or_else(|d| panic!("{name}: {}", d.render(name, text)));
-    module.module.functions.iter().map(|f| verify_func(f, &options()).0).collect()
+    module.module.functions.iter().map(|f| verify_func(f, &options(tightness)).0).collect()
 }
 
 fn refuted(reports: &[FuncReport]) -> Vec<String> {
@@ -109,7 +114,7 @@ fn a_tight_count_raised_by_one_or_a_tight_drain_removed_is_refuted() {
             };
             lines[line - 1] = raised;
             let mutant = lines.join("\n");
-            let reports = verify_text(&name, &mutant);
+            let reports = verify_mutant(&name, &mutant);
             // The original has no refutation, so any refutation of the mutant is the raised
             // count's: at the wait, or at the end of the function (groups left in flight).
             assert!(!refuted(&reports).is_empty(), "{name}:{line}: raising `{count}` by one is not refuted");
@@ -121,13 +126,63 @@ fn a_tight_count_raised_by_one_or_a_tight_drain_removed_is_refuted() {
                 // The drain: removed outright, the program it protected must be refuted.
                 let mut removed: Vec<String> = text.lines().map(str::to_owned).collect();
                 removed.remove(line - 1);
-                let reports = verify_text(&name, &removed.join("\n"));
+                let reports = verify_mutant(&name, &removed.join("\n"));
                 assert!(!refuted(&reports).is_empty(), "{name}:{line}: removing the drain is not refuted");
                 mutants += 1;
             }
         }
     }
     assert!(mutants >= 30, "only {mutants} mutants checked");
+}
+
+/// The program with the wait at `line` (1-based) removed: its count made larger than any
+/// number of groups the program commits and its tokens dropped, so that the values it defines
+/// stay defined.
+fn without_wait(text: &str, line: usize) -> Option<String> {
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let target = lines.get(line - 1)?.clone();
+    lines[line - 1] = if let Some((head, _)) = target.split_once("ttg.async_wait") {
+        format!("{head}ttg.async_wait {{num = 100000 : i32}}")
+    } else {
+        let at = target.find("pendings = ")? + "pendings = ".len();
+        let digits = target[at..].chars().take_while(char::is_ascii_digit).count();
+        format!("{}100000{}", &target[..at], &target[at + digits..])
+    };
+    Some(lines.join("\n"))
+}
+
+#[test]
+fn removing_a_needed_wait_is_refuted_and_removing_one_not_needed_is_not() {
+    let (mut needed, mut not_needed) = (0, 0);
+    for path in ttgir_files() {
+        let name = path.display().to_string();
+        let text = fs::read_to_string(&path).expect("readable");
+        for report in verify_text(&name, &text) {
+            for wait in &report.waits {
+                let line = wait.line as usize;
+                let expect_refuted = match &wait.verdict {
+                    WaitVerdict::ProvedOverSynchronized { best: None, .. } => false,
+                    WaitVerdict::ProvedTight | WaitVerdict::ProvedOverSynchronized { .. } => true,
+                    _ => continue,
+                };
+                let Some(mutant) = without_wait(&text, line) else { continue };
+                let refutations = refuted(&verify_mutant(&name, &mutant));
+                assert_eq!(
+                    !refutations.is_empty(),
+                    expect_refuted,
+                    "{name}:{line}: the wait is {}, but removing it {}: {refutations:?}",
+                    if expect_refuted { "needed" } else { "not needed" },
+                    if refutations.is_empty() { "is safe" } else { "is refuted" },
+                );
+                if expect_refuted {
+                    needed += 1;
+                } else {
+                    not_needed += 1;
+                }
+            }
+        }
+    }
+    assert!(needed >= 25 && not_needed >= 10, "{needed} needed and {not_needed} unneeded waits removed");
 }
 
 /// A small deterministic generator of mutation sites.

@@ -276,6 +276,12 @@ impl Lower {
     /// An op the reader does not interpret: its scalar integer results are data; it must not
     /// touch shared memory or the async machinery, here or in its regions.
     pub fn opaque(&mut self, op: &Op) -> Result<()> {
+        if is_async_name(&op.name) {
+            return Err(Diagnostic::error(
+                op.span,
+                format!("`{}` is an asynchronous or synchronizing op that tirproof does not model", op.name),
+            ));
+        }
         for tok in op.operands() {
             if let Ok(Val::Mem(_) | Val::Token(_) | Val::View(View { shared: true, .. })) = self.val(tok) {
                 return Err(Diagnostic::error(
@@ -952,5 +958,8 @@ fn constant(op: &Op, ty: Option<&str>, int_ty: IntTy) -> Val {
 
 /// Whether an op belongs to the async machinery (never skipped inside an opaque region).
 pub fn is_async_name(name: &str) -> bool {
-    name.contains("async") || name.starts_with("nvgpu.device_async") || name.contains("local_")
+    const WORDS: [&str; 11] =
+        ["async", "local_", "barrier", "tma", "fence", "wait", "arrive", "commit", "wgmma", "tmem", "tc_gen5"];
+    let op = name.rsplit_once('.').map_or(name, |(_, op)| op);
+    WORDS.iter().any(|w| op.contains(w))
 }

@@ -190,6 +190,8 @@ struct Ttgir {
     /// Copies issued and not yet committed, emitted at their commit: with several queues the
     /// verifier needs each asynchronous store inside the commit that groups it.
     pending: Vec<(Span, Mem)>,
+    /// Whether the import has said that proxy fences are not checked.
+    fence_noted: bool,
 }
 
 /// The queue asynchronous warp-group dots (wgmma) are modelled on.
@@ -467,6 +469,15 @@ impl DialectOps for Ttgir {
                 let m = self.view(l, dst)?;
                 self.touch(l, op.span, &m, Access::Write);
             }
+            "ttng.fence_async_shared" => {
+                if !self.fence_noted {
+                    self.fence_noted = true;
+                    l.notes.push(Diagnostic::warning(
+                        op.span,
+                        "proxy fences (`ttng.fence_async_shared`) are read as no-ops: whether one orders shared-memory writes before an asynchronous dot's reads is not checked",
+                    ));
+                }
+            }
             "gpu.barrier" | "ttg.barrier" => l.em.line(op.span, "T.tvm_storage_sync(\"shared\")"),
             _ => {
                 let Some(offset) = op.int_attr("allocation.offset") else {
@@ -525,7 +536,8 @@ fn import_func(func: &Op, total: Option<i64>, notes: &mut Vec<Diagnostic>) -> Re
         .ok_or_else(|| Diagnostic::error(func.span, "a `tt.func` without a body"))?;
     // The first reading finds which allocations are written after they are made (only those
     // get a wgmma's shadow); the second is the import.
-    let mut dialect = Ttgir { layout, written: None, collected: HashSet::new(), pending: Vec::new() };
+    let mut dialect =
+        Ttgir { layout, written: None, collected: HashSet::new(), pending: Vec::new(), fence_noted: false };
     let mut written = None;
     let mut l = Lower::new();
     let mut params = Vec::new();
@@ -533,6 +545,7 @@ fn import_func(func: &Op, total: Option<i64>, notes: &mut Vec<Diagnostic>) -> Re
         l = Lower::new();
         dialect.written = written.take();
         dialect.collected.clear();
+        dialect.fence_noted = false;
         params = crate::signature(&mut l, func)?;
         l.block(block, &mut dialect)?;
         written = Some(std::mem::take(&mut dialect.collected));
@@ -553,5 +566,6 @@ fn import_func(func: &Op, total: Option<i64>, notes: &mut Vec<Diagnostic>) -> Re
         all_params.push(format!("data: T.Buffer(({},), \"int32\")", l.data));
     }
     all_params.extend(params);
+    notes.append(&mut l.notes);
     Ok(crate::finish_func(&name, func.span, all_params, header, l))
 }

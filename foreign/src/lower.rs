@@ -50,6 +50,9 @@ pub enum Val {
     WaitToken,
     Mem(Mem),
     View(View),
+    /// The result of an asynchronous dot, written into cell `.0` of the accumulators' shadow
+    /// until the dot's group retires (an integer to the loop analysis, so that it is carried).
+    Acc(Sym),
     Opaque,
 }
 
@@ -58,7 +61,18 @@ pub type Result<T> = std::result::Result<T, Diagnostic>;
 /// What a dialect adds to the common ops.
 pub trait DialectOps {
     /// Called before every op, the common ones included.
-    fn before(&mut self, _l: &mut Lower, _op: &Op) {}
+    fn before(&mut self, _l: &mut Lower, _op: &Op) -> Result<()> {
+        Ok(())
+    }
+
+    /// The value a loop's carried value `index` starts with, given its initial value (a
+    /// dialect may know more, from an earlier reading of the loop's yield).
+    fn carried_init(&mut self, _loop_at: Span, _index: usize, init: Val) -> Val {
+        init
+    }
+
+    /// What a loop at `loop_at` yields, once read.
+    fn loop_yields(&mut self, _loop_at: Span, _yields: &[Val]) {}
 
     /// Lowers `op` if it belongs to the dialect; `Ok(false)` when it does not.
     fn op(&mut self, l: &mut Lower, op: &Op) -> Result<bool>;
@@ -80,6 +94,8 @@ pub struct Lower {
     /// Variables known to be non-negative (iteration counters, loop variables from a
     /// non-negative start, thread indices, lets of non-negative expressions).
     nonneg: HashSet<String>,
+    /// The iteration numbers of the loops around the current position, innermost last.
+    pub loops: Vec<Sym>,
 }
 
 impl Lower {
@@ -95,6 +111,7 @@ impl Lower {
             yields: Vec::new(),
             notes: Vec::new(),
             nonneg: HashSet::new(),
+            loops: Vec::new(),
         }
     }
 
@@ -251,7 +268,7 @@ impl Lower {
     }
 
     pub fn op(&mut self, op: &Op, dialect: &mut dyn DialectOps) -> Result<()> {
-        dialect.before(self, op);
+        dialect.before(self, op)?;
         if let Some(rest) = op.name.strip_prefix("arith.") {
             return self.arith(op, rest);
         }
@@ -472,7 +489,8 @@ impl Lower {
                 if arg.kind != TokKind::Value || !eq.is("=") || init.kind != TokKind::Value {
                     return Err(Diagnostic::error(arg.span, "expected `%arg = %init` in `iter_args`"));
                 }
-                carried.push((arg.text.clone(), self.val(init)?, arg.span));
+                let start = dialect.carried_init(op.span, carried.len(), self.val(init)?);
+                carried.push((arg.text.clone(), start, arg.span));
                 i += 3;
                 if b.get(i).is_some_and(|t| t.is(",")) {
                     i += 1;
@@ -518,8 +536,12 @@ impl Lower {
         }
         let region = op.regions.first().and_then(|r| r.blocks.first()).ok_or_else(|| err(op.span))?;
         let depth = self.yields.len();
-        self.block(region, dialect)?;
+        self.loops.push(kv.clone());
+        let read = self.block(region, dialect);
+        self.loops.pop();
+        read?;
         let yields = self.region_yield(depth);
+        dialect.loop_yields(op.span, &yields);
         if yields.len() != carried.len() {
             return Err(Diagnostic::error(
                 op.span,
@@ -606,6 +628,7 @@ impl Lower {
     fn wrap(&self, like: &Val, sym: Sym) -> Val {
         match like {
             Val::Bool(_) => Val::Bool(sym),
+            Val::Acc(_) => Val::Acc(sym),
             Val::Mem(m) => Val::Mem(Mem { base: sym, ..m.clone() }),
             _ => Val::Int(sym),
         }
@@ -615,6 +638,10 @@ impl Lower {
         match val {
             Val::Int(s) => {
                 self.let_int(at, name, s);
+            }
+            Val::Acc(s) => {
+                let cell = self.let_sym(at, name, s);
+                self.bind(name, Val::Acc(cell));
             }
             Val::Bool(s) => {
                 self.let_int(at, name, s);
@@ -635,7 +662,7 @@ impl Lower {
                 self.em.line(at, format!("{buf}[0] = {t}"));
                 Carry::Buffer { buf, kind: CarryKind::Token }
             }
-            Val::Int(s) | Val::Bool(s) => {
+            Val::Int(s) | Val::Bool(s) | Val::Acc(s) => {
                 let var = self.em.fresh(name);
                 Carry::Int { var, init: init.clone_with(s.clone()) }
             }
@@ -659,7 +686,7 @@ impl Lower {
                 let sym = match init {
                     Val::Bool(_) => Sym::BoolName(var.clone()),
                     Val::Mem(m) => Sym::Name(var.clone(), m.base.ty()),
-                    Val::Int(s) => Sym::Name(var.clone(), s.ty()),
+                    Val::Int(s) | Val::Acc(s) => Sym::Name(var.clone(), s.ty()),
                     _ => Sym::Name(var.clone(), IntTy::I32),
                 };
                 self.bind(name, self.wrap(init, sym));
@@ -742,7 +769,13 @@ impl Lower {
                 continue;
             };
             let val = match (a, b) {
-                (Val::Int(x), Val::Int(y)) | (Val::Bool(x), Val::Bool(y)) => {
+                (Val::Acc(_), Val::Opaque) | (Val::Opaque, Val::Acc(_)) => {
+                    return Err(Diagnostic::error(
+                        op.span,
+                        "an `scf.if` that yields an asynchronous dot's result from one arm only",
+                    ));
+                }
+                (Val::Int(x), Val::Int(y)) | (Val::Bool(x), Val::Bool(y)) | (Val::Acc(x), Val::Acc(y)) => {
                     let (x, y) = (self.expand(x, since), self.expand(y, since));
                     if self.defined_before(&x, since) && self.defined_before(&y, since) {
                         Some(self.wrap(a, Sym::select(cond.clone(), x, y)))
@@ -846,6 +879,7 @@ impl Val {
     fn clone_with(&self, s: Sym) -> Val {
         match self {
             Val::Bool(_) => Val::Bool(s),
+            Val::Acc(_) => Val::Acc(s),
             _ => Val::Int(s),
         }
     }
@@ -853,7 +887,7 @@ impl Val {
 
 fn int_of(v: &Val) -> Option<Sym> {
     match v {
-        Val::Int(s) | Val::Bool(s) => Some(s.clone()),
+        Val::Int(s) | Val::Bool(s) | Val::Acc(s) => Some(s.clone()),
         Val::Mem(m) => Some(m.base.clone()),
         _ => None,
     }
@@ -864,7 +898,7 @@ fn int_of(v: &Val) -> Option<Sym> {
 fn store_line(buf: &str, v: &Val) -> Option<String> {
     Some(match v {
         Val::Token(t) => format!("{buf}[0] = {t}"),
-        Val::Int(s) | Val::Mem(Mem { base: s, .. }) => format!("{buf}[0] = T.Cast(\"int64\", {s})"),
+        Val::Int(s) | Val::Acc(s) | Val::Mem(Mem { base: s, .. }) => format!("{buf}[0] = T.Cast(\"int64\", {s})"),
         Val::Bool(s) => format!("{buf}[0] = T.Select({s}, T.int64(1), T.int64(0))"),
         Val::WaitToken | Val::View(_) | Val::Opaque => return None,
     })

@@ -37,6 +37,12 @@ struct Layout {
     allocs: Vec<(String, i64, i64)>,
     /// Whether the function issues asynchronous warp-group dots.
     dots: bool,
+    /// The asynchronous dots, by where they are, in order: each owns `ring` cells of the
+    /// accumulators' shadow.
+    dot_ops: Vec<Span>,
+    /// Cells per dot: more than the most dots any dot wait leaves in flight, plus one, so that
+    /// a dot in flight never shares its cell with a later issue of the same dot.
+    ring: i64,
 }
 
 pub fn import(module: &Module) -> std::result::Result<Imported, Diagnostic> {
@@ -127,6 +133,8 @@ fn layout(func: &Op, total: Option<i64>, notes: &mut Vec<Diagnostic>) -> Result<
     let mut failure = None;
     let mut raw_allocs = Vec::new();
     let mut dots = false;
+    let mut dot_ops = Vec::new();
+    let mut pendings = 0;
     let ops = func.regions.first().and_then(|r| r.blocks.first()).map_or(&[][..], |b| &b.ops[..]);
     walk(ops, &mut |op| {
         let offset = op.int_attr("allocation.offset");
@@ -152,7 +160,12 @@ fn layout(func: &Op, total: Option<i64>, notes: &mut Vec<Diagnostic>) -> Result<
             end = end.max(offset + size);
             sizes.extend([offset, size]);
         } else if op.name == "ttng.warp_group_dot" {
-            dots |= op.body.windows(3).any(|w| w[0].text == "isAsync" && w[1].is("=") && w[2].is_word("true"));
+            if is_async_dot(op) {
+                dots = true;
+                dot_ops.push(op.span);
+            }
+        } else if op.name == "ttng.warp_group_dot_wait" {
+            pendings = pendings.max(op.int_attr("pendings").unwrap_or(0));
         } else if op.name == "ttg.memdesc_index" {
             if let Some(bytes) = memdesc_bytes(op.result_type()) {
                 sizes.push(bytes);
@@ -178,7 +191,7 @@ fn layout(func: &Op, total: Option<i64>, notes: &mut Vec<Diagnostic>) -> Result<
         ));
     }
     let allocs = raw_allocs.iter().map(|(o, b)| (format!("{SHARED}@{}", o / cell), o / cell, b / cell)).collect();
-    Ok(Layout { cell, cells: cells.max(1), assigned, allocs, dots })
+    Ok(Layout { cell, cells: cells.max(1), assigned, allocs, dots, dot_ops, ring: pendings.clamp(0, 64) + 2 })
 }
 
 struct Ttgir {
@@ -192,6 +205,9 @@ struct Ttgir {
     pending: Vec<(Span, Mem)>,
     /// Whether the import has said that proxy fences are not checked.
     fence_noted: bool,
+    /// The loops' carried values (by the loop's place and the value's index) that the first
+    /// reading found to carry an asynchronous dot's result.
+    acc_carried: HashSet<(Span, usize)>,
 }
 
 /// The queue asynchronous warp-group dots (wgmma) are modelled on.
@@ -201,6 +217,15 @@ const DOT_QUEUE: u32 = 1;
 /// asynchronously, so a write of `S` (which first reads the shadow) before the dot's group
 /// retires is a race.
 const SHADOW: &str = "W";
+
+/// The accumulators' shadow: each asynchronous dot writes a cell of it in its group, and a
+/// read of the dot's result reads that cell, so reading a result before its dot retires is a
+/// race at the dot wait. Its last cell is no dot's (the value a loop starts with).
+const ACC: &str = "ACC";
+
+fn is_async_dot(op: &Op) -> bool {
+    op.body.windows(3).any(|w| w[0].text == "isAsync" && w[1].is("=") && w[2].is_word("true"))
+}
 
 #[derive(Clone, Copy)]
 enum Access {
@@ -254,6 +279,11 @@ impl Ttgir {
         }
     }
 
+    /// The accumulators' cell no dot writes.
+    fn no_dot_cell(&self) -> i64 {
+        self.layout.dot_ops.len() as i64 * self.layout.ring
+    }
+
     /// `line(index)` for every cell of `m`, in a loop when there are several.
     fn each_cell(&self, l: &mut Lower, at: Span, m: &Mem, line: &dyn Fn(String) -> String) {
         if m.cells == 1 {
@@ -279,25 +309,43 @@ impl Ttgir {
     /// complete) and held until its group on the dot queue retires.
     fn dot(&mut self, l: &mut Lower, op: &Op) -> Result<()> {
         let result = op.results.first().cloned().unwrap_or_default();
-        let is_async = op.body.windows(3).any(|w| w[0].text == "isAsync" && w[1].is("=") && w[2].is_word("true"));
+        let is_async = is_async_dot(op);
         let mut held = Vec::new();
         for tok in op.operands() {
-            if let Val::Mem(m) = l.val(tok)? {
-                self.touch(l, op.span, &m, Access::Read);
-                held.push(m);
+            match l.val(tok)? {
+                Val::Mem(m) => {
+                    self.touch(l, op.span, &m, Access::Read);
+                    held.push(m);
+                }
+                // A synchronous dot reads its accumulator now; an asynchronous one chains on
+                // it (in order, as the hardware allows).
+                Val::Acc(cell) if !is_async => l.em.line(op.span, format!("sink[0] = {ACC}[{cell}]")),
+                _ => {}
             }
         }
-        l.bind(&result, Val::Opaque);
         if !is_async {
+            l.bind(&result, Val::Opaque);
             return Ok(());
         }
+        let index = self.layout.dot_ops.iter().position(|s| *s == op.span).unwrap_or(0);
+        let ring = self.layout.ring;
+        let first = Sym::int(index as i64 * ring, IntTy::I32);
+        let cell = match l.loops.last() {
+            Some(k) => Sym::bin(Bin::Add, first, Sym::bin(Bin::FloorMod, k.clone(), Sym::int(ring, IntTy::I32))),
+            None => first,
+        };
+        let cell = l.let_sym(op.span, &format!("{result}_cell"), cell);
         l.em.open(op.span, format!("with T.attr(0, \"async_commit_queue_scope\", {DOT_QUEUE}):"));
         for m in held.iter().filter(|m| self.written.as_ref().is_some_and(|w| w.contains(&m.buffer))) {
             l.em.open(op.span, "with T.attr(0, \"async_scope\", 1):");
             self.each_cell(l, op.span, m, &|i| format!("{SHADOW}[{i}] = G[0]"));
             l.em.close(op.span);
         }
+        l.em.open(op.span, "with T.attr(0, \"async_scope\", 1):");
+        l.em.line(op.span, format!("{ACC}[{cell}] = G[0]"));
         l.em.close(op.span);
+        l.em.close(op.span);
+        l.bind(&result, Val::Acc(cell));
         Ok(())
     }
 
@@ -342,7 +390,34 @@ impl Ttgir {
 }
 
 impl DialectOps for Ttgir {
-    fn before(&mut self, l: &mut Lower, op: &Op) {
+    fn carried_init(&mut self, loop_at: Span, index: usize, init: Val) -> Val {
+        match init {
+            Val::Opaque if self.acc_carried.contains(&(loop_at, index)) => {
+                Val::Acc(Sym::int(self.no_dot_cell(), IntTy::I32))
+            }
+            v => v,
+        }
+    }
+
+    fn loop_yields(&mut self, loop_at: Span, yields: &[Val]) {
+        for (index, y) in yields.iter().enumerate() {
+            if matches!(y, Val::Acc(_)) {
+                self.acc_carried.insert((loop_at, index));
+            }
+        }
+    }
+
+    fn before(&mut self, l: &mut Lower, op: &Op) -> Result<()> {
+        // A dot's result read by anything but a dot, a dot wait or the control flow that
+        // carries it must come from a retired dot.
+        let carries = op.name.starts_with("scf.") || op.name.starts_with("ttng.warp_group_dot");
+        if !carries {
+            for tok in op.operands() {
+                if let Ok(Val::Acc(cell)) = l.val(tok) {
+                    l.em.line(op.span, format!("sink[0] = {ACC}[{cell}]"));
+                }
+            }
+        }
         let keeps = op.name == "ttg.async_commit_group"
             || op.name == "ttg.async_copy_global_to_local"
             || op.name.starts_with("ttg.memdesc_")
@@ -355,6 +430,7 @@ impl DialectOps for Ttgir {
         if !keeps && !self.pending.is_empty() {
             self.flush(l, None);
         }
+        Ok(())
     }
 
     fn op(&mut self, l: &mut Lower, op: &Op) -> Result<bool> {
@@ -442,6 +518,15 @@ impl DialectOps for Ttgir {
                     }
                 }
                 wait(l, op.span, DOT_QUEUE, pendings, &[]);
+            }
+            // A program's coordinates are parameters (symbolic, as a launch gives them), not
+            // data, so that the loop bounds Triton derives from them stay exact.
+            "tt.get_program_id" | "tt.get_num_programs" => {
+                let axis = op.first_word().map_or("x", |t| t.text.as_str()).to_owned();
+                let base = if op.name == "tt.get_program_id" { "program_id" } else { "num_programs" };
+                let var = l.em.fresh(&format!("{base}_{axis}"));
+                l.params.push(format!("{var}: T.int32"));
+                l.bind(&result, Val::Int(Sym::Name(var, IntTy::I32)));
             }
             "tt.load" => match op.result_type() {
                 [ptr, open, elem, close] if ptr.text == "tt.ptr" && open.is("<") && close.is(">") => {
@@ -536,8 +621,14 @@ fn import_func(func: &Op, total: Option<i64>, notes: &mut Vec<Diagnostic>) -> Re
         .ok_or_else(|| Diagnostic::error(func.span, "a `tt.func` without a body"))?;
     // The first reading finds which allocations are written after they are made (only those
     // get a wgmma's shadow); the second is the import.
-    let mut dialect =
-        Ttgir { layout, written: None, collected: HashSet::new(), pending: Vec::new(), fence_noted: false };
+    let mut dialect = Ttgir {
+        layout,
+        written: None,
+        collected: HashSet::new(),
+        pending: Vec::new(),
+        fence_noted: false,
+        acc_carried: HashSet::new(),
+    };
     let mut written = None;
     let mut l = Lower::new();
     let mut params = Vec::new();
@@ -559,6 +650,10 @@ fn import_func(func: &Op, total: Option<i64>, notes: &mut Vec<Diagnostic>) -> Re
         // The shadow holds no data: it starts written, so only a pending dot makes it racy.
         header.push(format!("for shadow_cell in range({cells}):"));
         header.push(format!("    {SHADOW}[shadow_cell] = T.float32(0)"));
+        let acc_cells = dialect.no_dot_cell() + 1;
+        header.push(format!("{ACC} = T.alloc_buffer(({acc_cells},), \"float32\", scope=\"local\")"));
+        header.push(format!("for acc_cell in range({acc_cells}):"));
+        header.push(format!("    {ACC}[acc_cell] = T.float32(0)"));
     }
     header.append(&mut l.locals);
     let mut all_params = vec!["G: T.Buffer((1,), \"float32\")".to_owned()];
@@ -566,6 +661,7 @@ fn import_func(func: &Op, total: Option<i64>, notes: &mut Vec<Diagnostic>) -> Re
         all_params.push(format!("data: T.Buffer(({},), \"int32\")", l.data));
     }
     all_params.extend(params);
+    all_params.append(&mut l.params);
     notes.append(&mut l.notes);
     Ok(crate::finish_func(&name, func.span, all_params, header, l))
 }

@@ -33,7 +33,7 @@ enum Command {
     /// Parse and check a TVMScript file, then print it in canonical form to stdout.
     #[command(after_help = EXIT_CODES)]
     Fmt(commands::fmt::Args),
-    /// Parse and check TVMScript files (directories are searched for .py files).
+    /// Parse and check TVMScript files, or TTGIR and nvgpu MLIR (directories are searched for .py, .ttgir and .mlir files).
     #[command(after_help = EXIT_CODES)]
     Check(commands::check::Args),
     /// Run passes over a module and print (or write) the result.
@@ -42,7 +42,7 @@ enum Command {
     /// Run a function with the reference interpreter (optionally against a reference program).
     #[command(after_help = EXIT_CODES)]
     Run(commands::run::Args),
-    /// Prove every async wait safe and tight (Z3), for our output and IR printed by TVM alike.
+    /// Prove every async wait safe and tight (Z3): our output, IR printed by TVM, Triton's TTGIR, MLIR's nvgpu.
     #[command(after_help = EXIT_CODES)]
     Verify(commands::verify::Args),
     /// Run every corpus case under a directory and print one line per case.

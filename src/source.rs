@@ -116,17 +116,22 @@ impl Source {
     }
 }
 
-/// Expands directories into the `.py` files below them (sorted by name), keeping files as given.
+/// The extensions of the program files a directory is searched for: TVMScript and the foreign
+/// IRs `tirproof_foreign` reads.
+pub const PROGRAM_EXTENSIONS: [&str; 3] = ["py", "ttgir", "mlir"];
+
+/// Expands directories into the program files below them (sorted by name; see
+/// [`PROGRAM_EXTENSIONS`]), keeping files as given.
 ///
 /// The walk does not follow symbolic links to directories, so a link cycle cannot make it loop;
-/// a link to a regular file counts as that file. A `.py` entry that is not a regular file (a
+/// a link to a regular file counts as that file. A program entry that is not a regular file (a
 /// FIFO, a socket, a device, a dangling link) is an error naming it, never read: reading a FIFO
 /// would wait forever for a writer.
 pub fn expand_paths(paths: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for path in paths {
         if path.is_dir() {
-            collect_py_files(path, &mut out)?;
+            collect_program_files(path, &mut out)?;
         } else {
             out.push(path.clone());
         }
@@ -134,10 +139,12 @@ pub fn expand_paths(paths: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
     Ok(out)
 }
 
-fn collect_py_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+fn collect_program_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     for entry in walkdir::WalkDir::new(dir).follow_links(false).sort_by_file_name() {
         let entry = entry?;
-        if entry.file_type().is_dir() || entry.path().extension().is_none_or(|e| e != "py") {
+        let is_program =
+            entry.path().extension().and_then(|e| e.to_str()).is_some_and(|e| PROGRAM_EXTENSIONS.contains(&e));
+        if entry.file_type().is_dir() || !is_program {
             continue;
         }
         let is_regular = std::fs::metadata(entry.path()).is_ok_and(|m| m.is_file());

@@ -235,7 +235,7 @@ fn a_directory_without_programs_is_a_usage_error() {
     for command in ["verify", "check", "corpus"] {
         let out = tirproof(&[command, &show(dir.path())]);
         assert_eq!(code(&out), 2, "{command}: {}", stderr(&out));
-        assert!(stderr(&out).contains("has no .py files"), "{command}: {}", stderr(&out));
+        assert!(stderr(&out).contains("has no program files (.py, .ttgir, .mlir)"), "{command}: {}", stderr(&out));
     }
 }
 

@@ -199,7 +199,19 @@ impl Lcg {
 fn every_broken_variant_is_read_or_refused_with_a_location() {
     let mut rng = Lcg(0x7472_6974_6f6e);
     let mut refused = 0;
-    for path in ttgir_files() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
+    let mut inputs: Vec<(PathBuf, Dialect)> = ttgir_files().into_iter().map(|p| (p, Dialect::Ttgir)).collect();
+    for (dir, extension, dialect) in [("ptx-foreign", "ttgir", Dialect::Ttgir), ("nvgpu", "mlir", Dialect::Nvgpu)] {
+        let mut found: Vec<PathBuf> = fs::read_dir(root.join(dir))
+            .expect("the corpus folder")
+            .map(|e| e.expect("an entry").path())
+            .filter(|p| p.extension().is_some_and(|x| x == extension))
+            .collect();
+        found.sort();
+        assert!(!found.is_empty(), "no .{extension} file in corpus/{dir}");
+        inputs.extend(found.into_iter().map(|p| (p, dialect)));
+    }
+    for (path, dialect) in inputs {
         let text = fs::read_to_string(&path).expect("readable");
         let lines: Vec<&str> = text.lines().collect();
         let chars: Vec<char> = text.chars().collect();
@@ -223,11 +235,15 @@ fn every_broken_variant_is_read_or_refused_with_a_location() {
                 _ => {
                     let at = rng.below(lines.len());
                     let mut l: Vec<String> = lines.iter().map(|s| (*s).to_owned()).collect();
-                    l[at] = l[at].replace("ttg.local_load", "ttg.local_mystery").replace("num = ", "num = -");
+                    l[at] = l[at]
+                        .replace("ttg.local_load", "ttg.local_mystery")
+                        .replace("num = ", "num = -")
+                        .replace("nvgpu.device_async_copy", "nvgpu.device_async_mystery")
+                        .replace("numGroups = ", "numGroups = -");
                     l.join("\n")
                 }
             };
-            if let Err(diags) = import(&mutant, Dialect::Ttgir) {
+            if let Err(diags) = import(&mutant, dialect) {
                 refused += 1;
                 let line_count = mutant.lines().count().max(1) as u32;
                 for d in diags.iter() {

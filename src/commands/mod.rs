@@ -46,7 +46,7 @@ pub fn input_files(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
         let found = expand_paths(std::slice::from_ref(path))
             .with_context(|| format!("cannot list the files under {}", path.display()))?;
         if found.is_empty() {
-            bail!("{} has no .py files", path.display());
+            bail!("{} has no program files (.py, .ttgir, .mlir)", path.display());
         }
         files.extend(found);
     }

@@ -33,7 +33,7 @@ const JSON_SCHEMA_VERSION: u32 = 1;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// TVMScript files or directories (searched for .py files); `-` is standard input.
+    /// TVMScript files, Triton TTGIR (.ttgir) or MLIR nvgpu (.mlir) files, or directories (searched for all three); `-` is standard input (TVMScript).
     #[arg(required = true)]
     paths: Vec<PathBuf>,
     /// Only this function (a usage error when no input has it).

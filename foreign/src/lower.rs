@@ -534,7 +534,7 @@ impl Lower {
         for (plan, (name, _, _)) in plans.iter().zip(&carried) {
             self.carry_bind(name, plan);
         }
-        let region = op.regions.first().and_then(|r| r.blocks.first()).ok_or_else(|| err(op.span))?;
+        let region = single_block(op, 0)?.ok_or_else(|| err(op.span))?;
         let depth = self.yields.len();
         self.loops.push(kv.clone());
         let read = self.block(region, dialect);
@@ -743,12 +743,12 @@ impl Lower {
         // Results that are tokens or values without a common expression go through buffers.
         let mut arms: Vec<Vec<Val>> = Vec::new();
         let mut slots = Vec::new();
-        for (i, region) in op.regions.iter().enumerate().take(2) {
+        for i in 0..op.regions.len().min(2) {
             let header = if i == 0 { format!("if {cond}:") } else { "else:".to_owned() };
             self.em.open(op.span, header);
             let env = self.env.clone();
             let depth = self.yields.len();
-            if let Some(block) = region.blocks.first() {
+            if let Some(block) = single_block(op, i)? {
                 self.block(block, dialect)?;
             }
             let y = self.region_yield(depth);
@@ -987,6 +987,27 @@ fn constant(op: &Op, ty: Option<&str>, int_ty: IntTy) -> Val {
         (Some("i1"), Ok(v)) => Val::Bool(Sym::Bool(v != 0)),
         (Some("i8" | "i16" | "i32" | "i64" | "index"), Ok(v)) => Val::Int(Sym::int(if neg { -v } else { v }, int_ty)),
         _ => Val::Opaque,
+    }
+}
+
+/// The one block of `op`'s region `index` (`None` when the op has no such region). A region
+/// of several blocks is unstructured control flow, which the readers refuse rather than read
+/// one block of.
+pub fn single_block(op: &Op, index: usize) -> Result<Option<&Block>> {
+    let Some(region) = op.regions.get(index) else { return Ok(None) };
+    match region.blocks.as_slice() {
+        [] => Ok(None),
+        [block] => Ok(Some(block)),
+        [_, second, ..] => {
+            let at = second.ops.first().map_or(op.span, |o| o.span);
+            Err(Diagnostic::error(
+                at,
+                format!(
+                    "a region of `{}` with several blocks (unstructured control flow), which tirproof does not read",
+                    op.name
+                ),
+            ))
+        }
     }
 }
 

@@ -745,7 +745,7 @@ impl DialectOps for Nvgpu<'_> {
             }
             "gpu.terminator" => {}
             "gpu.launch" => {
-                let Some(block) = op.regions.first().and_then(|r| r.blocks.first()) else {
+                let Some(block) = crate::lower::single_block(op, 0)? else {
                     return Err(Diagnostic::error(op.span, "a `gpu.launch` without a body"));
                 };
                 let outer = self.threads.take();
@@ -828,10 +828,7 @@ fn import_func(func: &Op, globals: &HashMap<String, MemRefTy>) -> Result<Importe
             }
         }
     }
-    let block = func
-        .regions
-        .first()
-        .and_then(|r| r.blocks.first())
+    let block = crate::lower::single_block(func, 0)?
         .ok_or_else(|| Diagnostic::error(func.span, "a function without a body"))?;
     let threaded = reads_thread_id(&block.ops);
     let mut opened = 0;

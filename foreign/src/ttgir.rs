@@ -63,7 +63,10 @@ pub fn import(module: &Module) -> std::result::Result<Imported, Diagnostic> {
 fn collect_funcs<'m>(ops: &'m [Op], out: &mut Vec<&'m Op>) {
     for op in ops {
         if op.name == "tt.func" {
-            out.push(op);
+            // A declaration (`tt.func private @__nv_expf(...)`, no body) has nothing to read.
+            if !op.regions.is_empty() {
+                out.push(op);
+            }
         } else {
             for region in &op.regions {
                 for block in &region.blocks {
@@ -614,10 +617,7 @@ fn import_func(func: &Op, total: Option<i64>, notes: &mut Vec<Diagnostic>) -> Re
     let layout = layout(func, total, notes)?;
     let cells = layout.cells;
     let dots = layout.dots;
-    let block = func
-        .regions
-        .first()
-        .and_then(|r| r.blocks.first())
+    let block = crate::lower::single_block(func, 0)?
         .ok_or_else(|| Diagnostic::error(func.span, "a `tt.func` without a body"))?;
     // The first reading finds which allocations are written after they are made (only those
     // get a wgmma's shadow); the second is the import.

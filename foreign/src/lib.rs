@@ -102,10 +102,14 @@ pub fn import(text: &str, dialect: Dialect) -> Result<Module, Diagnostics> {
     Ok(Module { module, tir, notes: imported.notes })
 }
 
+/// The message of the diagnostic for a translation tirproof's own reader or checker refuses:
+/// a bug of the import, never of the input (the fuzz target panics on it).
+pub const INTERNAL_ERROR: &str = "tirproof could not read its own translation of this file (a bug in tirproof)";
+
 /// A translation the reader rejects is tirproof's fault, not the input's: say so, with the TIR.
 fn internal(tir: &str, diags: &Diagnostics) -> Diagnostics {
     let rendered = diags.render("<imported TIR>", tir);
-    Diagnostic::error(Span::new(1, 1), "tirproof could not read its own translation of this file (a bug in tirproof)")
+    Diagnostic::error(Span::new(1, 1), INTERNAL_ERROR)
         .note(rendered)
         .into()
 }

@@ -1,7 +1,8 @@
 //! The bodies of the cargo-fuzz targets (`fuzz/fuzz_targets/`), as plain functions so that
 //! `cargo test` can replay each target's corpus on the stable toolchain without libFuzzer.
 //! `npy` feeds any bytes to the `.npy` reader the command line uses (`tirproof_machine::npy`);
-//! `ptx` feeds generated kernels (and, one input in four, any bytes) to the PTX reader and
+//! `foreign` feeds any bytes to the readers of Triton's TTGIR and MLIR's nvgpu
+//! (`tirproof_foreign`); `ptx` feeds generated kernels (and, one input in four, any bytes) to the PTX reader and
 //! runs what it reads on the emulator, with little fuel and a small grid.
 //!
 //! A target panics when an oracle fails: that is how libFuzzer learns of a crash. Generated
@@ -13,6 +14,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use arbitrary::Unstructured;
+use tirproof_foreign::Dialect;
 use tirproof_ir::check::check_module;
 use tirproof_machine::npy::{self, Expected};
 use tirproof_reader::parse_module;
@@ -31,8 +33,15 @@ const TARGET_TIMEOUT: Duration = Duration::from_secs(5);
 pub type Target = fn(&[u8]);
 
 /// The targets, by name (the file names under `fuzz/fuzz_targets/`).
-pub const TARGETS: [(&str, Target); 6] =
-    [("parse", parse), ("pipeline", pipeline), ("verify", verify), ("cse", cse), ("npy", npy), ("ptx", ptx)];
+pub const TARGETS: [(&str, Target); 7] = [
+    ("parse", parse),
+    ("pipeline", pipeline),
+    ("verify", verify),
+    ("cse", cse),
+    ("npy", npy),
+    ("ptx", ptx),
+    ("foreign", foreign),
+];
 
 /// The most data the `npy` target reads as a stored tensor (small, so an input of a few bytes
 /// claiming a large shape is refused quickly).
@@ -48,6 +57,25 @@ pub fn parse(data: &[u8]) {
     }
     if let Outcome::Fail(failure) = round_trip(&module, "program") {
         panic!("{failure}");
+    }
+}
+
+/// Any bytes as Triton's TTGIR and as MLIR's nvgpu: the readers never panic, every diagnostic
+/// is located inside the text, and what they read their own reader and checker accept (a
+/// refusal of the translation is a bug of the import).
+pub fn foreign(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let lines = u32::try_from(text.lines().count()).unwrap_or(u32::MAX).saturating_add(1);
+    for dialect in [Dialect::Ttgir, Dialect::Nvgpu] {
+        match tirproof_foreign::import(&text, dialect) {
+            Ok(module) => assert!(!check_module(&module.module).has_errors(), "{dialect:?}: an ill-formed import"),
+            Err(diags) => {
+                for d in diags.iter() {
+                    assert!(d.message != tirproof_foreign::INTERNAL_ERROR, "{dialect:?}: {}", d.render("input", &text));
+                    assert!(d.span.line <= lines, "{dialect:?}: `{}` at {} is outside the input", d.message, d.span);
+                }
+            }
+        }
     }
 }
 

@@ -109,9 +109,7 @@ pub const INTERNAL_ERROR: &str = "tirproof could not read its own translation of
 /// A translation the reader rejects is tirproof's fault, not the input's: say so, with the TIR.
 fn internal(tir: &str, diags: &Diagnostics) -> Diagnostics {
     let rendered = diags.render("<imported TIR>", tir);
-    Diagnostic::error(Span::new(1, 1), INTERNAL_ERROR)
-        .note(rendered)
-        .into()
+    Diagnostic::error(Span::new(1, 1), INTERNAL_ERROR).note(rendered).into()
 }
 
 struct Remap<'a> {

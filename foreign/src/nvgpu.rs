@@ -47,7 +47,7 @@ pub fn import(module: &Module) -> std::result::Result<Imported, Diagnostic> {
     }
     let mut out = Imported::default();
     for func in funcs {
-        out.functions.push(import_func(func, &globals)?);
+        out.functions.push(import_func(func, &globals, &mut out.notes)?);
     }
     Ok(out)
 }
@@ -793,7 +793,7 @@ fn reads_thread_id(ops: &[Op]) -> bool {
     })
 }
 
-fn import_func(func: &Op, globals: &HashMap<String, MemRefTy>) -> Result<ImportedFunc> {
+fn import_func(func: &Op, globals: &HashMap<String, MemRefTy>, notes: &mut Vec<Diagnostic>) -> Result<ImportedFunc> {
     let name = symbol(func).ok_or_else(|| Diagnostic::error(func.span, "a function without a name"))?;
     let mut l = Lower::new();
     let mut dialect = Nvgpu { globals, declared: HashMap::new(), header: Vec::new(), sinks: Vec::new(), threads: None };
@@ -832,12 +832,17 @@ fn import_func(func: &Op, globals: &HashMap<String, MemRefTy>) -> Result<Importe
         .ok_or_else(|| Diagnostic::error(func.span, "a function without a body"))?;
     let threaded = reads_thread_id(&block.ops);
     let mut opened = 0;
-    if threaded {
-        if let Some(sizes) = known_block_size(func) {
-            let vars = dialect.open_threads(&mut l, func.span, sizes);
-            dialect.threads = Some((vars, sizes));
-            opened = 3;
-        }
+    // A known block size makes every thread of it run the body, reading its index or not:
+    // threads that copy to the same addresses race, and the verifier sees that.
+    if let Some(sizes) = known_block_size(func) {
+        let vars = dialect.open_threads(&mut l, func.span, sizes);
+        dialect.threads = Some((vars, sizes));
+        opened = 3;
+    } else if !threaded && !block.ops.iter().any(|o| o.name == "gpu.launch") {
+        notes.push(Diagnostic::warning(
+            func.span,
+            "no block size (`gpu.known_block_size`) and no thread index: read as one thread; launched with several, every thread would copy to and read the same addresses, which is not checked",
+        ));
     }
     l.block(block, &mut dialect)?;
     for _ in 0..opened {

@@ -369,6 +369,23 @@ impl Lower {
                 .cloned()
                 .ok_or_else(|| Diagnostic::error(op.span, format!("`{}` needs {} operands", op.name, i + 1)))
         };
+        // Operands of the kinds the op takes, or the result is data: MLIR's verifier would
+        // refuse the op, and tirproof reads what it cannot type as any value.
+        let logic = matches!(kind, "andi" | "ori" | "xori") && ty.as_deref() == Some("i1");
+        let well_typed = match kind {
+            "select" => {
+                args.len() == 3
+                    && args[0].is_bool()
+                    && args[1].is_bool() == args[2].is_bool()
+                    && (args[1].is_bool() || args[1].ty() == args[2].ty())
+            }
+            "index_cast" | "index_castui" | "extsi" | "extui" | "trunci" => args.len() == 1,
+            _ if logic => args.iter().all(Sym::is_bool),
+            _ => args.iter().all(|a| !a.is_bool()) && args.windows(2).all(|w| w[0].ty() == w[1].ty()),
+        };
+        if !well_typed {
+            return self.arith_data(op, &result, ty.as_deref());
+        }
         let bin = |b: Bin| -> Result<Sym> { Ok(Sym::bin(b, arg(0)?, arg(1)?)) };
         let sym = match kind {
             "addi" => bin(Bin::Add)?,
@@ -482,6 +499,9 @@ impl Lower {
             }
         };
         let (lb, ub, st) = (bound(2)?, bound(4)?, bound(6)?);
+        if lb.is_bool() || ub.is_bool() || lb.ty() != ub.ty() || ub.ty() != st.ty() {
+            return Err(Diagnostic::error(op.span, "loop bounds and step of different types"));
+        }
         let mut carried = Vec::new();
         if b.get(7).is_some_and(|t| t.is_word("iter_args")) {
             let mut i = 9;

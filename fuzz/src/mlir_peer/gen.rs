@@ -12,7 +12,8 @@
 //! (the transfer sizes mlir-opt's verifier accepts: 4, 8 or 16 bytes) into a part whose width
 //! holds them all side by side; every read reads an element of a copy whose group the wait
 //! completes, so the unpipelined program is race free; the wait's token names a copy or group
-//! that its count completes. What the pipeliner refuses is reached on purpose, not by
+//! that its count completes; the wait's count, when written, is 0, so no group is left in
+//! flight when the function ends (nothing after the loop could name a token to drain it). What the pipeliner refuses is reached on purpose, not by
 //! accident: a trip count read from an `index` argument, or fewer iterations than stages.
 
 use std::fmt::Write as _;
@@ -104,7 +105,7 @@ pub struct CopyLoop {
     pub copies: Vec<u8>,
     pub grouping: Grouping,
     pub wait_on: WaitOn,
-    /// The wait's `numGroups`; `None`: the attribute is left out (0).
+    /// The wait's `numGroups` (0 when written); `None`: the attribute is left out (also 0).
     pub wait_count: Option<u8>,
     /// The copies whose first element is read after the wait (at least one), ascending.
     pub reads: Vec<usize>,
@@ -137,22 +138,16 @@ pub fn generate(seed: u64) -> Case {
     if reads.is_empty() {
         reads.push(rng.gen_range(0..count));
     }
-    let mut program = CopyLoop {
+    let program = CopyLoop {
         trip,
         step: rng.gen_range(1..=4),
         layout,
         copies,
         grouping,
         wait_on: if rng.gen_bool(0.5) { WaitOn::GroupToken } else { WaitOn::CopyToken },
-        wait_count: None,
+        wait_count: rng.gen_bool(0.5).then_some(0),
         reads,
         read_earlier: rng.gen_bool(0.3),
-    };
-    let slack = program.wait_slack();
-    program.wait_count = match rng.gen_range(0..3) {
-        0 => None,
-        1 => Some(0),
-        _ => Some(rng.gen_range(0..=slack)),
     };
     let options = PipelineOptions { depth: rng.gen_range(2..=4), peel_epilogue: rng.gen_bool(0.5) };
     Case { program, options }
@@ -180,8 +175,8 @@ impl CopyLoop {
         self.reads.iter().map(|&c| self.group_of(c)).max().unwrap_or(0)
     }
 
-    /// The largest `numGroups` that still completes every read copy: the groups committed
-    /// after the last one holding a read copy.
+    /// The largest `numGroups` that still completes every read copy in the loop: the groups
+    /// committed after the last one holding a read copy (a larger count is unsafe).
     pub fn wait_slack(&self) -> u8 {
         u8::try_from(self.groups() - 1 - self.last_read_group()).unwrap_or(0)
     }
@@ -230,7 +225,7 @@ impl CopyLoop {
             && !self.reads.is_empty()
             && self.reads.windows(2).all(|w| w[0] < w[1])
             && self.reads.iter().all(|&c| c < self.copies.len())
-            && self.wait_count.is_none_or(|n| n <= self.wait_slack())
+            && self.wait_count.is_none_or(|n| n == 0)
     }
 
     /// The program as MLIR text that mlir-opt 22 parses.
@@ -240,7 +235,7 @@ impl CopyLoop {
         let global_len = u32::from(MAX_TRIP) * width;
         let shared = format!("memref<{parts}x{width}xf32, #gpu.address_space<workgroup>>");
         let global = format!("memref<{global_len}xf32>");
-        let mut constants: Vec<u32> = vec![0, u32::from(self.step), width, 2];
+        let mut constants: Vec<u32> = vec![0, u32::from(self.step), width, 2 * u32::from(self.step)];
         constants.extend((0..self.copies.len()).map(|c| self.offset_of(c)));
         if let Layout::Ring { slots } = self.layout {
             constants.push(u32::from(slots));
@@ -321,7 +316,10 @@ impl CopyLoop {
             read(&mut out, format!("x{c}"), &part, self.offset_of(c));
         }
         if self.read_earlier {
-            let _ = writeln!(out, "    %earlier = arith.divui {k}, %c2 : index");
+            // From the loop variable, not from `k`: the pipeliner carries the copies' indices
+            // to the reads through `iter_args`, and a division of a carried index is a value
+            // the nvgpu reader does not follow (the read would look like it reads anywhere).
+            let _ = writeln!(out, "    %earlier = arith.divui %i, %c{} : index", 2 * u32::from(self.step));
             let earlier_part = part_of(&mut out, "earlier_part", "%earlier");
             read(&mut out, "early".to_owned(), &earlier_part, self.offset_of(self.reads[0]));
         }
@@ -366,7 +364,7 @@ mod tests {
         assert!(has(&|c| c.program.copies.len() == MAX_COPIES));
         assert!(has(&|c| c.program.grouping == Grouping::GroupPerCopy && c.program.copies.len() > 1));
         assert!(has(&|c| c.program.wait_on == WaitOn::CopyToken));
-        assert!(has(&|c| c.program.wait_count.is_some_and(|n| n > 0)));
+        assert!(has(&|c| c.program.wait_count == Some(0)) && has(&|c| c.program.wait_count.is_none()));
         assert!(has(&|c| c.program.read_earlier));
         assert!(has(&|c| c.options.peel_epilogue) && has(&|c| !c.options.peel_epilogue));
         for depth in 2..=4 {

@@ -104,9 +104,11 @@ pub struct DedupKey {
     pub peel_epilogue: bool,
     pub copies: usize,
     pub groups: usize,
-    pub ring: bool,
+    pub layout: LayoutKey,
     pub wait_on_copy_token: bool,
     pub trip_from_argument: bool,
+    /// The loop also reads another iteration's part: the pipeliner may refill it meanwhile.
+    pub reads_other_part: bool,
 }
 
 impl DedupKey {
@@ -119,9 +121,10 @@ impl DedupKey {
             peel_epilogue: case.options.peel_epilogue,
             copies: p.copies.len(),
             groups: p.groups(),
-            ring: matches!(p.layout, Layout::Ring { .. }),
+            layout: LayoutKey::of(p.layout, case.options.depth),
             wait_on_copy_token: p.wait_on == WaitOn::CopyToken,
             trip_from_argument: p.trip == TripCount::Argument,
+            reads_other_part: p.read_earlier,
         }
     }
 }
@@ -130,16 +133,49 @@ impl fmt::Display for DedupKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "mlir:{} depth={} peel={} copies={} groups={} layout={} wait-on={} trip={}",
+            "mlir:{} depth={} peel={} copies={} groups={} layout={} wait-on={} trip={} reads-other-part={}",
             self.class,
             self.depth,
             if self.peel_epilogue { "on" } else { "off" },
             self.copies,
             self.groups,
-            if self.ring { "ring" } else { "own-part" },
+            self.layout,
             if self.wait_on_copy_token { "copy-token" } else { "group-token" },
             if self.trip_from_argument { "argument" } else { "constant" },
+            if self.reads_other_part { "yes" } else { "no" },
         )
+    }
+}
+
+/// Where a program's iterations copy to, as far as the pipeliner's contract goes: it leaves
+/// the allocation as it is, so a ring of fewer slots than stages is refilled while read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LayoutKey {
+    /// A part per iteration.
+    OwnPart,
+    /// A ring of at least as many slots as the pipeline has stages.
+    Ring,
+    /// A ring of fewer slots than stages.
+    RingShorterThanDepth,
+}
+
+impl LayoutKey {
+    pub fn of(layout: Layout, depth: u8) -> LayoutKey {
+        match layout {
+            Layout::OwnPart => LayoutKey::OwnPart,
+            Layout::Ring { slots } if slots < depth => LayoutKey::RingShorterThanDepth,
+            Layout::Ring { .. } => LayoutKey::Ring,
+        }
+    }
+}
+
+impl fmt::Display for LayoutKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            LayoutKey::OwnPart => "own-part",
+            LayoutKey::Ring => "ring",
+            LayoutKey::RingShorterThanDepth => "ring-shorter-than-depth",
+        })
     }
 }
 

@@ -86,7 +86,7 @@ pub fn candidates(case: &Case) -> Vec<Case> {
         programs.push(CopyLoop { layout: Layout::Ring { slots: slots - 1 }, ..p.clone() });
     }
     if p.grouping == Grouping::GroupPerCopy {
-        programs.push(CopyLoop { grouping: Grouping::OneGroup, wait_count: p.wait_count.map(|_| 0), ..p.clone() });
+        programs.push(CopyLoop { grouping: Grouping::OneGroup, ..p.clone() });
     }
     if p.wait_count.is_some() {
         programs.push(CopyLoop { wait_count: None, ..p.clone() });
@@ -104,8 +104,8 @@ pub fn candidates(case: &Case) -> Vec<Case> {
     cases
 }
 
-/// `program` without copy `copy`: its reads dropped, the later copies' indices moved down, the
-/// wait's count kept within what the remaining reads allow. `None` when nothing would be read.
+/// `program` without copy `copy`: its reads dropped, the later copies' indices moved down.
+/// `None` when nothing would be read.
 fn without_copy(program: &CopyLoop, copy: usize) -> Option<CopyLoop> {
     let mut fewer = program.clone();
     fewer.copies.remove(copy);
@@ -113,7 +113,6 @@ fn without_copy(program: &CopyLoop, copy: usize) -> Option<CopyLoop> {
     if fewer.reads.is_empty() {
         return None;
     }
-    fewer.wait_count = program.wait_count.map(|n| n.min(fewer.wait_slack()));
     Some(fewer)
 }
 

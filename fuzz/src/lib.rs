@@ -9,6 +9,7 @@
 pub mod campaign;
 pub mod cutoff;
 pub mod gen;
+pub mod mlir_peer;
 pub mod oracle;
 pub mod peer;
 pub mod publish;

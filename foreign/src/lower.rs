@@ -181,16 +181,17 @@ impl Lower {
         }
     }
 
-    /// A fresh read of `data` as an expression (any value).
-    pub fn data_sym(&mut self, ty: IntTy) -> Sym {
+    /// A fresh read of `data` (any value), bound by a `let` of its own: an expression that
+    /// uses it (`T.Select(a >= 0, a // 2, v)`) then reads no memory itself, so the verifier
+    /// keeps its other arm exact instead of taking the whole value for data.
+    pub fn data_sym(&mut self, at: Span, ty: IntTy) -> Sym {
         let slot = self.data;
         self.data += 1;
         let read = Sym::Name(format!("data[{slot}]"), IntTy::I32);
-        if ty == IntTy::I32 {
-            read
-        } else {
-            Sym::Cast(ty, Box::new(read))
-        }
+        let read = if ty == IntTy::I32 { read } else { Sym::Cast(ty, Box::new(read)) };
+        let var = self.em.fresh(&format!("data_{slot}"));
+        self.em.line(at, format!("{var} = {read}"));
+        Sym::Name(var, ty)
     }
 
     /// A scalar the reader does not follow: read from `data`, so it may be any value.
@@ -418,7 +419,7 @@ impl Lower {
                         if self.is_nonneg(&a) {
                             signed
                         } else {
-                            let other = self.data_sym(int_ty);
+                            let other = self.data_sym(op.span, int_ty);
                             Sym::select(Sym::cmp(Cmp::Ge, a, Sym::int(0, int_ty)), signed, other)
                         }
                     }

@@ -235,7 +235,7 @@ impl CopyLoop {
         let global_len = u32::from(MAX_TRIP) * width;
         let shared = format!("memref<{parts}x{width}xf32, #gpu.address_space<workgroup>>");
         let global = format!("memref<{global_len}xf32>");
-        let mut constants: Vec<u32> = vec![0, u32::from(self.step), width, 2 * u32::from(self.step)];
+        let mut constants: Vec<u32> = vec![0, 2, u32::from(self.step), width, 2 * u32::from(self.step)];
         constants.extend((0..self.copies.len()).map(|c| self.offset_of(c)));
         if let Layout::Ring { slots } = self.layout {
             constants.push(u32::from(slots));
@@ -316,10 +316,9 @@ impl CopyLoop {
             read(&mut out, format!("x{c}"), &part, self.offset_of(c));
         }
         if self.read_earlier {
-            // From the loop variable, not from `k`: the pipeliner carries the copies' indices
-            // to the reads through `iter_args`, and a division of a carried index is a value
-            // the nvgpu reader does not follow (the read would look like it reads anywhere).
-            let _ = writeln!(out, "    %earlier = arith.divui %i, %c{} : index", 2 * u32::from(self.step));
+            // From the iteration `k`, which the pipeliner carries to the reads through
+            // `iter_args`: a division of a carried index, followed exactly by the reader.
+            let _ = writeln!(out, "    %earlier = arith.divui {k}, %c2 : index");
             let earlier_part = part_of(&mut out, "earlier_part", "%earlier");
             read(&mut out, "early".to_owned(), &earlier_part, self.offset_of(self.reads[0]));
         }

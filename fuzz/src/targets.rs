@@ -65,7 +65,7 @@ pub fn parse(data: &[u8]) {
 /// refusal of the translation is a bug of the import).
 pub fn foreign(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
-    let lines = u32::try_from(text.lines().count()).unwrap_or(u32::MAX).saturating_add(1);
+    let lines = u32::try_from(tirproof_ir::span::source_lines(&text).count()).unwrap_or(u32::MAX).saturating_add(1);
     for dialect in [Dialect::Ttgir, Dialect::Nvgpu] {
         match tirproof_foreign::import(&text, dialect) {
             Ok(module) => assert!(!check_module(&module.module).has_errors(), "{dialect:?}: an ill-formed import"),

@@ -3,11 +3,13 @@
 //! and the wait they are about gives the signature's site ([`WaitSite::key`] of the generated
 //! program's wait at the same position).
 //!
-//! Invariant: a refutation is never blamed on Triton without saying whether the generated
-//! program was unsafe by construction: an unsafe output is checked against the input with
-//! every `num` set to 0 (each wait completing every group committed before it); when that is
-//! unsafe too, the tokens Triton was given could not make it safe, and the message and the
-//! site say so.
+//! Invariant: an unsafe output is never blamed on Triton without saying whose the fault is,
+//! in the message and in the site's last word: `count-against-tokens` (the refutation is of
+//! the wait's claim: Triton's count leaves a group its own tokens name in flight, Triton's
+//! fault), `input-unsafe` (the input with every `num` set to 0, each wait completing every
+//! group committed before it, is refuted too: no count can make it safe), or
+//! `tokens-miss-access` (safe with `num = 0`, but the access needs a group the tokens do not
+//! name: Triton's count follows its input).
 
 use std::fmt::Write as _;
 use std::time::Duration;
@@ -123,13 +125,21 @@ pub fn judge(input: &str, sites: &[WaitSite], reply: Result<TritonReply, TritonE
         (TritonClass::Agree, "program".to_string(), "every wait of Triton's output is safe and tight".to_string())
     };
     let mut site = site;
-    if class == TritonClass::Unsafe && unsafe_by_construction(input) {
-        site.push_str("/input-unsafe");
-        message.push_str(
-            "\nthe generated program is itself unsafe by construction: with every `num` set to 0 (each wait \
-             completing every group committed before it) tirproof still refutes it, so no count Triton computes \
-             from these tokens can make it safe",
-        );
+    let against_tokens =
+        refuted.is_some_and(|w| matches!(&w.verdict, WaitVerdict::Refuted { reason, .. } if reason.contains("token")));
+    if class == TritonClass::Unsafe {
+        let (blame, why) = if against_tokens {
+            (
+                "count-against-tokens",
+                "Triton's count leaves in flight a group the wait's own tokens name: its rule contradicts its input",
+            )
+        } else if unsafe_by_construction(input) {
+            ("input-unsafe", "the generated program is itself unsafe by construction: with every `num` set to 0 (each wait completing every group committed before it) tirproof still refutes it, so no count Triton computes from these tokens can make it safe")
+        } else {
+            ("tokens-miss-access", "the count completes every group the wait's tokens name, but the access refuted needs a group they do not name: the generated tokens do not cover it (safe with `num = 0`), so Triton's count follows its input")
+        };
+        site = format!("{site}/{blame}");
+        let _ = write!(message, "\n{why}");
     }
     let over_by = (class == TritonClass::OverSynchronized)
         .then(|| over.iter().map(|(_, by)| *by).max_by_key(|by| by.unwrap_or(i64::MAX)).unwrap_or(None));
@@ -253,6 +263,6 @@ mod tests {
         let raised = text(2);
         let judged = judge(&raised.print(), &raised.wait_sites(), Ok(TritonReply::Printed(raised.print())));
         assert_eq!(judged.signature.class, TritonClass::Unsafe, "{}\n{}", judged.message, judged.verdicts);
-        assert_eq!(judged.signature.site, "in-loop/group-token");
+        assert_eq!(judged.signature.site, "in-loop/group-token/count-against-tokens", "{}", judged.message);
     }
 }

@@ -44,6 +44,18 @@ impl TritonClass {
         "unknown",
     ];
 
+    /// Every class but `PassRaised`.
+    pub const WITHOUT_PAYLOAD: [TritonClass; 8] = [
+        TritonClass::ParseRefused,
+        TritonClass::Crashed,
+        TritonClass::Hung,
+        TritonClass::OutputUnreadable,
+        TritonClass::Unsafe,
+        TritonClass::OverSynchronized,
+        TritonClass::Agree,
+        TritonClass::Unknown,
+    ];
+
     /// `over-synchronized`, `pass-raised:RuntimeError`.
     pub fn key(&self) -> String {
         match self {
@@ -80,18 +92,7 @@ impl TritonClass {
             let word = !kind.is_empty() && kind.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
             return word.then(|| TritonClass::PassRaised { kind: kind.to_string() });
         }
-        [
-            TritonClass::ParseRefused,
-            TritonClass::Crashed,
-            TritonClass::Hung,
-            TritonClass::OutputUnreadable,
-            TritonClass::Unsafe,
-            TritonClass::OverSynchronized,
-            TritonClass::Agree,
-            TritonClass::Unknown,
-        ]
-        .into_iter()
-        .find(|class| class.key() == key)
+        TritonClass::WITHOUT_PAYLOAD.into_iter().find(|class| class.key() == key)
     }
 
     /// Whether a program of this class is a finding (kept, minimized, reported).
@@ -131,17 +132,8 @@ mod tests {
 
     #[test]
     fn every_key_parses_back_and_rows_are_in_the_table() {
-        let classes = [
-            TritonClass::ParseRefused,
-            TritonClass::PassRaised { kind: "RuntimeError".into() },
-            TritonClass::Crashed,
-            TritonClass::Hung,
-            TritonClass::OutputUnreadable,
-            TritonClass::Unsafe,
-            TritonClass::OverSynchronized,
-            TritonClass::Agree,
-            TritonClass::Unknown,
-        ];
+        let mut classes = TritonClass::WITHOUT_PAYLOAD.to_vec();
+        classes.push(TritonClass::PassRaised { kind: "RuntimeError".into() });
         for class in &classes {
             assert_eq!(TritonClass::parse_key(&class.key()).as_ref(), Some(class), "{class}");
             assert!(TritonClass::TABLE.contains(&class.row()), "{class}");

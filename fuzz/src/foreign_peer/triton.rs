@@ -63,7 +63,7 @@ pub enum TritonError {
     WrongVersion { found: String },
     #[error("Triton could not be started with {python}: {reason}")]
     Start { python: String, reason: String },
-    #[error("Triton's process died ({status}): {stderr}")]
+    #[error("Triton's process died ({status}){}", if .stderr.is_empty() { String::new() } else { format!(": {}", .stderr) })]
     Crashed { status: String, stderr: String },
     #[error("Triton did not answer within {limit:?}; its process was killed")]
     Hung { limit: Duration },

@@ -63,6 +63,10 @@ enum Command {
     /// Write the pass inputs a campaign generates, one file per program.
     #[command(after_help = EXIT_CODES)]
     Generate(commands::generate::Args),
+    /// Audit a foreign compiler's wait counts (Triton): generated programs through its own
+    /// rule, its outputs verified; findings minimized into DIR (exit 0 with findings).
+    #[command(after_help = EXIT_CODES)]
+    AuditPeer(commands::audit_peer::Args),
 }
 
 /// The stack of the thread that runs a command. The reader accepts a flat chain `a + b + ...`
@@ -114,6 +118,7 @@ fn run(cli: Cli) -> ExitCode {
         Command::Fuzz(args) => commands::fuzz::run(&args),
         Command::Ptx(args) => commands::ptx::run(&args),
         Command::Generate(args) => commands::generate::run(&args),
+        Command::AuditPeer(args) => commands::audit_peer::run(&args),
     };
     match result.and_then(|code| Ok(flush_stdout().map(|()| code)?)) {
         Ok(code) => code,

@@ -8,6 +8,7 @@
 
 pub mod campaign;
 pub mod cutoff;
+pub mod foreign_peer;
 pub mod gen;
 pub mod mlir_peer;
 pub mod oracle;

@@ -1,6 +1,7 @@
 //! One module per subcommand. Each `run` returns the exit code for problems in the input
 //! and an `anyhow` error (exit code 2) for problems of the tool: usage and I/O.
 
+pub mod audit_peer;
 pub mod check;
 pub mod corpus;
 pub mod fmt;

@@ -44,14 +44,12 @@ impl Emitter {
     /// Ends the innermost block.
     pub fn close(&mut self, at: Span) {
         let start = self.open.pop().unwrap_or(0);
-        if self.lines.len() == start && !self.slots_between(start) {
+        // A slot may stay empty (it is filled after the block closes): a block of slots alone
+        // gets a statement too.
+        if !self.lines[start..].iter().any(|l| matches!(l, Line::Text { .. })) {
             self.line(at, "T.evaluate(0)");
         }
         self.indent = self.indent.saturating_sub(1);
-    }
-
-    fn slots_between(&self, start: usize) -> bool {
-        self.lines[start..].iter().any(|l| matches!(l, Line::Slot(id) if !self.slots[*id].2.is_empty()))
     }
 
     /// How many blocks enclose the current position (0: the function body).

@@ -71,6 +71,9 @@ pub trait DialectOps {
         init
     }
 
+    /// Called at the end of every block, before its scope closes.
+    fn end_block(&mut self, _l: &mut Lower, _at: Span) {}
+
     /// What a loop at `loop_at` yields, once read.
     fn loop_yields(&mut self, _loop_at: Span, _yields: &[Val]) {}
 
@@ -265,6 +268,7 @@ impl Lower {
         for op in &block.ops {
             self.op(op, dialect)?;
         }
+        dialect.end_block(self, block.ops.last().map_or(Span::UNKNOWN, |o| o.span));
         Ok(())
     }
 

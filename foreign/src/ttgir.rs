@@ -402,6 +402,14 @@ impl DialectOps for Ttgir {
         }
     }
 
+    fn end_block(&mut self, l: &mut Lower, _at: Span) {
+        // Copies not committed in their block are emitted in it: the values they write are
+        // out of scope after it.
+        if !self.pending.is_empty() {
+            self.flush(l, None);
+        }
+    }
+
     fn loop_yields(&mut self, loop_at: Span, yields: &[Val]) {
         for (index, y) in yields.iter().enumerate() {
             if matches!(y, Val::Acc(_)) {

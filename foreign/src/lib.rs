@@ -192,7 +192,12 @@ pub(crate) fn arguments(body: &[mlir::Tok], open: usize) -> Vec<(&mlir::Tok, &[m
 /// A function's lines: the header, its buffers, then the body `l` emitted.
 pub(crate) fn finish_func(name: &str, at: Span, params: Vec<String>, header: Vec<String>, l: Lower) -> ImportedFunc {
     let clean: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
-    let (body, body_origins) = l.em.finish();
+    let (mut body, mut body_origins) = l.em.finish();
+    if body.is_empty() {
+        // A function with nothing to run still needs a statement after its declarations.
+        body.push("    T.evaluate(0)".to_owned());
+        body_origins.push(at);
+    }
     let mut lines = vec!["@T.prim_func".to_owned(), format!("def {clean}({}):", params.join(", "))];
     let mut origins = vec![at, at];
     for h in header {

@@ -39,7 +39,8 @@ pub fn load_checked(path: &Path) -> anyhow::Result<Option<(Source, IRModule)>> {
     }
 }
 
-/// The files the arguments name, directories expanded into their `.py` files; a directory
+/// The files the arguments name, directories expanded into their program files (`.py`,
+/// `.ttgir`, `.mlir`); a directory
 /// without any is a usage error, never a silent success.
 pub fn input_files(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
     let mut files = Vec::new();

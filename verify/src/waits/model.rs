@@ -283,6 +283,11 @@ pub struct Model {
     /// Variables bound by `let` to values read from memory: unknown data, a fresh value
     /// wherever an expression mentions them.
     pub data_vars: HashSet<VarId>,
+    /// The value each `let` of `data_vars` that is not a token was bound to: an expression
+    /// that mentions one is encoded with the value, its loads fresh unknowns, so the parts of
+    /// it that read no memory stay exact (`T.Select(i >= 0, i // 2, A[0])` is `i // 2`
+    /// wherever `i >= 0`).
+    pub data_defs: HashMap<VarId, Expr>,
     /// Storage (data variables) the function may write: every store's, and every handle used
     /// as a value (an address taken or passed may be written through); `None` when a call may
     /// write any memory.
@@ -734,6 +739,7 @@ impl Builder {
                 // The value is read here, once; uses of the variable read nothing.
                 self.child(0, |b| b.accesses_in_exprs(std::iter::once(value)));
                 self.model.data_vars.insert(var.id());
+                self.model.data_defs.insert(var.id(), value.clone());
                 self.child(1, |b| b.stmt(body));
             }
             StmtKind::Let { var, value, body } => {

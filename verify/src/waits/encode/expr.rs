@@ -27,7 +27,13 @@ impl Encoder<'_> {
     pub(super) fn int_inner(&mut self, e: &Expr, inst: &LoopValues, q: &mut Option<&mut Query>) -> Enc<Int> {
         let exact = match e {
             Expr::Int { value, .. } => return Ok(Int::from_i64(*value)),
-            Expr::Var(v) if self.model.data_vars.contains(&v.id()) => return self.unknown(e, q),
+            Expr::Var(v) if self.model.data_vars.contains(&v.id()) => {
+                return match self.model.data_defs.get(&v.id()).cloned() {
+                    // The value it was bound to: its loads are the unknowns, the rest exact.
+                    Some(value) if value.dtype() == e.dtype() => self.int_inner(&value, inst, q),
+                    _ => self.unknown(e, q),
+                };
+            }
             Expr::Var(v) => {
                 return self.var(v.id(), inst).ok_or_else(|| Unsupported(format!("the variable `{v}`")));
             }
@@ -176,7 +182,12 @@ impl Encoder<'_> {
                 not(&eq(&self.int_inner(value, inst, q)?, &Int::from_i64(0)))
             }
             Expr::Load(_) => return self.unknown_condition(e, q),
-            Expr::Var(v) if self.model.data_vars.contains(&v.id()) => return self.unknown_condition(e, q),
+            Expr::Var(v) if self.model.data_vars.contains(&v.id()) => {
+                return match self.model.data_defs.get(&v.id()).cloned() {
+                    Some(value) if value.dtype() == e.dtype() => self.bool_inner(&value, inst, q),
+                    _ => self.unknown_condition(e, q),
+                };
+            }
             _ => return Err(Unsupported(format!("the condition {}", print_expr(e)))),
         })
     }

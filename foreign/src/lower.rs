@@ -273,6 +273,10 @@ impl Lower {
     }
 
     pub fn op(&mut self, op: &Op, dialect: &mut dyn DialectOps) -> Result<()> {
+        // SSA: a value is defined once (MLIR's verifier refuses the rest).
+        if let Some(twice) = op.results.iter().find(|r| self.env.contains_key(r.as_str())) {
+            return Err(Diagnostic::error(op.span, format!("`%{twice}` is defined twice")));
+        }
         dialect.before(self, op)?;
         if let Some(rest) = op.name.strip_prefix("arith.") {
             return self.arith(op, rest);
@@ -497,6 +501,9 @@ impl Lower {
         if iv.kind != TokKind::Value || !at(1)?.is("=") || !at(3)?.is_word("to") || !at(5)?.is_word("step") {
             return Err(err(iv.span));
         }
+        if self.env.contains_key(&iv.text) {
+            return Err(Diagnostic::error(iv.span, format!("`%{}` is defined twice", iv.text)));
+        }
         let bound = |i: usize| -> Result<Sym> {
             match self.val(at(i)?)? {
                 Val::Int(s) => Ok(s),
@@ -513,6 +520,11 @@ impl Lower {
             while let (Some(arg), Some(eq), Some(init)) = (b.get(i), b.get(i + 1), b.get(i + 2)) {
                 if arg.kind != TokKind::Value || !eq.is("=") || init.kind != TokKind::Value {
                     return Err(Diagnostic::error(arg.span, "expected `%arg = %init` in `iter_args`"));
+                }
+                if self.env.contains_key(&arg.text)
+                    || carried.iter().any(|(n, _, _): &(String, Val, Span)| *n == arg.text)
+                {
+                    return Err(Diagnostic::error(arg.span, format!("`%{}` is defined twice", arg.text)));
                 }
                 let start = dialect.carried_init(op.span, carried.len(), self.val(init)?);
                 carried.push((arg.text.clone(), start, arg.span));
@@ -554,6 +566,9 @@ impl Lower {
         self.em.open(op.span, format!("for {k} in range({extent}):"));
         let since = self.seq;
         let top = self.em.slot(op.span);
+        // What the body defines (its block arguments among them) is out of scope after it:
+        // MLIR reuses those names in sibling regions.
+        let outer_env = self.env.clone();
         let iv_sym = Sym::bin(Bin::Add, lb.clone(), Sym::bin(Bin::Mul, kv.clone(), Sym::int(step, ty)));
         self.let_int(op.span, &iv.text, iv_sym);
         for (plan, (name, _, _)) in plans.iter().zip(&carried) {
@@ -631,6 +646,7 @@ impl Lower {
             }
         }
         self.em.close(op.span);
+        self.env = outer_env;
         // The results: the carried values after the last iteration.
         for ((plan, r), (name, init, _)) in plans.iter().zip(&op.results).zip(&carried) {
             let _ = name;

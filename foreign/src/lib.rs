@@ -72,13 +72,25 @@ pub struct Module {
 /// Reads `text` of `dialect` into TIR.
 pub fn import(text: &str, dialect: Dialect) -> Result<Module, Diagnostics> {
     let tree = mlir::parse(text)?;
-    let imported = match dialect {
+    let mut imported = match dialect {
         Dialect::Ttgir => ttgir::import(&tree)?,
         Dialect::Nvgpu => nvgpu::import(&tree)?,
     };
     let mut tir = String::from("# from tvm.script import tirx as T\n");
     let mut origins = vec![Span::UNKNOWN];
-    for f in &imported.functions {
+    let mut names = std::collections::HashSet::new();
+    for f in &mut imported.functions {
+        // Two symbols may clean up to one Python name (`@a.b`, `@a_b`): the later is renamed.
+        let mut name = f.name.clone();
+        while !names.insert(name.clone()) {
+            name.push('_');
+        }
+        if name != f.name {
+            if let Some(def) = f.lines.get_mut(1) {
+                *def = def.replacen(&format!("def {}(", f.name), &format!("def {name}("), 1);
+            }
+            f.name = name;
+        }
         tir.push('\n');
         origins.push(Span::UNKNOWN);
         for (line, at) in f.lines.iter().zip(&f.origins) {
@@ -191,7 +203,20 @@ pub(crate) fn arguments(body: &[mlir::Tok], open: usize) -> Vec<(&mlir::Tok, &[m
 
 /// A function's lines: the header, its buffers, then the body `l` emitted.
 pub(crate) fn finish_func(name: &str, at: Span, params: Vec<String>, header: Vec<String>, l: Lower) -> ImportedFunc {
-    let clean: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
+    let mut clean: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
+    // A Python identifier: not empty, no leading digit, no keyword.
+    const KEYWORDS: [&str; 35] = [
+        "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
+        "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal",
+        "not", "or", "pass", "raise", "return", "try", "while", "with", "yield",
+    ];
+    if clean.is_empty()
+        || clean.starts_with(|c: char| c.is_ascii_digit())
+        || KEYWORDS.contains(&clean.as_str())
+        || clean == "T"
+    {
+        clean.insert_str(0, "f_");
+    }
     let (mut body, mut body_origins) = l.em.finish();
     if body.is_empty() {
         // A function with nothing to run still needs a statement after its declarations.

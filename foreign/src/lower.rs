@@ -390,8 +390,10 @@ impl Lower {
             }
             "index_cast" | "index_castui" | "extsi" | "extui" | "trunci" => args.len() == 1,
             _ if logic => args.iter().all(Sym::is_bool),
-            _ => args.iter().all(|a| !a.is_bool()) && args.windows(2).all(|w| w[0].ty() == w[1].ty()),
-        };
+            "cmpi" => args.iter().all(|a| !a.is_bool()) && args.windows(2).all(|w| w[0].ty() == w[1].ty()),
+            // The operands of the result's type.
+            _ => args.iter().all(|a| !a.is_bool() && a.ty() == int_ty),
+        } && (kind != "select" || args[1].is_bool() || args[1].ty() == int_ty);
         if !well_typed {
             return self.arith_data(op, &result, ty.as_deref());
         }

@@ -239,7 +239,7 @@ mod tests {
         assert_eq!(summary.markdown(), "# Audit of triton\n\nskipped: Triton is not installed\n");
     }
 
-    /// A peer of numbers: a case is a number, shrinking halves it or takes one off, its class
+    /// A peer of numbers: a case is a number, shrinking halves it or takes two or one off, its class
     /// is whether it is even, odd (a finding) or above 90 (not audited: a skip).
     struct Parity;
 
@@ -294,7 +294,7 @@ mod tests {
             seed % 100
         }
         fn shrink_candidates(case: &u64) -> Vec<u64> {
-            [case / 2, case.saturating_sub(1)].into_iter().filter(|c| c < case).collect()
+            [case / 2, case.saturating_sub(2), case.saturating_sub(1)].into_iter().filter(|c| c < case).collect()
         }
         fn audit(&mut self, case: &u64) -> Result<Audited<Self>, NotAudited> {
             if *case > 90 {

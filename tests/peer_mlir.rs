@@ -87,20 +87,8 @@ fn a_small_mlir_campaign_gives_a_consistent_summary() {
     use tirproof_fuzz::foreign_peer::campaign::{run, AuditConfig, Event};
     use tirproof_fuzz::foreign_peer::{Auditor, MlirAuditor, PeerClass, PeerSignature};
 
-    let auditor = match MlirAuditor::start() {
-        Ok(auditor) => auditor,
-        Err(why) => {
-            eprintln!("skipped: {why}");
-            return;
-        }
-    };
-    let config = AuditConfig {
-        seed: 1,
-        duration: Duration::from_secs(600),
-        max_programs: Some(12),
-        minimize_budget: Duration::from_secs(5),
-        progress_every: Duration::from_secs(3600),
-    };
+    let Ok(auditor) = MlirAuditor::start().map_err(|why| eprintln!("skipped: {why}")) else { return };
+    let summary_of_twelve = AuditConfig::of_programs(1, 12, Duration::from_secs(5));
     let mut found = Vec::new();
     let mut observe = |event: Event<'_, MlirAuditor>| {
         if let Event::Finding(finding) = event {
@@ -113,7 +101,7 @@ fn a_small_mlir_campaign_gives_a_consistent_summary() {
             found.push(finding.signature.clone());
         }
     };
-    let summary = run(&config, auditor, &AtomicBool::new(false), &mut observe);
+    let summary = run(&summary_of_twelve, auditor, &AtomicBool::new(false), &mut observe);
     assert_eq!(summary.programs, 12);
     assert_eq!(summary.rows.values().map(|r| r.programs).sum::<u64>(), 12, "{:?}", summary.rows);
     assert_eq!(summary.signatures.len(), found.len(), "one finding per signature");

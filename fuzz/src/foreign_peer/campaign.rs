@@ -26,6 +26,20 @@ pub struct AuditConfig {
     pub progress_every: Duration,
 }
 
+impl AuditConfig {
+    /// A campaign of `programs` programs from `seed`, however long they take, each finding
+    /// minimized for at most `minimize_budget`, with no progress events.
+    pub fn of_programs(seed: u64, programs: u64, minimize_budget: Duration) -> AuditConfig {
+        AuditConfig {
+            seed,
+            duration: Duration::MAX,
+            max_programs: Some(programs),
+            minimize_budget,
+            progress_every: Duration::MAX,
+        }
+    }
+}
+
 /// A minimized finding.
 pub struct Finding<A: Auditor + ?Sized> {
     /// 1, 2, ... in the order found.
@@ -199,7 +213,8 @@ pub fn run<A: Auditor>(
 /// Shrinks `found` by the auditor's shrinking steps, the first that keeps the signature
 /// first, until none does or `budget` is spent.
 pub fn minimize<A: Auditor>(auditor: &mut A, found: Audited<A>, budget: Duration) -> Audited<A> {
-    let deadline = Instant::now() + budget;
+    // A budget past what an `Instant` holds is no limit: a year is as good.
+    let deadline = Instant::now() + budget.min(Duration::from_secs(365 * 24 * 3600));
     let mut best = found;
     'shrink: while Instant::now() < deadline {
         for candidate in A::shrink_candidates(&best.case) {
@@ -300,7 +315,7 @@ mod tests {
             if *case > 90 {
                 return Err(NotAudited::InputNotSafe { why: format!("{case} is too big") });
             }
-            let signature = if case % 2 == 0 { ParityClass::Even } else { ParityClass::Odd };
+            let signature = if case.is_multiple_of(2) { ParityClass::Even } else { ParityClass::Odd };
             Ok(Audited { case: *case, text: "x\n".repeat(usize::try_from(*case).unwrap_or(0)), signature, judged: () })
         }
         fn finding_files(finding: &Finding<Self>) -> Vec<(&'static str, String)> {
@@ -310,13 +325,7 @@ mod tests {
 
     #[test]
     fn a_campaign_counts_every_program_once_and_minimizes_one_finding_per_signature() {
-        let config = AuditConfig {
-            seed: 3,
-            duration: Duration::from_secs(60),
-            max_programs: Some(200),
-            minimize_budget: Duration::from_secs(10),
-            progress_every: Duration::from_secs(3600),
-        };
+        let config = AuditConfig::of_programs(3, 200, Duration::from_secs(10));
         let mut found = Vec::new();
         let summary = run(&config, Parity, &AtomicBool::new(false), &mut |event| {
             if let Event::Finding(finding) = event {

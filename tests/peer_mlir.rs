@@ -40,7 +40,7 @@ fn generated_loops_through_the_pipeliner_get_closed_classes_and_some_are_read_ba
             MlirClass::OutputUnreadable
             | MlirClass::Unsafe
             | MlirClass::GroupsInFlightAtEnd
-            | MlirClass::OverSynchronized { .. }
+            | MlirClass::OverSynchronized
             | MlirClass::Agree
             | MlirClass::Unknown => {}
         }
@@ -74,4 +74,47 @@ fn a_dynamic_trip_count_is_refused_and_a_shrunk_case_keeps_its_key() {
     let again = check(&small, &mlir).expect("an outcome");
     assert_eq!(DedupKey::of(&small, &again), key);
     assert!(size(&small) <= size(&case), "{small:?}");
+}
+
+/// A tiny `audit-peer --peer mlir` campaign through the library: every program in one row,
+/// one finding per signature, each finding minimized with its signature kept and its files
+/// named as the layout says.
+#[test]
+fn a_small_mlir_campaign_gives_a_consistent_summary() {
+    use std::sync::atomic::AtomicBool;
+    use std::time::Duration;
+
+    use tirproof_fuzz::foreign_peer::campaign::{run, AuditConfig, Event};
+    use tirproof_fuzz::foreign_peer::{Auditor, MlirAuditor, PeerClass, PeerSignature};
+
+    let Ok(auditor) = MlirAuditor::start().map_err(|why| eprintln!("skipped: {why}")) else { return };
+    let summary_of_twelve = AuditConfig::of_programs(1, 12, Duration::from_secs(5));
+    let mut found = Vec::new();
+    let mut observe = |event: Event<'_, MlirAuditor>| {
+        if let Event::Finding(finding) = event {
+            assert_eq!(finding.minimized.signature, finding.signature, "minimizing kept the signature");
+            let files = MlirAuditor::finding_files(finding);
+            assert!(files.iter().all(|(name, _)| MlirAuditor::FINDING_FILES.contains(name)));
+            assert!(files
+                .iter()
+                .any(|(name, text)| *name == "report.md" && text.contains("tirproof verify mlir_output.mlir")));
+            found.push(finding.signature.clone());
+        }
+    };
+    let summary = run(&summary_of_twelve, auditor, &AtomicBool::new(false), &mut observe);
+    assert_eq!(summary.programs, 12);
+    assert_eq!(summary.rows.values().map(|r| r.programs).sum::<u64>(), 12, "{:?}", summary.rows);
+    assert_eq!(summary.signatures.len(), found.len(), "one finding per signature");
+    for (row, counts) in &summary.rows {
+        let in_row = summary.signatures.keys().filter(|s| s.class().row() == *row).count();
+        assert_eq!(counts.findings as usize, in_row, "{row}");
+    }
+    let judged: u64 = ["agree", "over-synchronized", "unsafe", "groups-in-flight-at-end"]
+        .iter()
+        .filter_map(|r| summary.rows.get(r))
+        .map(|r| r.programs)
+        .sum();
+    assert!(judged > 0, "no output was judged: {:?}", summary.rows);
+    let markdown = summary.markdown();
+    assert!(markdown.starts_with("# Audit of mlir ") && markdown.contains("LLVM version 22"), "{markdown}");
 }

@@ -8,16 +8,18 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use tirproof_fuzz::foreign_peer::campaign::{run, AuditConfig, Event};
-use tirproof_fuzz::foreign_peer::{ForeignPeer, Signature, TritonClass};
+use tirproof_fuzz::foreign_peer::{Signature, TritonAuditor, TritonClass};
 
 #[test]
 fn twenty_programs_through_triton_give_a_consistent_summary() {
-    if let Err(why) = ForeignPeer::Triton.start() {
-        eprintln!("skipped: {why}");
-        return;
-    }
+    let triton = match TritonAuditor::start() {
+        Ok(triton) => triton,
+        Err(why) => {
+            eprintln!("skipped: {why}");
+            return;
+        }
+    };
     let config = AuditConfig {
-        peer: ForeignPeer::Triton,
         seed: 1,
         duration: Duration::from_secs(600),
         max_programs: Some(20),
@@ -25,7 +27,7 @@ fn twenty_programs_through_triton_give_a_consistent_summary() {
         progress_every: Duration::from_secs(3600),
     };
     let mut found: Vec<(Signature, String, Option<String>)> = Vec::new();
-    let mut observe = |event: Event<'_>| {
+    let mut observe = |event: Event<'_, TritonAuditor>| {
         if let Event::Finding(finding) = event {
             let audited = &finding.minimized;
             assert_eq!(audited.judged.signature, finding.signature, "minimizing kept the signature");
@@ -33,7 +35,7 @@ fn twenty_programs_through_triton_give_a_consistent_summary() {
             found.push((finding.signature.clone(), audited.text.clone(), audited.judged.output.clone()));
         }
     };
-    let summary = run(&config, &AtomicBool::new(false), &mut observe);
+    let summary = run(&config, triton, &AtomicBool::new(false), &mut observe);
     assert_eq!(summary.skipped, None);
     assert_eq!(summary.version, "3.9.0");
     assert_eq!(summary.programs, 20);

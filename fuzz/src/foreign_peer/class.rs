@@ -7,6 +7,8 @@
 
 use std::fmt;
 
+use super::{common_row_words, PeerClass, PeerSignature};
+
 /// The outcome of one program (see the module documentation).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum TritonClass {
@@ -112,6 +114,29 @@ impl fmt::Display for TritonClass {
     }
 }
 
+impl PeerClass for TritonClass {
+    const ROWS: &'static [&'static str] = &TritonClass::TABLE;
+
+    fn row(&self) -> &'static str {
+        TritonClass::row(self)
+    }
+
+    fn describe_row(row: &str) -> String {
+        match row {
+            "unsafe" => "unsafe (a wait refuted, or groups left in flight)".into(),
+            other => common_row_words(other).map_or_else(|| other.to_string(), str::to_string),
+        }
+    }
+
+    fn is_finding(&self) -> bool {
+        TritonClass::is_finding(self)
+    }
+
+    fn is_tirproof_limitation(&self) -> bool {
+        TritonClass::is_tirproof_limitation(self)
+    }
+}
+
 /// A finding's identity: its class and the structure of the program around the wait it is
 /// about (`unsafe @ in-loop/copy-token`). Two programs with one signature are one finding.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -123,6 +148,14 @@ pub struct Signature {
 impl fmt::Display for Signature {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} @ {}", self.class, self.site)
+    }
+}
+
+impl PeerSignature for Signature {
+    type Class = TritonClass;
+
+    fn class(&self) -> &TritonClass {
+        &self.class
     }
 }
 

@@ -9,15 +9,10 @@
 //! A Python without Triton, or with another version than [`TRITON_VERSION`], is refused at
 //! start with the reason, which callers take for a skip, never a failure of Triton.
 
-use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::sync::{Arc, Mutex};
-use std::thread;
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
+use crate::peer::process::{find_tool, tail_of, Answer, LineWorker, ProcessFailure, StartFailure};
 
 const WORKER_SOURCE: &str = include_str!("triton_worker.py");
 
@@ -33,17 +28,8 @@ pub const VENV_PYTHON: &str = "third_party/foreign/bin/python";
 /// How long importing Triton may take.
 const START_LIMIT: Duration = Duration::from_secs(120);
 
-/// How much of the child's stderr is kept.
-const STDERR_TAIL: usize = 4096;
-
 /// Where Triton refused a program.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum TritonStage {
-    Parse,
-    Pass,
-    Print,
-}
+pub use crate::peer::process::Stage as TritonStage;
 
 /// Triton's answer to one program.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,7 +49,7 @@ pub enum TritonError {
     WrongVersion { found: String },
     #[error("Triton could not be started with {python}: {reason}")]
     Start { python: String, reason: String },
-    #[error("Triton's process died ({status}){}", if .stderr.is_empty() { String::new() } else { format!(": {}", .stderr) })]
+    #[error("Triton's process died ({status}){}", tail_of(.stderr))]
     Crashed { status: String, stderr: String },
     #[error("Triton did not answer within {limit:?}; its process was killed")]
     Hung { limit: Duration },
@@ -78,30 +64,19 @@ impl TritonError {
     }
 }
 
-#[derive(Serialize)]
-struct Request<'a> {
-    id: u64,
-    op: &'a str,
-    text: &'a str,
-}
-
-#[derive(Deserialize)]
-struct Response {
-    id: Option<u64>,
-    ok: bool,
-    text: Option<String>,
-    stage: Option<TritonStage>,
-    kind: Option<String>,
-    message: Option<String>,
+impl From<ProcessFailure> for TritonError {
+    fn from(failure: ProcessFailure) -> TritonError {
+        match failure {
+            ProcessFailure::Crashed { status, stderr } => TritonError::Crashed { status, stderr: stderr.trim().into() },
+            ProcessFailure::Hung { limit } => TritonError::Hung { limit },
+            ProcessFailure::Protocol(why) => TritonError::Protocol(why),
+        }
+    }
 }
 
 /// One Triton process.
 pub struct TritonWorker {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<std::io::Result<String>>,
-    stderr: Arc<Mutex<String>>,
-    next_id: u64,
+    process: LineWorker,
     /// `triton.__version__` of the process.
     pub version: String,
 }
@@ -109,155 +84,37 @@ pub struct TritonWorker {
 impl TritonWorker {
     /// Starts a worker under `python` and checks its Triton version.
     pub fn start(python: &Path) -> Result<TritonWorker, TritonError> {
-        let start_error = |reason: String| TritonError::Start { python: python.display().to_string(), reason };
-        let mut child = Command::new(python)
-            .args(["-u", "-c", WORKER_SOURCE])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| start_error(e.to_string()))?;
-        let (Some(stdin), Some(stdout), Some(stderr_pipe)) =
-            (child.stdin.take(), child.stdout.take(), child.stderr.take())
-        else {
-            let _ = child.kill();
-            return Err(start_error("its standard streams were not piped".into()));
-        };
-        let (send, lines) = mpsc::channel();
-        thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let end = line.is_err();
-                if send.send(line).is_err() || end {
-                    break;
+        let (process, version) =
+            LineWorker::start(python, WORKER_SOURCE, START_LIMIT).map_err(|failure| match failure {
+                StartFailure::NotInstalled(message) => {
+                    TritonError::NotInstalled { why: format!("{} cannot import Triton: {message}", python.display()) }
                 }
-            }
-        });
-        let stderr = Arc::new(Mutex::new(String::new()));
-        let tail = Arc::clone(&stderr);
-        thread::spawn(move || keep_tail(stderr_pipe, &tail));
-        let mut worker = TritonWorker { child, stdin, lines, stderr, next_id: 0, version: String::new() };
-        let version = match worker.ask("version", "", START_LIMIT) {
-            Ok(TritonReply::Printed(version)) => version,
-            Ok(TritonReply::Refused { kind, message, .. }) if kind == "NotInstalled" => {
-                return Err(TritonError::NotInstalled {
-                    why: format!("{} cannot import Triton: {message}", python.display()),
-                });
-            }
-            Ok(TritonReply::Refused { message, .. }) => return Err(start_error(message)),
-            Err(error) => return Err(start_error(error.to_string())),
-        };
+                StartFailure::Start(reason) => TritonError::Start { python: python.display().to_string(), reason },
+            })?;
         if version != TRITON_VERSION {
             return Err(TritonError::WrongVersion { found: version });
         }
-        worker.version = version;
-        Ok(worker)
+        Ok(TritonWorker { process, version })
     }
 
     /// Triton's wait-count pass on `text`.
     pub fn waits(&mut self, text: &str, limit: Duration) -> Result<TritonReply, TritonError> {
-        self.ask("waits", text, limit)
-    }
-
-    fn ask(&mut self, op: &str, text: &str, limit: Duration) -> Result<TritonReply, TritonError> {
-        self.next_id += 1;
-        let id = self.next_id;
-        let line =
-            serde_json::to_string(&Request { id, op, text }).map_err(|e| TritonError::Protocol(e.to_string()))?;
-        if writeln!(self.stdin, "{line}").and_then(|()| self.stdin.flush()).is_err() {
-            return Err(self.crashed());
-        }
-        let line = match self.lines.recv_timeout(limit) {
-            Ok(Ok(line)) => line,
-            Ok(Err(_)) | Err(RecvTimeoutError::Disconnected) => return Err(self.crashed()),
-            Err(RecvTimeoutError::Timeout) => {
-                let _ = self.child.kill();
-                let _ = self.child.wait();
-                return Err(TritonError::Hung { limit });
-            }
-        };
-        let response: Response =
-            serde_json::from_str(&line).map_err(|e| TritonError::Protocol(format!("{e} in {line:?}")))?;
-        if response.id != Some(id) {
-            return Err(TritonError::Protocol(format!("answer {:?} to request {id}", response.id)));
-        }
-        if response.ok {
-            return Ok(TritonReply::Printed(response.text.unwrap_or_default()));
+        let answer: Answer = self.process.ask("waits", text, limit)?;
+        if answer.ok {
+            return Ok(TritonReply::Printed(answer.text.unwrap_or_default()));
         }
         Ok(TritonReply::Refused {
-            stage: response.stage.unwrap_or(TritonStage::Pass),
-            kind: response.kind.unwrap_or_else(|| "Exception".into()),
-            message: response.message.unwrap_or_default(),
+            stage: answer.stage.unwrap_or(TritonStage::Pass),
+            kind: answer.kind.unwrap_or_else(|| "Exception".into()),
+            message: answer.message.unwrap_or_default(),
         })
-    }
-
-    /// The error for a process that stopped answering: its exit status and stderr's tail.
-    fn crashed(&mut self) -> TritonError {
-        let mut status = None;
-        for _ in 0..50 {
-            if let Ok(Some(s)) = self.child.try_wait() {
-                status = Some(s);
-                break;
-            }
-            thread::sleep(Duration::from_millis(20));
-        }
-        if status.is_none() {
-            let _ = self.child.kill();
-            status = self.child.wait().ok();
-        }
-        let stderr = self.stderr.lock().map(|s| s.trim().to_string()).unwrap_or_default();
-        let status = status.map_or_else(|| "no exit status".to_string(), |s| s.to_string());
-        TritonError::Crashed { status, stderr }
-    }
-}
-
-impl Drop for TritonWorker {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Reads `pipe` to its end, keeping its last [`STDERR_TAIL`] bytes in `tail`.
-fn keep_tail(mut pipe: impl Read, tail: &Mutex<String>) {
-    let mut buffer = [0u8; 4096];
-    while let Ok(n) = pipe.read(&mut buffer) {
-        if n == 0 {
-            break;
-        }
-        if let Ok(mut tail) = tail.lock() {
-            tail.push_str(&String::from_utf8_lossy(&buffer[..n]));
-            if tail.len() > STDERR_TAIL {
-                let cut = tail.len() - STDERR_TAIL;
-                let cut = (cut..tail.len()).find(|&i| tail.is_char_boundary(i)).unwrap_or(tail.len());
-                tail.drain(..cut);
-            }
-        }
     }
 }
 
 /// The Python to run Triton with: `TIRPROOF_TRITON_PYTHON`, else [`VENV_PYTHON`] found above
 /// the running executable or the current directory.
 pub fn find_python() -> Result<PathBuf, TritonError> {
-    if let Some(python) = std::env::var_os(PYTHON_VARIABLE) {
-        let python = PathBuf::from(python);
-        return if python.exists() {
-            Ok(python)
-        } else {
-            Err(TritonError::NotInstalled { why: format!("no Python at {} ({PYTHON_VARIABLE})", python.display()) })
-        };
-    }
-    let mut roots = Vec::new();
-    if let Ok(exe) = std::env::current_exe() {
-        roots.extend(exe.ancestors().skip(1).map(Path::to_path_buf));
-    }
-    if let Ok(dir) = std::env::current_dir() {
-        roots.extend(dir.ancestors().map(Path::to_path_buf));
-    }
-    roots.iter().map(|root| root.join(VENV_PYTHON)).find(|python| python.exists()).ok_or_else(|| {
-        TritonError::NotInstalled {
-            why: format!("no Python at {VENV_PYTHON} above the executable or the current directory"),
-        }
-    })
+    find_tool(PYTHON_VARIABLE, VENV_PYTHON).map_err(|missing| TritonError::NotInstalled { why: missing.to_string() })
 }
 
 /// A Triton process that restarts itself after a crash or a hang.

@@ -11,14 +11,10 @@
 #          "message": THE IMPORT'S ERROR} to any request when Triton cannot be imported, or
 #          {"id", "ok": false, "stage": "parse" | "pass" | "print", "kind": EXCEPTION TYPE,
 #           "message": TEXT}
-# stdout carries nothing else: Triton's own prints go to stderr.
-import json
+# The loop (`serve`, which keeps stdout for answers and sends Triton's own prints to stderr) is
+# peer/json_lines.py's, run before this source.
 import os
-import sys
 import tempfile
-
-protocol_out = sys.stdout
-sys.stdout = sys.stderr
 
 try:
     import triton  # noqa: E402
@@ -71,16 +67,4 @@ def answer(request):
         return failure("print", error)
 
 
-def main():
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        request = json.loads(line)
-        response = answer(request)
-        response["id"] = request.get("id")
-        protocol_out.write(json.dumps(response) + "\n")
-        protocol_out.flush()
-
-
-if __name__ == "__main__":
-    main()
+serve(answer)  # noqa: F821 - defined by json_lines.py

@@ -48,8 +48,9 @@ pub enum MlirClass {
     Unsafe,
     /// Groups holding copies are still in flight when the function ends.
     GroupsInFlightAtEnd,
-    /// Every wait is safe, one allows `by` more groups in flight (`None`: it is not needed).
-    OverSynchronized { by: Option<i64> },
+    /// Every wait is safe, and one waits for more groups than it needs (by how much is in
+    /// [`MlirOutcome::over_by`]: a class carries no numbers, so findings deduplicate by kind).
+    OverSynchronized,
     /// Every wait is safe and tight, and nothing is found at the function level.
     Agree,
     /// The verifier could not decide something.
@@ -72,7 +73,7 @@ impl MlirClass {
             MlirClass::OutputUnreadable => "output-unreadable".into(),
             MlirClass::Unsafe => "unsafe".into(),
             MlirClass::GroupsInFlightAtEnd => "groups-in-flight-at-end".into(),
-            MlirClass::OverSynchronized { .. } => "over-synchronized".into(),
+            MlirClass::OverSynchronized => "over-synchronized".into(),
             MlirClass::Agree => "agree".into(),
             MlirClass::Unknown => "unknown".into(),
         }
@@ -94,12 +95,15 @@ pub struct MlirOutcome {
     pub message: String,
     /// What mlir-opt printed, when it printed a program.
     pub output: Option<String>,
+    /// For [`MlirClass::OverSynchronized`]: how many more groups the first such wait could
+    /// leave in flight (`Some(None)`: the wait is not needed at all).
+    pub over_by: Option<Option<i64>>,
 }
 
 /// The structural features of a program a finding is deduplicated by, with its class.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct DedupKey {
-    pub class: String,
+    pub class: MlirClass,
     pub depth: u8,
     pub peel_epilogue: bool,
     pub copies: usize,
@@ -116,7 +120,7 @@ impl DedupKey {
     pub fn of(case: &Case, outcome: &MlirOutcome) -> DedupKey {
         let p = &case.program;
         DedupKey {
-            class: outcome.class.key(),
+            class: outcome.class.clone(),
             depth: case.options.depth,
             peel_epilogue: case.options.peel_epilogue,
             copies: p.copies.len(),
@@ -213,7 +217,7 @@ pub fn judge(case: &Case, reply: &MlirReply) -> MlirOutcome {
 
 /// Judges mlir-opt's `reply` to `case`, verifying its output with `options`.
 pub fn judge_with(case: &Case, reply: &MlirReply, options: &Options) -> MlirOutcome {
-    let outcome = |class, message: String| MlirOutcome { class, message, output: None };
+    let outcome = |class, message: String| MlirOutcome { class, message, output: None, over_by: None };
     let depth = case.options.depth;
     if matches!(reply.exit, MlirExit::Signal(_)) || is_crash_report(&reply.stderr) {
         let how = match reply.exit {
@@ -240,12 +244,14 @@ pub fn judge_with(case: &Case, reply: &MlirReply, options: &Options) -> MlirOutc
                 class: MlirClass::OutputUnreadable,
                 message: format!("tirproof's nvgpu reader refuses mlir-opt's output: {why}"),
                 output: Some(printed),
+                over_by: None,
             };
         }
     };
     let reports: Vec<FuncReport> = module.module.functions.iter().map(|f| verify_func(f, options).0).collect();
     let (class, message) = class_of_reports(&reports, &printed);
-    MlirOutcome { class, message, output: Some(printed) }
+    let over_by = (class == MlirClass::OverSynchronized).then(|| over_by(&reports));
+    MlirOutcome { class, message, output: Some(printed), over_by }
 }
 
 /// The class of the verifier's reports on mlir-opt's output `printed`, and its message.
@@ -277,12 +283,21 @@ pub fn class_of_reports(reports: &[FuncReport], printed: &str) -> (MlirClass, St
         return (MlirClass::Unknown, format!("the wait at line {} (`{}`): {}", wait.line, line_text(wait.line), wait));
     }
     if let Some(wait) = waits().find(|w| matches!(w.verdict, WaitVerdict::ProvedOverSynchronized { .. })) {
-        let WaitVerdict::ProvedOverSynchronized { by, .. } = wait.verdict else { unreachable!("over-synchronized") };
         let message = format!("the wait at line {} (`{}`): {wait}", wait.line, line_text(wait.line));
-        return (MlirClass::OverSynchronized { by }, message);
+        return (MlirClass::OverSynchronized, message);
     }
     let count = waits().count();
     (MlirClass::Agree, format!("{count} waits, every one proved tight"))
+}
+
+/// How many more groups than its count the first over-synchronized wait of `reports` could
+/// leave in flight (`None`: it is not needed at all).
+fn over_by(reports: &[FuncReport]) -> Option<i64> {
+    let mut waits = reports.iter().flat_map(|r| &r.waits);
+    waits.find_map(|w| match w.verdict {
+        WaitVerdict::ProvedOverSynchronized { by, .. } => Some(by),
+        _ => None,
+    })?
 }
 
 /// Whether a function-level finding is the verifier's "groups committed but not complete when
@@ -446,7 +461,8 @@ mod tests {
     #[test]
     fn a_tighter_wait_is_over_synchronized_and_a_missing_drain_leaves_groups_in_flight() {
         let over = judge(&case(), &reply(MlirExit::Success, &pipelined(0, &[1, 0]), ""));
-        assert_eq!(over.class, MlirClass::OverSynchronized { by: Some(1) }, "{over:?}");
+        assert_eq!(over.class, MlirClass::OverSynchronized, "{over:?}");
+        assert_eq!(over.over_by, Some(Some(1)), "{over:?}");
         let end = judge(&case(), &reply(MlirExit::Success, &pipelined(1, &[1]), ""));
         assert_eq!(end.class, MlirClass::GroupsInFlightAtEnd, "{end:?}");
         assert!(is_left_in_flight(&end.message), "{}", end.message);
@@ -455,10 +471,14 @@ mod tests {
     #[test]
     fn the_dedup_key_names_the_class_and_the_shape() {
         let case = generate(3);
-        let outcome =
-            MlirOutcome { class: MlirClass::OverSynchronized { by: Some(2) }, message: String::new(), output: None };
+        let outcome = MlirOutcome {
+            class: MlirClass::OverSynchronized,
+            message: String::new(),
+            output: None,
+            over_by: Some(Some(2)),
+        };
         let key = DedupKey::of(&case, &outcome);
-        let same = MlirOutcome { class: MlirClass::OverSynchronized { by: None }, ..outcome.clone() };
+        let same = MlirOutcome { over_by: Some(None), ..outcome.clone() };
         assert_eq!(key, DedupKey::of(&case, &same));
         assert!(key.to_string().starts_with("mlir:over-synchronized depth="), "{key}");
         let mut deeper = case.clone();

@@ -53,9 +53,22 @@ pub fn reduce_keeping(case: &Case, key: &DedupKey, mlir: &MlirOpt) -> Case {
     reduce::reduce(case, |candidate| key_of(candidate, mlir).as_ref() == Some(key))
 }
 
+/// The file names a reproduction uses: the input, the transform script, mlir-opt's output.
+pub const INPUT_FILE: &str = "input.mlir";
+pub const TRANSFORM_FILE: &str = "transform.mlir";
+pub const OUTPUT_FILE: &str = "mlir_output.mlir";
+
+/// The commands, run where [`INPUT_FILE`] and [`TRANSFORM_FILE`] are, that run MLIR's
+/// pipeliner with mlir-opt 22 alone (the command `scripts/foreign_nvgpu.sh` runs) and then
+/// give tirproof's verdict on its output.
+pub fn commands() -> String {
+    let [preload, interpreter] = run::pipeline_arguments(std::path::Path::new(TRANSFORM_FILE));
+    format!("mlir-opt {INPUT_FILE} {preload} {interpreter} > {OUTPUT_FILE}\ntirproof verify {OUTPUT_FILE}\n")
+}
+
 /// The shell commands that reproduce `program` under MLIR's pipeliner with `options` using
-/// mlir-opt 22 alone: the input and the transform script written by heredocs, then the
-/// command `scripts/foreign_nvgpu.sh` runs, then tirproof's verdict on the output.
+/// mlir-opt 22 alone: the input and the transform script written by heredocs, then
+/// [`commands`].
 pub fn reproduction(program: &CopyLoop, options: PipelineOptions) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# MLIR's shared-memory copy pipeliner (mlir-opt {LLVM_MAJOR}) on a generated copy loop:");
@@ -65,11 +78,9 @@ pub fn reproduction(program: &CopyLoop, options: PipelineOptions) -> String {
         options.depth,
         if options.peel_epilogue { "peeled" } else { "kept in the loop" }
     );
-    let _ = writeln!(out, "cat > input.mlir <<'EOF'\n{}EOF", program.to_mlir());
-    let _ = writeln!(out, "cat > pipeline.mlir <<'EOF'\n{}EOF", options.transform_script());
-    let [preload, interpreter] = run::pipeline_arguments(std::path::Path::new("pipeline.mlir"));
-    let _ = writeln!(out, "mlir-opt input.mlir {preload} {interpreter} > output.mlir");
-    let _ = writeln!(out, "tirproof verify output.mlir");
+    let _ = writeln!(out, "cat > {INPUT_FILE} <<'EOF'\n{}EOF", program.to_mlir());
+    let _ = writeln!(out, "cat > {TRANSFORM_FILE} <<'EOF'\n{}EOF", options.transform_script());
+    out.push_str(&commands());
     out
 }
 
@@ -85,7 +96,7 @@ mod tests {
         assert!(text.contains(&case.options.transform_script()), "{text}");
         assert!(text.contains(&format!("depth = {}", case.options.depth)), "{text}");
         assert!(text.contains(
-            "mlir-opt input.mlir --transform-preload-library=transform-library-paths=pipeline.mlir --transform-interpreter"
+            "mlir-opt input.mlir --transform-preload-library=transform-library-paths=transform.mlir --transform-interpreter > mlir_output.mlir\ntirproof verify mlir_output.mlir\n"
         ));
         assert_eq!(text.matches("<<'EOF'").count(), 2);
         assert_eq!(text.lines().filter(|l| *l == "EOF").count(), 2);

@@ -13,14 +13,14 @@
 //! which a caller turns into a skip, never a panic.
 
 use std::fs;
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::gen::PipelineOptions;
+use crate::peer::process::{find_tool, run_limited};
+pub use crate::peer::process::{Exit as MlirExit, Ran as MlirReply};
 
 /// The environment variable naming the mlir-opt to run (overrides the search).
 pub const MLIR_OPT_VARIABLE: &str = "TIRPROOF_MLIR_OPT";
@@ -37,9 +37,6 @@ pub const RUN_LIMIT: Duration = Duration::from_secs(30);
 /// How long `mlir-opt --version` may take.
 const VERSION_LIMIT: Duration = Duration::from_secs(30);
 
-/// How often a running mlir-opt is polled for its exit.
-const POLL: Duration = Duration::from_millis(5);
-
 /// Why mlir-opt gave no answer.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum MlirError {
@@ -51,27 +48,6 @@ pub enum MlirError {
     Start { path: String, reason: String },
     #[error("could not write or read mlir-opt's temporary files: {0}")]
     Files(String),
-}
-
-/// How an mlir-opt process ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MlirExit {
-    /// Exit status 0.
-    Success,
-    /// A nonzero exit status.
-    Failed(i32),
-    /// Killed by this signal.
-    Signal(i32),
-    /// Still running at the limit; killed.
-    TimedOut,
-}
-
-/// What mlir-opt did with one program.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MlirReply {
-    pub exit: MlirExit,
-    pub stdout: String,
-    pub stderr: String,
 }
 
 /// An mlir-opt of LLVM [`LLVM_MAJOR`].
@@ -135,78 +111,7 @@ fn llvm_major(line: &str) -> Option<u32> {
 
 /// The path of the mlir-opt to run (not yet checked).
 fn find_mlir_opt() -> Result<PathBuf, MlirError> {
-    if let Some(path) = std::env::var_os(MLIR_OPT_VARIABLE) {
-        return Ok(PathBuf::from(path));
-    }
-    let mut roots: Vec<PathBuf> = Path::new(env!("CARGO_MANIFEST_DIR")).ancestors().map(Path::to_path_buf).collect();
-    if let Ok(exe) = std::env::current_exe() {
-        roots.extend(exe.ancestors().skip(1).map(Path::to_path_buf));
-    }
-    if let Ok(dir) = std::env::current_dir() {
-        roots.extend(dir.ancestors().map(Path::to_path_buf));
-    }
-    roots.iter().map(|root| root.join(MLIR_OPT_PATH)).find(|path| path.exists()).ok_or_else(|| {
-        MlirError::NotInstalled {
-            why: format!("no {MLIR_OPT_PATH} above the sources, the executable or the current directory"),
-        }
-    })
-}
-
-/// Runs `command` with its output captured, killing it after `limit`. `Err`: it could not be
-/// started.
-fn run_limited(command: &mut Command, limit: Duration) -> Result<MlirReply, String> {
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| e.to_string())?;
-    // Drained on their own threads so that a full pipe cannot block mlir-opt.
-    let stdout = drain(child.stdout.take());
-    let stderr = drain(child.stderr.take());
-    let exit = wait_limited(&mut child, limit);
-    let collect = |h: thread::JoinHandle<String>| h.join().unwrap_or_default();
-    Ok(MlirReply { exit, stdout: collect(stdout), stderr: collect(stderr) })
-}
-
-fn drain(pipe: Option<impl Read + Send + 'static>) -> thread::JoinHandle<String> {
-    thread::spawn(move || {
-        let mut bytes = Vec::new();
-        if let Some(mut pipe) = pipe {
-            let _ = pipe.read_to_end(&mut bytes);
-        }
-        String::from_utf8_lossy(&bytes).into_owned()
-    })
-}
-
-/// Waits for `child` until `limit`, then kills and reaps it.
-fn wait_limited(child: &mut Child, limit: Duration) -> MlirExit {
-    let deadline = Instant::now() + limit;
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) => return exit_of(status),
-            Ok(None) if Instant::now() < deadline => thread::sleep(POLL),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return MlirExit::TimedOut;
-            }
-        }
-    }
-}
-
-fn exit_of(status: ExitStatus) -> MlirExit {
-    if let Some(code) = status.code() {
-        return if code == 0 { MlirExit::Success } else { MlirExit::Failed(code) };
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::ExitStatusExt as _;
-        if let Some(signal) = status.signal() {
-            return MlirExit::Signal(signal);
-        }
-    }
-    MlirExit::Failed(-1)
+    find_tool(MLIR_OPT_VARIABLE, MLIR_OPT_PATH).map_err(|missing| MlirError::NotInstalled { why: missing.to_string() })
 }
 
 /// A directory of temporary files, removed when dropped.
@@ -242,6 +147,7 @@ mod tests {
     use std::os::unix::fs::PermissionsExt as _;
 
     use super::*;
+    use std::time::Instant;
 
     /// A shell script at `dir/name` that runs `body`.
     fn fake(dir: &Path, name: &str, body: &str) -> PathBuf {

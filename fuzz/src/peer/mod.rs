@@ -17,6 +17,7 @@
 //! finding names TVM's version and carries what reproduces it in TVM ([`reproduction`]).
 
 mod class;
+pub mod process;
 pub mod s_tir;
 pub mod worker;
 

@@ -14,14 +14,10 @@
 #          "message": THE IMPORT'S ERROR} to any request when TVM cannot be imported, or
 #          {"id", "ok": false, "stage": "parse" | "pass" | "print", "kind": EXCEPTION TYPE,
 #           "message": TEXT, "location": "FILE.cc:LINE" or null}
-# stdout carries nothing else: TVM's own prints go to stderr.
-import json
+# The loop (`serve`, which keeps stdout for answers and sends TVM's own prints to stderr) is
+# peer/json_lines.py's, run before this source.
 import re
-import sys
 import traceback
-
-protocol_out = sys.stdout
-sys.stdout = sys.stderr
 
 # A Python without TVM (or with a broken one) answers every request with the import's error,
 # which the caller takes for "TVM is not installed", not for a crash of TVM on a program.
@@ -93,16 +89,4 @@ def answer(request):
         return failure("print", error)
 
 
-def main():
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        request = json.loads(line)
-        response = answer(request)
-        response["id"] = request.get("id")
-        protocol_out.write(json.dumps(response) + "\n")
-        protocol_out.flush()
-
-
-if __name__ == "__main__":
-    main()
+serve(answer)  # noqa: F821 - defined by json_lines.py

@@ -10,17 +10,14 @@
 //! is refused at start.
 
 use std::cell::RefCell;
-use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::sync::{Arc, Mutex};
-use std::thread;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-/// The worker's source, run with `python -c`.
+use super::process::{find_tool, tail_of, Answer, LineWorker, ProcessFailure, StartFailure};
+
+/// The worker's source, run with `python -c` after the JSON-lines loop.
 const WORKER_SOURCE: &str = include_str!("worker.py");
 
 /// The TVM release tirproof audits: the apache-tvm wheel `scripts/setup_tvm.sh` pins. Another
@@ -33,14 +30,8 @@ pub const PYTHON_VARIABLE: &str = "TIRPROOF_TVM_PYTHON";
 /// Where the set-up script puts the venv, relative to the repository.
 const VENV_PYTHON: &str = "third_party/tvm/bin/python";
 
-/// The kind of the worker's answer when TVM cannot be imported (see `worker.py`).
-const NOT_INSTALLED: &str = "NotInstalled";
-
 /// How long importing TVM may take (a cold import reads a few hundred megabytes).
 const START_LIMIT: Duration = Duration::from_secs(120);
-
-/// How much of the child's stderr is kept for a crash report.
-const STDERR_TAIL: usize = 4096;
 
 /// What to ask TVM to do with a text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -58,13 +49,7 @@ pub enum TvmOp {
 }
 
 /// Where TVM refused.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum TvmStage {
-    Parse,
-    Pass,
-    Print,
-}
+pub use super::process::Stage as TvmStage;
 
 /// An exception TVM raised, as the worker reports it.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
@@ -112,40 +97,19 @@ impl PeerError {
     }
 }
 
-fn tail_of(stderr: &str) -> String {
-    let stderr = stderr.trim();
-    if stderr.is_empty() {
-        String::new()
-    } else {
-        format!(": {stderr}")
+impl From<ProcessFailure> for PeerError {
+    fn from(failure: ProcessFailure) -> PeerError {
+        match failure {
+            ProcessFailure::Crashed { status, stderr } => PeerError::Crashed { status, stderr },
+            ProcessFailure::Hung { limit } => PeerError::Hung { limit },
+            ProcessFailure::Protocol(why) => PeerError::Protocol(why),
+        }
     }
-}
-
-#[derive(Serialize)]
-struct Request<'a> {
-    id: u64,
-    op: &'a str,
-    text: &'a str,
-}
-
-#[derive(Deserialize)]
-struct Response {
-    id: Option<u64>,
-    ok: bool,
-    text: Option<String>,
-    stage: Option<TvmStage>,
-    kind: Option<String>,
-    message: Option<String>,
-    location: Option<String>,
 }
 
 /// One TVM process.
 pub struct TvmWorker {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<std::io::Result<String>>,
-    stderr: Arc<Mutex<String>>,
-    next_id: u64,
+    process: LineWorker,
     /// `tvm.__version__` of the process.
     pub version: String,
 }
@@ -153,51 +117,17 @@ pub struct TvmWorker {
 impl TvmWorker {
     /// Starts a worker under `python` and checks its TVM version.
     pub fn start(python: &Path) -> Result<TvmWorker, PeerError> {
-        let start_error = |reason: String| PeerError::Start { python: python.display().to_string(), reason };
-        let mut child = Command::new(python)
-            .args(["-u", "-c", WORKER_SOURCE])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| start_error(e.to_string()))?;
-        let (Some(stdin), Some(stdout), Some(stderr_pipe)) =
-            (child.stdin.take(), child.stdout.take(), child.stderr.take())
-        else {
-            let _ = child.kill();
-            return Err(start_error("its standard streams were not piped".into()));
-        };
-        let (send, lines) = mpsc::channel();
-        thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let end = line.is_err();
-                if send.send(line).is_err() || end {
-                    break;
+        let (process, version) =
+            LineWorker::start(python, WORKER_SOURCE, START_LIMIT).map_err(|failure| match failure {
+                StartFailure::NotInstalled(message) => {
+                    PeerError::NotInstalled { why: format!("{} cannot import TVM: {message}", python.display()) }
                 }
-            }
-        });
-        let stderr = Arc::new(Mutex::new(String::new()));
-        let tail = Arc::clone(&stderr);
-        thread::spawn(move || drain_stderr(stderr_pipe, &tail));
-        let mut worker = TvmWorker { child, stdin, lines, stderr, next_id: 0, version: String::new() };
-        // A worker that dies or hangs before it says its version failed to start: that is
-        // this machine's TVM, not TVM failing on a program.
-        let version = match worker.ask("version", "", START_LIMIT) {
-            Ok(TvmReply::Printed(version)) => version,
-            Ok(TvmReply::Refused(refusal)) if refusal.kind == NOT_INSTALLED => {
-                let python = python.display();
-                return Err(PeerError::NotInstalled {
-                    why: format!("{python} cannot import TVM: {}", refusal.message),
-                });
-            }
-            Ok(TvmReply::Refused(refusal)) => return Err(start_error(refusal.message)),
-            Err(error) => return Err(start_error(error.to_string())),
-        };
+                StartFailure::Start(reason) => PeerError::Start { python: python.display().to_string(), reason },
+            })?;
         if version != TVM_VERSION {
             return Err(PeerError::WrongVersion { found: version });
         }
-        worker.version = version;
-        Ok(worker)
+        Ok(TvmWorker { process, version })
     }
 
     /// Asks TVM to `op` the text, waiting at most `limit`.
@@ -208,109 +138,24 @@ impl TvmWorker {
             TvmOp::Lower => "lower",
             TvmOp::ThreadSync => "thread-sync",
         };
-        self.ask(op, text, limit)
-    }
-
-    fn ask(&mut self, op: &str, text: &str, limit: Duration) -> Result<TvmReply, PeerError> {
-        self.next_id += 1;
-        let id = self.next_id;
-        let line = serde_json::to_string(&Request { id, op, text }).map_err(|e| PeerError::Protocol(e.to_string()))?;
-        if writeln!(self.stdin, "{line}").and_then(|()| self.stdin.flush()).is_err() {
-            return Err(self.crashed());
-        }
-        let line = match self.lines.recv_timeout(limit) {
-            Ok(Ok(line)) => line,
-            Ok(Err(_)) | Err(RecvTimeoutError::Disconnected) => return Err(self.crashed()),
-            Err(RecvTimeoutError::Timeout) => {
-                let _ = self.child.kill();
-                let _ = self.child.wait();
-                return Err(PeerError::Hung { limit });
-            }
-        };
-        let response: Response =
-            serde_json::from_str(&line).map_err(|e| PeerError::Protocol(format!("{e} in {line:?}")))?;
-        if response.id != Some(id) {
-            return Err(PeerError::Protocol(format!("answer {:?} to request {id}", response.id)));
-        }
-        if response.ok {
-            return Ok(TvmReply::Printed(response.text.unwrap_or_default()));
+        let answer: Answer = self.process.ask(op, text, limit)?;
+        if answer.ok {
+            return Ok(TvmReply::Printed(answer.text.unwrap_or_default()));
         }
         Ok(TvmReply::Refused(TvmRefusal {
-            stage: response.stage.unwrap_or(TvmStage::Pass),
-            kind: response.kind.unwrap_or_else(|| "Exception".into()),
-            message: response.message.unwrap_or_default(),
-            location: response.location,
+            stage: answer.stage.unwrap_or(TvmStage::Pass),
+            kind: answer.kind.unwrap_or_else(|| "Exception".into()),
+            message: answer.message.unwrap_or_default(),
+            location: answer.location,
         }))
-    }
-
-    /// The error for a process that stopped answering: its exit status and stderr's tail.
-    fn crashed(&mut self) -> PeerError {
-        // The reader thread saw the end of stdout; give the process a moment to exit.
-        let mut status = None;
-        for _ in 0..50 {
-            if let Ok(Some(s)) = self.child.try_wait() {
-                status = Some(s);
-                break;
-            }
-            thread::sleep(Duration::from_millis(20));
-        }
-        if status.is_none() {
-            let _ = self.child.kill();
-            status = self.child.wait().ok();
-        }
-        let stderr = self.stderr.lock().map(|s| s.clone()).unwrap_or_default();
-        let status = status.map_or_else(|| "no exit status".to_string(), |s| s.to_string());
-        PeerError::Crashed { status, stderr }
-    }
-}
-
-impl Drop for TvmWorker {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn drain_stderr(mut pipe: impl Read, tail: &Mutex<String>) {
-    let mut buffer = [0u8; 4096];
-    while let Ok(n) = pipe.read(&mut buffer) {
-        if n == 0 {
-            break;
-        }
-        if let Ok(mut tail) = tail.lock() {
-            tail.push_str(&String::from_utf8_lossy(&buffer[..n]));
-            if tail.len() > STDERR_TAIL {
-                let cut = tail.len() - STDERR_TAIL;
-                let cut = (cut..tail.len()).find(|&i| tail.is_char_boundary(i)).unwrap_or(tail.len());
-                tail.drain(..cut);
-            }
-        }
     }
 }
 
 /// The Python to run TVM with: `TIRPROOF_TVM_PYTHON`, else the set-up script's venv found
 /// above the running executable or the current directory.
 pub fn find_python() -> Result<PathBuf, PeerError> {
-    if let Some(python) = std::env::var_os(PYTHON_VARIABLE) {
-        let python = PathBuf::from(python);
-        return if python.exists() {
-            Ok(python)
-        } else {
-            Err(PeerError::NotInstalled { why: format!("no Python with apache-tvm at {}", python.display()) })
-        };
-    }
-    let mut roots = Vec::new();
-    if let Ok(exe) = std::env::current_exe() {
-        roots.extend(exe.ancestors().skip(1).map(Path::to_path_buf));
-    }
-    if let Ok(dir) = std::env::current_dir() {
-        roots.extend(dir.ancestors().map(Path::to_path_buf));
-    }
-    roots.iter().map(|root| root.join(VENV_PYTHON)).find(|python| python.exists()).ok_or_else(|| {
-        PeerError::NotInstalled {
-            why: format!("no Python with apache-tvm at {VENV_PYTHON} above the executable and the current directory"),
-        }
-    })
+    find_tool(PYTHON_VARIABLE, VENV_PYTHON)
+        .map_err(|missing| PeerError::NotInstalled { why: format!("no Python with apache-tvm: {missing}") })
 }
 
 thread_local! {

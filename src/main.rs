@@ -63,8 +63,9 @@ enum Command {
     /// Write the pass inputs a campaign generates, one file per program.
     #[command(after_help = EXIT_CODES)]
     Generate(commands::generate::Args),
-    /// Audit a foreign compiler's wait counts (Triton): generated programs through its own
-    /// rule, its outputs verified; findings minimized into DIR (exit 0 with findings).
+    /// Audit a foreign compiler's wait counts (Triton's wait-count rule, MLIR's pipeliner):
+    /// generated programs through it, its outputs verified; findings minimized into DIR (exit 0
+    /// with findings).
     #[command(after_help = EXIT_CODES)]
     AuditPeer(commands::audit_peer::Args),
 }

@@ -9,12 +9,6 @@
 #   ./scripts/foreign_ptx.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-venv=third_party/foreign
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import triton; assert triton.__version__ == "3.9.0"' 2>/dev/null; then
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install --quiet --disable-pip-version-check \
-        triton==3.9.0 nvidia-cuda-nvcc==13.0.88 nvidia-nvvm==13.0.88 nvidia-cuda-crt==13.0.88 \
-        nvidia-cuda-runtime==13.0.96 nvidia-cuda-cccl==13.3.5.0.6
-fi
+source scripts/foreign_venv.sh
 cuda=$("$venv/bin/python" -c 'import os, nvidia; print(os.path.join(list(nvidia.__path__)[0], "cu13"))')
 PATH="$cuda/bin:$PATH" "$venv/bin/python" scripts/foreign_ptx.py "$cuda/bin/nvcc" "$cuda/include"

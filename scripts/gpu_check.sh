@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The checks that need a GPU, for a machine with one (x86-64, an NVIDIA GPU with its driver,
-# the CUDA toolkit's nvcc, ptxas and compute-sanitizer on the PATH or in /usr/local/cuda/bin;
-# no network needed once the crates are vendored or fetched). Writes everything under
+# the CUDA toolkit's ptxas and compute-sanitizer on the PATH or in /usr/local/cuda/bin, CuPy
+# for the foreign kernels; no network needed). Writes everything under
 # gpu-results/DATE/ (or the folder given as the first argument):
 #   summary.txt       device, driver, date, and one line per check with its counts and time
 #   tests.log         the GPU tests (tirproof-gpu, the gpu engine and oracle, corpus on GPU)
@@ -10,20 +10,36 @@
 #                     (about one in four is an arbitrary async program, which only `verify`
 #                     applies to, so the default 13000 puts at least 10,000 through the GPU)
 #   racecheck.log     every corpus kernel under compute-sanitizer --tool racecheck
+#   foreign.log       corpus/ptx-foreign's kernels and their mutants, REPEATS runs each
 #   bandwidth.csv     the streaming kernel (none, 2-, 3-, 4-stage) against memcpy_dtod, 4 GiB
-# Environment: PROGRAMS (default 13000) campaign programs, JOBS (default: the cores).
+# Environment:
+#   PROGRAMS (default 13000) campaign programs, CAMPAIGN_TIME (default 2h) its time limit;
+#   JOBS (default: the cores) campaign jobs, PARALLEL (default 8) corpus runs at a time;
+#   REPEATS (default 300) runs of each foreign kernel and mutant;
+#   STEPS (default "tests corpus campaign racecheck foreign bandwidth") the steps to run;
+#   SKIP_BUILD=1 uses the binaries already in $CARGO_TARGET_DIR/release (tirproof, the
+#   bandwidth example, and the test executables in deps/) instead of building them, for a
+#   machine without Rust.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}"
 export PATH="$PATH:/usr/local/cuda/bin"
 OUT="${1:-gpu-results/$(date -u +%Y%m%dT%H%M%SZ)}"
 PROGRAMS="${PROGRAMS:-13000}"
+CAMPAIGN_TIME="${CAMPAIGN_TIME:-2h}"
 JOBS="${JOBS:-$(nproc)}"
+PARALLEL="${PARALLEL:-8}"
+REPEATS="${REPEATS:-300}"
+STEPS="${STEPS:-tests corpus campaign racecheck foreign bandwidth}"
 mkdir -p "$OUT"
 SUMMARY="$OUT/summary.txt"
-BIN="$CARGO_TARGET_DIR/release/tirproof"
+RELEASE="$CARGO_TARGET_DIR/release"
+export BIN="$RELEASE/tirproof"
 
-note() { echo "$*" | tee -a "$SUMMARY"; }
+# Notes go to the summary and to the script's own output, never into a step's log.
+exec 3>&1
+note() { echo "$*" | tee -a "$SUMMARY" >&3; }
+wanted() { [[ " $STEPS " == *" $1 "* ]]; }
 # Runs a named step, recording its exit status and seconds.
 step() {
     local name="$1"; shift
@@ -33,70 +49,95 @@ step() {
     note "$name: exit $rc in $((SECONDS - start)) s"
     return 0
 }
+# The newest test executable of a test target (`gpu_run`, `tirproof_gpu`...) in deps/.
+test_binary() { ls -t "$RELEASE"/deps/"$1"-* 2>/dev/null | grep -v '\.d$' | head -1; }
 
 note "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 note "device: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | head -1)"
 note "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 note "ptxas: $(ptxas --version 2>/dev/null | tail -1 || echo none)"
 
-cargo build --release --all-targets >"$OUT/build.log" 2>&1 || { note "build failed: see build.log"; exit 1; }
+if [ "${SKIP_BUILD:-0}" != 1 ]; then
+    cargo build --release --all-targets >"$OUT/build.log" 2>&1 || { note "build failed: see build.log"; exit 1; }
+fi
 
 # 1. The GPU tests: on this machine they run, not skip.
 tests() {
-    cargo test --release -p tirproof-gpu -- --nocapture
-    cargo test --release -p tirproof-fuzz --lib gpu -- --nocapture
-    cargo test --release --test gpu_run --test gpu_corpus -- --nocapture
+    local status=0
+    for target in tirproof_gpu stream_kernels no_gpu gpu_run gpu_corpus; do
+        "$(test_binary $target)" --nocapture --test-threads 1 || status=1
+    done
+    "$(test_binary tirproof_fuzz)" gpu --nocapture || status=1
+    return $status
 }
-step "gpu tests" tests >"$OUT/tests.log" 2>&1
-note "  $(grep -c '^test .* ok$' "$OUT/tests.log") passed, $(grep -c '^test .* FAILED$' "$OUT/tests.log") failed; $(grep -m1 'ran on the GPU equal' "$OUT/tests.log" || echo 'corpus on GPU: no line')"
-if grep -q "skipped: no GPU" "$OUT/tests.log"; then note "  WARNING: the tests skipped the GPU: $(grep -m1 'no GPU' "$OUT/tests.log")"; fi
+if wanted tests; then
+    step "gpu tests" tests >"$OUT/tests.log" 2>&1
+    note "  $(grep -c '^test .* ok$' "$OUT/tests.log") passed, $(grep -c '^test .* FAILED$' "$OUT/tests.log") failed; $(grep -m1 'ran on the GPU equal' "$OUT/tests.log" || echo 'corpus on GPU: no line')"
+    if grep -q "skipped" "$OUT/tests.log"; then note "  WARNING: skipped: $(grep -m1 'skipped' "$OUT/tests.log")"; fi
+fi
 
 # 2. Every corpus program on the GPU against the interpreter, as a user runs it.
-corpus() {
-    local equal=0 differ=0 not_run=0
-    while IFS= read -r file; do
-        out=$("$BIN" run --engine gpu "$file" --reference "$file" 2>&1)
-        rc=$?
-        echo "$file: exit $rc: $(echo "$out" | tail -1)"
-        case $rc in
-            0) equal=$((equal + 1)) ;;
-            1) if echo "$out" | grep -q "^mismatch"; then differ=$((differ + 1)); else not_run=$((not_run + 1)); fi ;;
-            *) not_run=$((not_run + 1)) ;;
-        esac
-    done < <(find corpus/pipeline corpus/rfc corpus/tvm corpus/lowering corpus/verify corpus/regressions corpus/faults corpus/cse corpus/ptx -name '*.py' | sort)
-    echo "equal: $equal, mismatches: $differ, not run (not lowerable, faulting, refused): $not_run"
+corpus_one() {
+    local out rc
+    out=$("$BIN" run --engine gpu "$1" --reference "$1" 2>&1)
+    rc=$?
+    local verdict=not-run
+    if [ $rc -eq 0 ]; then verdict=equal; elif echo "$out" | grep -q "^mismatch"; then verdict=mismatch; fi
+    echo "$verdict $1: exit $rc: $(echo "$out" | tail -1)"
 }
-step "corpus on gpu" corpus >"$OUT/corpus.log" 2>&1
-note "  $(tail -1 "$OUT/corpus.log")"
-grep "^mismatch" -B1 "$OUT/corpus.log" >"$OUT/corpus-mismatches.log" 2>/dev/null
+export -f corpus_one
+corpus() {
+    find corpus/pipeline corpus/rfc corpus/tvm corpus/lowering corpus/verify corpus/regressions corpus/faults \
+        corpus/cse corpus/ptx -name '*.py' | sort | xargs -P "$PARALLEL" -I{} bash -c 'corpus_one {}' | sort -k2
+    echo "equal: $(grep -c '^equal' "$OUT/corpus.log"), mismatches: $(grep -c '^mismatch' "$OUT/corpus.log"), not run (not lowerable, faulting, refused): $(grep -c '^not-run' "$OUT/corpus.log")"
+}
+if wanted corpus; then
+    step "corpus on gpu" corpus >"$OUT/corpus.log" 2>&1
+    note "  $(tail -1 "$OUT/corpus.log")"
+fi
 
 # 3. A campaign with the gpu oracle (and ptx, which runs first and guards it).
-step "campaign" "$BIN" fuzz --out "$OUT/campaign" --programs "$PROGRAMS" --time 2h --jobs "$JOBS" \
-    --oracle ptx --oracle gpu --valid-only >"$OUT/campaign.log" 2>&1
-note "  $(tail -3 "$OUT/campaign.log" | tr '\n' ' ')"
+if wanted campaign; then
+    step "campaign" "$BIN" fuzz --out "$OUT/campaign" --programs "$PROGRAMS" --time "$CAMPAIGN_TIME" --jobs "$JOBS" \
+        --oracle ptx --oracle gpu --valid-only >"$OUT/campaign.log" 2>&1
+    note "  $(tail -4 "$OUT/campaign.log" | tr '\n' ' ')"
+fi
 
 # 4. Every corpus kernel under compute-sanitizer's race checker.
-racecheck() {
-    local clean=0 races=0 other=0
-    if ! command -v compute-sanitizer >/dev/null; then echo "compute-sanitizer is not installed"; return 1; fi
-    while IFS= read -r file; do
-        log=$(compute-sanitizer --tool racecheck --error-exitcode 99 "$BIN" run --engine gpu "$file" 2>&1)
-        rc=$?
-        if [ $rc -eq 99 ] || echo "$log" | grep -q "RACECHECK SUMMARY: [1-9]"; then
-            races=$((races + 1)); echo "RACE $file"; echo "$log" | grep -E "Race|hazard|SUMMARY" | head -20
-        elif [ $rc -eq 0 ]; then clean=$((clean + 1)); echo "clean $file"
-        else other=$((other + 1)); echo "not run ($rc) $file: $(echo "$log" | grep -m1 -E '^error|fault' )"
-        fi
-    done < <(find corpus/pipeline corpus/rfc corpus/tvm corpus/lowering corpus/ptx -name '*.py' | sort)
-    echo "clean: $clean, with races: $races, not run: $other"
+racecheck_one() {
+    local log rc
+    log=$(timeout 120 compute-sanitizer --tool racecheck --error-exitcode 99 "$BIN" run --engine gpu "$1" 2>&1)
+    rc=$?
+    if [ $rc -eq 99 ] || echo "$log" | grep -q "RACECHECK SUMMARY: [1-9]"; then
+        echo "RACE $1"; echo "$log" | grep -E "Race|hazard|SUMMARY" | head -8 | sed 's/^/    /'
+    elif [ $rc -eq 0 ]; then echo "clean $1"
+    else echo "not-run $1 ($rc): $(echo "$log" | grep -m1 -E '^error|fault|Error' )"
+    fi
 }
-step "racecheck" racecheck >"$OUT/racecheck.log" 2>&1
-note "  $(tail -1 "$OUT/racecheck.log")"
+export -f racecheck_one
+racecheck() {
+    if ! command -v compute-sanitizer >/dev/null; then echo "compute-sanitizer is not installed"; return 1; fi
+    find corpus/pipeline corpus/rfc corpus/tvm corpus/lowering corpus/ptx corpus/faults -name '*.py' | sort |
+        xargs -P "$PARALLEL" -I{} bash -c 'racecheck_one {}'
+    echo "clean: $(grep -c '^clean' "$OUT/racecheck.log"), with races: $(grep -c '^RACE' "$OUT/racecheck.log"), not run: $(grep -c '^not-run' "$OUT/racecheck.log")"
+}
+if wanted racecheck; then
+    step "racecheck" racecheck >"$OUT/racecheck.log" 2>&1
+    note "  $(tail -1 "$OUT/racecheck.log")"
+fi
 
-# 5. Bandwidth: the streaming kernel over 4 GiB, without and with 2-, 3-, 4-stage pipelines,
-#    against a device-to-device copy in the same run.
-step "bandwidth" cargo run --release -p tirproof-gpu --example bandwidth -- --csv "$OUT/bandwidth.csv" \
-    >"$OUT/bandwidth.log" 2>&1
-cat "$OUT/bandwidth.log" | tee -a "$SUMMARY"
+# 5. The compiler-emitted kernels and their mutants on the hardware.
+if wanted foreign; then
+    step "foreign kernels" python3 scripts/gpu_foreign.py --repeats "$REPEATS" --json "$OUT/foreign.json" \
+        >"$OUT/foreign.log" 2>&1
+    note "  $(grep -c ' 0 of ' "$OUT/foreign.log") cases never wrong, $(grep -c 'runs wrong' "$OUT/foreign.log") in all"
+fi
+
+# 6. Bandwidth: the streaming kernel over 4 GiB, without and with 2-, 3-, 4-stage pipelines,
+#    against a device-to-device copy in the same run; alone on the GPU.
+if wanted bandwidth; then
+    step "bandwidth" "$RELEASE/examples/bandwidth" --csv "$OUT/bandwidth.csv" >"$OUT/bandwidth.log" 2>&1
+    tee -a "$SUMMARY" <"$OUT/bandwidth.log"
+fi
 
 note "results in $OUT"

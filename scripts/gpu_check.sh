@@ -6,14 +6,15 @@
 #   summary.txt       device, driver, date, and one line per check with its counts and time
 #   tests.log         the GPU tests (tirproof-gpu, the gpu engine and oracle, corpus on GPU)
 #   corpus.log        every corpus program through `tirproof run --engine gpu --reference`
-#   campaign/         a campaign of PROGRAMS generated programs with --oracle ptx --oracle gpu
+#   campaign-K/       campaigns of PROGRAMS generated programs with --oracle ptx --oracle gpu
 #                     (about one in four is an arbitrary async program, which only `verify`
 #                     applies to, so the default 13000 puts at least 10,000 through the GPU)
 #   racecheck.log     every corpus kernel under compute-sanitizer --tool racecheck
 #   foreign.log       corpus/ptx-foreign's kernels and their mutants, REPEATS runs each
 #   bandwidth.csv     the streaming kernel (none, 2-, 3-, 4-stage) against memcpy_dtod, 4 GiB
 # Environment:
-#   PROGRAMS (default 13000) campaign programs, CAMPAIGN_TIME (default 2h) its time limit;
+#   PROGRAMS (default 13000) campaign programs, CAMPAIGN_TIME (default 2h) its time limit,
+#   CAMPAIGNS (default 1) campaign processes that share them;
 #   JOBS (default: the cores) campaign jobs, PARALLEL (default 8) corpus runs at a time;
 #   REPEATS (default 300) runs of each foreign kernel and mutant;
 #   STEPS (default "tests corpus campaign racecheck foreign bandwidth") the steps to run;
@@ -30,6 +31,7 @@ CAMPAIGN_TIME="${CAMPAIGN_TIME:-2h}"
 JOBS="${JOBS:-$(nproc)}"
 PARALLEL="${PARALLEL:-8}"
 REPEATS="${REPEATS:-300}"
+CAMPAIGNS="${CAMPAIGNS:-1}"
 STEPS="${STEPS:-tests corpus campaign racecheck foreign bandwidth}"
 mkdir -p "$OUT"
 SUMMARY="$OUT/summary.txt"
@@ -82,14 +84,17 @@ corpus_one() {
     out=$("$BIN" run --engine gpu "$1" --reference "$1" 2>&1)
     rc=$?
     local verdict=not-run
-    if [ $rc -eq 0 ]; then verdict=equal; elif echo "$out" | grep -q "^mismatch"; then verdict=mismatch; fi
-    echo "$verdict $1: exit $rc: $(echo "$out" | tail -1)"
+    if [ $rc -eq 0 ]; then verdict=equal
+    elif echo "$out" | grep -q "^mismatch.*the original program faults"; then verdict=reference-faults
+    elif echo "$out" | grep -q "^mismatch"; then verdict=mismatch; fi
+    echo "$verdict $1: exit $rc: $(echo "$out" | grep -m1 -E '^(mismatch|error|fault)' || echo "$out" | tail -1)"
+    if [ $verdict = mismatch ]; then echo "$out" | sed 's/^/    /'; fi
 }
 export -f corpus_one
 corpus() {
     find corpus/pipeline corpus/rfc corpus/tvm corpus/lowering corpus/verify corpus/regressions corpus/faults \
         corpus/cse corpus/ptx -name '*.py' | sort | xargs -P "$PARALLEL" -I{} bash -c 'corpus_one {}' | sort -k2
-    echo "equal: $(grep -c '^equal' "$OUT/corpus.log"), mismatches: $(grep -c '^mismatch' "$OUT/corpus.log"), not run (not lowerable, faulting, refused): $(grep -c '^not-run' "$OUT/corpus.log")"
+    echo "equal: $(grep -c '^equal' "$OUT/corpus.log"), mismatches: $(grep -c '^mismatch' "$OUT/corpus.log"), the interpreter faults (racy programs): $(grep -c '^reference-faults' "$OUT/corpus.log"), not run (not lowerable, refused): $(grep -c '^not-run' "$OUT/corpus.log")"
 }
 if wanted corpus; then
     step "corpus on gpu" corpus >"$OUT/corpus.log" 2>&1
@@ -97,29 +102,49 @@ if wanted corpus; then
 fi
 
 # 3. A campaign with the gpu oracle (and ptx, which runs first and guards it).
+#    CAMPAIGNS processes (seeds 1, 2, ...) share PROGRAMS and JOBS: one process loads one kernel
+#    at a time into the driver, whose JIT is the bottleneck.
+campaigns() {
+    local k
+    for k in $(seq 1 "$CAMPAIGNS"); do
+        "$BIN" fuzz --out "$OUT/campaign-$k" --programs $((PROGRAMS / CAMPAIGNS)) --time "$CAMPAIGN_TIME" \
+            --jobs $((JOBS / CAMPAIGNS > 0 ? JOBS / CAMPAIGNS : 1)) --seed "$k" --oracle ptx --oracle gpu --valid-only \
+            >"$OUT/campaign-$k.log" 2>&1 &
+    done
+    wait
+}
 if wanted campaign; then
-    step "campaign" "$BIN" fuzz --out "$OUT/campaign" --programs "$PROGRAMS" --time "$CAMPAIGN_TIME" --jobs "$JOBS" \
-        --oracle ptx --oracle gpu --valid-only >"$OUT/campaign.log" 2>&1
-    note "  $(tail -4 "$OUT/campaign.log" | tr '\n' ' ')"
+    step "campaign" campaigns
+    for k in $(seq 1 "$CAMPAIGNS"); do
+        note "  seed $k: $(grep -m1 ' programs in ' "$OUT/campaign-$k.log"); gpu: $(grep -m1 '^  gpu ' "$OUT/campaign-$k.log" | tr -s ' '); $(tail -1 "$OUT/campaign-$k.log")"
+    done
 fi
 
 # 4. Every corpus kernel under compute-sanitizer's race checker.
+#    A kernel the emulator finds racy is launched all the same (its fault is one of ordering),
+#    so each line pairs the two verdicts: racecheck's (race/clean) and the emulator's.
 racecheck_one() {
-    local log rc
+    local log rc sanitizer emulator
     log=$(timeout 120 compute-sanitizer --tool racecheck --error-exitcode 99 "$BIN" run --engine gpu "$1" 2>&1)
     rc=$?
-    if [ $rc -eq 99 ] || echo "$log" | grep -q "RACECHECK SUMMARY: [1-9]"; then
-        echo "RACE $1"; echo "$log" | grep -E "Race|hazard|SUMMARY" | head -8 | sed 's/^/    /'
-    elif [ $rc -eq 0 ]; then echo "clean $1"
-    else echo "not-run $1 ($rc): $(echo "$log" | grep -m1 -E '^error|fault|Error' )"
-    fi
+    if [ $rc -eq 99 ] || echo "$log" | grep -q "RACECHECK SUMMARY: [1-9]"; then sanitizer=race; else sanitizer=clean; fi
+    if echo "$log" | grep -q "^fault in the PTX"; then emulator=fault
+    elif [ $rc -eq 0 ] || [ $rc -eq 99 ]; then emulator=clean
+    else emulator=not-run; fi
+    echo "racecheck-$sanitizer emulator-$emulator $1: $(echo "$log" | grep -m1 -E '^fault in the PTX|^error' | cut -c1-300)"
+    echo "$log" | grep -E "Race reported|hazard|RACECHECK SUMMARY" | head -6 | sed 's/^/    /'
 }
 export -f racecheck_one
 racecheck() {
     if ! command -v compute-sanitizer >/dev/null; then echo "compute-sanitizer is not installed"; return 1; fi
-    find corpus/pipeline corpus/rfc corpus/tvm corpus/lowering corpus/ptx corpus/faults -name '*.py' | sort |
-        xargs -P "$PARALLEL" -I{} bash -c 'racecheck_one {}'
-    echo "clean: $(grep -c '^clean' "$OUT/racecheck.log"), with races: $(grep -c '^RACE' "$OUT/racecheck.log"), not run: $(grep -c '^not-run' "$OUT/racecheck.log")"
+    find corpus/pipeline corpus/rfc corpus/tvm corpus/lowering corpus/ptx corpus/faults corpus/verify -name '*.py' |
+        sort | xargs -P "$PARALLEL" -I{} bash -c 'racecheck_one {}'
+    local pair
+    for pair in "race fault" "race clean" "clean fault" "clean clean" "race not-run" "clean not-run"; do
+        set -- $pair
+        echo -n "racecheck $1 / emulator $2: $(grep -c "^racecheck-$1 emulator-$2 " "$OUT/racecheck.log"); "
+    done
+    echo
 }
 if wanted racecheck; then
     step "racecheck" racecheck >"$OUT/racecheck.log" 2>&1

@@ -12,6 +12,7 @@ Usage: gpu_foreign.py [--repeats N] [--json FILE]; prints one line per kernel an
 """
 
 import argparse
+import itertools
 import json
 import os
 import sys
@@ -99,13 +100,15 @@ def main():
     dtypes = {"float16": np.float16, "float32": np.float32}
     manifest = json.load(open(os.path.join(FOREIGN, "kernels.json")))
     results = []
+    case_numbers = itertools.count()
     with tempfile.TemporaryDirectory() as scratch:
         for launch in manifest["launches"]:
             text = open(os.path.join(FOREIGN, launch["file"])).read()
             output, expected = reference(launch)
 
             def runs(ptx_text, label):
-                path = os.path.join(scratch, "kernel.ptx")
+                # A fresh name for every text: CuPy caches a module by its path.
+                path = os.path.join(scratch, f"case{next(case_numbers)}.ptx")
                 with open(path, "w") as f:
                     f.write(ptx_text)
                 try:

@@ -197,7 +197,8 @@ impl LaunchFile {
                 (param.name.clone(), spec)
             })
             .collect();
-        let file = LaunchFile { kernel: kernel.name.clone(), grid: kernel.launch.grid, block, shared, seed: None, params };
+        let file =
+            LaunchFile { kernel: kernel.name.clone(), grid: kernel.launch.grid, block, shared, seed: None, params };
         (file, notes)
     }
 }

@@ -733,23 +733,27 @@ impl<'k> Emulator<'k> {
             return Err(self.fault(FaultKind::OutOfBounds, outside(regions, space, addr, size), th, pc));
         };
         let offset = addr - region.start;
+        // A buffer of another element type than the kernel's accesses (a float64 file for
+        // 4-byte loads) is most likely the launch's mistake: say which buffer and type.
+        let hint = match space {
+            StateSpace::Global => {
+                format!(
+                    " (buffer `{}` holds {}: bind a buffer of {size}-byte elements)",
+                    region.name,
+                    region.num.dtype()
+                )
+            }
+            _ => format!(" (array `{}`)", region.name),
+        };
         if !offset.is_multiple_of(size.min(region.unit).max(1))
             || (size > region.unit && !size.is_multiple_of(region.unit))
-            || size < region.unit
         {
-            // A buffer of another element type than the kernel's loads read (a float64 file
-            // for 4-byte loads) is the launch's mistake, not the kernel's.
-            let message = match space {
-                StateSpace::Global => format!(
-                    "an access of {size} bytes at byte {offset} of buffer `{}`, which holds {} ({}-byte \
-                     elements): bind a buffer of {size}-byte elements",
-                    region.name,
-                    region.num.dtype(),
-                    region.unit
-                ),
-                _ => format!("a misaligned access of {size} bytes at byte {offset} of {space} array `{}`", region.name),
-            };
+            let message = format!("a misaligned access of {size} bytes at byte {offset}{hint}");
             return Err(self.fault(FaultKind::OutOfBounds, message, th, pc));
+        }
+        if size < region.unit {
+            let message = format!("an access of {size} bytes to {space} memory of {}-byte elements{hint}", region.unit);
+            return Err(self.unsupported_at(pc, message));
         }
         let storage = storages.get(region.slot).copied().unwrap_or(0);
         Ok((region, storage))

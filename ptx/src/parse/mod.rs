@@ -21,8 +21,8 @@
 //! kernel does not define, a symbol that names no parameter or array, a block dimension of 0,
 //! and parameter accesses other than `ld.param` of one value from a parameter's name.
 
-mod scope;
 pub mod debug_info;
+mod scope;
 
 mod lex;
 

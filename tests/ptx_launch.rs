@@ -64,12 +64,15 @@ fn foreign_kernels_run_clean_with_a_written_and_adjusted_launch_file() {
         file["block"] = launch["block"].clone();
         file["shared"] = launch["shared"].clone();
         let mut adjusted = serde_json::Map::new();
-        for ((name, _), param) in params.iter().zip(wanted) {
+        // The compilers name parameters `KERNEL_param_N` (a JSON object here is sorted by name).
+        for (index, param) in wanted.iter().enumerate() {
+            let name = format!("{kernel}_param_{index}");
+            assert!(params.contains_key(&name), "{kernel}: {name} in {file}");
             let spec = match param.get("buffer") {
                 Some(_) => json!({"buffer": {"dtype": param["dtype"], "len": param["len"]}}),
                 None => json!({"scalar": param["value"]}),
             };
-            adjusted.insert(name.clone(), spec);
+            adjusted.insert(name, spec);
         }
         file["params"] = Value::Object(adjusted);
         fs::write(&path, serde_json::to_string_pretty(&file).expect("json")).expect("write");
@@ -105,15 +108,15 @@ fn a_defaulted_shape_and_unsized_dynamic_shared_memory_are_warned_about() {
     assert!(!stderr(&given).contains("warning"), "{}", stderr(&given));
 }
 
-/// A launch of `pipelined_scale` (out = 2 * in over 2 blocks of 128 threads, n = 1024) with
-/// `input` bound as given.
+/// A launch of `pipelined_scale` (2 blocks of 128 threads scaling 5 tiles each, 1280
+/// elements) with `input` bound as given.
 fn scale_launch(dir: &Path, input: Value) -> Output {
     let file = json!({
         "kernel": "pipelined_scale", "grid": [2, 1, 1], "block": [128, 1, 1],
         "params": {
             "pipelined_scale_param_0": input,
-            "pipelined_scale_param_1": {"buffer": {"dtype": "float32", "len": 1024}},
-            "pipelined_scale_param_2": {"scalar": 1024}
+            "pipelined_scale_param_1": {"buffer": {"dtype": "float32", "len": 1280}},
+            "pipelined_scale_param_2": {"scalar": 5}
         }
     });
     let path = dir.join("scale.json");
@@ -132,7 +135,7 @@ fn scale_launch(dir: &Path, input: Value) -> Output {
 #[test]
 fn launch_mistakes_say_what_is_wrong() {
     let dir = scratch();
-    let right = scale_launch(dir.path(), json!({"buffer": {"dtype": "float32", "len": 1024}}));
+    let right = scale_launch(dir.path(), json!({"buffer": {"dtype": "float32", "len": 1280}}));
     assert_eq!(right.status.code(), Some(0), "{}", stderr(&right));
     let short = scale_launch(dir.path(), json!({"buffer": {"dtype": "float32", "len": 4}}));
     assert!(
@@ -141,7 +144,7 @@ fn launch_mistakes_say_what_is_wrong() {
         stderr(&short)
     );
     assert!(!stderr(&short).contains("history"), "{}", stderr(&short));
-    let wide = scale_launch(dir.path(), json!({"buffer": {"dtype": "float64", "len": 1024}}));
+    let wide = scale_launch(dir.path(), json!({"buffer": {"dtype": "float64", "len": 1280}}));
     assert!(
         stderr(&wide).contains("(buffer `pipelined_scale_param_0` holds float64: bind a buffer of 4-byte elements)"),
         "{}",
@@ -157,16 +160,16 @@ fn launch_mistakes_say_what_is_wrong() {
         &show(&dir.path().join("w.json")),
     ]);
     assert_eq!(made.status.code(), Some(0), "{}", stderr(&made));
-    let ran = scale_launch(dir.path(), json!({"buffer": {"dtype": "float32", "len": 1024}}));
+    let ran = scale_launch(dir.path(), json!({"buffer": {"dtype": "float32", "len": 1280}}));
     assert_eq!(ran.status.code(), Some(0));
     fs::copy(dir.path().join("out/pipelined_scale_param_1.npy"), &npy).expect("an npy");
-    let mismatched = scale_launch(dir.path(), json!({"buffer": {"dtype": "float16", "len": 1024, "npy": "in.npy"}}));
+    let mismatched = scale_launch(dir.path(), json!({"buffer": {"dtype": "float16", "len": 1280, "npy": "in.npy"}}));
     assert!(
-        stderr(&mismatched).contains("in.npy holds 1024 elements of float32, the launch file says 1024 of float16"),
+        stderr(&mismatched).contains("in.npy holds 1280 elements of float32, the launch file says 1280 of float16"),
         "{}",
         stderr(&mismatched)
     );
-    let from_file = scale_launch(dir.path(), json!({"buffer": {"dtype": "float32", "len": 1024, "npy": "in.npy"}}));
+    let from_file = scale_launch(dir.path(), json!({"buffer": {"dtype": "float32", "len": 1280, "npy": "in.npy"}}));
     assert_eq!(from_file.status.code(), Some(0), "{}", stderr(&from_file));
 }
 

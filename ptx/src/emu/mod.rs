@@ -804,7 +804,9 @@ impl<'k> Emulator<'k> {
     /// issues the destination elements as pending writes of the thread.
     fn cp_async(&mut self, th: &mut Thread<Frame>, dst: u64, src: u64, bytes: u64, limit: u64, pc: usize) -> R<()> {
         let (dst_region, dst_storage) = self.locate(th, StateSpace::Shared, dst, bytes, pc)?;
-        let chunk = dst_region.unit.max(self.src_unit(src)).min(8);
+        // No chunk larger than the copy: a 4-byte copy from a buffer of 8-byte elements reads
+        // 4 bytes of one (which `load` refuses, naming the buffer's type).
+        let chunk = dst_region.unit.max(self.src_unit(src)).min(8).min(bytes.max(1));
         let line = self.describe(pc).0;
         let race = Self::race(th, pc);
         let thread = th.race_thread();

@@ -93,8 +93,8 @@ impl Copy {
     /// `run --ptx` with `input` as the kernel's first buffer, the result in `out` (if given).
     fn ptx_args(&self, input: &Path, out: Option<&str>) -> Vec<String> {
         let mut args: Vec<String> = vec!["run".into(), "--ptx".into(), show(&self.ptx)];
-        args.extend(["--input".into(), format!("main_param_0={}", show(input))]);
-        args.extend(["--input".into(), format!("main_param_1={}", show(&self.output))]);
+        args.extend(["--input".into(), format!("A={}", show(input))]);
+        args.extend(["--input".into(), format!("C={}", show(&self.output))]);
         if let Some(out) = out {
             args.extend(["--output".into(), show(&self.dir.path().join(out))]);
         }
@@ -108,7 +108,7 @@ impl Copy {
 
     /// The kernel's output buffer after `run --ptx` wrote it into `out`.
     fn ptx_output(&self, out: &str) -> Vec<u8> {
-        fs::read(self.dir.path().join(out).join("main_param_1.npy")).expect("the output")
+        fs::read(self.dir.path().join(out).join("C.npy")).expect("the output")
     }
 }
 

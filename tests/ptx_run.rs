@@ -108,7 +108,7 @@ impl Kernel {
     /// `run --ptx FILE` with both parameters bound, and `extra` flags.
     fn args(&self, file: &Path, extra: &[&str]) -> Vec<String> {
         let mut args: Vec<String> = ["run", "--ptx", &show(file)].map(String::from).to_vec();
-        for (param, buffer) in [("main_param_0", "A.npy"), ("main_param_1", "C.npy")] {
+        for (param, buffer) in [("A", "A.npy"), ("C", "C.npy")] {
             args.extend(["--input".to_string(), format!("{param}={}", show(&self.tir_output(buffer)))]);
         }
         args.extend(extra.iter().map(|s| s.to_string()));
@@ -134,7 +134,7 @@ fn ptx_text_runs_to_the_interpreters_outputs() {
     let out = kernel.dir.path().join("ptx");
     let args = kernel.args(&kernel.ptx, &["--grid", "1,1,1", "--block", "1,1,1", "--output", &show(&out)]);
     succeeds(&strs(&args));
-    let emulated = fs::read(out.join("main_param_1.npy")).expect("the output");
+    let emulated = fs::read(out.join("C.npy")).expect("the output");
     assert_eq!(Some(emulated), fs::read(kernel.tir_output("C.npy")).ok());
 }
 
@@ -169,9 +169,8 @@ fn bad_ptx_kernels_and_launch_shapes_are_located_errors() {
     let parse = fails(&["run", "--ptx", &show(&garbage)]);
     assert!(parse.contains("bad.ptx:") && parse.split(':').nth(2).is_some_and(|l| l.parse::<u32>().is_ok()), "{parse}");
     let unbound = tirproof(&["run", "--ptx", &file]);
-    assert!(stderr(&unbound).contains("`main_param_0`") && !unbound.status.success(), "{}", stderr(&unbound));
-    let not_int =
-        tirproof(&strs(&[kernel.args(&kernel.ptx, &[]), vec!["--arg".into(), "main_param_0=x".into()]].concat()));
+    assert!(stderr(&unbound).contains("`A`") && !unbound.status.success(), "{}", stderr(&unbound));
+    let not_int = tirproof(&strs(&[kernel.args(&kernel.ptx, &[]), vec!["--arg".into(), "A=x".into()]].concat()));
     assert!(!not_int.status.success(), "{}", stderr(&not_int));
 }
 
@@ -253,7 +252,7 @@ fn ptx_text_runs_the_threads_in_the_seeds_order() {
     let ptx = dir.path().join("neighbour.ptx");
     succeeds(&["ptx", &show(&file), "-o", &show(&ptx)]);
     let mut args: Vec<String> = ["run", "--ptx", &show(&ptx)].map(String::from).to_vec();
-    for param in ["main_param_0", "main_param_1"] {
+    for param in ["A", "Out"] {
         let path = dir.path().join(format!("{param}.npy"));
         let tensor = Tensor::from_f64(DataType::FLOAT32, vec![4], &[1.0, 2.0, 3.0, 4.0]).expect("a tensor");
         tirproof::npy::write(&path, &tensor).expect("writes");

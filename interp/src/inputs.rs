@@ -21,7 +21,7 @@ use super::RunConfig;
 use tirproof_machine::error::{ExecError, TrapKind};
 use tirproof_machine::memory::{Data, Visibility};
 use tirproof_machine::tensor::Tensor;
-use tirproof_machine::value::{norm, Num, ScalarValue};
+use tirproof_machine::value::{random_bits, Num, ScalarValue};
 
 /// Tensors for parameter buffers (by buffer name) and values for scalar parameters (by
 /// variable name).
@@ -136,31 +136,24 @@ impl Executor<'_> {
 
 /// A random value of kind `num`: integers in -8..8 (unsigned 0..8), floats multiples of 0.25
 /// in [-4, 4] (exactly representable, so sums and products stay exact), random bools.
-fn random_bits(num: Num, rng: &mut ChaCha8Rng) -> u64 {
-    match num {
-        Num::Bool => u64::from(rng.gen_bool(0.5)),
-        Num::UInt(_) => norm(num, rng.gen_range(0..8)),
-        Num::Int(_) => norm(num, rng.gen_range(-8i64..8) as u64),
-        _ => ScalarValue::Float(f64::from(rng.gen_range(-16i32..=16)) * 0.25).to_bits(num),
-    }
-}
-
 /// Seeded random inputs for every parameter of `func`. Scalar parameters not in `scalars`
 /// get a random value (integers in 1..=64, so shapes that depend on them are non-empty);
-/// the chosen scalars are part of the result.
+/// the chosen scalars are part of the result, and a scalar given the value the seed draws for
+/// it changes nothing.
 pub fn random_inputs(func: &PrimFunc, seed: u64, scalars: &BTreeMap<String, ScalarValue>) -> Result<Inputs, ExecError> {
     let prog = compile_params(func)?;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut inputs = Inputs::default();
     for p in &prog.params {
         if let ParamBinding::Scalar { name, num, .. } = p {
-            let value = match scalars.get(name) {
-                Some(v) => *v,
-                None if num.is_float() => ScalarValue::from_bits(*num, random_bits(*num, &mut rng)),
-                None if *num == Num::Bool => ScalarValue::Bool(rng.gen_bool(0.5)),
-                None => ScalarValue::Int(rng.gen_range(1..=64)),
+            // Drawn whether given or not, so that giving a scalar the value the seed drew
+            // (`--seed S --arg n=46`) leaves every other input as it was.
+            let drawn = match num {
+                _ if num.is_float() => ScalarValue::from_bits(*num, random_bits(*num, &mut rng)),
+                Num::Bool => ScalarValue::Bool(rng.gen_bool(0.5)),
+                _ => ScalarValue::Int(rng.gen_range(1..=64)),
             };
-            inputs.scalars.insert(name.clone(), value);
+            inputs.scalars.insert(name.clone(), scalars.get(name).copied().unwrap_or(drawn));
         }
     }
     let mut machine = Executor::new(&prog, &RunConfig::default());

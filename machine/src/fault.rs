@@ -121,12 +121,10 @@ pub struct Fault {
 }
 
 impl Fault {
-    /// The summary line, the kind and the event history, one per line.
+    /// The summary line, the kind and the event history (when there is one), one per line.
     pub fn details(&self) -> String {
         let mut out = format!("{self}\nkind: {}\n", self.kind);
-        if self.history.is_empty() {
-            out.push_str("history: (no events)\n");
-        } else {
+        if !self.history.is_empty() {
             out.push_str("history (oldest first):\n");
             for event in &self.history {
                 out.push_str("  ");
@@ -190,6 +188,9 @@ mod tests {
         let details = fault.details();
         assert!(details.contains("kind: out-of-bounds"));
         assert!(details.contains("  line 11: store C[0] (element 0)"));
+        // A fault without events says nothing about them.
+        let quiet = Fault { history: Vec::new(), ..fault };
+        assert_eq!(quiet.details(), format!("{quiet}\nkind: out-of-bounds\n"));
     }
 
     #[test]

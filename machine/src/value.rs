@@ -259,6 +259,18 @@ impl fmt::Display for ScalarValue {
     }
 }
 
+/// Canonical bits of a small random value of `num`, the one distribution of seeded random
+/// inputs: integers in -8..8 (unsigned 0..8), floats in quarters of -4..=4, exact in every
+/// float type so that sums of products do not depend on their order.
+pub fn random_bits(num: Num, rng: &mut impl rand::Rng) -> u64 {
+    match num {
+        Num::Bool => u64::from(rng.gen_bool(0.5)),
+        Num::UInt(_) => norm(num, rng.gen_range(0..8)),
+        Num::Int(_) => norm(num, rng.gen_range(-8i64..8) as u64),
+        _ => ScalarValue::Float(f64::from(rng.gen_range(-16i32..=16)) * 0.25).to_bits(num),
+    }
+}
+
 /// Formats canonical bits for a message (`7`, `-2.5`, `True`).
 pub fn show(num: Num, bits: u64) -> String {
     match num {

@@ -9,6 +9,8 @@
 //! - `emu`: the emulator, which runs a kernel over a grid on `tirproof-machine`'s memory
 //!   model, so that a missing or too loose `cp.async.wait_group` faults under the lazy
 //!   schedule as it does in the TIR interpreter;
+//! - `launch_file`: JSON launch descriptions of PTX text (kernel, shapes, each parameter's
+//!   buffer or scalar), read with located errors and written from a kernel's header;
 //! - `parse`: PTX text back to the typed module, recording each kernel's block directives
 //!   (`.reqntid`, `.maxntid`), with located errors;
 //! - `launch`: the targets' launch limits per architecture and the check of a launch against a
@@ -23,6 +25,7 @@ pub mod args;
 pub mod codegen;
 pub mod emu;
 pub mod launch;
+pub mod launch_file;
 pub mod module;
 pub mod parse;
 

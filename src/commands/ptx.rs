@@ -28,6 +28,7 @@ use tirproof_ir::{Diagnostics, IRModule, PrimFunc};
 use tirproof_ptx::args::{ArgBinder, ArgError, KernelArg, ScalarArg};
 use tirproof_ptx::emu::{run_kernel, EmuConfig, EmuError, EmuOutcome};
 use tirproof_ptx::launch::LaunchRequest;
+use tirproof_ptx::launch_file::{LaunchFile, ParamSpec};
 use tirproof_ptx::module::{Dims, Kernel, Ty};
 use tirproof_ptx::parse::{parse, Parsed};
 use tirproof_ptx::{
@@ -143,6 +144,20 @@ pub struct TextRunArgs {
     /// must fit the target's limit.
     #[arg(long, requires = "ptx", value_name = "BYTES")]
     pub shared: Option<u64>,
+    /// Launch as this file says (JSON: kernel, grid, block, shared, seed, and each parameter by
+    /// name as {"buffer": {"dtype", "len", "npy"?}} or {"scalar": VALUE}); --write-launch
+    /// writes one to start from.
+    #[arg(
+        long = "launch",
+        requires = "ptx",
+        value_name = "FILE.json",
+        conflicts_with_all = ["kernel", "grid", "block", "shared", "inputs", "args"]
+    )]
+    pub launch_file: Option<PathBuf>,
+    /// Write a launch file for the kernel from its header (`.reqntid`/`.maxntid`, parameter
+    /// types, `.extern .shared`) instead of running it; adjust it, then run with --launch.
+    #[arg(long, requires = "ptx", value_name = "OUT.json", conflicts_with = "launch_file")]
+    pub write_launch: Option<PathBuf>,
 }
 
 impl TextRunArgs {
@@ -153,6 +168,8 @@ impl TextRunArgs {
             ("--grid", self.grid.is_some()),
             ("--block", self.block.is_some()),
             ("--shared", self.shared.is_some()),
+            ("--launch", self.launch_file.is_some()),
+            ("--write-launch", self.write_launch.is_some()),
         ]
         .into_iter()
         .find_map(|(flag, given)| given.then_some(flag))
@@ -197,11 +214,57 @@ pub fn run_text(run: &TextRun<'_>) -> anyhow::Result<ExitCode> {
         Ok(parsed) => parsed,
         Err(e) => return located(Located { line: e.line, col: e.col, message: e.message }),
     };
-    let (kernel, lines) = match launched_kernel(&parsed, &text, run.launch) {
+    if let Some(out) = &run.launch.write_launch {
+        return write_launch(&parsed, run.launch.kernel.as_deref(), run.file, out);
+    }
+    let launch_file = match &run.launch.launch_file {
+        Some(path) => match read_launch_file(path)? {
+            Ok(file) => Some((path, file)),
+            Err(problem) => {
+                eprintln!("{problem}");
+                return Ok(super::input_problems());
+            }
+        },
+        None => None,
+    };
+    let (wanted, request) = match &launch_file {
+        Some((_, file)) => (Some(file.kernel.as_str()), file.request()),
+        None => {
+            let flags = run.launch;
+            let request =
+                LaunchRequest { grid: flags.grid, block: flags.block, dynamic_shared: flags.shared.unwrap_or(0) };
+            (flags.kernel.as_deref(), request)
+        }
+    };
+    let (index, kernel, lines) = match launched_kernel(&parsed, &text, wanted, request) {
         Ok(found) => found,
         Err(l) => return located(l),
     };
-    let args = kernel_args(&kernel, run.inputs, run.args)?;
+    for warning in launch_warnings(&parsed, index, &kernel, request) {
+        eprintln!("{name}: warning: {warning}");
+    }
+    let args = match &launch_file {
+        Some((path, file)) => {
+            let seed = run.thread_order_seed.or(file.seed).unwrap_or(0);
+            let (args, random) = launch_args(&kernel, file, path, seed)?;
+            let what = match (random, run.thread_order_seed.is_some()) {
+                (true, true) => Some("random buffers, thread order"),
+                (true, false) => Some("random buffers"),
+                (false, true) => Some("thread order"),
+                (false, false) => None,
+            };
+            if let Some(what) = what {
+                eprintln!("seed {seed} ({what}); replay: --seed {seed}");
+            }
+            args
+        }
+        None => {
+            if let Some(seed) = run.thread_order_seed {
+                eprintln!("seed {seed} (thread order); replay: --seed {seed}");
+            }
+            kernel_args(&kernel, run.inputs, run.args)?
+        }
+    };
     let config = EmuConfig { schedule: run.schedule, thread_order_seed: run.thread_order_seed, fuel: run.fuel };
     let result = match run_kernel(&kernel, Some(lines), &args, &config) {
         Ok(result) => result,
@@ -219,7 +282,10 @@ pub fn run_text(run: &TextRun<'_>) -> anyhow::Result<ExitCode> {
         }
     };
     if let EmuOutcome::Fault(fault) = &result.outcome {
-        eprintln!("fault in {name}: {}", fault.details());
+        eprint!("fault in {name}: {}", fault.details());
+        if let Some(source) = parsed.sources.at(fault.span.line) {
+            eprintln!("source: {source}");
+        }
         return Ok(super::input_problems());
     }
     let outputs: BTreeMap<String, Tensor> = kernel
@@ -233,14 +299,19 @@ pub fn run_text(run: &TextRun<'_>) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The kernel `--kernel` names (or the only one) with the launch shape of the flags, checked
-/// against the kernel's directives and the target's limits (`Kernel::launched`), and the PTX
-/// line of each body entry.
-fn launched_kernel<'p>(parsed: &'p Parsed, text: &str, flags: &TextRunArgs) -> Result<(Kernel, &'p [u32]), Located> {
+/// The kernel `wanted` names (or the only one) with the launch shape `request` asks for,
+/// checked against the kernel's directives and the target's limits (`Kernel::launched`): its
+/// position, the launched kernel and the PTX line of each body entry.
+fn launched_kernel<'p>(
+    parsed: &'p Parsed,
+    text: &str,
+    wanted: Option<&str>,
+    request: LaunchRequest,
+) -> Result<(usize, Kernel, &'p [u32]), Located> {
     let kernels = &parsed.module.kernels;
     let names = || kernels.iter().map(|k| k.name.as_str()).collect::<Vec<_>>().join(", ");
-    let index = match &flags.kernel {
-        Some(wanted) => kernels.iter().position(|k| &k.name == wanted).ok_or_else(|| Located {
+    let index = match wanted {
+        Some(wanted) => kernels.iter().position(|k| k.name == wanted).ok_or_else(|| Located {
             line: 1,
             col: 1,
             message: format!("no kernel `{wanted}` (the module has: {})", names()),
@@ -254,14 +325,117 @@ fn launched_kernel<'p>(parsed: &'p Parsed, text: &str, flags: &TextRunArgs) -> R
     let (Some(kernel), Some(lines)) = (kernels.get(index), parsed.lines.get(index)) else {
         return Err(Located { line: 1, col: 1, message: "the module has no kernel".into() });
     };
-    let request = LaunchRequest { grid: flags.grid, block: flags.block, dynamic_shared: flags.shared.unwrap_or(0) };
     match kernel.launched(parsed.module.arch, request) {
-        Ok(kernel) => Ok((kernel, lines)),
+        Ok(kernel) => Ok((index, kernel, lines)),
         Err(error) => {
             let (line, col) = position(text, entry_offset(text, &kernel.name));
             Err(Located { line, col, message: error.to_string() })
         }
     }
+}
+
+/// What the launch leaves to defaults a kernel likely does not mean: a block or grid that no
+/// flag, directive or comment gives (1,1,1), and dynamic shared memory the kernel declares
+/// (`.extern .shared`) but the launch sizes 0.
+fn launch_warnings(parsed: &Parsed, index: usize, kernel: &Kernel, request: LaunchRequest) -> Vec<String> {
+    let mut warnings = Vec::new();
+    let hint = "give it, or --launch FILE.json (--write-launch OUT.json writes one from the kernel's header)";
+    if request.block.is_none() && kernel.directives.reqntid.is_none() {
+        warnings.push(format!(
+            "the block is {} by default (the kernel has no `.reqntid`): {hint}",
+            Dims(kernel.launch.block)
+        ));
+    }
+    if request.grid.is_none() && !parsed.grid_stated.get(index).copied().unwrap_or(false) {
+        warnings.push(format!(
+            "the grid is {} by default (the text has no `// launch: grid`): {hint}",
+            Dims(kernel.launch.grid)
+        ));
+    }
+    if request.dynamic_shared == 0 {
+        if let Some(array) = kernel.arrays.iter().find(|a| a.dynamic) {
+            warnings.push(format!(
+                "the kernel's dynamic shared memory (`.extern .shared {}`) has 0 bytes: give --shared BYTES",
+                array.name
+            ));
+        }
+    }
+    warnings
+}
+
+/// `--write-launch OUT.json`: a launch file for the kernel from its header, and notes on what
+/// to adjust.
+fn write_launch(parsed: &Parsed, wanted: Option<&str>, ptx: &Path, out: &Path) -> anyhow::Result<ExitCode> {
+    tirproof::output::refuse_inputs(out, &[ptx])?;
+    let kernels = &parsed.module.kernels;
+    let kernel = match wanted {
+        Some(wanted) => kernels.iter().find(|k| k.name == wanted),
+        None if kernels.len() == 1 => kernels.first(),
+        None => None,
+    };
+    let Some(kernel) = kernel else {
+        let names: Vec<&str> = kernels.iter().map(|k| k.name.as_str()).collect();
+        bail!("choose a kernel with --kernel (the module has: {})", names.join(", "));
+    };
+    let (file, notes) = LaunchFile::of_kernel(kernel);
+    tirproof::output::write_file(out, file.to_json().as_bytes())?;
+    eprintln!("wrote {} for kernel `{}`; adjust it, then run with --launch:", out.display(), kernel.name);
+    for note in notes {
+        eprintln!("  {note}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A launch file, or what is wrong with it at `file:line:col`.
+fn read_launch_file(path: &Path) -> anyhow::Result<Result<LaunchFile, String>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    Ok(LaunchFile::parse(&text).map_err(|e| format!("{}:{}:{}: {}", path.display(), e.line, e.col, e.message)))
+}
+
+/// The kernel's arguments as a launch file binds them (`.npy` paths relative to the file),
+/// and whether any buffer is random (drawn from `seed`).
+fn launch_args(kernel: &Kernel, file: &LaunchFile, path: &Path, seed: u64) -> anyhow::Result<(Vec<KernelArg>, bool)> {
+    let at = |name: &str| format!("{}: parameter `{name}`", path.display());
+    let dir = path.parent().unwrap_or(Path::new(""));
+    let mut binder = ArgBinder::new(kernel);
+    let mut random = false;
+    for (name, spec) in &file.params {
+        let (position, param) = binder.param(name).with_context(|| path.display().to_string())?;
+        match spec {
+            ParamSpec::Buffer(buffer) => {
+                let tensor = match &buffer.npy {
+                    Some(npy) => {
+                        let tensor = tirproof::npy::read_stored(&dir.join(npy)).with_context(|| at(name))?;
+                        let len: usize = tensor.shape.iter().product();
+                        if tensor.dtype != buffer.dtype.0 || len != buffer.len {
+                            bail!(
+                                "{}: {} holds {len} elements of {}, the launch file says {} of {}",
+                                at(name),
+                                npy.display(),
+                                tensor.dtype,
+                                buffer.len,
+                                buffer.dtype.0
+                            );
+                        }
+                        tensor
+                    }
+                    None => {
+                        random = true;
+                        buffer.random(seed, position).with_context(|| at(name))?
+                    }
+                };
+                binder.buffer(name, tensor).with_context(|| at(name))?;
+            }
+            ParamSpec::Scalar(value) => binder.scalar(name, value.arg(param.ty)).with_context(|| at(name))?,
+        }
+    }
+    let args = binder.finish().map_err(|error| match error {
+        ArgError::Unbound { name, ty } => {
+            anyhow!("{}: parameter `{name}` ({ty}) is unbound: add it to \"params\"", path.display())
+        }
+        other => anyhow!("{}: {other}", path.display()),
+    })?;
+    Ok((args, random))
 }
 
 /// The byte offset of `.entry NAME` in the text.

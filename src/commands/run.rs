@@ -89,6 +89,7 @@ pub fn run_command(args: &Args) -> anyhow::Result<ExitCode> {
     let seed = args.seed.unwrap_or(0);
     let mut inputs = random_inputs(func, seed, &scalars).map_err(|e| anyhow!("{e}"))?;
     read_inputs(&args.inputs, &mut inputs)?;
+    eprintln!("{}", replay_line(seed, &scalars, &inputs));
     // The interpreter and the emulator run the threads of a block in the seed's order (the same
     // permutations); the GPU runs them in its own order, compared with the interpreter's run in
     // order.
@@ -124,6 +125,17 @@ pub fn run_command(args: &Args) -> anyhow::Result<ExitCode> {
         }
         (None, _) => report_execution(args, &src, engine.name(), engine.run(func, &inputs, &config)),
     }
+}
+
+/// The line that says what the seed chose and how to run the same again: the scalars it drew
+/// (those no `--arg` gave) and the flags that replay them, `--seed S --arg n=46`.
+fn replay_line(seed: u64, given: &BTreeMap<String, ScalarValue>, inputs: &Inputs) -> String {
+    let drawn: Vec<(&String, &ScalarValue)> =
+        inputs.scalars.iter().filter(|(name, _)| !given.contains_key(*name)).collect();
+    let chosen = drawn.iter().map(|(name, value)| format!("{name} = {value}")).collect::<Vec<_>>().join(", ");
+    let flags: String = drawn.iter().map(|(name, value)| format!(" --arg {name}={value}")).collect();
+    let chosen = if chosen.is_empty() { String::new() } else { format!("; random scalars: {chosen}") };
+    format!("seed {seed} (random inputs, thread order){chosen}; replay: --seed {seed}{flags}")
 }
 
 /// The `--engine` values: the registered engines, each with its summary as help.

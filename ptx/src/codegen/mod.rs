@@ -291,7 +291,7 @@ impl Gen {
     /// Parameters: buffers as global base addresses, scalars as variables.
     fn params(&mut self, func: &PrimFunc) -> R<()> {
         for (i, param) in func.params.iter().enumerate() {
-            let name = format!("{}_param_{i}", ident(&func.name));
+            let name = self.param_name(param.buffer.as_ref().map_or(param.var.name(), |b| b.name()), i);
             match &param.buffer {
                 Some(buffer) => {
                     self.params.push(Param { name: name.clone(), ty: Ty::U64 });
@@ -330,6 +330,20 @@ impl Gen {
             }
         }
         Ok(())
+    }
+
+    /// The PTX name of parameter `index`, TIR's own name `tir` where PTX allows it: made an
+    /// identifier (`ident`), and suffixed `_p{index}` where an earlier parameter has it or it
+    /// could be an array's name (arrays are `NAME_{n}`).
+    fn param_name(&self, tir: &str, index: usize) -> String {
+        let name = ident(tir);
+        let array_like =
+            name.rsplit_once('_').is_some_and(|(_, n)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        if array_like || self.params.iter().any(|p| p.name == name) {
+            format!("{name}_p{index}")
+        } else {
+            name
+        }
     }
 
     /// The PTX type of one lane of `dtype`.

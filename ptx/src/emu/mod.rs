@@ -147,7 +147,11 @@ struct Frame {
 
 /// A range of addresses of one state space backed by a storage.
 #[derive(Clone, Copy, Debug)]
-struct Region {
+struct Region<'k> {
+    /// The parameter or array it backs, for messages.
+    name: &'k str,
+    /// Whether it is the launch's dynamic shared memory (`.extern .shared`).
+    dynamic: bool,
     start: u64,
     bytes: u64,
     /// The index among the space's storages (parameters, block arrays, thread arrays).
@@ -170,11 +174,11 @@ struct Emulator<'k> {
     /// What the fuel leaves for instructions: `fuel - setup_charged`.
     instruction_budget: u64,
     count: u64,
-    globals: Vec<Region>,
+    globals: Vec<Region<'k>>,
     global_storages: Vec<u32>,
-    shared: Vec<Region>,
+    shared: Vec<Region<'k>>,
     shared_storages: Vec<u32>,
-    local: Vec<Region>,
+    local: Vec<Region<'k>>,
     params: Vec<u64>,
     block_coords: [u32; 3],
     /// Per thread of the running block, the last `cp.async.wait_group` it executed (for the
@@ -200,8 +204,33 @@ pub fn run_kernel(
     Ok(EmuResult { outcome, buffers, instructions: emu.count })
 }
 
+/// Why an access of `size` bytes at `addr` is in no region of `space`: past the end of the
+/// buffer or array below it (which says how large that one is), or below every one.
+fn outside(regions: &[Region<'_>], space: StateSpace, addr: u64, size: u64) -> String {
+    let below = regions.iter().filter(|r| r.start <= addr).max_by_key(|r| r.start);
+    match below {
+        Some(r) if r.dynamic && r.bytes == 0 => format!(
+            "an access of {size} bytes at byte {} of the dynamic shared memory `{}`, which the launch sizes 0 \
+             bytes: give the launch its shared bytes (--shared, or \"shared\" in a launch file)",
+            addr - r.start,
+            r.name
+        ),
+        Some(r) => {
+            let kind = if space == StateSpace::Global { "buffer" } else { "array" };
+            format!(
+                "{kind} `{}` has {} bytes, the kernel accesses bytes {}..{} of it ({size} at {space} address {addr:#x})",
+                r.name,
+                r.bytes,
+                addr - r.start,
+                (addr - r.start).saturating_add(size)
+            )
+        }
+        None => format!("an access of {size} bytes at {space} address {addr:#x} is outside every {space} buffer"),
+    }
+}
+
 /// Lays out arrays of one state space one after another, each aligned; returns the regions.
-fn array_regions(kernel: &Kernel, space: StateSpace, addresses: &mut HashMap<String, u64>) -> Vec<Region> {
+fn array_regions<'k>(kernel: &'k Kernel, space: StateSpace, addresses: &mut HashMap<String, u64>) -> Vec<Region<'k>> {
     let mut next = ARRAY_BASE;
     let mut regions = Vec::new();
     for array in kernel.arrays.iter().filter(|a| a.space == space) {
@@ -209,7 +238,8 @@ fn array_regions(kernel: &Kernel, space: StateSpace, addresses: &mut HashMap<Str
         let start = next.div_ceil(align) * align;
         let bytes = if array.dynamic { kernel.launch.dynamic_shared } else { array.bytes };
         addresses.insert(array.name.clone(), start);
-        regions.push(Region { start, bytes, slot: regions.len(), unit: 1, num: Num::UInt(8) });
+        let (name, dynamic) = (array.name.as_str(), array.dynamic);
+        regions.push(Region { name, dynamic, start, bytes, slot: regions.len(), unit: 1, num: Num::UInt(8) });
         next = start + bytes.max(1);
     }
     regions
@@ -249,7 +279,8 @@ impl<'k> Emulator<'k> {
                         .alloc(&param.name, num, len as i64, Some(data), Visibility::Device)
                         .map_err(|t| EmuError::Unsupported(format!("the buffer `{}`: {t:?}", param.name)))?;
                     let bytes = len as u64 * unit;
-                    globals.push(Region { start: next, bytes, slot: global_storages.len(), unit, num });
+                    let (name, slot) = (param.name.as_str(), global_storages.len());
+                    globals.push(Region { name, dynamic: false, start: next, bytes, slot, unit, num });
                     global_storages.push(storage);
                     params.push(next);
                     next = (next + bytes.max(1)).div_ceil(256) * 256;
@@ -690,8 +721,8 @@ impl<'k> Emulator<'k> {
     }
 
     /// The region of `space` holding `[addr, addr + size)`, and the storage behind it.
-    fn locate(&self, th: &Thread<Frame>, space: StateSpace, addr: u64, size: u64, pc: usize) -> R<(Region, u32)> {
-        let (regions, storages): (&[Region], &[u32]) = match space {
+    fn locate(&self, th: &Thread<Frame>, space: StateSpace, addr: u64, size: u64, pc: usize) -> R<(Region<'k>, u32)> {
+        let (regions, storages): (&[Region<'k>], &[u32]) = match space {
             StateSpace::Global => (&self.globals, &self.global_storages),
             StateSpace::Shared => (&self.shared, &self.shared_storages),
             StateSpace::Local => (&self.local, &th.frame.local),
@@ -699,18 +730,29 @@ impl<'k> Emulator<'k> {
         };
         let found = regions.iter().find(|r| addr >= r.start && addr.wrapping_add(size) <= r.start + r.bytes);
         let Some(region) = found.copied() else {
-            let message =
-                format!("an access of {size} bytes at {space} address {addr:#x} is outside every {space} buffer");
-            return Err(self.fault(FaultKind::OutOfBounds, message, th, pc));
+            return Err(self.fault(FaultKind::OutOfBounds, outside(regions, space, addr, size), th, pc));
         };
-        if !(addr - region.start).is_multiple_of(size.min(region.unit).max(1))
+        let offset = addr - region.start;
+        // A buffer of another element type than the kernel's accesses (a float64 file for
+        // 4-byte loads) is most likely the launch's mistake: say which buffer and type.
+        let hint = match space {
+            StateSpace::Global => {
+                format!(
+                    " (buffer `{}` holds {}: bind a buffer of {size}-byte elements)",
+                    region.name,
+                    region.num.dtype()
+                )
+            }
+            _ => format!(" (array `{}`)", region.name),
+        };
+        if !offset.is_multiple_of(size.min(region.unit).max(1))
             || (size > region.unit && !size.is_multiple_of(region.unit))
         {
-            let message = format!("a misaligned access of {size} bytes at {space} address {addr:#x}");
+            let message = format!("a misaligned access of {size} bytes at byte {offset}{hint}");
             return Err(self.fault(FaultKind::OutOfBounds, message, th, pc));
         }
         if size < region.unit {
-            let message = format!("an access of {size} bytes to {space} memory of {}-byte elements", region.unit);
+            let message = format!("an access of {size} bytes to {space} memory of {}-byte elements{hint}", region.unit);
             return Err(self.unsupported_at(pc, message));
         }
         let storage = storages.get(region.slot).copied().unwrap_or(0);
@@ -762,7 +804,9 @@ impl<'k> Emulator<'k> {
     /// issues the destination elements as pending writes of the thread.
     fn cp_async(&mut self, th: &mut Thread<Frame>, dst: u64, src: u64, bytes: u64, limit: u64, pc: usize) -> R<()> {
         let (dst_region, dst_storage) = self.locate(th, StateSpace::Shared, dst, bytes, pc)?;
-        let chunk = dst_region.unit.max(self.src_unit(src)).min(8);
+        // No chunk larger than the copy: a 4-byte copy from a buffer of 8-byte elements reads
+        // 4 bytes of one (which `load` refuses, naming the buffer's type).
+        let chunk = dst_region.unit.max(self.src_unit(src)).min(8).min(bytes.max(1));
         let line = self.describe(pc).0;
         let race = Self::race(th, pc);
         let thread = th.race_thread();
@@ -809,7 +853,7 @@ impl<'k> Emulator<'k> {
         pc: usize,
     ) -> Stop {
         let what = if write { "write" } else { "read" };
-        let place = format!("{space} address {addr:#x}");
+        let place = self.place(space, addr);
         let (kind, message) = match e {
             AccessError::OutOfStorage { len } => {
                 (FaultKind::OutOfBounds, format!("{what} of {place} outside its storage of {len} elements"))
@@ -848,6 +892,22 @@ impl<'k> Emulator<'k> {
             }
         };
         self.fault(kind, message, th, pc)
+    }
+
+    /// An address as the buffer or array it is in and the index there (`S[12]`): of the
+    /// buffer's elements, or of an array's bytes; the address itself where it is in none.
+    fn place(&self, space: StateSpace, addr: u64) -> String {
+        let regions: &[Region<'k>] = match space {
+            StateSpace::Global => &self.globals,
+            StateSpace::Shared => &self.shared,
+            StateSpace::Local => &self.local,
+            StateSpace::Param => &[],
+        };
+        match regions.iter().find(|r| addr >= r.start && addr < r.start + r.bytes.max(1)) {
+            Some(r) if r.unit > 1 => format!("{}[{}]", r.name, (addr - r.start) / r.unit),
+            Some(r) => format!("{space} {}[byte {}]", r.name, addr - r.start),
+            None => format!("{space} address {addr:#x}"),
+        }
     }
 
     fn take_buffers(&mut self, args: &[KernelArg]) -> Vec<Option<Tensor>> {

@@ -21,12 +21,14 @@
 //! kernel does not define, a symbol that names no parameter or array, a block dimension of 0,
 //! and parameter accesses other than `ld.param` of one value from a parameter's name.
 
+pub mod debug_info;
 mod scope;
 
 mod lex;
 
 use std::collections::{HashMap, HashSet};
 
+use debug_info::SourceMap;
 use lex::{lex, Pos, Tok};
 use scope::{KernelScope, SymbolKind};
 
@@ -44,11 +46,14 @@ pub struct ParseError {
     pub message: String,
 }
 
-/// A parsed module and, per kernel, the line of each body entry.
+/// A parsed module and, per kernel, the line of each body entry, whether the text states its
+/// grid (a `// launch: grid` comment before it), and the source positions of its `.loc`s.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Parsed {
     pub module: Module,
     pub lines: Vec<Vec<u32>>,
+    pub grid_stated: Vec<bool>,
+    pub sources: debug_info::SourceMap,
 }
 
 type R<T> = Result<T, ParseError>;
@@ -58,7 +63,8 @@ pub fn parse(text: &str) -> R<Parsed> {
     let tokens = lex(text);
     let end = tokens.last().map_or(Pos { line: 1, col: 1 }, |(_, p)| Pos { line: p.line + 1, col: 1 });
     let mut parser = Parser { tokens, at: 0, end, labels: HashMap::new(), scope: KernelScope::default() };
-    parser.module()
+    let parsed = parser.module()?;
+    Ok(Parsed { sources: SourceMap::of_text(text), ..parsed })
 }
 
 struct Parser {
@@ -243,6 +249,8 @@ impl Parser {
     fn module(&mut self) -> R<Parsed> {
         let mut arch = None;
         let mut grid = [1u32; 3];
+        let mut grid_stated = Vec::new();
+        let mut stated = false;
         let mut kernels = Vec::new();
         let mut lines = Vec::new();
         // Module-level `.shared` arrays belong to every kernel after them.
@@ -257,6 +265,7 @@ impl Parser {
                     self.at += 1;
                     if let Some(dims) = text.strip_prefix("launch: grid ") {
                         grid = self.dims(dims)?;
+                        stated = true;
                     }
                 }
                 Tok::Word(w) if w == ".version" => {
@@ -283,13 +292,14 @@ impl Parser {
                     kernel.arrays.splice(0..0, module_arrays.iter().cloned());
                     kernels.push(kernel);
                     lines.push(kernel_lines);
+                    grid_stated.push(std::mem::take(&mut stated));
                     grid = [1; 3];
                 }
                 _ => return self.error(format!("expected a directive or `.entry`, found {}", self.found())),
             }
         }
         let Some(arch) = arch else { return self.error("the module has no `.target`") };
-        Ok(Parsed { module: Module { arch, kernels }, lines })
+        Ok(Parsed { module: Module { arch, kernels }, lines, grid_stated, sources: SourceMap::default() })
     }
 
     /// `a, b, c` in a comment.

@@ -191,7 +191,7 @@ fn asking_only_for_verify_runs_the_async_chain() {
 #[test]
 fn disagreements_fail_and_inconclusive_runs_skip() {
     let racy = InterpreterVerdict::Racy("read of pending async data".into());
-    let refuted = VerifierVerdict::Refuted { refutation: "wait at line 3".into(), values: Assignment::new() };
+    let refuted = VerifierVerdict::Refuted { refutation: "wait at line 3".into(), values: Assignment::new(), line: 3 };
     let class_of = |outcome: Outcome| outcome.failure().map(|f| f.signature().to_string());
     let proved_faulting = judge("main", &VerifierVerdict::Proved, &racy, None);
     assert_eq!(class_of(proved_faulting).as_deref(), Some("verify/proved-faulting"));

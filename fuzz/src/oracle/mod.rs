@@ -470,11 +470,49 @@ pub struct Failure {
     /// Whether the failure is a check the run's time budget stopped (see
     /// `tirproof_verify::solver::within_budget`), not one the program left undecided.
     budget_spent: bool,
+    /// The statement the failure is at, when it is one statement.
+    site: Option<Site>,
+}
+
+/// The statement a failure is at: the wait a verdict is on, or the statement that faulted, by
+/// the line of its span in the program the oracle was given. The minimizer's edits keep the
+/// spans of the statements they leave, so a candidate failing at another site moved the
+/// failure to another statement (see `crate::reduce`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Site {
+    pub line: u32,
+}
+
+impl Site {
+    /// The site at `line`; none for line 0 (a failure that belongs to no one statement).
+    pub fn at_line(line: u32) -> Option<Site> {
+        (line > 0).then_some(Site { line })
+    }
 }
 
 impl Failure {
     pub fn new(oracle: OracleName, class: FailureClass, message: impl Into<String>) -> Self {
-        Failure { oracle, class, message: message.into(), counterexample: None, budget_spent: false }
+        Failure { oracle, class, message: message.into(), counterexample: None, budget_spent: false, site: None }
+    }
+
+    /// The same failure, at the statement of line `line` (none for line 0).
+    #[must_use]
+    pub fn at_line(mut self, line: u32) -> Self {
+        self.site = Site::at_line(line);
+        self
+    }
+
+    /// The statement the failure is at, when it is one statement.
+    pub fn site(&self) -> Option<Site> {
+        self.site
+    }
+
+    /// The same failure at `site` (the minimizer moves a site to the lines of a reprinted
+    /// program).
+    #[must_use]
+    pub fn with_site(mut self, site: Option<Site>) -> Self {
+        self.site = site;
+        self
     }
 
     pub fn with_counterexample(mut self, evidence: impl Into<String>) -> Self {

@@ -33,7 +33,7 @@ use tirproof_verify::waits::{verify_func, FuncReport, Options, WaitVerdict};
 
 use super::equivalence::scalar_assignments;
 use super::waits::{lazy_runs, replay_assignment, show_values, too_large_to_replay, LazyRuns};
-use super::{Failure, FailureClass, OracleName, Outcome, SkipReason};
+use super::{Failure, FailureClass, OracleName, Outcome, SkipReason, UndecidedKind};
 
 /// What the verifier says about a whole function.
 #[derive(Clone, Debug)]
@@ -43,8 +43,9 @@ pub enum VerifierVerdict {
     /// Something refuted: what, the values of its counterexample, and the line of the
     /// refuted wait or finding (0 for a finding of the whole function).
     Refuted { refutation: String, values: Assignment, line: u32 },
-    /// Nothing refuted, something undecided: why, and whether the time budget stopped it.
-    Unknown { why: String, budget_spent: bool },
+    /// Nothing refuted, something undecided: why, whether the time budget stopped it, and
+    /// the kind of the reason.
+    Unknown { why: String, budget_spent: bool, kind: UndecidedKind },
 }
 
 impl VerifierVerdict {
@@ -64,7 +65,11 @@ impl VerifierVerdict {
             _ => None,
         });
         match report.unknown.first().cloned().or(undecided_wait) {
-            Some(why) => VerifierVerdict::Unknown { why: why.to_string(), budget_spent: why.is_budget_spent() },
+            Some(why) => VerifierVerdict::Unknown {
+                why: why.to_string(),
+                budget_spent: why.is_budget_spent(),
+                kind: UndecidedKind::of(&why),
+            },
             None => VerifierVerdict::Proved,
         }
     }
@@ -246,11 +251,11 @@ pub fn judge(
             let message = format!("the verifier proves every wait of `{name}`, but the lazy interpreter faults");
             Outcome::Fail(fail(FailureClass::ProvedFaulting, message).with_counterexample(fault.clone()))
         }
-        (VerifierVerdict::Unknown { why, budget_spent: true }, _) => {
+        (VerifierVerdict::Unknown { why, budget_spent: true, .. }, _) => {
             Outcome::Skip(SkipReason::BudgetSpent { stopped: Some(format!("`{name}`: undecided: {why}")) })
         }
-        (VerifierVerdict::Unknown { why, budget_spent: false }, _) => {
-            Outcome::Skip(SkipReason::VerifierUnknown(format!("`{name}`: {why}")))
+        (VerifierVerdict::Unknown { why, budget_spent: false, kind }, _) => {
+            Outcome::Skip(SkipReason::VerifierUnknown(*kind, format!("`{name}`: {why}")))
         }
         (VerifierVerdict::Refuted { refutation, values, line }, InterpreterVerdict::Clean) => match replayed {
             Some(InterpreterVerdict::Racy(_)) => Outcome::Pass,

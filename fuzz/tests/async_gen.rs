@@ -200,7 +200,10 @@ fn disagreements_fail_and_inconclusive_runs_skip() {
     let unknown =
         VerifierVerdict::Unknown { why: "timeout".into(), budget_spent: false, kind: UndecidedKind::TimeLimit };
     let undecided = judge("main", &unknown, &racy, None);
-    assert!(matches!(undecided, Outcome::Skip(SkipReason::VerifierUnknown(..))), "{undecided:?}");
+    assert!(
+        matches!(undecided, Outcome::Skip(SkipReason::VerifierUnknown(UndecidedKind::TimeLimit, _))),
+        "{undecided:?}"
+    );
     let stopped =
         VerifierVerdict::Unknown { why: "stopped".into(), budget_spent: true, kind: UndecidedKind::TimeLimit };
     assert!(matches!(judge("main", &stopped, &racy, None), Outcome::Skip(SkipReason::BudgetSpent { .. })));

@@ -292,9 +292,12 @@ def main(A: T.Buffer((16, 8), "float32"), C: T.Buffer((16,), "float32")):
             C[vi] = A[vi, 0]
 "#;
 
-    /// Every region of every block as `(buffer shape, [(min, extent)])`, constants only.
-    fn regions(module: &IRModule) -> Vec<(Vec<i64>, Vec<(Option<i64>, Option<i64>)>)> {
-        struct Collect(Vec<(Vec<i64>, Vec<(Option<i64>, Option<i64>)>)>);
+    /// A region as its buffer's shape and each range's constant `(min, extent)`.
+    type Shaped = (Vec<i64>, Vec<(Option<i64>, Option<i64>)>);
+
+    /// Every region of every block.
+    fn regions(module: &IRModule) -> Vec<Shaped> {
+        struct Collect(Vec<Shaped>);
         impl Visitor for Collect {
             fn visit_stmt(&mut self, stmt: &Stmt) {
                 if let StmtKind::Block(block) = &stmt.kind {

@@ -68,6 +68,9 @@ enum Command {
     /// with findings).
     #[command(after_help = EXIT_CODES)]
     AuditPeer(commands::audit_peer::Args),
+    /// Write a campaign directory's page (DIR/page/index.html: rate, outcomes, findings).
+    #[command(after_help = EXIT_CODES)]
+    Report(commands::report::Args),
 }
 
 /// The stack of the thread that runs a command. The reader accepts a flat chain `a + b + ...`
@@ -120,6 +123,7 @@ fn run(cli: Cli) -> ExitCode {
         Command::Ptx(args) => commands::ptx::run(&args),
         Command::Generate(args) => commands::generate::run(&args),
         Command::AuditPeer(args) => commands::audit_peer::run(&args),
+        Command::Report(args) => commands::report::run(&args),
     };
     match result.and_then(|code| Ok(flush_stdout().map(|()| code)?)) {
         Ok(code) => code,

@@ -209,6 +209,19 @@ pub fn recover(dir: &Path) -> io::Result<bool> {
     Ok(repaired)
 }
 
+/// Appends `line` and a newline to the log at `path` (created when missing) in one write,
+/// synced: a kill leaves the log with the line or without it, or at worst with the line cut
+/// short at the end, which readers of a log skip. A log is the one kind of file in a
+/// directory that grows rather than being replaced.
+pub fn append_line(path: &Path, line: &str) -> io::Result<()> {
+    let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+    let mut bytes = Vec::with_capacity(line.len() + 1);
+    bytes.extend_from_slice(line.as_bytes());
+    bytes.push(b'\n');
+    file.write_all(&bytes)?;
+    file.sync_all()
+}
+
 /// Writes `bytes` to a new file at `path` and syncs it to disk.
 pub(crate) fn write_synced(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let mut file = File::create(path)?;

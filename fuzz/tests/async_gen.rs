@@ -14,7 +14,7 @@ use tirproof_fuzz::oracle::verify::{
     is_race_or_async_fault, judge, late_assignments, InterpreterVerdict, VerifierVerdict,
 };
 use tirproof_fuzz::oracle::{
-    round_trip, scalar_assignments, Chain, ChainConfig, InputMode, OracleName, Outcome, SkipReason,
+    round_trip, scalar_assignments, Chain, ChainConfig, InputMode, OracleName, Outcome, SkipReason, UndecidedKind,
 };
 use tirproof_interp::{random_inputs, run, FaultKind, RunConfig};
 use tirproof_ir::check::check_module;
@@ -191,16 +191,21 @@ fn asking_only_for_verify_runs_the_async_chain() {
 #[test]
 fn disagreements_fail_and_inconclusive_runs_skip() {
     let racy = InterpreterVerdict::Racy("read of pending async data".into());
-    let refuted = VerifierVerdict::Refuted { refutation: "wait at line 3".into(), values: Assignment::new() };
+    let refuted = VerifierVerdict::Refuted { refutation: "wait at line 3".into(), values: Assignment::new(), line: 3 };
     let class_of = |outcome: Outcome| outcome.failure().map(|f| f.signature().to_string());
     let proved_faulting = judge("main", &VerifierVerdict::Proved, &racy, None);
     assert_eq!(class_of(proved_faulting).as_deref(), Some("verify/proved-faulting"));
     let not_reproduced = judge("main", &refuted, &InterpreterVerdict::Clean, Some(&InterpreterVerdict::Clean));
     assert_eq!(class_of(not_reproduced).as_deref(), Some("verify/refutation-not-reproduced"));
-    let unknown = VerifierVerdict::Unknown { why: "timeout".into(), budget_spent: false };
+    let unknown =
+        VerifierVerdict::Unknown { why: "timeout".into(), budget_spent: false, kind: UndecidedKind::TimeLimit };
     let undecided = judge("main", &unknown, &racy, None);
-    assert!(matches!(undecided, Outcome::Skip(SkipReason::VerifierUnknown(_))), "{undecided:?}");
-    let stopped = VerifierVerdict::Unknown { why: "stopped".into(), budget_spent: true };
+    assert!(
+        matches!(undecided, Outcome::Skip(SkipReason::VerifierUnknown(UndecidedKind::TimeLimit, _))),
+        "{undecided:?}"
+    );
+    let stopped =
+        VerifierVerdict::Unknown { why: "stopped".into(), budget_spent: true, kind: UndecidedKind::TimeLimit };
     assert!(matches!(judge("main", &stopped, &racy, None), Outcome::Skip(SkipReason::BudgetSpent { .. })));
     assert!(matches!(judge("main", &refuted, &InterpreterVerdict::Clean, Some(&racy)), Outcome::Pass));
     assert!(matches!(judge("main", &refuted, &racy, None), Outcome::Pass));
@@ -218,7 +223,7 @@ fn the_verify_oracle_decides_generated_programs() {
         match verify_outcome(&module) {
             // Undecided by the verifier, or refuted where only a huge extent wraps an index
             // (the `OverflowIndex` shape): the interpreter cannot run that far.
-            Outcome::Skip(SkipReason::VerifierUnknown(_) | SkipReason::Unreplayable(_)) => {}
+            Outcome::Skip(SkipReason::VerifierUnknown(..) | SkipReason::Unreplayable(_)) => {}
             Outcome::Skip(why) => panic!("seed {seed} {shape:?}: skipped: {why}\n{}", print_module(&module)),
             _ => {}
         }

@@ -47,6 +47,7 @@ fn config(out: PathBuf, max_programs: u64) -> CampaignConfig {
         mixed: true,
         generators: Vec::new(),
         stop: None,
+        progress_every: Duration::MAX,
     }
 }
 

@@ -226,6 +226,7 @@ fn a_campaign_of_token_programs_runs_without_findings() {
         mixed: true,
         generators: vec![Generator::Tokens],
         stop: None,
+        progress_every: Duration::MAX,
     };
     let summary = run_campaign(&config, &|_| {}).expect("the campaign runs");
     assert_eq!(summary.programs, 16);

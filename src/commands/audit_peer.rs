@@ -3,7 +3,7 @@
 //!
 //! Writes `DIR/findings/NNN-CLASS/` as findings are minimized (Triton:
 //! `input.ttgir`, `triton_output.ttgir`, `report.md`; MLIR: `input.mlir`, `transform.mlir`,
-//! `mlir_output.mlir`, `report.md`) and `DIR/summary.md` at the end; prints a progress line every 30 s and the summary.
+//! `mlir_output.mlir`, `report.md`) and `DIR/summary.md` at the end; prints a progress line every `--progress-every` (30 s) and the summary.
 //! Findings are the product: the exit code is 0 with findings too, and 0 when the peer is not
 //! installed (the summary says skipped and why); 2 on usage and I/O errors.
 
@@ -17,6 +17,8 @@ use tirproof::outln;
 use tirproof_fuzz::foreign_peer::campaign::{self, AuditConfig, Event, Finding, Summary};
 use tirproof_fuzz::foreign_peer::{Auditor, ForeignPeer, MlirAuditor, PeerClass, PeerSignature, TritonAuditor};
 use tirproof_fuzz::publish::{check, publish, Layout};
+
+use super::fuzz::progress_line;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -38,10 +40,10 @@ pub struct Args {
     /// Time budget of each minimization.
     #[arg(long, value_parser = parse_duration, default_value = "60s")]
     minimize_budget: Duration,
+    /// How often a progress line is printed (`30s`, `5m`).
+    #[arg(long, value_parser = parse_duration, default_value = "30s")]
+    progress_every: Duration,
 }
-
-/// How often a progress line is printed.
-const PROGRESS_EVERY: Duration = Duration::from_secs(30);
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     match args.peer {
@@ -61,7 +63,7 @@ fn audit<A: Auditor>(args: &Args, started: Result<A, String>) -> anyhow::Result<
         duration: args.time,
         max_programs: args.programs,
         minimize_budget: args.minimize_budget,
-        progress_every: PROGRESS_EVERY,
+        progress_every: args.progress_every,
     };
     let summary = match started {
         Err(why) => Summary::skipped(A::PEER, args.seed, why),
@@ -69,12 +71,10 @@ fn audit<A: Auditor>(args: &Args, started: Result<A, String>) -> anyhow::Result<
             let mut failure = None;
             let mut observe = |event: Event<'_, A>| {
                 let result = match event {
-                    Event::Progress { programs, elapsed, findings } => outln!(
-                        "{:>5} s: {programs} programs ({:.1}/s), {findings} findings",
-                        elapsed.as_secs(),
-                        programs as f64 / elapsed.as_secs_f64().max(1e-3)
-                    )
-                    .map_err(anyhow::Error::from),
+                    Event::Progress { programs, elapsed, findings } => {
+                        outln!("{}", progress_line(elapsed.as_secs_f64(), programs, findings))
+                            .map_err(anyhow::Error::from)
+                    }
                     Event::Finding(finding) => write_finding(&findings_dir, finding),
                 };
                 if let Err(error) = result {

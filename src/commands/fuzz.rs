@@ -1,5 +1,7 @@
-//! `tirproof fuzz --out DIR`: a fuzzing campaign with a progress bar; findings are printed as
-//! they are written, and a summary (also `DIR/summary.json`) ends the run.
+//! `tirproof fuzz --out DIR`: a fuzzing campaign with a progress bar (a progress line every
+//! `--progress-every` without a terminal); findings are printed as they are written, and a
+//! summary (also `DIR/summary.json`) ends the run. The campaign keeps `DIR/page/index.html`
+//! current (see `tirproof report`).
 //!
 //! The first Ctrl-C (or SIGTERM) stops the campaign: it writes what it has (the state, the
 //! summary) and says how to resume; a second one exits at once (every report on disk is
@@ -16,6 +18,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use tirproof::duration::parse_duration;
 use tirproof::outln;
 use tirproof::output::StdoutError;
+use tirproof_fuzz::campaign::page::{PAGE_DIR, PAGE_FILE};
 use tirproof_fuzz::campaign::{run_campaign, CampaignConfig, CampaignEnd, Event, Generator, Summary, GRACE};
 use tirproof_fuzz::gen::GenConfig;
 use tirproof_fuzz::oracle::OracleName;
@@ -51,6 +54,11 @@ pub struct Args {
     /// mutated text, for the error paths).
     #[arg(long)]
     valid_only: bool,
+    /// How often a progress point is made (`30s`, `5m`): a line on stdout when there is no
+    /// terminal for the progress bar, a point in DIR/progress.jsonl and DIR/page/index.html
+    /// rewritten.
+    #[arg(long, value_parser = parse_duration, default_value = "30s")]
+    progress_every: Duration,
     /// Draw programs only from these generators, in turn (repeatable: pipeline,
     /// invalid-annotations, mutated-text, async-program, tokens; default: the mix of all).
     #[arg(long = "generator", value_name = "NAME")]
@@ -96,6 +104,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         mixed: !args.valid_only,
         generators: args.generators.clone(),
         stop: Some(stop_on_signals()?),
+        progress_every: args.progress_every,
     };
     let bar = ProgressBar::new_spinner();
     bar.set_style(
@@ -135,6 +144,7 @@ fn conclude(args: &Args, summary: &Summary, jobs: usize) -> anyhow::Result<ExitC
     let json = serde_json::to_string_pretty(summary)? + "\n";
     tirproof::output::write_file(&args.out.join("summary.json"), json.as_bytes())?;
     print_summary(summary, jobs)?;
+    outln!("page: {}", args.out.join(PAGE_DIR).join(PAGE_FILE).display())?;
     if summary.end == CampaignEnd::Stopped || !summary.unfinished_minimizations.is_empty() {
         outln!(
             "campaign {}: resume it with `tirproof fuzz --out {} --seed {}` (and the same options)",
@@ -201,6 +211,13 @@ impl Progress<'_> {
                     programs - failed
                 ));
             }
+            // The bar shows the same on a terminal; without one, a line says the campaign is alive.
+            Event::Progress { summary } if self.bar.is_hidden() => {
+                let failed: u64 = summary.signatures.values().sum();
+                let line = progress_line(summary.seconds, summary.programs, summary.new_findings.len());
+                self.say(format!("{line}, {failed} failed"));
+            }
+            Event::Progress { .. } => {}
             Event::Finding { signature, dir, origin } => {
                 self.findings.fetch_add(1, Ordering::Relaxed);
                 self.say(format!("finding: {signature} ({origin})\n  report: {}", dir.join("REPORT.md").display()));
@@ -220,6 +237,15 @@ impl Progress<'_> {
             Event::Overdue { .. } => {}
         }
     }
+}
+
+/// The progress line of a campaign (`fuzz`, `audit-peer`) without a terminal.
+pub fn progress_line(seconds: f64, programs: u64, findings: usize) -> String {
+    format!(
+        "{:>5} s: {programs} programs ({:.1}/s), {findings} findings",
+        seconds.round(),
+        programs as f64 / seconds.max(1e-3)
+    )
 }
 
 fn print_summary(summary: &Summary, jobs: usize) -> anyhow::Result<()> {
@@ -244,6 +270,10 @@ fn print_summary(summary: &Summary, jobs: usize) -> anyhow::Result<()> {
         if counts.skip > 0 {
             let reasons: Vec<String> = counts.skips.iter().map(|(kind, n)| format!("{kind} {n}")).collect();
             outln!("  {:<14} skips by reason: {}", "", reasons.join(", "))?;
+        }
+        if counts.undecided > 0 {
+            let reasons: Vec<String> = counts.undecided_reasons.iter().map(|(kind, n)| format!("{kind} {n}")).collect();
+            outln!("  {:<14} undecided by reason: {}", "", reasons.join(", "))?;
         }
     }
     print_tvm_table(summary)?;

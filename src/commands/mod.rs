@@ -11,6 +11,7 @@ pub mod opt;
 pub mod oracles;
 pub mod ptx;
 pub mod reduce;
+pub mod report;
 pub mod run;
 pub mod verify;
 

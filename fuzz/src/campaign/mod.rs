@@ -24,6 +24,8 @@
 //! programs they cut are left for a resumed campaign, the minimizations stay "in progress").
 
 mod lock;
+pub mod page;
+pub mod progress;
 mod state;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -86,6 +88,9 @@ pub struct CampaignConfig {
     pub generators: Vec<Generator>,
     /// Set from outside (Ctrl-C) to end the campaign as its deadline would.
     pub stop: Option<Arc<AtomicBool>>,
+    /// How often a progress point is made: appended to the progress log, the page rewritten,
+    /// [`Event::Progress`] sent (`Duration::MAX`: only at the end).
+    pub progress_every: Duration,
 }
 
 /// What a campaign tells its observer (the CLI's progress bar).
@@ -93,6 +98,8 @@ pub struct CampaignConfig {
 pub enum Event {
     /// A program went through the chain.
     Program { index: u64, failed: bool },
+    /// A progress point: the summary of this run so far (also in the progress log and the page).
+    Progress { summary: Summary },
     /// A new signature, written (unminimized) to `dir`.
     Finding { signature: Signature, dir: PathBuf, origin: String },
     /// A finding was minimized and its report rewritten.
@@ -108,7 +115,7 @@ pub enum Event {
 }
 
 /// Pass, skip and fail counts per oracle.
-#[derive(Clone, Debug, Default, serde::Serialize)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct OracleCounts {
     pub pass: u64,
     pub skip: u64,
@@ -117,9 +124,13 @@ pub struct OracleCounts {
     pub undecided: u64,
     /// The skips by the kind of their reason ([`SkipReason::kind`]).
     pub skips: BTreeMap<String, u64>,
+    /// The undecided verdicts by the kind of their reason ([`UndecidedKind::name`]; absent
+    /// from the summaries of earlier versions).
+    #[serde(default)]
+    pub undecided_reasons: BTreeMap<String, u64>,
 }
 
-#[derive(Clone, Debug, Default, serde::Serialize)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Summary {
     pub seed: u64,
     /// Programs run by this invocation.
@@ -141,7 +152,7 @@ pub struct Summary {
 }
 
 /// Why a campaign ended.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CampaignEnd {
     /// It ran the programs it was asked for.
@@ -407,6 +418,7 @@ pub fn run_campaign(config: &CampaignConfig, observe: &(dyn Fn(Event) + Sync)) -
     });
     state.done_below = shared.done_below();
     state.save(&config.out)?;
+    shared.progress_point(shared.summary(began), false);
     match not_started {
         Some(error) => Err(error),
         None => Ok(shared.summary(began)),
@@ -447,8 +459,13 @@ impl Shared<'_> {
     /// (every report on disk is complete at any moment).
     fn watch_the_end(&self, workers: &[std::thread::ScopedJoinHandle<'_, ()>], began: Instant) {
         let mut ended_at = None;
+        let mut last_point = began;
         while !workers.iter().all(|w| w.is_finished()) {
             std::thread::sleep(Duration::from_millis(50));
+            if last_point.elapsed() >= self.config.progress_every {
+                last_point = Instant::now();
+                self.progress_point(self.summary(began), true);
+            }
             if !self.cutoff.reached() {
                 continue;
             }
@@ -464,6 +481,22 @@ impl Shared<'_> {
                 (self.observe)(Event::Overdue { summary: self.summary(began), running });
                 return;
             }
+        }
+    }
+
+    /// Appends `summary` to the progress log and rewrites the page; tells the observer when
+    /// `announce` (the end's point is the final summary's, which the caller prints).
+    fn progress_point(&self, summary: Summary, announce: bool) {
+        let out = &self.config.out;
+        if let Err(e) = progress::record(out, &progress::ProgressPoint::now(summary.clone())) {
+            let message = format!("cannot append to {}: {e}", out.join(progress::PROGRESS_LOG).display());
+            (self.observe)(Event::Problem { message });
+        }
+        if let Err(e) = page::write_page(out) {
+            (self.observe)(Event::Problem { message: format!("cannot write the campaign's page: {e}") });
+        }
+        if announce {
+            (self.observe)(Event::Progress { summary });
         }
     }
 
@@ -629,7 +662,10 @@ impl Shared<'_> {
                 Outcome::Pass => counts.pass += 1,
                 Outcome::Skip(reason) => {
                     counts.skip += 1;
-                    counts.undecided += u64::from(matches!(reason, SkipReason::VerifierUnknown(_)));
+                    if let SkipReason::VerifierUnknown(kind, _) = reason {
+                        counts.undecided += 1;
+                        *counts.undecided_reasons.entry(kind.name().to_string()).or_default() += 1;
+                    }
                     *counts.skips.entry(reason.kind().to_string()).or_default() += 1;
                 }
                 Outcome::Fail(_) => counts.fail += 1,

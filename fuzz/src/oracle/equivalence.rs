@@ -53,7 +53,7 @@ fn failure(oracle: OracleName, inequivalence: &Inequivalence) -> Failure {
     let failure = Failure::new(oracle, class, inequivalence.to_string());
     match inequivalence {
         Inequivalence::Differs { difference: Difference::Faulted { fault, .. }, .. } => {
-            failure.with_counterexample(describe_fault(fault))
+            failure.with_counterexample(describe_fault(fault)).at_line(fault.span.line)
         }
         _ => failure,
     }

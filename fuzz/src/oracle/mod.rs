@@ -470,11 +470,49 @@ pub struct Failure {
     /// Whether the failure is a check the run's time budget stopped (see
     /// `tirproof_verify::solver::within_budget`), not one the program left undecided.
     budget_spent: bool,
+    /// The statement the failure is at, when it is one statement.
+    site: Option<Site>,
+}
+
+/// The statement a failure is at: the wait a verdict is on, or the statement that faulted, by
+/// the line of its span in the program the oracle was given. The minimizer's edits keep the
+/// spans of the statements they leave, so a candidate failing at another site moved the
+/// failure to another statement (see `crate::reduce`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Site {
+    pub line: u32,
+}
+
+impl Site {
+    /// The site at `line`; none for line 0 (a failure that belongs to no one statement).
+    pub fn at_line(line: u32) -> Option<Site> {
+        (line > 0).then_some(Site { line })
+    }
 }
 
 impl Failure {
     pub fn new(oracle: OracleName, class: FailureClass, message: impl Into<String>) -> Self {
-        Failure { oracle, class, message: message.into(), counterexample: None, budget_spent: false }
+        Failure { oracle, class, message: message.into(), counterexample: None, budget_spent: false, site: None }
+    }
+
+    /// The same failure, at the statement of line `line` (none for line 0).
+    #[must_use]
+    pub fn at_line(mut self, line: u32) -> Self {
+        self.site = Site::at_line(line);
+        self
+    }
+
+    /// The statement the failure is at, when it is one statement.
+    pub fn site(&self) -> Option<Site> {
+        self.site
+    }
+
+    /// The same failure at `site` (the minimizer moves a site to the lines of a reprinted
+    /// program).
+    #[must_use]
+    pub fn with_site(mut self, site: Option<Site>) -> Self {
+        self.site = site;
+        self
     }
 
     pub fn with_counterexample(mut self, evidence: impl Into<String>) -> Self {
@@ -544,11 +582,74 @@ pub enum SkipReason {
     /// The verifier left an arbitrary program undecided (why): honest, never a pass, and
     /// counted apart; not a disagreement with the interpreter, so not a finding. (On the pass's
     /// own outputs an Unknown is a finding of the `waits-tight` oracle.)
-    VerifierUnknown(String),
+    VerifierUnknown(UndecidedKind, String),
     /// The verifier refuted a program at values the interpreter cannot run in reasonable time
     /// (an extent of hundreds of millions, where an index wraps): neither confirmed nor
     /// contradicted.
     Unreplayable(String),
+}
+
+/// Why the verifier left a program undecided, without the details: what campaign summaries
+/// count undecided verdicts by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum UndecidedKind {
+    /// A check ran out of its time limit.
+    TimeLimit,
+    /// Z3 gave up (incompleteness, a resource limit).
+    GaveUp,
+    /// A counterexample without a model, or with a value beyond an i64.
+    NoUsableModel,
+    /// Whether the assumptions can hold was not decided.
+    AssumptionsUndecided,
+    /// A counterexample that could not be confirmed.
+    Unconfirmed,
+    /// A construct without an exact encoding.
+    NotEncoded,
+    /// The assumptions of the checks contradict each other.
+    ContradictoryAssumptions,
+    /// A wait the verifier did not reach.
+    NotChecked,
+    /// Proved only up to a bound on a loop's iterations.
+    Bounded,
+    /// Another reason (a peer's output, an obligation missing from its query).
+    Other,
+}
+
+impl UndecidedKind {
+    /// The kind of `undecided`.
+    pub fn of(undecided: &tirproof_verify::waits::Undecided) -> UndecidedKind {
+        use tirproof_verify::solver::UnknownReason as R;
+        use tirproof_verify::waits::Cause;
+        match &undecided.cause {
+            Cause::Solver(R::TimeLimit { .. } | R::BudgetSpent { .. }) => UndecidedKind::TimeLimit,
+            Cause::Solver(R::GaveUp(_)) => UndecidedKind::GaveUp,
+            Cause::Solver(R::NoModel | R::ValueOutOfRange { .. }) => UndecidedKind::NoUsableModel,
+            Cause::Solver(R::AssumptionsUndecided(_)) => UndecidedKind::AssumptionsUndecided,
+            Cause::Solver(R::Unconfirmed(_)) => UndecidedKind::Unconfirmed,
+            Cause::Solver(R::NotAsked(_)) | Cause::NotEncoded(_) | Cause::StoreOutsideCommit { .. } => {
+                UndecidedKind::NotEncoded
+            }
+            Cause::Solver(R::NoSuchObligation { .. }) => UndecidedKind::Other,
+            Cause::ContradictoryAssumptions => UndecidedKind::ContradictoryAssumptions,
+            Cause::NotChecked => UndecidedKind::NotChecked,
+            Cause::Bounded { .. } => UndecidedKind::Bounded,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            UndecidedKind::TimeLimit => "time-limit",
+            UndecidedKind::GaveUp => "z3-gave-up",
+            UndecidedKind::NoUsableModel => "no-usable-model",
+            UndecidedKind::AssumptionsUndecided => "assumptions-undecided",
+            UndecidedKind::Unconfirmed => "unconfirmed",
+            UndecidedKind::NotEncoded => "not-encoded",
+            UndecidedKind::ContradictoryAssumptions => "contradictory-assumptions",
+            UndecidedKind::NotChecked => "not-checked",
+            UndecidedKind::Bounded => "bounded",
+            UndecidedKind::Other => "other",
+        }
+    }
 }
 
 impl SkipReason {
@@ -559,7 +660,7 @@ impl SkipReason {
             SkipReason::NotApplicable(_) => "not-applicable",
             SkipReason::Unavailable(_) => "unavailable",
             SkipReason::Undecided(_) => "undecided",
-            SkipReason::VerifierUnknown(_) => "verifier-unknown",
+            SkipReason::VerifierUnknown(..) => "verifier-unknown",
             SkipReason::Unreplayable(_) => "unreplayable",
         }
     }
@@ -573,7 +674,7 @@ impl fmt::Display for SkipReason {
             SkipReason::NotApplicable(why) | SkipReason::Undecided(why) | SkipReason::Unreplayable(why) => {
                 f.write_str(why)
             }
-            SkipReason::VerifierUnknown(why) => write!(f, "the verifier did not decide: {why}"),
+            SkipReason::VerifierUnknown(_, why) => write!(f, "the verifier did not decide: {why}"),
             SkipReason::Unavailable(why) => write!(f, "not available here: {why}"),
         }
     }

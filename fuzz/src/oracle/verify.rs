@@ -33,36 +33,43 @@ use tirproof_verify::waits::{verify_func, FuncReport, Options, WaitVerdict};
 
 use super::equivalence::scalar_assignments;
 use super::waits::{lazy_runs, replay_assignment, show_values, too_large_to_replay, LazyRuns};
-use super::{Failure, FailureClass, OracleName, Outcome, SkipReason};
+use super::{Failure, FailureClass, OracleName, Outcome, SkipReason, UndecidedKind};
 
 /// What the verifier says about a whole function.
 #[derive(Clone, Debug)]
 pub enum VerifierVerdict {
     /// Every wait and every other obligation proved.
     Proved,
-    /// Something refuted: what, and the values of its counterexample.
-    Refuted { refutation: String, values: Assignment },
-    /// Nothing refuted, something undecided: why, and whether the time budget stopped it.
-    Unknown { why: String, budget_spent: bool },
+    /// Something refuted: what, the values of its counterexample, and the line of the
+    /// refuted wait or finding (0 for a finding of the whole function).
+    Refuted { refutation: String, values: Assignment, line: u32 },
+    /// Nothing refuted, something undecided: why, whether the time budget stopped it, and
+    /// the kind of the reason.
+    Unknown { why: String, budget_spent: bool, kind: UndecidedKind },
 }
 
 impl VerifierVerdict {
     /// The verdict of a function's report.
     pub fn of(report: &FuncReport) -> Self {
         let refuted_wait = report.waits.iter().find_map(|w| match &w.verdict {
-            WaitVerdict::Refuted { values, .. } => Some((w.to_string(), values.clone())),
+            WaitVerdict::Refuted { values, .. } => Some((w.to_string(), values.clone(), w.line)),
             _ => None,
         });
-        let finding = report.findings.first().map(|f| (format!("line {}: {}", f.line, f.message), f.values.clone()));
-        if let Some((refutation, values)) = refuted_wait.or(finding) {
-            return VerifierVerdict::Refuted { refutation, values };
+        let finding =
+            report.findings.first().map(|f| (format!("line {}: {}", f.line, f.message), f.values.clone(), f.line));
+        if let Some((refutation, values, line)) = refuted_wait.or(finding) {
+            return VerifierVerdict::Refuted { refutation, values, line };
         }
         let undecided_wait = report.waits.iter().find_map(|w| match &w.verdict {
             WaitVerdict::Unknown { reason } => Some(reason.clone()),
             _ => None,
         });
         match report.unknown.first().cloned().or(undecided_wait) {
-            Some(why) => VerifierVerdict::Unknown { why: why.to_string(), budget_spent: why.is_budget_spent() },
+            Some(why) => VerifierVerdict::Unknown {
+                why: why.to_string(),
+                budget_spent: why.is_budget_spent(),
+                kind: UndecidedKind::of(&why),
+            },
             None => VerifierVerdict::Proved,
         }
     }
@@ -161,7 +168,8 @@ pub fn proved_wait_faulting(name: &str, report: &FuncReport, faulting: Option<&F
     let faulting = faulting?;
     let wait = report.waits.iter().find(|w| w.line == faulting.line && w.verdict.is_proved())?;
     let message = format!("the verifier proves a wait of `{name}` ({wait}), but the lazy interpreter faults there");
-    Some(Failure::new(OracleName::Verify, FailureClass::ProvedFaulting, message).with_counterexample(&faulting.fault))
+    let failure = Failure::new(OracleName::Verify, FailureClass::ProvedFaulting, message);
+    Some(failure.with_counterexample(&faulting.fault).at_line(faulting.line))
 }
 
 /// Every function of `module`: the verifier against the lazy interpreter.
@@ -243,13 +251,13 @@ pub fn judge(
             let message = format!("the verifier proves every wait of `{name}`, but the lazy interpreter faults");
             Outcome::Fail(fail(FailureClass::ProvedFaulting, message).with_counterexample(fault.clone()))
         }
-        (VerifierVerdict::Unknown { why, budget_spent: true }, _) => {
+        (VerifierVerdict::Unknown { why, budget_spent: true, .. }, _) => {
             Outcome::Skip(SkipReason::BudgetSpent { stopped: Some(format!("`{name}`: undecided: {why}")) })
         }
-        (VerifierVerdict::Unknown { why, budget_spent: false }, _) => {
-            Outcome::Skip(SkipReason::VerifierUnknown(format!("`{name}`: {why}")))
+        (VerifierVerdict::Unknown { why, budget_spent: false, kind }, _) => {
+            Outcome::Skip(SkipReason::VerifierUnknown(*kind, format!("`{name}`: {why}")))
         }
-        (VerifierVerdict::Refuted { refutation, values }, InterpreterVerdict::Clean) => match replayed {
+        (VerifierVerdict::Refuted { refutation, values, line }, InterpreterVerdict::Clean) => match replayed {
             Some(InterpreterVerdict::Racy(_)) => Outcome::Pass,
             Some(InterpreterVerdict::Inconclusive(why)) => {
                 Outcome::Skip(SkipReason::Undecided(format!("`{name}` with the counterexample's values: {why}")))
@@ -259,7 +267,8 @@ pub fn judge(
                     "the verifier refutes `{name}` ({refutation}), but the lazy interpreter runs it without a fault"
                 );
                 let evidence = format!("{refutation}\nvalues: {}", show_values(values));
-                Outcome::Fail(fail(FailureClass::RefutationNotReproduced, message).with_counterexample(evidence))
+                let failure = fail(FailureClass::RefutationNotReproduced, message).with_counterexample(evidence);
+                Outcome::Fail(failure.at_line(*line))
             }
         },
         _ => Outcome::Pass,

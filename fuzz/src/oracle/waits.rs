@@ -58,7 +58,7 @@ fn first_problem(report: &FuncReport, known: Known) -> Option<Failure> {
             WaitVerdict::Refuted { .. } => FailureClass::WaitRefuted,
             WaitVerdict::Unknown { .. } | WaitVerdict::ProvedBounded { .. } => FailureClass::VerifierUnknown,
         };
-        let failure = Failure::new(oracle, class, format!("`{}`: {wait}", report.name));
+        let failure = Failure::new(oracle, class, format!("`{}`: {wait}", report.name)).at_line(wait.line);
         return Some(match &wait.verdict {
             WaitVerdict::Refuted { values, .. } => failure.with_counterexample(show_values(values)),
             WaitVerdict::Unknown { reason } => failure.with_budget_spent(reason.is_budget_spent()),
@@ -67,7 +67,7 @@ fn first_problem(report: &FuncReport, known: Known) -> Option<Failure> {
     }
     if let Some(finding) = report.findings.first() {
         let message = format!("`{}`: {}{}", report.name, at_line(finding.line), finding.message);
-        let failure = Failure::new(oracle, FailureClass::WaitRefuted, message);
+        let failure = Failure::new(oracle, FailureClass::WaitRefuted, message).at_line(finding.line);
         return Some(failure.with_counterexample(show_values(&finding.values)));
     }
     report.unknown.first().map(|why| {
@@ -113,6 +113,23 @@ pub fn agreement(output: &IRModule, seed: u64, timeout: Duration, measured: Opti
     }
     let target = usize::try_from(seed % total as u64).unwrap_or(0);
     let (mutant, line) = loosen_wait(output, target);
+    let from_text = seed.is_multiple_of(VERIFY_MUTANT_TEXT_EVERY);
+    match agreement_of(output, &mutant, (target, line), from_text, timeout, measured) {
+        Outcome::Fail(failure) => Outcome::Fail(failure.at_line(line)),
+        outcome => outcome,
+    }
+}
+
+/// [`agreement`] on `mutant`, `output` with its wait `target` (at `line`) loosened; the
+/// mutant verified from its text too when `from_text`.
+fn agreement_of(
+    output: &IRModule,
+    mutant: &IRModule,
+    (target, line): (usize, u32),
+    from_text: bool,
+    timeout: Duration,
+    measured: Option<&[FuncReport]>,
+) -> Outcome {
     let Some(located) = locate_wait(output, target) else {
         return Outcome::not_applicable("the loosened wait is in no function");
     };
@@ -120,9 +137,7 @@ pub fn agreement(output: &IRModule, seed: u64, timeout: Duration, measured: Opti
     let what = format!("`{}` with the wait at line {line} loosened by 1", func.name);
     let claimed = measured.and_then(|reports| claim(reports.get(located.function)?, &located));
     let answer = match claimed {
-        Some(proved) if !seed.is_multiple_of(VERIFY_MUTANT_TEXT_EVERY) => {
-            Answer { proved, refutation: None, values: None }
-        }
+        Some(proved) if !from_text => Answer { proved, refutation: None, values: None },
         _ => match verify_mutant(func, timeout) {
             Err(why) => {
                 let message = format!("{what}: undecided: {why}");

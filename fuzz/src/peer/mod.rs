@@ -240,7 +240,10 @@ pub fn judge(
                 FailureClass::WaitRefuted => TvmClass::RacyProved,
                 FailureClass::WaitOverSynchronized => TvmClass::OverSynchronized,
                 _ => {
-                    let unknown = SkipReason::VerifierUnknown(format!("TVM's output: {}", failure.message));
+                    let unknown = SkipReason::VerifierUnknown(
+                        crate::oracle::UndecidedKind::Other,
+                        format!("TVM's output: {}", failure.message),
+                    );
                     return Outcome::Skip(unknown);
                 }
             };

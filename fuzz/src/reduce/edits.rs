@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use tirproof_ir::subst::Substitution;
 use tirproof_ir::visit::{walk_expr_mut, walk_stmt_mut, MutVisitor};
-use tirproof_ir::{Buffer, BufferId, Expr, IRModule, Stmt, StmtKind};
+use tirproof_ir::{Buffer, BufferId, BufferRegion, Expr, IRModule, Stmt, StmtKind};
 
 use super::pipeline_edits::{LoopEdit, Spec};
 
@@ -212,7 +212,8 @@ fn shrinkable_buffers(module: &IRModule) -> Vec<Buffer> {
     found.into_iter().map(|(_, b)| b).collect()
 }
 
-/// Halves the largest constant dimension of the `site`-th shrinkable buffer everywhere.
+/// Halves the largest constant dimension of the `site`-th shrinkable buffer everywhere, its
+/// `T.reads`/`T.writes` regions cut to fit the smaller buffer.
 fn shrink_buffer(module: &IRModule, site: usize) -> Option<IRModule> {
     let buffer = shrinkable_buffers(module).into_iter().nth(site)?;
     let shape = buffer.const_shape()?;
@@ -228,6 +229,112 @@ fn shrink_buffer(module: &IRModule, site: usize) -> Option<IRModule> {
             }
         }
         Substitution::new().buffer(&buffer, smaller.clone()).apply_stmt(&mut func.body);
+        FitRegions { buffer: smaller.id(), dim, size: largest / 2 }.mutate_stmt(&mut func.body);
     }
     Some(copy)
+}
+
+/// Cuts every block region of `buffer` in dimension `dim` to `[0, size)`, the dimension's new
+/// extent: a constant range keeps what of it is inside (its last element when none is), a
+/// range of constant extent keeps at most `size` elements.
+struct FitRegions {
+    buffer: BufferId,
+    dim: usize,
+    size: i64,
+}
+
+impl FitRegions {
+    fn fit(&self, regions: Option<&mut Vec<BufferRegion>>) {
+        let regions = regions.into_iter().flatten().filter(|r| r.buffer.id() == self.buffer);
+        for range in regions.filter_map(|r| r.region.get_mut(self.dim)) {
+            let min = range.min.as_int();
+            if let Some(min) = min {
+                set_int(&mut range.min, min.clamp(0, self.size - 1));
+            }
+            let room = self.size - range.min.as_int().unwrap_or(0);
+            if let Some(extent) = range.extent.as_int().filter(|&e| e > room) {
+                set_int(&mut range.extent, extent.min(room).max(1));
+            }
+        }
+    }
+}
+
+impl MutVisitor for FitRegions {
+    fn mutate_stmt(&mut self, stmt: &mut Stmt) {
+        if let StmtKind::Block(block) = &mut stmt.kind {
+            self.fit(block.reads.as_mut());
+            self.fit(block.writes.as_mut());
+        }
+        walk_stmt_mut(self, stmt);
+    }
+}
+
+/// Sets the value of an integer constant, keeping its type.
+fn set_int(expr: &mut Expr, to: i64) {
+    if let Expr::Int { value, .. } = expr {
+        *value = to;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tirproof_ir::visit::{walk_stmt, Visitor};
+
+    const REGIONS: &str = r#"
+@T.prim_func(s_tir=True)
+def main(A: T.Buffer((16, 8), "float32"), C: T.Buffer((16,), "float32")):
+    for i in range(16):
+        with T.sblock("copy"):
+            vi = T.axis.spatial(16, i)
+            T.reads(A[vi, 0:8], A[12:16, 2])
+            T.writes(C[vi])
+            C[vi] = A[vi, 0]
+"#;
+
+    /// A region as its buffer's shape and each range's constant `(min, extent)`.
+    type Shaped = (Vec<i64>, Vec<(Option<i64>, Option<i64>)>);
+
+    /// Every region of every block.
+    fn regions(module: &IRModule) -> Vec<Shaped> {
+        struct Collect(Vec<Shaped>);
+        impl Visitor for Collect {
+            fn visit_stmt(&mut self, stmt: &Stmt) {
+                if let StmtKind::Block(block) = &stmt.kind {
+                    for region in block.reads.iter().chain(block.writes.iter()).flatten() {
+                        let ranges = region.region.iter().map(|r| (r.min.as_int(), r.extent.as_int())).collect();
+                        self.0.push((region.buffer.const_shape().unwrap_or_default(), ranges));
+                    }
+                }
+                walk_stmt(self, stmt);
+            }
+        }
+        let mut collect = Collect(Vec::new());
+        module.functions.iter().for_each(|f| collect.visit_stmt(&f.body));
+        collect.0
+    }
+
+    #[test]
+    fn a_shrunk_buffer_keeps_regions_that_fit_it() {
+        let module = tirproof_reader::parse_module(REGIONS).expect("parses");
+        let shrunk = shrink_buffer(&module, 0).expect("A shrinks");
+        let found = regions(&shrunk);
+        assert_eq!(found.len(), 3, "{found:?}");
+        for (shape, ranges) in &found {
+            for (dim, (min, extent)) in ranges.iter().enumerate() {
+                let (Some(min), Some(extent)) = (min, extent) else { continue };
+                assert!(
+                    *min >= 0 && *extent >= 1 && min + extent <= shape[dim],
+                    "a region [{min}, {}) in dimension {dim} of a buffer of shape {shape:?}:\n{}",
+                    min + extent,
+                    tirproof_ir::print::print_module(&shrunk)
+                );
+            }
+        }
+        // A's first dimension halved: `A[12:16, 2]` keeps its last row, `A[vi, 0:8]` its width.
+        assert_eq!(found[0].0, vec![8, 8]);
+        assert_eq!(found[1].1, vec![(Some(7), Some(1)), (Some(2), Some(1))]);
+        let diags = tirproof_ir::check::check_module(&shrunk);
+        assert!(!diags.has_errors(), "{diags}");
+    }
 }

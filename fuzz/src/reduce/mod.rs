@@ -1,10 +1,14 @@
-//! The minimizer: shrinks a failing program while its failure signature holds.
+//! The minimizer: shrinks a failing program while its failure signature holds, at the same
+//! statement.
 //!
 //! It first runs the oracle chain on the input and fails with [`ReduceError::DoesNotFail`]
 //! unless the input fails (with the given signature, when one is given). Then it applies the
 //! edits of [`edits`] greedily, most aggressive first, keeping a candidate only when it is
 //! smaller by [`Size`], the checker accepts it, it runs without a fault on its own (when the
-//! input did), and the chain fails on it with the same [`Signature`]. It stops at a fixed point
+//! input did), and the chain fails on it with the same [`Signature`] at the same [`Site`]
+//! (the wait or faulting statement the failure is at: edits keep the spans of the statements
+//! they leave, so a failure at another line moved to another statement, and is not the one
+//! given). It stops at a fixed point
 //! (no edit applies), at the time budget, or at the caller's [`Cutoff`] (a campaign's end or
 //! Ctrl-C), and says which ([`Minimization`]). Only the oracle of the signature runs on
 //! candidates, which keeps each attempt cheap. Deterministic: the same input, configuration
@@ -27,7 +31,7 @@ use tirproof_ir::print::print_module;
 
 use crate::cutoff::Cutoff;
 use crate::oracle::{
-    parse_text, runs_cleanly, Chain, ChainConfig, ChainResult, Failure, InputMode, OracleName, Signature,
+    parse_text, runs_cleanly, Chain, ChainConfig, ChainResult, Failure, InputMode, OracleName, Signature, Site,
 };
 use crate::peer::PeerMode;
 
@@ -188,6 +192,7 @@ pub fn reduce_until(input: &IRModule, config: &ReduceConfig, cutoff: &Cutoff) ->
     let mut search = Search {
         chain,
         signature,
+        site: failure.site(),
         current: input.clone(),
         result: first,
         steps: Vec::new(),
@@ -221,6 +226,8 @@ pub fn reduce_until(input: &IRModule, config: &ReduceConfig, cutoff: &Cutoff) ->
 struct Search {
     chain: ChainConfig,
     signature: Signature,
+    /// Where the failure is, in the lines of the spans of `current`.
+    site: Option<Site>,
     current: IRModule,
     result: ChainResult,
     steps: Vec<&'static str>,
@@ -278,13 +285,20 @@ impl Search {
     /// text does not fail the same way (or the cutoff stops the check).
     fn relocate(&mut self) -> LineRefs {
         let Ok(Some(located)) = parse_text(&print_module(&self.current)) else { return LineRefs::Original };
+        let Some(site) = moved_site(self.site, &self.current, &located) else { return LineRefs::Original };
         let result = Chain { config: &self.chain }.run_cut(&located, &self.cutoff);
-        if result.failure().is_none_or(|f| f.signature() != self.signature) {
+        if !result.failure().is_some_and(|f| f.signature() == self.signature && f.site() == site) {
             return LineRefs::Original;
         }
         self.current = located;
         self.result = result;
+        self.site = site;
         LineRefs::Minimized
+    }
+
+    /// Whether `result` fails as the search's input did: the same signature, at the same site.
+    fn same_failure(&self, result: &ChainResult) -> bool {
+        result.failure().is_some_and(|f| f.signature() == self.signature && f.site() == self.site)
     }
 
     fn keeps_failing(&mut self, candidate: &IRModule) -> bool {
@@ -296,10 +310,42 @@ impl Search {
         }
         self.attempts += 1;
         let result = Chain { config: &self.chain }.run_cut(candidate, &self.cutoff);
-        let same = result.failure().is_some_and(|f| f.signature() == self.signature);
+        let same = self.same_failure(&result);
         if same {
             self.result = result;
         }
         same
     }
+}
+
+/// `site`, a line of `before`'s spans, as the line of the same statement in `after`, the same
+/// program read back from its text (its statements in the same order): `None` when no
+/// statement of `before` is at that line, or the two do not have the same statements;
+/// `Some(None)` when there is no site.
+fn moved_site(site: Option<Site>, before: &IRModule, after: &IRModule) -> Option<Option<Site>> {
+    let Some(site) = site else { return Some(None) };
+    let (before, after) = (statement_lines(before), statement_lines(after));
+    if before.len() != after.len() {
+        return None;
+    }
+    let at = before.iter().position(|&line| line == site.line)?;
+    Some(Site::at_line(after[at]))
+}
+
+/// The line of every statement of `module` but sequences (a sequence of one statement does not
+/// read back as one), in walk order.
+fn statement_lines(module: &IRModule) -> Vec<u32> {
+    use tirproof_ir::visit::{walk_stmt, Visitor};
+    struct Lines(Vec<u32>);
+    impl Visitor for Lines {
+        fn visit_stmt(&mut self, stmt: &tirproof_ir::Stmt) {
+            if !matches!(stmt.kind, tirproof_ir::StmtKind::Seq(_)) {
+                self.0.push(stmt.span.line);
+            }
+            walk_stmt(self, stmt);
+        }
+    }
+    let mut lines = Lines(Vec::new());
+    module.functions.iter().for_each(|f| lines.visit_stmt(&f.body));
+    lines.0
 }

@@ -124,11 +124,8 @@ fn run(cli: Cli) -> ExitCode {
         Err(err) => {
             eprintln!("error: {err:#}");
             // An input that cannot be read is bad input; every other error is of the usage.
-            let status = if err.chain().any(|cause| cause.is::<ReadError>()) {
-                ExitStatus::BadInput
-            } else {
-                ExitStatus::Usage
-            };
+            let status =
+                if err.chain().any(|cause| cause.is::<ReadError>()) { ExitStatus::BadInput } else { ExitStatus::Usage };
             status.into()
         }
     }

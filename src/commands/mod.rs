@@ -15,8 +15,8 @@ pub mod reduce;
 pub mod run;
 pub mod verify;
 
-use std::path::{Path, PathBuf};
 use anyhow::{bail, Context};
+use std::path::{Path, PathBuf};
 use tirproof::findings::{FileStatus, ReadError, Report};
 use tirproof::source::{expand_paths, Source};
 use tirproof_ir::IRModule;

@@ -151,7 +151,14 @@ impl AfterPass for AfterEach<'_> {
 
 /// Validates one CSE pass; prints what is not proved, records it in `found` and returns how
 /// many obligations.
-fn validate(pass: &str, before: &IRModule, after: &IRModule, timeout: Duration, file: &str, found: &mut Report) -> usize {
+fn validate(
+    pass: &str,
+    before: &IRModule,
+    after: &IRModule,
+    timeout: Duration,
+    file: &str,
+    found: &mut Report,
+) -> usize {
     let mut unproved = 0;
     for report in tirproof_verify::cse::validate_module(before, after, timeout) {
         let failures: Vec<_> = report.failures().collect();

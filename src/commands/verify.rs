@@ -197,7 +197,11 @@ fn add_findings(found: &mut Report, src: &Source, report: &FuncReport, deny_over
         };
         let finding =
             Finding::new(rule, Location::line_of(&src.name, &src.text, wait.line), format!("function {func}: {wait}"));
-        found.add(if rule == Rule::WaitOverSynchronized && deny_over_synchronized { finding.denied() } else { finding });
+        found.add(if rule == Rule::WaitOverSynchronized && deny_over_synchronized {
+            finding.denied()
+        } else {
+            finding
+        });
     }
     for finding in &report.findings {
         let location = Location::line_of(&src.name, &src.text, finding.line);

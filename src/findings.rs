@@ -85,14 +85,15 @@ pub enum ExitStatus {
 
 /// The exit codes, as `--help` and the README state them.
 pub const EXIT_CODES_HELP: &str = "\
-Exit codes (when several apply: 4 over 1 over 3 over 0):
+Exit codes:
   0  clean: everything read, checked, and proved or run clean
   1  refuted: a finding (a wait refuted, a run that faults, outputs that differ,
      a failed corpus case, an over-synchronized wait under --deny over-synchronized)
   2  usage error, or an output that could not be written or would overwrite data
   3  unknown: some verdict undecided (or bounded only), nothing refuted
   4  bad input: a file that does not read, parse or check
-  141  standard output was closed before everything was written (`| head`)";
+  141  standard output was closed before everything was written (`| head`)
+When several apply, the worst wins: 4 over 1 over 3 over 0.";
 
 impl ExitStatus {
     /// The process exit code.

@@ -8,7 +8,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::{code, stderr, stdout};
+use common::{code, show, stderr, stdout};
 use serde_json::Value;
 
 fn tirproof(args: &[&str]) -> Output {
@@ -40,7 +40,7 @@ fn programs() -> Programs {
     let write = |name: &str, text: String| {
         let path = dir.path().join(name);
         std::fs::write(&path, text).expect("write");
-        path.display().to_string()
+        show(&path)
     };
     Programs {
         tight: write("tight.py", text.clone()),

@@ -1,7 +1,7 @@
 //! The `tirproof` command line: argument parsing, file I/O and exit codes, nothing else.
 //!
-//! Exit codes are the same for every command: 0 when everything is clean, 1 when the input
-//! has problems (diagnostics, faults, refuted proofs, failed cases), 2 on usage or I/O errors.
+//! Exit codes are the same for every command (`tirproof::findings::ExitStatus`): 0 clean,
+//! 1 refuted, 2 usage, 3 unknown, 4 bad input, the worst winning when several apply.
 //! A reader that closes standard output early (`| head`) ends a command quietly with 141, the
 //! status a shell reports for a command stopped by SIGPIPE.
 
@@ -10,15 +10,10 @@ mod commands;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use tirproof::findings::{ExitStatus, ReadError};
 use tirproof::output::{flush_stdout, StdoutError};
 
-const EXIT_CODES: &str = "\
-Exit codes:
-  0  everything is clean
-  1  the input has problems (diagnostics, a program fault, outputs that differ,
-     a wait refuted or unknown, failed corpus cases)
-  2  usage error, or a file could not be read or written
-  141  standard output was closed before everything was written (`| head`)";
+const EXIT_CODES: &str = tirproof::findings::EXIT_CODES_HELP;
 
 /// Proofs and fuzzing for software-pipelined TVM TIR with asynchronous copies.
 #[derive(Parser)]
@@ -132,7 +127,10 @@ fn run(cli: Cli) -> ExitCode {
         }
         Err(err) => {
             eprintln!("error: {err:#}");
-            ExitCode::from(2)
+            // An input that cannot be read is bad input; every other error is of the usage.
+            let status =
+                if err.chain().any(|cause| cause.is::<ReadError>()) { ExitStatus::BadInput } else { ExitStatus::Usage };
+            status.into()
         }
     }
 }

@@ -1,7 +1,8 @@
 //! Malformed input files as the command line meets them: bytes that are not UTF-8, odd line
 //! ends, control characters, directory trees with things that are not regular files, and
 //! flat expressions far longer than anyone writes.
-//! Each is the input's problem, so a located diagnostic and exit 1, never a hang or exit 2.
+//! Each is the input's problem, so a located diagnostic and exit 4 (bad input), never a hang
+//! or exit 2.
 
 use std::path::Path;
 use std::process::Output;
@@ -27,7 +28,7 @@ fn stderr(out: &Output) -> String {
 fn invalid_utf8_is_a_located_diagnostic() {
     let (out, file) = check_bytes(b"@T.prim_func\r\ndef main():\r    x = \"caf\xe9\"\n");
     let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(out.status.code(), Some(4), "{err}");
     assert!(err.contains(&format!("{file}:3:13: error: invalid UTF-8: expected UTF-8 text, found byte 0xe9")), "{err}");
 }
 
@@ -35,7 +36,7 @@ fn invalid_utf8_is_a_located_diagnostic() {
 fn echoed_lines_carry_no_terminal_escapes() {
     let (out, _) = check_bytes(b"@T.prim_func\ndef main():\n    x = \"\x1b[2J\x1b]0;pwned\x07\" $\n");
     let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(out.status.code(), Some(4), "{err}");
     assert!(!err.contains('\x1b') && !err.contains('\x07'), "{err:?}");
     assert!(err.contains(r#"x = "\x1b[2J\x1b]0;pwned\x07" $"#), "{err}");
 }

@@ -29,10 +29,10 @@ fn fmt_prints_canonical_text_and_exits_zero() {
 }
 
 #[test]
-fn check_reports_diagnostics_with_location_and_exits_one() {
+fn check_reports_diagnostics_with_location_and_exits_four() {
     let file = corpus("text/errors/undefined_name.py");
     let out = tirproof(&["check", &file]);
-    assert_eq!(code(&out), 1);
+    assert_eq!(code(&out), 4);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains(&format!("{file}:11:18: error: undefined name `j`")), "{err}");
     assert!(err.contains("A[i] = A[j]") && err.contains('^'), "source line and caret: {err}");
@@ -45,10 +45,10 @@ fn check_accepts_a_directory_of_clean_files() {
 }
 
 #[test]
-fn usage_and_io_errors_exit_two() {
+fn usage_errors_exit_two_and_an_unreadable_input_four() {
     assert_eq!(code(&tirproof(&["check"])), 2, "missing argument");
     assert_eq!(code(&tirproof(&["frobnicate"])), 2, "unknown command");
-    assert_eq!(code(&tirproof(&["fmt", "/nonexistent/file.py"])), 2, "unreadable file");
+    assert_eq!(code(&tirproof(&["fmt", "/nonexistent/file.py"])), 4, "unreadable file");
     let out = tirproof(&["opt", &corpus("pipeline/rfc_a_async.py"), "--passes", "no-such-pass"]);
     assert_eq!(code(&out), 2);
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown pass `no-such-pass`"));
@@ -133,7 +133,8 @@ fn opt_provenance_prints_origins() {
 fn opt_names_the_pass_that_refuses_the_module() {
     let out =
         tirproof(&["opt", &corpus("pipeline-errors/statement_count.py"), "--passes", "cse,inject-software-pipeline"]);
-    assert_eq!(code(&out), 1);
+    // A pass that refuses the module is bad input.
+    assert_eq!(code(&out), 4);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.starts_with("`inject-software-pipeline` refuses the module:\n"), "{err}");
     assert!(err.contains("statement_count.py:9:5: error: the annotations describe 3 statements"), "{err}");

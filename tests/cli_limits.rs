@@ -1,6 +1,6 @@
-//! The bounds of docs/limits.md as a user meets them: an endless program text, and a program
-//! that holds more async stores in flight than the machine allows, each refused with exit 2
-//! and a message naming the input or line and the limit.
+//! The bounds of docs/limits.md as a user meets them: an endless program text (bad input,
+//! exit 4), and a program that holds more async stores in flight than the machine allows
+//! (exit 2), each refused with a message naming the input or line and the limit.
 
 use std::fs::File;
 use std::process::{Command, Output, Stdio};
@@ -17,11 +17,11 @@ fn stderr(out: &Output) -> String {
 fn an_endless_program_is_refused_at_the_limit_naming_it() {
     for args in [&["check", "/dev/zero"][..], &["run", "--ptx", "/dev/zero"][..]] {
         let out = tirproof(args, Stdio::null());
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert_eq!(out.status.code(), Some(4), "{args:?}: {}", stderr(&out));
         assert!(stderr(&out).contains("/dev/zero") && stderr(&out).contains("MAX_PROGRAM_BYTES"), "{}", stderr(&out));
     }
     let out = tirproof(&["check", "-"], Stdio::from(File::open("/dev/zero").expect("/dev/zero")));
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
     assert!(stderr(&out).contains("<stdin>") && stderr(&out).contains("MAX_PROGRAM_BYTES"), "{}", stderr(&out));
 }
 

@@ -212,17 +212,17 @@ fn verify_checks_first_and_follows_the_exit_code_table() {
     // The checker rejects a commit queue given as a list; the verifier used to ignore it.
     let ill_formed = corpus("lowering-errors/lower_block_list_annotation.py");
     let out = tirproof(&["verify", &ill_formed]);
-    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    assert_eq!(code(&out), 4, "{}", stdout(&out));
     assert!(stderr(&out).contains("must be an integer, found a list"), "{}", stderr(&out));
     assert!(!stdout(&out).contains("function main"), "{}", stdout(&out));
     let unparsable = corpus("text/errors/missing_colon.py");
     for command in ["verify", "oracles", "reduce"] {
         let out = tirproof(&[command, &unparsable]);
-        assert_eq!(code(&out), 1, "{command}: {}", stderr(&out));
+        assert_eq!(code(&out), 4, "{command}: {}", stderr(&out));
         assert!(stderr(&out).contains("missing `:`"), "{command}: {}", stderr(&out));
     }
     let out = tirproof(&["oracles", &ill_formed]);
-    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert_eq!(code(&out), 4, "{}", stderr(&out));
     let out = tirproof(&["verify", "--func", "nope", &corpus("tvm/seed_c_after_pipeline.py")]);
     assert_eq!(code(&out), 2);
     assert!(stderr(&out).contains("no function `nope`") && stderr(&out).contains("main"), "{}", stderr(&out));
@@ -314,7 +314,7 @@ fn opt_list_needs_no_file_and_dash_reads_stdin() {
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert!(stdout(&out).contains("@I.ir_module"));
     let out = with_stdin(&["check", "-"], "text/errors/missing_colon.py");
-    assert_eq!(code(&out), 1);
+    assert_eq!(code(&out), 4);
     assert!(stderr(&out).contains("<stdin>:10:22: error: missing `:`"), "{}", stderr(&out));
     // Corpus cases name other files in their expectations: standard input is not one.
     assert_eq!(code(&with_stdin(&["corpus", "-"], "text/errors/missing_colon.py")), 2);
@@ -366,12 +366,12 @@ fn corpus_totals_add_up() {
 }
 
 /// `verify --budget` bounds the time per function: spent at once, every wait is unknown (not
-/// refuted) and the exit code says the input was not proved; a generous one proves it.
+/// refuted) and the exit code says the input was not decided (3); a generous one proves it.
 #[test]
-fn a_spent_verify_budget_leaves_waits_unknown_and_exits_one() {
+fn a_spent_verify_budget_leaves_waits_unknown_and_exits_three() {
     let seed = corpus("tvm/seed_a_after_pipeline.py");
     let spent = tirproof(&["verify", "--budget", "0s", &seed]);
-    assert_eq!(code(&spent), 1, "{}", stdout(&spent));
+    assert_eq!(code(&spent), 3, "{}", stdout(&spent));
     assert!(stdout(&spent).contains("0 refuted, 2 unknown"), "{}", stdout(&spent));
     let generous = tirproof(&["verify", "--budget", "10m", &seed]);
     assert_eq!(code(&generous), 0, "{}", stdout(&generous));

@@ -179,7 +179,7 @@ fn a_bad_launch_file_is_an_error_at_its_line_and_column() {
     let path = dir.path().join("bad.json");
     fs::write(&path, "{\"kernel\": \"pipelined_scale\",\n \"grid\": [2, 1, 1],\n \"block\": 128}").expect("write");
     let out = tirproof(&["run", "--ptx", &show(&foreign("nvcc_pipeline_primitives.ptx")), "--launch", &show(&path)]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
     assert!(stderr(&out).starts_with(&format!("{}:3:", show(&path))), "{}", stderr(&out));
     assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
 }

@@ -42,6 +42,14 @@ fn fails(args: &[&str]) -> String {
     stderr(&out)
 }
 
+/// Runs `tirproof`, asserts it refused its input with exit 4 (bad input: PTX, a launch or a
+/// program the lowering or the emulator does not take), and returns its stderr.
+fn rejects(args: &[&str]) -> String {
+    let out = tirproof(args);
+    assert_eq!(out.status.code(), Some(4), "{args:?}: {}", stderr(&out));
+    stderr(&out)
+}
+
 const PROGRAMS: [&str; 3] =
     ["pipeline/vector_copy.py", "pipeline/rfc_c_adjacent.py", "lowering/chain_pipelined_vector_copy.py"];
 const SCHEDULES: [&str; 3] = ["lazy", "eager", "random:5"];
@@ -79,7 +87,7 @@ fn a_program_that_cannot_be_lowered_is_a_located_error() {
     let file = dir.path().join("call.py");
     let text = "# from tvm.script import tirx as T\n\n@T.prim_func\ndef main(A: T.Buffer((4,), \"float32\")):\n    A[0] = T.tanh(A[1])\n";
     fs::write(&file, text).expect("writes");
-    let message = fails(&["run", &show(&file), "--engine", "ptx"]);
+    let message = rejects(&["run", &show(&file), "--engine", "ptx"]);
     assert!(message.contains("call.py:5:"), "{message}");
 }
 
@@ -154,19 +162,19 @@ fn bad_ptx_kernels_and_launch_shapes_are_located_errors() {
     let file = show(&kernel.ptx);
     let entry_line = kernel.text.lines().position(|l| l.contains(".entry")).expect("an entry") + 1;
     let at_entry = format!("k.ptx:{entry_line}:");
-    let unknown = fails(&strs(&kernel.args(&kernel.ptx, &["--kernel", "nope"])));
+    let unknown = rejects(&strs(&kernel.args(&kernel.ptx, &["--kernel", "nope"])));
     assert!(unknown.contains("k.ptx:1:1: no kernel `nope` (the module has: main)"), "{unknown}");
-    let block = fails(&strs(&kernel.args(&kernel.ptx, &["--block", "2,1,1"])));
+    let block = rejects(&strs(&kernel.args(&kernel.ptx, &["--block", "2,1,1"])));
     assert!(block.contains(&at_entry) && block.contains("declared for blocks of 1,1,1"), "{block}");
-    let grid = fails(&strs(&kernel.args(&kernel.ptx, &["--grid", "1,70000,1"])));
+    let grid = rejects(&strs(&kernel.args(&kernel.ptx, &["--grid", "1,70000,1"])));
     assert!(grid.contains(&at_entry) && grid.contains("does not fit"), "{grid}");
-    let shared = fails(&strs(&kernel.args(&kernel.ptx, &["--shared", "1000000"])));
+    let shared = rejects(&strs(&kernel.args(&kernel.ptx, &["--shared", "1000000"])));
     assert!(shared.contains(&at_entry) && shared.contains("shared memory"), "{shared}");
     let unbounded = kernel.mutant("free.ptx", ".reqntid 1, 1, 1", "");
-    let too_big = fails(&strs(&kernel.args(&unbounded, &["--block", "2048"])));
+    let too_big = rejects(&strs(&kernel.args(&unbounded, &["--block", "2048"])));
     assert!(too_big.contains("free.ptx:") && too_big.contains("does not fit"), "{too_big}");
     let garbage = kernel.mutant("bad.ptx", "cp.async.commit_group;", "cp.async.commit_group %r1 %r2;");
-    let parse = fails(&["run", "--ptx", &show(&garbage)]);
+    let parse = rejects(&["run", "--ptx", &show(&garbage)]);
     assert!(parse.contains("bad.ptx:") && parse.split(':').nth(2).is_some_and(|l| l.parse::<u32>().is_ok()), "{parse}");
     let unbound = tirproof(&["run", "--ptx", &file]);
     assert!(stderr(&unbound).contains("`A`") && !unbound.status.success(), "{}", stderr(&unbound));
@@ -206,12 +214,12 @@ fn the_launch_check_holds_maxntid_and_refuses_an_empty_grid() {
     let kernel = Kernel::new();
     let entry_line = kernel.text.lines().position(|l| l.contains(".entry")).expect("an entry") + 1;
     let bounded = kernel.mutant("bounded.ptx", ".reqntid 1, 1, 1", ".maxntid 4, 1, 1");
-    let over = fails(&strs(&kernel.args(&bounded, &["--block", "2,3,1"])));
+    let over = rejects(&strs(&kernel.args(&bounded, &["--block", "2,3,1"])));
     let at_entry = |file: &str| format!("{file}:{entry_line}:");
     assert!(over.contains(&at_entry("bounded.ptx")), "{over}");
     assert!(over.contains("kernel `main` allows at most 4 threads a block (`.maxntid 4,1,1`), not 2,3,1"), "{over}");
     let empty = kernel.mutant("empty.ptx", "// launch: grid 1, 1, 1", "// launch: grid 0, 1, 1");
-    let message = fails(&strs(&kernel.args(&empty, &[])));
+    let message = rejects(&strs(&kernel.args(&empty, &[])));
     assert!(message.contains(&at_entry("empty.ptx")) && message.contains("a grid of 0,1,1 is empty"), "{message}");
 }
 
@@ -336,7 +344,7 @@ fn an_unsupported_access_is_located_at_its_instruction() {
         tirproof_machine::Tensor::from_i64(tirproof_ir::DataType::INT32, vec![4], &[1, 2, 3, 4]).expect("a tensor");
     tirproof::npy::write(&input, &words).expect("writes");
     let input_arg = format!("k_param_0={}", show(&input));
-    let err = fails(&["run", "--ptx", &show(&ptx), "--input", &input_arg]);
+    let err = rejects(&["run", "--ptx", &show(&ptx), "--input", &input_arg]);
     let line = kernel.lines().position(|l| l.contains("ld.global.u8")).expect("the load") + 1;
     let at = format!("{}:{line}:2: unsupported: ", show(&ptx));
     assert!(err.contains(&at), "{err}");

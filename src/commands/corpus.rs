@@ -1,11 +1,13 @@
 //! `tirproof corpus [DIR]`: the main job. Runs every case under DIR and prints one line per
-//! case and a closing `N passed, M failed` line.
+//! case and a closing `N passed, M failed` line (with a machine `--format`, the report
+//! instead: each failed case a finding, exit 1).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::bail;
+use tirproof::findings::{FileStatus, Finding, FormatArgs, Location, Report, Rule};
 use tirproof::outln;
 use tirproof::source::STDIN_PATH;
 use tirproof_filetests::{self as filetest, Case, Verdict};
@@ -19,6 +21,8 @@ pub struct Args {
     /// Rewrite the expectations of failing cases instead of failing (same as BLESS=1).
     #[arg(long)]
     bless: bool,
+    #[command(flatten)]
+    format: FormatArgs,
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
@@ -32,11 +36,25 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let bless = args.bless || filetest::bless_requested();
     let (mut passed, mut failed) = (0usize, 0usize);
     let (mut verified, mut totals) = (0usize, Tally::default());
+    let mut found = Report::new("corpus");
+    let text = args.format.is_text();
     for file in &files {
         let start = Instant::now();
         let kind = Case::load(file).map_or("?", |c| c.kind.name());
         let verdict = filetest::run_file(file, bless);
         let ms = start.elapsed().as_secs_f64() * 1e3;
+        let name = file.display().to_string();
+        found.file(&name, FileStatus::Checked);
+        if let Verdict::Fail(why) = &verdict {
+            found.add(Finding::new(Rule::CaseFailed, Location::file(&name), format!("{kind} case fails: {why}")));
+        }
+        if !text {
+            match verdict {
+                Verdict::Fail(_) => failed += 1,
+                _ => passed += 1,
+            }
+            continue;
+        }
         match verdict {
             Verdict::Pass => {
                 passed += 1;
@@ -58,13 +76,16 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             }
         }
     }
+    if !text {
+        return found.finish(args.format.format());
+    }
     if verified > 0 {
         // The same counts as `tirproof verify`: each wait under its verdict, and the findings
         // not about one wait apart.
         outln!("verified {}: {totals}", plural(verified, "program"))?;
     }
     outln!("{passed} passed, {failed} failed")?;
-    Ok(if failed == 0 { ExitCode::SUCCESS } else { super::input_problems() })
+    found.finish(args.format.format())
 }
 
 fn indent(text: &str) -> String {

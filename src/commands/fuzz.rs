@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use tirproof::duration::parse_duration;
+use tirproof::findings::ExitStatus;
 use tirproof::outln;
 use tirproof::output::StdoutError;
 use tirproof_fuzz::campaign::page::{PAGE_DIR, PAGE_FILE};
@@ -156,7 +157,7 @@ fn conclude(args: &Args, summary: &Summary, jobs: usize) -> anyhow::Result<ExitC
     Ok(if summary.new_findings.is_empty() && summary.signatures.is_empty() {
         ExitCode::SUCCESS
     } else {
-        super::input_problems()
+        ExitStatus::Refuted.into()
     })
 }
 

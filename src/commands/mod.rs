@@ -1,5 +1,6 @@
-//! One module per subcommand. Each `run` returns the exit code for problems in the input
-//! and an `anyhow` error (exit code 2) for problems of the tool: usage and I/O.
+//! One module per subcommand. Each `run` returns the exit code of what it found (its
+//! `tirproof::findings::Report`'s status) and an `anyhow` error for problems of usage and
+//! output (exit code 2; an unreadable input, `ReadError`, is exit code 4).
 
 pub mod audit_peer;
 pub mod check;
@@ -15,27 +16,36 @@ pub mod report;
 pub mod run;
 pub mod verify;
 
-use std::path::{Path, PathBuf};
-use std::process::ExitCode;
-
 use anyhow::{bail, Context};
+use std::path::{Path, PathBuf};
+use tirproof::findings::{FileStatus, ReadError, Report};
 use tirproof::source::{expand_paths, Source};
 use tirproof_ir::IRModule;
 
-/// Exit code 1: the input has problems.
-pub fn input_problems() -> ExitCode {
-    ExitCode::from(1)
+/// Reads a program file; a failure is bad input (exit 4), never a usage error.
+pub fn read_source(path: &Path) -> Result<Source, ReadError> {
+    Source::read(path).map_err(|error| ReadError { path: path.display().to_string(), error })
 }
 
-/// Reads, parses and checks a program; `None` (after printing the diagnostics to stderr) when
-/// it does not parse or check, which is exit code 1 for every command.
-pub fn load_checked(path: &Path) -> anyhow::Result<Option<(Source, IRModule)>> {
-    let src = Source::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+/// Reads, parses and checks a program; `None` when it does not read, parse or check, after
+/// printing why to stderr and recording it in `report` (bad input, exit 4).
+pub fn load_checked(path: &Path, report: &mut Report) -> Option<(Source, IRModule)> {
+    let src = match read_source(path) {
+        Ok(src) => src,
+        Err(error) => {
+            report.unreadable(&error);
+            return None;
+        }
+    };
     match src.parse_and_check() {
-        Ok(module) => Ok(Some((src, module))),
+        Ok(module) => {
+            report.file(&src.name, FileStatus::Checked);
+            Some((src, module))
+        }
         Err(diags) => {
             eprintln!("{}", src.render(&diags));
-            Ok(None)
+            report.reject(&src.name, &diags);
+            None
         }
     }
 }

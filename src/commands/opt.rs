@@ -6,7 +6,11 @@
 //! With `--validate`, every CSE pass in the list (`cse`, `cse-semantic`) is checked by
 //! tirproof-verify's translation validation: each rewritten expression and each inserted binding
 //! must be proved by Z3. Any other verdict is printed with the obligation, nothing is written,
-//! and the exit code is 1.
+//! and the exit code is 1 (refuted) or 3 (undecided).
+//!
+//! A pass that refuses the module is bad input (exit 4), like a file that does not check; a
+//! pass whose output the checker rejects is a finding (exit 1). With a machine `--format`,
+//! standard output holds the report only: the result is written with `-o` or not at all.
 
 use std::num::NonZeroU32;
 use std::path::PathBuf;
@@ -15,10 +19,12 @@ use std::time::Duration;
 
 use anyhow::{anyhow, bail};
 use tirproof::duration::parse_time_limit;
+use tirproof::findings::{Finding, FormatArgs, Location, Report, Rule};
 use tirproof::{out, outln};
 use tirproof_ir::print::print_module;
 use tirproof_ir::IRModule;
-use tirproof_passes::{registry, AfterPass, PassManager, PassRecord};
+use tirproof_passes::{registry, AfterPass, PassManager, PassRecord, PipelineError};
+use tirproof_verify::solver::Verdict;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -59,6 +65,8 @@ pub struct Args {
     /// Time limit of each validation query (seconds, or with a unit: `500ms`, `1m`).
     #[arg(long, default_value = "10", value_parser = parse_time_limit)]
     validate_timeout: Duration,
+    #[command(flatten)]
+    format: FormatArgs,
 }
 
 /// The passes `--validate` checks.
@@ -84,37 +92,51 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     if let Some(output) = &args.output {
         tirproof::output::refuse_inputs(output, &[file])?;
     }
-    let Some((src, mut module)) = super::load_checked(file)? else { return Ok(super::input_problems()) };
-    let mut report = Report { args, unproved: 0 };
-    if let Err(error) = manager.run_with(&mut module, &mut report) {
+    let format = args.format.format();
+    let mut found = Report::new("opt");
+    let Some((src, mut module)) = super::load_checked(file, &mut found) else { return found.finish(format) };
+    let mut after = AfterEach { args, file: &src.name, unproved: 0, found };
+    if let Err(error) = manager.run_with(&mut module, &mut after) {
         eprintln!("{}", error.render(&src.name, &src.text));
-        return Ok(super::input_problems());
+        let rule = match error {
+            PipelineError::Refused { .. } => Rule::PassRefused,
+            PipelineError::Broken { .. } => Rule::PassBroken,
+        };
+        for diagnostic in &error.diagnostics().0 {
+            let location = Location::at(&src.name, diagnostic.span.line, diagnostic.span.col);
+            after.found.add(Finding::new(rule, location, format!("{}: {}", error.headline(), diagnostic.message)));
+        }
+        return after.found.finish(format);
     }
-    if report.unproved > 0 {
-        eprintln!("validation failed: {} rewrite(s) not proved; nothing written", report.unproved);
-        return Ok(super::input_problems());
+    if after.unproved > 0 {
+        eprintln!("validation failed: {} rewrite(s) not proved; nothing written", after.unproved);
+        return after.found.finish(format);
     }
     let text =
         if args.provenance { tirproof_ir::print::print_module_with_provenance(&module) } else { print_module(&module) };
     match &args.output {
         Some(path) => tirproof::output::write_file(path, text.as_bytes())?,
-        None => out!("{text}")?,
+        None if args.format.is_text() => out!("{text}")?,
+        None => {}
     }
-    Ok(ExitCode::SUCCESS)
+    after.found.finish(format)
 }
 
 /// What `opt` reports after each pass: the validation of CSE passes, the notes, the time.
-struct Report<'a> {
+struct AfterEach<'a> {
     args: &'a Args,
+    /// The input, where validation findings are.
+    file: &'a str,
     /// Obligations of the CSE validation not proved so far.
     unproved: usize,
+    found: Report,
 }
 
-impl AfterPass for Report<'_> {
+impl AfterPass for AfterEach<'_> {
     fn after_pass(&mut self, record: &PassRecord, before: &IRModule, after: &IRModule) {
         let args = self.args;
         if args.validate && VALIDATED.contains(&record.pass) {
-            self.unproved += validate(record.pass, before, after, args.validate_timeout);
+            self.unproved += validate(record.pass, before, after, args.validate_timeout, self.file, &mut self.found);
         }
         if args.explain {
             record.notes.iter().for_each(|note| eprintln!("{}: {note}", record.pass));
@@ -127,8 +149,16 @@ impl AfterPass for Report<'_> {
     }
 }
 
-/// Validates one CSE pass; prints what is not proved and returns how many obligations.
-fn validate(pass: &str, before: &IRModule, after: &IRModule, timeout: Duration) -> usize {
+/// Validates one CSE pass; prints what is not proved, records it in `found` and returns how
+/// many obligations.
+fn validate(
+    pass: &str,
+    before: &IRModule,
+    after: &IRModule,
+    timeout: Duration,
+    file: &str,
+    found: &mut Report,
+) -> usize {
     let mut unproved = 0;
     for report in tirproof_verify::cse::validate_module(before, after, timeout) {
         let failures: Vec<_> = report.failures().collect();
@@ -142,6 +172,15 @@ fn validate(pass: &str, before: &IRModule, after: &IRModule, timeout: Duration) 
         } else {
             eprint!("`{pass}` is not validated: {report}");
             unproved += failures.len();
+            for failure in failures {
+                let rule = if matches!(failure.verdict, Verdict::Refuted(_)) {
+                    Rule::RewriteRefuted
+                } else {
+                    Rule::RewriteUnknown
+                };
+                let message = format!("`{pass}` on `{}`: {}", report.function, failure.to_string().trim_end());
+                found.add(Finding::new(rule, Location::file(file), message));
+            }
         }
     }
     unproved

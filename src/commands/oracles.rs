@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use tirproof::duration::parse_time_limit;
+use tirproof::findings::{ExitStatus, Format, Report};
 use tirproof::outln;
 use tirproof_fuzz::oracle::{Chain, ChainConfig, InputMode, OracleName, Outcome, PassVariant};
 use tirproof_fuzz::peer::PeerMode;
@@ -65,7 +66,8 @@ impl ChainArgs {
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    let Some((_, module)) = super::load_checked(&args.file)? else { return Ok(super::input_problems()) };
+    let mut found = Report::new("oracles");
+    let Some((_, module)) = super::load_checked(&args.file, &mut found) else { return found.finish(Format::Text) };
     let mut config = args.chain.config(&args.oracles);
     if args.may_be_refused {
         config.mode = InputMode::Unknown;
@@ -83,5 +85,5 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    Ok(if result.failure().is_some() { super::input_problems() } else { ExitCode::SUCCESS })
+    Ok(if result.failure().is_some() { ExitStatus::Refuted.into() } else { ExitCode::SUCCESS })
 }

@@ -15,20 +15,23 @@
 //! PTX that does not parse, a kernel that does not
 //! exist, a launch shape or shared memory size that does not fit the kernel or the target,
 //! and anything the emulator refuses are errors at a `file:line:col` of the PTX; a fault of the
-//! program names the PTX line, and both exit 1.
+//! program names the PTX line. A problem of the input or of the launch is bad input (exit 4);
+//! a fault is a finding (exit 1). With a machine `--format`, standard output holds the report
+//! only: the PTX is written with `-o` or not at all, and outputs with `--output DIR`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context};
+use tirproof::findings::{FileStatus, Finding, Format, FormatArgs, Location, Report, Rule};
 use tirproof::source::Source;
 use tirproof_interp::{Schedule, Tensor};
 use tirproof_ir::{Diagnostics, IRModule, PrimFunc};
 use tirproof_ptx::args::{ArgBinder, ArgError, KernelArg, ScalarArg};
 use tirproof_ptx::emu::{run_kernel, EmuConfig, EmuError, EmuOutcome};
 use tirproof_ptx::launch::LaunchRequest;
-use tirproof_ptx::launch_file::{LaunchFile, ParamSpec};
+use tirproof_ptx::launch_file::{LaunchFile, LaunchFileError, ParamSpec};
 use tirproof_ptx::module::{Dims, Kernel, Ty};
 use tirproof_ptx::parse::{parse, Parsed};
 use tirproof_ptx::{
@@ -46,18 +49,24 @@ pub struct Args {
     /// Write the PTX here (atomically) instead of printing it.
     #[arg(short, long)]
     output: Option<PathBuf>,
+    #[command(flatten)]
+    format: FormatArgs,
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     if let Some(output) = &args.output {
         tirproof::output::refuse_inputs(output, &[&args.file])?;
     }
-    let src = Source::read(&args.file).with_context(|| format!("cannot read {}", args.file.display()))?;
-    let lowered = match lower(&src, args.arch) {
+    let mut found = Report::new("ptx");
+    let Some((src, module)) = super::load_checked(&args.file, &mut found) else {
+        return found.finish(args.format.format());
+    };
+    let lowered = match lower_checked(&src, module, args.arch) {
         Ok(lowered) => lowered,
         Err(rendered) => {
             eprintln!("{rendered}");
-            return Ok(super::input_problems());
+            found.add(Finding::new(Rule::LoweringRefused, Location::file(&src.name), rendered.trim_end()));
+            return found.finish(args.format.format());
         }
     };
     // Notes that say the same thing at the same place (statements the pipeline copied) once.
@@ -68,16 +77,10 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let text = print(&lowered.module)?;
     match &args.output {
         Some(path) => tirproof::output::write_file(path, text.as_bytes())?,
-        None => tirproof::out!("{text}")?,
+        None if args.format.is_text() => tirproof::out!("{text}")?,
+        None => {}
     }
-    Ok(ExitCode::SUCCESS)
-}
-
-/// Parses, checks, runs the lowering pipeline and codegen; what stopped it, rendered against
-/// the source.
-fn lower(src: &Source, arch: Arch) -> Result<Lowered, String> {
-    let module = src.parse_and_check().map_err(|diags| src.render(&diags))?;
-    lower_checked(src, module, arch)
+    found.finish(args.format.format())
 }
 
 /// Runs the lowering pipeline and codegen on a checked module; what stopped it, rendered
@@ -188,6 +191,8 @@ pub struct TextRun<'a> {
     pub inputs: &'a [String],
     pub args: &'a [String],
     pub output: Option<&'a Path>,
+    /// How the run is reported.
+    pub format: Format,
 }
 
 /// A problem of the PTX or of the launch, at a position of the PTX file.
@@ -200,15 +205,27 @@ struct Located {
 /// Runs a kernel of PTX text on the emulator with `.npy` buffers and scalar arguments bound
 /// to its parameters by name.
 pub fn run_text(run: &TextRun<'_>) -> anyhow::Result<ExitCode> {
-    let source = Source::read(run.file).with_context(|| format!("cannot read {}", run.file.display()))?;
+    let mut found = Report::new("run");
+    let source = match super::read_source(run.file) {
+        Ok(source) => source,
+        Err(error) => {
+            found.unreadable(&error);
+            return found.finish(run.format);
+        }
+    };
     if let Some(error) = &source.decode_error {
-        eprintln!("{}", source.render(&error.clone().into()));
-        return Ok(super::input_problems());
+        let diagnostics = error.clone().into();
+        eprintln!("{}", source.render(&diagnostics));
+        found.reject(&source.name, &diagnostics);
+        return found.finish(run.format);
     }
     let (name, text) = (source.name, source.text);
     let located = |l: Located| {
         eprintln!("{name}:{}:{}: {}", l.line, l.col, l.message);
-        Ok(super::input_problems())
+        let mut found = Report::new("run");
+        found.file(&name, FileStatus::Rejected);
+        found.add(Finding::new(Rule::BadInput, Location::at(&name, l.line, l.col), l.message));
+        found.finish(run.format)
     };
     let parsed = match parse(&text) {
         Ok(parsed) => parsed,
@@ -221,8 +238,14 @@ pub fn run_text(run: &TextRun<'_>) -> anyhow::Result<ExitCode> {
         Some(path) => match read_launch_file(path)? {
             Ok(file) => Some((path, file)),
             Err(problem) => {
-                eprintln!("{problem}");
-                return Ok(super::input_problems());
+                let file = path.display().to_string();
+                eprintln!("{file}:{}:{}: {}", problem.line, problem.col, problem.message);
+                let (line, col) =
+                    (u32::try_from(problem.line).unwrap_or(u32::MAX), u32::try_from(problem.col).unwrap_or(u32::MAX));
+                let mut found = Report::new("run");
+                found.file(&file, FileStatus::Rejected);
+                found.add(Finding::new(Rule::BadInput, Location::at(&file, line, col), problem.message));
+                return found.finish(run.format);
             }
         },
         None => None,
@@ -281,12 +304,18 @@ pub fn run_text(run: &TextRun<'_>) -> anyhow::Result<ExitCode> {
             return located(Located { line, col, message: e.to_string() });
         }
     };
+    found.file(&name, FileStatus::Checked);
     if let EmuOutcome::Fault(fault) = &result.outcome {
-        eprint!("fault in {name}: {}", fault.details());
+        let mut message = format!("fault in {name}: {}", fault.details()).trim_end().to_string();
         if let Some(source) = parsed.sources.at(fault.span.line) {
-            eprintln!("source: {source}");
+            message.push_str(&format!(
+                "
+source: {source}"
+            ));
         }
-        return Ok(super::input_problems());
+        eprintln!("{message}");
+        found.add(Finding::new(Rule::RunFault, Location::file(&name), &message));
+        return found.finish(run.format);
     }
     let outputs: BTreeMap<String, Tensor> = kernel
         .params
@@ -294,9 +323,9 @@ pub fn run_text(run: &TextRun<'_>) -> anyhow::Result<ExitCode> {
         .zip(result.buffers)
         .filter_map(|(param, tensor)| Some((param.name.clone(), tensor?)))
         .collect();
-    super::run::write_outputs(run.output, &outputs, true, run.inputs)?;
+    super::run::write_outputs(run.output, &outputs, run.format == Format::Text, run.inputs)?;
     eprintln!("completed: {} instructions executed", result.instructions);
-    Ok(ExitCode::SUCCESS)
+    found.finish(run.format)
 }
 
 /// The kernel `wanted` names (or the only one) with the launch shape `request` asks for,
@@ -387,9 +416,9 @@ fn write_launch(parsed: &Parsed, wanted: Option<&str>, ptx: &Path, out: &Path) -
 }
 
 /// A launch file, or what is wrong with it at `file:line:col`.
-fn read_launch_file(path: &Path) -> anyhow::Result<Result<LaunchFile, String>> {
+fn read_launch_file(path: &Path) -> anyhow::Result<Result<LaunchFile, LaunchFileError>> {
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    Ok(LaunchFile::parse(&text).map_err(|e| format!("{}:{}:{}: {}", path.display(), e.line, e.col, e.message)))
+    Ok(LaunchFile::parse(&text))
 }
 
 /// The kernel's arguments as a launch file binds them (`.npy` paths relative to the file),

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use tirproof::duration::parse_duration;
+use tirproof::findings::{ExitStatus, Format, Report};
 use tirproof::outln;
 use tirproof_fuzz::oracle::{InputMode, OracleName};
 use tirproof_fuzz::publish::check;
@@ -45,7 +46,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     for name in FILES.iter().chain(&TVM_FILES) {
         tirproof::output::refuse_inputs(&args.out.join(name), &[&args.file])?;
     }
-    let Some((src, module)) = super::load_checked(&args.file)? else { return Ok(super::input_problems()) };
+    let mut found = Report::new("reduce");
+    let Some((src, module)) = super::load_checked(&args.file, &mut found) else { return found.finish(Format::Text) };
     let mut chain = args.chain.config(&[]);
     if args.may_be_refused {
         chain.mode = InputMode::Unknown;
@@ -72,5 +74,5 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         data.steps.len()
     )?;
     outln!("report: {}", args.out.join("REPORT.md").display())?;
-    Ok(super::input_problems())
+    Ok(ExitStatus::Refuted.into())
 }

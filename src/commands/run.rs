@@ -17,6 +17,7 @@ use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context};
 use clap::builder::TypedValueParser;
+use tirproof::findings::{Finding, FormatArgs, Location, Report, Rule};
 use tirproof::outln;
 use tirproof::source::Source;
 use tirproof::source::STDIN_PATH;
@@ -69,6 +70,8 @@ pub struct Args {
     /// Statements (PTX instructions with --ptx) to execute before giving up (a fault).
     #[arg(long, default_value_t = 100_000_000)]
     fuel: u64,
+    #[command(flatten)]
+    format: FormatArgs,
 }
 
 pub fn run_command(args: &Args) -> anyhow::Result<ExitCode> {
@@ -83,7 +86,8 @@ pub fn run_command(args: &Args) -> anyhow::Result<ExitCode> {
     if args.reference.as_deref() == Some(Path::new(STDIN_PATH)) && file == Path::new(STDIN_PATH) {
         bail!("only one of FILE and --reference can be `-` (standard input)");
     }
-    let Some((src, module)) = super::load_checked(file)? else { return Ok(super::input_problems()) };
+    let mut found = Report::new("run");
+    let Some((src, module)) = super::load_checked(file, &mut found) else { return found.finish(args.format.format()) };
     let func = select(&module, args.func.as_deref())?;
     let scalars = parse_scalars(func, &args.args)?;
     let seed = args.seed.unwrap_or(0);
@@ -111,20 +115,24 @@ pub fn run_command(args: &Args) -> anyhow::Result<ExitCode> {
             }
             Err(rendered) => {
                 eprintln!("{rendered}");
-                return Ok(super::input_problems());
+                found.add(Finding::new(Rule::LoweringRefused, Location::file(&src.name), rendered.trim_end()));
+                return found.finish(args.format.format());
             }
         },
         None => registered,
     };
     match (&args.reference, args.engine) {
-        (Some(reference), _) => run_against(args, reference, Subject { engine, func }, &inputs, &config),
+        (Some(reference), _) => {
+            run_against(args, reference, Subject { engine, func }, &inputs, &config, &src, &mut found)?;
+        }
         // The interpreter's own report counts the statements it executed.
         (None, EngineName::Interpreter) => {
             let result = run(func, &inputs, &config).map_err(|e| anyhow!("{e}"))?;
-            report(args, &result)
+            report(args, &result, &src, &mut found)?;
         }
-        (None, _) => report_execution(args, &src, engine.name(), engine.run(func, &inputs, &config)),
+        (None, _) => report_execution(args, &src, engine.name(), engine.run(func, &inputs, &config), &mut found)?,
     }
+    found.finish(args.format.format())
 }
 
 /// The line that says what the seed chose and how to run the same again: the scalars it drew
@@ -156,6 +164,7 @@ fn text_run<'a>(args: &'a Args, ptx: &'a Path) -> super::ptx::TextRun<'a> {
         inputs: &args.inputs,
         args: &args.args,
         output: args.output.as_deref(),
+        format: args.format.format(),
     }
 }
 
@@ -234,35 +243,45 @@ fn read_inputs(specs: &[String], inputs: &mut Inputs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn report(args: &Args, result: &RunResult) -> anyhow::Result<ExitCode> {
+fn report(args: &Args, result: &RunResult, src: &Source, found: &mut Report) -> anyhow::Result<()> {
     if let Outcome::Fault(fault) = &result.outcome {
-        eprintln!("fault: {}", fault.details());
-        return Ok(super::input_problems());
+        let details = fault.details();
+        eprintln!("fault: {details}");
+        let location = Location::at(&src.name, fault.span.line, fault.span.col);
+        found.add(Finding::new(Rule::RunFault, location, details.trim_end()));
+        return Ok(());
     }
-    write_outputs(args.output.as_deref(), &result.outputs, true, &args.inputs)?;
+    write_outputs(args.output.as_deref(), &result.outputs, args.format.is_text(), &args.inputs)?;
     eprintln!("completed: {} statements executed", result.stats.statements);
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// Reports an engine's run: a fault or an engine failure (exit 1), or the outputs; an engine
 /// that cannot run here at all (no GPU) is an error (exit 2).
-fn report_execution(args: &Args, src: &Source, engine: &str, execution: Execution) -> anyhow::Result<ExitCode> {
+fn report_execution(
+    args: &Args,
+    src: &Source,
+    engine: &str,
+    execution: Execution,
+    found: &mut Report,
+) -> anyhow::Result<()> {
     match execution {
         Execution::Completed { outputs } => {
-            write_outputs(args.output.as_deref(), &outputs, true, &args.inputs)?;
+            write_outputs(args.output.as_deref(), &outputs, args.format.is_text(), &args.inputs)?;
             eprintln!("completed on the {engine}");
-            Ok(ExitCode::SUCCESS)
         }
         Execution::Faulted { fault, .. } => {
-            eprintln!("fault in the PTX of {} (on the PTX emulator): {}", src.name, fault.details());
-            Ok(super::input_problems())
+            let message = format!("fault in the PTX of {} (on the PTX emulator): {}", src.name, fault.details());
+            eprintln!("{message}");
+            found.add(Finding::new(Rule::RunFault, Location::file(&src.name), message.trim_end()));
         }
         Execution::Failed(EngineError::Unavailable(why)) => bail!("{why}"),
         Execution::Failed(error) => {
             eprintln!("{}: {error}", src.name);
-            Ok(super::input_problems())
+            found.add(Finding::new(Rule::RunFault, Location::file(&src.name), error.to_string()));
         }
     }
+    Ok(())
 }
 
 /// What `--output DIR` holds: one `NAME.npy` per output buffer.
@@ -307,14 +326,18 @@ fn run_against(
     subject: Subject<'_>,
     inputs: &Inputs,
     config: &RunConfig,
-) -> anyhow::Result<ExitCode> {
-    let Some((_, original_module)) = super::load_checked(reference)? else { return Ok(super::input_problems()) };
+    src: &Source,
+    found: &mut Report,
+) -> anyhow::Result<()> {
+    let Some((_, original_module)) = super::load_checked(reference, found) else { return Ok(()) };
     let original = select(&original_module, Some(&subject.func.name))?;
     let reference = Subject { engine: &Interpreter, func: original };
     let comparison = compare_runs(reference, subject, inputs, config).map_err(|e| anyhow!("{e}"))?;
     match comparison.mismatch() {
         Some(m) => {
             eprintln!("mismatch under {}: {m}", config.schedule);
+            let message = format!("mismatch under {}: {m}", config.schedule);
+            found.add(Finding::new(Rule::RunMismatch, Location::file(&src.name), message));
             for (side, execution) in
                 [(Side::Original, &comparison.original), (Side::Transformed, &comparison.transformed)]
             {
@@ -327,7 +350,7 @@ fn run_against(
                     eprint!("the {} program faults too: {details}", side.name());
                 }
             }
-            Ok(super::input_problems())
+            Ok(())
         }
         None => {
             let outputs = comparison.transformed.outputs().map(|o| o.len()).unwrap_or(0);
@@ -335,14 +358,14 @@ fn run_against(
             write_outputs(
                 args.output.as_deref(),
                 comparison.transformed.outputs().unwrap_or(&empty),
-                args.print,
+                args.print && args.format.is_text(),
                 &args.inputs,
             )?;
             eprintln!(
                 "equal under {}: both programs complete and all {outputs} outputs are bitwise equal",
                 config.schedule
             );
-            Ok(ExitCode::SUCCESS)
+            Ok(())
         }
     }
 }

@@ -1,7 +1,9 @@
 //! `tirproof verify FILE...`: prove every async wait of every function safe and tight.
 //!
-//! Every file is checked first (an ill-formed program gets its diagnostics and exit 1, never a
-//! verdict). The summary lines add up: each wait has exactly one verdict, counted on the waits
+//! Every file is checked first (an ill-formed program gets its diagnostics and exit 4, never a
+//! verdict). Every verdict is a finding of the command's report (`tirproof::findings`): a
+//! refuted wait or obligation exits 1, an undecided one 3, and an over-synchronized wait is a
+//! warning, or with `--deny over-synchronized` an error that exits 1. The summary lines add up: each wait has exactly one verdict, counted on the waits
 //! line, and what is not about one wait (groups in flight at the end, races, data flow) is
 //! counted on its own line. SMT-LIB dumps are named after the input's path, the function, the
 //! query and its kind, so two inputs never share a name and a tightness probe never looks like
@@ -14,22 +16,16 @@ use std::time::{Duration, Instant};
 
 use std::hash::Hasher;
 
-use anyhow::{bail, Context};
+use anyhow::bail;
 use tirproof::duration::{parse_duration, parse_time_limit};
+use tirproof::findings::{FileStatus, Finding, FormatArgs, Location, Report, Rule};
 use tirproof::outln;
 use tirproof::source::Source;
 use tirproof_fuzz::publish::{publish, Layout};
 use tirproof_fuzz::witness::{self, Witness};
-use tirproof_ir::Diagnostic;
 use tirproof_verify::waits::{
     plural, verify_func, Dump, DumpKind, DumpOutcome, FuncReport, Options, Tally, WaitVerdict,
 };
-
-/// The version of `verify --json`'s layout: `{schema_version, summary: {all_proved, files,
-/// tally}, functions: [{file, seconds, tally, report}], files: [{file, status, diagnostics}]}`
-/// (every input has a `files` entry: `verified`, or `rejected` with its diagnostics). Raised when a field changes meaning
-/// or goes away (adding one does not).
-const JSON_SCHEMA_VERSION: u32 = 1;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -39,9 +35,12 @@ pub struct Args {
     /// Only this function (a usage error when no input has it).
     #[arg(long)]
     func: Option<String>,
-    /// Print the results as JSON.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    format: FormatArgs,
+    /// Make over-synchronized waits errors that refute (exit 1): for code whose counts must
+    /// be tight.
+    #[arg(long, value_enum, value_name = "LINT")]
+    deny: Vec<Lint>,
     /// Write every query as an SMT-LIB file into this directory.
     #[arg(long, value_name = "DIR")]
     smtlib: Option<PathBuf>,
@@ -66,6 +65,13 @@ pub struct Args {
     no_witness: bool,
 }
 
+/// What `--deny` makes an error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Lint {
+    /// A wait proved safe with more groups in flight than its count allows.
+    OverSynchronized,
+}
+
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let files = super::input_files(&args.paths)?;
     let options = Options {
@@ -77,27 +83,32 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let mut dumps = args.smtlib.as_ref().map(|_| Dumps::default());
     let mut all_proved = true;
     let mut json = Vec::new();
-    let mut json_files = Vec::new();
+    let mut found = Report::new("verify");
+    let deny_over_synchronized = args.deny.contains(&Lint::OverSynchronized);
+    let text = args.format.is_text();
     let mut total = Tally::default();
     let mut notes = BTreeSet::new();
     let mut functions_seen = BTreeSet::new();
     let mut witness_files = WitnessFiles::default();
     for file in &files {
-        let src = Source::read(file).with_context(|| format!("cannot read {}", file.display()))?;
-        let module = match src.parse_and_check() {
-            Ok(m) => m,
-            Err(diags) => {
-                eprintln!("{}", src.render(&diags));
-                json_files.push(serde_json::json!({
-                    "file": src.name,
-                    "status": "rejected",
-                    "diagnostics": diags.0.iter().map(diagnostic_json).collect::<Vec<_>>(),
-                }));
+        let src = match super::read_source(file) {
+            Ok(src) => src,
+            Err(error) => {
+                found.unreadable(&error);
                 all_proved = false;
                 continue;
             }
         };
-        json_files.push(serde_json::json!({ "file": src.name, "status": "verified", "diagnostics": [] }));
+        let module = match src.parse_and_check() {
+            Ok(m) => m,
+            Err(diags) => {
+                eprintln!("{}", src.render(&diags));
+                found.reject(&src.name, &diags);
+                all_proved = false;
+                continue;
+            }
+        };
+        found.file(&src.name, FileStatus::Verified);
         functions_seen.extend(module.functions.iter().map(|f| f.name.clone()));
         for func in module.functions.iter().filter(|f| args.func.as_ref().is_none_or(|n| *n == f.name)) {
             let start = Instant::now();
@@ -119,7 +130,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             let tally = Tally::of(&report);
             total.add(&tally);
             notes.extend(report.notes.iter().filter(|n| !is_located(n)).cloned());
-            if args.json {
+            add_findings(&mut found, &src, &report, deny_over_synchronized);
+            if !text {
                 json.push(serde_json::json!({
                     "file": src.name,
                     "seconds": elapsed.as_secs_f64(),
@@ -138,15 +150,14 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             bail!("no function `{name}` in the inputs (their functions: {})", known.join(", "));
         }
     }
-    if args.json {
-        let document = serde_json::json!({
-            "schema_version": JSON_SCHEMA_VERSION,
-            "summary": { "all_proved": all_proved, "files": files.len(), "tally": total },
-            "functions": json,
-            "files": json_files,
-        });
-        outln!("{}", serde_json::to_string_pretty(&document)?)?;
-    } else {
+    let mut extra = serde_json::Map::new();
+    extra.insert(
+        "summary".into(),
+        serde_json::json!({ "all_proved": all_proved, "files": files.len(), "tally": total }),
+    );
+    extra.insert("functions".into(), serde_json::Value::Array(json));
+    let code = found.finish_with(args.format.format(), extra)?;
+    if text {
         if total.functions > 1 {
             outln!("total: {} in {}:", plural(total.functions, "function"), plural(files.len(), "file"))?;
             print_tally(&total)?;
@@ -170,7 +181,36 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(2));
         }
     }
-    Ok(if all_proved { ExitCode::SUCCESS } else { super::input_problems() })
+    Ok(code)
+}
+
+/// The findings of one function's report: a finding per wait verdict (over-synchronized ones
+/// errors under `--deny over-synchronized`), per refuted obligation and per undecided one.
+fn add_findings(found: &mut Report, src: &Source, report: &FuncReport, deny_over_synchronized: bool) {
+    let func = &report.name;
+    for wait in &report.waits {
+        let rule = match &wait.verdict {
+            WaitVerdict::ProvedTight | WaitVerdict::Proved => Rule::WaitProved,
+            WaitVerdict::ProvedOverSynchronized { .. } => Rule::WaitOverSynchronized,
+            WaitVerdict::Refuted { .. } => Rule::WaitRefuted,
+            WaitVerdict::Unknown { .. } | WaitVerdict::ProvedBounded { .. } => Rule::WaitUnknown,
+        };
+        let finding =
+            Finding::new(rule, Location::line_of(&src.name, &src.text, wait.line), format!("function {func}: {wait}"));
+        found.add(if rule == Rule::WaitOverSynchronized && deny_over_synchronized {
+            finding.denied()
+        } else {
+            finding
+        });
+    }
+    for finding in &report.findings {
+        let location = Location::line_of(&src.name, &src.text, finding.line);
+        found.add(Finding::new(Rule::FunctionRefuted, location, format!("function {func}: {}", finding.message)));
+    }
+    for undecided in &report.unknown {
+        let message = format!("function {func}: unknown: {undecided}");
+        found.add(Finding::new(Rule::FunctionUnknown, Location::file(&src.name), message));
+    }
 }
 
 /// What `--witnesses DIR` holds: `.npy` inputs.
@@ -207,16 +247,6 @@ impl WitnessFiles {
         }
         Ok(command)
     }
-}
-
-/// A diagnostic in `verify --json`'s `files` entries.
-fn diagnostic_json(diagnostic: &Diagnostic) -> serde_json::Value {
-    serde_json::json!({
-        "severity": diagnostic.severity.to_string(),
-        "line": diagnostic.span.line,
-        "col": diagnostic.span.col,
-        "message": diagnostic.message,
-    })
 }
 
 /// A note about one place of one function (`line 10: ...`), printed with that function; the

@@ -22,7 +22,7 @@ use tirproof_fuzz::publish::{publish, Layout};
 use tirproof_fuzz::witness::{self, Witness};
 use tirproof_ir::Diagnostic;
 use tirproof_verify::waits::{
-    plural, verify_func, Dump, DumpKind, DumpOutcome, FuncReport, Options, Tally, WaitVerdict,
+    plural, verify_func, Dump, DumpKind, DumpOutcome, EarliestViolation, FuncReport, Options, Tally, WaitVerdict,
 };
 
 /// The version of `verify --json`'s layout: `{schema_version, summary: {all_proved, files,
@@ -209,6 +209,16 @@ impl WitnessFiles {
     }
 }
 
+/// The `tirproof run` command that meets `first` (under the lazy schedule, the interpreter's
+/// default, a run faults at the first access that sees a pending write).
+fn replay_command(file: &str, func: &str, first: &EarliestViolation) -> String {
+    let mut command = format!("tirproof run {file} --func {func}");
+    for (name, value) in &first.params {
+        command.push_str(&format!(" --arg {name}={value}"));
+    }
+    command
+}
+
 /// A diagnostic in `verify --json`'s `files` entries.
 fn diagnostic_json(diagnostic: &Diagnostic) -> serde_json::Value {
     serde_json::json!({
@@ -241,6 +251,10 @@ fn print_report(
                 outln!("    model: {values}")?;
             }
         }
+    }
+    if let Some(first) = &report.earliest_violation {
+        let at = first.at.as_ref().map_or(String::new(), |at| format!(", {at}"));
+        outln!("  first violation a run meets: line {}{at}; replay: {}", first.line, replay_command(file, &report.name, first))?;
     }
     for f in &report.findings {
         let at = if f.line > 0 { format!("line {}: ", f.line) } else { String::new() };

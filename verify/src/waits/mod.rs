@@ -64,7 +64,7 @@ use tirproof_ir::PrimFunc;
 
 pub use model::QueueId;
 pub use report::{
-    Cause, ContentsWitness, Dump, DumpKind, DumpOutcome, Finding, FuncReport, Subject, Undecided, WaitCount, WaitIndex,
+    Cause, ContentsWitness, Dump, EarliestViolation, DumpKind, DumpOutcome, Finding, FuncReport, Subject, Undecided, WaitCount, WaitIndex,
     WaitRemark, WaitReport, WaitVerdict,
 };
 pub use tally::{plural, Tally};
@@ -73,7 +73,7 @@ use crate::solver::{in_fresh_context, watched, within_budget, Watchdog};
 use checker::Checker;
 use dataflow::DataFlow;
 use encode::Unsupported;
-use model::{EventId, EventKind, Model, Until};
+use model::{EventId, EventKind, LoopId, Model, Until};
 use negative::NegativeCount;
 use obligation::{Round, WaitFailure};
 use races::Races;
@@ -165,9 +165,11 @@ fn verify_model<'m>(
             _ => {}
         }
     }
+    let mut earliest = None;
     for q in queues {
-        verify_queue(&mut checker, q, &mut report, options.tightness);
+        verify_queue(&mut checker, q, &mut report, options.tightness, &mut earliest);
     }
+    report.earliest_violation = earliest.map(|(_, _, shown)| shown);
     report.waits.sort_by_key(|w| (w.line, w.queue));
     // A bounded encoding proves nothing about longer loops: never a pass.
     let iterations = encode::ENUMERATED_ITERATIONS;
@@ -243,11 +245,21 @@ impl QueueWaits {
     }
 }
 
-fn verify_queue(checker: &mut Checker, q: QueueId, report: &mut FuncReport, measure_tightness: bool) {
+/// The earliest same-thread violation found so far: its use, the use's loop values, and how it
+/// is reported.
+type Earliest = (EventId, Vec<(LoopId, i64)>, EarliestViolation);
+
+fn verify_queue(
+    checker: &mut Checker,
+    q: QueueId,
+    report: &mut FuncReport,
+    measure_tightness: bool,
+    earliest: &mut Option<Earliest>,
+) {
     let mut waits = QueueWaits::of(checker, q);
     let safety = checker.encode_safety(q);
     let drained = checker.encode_drained(q);
-    let excluded = find_violations(checker, q, &safety, &mut waits, report);
+    let excluded = find_violations(checker, q, &safety, &mut waits, report, earliest);
     for (w, verdict) in waits.waits.iter().zip(waits.verdicts.iter_mut()) {
         if let Some(failure) = checker.discharge(&NegativeCount { wait: *w }) {
             *verdict = Some(failure.into_verdict());
@@ -286,6 +298,7 @@ fn find_violations(
     safety: &Result<QueueSafety, Unsupported>,
     waits: &mut QueueWaits,
     report: &mut FuncReport,
+    earliest: &mut Option<Earliest>,
 ) -> Vec<StoreUse> {
     let round = match safety {
         Err(Unsupported(why)) => Round { refuted: Vec::new(), unknown: Some(Cause::NotEncoded(why.clone()).into()) },
@@ -295,7 +308,28 @@ fn find_violations(
         }
     };
     let mut excluded = Vec::new();
-    for v in round.refuted {
+    // Each wait is refuted by its earliest violation, the one a run meets first.
+    let mut refuted = round.refuted;
+    let model = checker.model;
+    refuted.sort_by(|a, b| model.execution_order((a.accesses.use_, &a.use_at), (b.accesses.use_, &b.use_at)));
+    if let Some(first) = refuted.first().filter(|v| v.wait.is_some() || !v.use_at.is_empty()) {
+        let sooner = earliest.as_ref().is_none_or(|(use_, at, _)| {
+            model.execution_order((first.accesses.use_, &first.use_at), (*use_, at)).is_lt()
+        });
+        if sooner {
+            let event = model.event(first.accesses.use_);
+            let params = model.params.iter().filter_map(|p| Some((p.name().to_owned(), first.values.get(p.name())?)));
+            let shown = EarliestViolation {
+                line: event.span.line,
+                at: (first.use_at.iter())
+                    .map(|(l, v)| format!("{} = {v}", model.loop_info(*l).var.name()))
+                    .reduce(|a, b| format!("{a}, {b}")),
+                params: params.collect(),
+            };
+            *earliest = Some((first.accesses.use_, first.use_at.clone(), shown));
+        }
+    }
+    for v in refuted {
         excluded.push(v.accesses);
         let refuted = WaitVerdict::Refuted { reason: v.reason.clone(), values: v.values.clone() };
         if !v.wait.is_some_and(|w| waits.decide(w, refuted)) {

@@ -306,6 +306,23 @@ pub struct FuncReport {
     /// What was and was not checked.
     pub notes: Vec<String>,
     pub queries: usize,
+    /// Of the violations of waits in one thread, the one a run meets first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub earliest_violation: Option<EarliestViolation>,
+}
+
+/// The violation a run of the function meets first, of those its refutations found (each
+/// minimized in execution order by the solver): the line of the access that sees a pending
+/// write, the loop values there, and the scalar parameters of the counterexample (what a run
+/// that replays it is given).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct EarliestViolation {
+    pub line: u32,
+    /// `i = 0, j = 1`; `None` outside every serial loop.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
+    /// The function's scalar parameters the counterexample fixes, in signature order.
+    pub params: Vec<(String, i64)>,
 }
 
 impl FuncReport {

@@ -1,0 +1,69 @@
+//! What `tirproof verify` says about a refuted wait: the violation a run meets first (the
+//! counterexample minimized in execution order) and the `tirproof run` command that replays
+//! it, checked by running that command.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn tirproof(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tirproof")).args(args).output().expect("the binary runs")
+}
+
+fn path(relative: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(relative).display().to_string()
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The `(line, iteration)` of the first violation `verify` reports, and its replay command.
+fn first_violation(report: &str) -> (String, String, String) {
+    let line = report
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("first violation a run meets: "))
+        .unwrap_or_else(|| panic!("no first violation in:\n{report}"));
+    let (place, command) = line.split_once("; replay: ").expect("a replay command");
+    let (at_line, iteration) = place.split_once(", ").expect("a line and an iteration");
+    (at_line.trim_start_matches("line ").to_owned(), iteration.to_owned(), command.to_owned())
+}
+
+/// Runs a printed `tirproof ...` command (no argument of it has a space).
+fn replay(command: &str) -> Output {
+    let mut words = command.split_whitespace();
+    assert_eq!(words.next(), Some("tirproof"), "{command}");
+    let args: Vec<&str> = words.collect();
+    tirproof(&args)
+}
+
+/// Checks that the reported first violation is where the replayed run faults.
+fn replay_faults_where_reported(file: &str) {
+    let out = tirproof(&["verify", "--no-witness", &path(file)]);
+    let report = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{report}");
+    let (line, iteration, command) = first_violation(&report);
+    let run = replay(&command);
+    let fault = String::from_utf8_lossy(&run.stdout).into_owned() + &String::from_utf8_lossy(&run.stderr);
+    let first = fault.lines().find(|l| l.starts_with("fault: ")).unwrap_or_else(|| panic!("no fault:\n{fault}"));
+    assert!(first.starts_with(&format!("fault: line {line}: ")), "verify said line {line}:\n{report}\nrun: {first}");
+    assert!(first.ends_with(&format!(" at {iteration}")), "verify said {iteration}:\n{report}\nrun: {first}");
+    // The refuted wait is explained by the same instance.
+    assert!(report.contains(&format!("refuted: at {iteration} ")), "{report}");
+}
+
+#[test]
+fn the_counterexample_of_a_tvm_printed_pipeline_is_the_fault_a_run_meets() {
+    // Two violations: the read at i = 0 of the first copy, and the copy at i = 1 over the slot
+    // of group 0; a run meets the read first.
+    replay_faults_where_reported("tests/data/verdicts/tvm_pipeline_two_in_flight.py");
+    let report = stdout(&tirproof(&["verify", "--no-witness", &path("tests/data/verdicts/tvm_pipeline_two_in_flight.py")]));
+    assert!(report.contains("first violation a run meets: line 37, i = 0;"), "{report}");
+}
+
+#[test]
+fn the_replay_command_fixes_the_parameters_the_fault_needs() {
+    // Only n >= 70 reaches the faulting iteration: the command must say so.
+    replay_faults_where_reported("corpus/verify/periodic_condition_late_fault_racy.py");
+    let report = stdout(&tirproof(&["verify", "--no-witness", &path("corpus/verify/periodic_condition_late_fault_racy.py")]));
+    assert!(report.contains("--arg n="), "{report}");
+}

@@ -56,7 +56,8 @@ fn the_counterexample_of_a_tvm_printed_pipeline_is_the_fault_a_run_meets() {
     // Two violations: the read at i = 0 of the first copy, and the copy at i = 1 over the slot
     // of group 0; a run meets the read first.
     replay_faults_where_reported("tests/data/verdicts/tvm_pipeline_two_in_flight.py");
-    let report = stdout(&tirproof(&["verify", "--no-witness", &path("tests/data/verdicts/tvm_pipeline_two_in_flight.py")]));
+    let report =
+        stdout(&tirproof(&["verify", "--no-witness", &path("tests/data/verdicts/tvm_pipeline_two_in_flight.py")]));
     assert!(report.contains("first violation a run meets: line 37, i = 0;"), "{report}");
 }
 
@@ -64,6 +65,49 @@ fn the_counterexample_of_a_tvm_printed_pipeline_is_the_fault_a_run_meets() {
 fn the_replay_command_fixes_the_parameters_the_fault_needs() {
     // Only n >= 70 reaches the faulting iteration: the command must say so.
     replay_faults_where_reported("corpus/verify/periodic_condition_late_fault_racy.py");
-    let report = stdout(&tirproof(&["verify", "--no-witness", &path("corpus/verify/periodic_condition_late_fault_racy.py")]));
+    let report =
+        stdout(&tirproof(&["verify", "--no-witness", &path("corpus/verify/periodic_condition_late_fault_racy.py")]));
     assert!(report.contains("--arg n="), "{report}");
+}
+
+/// The `help:` line under the refuted wait of `file`.
+fn help_line(file: &str) -> String {
+    let report = stdout(&tirproof(&["verify", "--no-witness", &path(file)]));
+    let help =
+        report.lines().find_map(|l| l.trim().strip_prefix("help: ")).unwrap_or_else(|| panic!("no help:\n{report}"));
+    help.to_owned()
+}
+
+/// `file` with its first wait count `from` written as `to`, in a temporary file.
+fn with_count(file: &str, from: u32, to: u32, dir: &Path) -> String {
+    let text = std::fs::read_to_string(path(file)).expect("readable");
+    let key = "\"async_wait_inflight_count\": ";
+    let changed = text.replacen(&format!("{key}{from}}}"), &format!("{key}{to}}}"), 1);
+    assert_ne!(changed, text, "no count {from} in {file}");
+    let out = dir.join(format!("count_{to}.py"));
+    std::fs::write(&out, changed).expect("writable");
+    out.display().to_string()
+}
+
+fn faults(file: &str) -> bool {
+    let run = tirproof(&["run", file]);
+    let said = String::from_utf8_lossy(&run.stdout).into_owned() + &String::from_utf8_lossy(&run.stderr);
+    let fault = said.lines().any(|l| l.starts_with("fault: "));
+    assert_eq!(run.status.success(), !fault, "{said}");
+    fault
+}
+
+#[test]
+fn a_refuted_wait_says_its_largest_safe_count_and_what_peeling_buys() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let file = "tests/data/verdicts/first_copy_read_every_iteration.py";
+    assert_eq!(help_line(file), "0 is the largest safe constant here; 2 holds for i >= 2 (peel 2 iterations)");
+    // The interpreter agrees: 0 runs clean, 1 faults.
+    assert!(!faults(&with_count(file, 2, 0, dir.path())));
+    assert!(faults(&with_count(file, 2, 1, dir.path())));
+
+    // Two slots: no iteration makes 2 safe, and 1 is the largest safe count.
+    let file = "tests/data/verdicts/tvm_pipeline_two_in_flight.py";
+    assert_eq!(help_line(file), "1 is the largest safe constant here");
+    assert!(!faults(&with_count(file, 2, 1, dir.path())));
 }

@@ -254,7 +254,11 @@ fn print_report(
     }
     if let Some(first) = &report.earliest_violation {
         let at = first.at.as_ref().map_or(String::new(), |at| format!(", {at}"));
-        outln!("  first violation a run meets: line {}{at}; replay: {}", first.line, replay_command(file, &report.name, first))?;
+        outln!(
+            "  first violation a run meets: line {}{at}; replay: {}",
+            first.line,
+            replay_command(file, &report.name, first)
+        )?;
     }
     for f in &report.findings {
         let at = if f.line > 0 { format!("line {}: ", f.line) } else { String::new() };

@@ -64,8 +64,8 @@ use tirproof_ir::PrimFunc;
 
 pub use model::QueueId;
 pub use report::{
-    Cause, ContentsWitness, Dump, EarliestViolation, DumpKind, DumpOutcome, Finding, FuncReport, Subject, Undecided, WaitCount, WaitIndex,
-    WaitRemark, WaitReport, WaitVerdict,
+    Cause, ContentsWitness, Dump, DumpKind, DumpOutcome, EarliestViolation, Finding, FixHint, FuncReport, Peel,
+    Subject, Undecided, WaitCount, WaitIndex, WaitRemark, WaitReport, WaitVerdict,
 };
 pub use tally::{plural, Tally};
 
@@ -259,7 +259,8 @@ fn verify_queue(
     let mut waits = QueueWaits::of(checker, q);
     let safety = checker.encode_safety(q);
     let drained = checker.encode_drained(q);
-    let excluded = find_violations(checker, q, &safety, &mut waits, report, earliest);
+    let violations = find_violations(checker, q, &safety, &mut waits, report, earliest);
+    let excluded: Vec<StoreUse> = violations.iter().map(|(pair, _)| *pair).collect();
     for (w, verdict) in waits.waits.iter().zip(waits.verdicts.iter_mut()) {
         if let Some(failure) = checker.discharge(&NegativeCount { wait: *w }) {
             *verdict = Some(failure.into_verdict());
@@ -279,6 +280,22 @@ fn verify_queue(
             _ => WaitVerdict::Proved,
         });
     }
+    // A wait refuted by its uses, with a constant count: how to fix it, measured around the
+    // violations of the other waits.
+    let helps: Vec<Option<FixHint>> = (waits.waits.iter().zip(&waits.verdicts))
+        .map(|(w, verdict)| {
+            let written = fixable_count(checker.model, *w)?;
+            let refuted_here = violations.iter().any(|(_, by)| *by == Some(*w));
+            let encoded = safety.as_ref().ok().filter(|_| measure_tightness && refuted_here)?;
+            if !verdict.as_ref().is_some_and(WaitVerdict::is_refuted) {
+                return None;
+            }
+            let others: Vec<StoreUse> =
+                violations.iter().filter(|(_, by)| *by != Some(*w)).map(|(pair, _)| *pair).collect();
+            let queue = Queue { safety: encoded, drained: &drained, excluded: &others };
+            tightness::fix(checker, &queue, *w, written)
+        })
+        .collect();
     record(report, tightness::drained(checker, &drained, None), Some(Subject::Drained(q)));
     let remarks = waits
         .waits
@@ -286,7 +303,15 @@ fn verify_queue(
         .zip(&waits.verdicts)
         .map(|(w, v)| v.as_ref().map_or_else(Vec::new, |v| remarks::remarks(checker, *w, v)))
         .collect();
-    report_waits(checker, q, waits, remarks, report);
+    report_waits(checker, q, waits, remarks, helps, report);
+}
+
+/// The count of `wait` when it is a non-negative constant on its own (no tokens).
+fn fixable_count(model: &Model, wait: EventId) -> Option<i64> {
+    match &model.event(wait).kind {
+        EventKind::Wait { until: Until::InFlight(count), .. } => count.as_int().filter(|n| *n >= 0),
+        _ => None,
+    }
 }
 
 /// Safety of queue `q` as written: refutes the wait that governed each violating use (or
@@ -299,12 +324,15 @@ fn find_violations(
     waits: &mut QueueWaits,
     report: &mut FuncReport,
     earliest: &mut Option<Earliest>,
-) -> Vec<StoreUse> {
+) -> Vec<(StoreUse, Option<EventId>)> {
     let round = match safety {
         Err(Unsupported(why)) => Round { refuted: Vec::new(), unknown: Some(Cause::NotEncoded(why.clone()).into()) },
         Ok(encoded) => {
             let order = encoded.all();
-            checker.safety(encoded, &PairChecks { order: &order, excluded: &[], loosen: None, limit: MAX_VIOLATIONS })
+            checker.safety(
+                encoded,
+                &PairChecks { order: &order, excluded: &[], loosen: None, limit: MAX_VIOLATIONS, from: None },
+            )
         }
     };
     let mut excluded = Vec::new();
@@ -330,7 +358,7 @@ fn find_violations(
         }
     }
     for v in refuted {
-        excluded.push(v.accesses);
+        excluded.push((v.accesses, v.wait));
         let refuted = WaitVerdict::Refuted { reason: v.reason.clone(), values: v.values.clone() };
         if !v.wait.is_some_and(|w| waits.decide(w, refuted)) {
             report.findings.push(Finding {
@@ -355,10 +383,11 @@ fn report_waits(
     q: QueueId,
     waits: QueueWaits,
     remarks: Vec<Vec<WaitRemark>>,
+    helps: Vec<Option<FixHint>>,
     report: &mut FuncReport,
 ) {
     let all_waits = checker.events_where(|k| matches!(k, EventKind::Wait { .. }));
-    for ((w, verdict), remarks) in waits.waits.into_iter().zip(waits.verdicts).zip(remarks) {
+    for (((w, verdict), remarks), help) in waits.waits.into_iter().zip(waits.verdicts).zip(remarks).zip(helps) {
         let event = checker.model.event(w);
         let EventKind::Wait { until, .. } = &event.kind else { continue };
         report.waits.push(WaitReport {
@@ -374,6 +403,7 @@ fn report_waits(
             },
             verdict: verdict.unwrap_or(WaitVerdict::Unknown { reason: Cause::NotChecked.into() }),
             remarks,
+            help,
         });
     }
 }

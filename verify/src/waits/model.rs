@@ -977,7 +977,13 @@ impl Builder {
                     asynchronous: ops.asynchronous,
                     commit: ops.commit.map(|q| subst.expr(&q)),
                 };
+                // The async operations are located where their dictionary is written.
+                let block_span = self.span;
+                if block.annotations.span.is_known() {
+                    self.span = block.annotations.span;
+                }
                 self.child(0, |b| b.async_ops(&ops, &body));
+                self.span = block_span;
             }
             Ok(None) => self.child(0, |b| b.stmt(&body)),
             Err(why) => {

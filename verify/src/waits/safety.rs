@@ -149,6 +149,9 @@ pub struct PairChecks<'a> {
     pub loosen: Option<Loosen>,
     /// The round stops after this many violations.
     pub limit: usize,
+    /// Asks only about uses at iterations of this loop from this value on (uses outside the
+    /// loop, about all of theirs): how a wait fares once its first iterations are peeled.
+    pub from: Option<(LoopId, i64)>,
 }
 
 /// A cross-thread pair to encode: its queue and position, its accesses, and the variables of
@@ -419,13 +422,19 @@ impl<'m> Checker<'m> {
         // The slacks the asked obligations mention: their pairs' waits, and every wait when a
         // counterexample may be confirmed against earlier instances (which count with slack).
         let facts = || {
-            if self.lasts_force_most(safety.q) {
+            let mut facts = if self.lasts_force_most(safety.q) {
                 let waits: BTreeSet<EventId> =
                     open.iter().flat_map(|&k| safety.pair(k).mentioned.iter().copied()).collect();
                 safety.slack.facts_for(&waits, checks.loosen)
             } else {
                 safety.slack.facts(checks.loosen)
+            };
+            if let Some((from_loop, from)) = checks.from {
+                let uses = open.iter().flat_map(|&k| &safety.pair(k).use_loops);
+                let at_or_after = uses.filter(|(l, _)| *l == from_loop).map(|(_, v)| v.ge(Int::from_i64(from)));
+                facts.extend(at_or_after);
             }
+            facts
         };
         let earliest = |k: usize, which: usize, found: &Counterexample| {
             let pair = safety.pair(PairIndex(k));
@@ -440,7 +449,8 @@ impl<'m> Checker<'m> {
             label: &label,
             limit: checks.limit,
             on_vacuous: OnVacuous::Undecided,
-            facts_apart: true,
+            // Iterations asked from fix loop variables the assumptions mention.
+            facts_apart: checks.from.is_none(),
             // Tightness asks whether a loosening is safe, not where it fails first.
             earlier: if checks.loosen.is_none() { Some(&earliest) } else { None },
         };

@@ -111,3 +111,32 @@ fn a_refuted_wait_says_its_largest_safe_count_and_what_peeling_buys() {
     assert_eq!(help_line(file), "1 is the largest safe constant here");
     assert!(!faults(&with_count(file, 2, 1, dir.path())));
 }
+
+#[test]
+fn a_program_without_waits_says_so_and_that_the_pipeline_pass_runs_first() {
+    let input = path("corpus/tvm/seed_a_input.py");
+    let report = stdout(&tirproof(&["verify", "--no-witness", &input]));
+    assert!(report.contains("no waits: this function has no async wait to verify"), "{report}");
+    assert!(report.contains("--after inject-software-pipeline"), "{report}");
+    // The pass's result is verified with its provenance: data flow is checked.
+    let out = tirproof(&["verify", "--no-witness", "--after", "inject-software-pipeline", &input]);
+    let report = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{report}");
+    assert!(report.contains("2 waits: 2 proved and tight"), "{report}");
+    assert!(report.contains("note: data flow checked with the pass's provenance"), "{report}");
+    assert!(!report.contains("data flow is not checked"), "{report}");
+    // A program with waits and no pipeline annotations gets neither line.
+    let report = stdout(&tirproof(&["verify", "--no-witness", &path("corpus/tvm/seed_a_after_pipeline.py")]));
+    assert!(!report.contains("no waits") && !report.contains("--after"), "{report}");
+}
+
+#[test]
+fn the_tvm_printed_pipeline_of_the_readme_is_reported_at_its_wait_and_first_fault() {
+    let report = stdout(&tirproof(&["verify", "--no-witness", &path("corpus/tvm/seed_c_after_pipeline.py")]));
+    assert!(report.contains("wait at line 50 (queue 0, in-flight 5): refuted: at i = 0 the read of"), "{report}");
+    assert!(
+        report.contains("help: 3 is the largest safe constant here; 5 holds for i >= 3 (peel 3 iterations)"),
+        "{report}"
+    );
+    replay_faults_where_reported("corpus/tvm/seed_c_after_pipeline.py");
+}

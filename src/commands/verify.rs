@@ -20,7 +20,10 @@ use tirproof::outln;
 use tirproof::source::Source;
 use tirproof_fuzz::publish::{publish, Layout};
 use tirproof_fuzz::witness::{self, Witness};
-use tirproof_ir::Diagnostic;
+use tirproof_ir::pipeline_annotations::is_pipelined;
+use tirproof_ir::visit::{walk_stmt, Visitor};
+use tirproof_ir::{Diagnostic, PrimFunc, Stmt, StmtKind};
+use tirproof_passes::PassManager;
 use tirproof_verify::waits::{
     plural, verify_func, Dump, DumpKind, DumpOutcome, EarliestViolation, FuncReport, Options, Tally, WaitVerdict,
 };
@@ -64,7 +67,15 @@ pub struct Args {
     /// which it faults (the interpreter's witnesses).
     #[arg(long)]
     no_witness: bool,
+    /// Run these passes first (comma-separated, as `tirproof opt --passes`) and verify what
+    /// they make: after `inject-software-pipeline`, data flow is checked too, against the
+    /// pass's provenance (which printed text does not carry).
+    #[arg(long, value_name = "PASSES", value_delimiter = ',')]
+    after: Vec<String>,
 }
+
+/// What `verify` says of a function without waits that has software-pipeline annotations.
+const PIPELINE_NOT_RUN: &str = "its loops carry software-pipeline annotations: the pipeline pass makes the waits; verify its result with `tirproof verify --after inject-software-pipeline FILE` (data flow checked too) or `tirproof opt --passes inject-software-pipeline FILE | tirproof verify -`";
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let files = super::input_files(&args.paths)?;
@@ -82,10 +93,19 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let mut notes = BTreeSet::new();
     let mut functions_seen = BTreeSet::new();
     let mut witness_files = WitnessFiles::default();
+    let passes = if args.after.is_empty() { None } else { Some(PassManager::from_names(&args.after)?) };
     for file in &files {
         let src = Source::read(file).with_context(|| format!("cannot read {}", file.display()))?;
         let module = match src.parse_and_check() {
-            Ok(m) => m,
+            Ok(mut m) => match passes.as_ref().map(|passes| passes.run(&mut m)) {
+                Some(Err(error)) => {
+                    eprintln!("{}", error.render(&src.name, &src.text));
+                    json_files.push(serde_json::json!({ "file": src.name, "status": "rejected", "diagnostics": [] }));
+                    all_proved = false;
+                    continue;
+                }
+                _ => m,
+            },
             Err(diags) => {
                 eprintln!("{}", src.render(&diags));
                 json_files.push(serde_json::json!({
@@ -127,7 +147,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                     "report": report,
                 }));
             } else {
-                print_report(&src.name, &report, &tally, elapsed, replay.as_deref())?;
+                let pipelined = func_is_pipelined(func);
+                print_report(&src.name, &report, &tally, elapsed, replay.as_deref(), pipelined)?;
             }
         }
     }
@@ -219,6 +240,22 @@ fn replay_command(file: &str, func: &str, first: &EarliestViolation) -> String {
     command
 }
 
+/// Whether a loop of `func` carries software-pipeline annotations.
+fn func_is_pipelined(func: &PrimFunc) -> bool {
+    struct Finds(bool);
+    impl Visitor for Finds {
+        fn visit_stmt(&mut self, stmt: &Stmt) {
+            if let StmtKind::For(f) = &stmt.kind {
+                self.0 |= is_pipelined(&f.annotations);
+            }
+            walk_stmt(self, stmt);
+        }
+    }
+    let mut finds = Finds(false);
+    finds.visit_stmt(&func.body);
+    finds.0
+}
+
 /// A diagnostic in `verify --json`'s `files` entries.
 fn diagnostic_json(diagnostic: &Diagnostic) -> serde_json::Value {
     serde_json::json!({
@@ -241,9 +278,16 @@ fn print_report(
     tally: &Tally,
     elapsed: Duration,
     replay: Option<&str>,
+    pipelined: bool,
 ) -> anyhow::Result<()> {
     let queries = plural(report.queries, "query");
     outln!("{file}: function {} ({queries}, {:.0} ms)", report.name, elapsed.as_secs_f64() * 1e3)?;
+    if report.waits.is_empty() {
+        outln!("  no waits: this function has no async wait to verify")?;
+        if pipelined {
+            outln!("    help: {PIPELINE_NOT_RUN}")?;
+        }
+    }
     for w in &report.waits {
         outln!("  {w}")?;
         if let WaitVerdict::Refuted { values, .. } = &w.verdict {

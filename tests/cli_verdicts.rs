@@ -36,9 +36,10 @@ fn replay(command: &str) -> Output {
     tirproof(&args)
 }
 
-/// Checks that the reported first violation is where the replayed run faults.
+/// Checks that the reported first violation of `file` (a path) is where the replayed run
+/// faults.
 fn replay_faults_where_reported(file: &str) {
-    let out = tirproof(&["verify", "--no-witness", &path(file)]);
+    let out = tirproof(&["verify", "--no-witness", file]);
     let report = stdout(&out);
     assert_eq!(out.status.code(), Some(1), "{report}");
     let (line, iteration, command) = first_violation(&report);
@@ -53,18 +54,20 @@ fn replay_faults_where_reported(file: &str) {
 
 #[test]
 fn the_counterexample_of_a_tvm_printed_pipeline_is_the_fault_a_run_meets() {
-    // Two violations: the read at i = 0 of the first copy, and the copy at i = 1 over the slot
-    // of group 0; a run meets the read first.
-    replay_faults_where_reported("tests/data/verdicts/tvm_pipeline_two_in_flight.py");
-    let report =
-        stdout(&tirproof(&["verify", "--no-witness", &path("tests/data/verdicts/tvm_pipeline_two_in_flight.py")]));
-    assert!(report.contains("first violation a run meets: line 37, i = 0;"), "{report}");
+    // Seed a as TVM prints it, its loop's wait at 2 in flight: two violations, the read at
+    // i = 0 of the first copy, and the copy at i = 1 over the slot of group 0; a run meets the
+    // read first.
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let file = with_count("corpus/tvm/seed_a_after_pipeline.py", 1, 2, dir.path());
+    replay_faults_where_reported(&file);
+    let report = stdout(&tirproof(&["verify", "--no-witness", &file]));
+    assert!(report.contains("first violation a run meets: line 42, i = 0;"), "{report}");
 }
 
 #[test]
 fn the_replay_command_fixes_the_parameters_the_fault_needs() {
     // Only n >= 70 reaches the faulting iteration: the command must say so.
-    replay_faults_where_reported("corpus/verify/periodic_condition_late_fault_racy.py");
+    replay_faults_where_reported(&path("corpus/verify/periodic_condition_late_fault_racy.py"));
     let report =
         stdout(&tirproof(&["verify", "--no-witness", &path("corpus/verify/periodic_condition_late_fault_racy.py")]));
     assert!(report.contains("--arg n="), "{report}");
@@ -72,7 +75,7 @@ fn the_replay_command_fixes_the_parameters_the_fault_needs() {
 
 /// The `help:` line under the refuted wait of `file`.
 fn help_line(file: &str) -> String {
-    let report = stdout(&tirproof(&["verify", "--no-witness", &path(file)]));
+    let report = stdout(&tirproof(&["verify", "--no-witness", file]));
     let help =
         report.lines().find_map(|l| l.trim().strip_prefix("help: ")).unwrap_or_else(|| panic!("no help:\n{report}"));
     help.to_owned()
@@ -101,15 +104,15 @@ fn faults(file: &str) -> bool {
 fn a_refuted_wait_says_its_largest_safe_count_and_what_peeling_buys() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let file = "tests/data/verdicts/first_copy_read_every_iteration.py";
-    assert_eq!(help_line(file), "0 is the largest safe constant here; 2 holds for i >= 2 (peel 2 iterations)");
+    assert_eq!(help_line(&path(file)), "0 is the largest safe constant here; 2 holds for i >= 2 (peel 2 iterations)");
     // The interpreter agrees: 0 runs clean, 1 faults.
     assert!(!faults(&with_count(file, 2, 0, dir.path())));
     assert!(faults(&with_count(file, 2, 1, dir.path())));
 
-    // Two slots: no iteration makes 2 safe, and 1 is the largest safe count.
-    let file = "tests/data/verdicts/tvm_pipeline_two_in_flight.py";
-    assert_eq!(help_line(file), "1 is the largest safe constant here");
-    assert!(!faults(&with_count(file, 2, 1, dir.path())));
+    // Two slots: no iteration makes 2 safe, and 1 (as TVM wrote it) is the largest safe count.
+    let two = with_count("corpus/tvm/seed_a_after_pipeline.py", 1, 2, dir.path());
+    assert_eq!(help_line(&two), "1 is the largest safe constant here");
+    assert!(!faults(&path("corpus/tvm/seed_a_after_pipeline.py")));
 }
 
 #[test]
@@ -138,5 +141,5 @@ fn the_tvm_printed_pipeline_of_the_readme_is_reported_at_its_wait_and_first_faul
         report.contains("help: 3 is the largest safe constant here; 5 holds for i >= 3 (peel 3 iterations)"),
         "{report}"
     );
-    replay_faults_where_reported("corpus/tvm/seed_c_after_pipeline.py");
+    replay_faults_where_reported(&path("corpus/tvm/seed_c_after_pipeline.py"));
 }

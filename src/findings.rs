@@ -425,8 +425,13 @@ impl Report {
     }
 
     /// Records an input as `status`.
+    /// Records `file` with `status`; a file recorded before keeps one entry, with the later
+    /// status (a program checked and then refused by a pass is rejected).
     pub fn file(&mut self, file: &str, status: FileStatus) {
-        self.files.push(FileEntry { file: file.to_owned(), status });
+        match self.files.iter_mut().find(|entry| entry.file == file) {
+            Some(entry) => entry.status = status,
+            None => self.files.push(FileEntry { file: file.to_owned(), status }),
+        }
     }
 
     pub fn add(&mut self, finding: Finding) {

@@ -19,7 +19,7 @@ pub mod ttgir;
 use std::path::Path;
 
 use tirproof_ir::visit::{walk_stmt_mut, MutVisitor};
-use tirproof_ir::{Diagnostic, Diagnostics, IRModule, Span, Stmt};
+use tirproof_ir::{Diagnostic, Diagnostics, IRModule, Span, Stmt, StmtKind};
 
 use lower::Lower;
 use mlir::TokKind;
@@ -128,14 +128,24 @@ struct Remap<'a> {
     origins: &'a [Span],
 }
 
-impl MutVisitor for Remap<'_> {
-    fn mutate_stmt(&mut self, stmt: &mut Stmt) {
-        stmt.span = usize::try_from(stmt.span.line)
+impl Remap<'_> {
+    /// The foreign span of a line of the TIR.
+    fn origin(&self, span: Span) -> Span {
+        usize::try_from(span.line)
             .ok()
             .and_then(|l| l.checked_sub(1))
             .and_then(|i| self.origins.get(i))
             .copied()
-            .unwrap_or(Span::UNKNOWN);
+            .unwrap_or(Span::UNKNOWN)
+    }
+}
+
+impl MutVisitor for Remap<'_> {
+    fn mutate_stmt(&mut self, stmt: &mut Stmt) {
+        stmt.span = self.origin(stmt.span);
+        if let StmtKind::Block(block) = &mut stmt.kind {
+            block.annotations.span = self.origin(block.annotations.span);
+        }
         walk_stmt_mut(self, stmt);
     }
 }

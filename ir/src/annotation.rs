@@ -6,6 +6,7 @@
 //! that every crate spells them the same way.
 
 use crate::expr::Expr;
+use crate::span::Span;
 
 pub const PIPELINE_STAGE: &str = "software_pipeline_stage";
 pub const PIPELINE_ORDER: &str = "software_pipeline_order";
@@ -69,9 +70,18 @@ impl AnnValue {
 }
 
 /// An ordered `{key: value}` dictionary.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default)]
 pub struct Annotations {
     pub entries: Vec<(String, AnnValue)>,
+    /// Where the dictionary was written (a block's first `T.attr({...})`), `Span::UNKNOWN`
+    /// when built; like every span, no part of equality.
+    pub span: Span,
+}
+
+impl PartialEq for Annotations {
+    fn eq(&self, other: &Self) -> bool {
+        self.entries == other.entries
+    }
 }
 
 impl Annotations {

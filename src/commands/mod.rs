@@ -18,9 +18,10 @@ pub mod verify;
 
 use anyhow::{bail, Context};
 use std::path::{Path, PathBuf};
-use tirproof::findings::{FileStatus, ReadError, Report};
+use tirproof::findings::{FileStatus, Finding, Location, ReadError, Report, Rule};
 use tirproof::source::{expand_paths, Source};
 use tirproof_ir::IRModule;
+use tirproof_passes::PipelineError;
 
 /// Reads a program file; a failure is bad input (exit 4), never a usage error.
 pub fn read_source(path: &Path) -> Result<Source, ReadError> {
@@ -47,6 +48,21 @@ pub fn load_checked(path: &Path, report: &mut Report) -> Option<(Source, IRModul
             report.reject(&src.name, &diags);
             None
         }
+    }
+}
+
+/// Records that the passes failed on `file` (`text`): printed to stderr, one finding per
+/// diagnostic, a refusal (bad input) or a pass that broke the module.
+pub fn pass_failed(report: &mut Report, file: &str, text: &str, error: &PipelineError) {
+    eprintln!("{}", error.render(file, text));
+    let rule = match error {
+        PipelineError::Refused { .. } => Rule::PassRefused,
+        PipelineError::Broken { .. } => Rule::PassBroken,
+    };
+    report.file(file, FileStatus::Rejected);
+    for diagnostic in &error.diagnostics().0 {
+        let location = Location::at(file, diagnostic.span.line, diagnostic.span.col);
+        report.add(Finding::new(rule, location, format!("{}: {}", error.headline(), diagnostic.message)));
     }
 }
 

@@ -23,7 +23,7 @@ use tirproof::findings::{Finding, FormatArgs, Location, Report, Rule};
 use tirproof::{out, outln};
 use tirproof_ir::print::print_module;
 use tirproof_ir::IRModule;
-use tirproof_passes::{registry, AfterPass, PassManager, PassRecord, PipelineError};
+use tirproof_passes::{registry, AfterPass, PassManager, PassRecord};
 use tirproof_verify::solver::Verdict;
 
 #[derive(clap::Args)]
@@ -97,15 +97,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let Some((src, mut module)) = super::load_checked(file, &mut found) else { return found.finish(format) };
     let mut after = AfterEach { args, file: &src.name, unproved: 0, found };
     if let Err(error) = manager.run_with(&mut module, &mut after) {
-        eprintln!("{}", error.render(&src.name, &src.text));
-        let rule = match error {
-            PipelineError::Refused { .. } => Rule::PassRefused,
-            PipelineError::Broken { .. } => Rule::PassBroken,
-        };
-        for diagnostic in &error.diagnostics().0 {
-            let location = Location::at(&src.name, diagnostic.span.line, diagnostic.span.col);
-            after.found.add(Finding::new(rule, location, format!("{}: {}", error.headline(), diagnostic.message)));
-        }
+        super::pass_failed(&mut after.found, &src.name, &src.text, &error);
         return after.found.finish(format);
     }
     if after.unproved > 0 {

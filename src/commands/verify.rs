@@ -23,8 +23,12 @@ use tirproof::outln;
 use tirproof::source::Source;
 use tirproof_fuzz::publish::{publish, Layout};
 use tirproof_fuzz::witness::{self, Witness};
+use tirproof_ir::pipeline_annotations::is_pipelined;
+use tirproof_ir::visit::{walk_stmt, Visitor};
+use tirproof_ir::{PrimFunc, Stmt, StmtKind};
+use tirproof_passes::PassManager;
 use tirproof_verify::waits::{
-    plural, verify_func, Dump, DumpKind, DumpOutcome, FuncReport, Options, Tally, WaitVerdict,
+    plural, verify_func, Dump, DumpKind, DumpOutcome, EarliestViolation, FuncReport, Options, Tally, WaitVerdict,
 };
 
 #[derive(clap::Args)]
@@ -63,6 +67,11 @@ pub struct Args {
     /// which it faults (the interpreter's witnesses).
     #[arg(long)]
     no_witness: bool,
+    /// Run these passes first (comma-separated, as `tirproof opt --passes`) and verify what
+    /// they make: after `inject-software-pipeline`, data flow is checked too, against the
+    /// pass's provenance (which printed text does not carry).
+    #[arg(long, value_name = "PASSES", value_delimiter = ',')]
+    after: Vec<String>,
 }
 
 /// What `--deny` makes an error.
@@ -71,6 +80,9 @@ pub enum Lint {
     /// A wait proved safe with more groups in flight than its count allows.
     OverSynchronized,
 }
+
+/// What `verify` says of a function without waits that has software-pipeline annotations.
+const PIPELINE_NOT_RUN: &str = "its loops carry software-pipeline annotations: the pipeline pass makes the waits; verify its result with `tirproof verify --after inject-software-pipeline FILE` (data flow checked too) or `tirproof opt --passes inject-software-pipeline FILE | tirproof verify -`";
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let files = super::input_files(&args.paths)?;
@@ -90,6 +102,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let mut notes = BTreeSet::new();
     let mut functions_seen = BTreeSet::new();
     let mut witness_files = WitnessFiles::default();
+    let passes = if args.after.is_empty() { None } else { Some(PassManager::from_names(&args.after)?) };
     for file in &files {
         let src = match super::read_source(file) {
             Ok(src) => src,
@@ -100,7 +113,14 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             }
         };
         let module = match src.parse_and_check() {
-            Ok(m) => m,
+            Ok(mut m) => match passes.as_ref().map(|passes| passes.run(&mut m)) {
+                Some(Err(error)) => {
+                    super::pass_failed(&mut found, &src.name, &src.text, &error);
+                    all_proved = false;
+                    continue;
+                }
+                _ => m,
+            },
             Err(diags) => {
                 eprintln!("{}", src.render(&diags));
                 found.reject(&src.name, &diags);
@@ -139,7 +159,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                     "report": report,
                 }));
             } else {
-                print_report(&src.name, &report, &tally, elapsed, replay.as_deref())?;
+                let pipelined = func_is_pipelined(func);
+                print_report(&src.name, &report, &tally, elapsed, replay.as_deref(), pipelined)?;
             }
         }
     }
@@ -249,6 +270,32 @@ impl WitnessFiles {
     }
 }
 
+/// The `tirproof run` command that meets `first` (under the lazy schedule, the interpreter's
+/// default, a run faults at the first access that sees a pending write).
+fn replay_command(file: &str, func: &str, first: &EarliestViolation) -> String {
+    let mut command = format!("tirproof run {file} --func {func}");
+    for (name, value) in &first.params {
+        command.push_str(&format!(" --arg {name}={value}"));
+    }
+    command
+}
+
+/// Whether a loop of `func` carries software-pipeline annotations.
+fn func_is_pipelined(func: &PrimFunc) -> bool {
+    struct Finds(bool);
+    impl Visitor for Finds {
+        fn visit_stmt(&mut self, stmt: &Stmt) {
+            if let StmtKind::For(f) = &stmt.kind {
+                self.0 |= is_pipelined(&f.annotations);
+            }
+            walk_stmt(self, stmt);
+        }
+    }
+    let mut finds = Finds(false);
+    finds.visit_stmt(&func.body);
+    finds.0
+}
+
 /// A note about one place of one function (`line 10: ...`), printed with that function; the
 /// others say what a run checks and are printed once, at its end.
 fn is_located(note: &str) -> bool {
@@ -261,9 +308,16 @@ fn print_report(
     tally: &Tally,
     elapsed: Duration,
     replay: Option<&str>,
+    pipelined: bool,
 ) -> anyhow::Result<()> {
     let queries = plural(report.queries, "query");
     outln!("{file}: function {} ({queries}, {:.0} ms)", report.name, elapsed.as_secs_f64() * 1e3)?;
+    if report.waits.is_empty() {
+        outln!("  no waits: this function has no async wait to verify")?;
+        if pipelined {
+            outln!("    help: {PIPELINE_NOT_RUN}")?;
+        }
+    }
     for w in &report.waits {
         outln!("  {w}")?;
         if let WaitVerdict::Refuted { values, .. } = &w.verdict {
@@ -271,6 +325,14 @@ fn print_report(
                 outln!("    model: {values}")?;
             }
         }
+    }
+    if let Some(first) = &report.earliest_violation {
+        let at = first.at.as_ref().map_or(String::new(), |at| format!(", {at}"));
+        outln!(
+            "  first violation a run meets: line {}{at}; replay: {}",
+            first.line,
+            replay_command(file, &report.name, first)
+        )?;
     }
     for f in &report.findings {
         let at = if f.line > 0 { format!("line {}: ", f.line) } else { String::new() };

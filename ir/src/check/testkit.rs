@@ -103,7 +103,7 @@ pub(crate) fn int_list(items: &[i64]) -> AnnValue {
 }
 
 pub(crate) fn anns(entries: Vec<(&str, AnnValue)>) -> Annotations {
-    Annotations { entries: entries.into_iter().map(|(k, v)| (k.to_string(), v)).collect() }
+    Annotations { entries: entries.into_iter().map(|(k, v)| (k.to_string(), v)).collect(), ..Annotations::default() }
 }
 
 pub(crate) fn launch(var: &Var, tag: &str, extent: Expr, body: Stmt) -> Stmt {

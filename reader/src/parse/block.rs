@@ -247,6 +247,9 @@ impl Lowerer {
             }
             _ => {
                 if let [dict] = args {
+                    if !parts.annotations.span.is_known() {
+                        parts.annotations.span = span;
+                    }
                     for (key, value) in self.annotations(dict).entries {
                         parts.annotations.insert(key, value);
                     }

@@ -121,6 +121,7 @@ impl<'m> Checker<'m> {
             limit: 1,
             on_vacuous: OnVacuous::Holds,
             facts_apart: true,
+            earlier: None,
         };
         let asked = drained
             .ends

@@ -64,8 +64,8 @@ use tirproof_ir::PrimFunc;
 
 pub use model::QueueId;
 pub use report::{
-    Cause, ContentsWitness, Dump, DumpKind, DumpOutcome, Finding, FuncReport, Subject, Undecided, WaitCount, WaitIndex,
-    WaitRemark, WaitReport, WaitVerdict,
+    Cause, ContentsWitness, Dump, DumpKind, DumpOutcome, EarliestViolation, Finding, FixHint, FuncReport, Peel,
+    Subject, Undecided, WaitCount, WaitIndex, WaitRemark, WaitReport, WaitVerdict,
 };
 pub use tally::{plural, Tally};
 
@@ -73,7 +73,7 @@ use crate::solver::{in_fresh_context, watched, within_budget, Watchdog};
 use checker::Checker;
 use dataflow::DataFlow;
 use encode::Unsupported;
-use model::{EventId, EventKind, Model, Until};
+use model::{EventId, EventKind, LoopId, Model, Until};
 use negative::NegativeCount;
 use obligation::{Round, WaitFailure};
 use races::Races;
@@ -165,9 +165,11 @@ fn verify_model<'m>(
             _ => {}
         }
     }
+    let mut earliest = None;
     for q in queues {
-        verify_queue(&mut checker, q, &mut report, options.tightness);
+        verify_queue(&mut checker, q, &mut report, options.tightness, &mut earliest);
     }
+    report.earliest_violation = earliest.map(|(_, _, shown)| shown);
     report.waits.sort_by_key(|w| (w.line, w.queue));
     // A bounded encoding proves nothing about longer loops: never a pass.
     let iterations = encode::ENUMERATED_ITERATIONS;
@@ -243,11 +245,22 @@ impl QueueWaits {
     }
 }
 
-fn verify_queue(checker: &mut Checker, q: QueueId, report: &mut FuncReport, measure_tightness: bool) {
+/// The earliest same-thread violation found so far: its use, the use's loop values, and how it
+/// is reported.
+type Earliest = (EventId, Vec<(LoopId, i64)>, EarliestViolation);
+
+fn verify_queue(
+    checker: &mut Checker,
+    q: QueueId,
+    report: &mut FuncReport,
+    measure_tightness: bool,
+    earliest: &mut Option<Earliest>,
+) {
     let mut waits = QueueWaits::of(checker, q);
     let safety = checker.encode_safety(q);
     let drained = checker.encode_drained(q);
-    let excluded = find_violations(checker, q, &safety, &mut waits, report);
+    let violations = find_violations(checker, q, &safety, &mut waits, report, earliest);
+    let excluded: Vec<StoreUse> = violations.iter().map(|(pair, _)| *pair).collect();
     for (w, verdict) in waits.waits.iter().zip(waits.verdicts.iter_mut()) {
         if let Some(failure) = checker.discharge(&NegativeCount { wait: *w }) {
             *verdict = Some(failure.into_verdict());
@@ -267,6 +280,22 @@ fn verify_queue(checker: &mut Checker, q: QueueId, report: &mut FuncReport, meas
             _ => WaitVerdict::Proved,
         });
     }
+    // A wait refuted by its uses, with a constant count: how to fix it, measured around the
+    // violations of the other waits.
+    let helps: Vec<Option<FixHint>> = (waits.waits.iter().zip(&waits.verdicts))
+        .map(|(w, verdict)| {
+            let written = fixable_count(checker.model, *w)?;
+            let refuted_here = violations.iter().any(|(_, by)| *by == Some(*w));
+            let encoded = safety.as_ref().ok().filter(|_| measure_tightness && refuted_here)?;
+            if !verdict.as_ref().is_some_and(WaitVerdict::is_refuted) {
+                return None;
+            }
+            let others: Vec<StoreUse> =
+                violations.iter().filter(|(_, by)| *by != Some(*w)).map(|(pair, _)| *pair).collect();
+            let queue = Queue { safety: encoded, drained: &drained, excluded: &others };
+            tightness::fix(checker, &queue, *w, written)
+        })
+        .collect();
     record(report, tightness::drained(checker, &drained, None), Some(Subject::Drained(q)));
     let remarks = waits
         .waits
@@ -274,7 +303,15 @@ fn verify_queue(checker: &mut Checker, q: QueueId, report: &mut FuncReport, meas
         .zip(&waits.verdicts)
         .map(|(w, v)| v.as_ref().map_or_else(Vec::new, |v| remarks::remarks(checker, *w, v)))
         .collect();
-    report_waits(checker, q, waits, remarks, report);
+    report_waits(checker, q, waits, remarks, helps, report);
+}
+
+/// The count of `wait` when it is a non-negative constant on its own (no tokens).
+fn fixable_count(model: &Model, wait: EventId) -> Option<i64> {
+    match &model.event(wait).kind {
+        EventKind::Wait { until: Until::InFlight(count), .. } => count.as_int().filter(|n| *n >= 0),
+        _ => None,
+    }
 }
 
 /// Safety of queue `q` as written: refutes the wait that governed each violating use (or
@@ -286,17 +323,42 @@ fn find_violations(
     safety: &Result<QueueSafety, Unsupported>,
     waits: &mut QueueWaits,
     report: &mut FuncReport,
-) -> Vec<StoreUse> {
+    earliest: &mut Option<Earliest>,
+) -> Vec<(StoreUse, Option<EventId>)> {
     let round = match safety {
         Err(Unsupported(why)) => Round { refuted: Vec::new(), unknown: Some(Cause::NotEncoded(why.clone()).into()) },
         Ok(encoded) => {
             let order = encoded.all();
-            checker.safety(encoded, &PairChecks { order: &order, excluded: &[], loosen: None, limit: MAX_VIOLATIONS })
+            checker.safety(
+                encoded,
+                &PairChecks { order: &order, excluded: &[], loosen: None, limit: MAX_VIOLATIONS, from: None },
+            )
         }
     };
     let mut excluded = Vec::new();
-    for v in round.refuted {
-        excluded.push(v.accesses);
+    // Each wait is refuted by its earliest violation, the one a run meets first.
+    let mut refuted = round.refuted;
+    let model = checker.model;
+    refuted.sort_by(|a, b| model.execution_order((a.accesses.use_, &a.use_at), (b.accesses.use_, &b.use_at)));
+    if let Some(first) = refuted.first().filter(|v| v.wait.is_some() || !v.use_at.is_empty()) {
+        let sooner = earliest.as_ref().is_none_or(|(use_, at, _)| {
+            model.execution_order((first.accesses.use_, &first.use_at), (*use_, at)).is_lt()
+        });
+        if sooner {
+            let event = model.event(first.accesses.use_);
+            let params = model.params.iter().filter_map(|p| Some((p.name().to_owned(), first.values.get(p.name())?)));
+            let shown = EarliestViolation {
+                line: event.span.line,
+                at: (first.use_at.iter())
+                    .map(|(l, v)| format!("{} = {v}", model.loop_info(*l).var.name()))
+                    .reduce(|a, b| format!("{a}, {b}")),
+                params: params.collect(),
+            };
+            *earliest = Some((first.accesses.use_, first.use_at.clone(), shown));
+        }
+    }
+    for v in refuted {
+        excluded.push((v.accesses, v.wait));
         let refuted = WaitVerdict::Refuted { reason: v.reason.clone(), values: v.values.clone() };
         if !v.wait.is_some_and(|w| waits.decide(w, refuted)) {
             report.findings.push(Finding {
@@ -321,10 +383,11 @@ fn report_waits(
     q: QueueId,
     waits: QueueWaits,
     remarks: Vec<Vec<WaitRemark>>,
+    helps: Vec<Option<FixHint>>,
     report: &mut FuncReport,
 ) {
     let all_waits = checker.events_where(|k| matches!(k, EventKind::Wait { .. }));
-    for ((w, verdict), remarks) in waits.waits.into_iter().zip(waits.verdicts).zip(remarks) {
+    for (((w, verdict), remarks), help) in waits.waits.into_iter().zip(waits.verdicts).zip(remarks).zip(helps) {
         let event = checker.model.event(w);
         let EventKind::Wait { until, .. } = &event.kind else { continue };
         report.waits.push(WaitReport {
@@ -340,6 +403,7 @@ fn report_waits(
             },
             verdict: verdict.unwrap_or(WaitVerdict::Unknown { reason: Cause::NotChecked.into() }),
             remarks,
+            help,
         });
     }
 }

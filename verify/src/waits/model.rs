@@ -23,6 +23,7 @@
 //! lists, in the order the walk met them, so an outer loop has a smaller id than the loops in
 //! its body. Queues are named by the program's own numbers ([`QueueId`]).
 
+use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 
@@ -395,6 +396,27 @@ impl Model {
     /// first: those whose values an instance of the event has of its own.
     pub fn serial_loops_of(&self, event: &Event) -> Vec<LoopId> {
         self.loops_of(event).into_iter().filter(|l| !self.loop_info(*l).per_thread).collect()
+    }
+
+    /// The order in which one thread runs two instances, each an event and the values of its
+    /// serial loops (`serial_loops_of`): by their paths, where they part, the instance of the
+    /// earlier iteration or of the earlier statement first; events at one position by id.
+    pub fn execution_order(&self, a: (EventId, &[(LoopId, i64)]), b: (EventId, &[(LoopId, i64)])) -> Ordering {
+        let value = |at: &[(LoopId, i64)], l: LoopId| at.iter().find(|(k, _)| *k == l).map(|(_, v)| *v);
+        for (x, y) in self.event(a.0).path.iter().zip(&self.event(b.0).path) {
+            match (x, y) {
+                (Step::Loop(l), Step::Loop(m)) if l == m => {
+                    if let (Some(u), Some(v)) = (value(a.1, *l), value(b.1, *l)) {
+                        if u != v {
+                            return u.cmp(&v);
+                        }
+                    }
+                }
+                _ if x == y => {}
+                _ => return x.cmp(y),
+            }
+        }
+        a.0.cmp(&b.0)
     }
 
     /// The thread and block bindings, in id order.
@@ -955,7 +977,13 @@ impl Builder {
                     asynchronous: ops.asynchronous,
                     commit: ops.commit.map(|q| subst.expr(&q)),
                 };
+                // The async operations are located where their dictionary is written.
+                let block_span = self.span;
+                if block.annotations.span.is_known() {
+                    self.span = block.annotations.span;
+                }
                 self.child(0, |b| b.async_ops(&ops, &body));
+                self.span = block_span;
             }
             Ok(None) => self.child(0, |b| b.stmt(&body)),
             Err(why) => {

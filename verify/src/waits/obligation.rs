@@ -159,7 +159,20 @@ pub struct RoundOf<'a> {
     /// Whether `facts` only fix variables the assumptions do not mention (slacks): then
     /// assumptions found consistent once stay so, and later rounds do not check them again.
     pub facts_apart: bool,
+    /// For item `k`'s obligation `which` and one of its counterexamples, the fact that asks
+    /// for a counterexample strictly earlier in execution order (`None`: none is earlier, or
+    /// the item's counterexamples are not ordered). With it, a refuted item is explained
+    /// from its earliest counterexample: each earlier one found is confirmed like the first,
+    /// and the search ends when none is earlier (proved) or at the first undecided check.
+    pub earlier: Option<&'a Earlier<'a>>,
 }
+
+/// See [`RoundOf::earlier`].
+pub type Earlier<'a> = dyn Fn(usize, usize, &Counterexample) -> Option<Bool> + 'a;
+
+/// Most counterexamples asked for, each earlier than the last, when a round looks for the
+/// earliest (each step is one check; a search this long ends with the last one found).
+const MAX_EARLIER_STEPS: usize = 24;
 
 impl Checker<'_> {
     /// Runs the obligation kind `kind`: its items, encoded in one query, checked one at a time
@@ -191,6 +204,7 @@ impl Checker<'_> {
             limit: 1,
             on_vacuous: kind.on_vacuous(),
             facts_apart: true,
+            earlier: None,
         };
         let round = self.round(&of, asked, |k, which, found| kind.refuted(self, &items, k, which, found));
         match round.into_failure() {
@@ -218,10 +232,18 @@ impl Checker<'_> {
         let scope = self.session.open(of.query, &(of.facts)());
         for item in asked {
             for (which, &(obligation, completion)) in item.obligations.iter().enumerate() {
-                match self.check_completed(&scope, obligation, of.label, completion) {
+                match self.check_completed(&scope, obligation, of.label, completion, &[]) {
                     Outcome::Holds => continue,
                     Outcome::Unknown(why) => round.unknown = round.unknown.or(Some(why.into())),
-                    Outcome::Fails(found) => round.refuted.push(refuted(item.index, which, &found)),
+                    Outcome::Fails(found) => {
+                        let found = match of.earlier {
+                            Some(earlier) => self.earliest(&scope, obligation, of.label, completion, found, |found| {
+                                earlier(item.index, which, found)
+                            }),
+                            None => found,
+                        };
+                        round.refuted.push(refuted(item.index, which, &found));
+                    }
                 }
                 break;
             }
@@ -247,24 +269,55 @@ impl Checker<'_> {
         round
     }
 
-    /// Checks `obligation` of `scope`; a counterexample that `completion` does not trust is
-    /// confirmed (no earlier wait instance completes the group there) or, failing that, the
-    /// obligation is checked again with every earlier instance taken into account.
+    /// The earliest counterexample of `obligation` from `found` on: asks for one strictly
+    /// earlier (`earlier` of the last one found) until none is, the answer is undecided, or
+    /// [`MAX_EARLIER_STEPS`] were taken.
+    fn earliest(
+        &self,
+        scope: &Scope,
+        obligation: ObligationId,
+        label: &str,
+        completion: &Completion,
+        mut found: Counterexample,
+        earlier: impl Fn(&Counterexample) -> Option<Bool>,
+    ) -> Counterexample {
+        for _ in 0..MAX_EARLIER_STEPS {
+            let Some(fact) = earlier(&found) else { break };
+            match self.check_completed(scope, obligation, label, completion, &[fact]) {
+                Outcome::Fails(sooner) => found = sooner,
+                Outcome::Holds | Outcome::Unknown(_) => break,
+            }
+        }
+        found
+    }
+
+    /// Checks `obligation` of `scope` (under `extra` facts, when there are some); a
+    /// counterexample that `completion` does not trust is confirmed (no earlier wait instance
+    /// completes the group there) or, failing that, the obligation is checked again with every
+    /// earlier instance taken into account.
     fn check_completed(
         &self,
         scope: &Scope,
         obligation: ObligationId,
         label: &str,
         completion: &Completion,
+        extra: &[Bool],
     ) -> Outcome {
-        let found = match self.log.check(scope, obligation, label) {
+        let first = if extra.is_empty() {
+            self.log.check(scope, obligation, label)
+        } else {
+            self.log.count();
+            scope.check_under(obligation, extra)
+        };
+        let found = match first {
             Outcome::Fails(found) => found,
             decided => return decided,
         };
         // A counterexample past a trap (a divisor of 0 where a condition is evaluated)
         // describes no complete run: look for one that does, or say that none does.
-        let trap_free = scope.trap_free().to_vec();
+        let mut trap_free = scope.trap_free().to_vec();
         let breaks_one = trap_free.iter().any(|fact| !found.satisfies(fact));
+        trap_free.extend(extra.iter().cloned());
         let found = if breaks_one {
             self.log.count();
             match scope.check_under(obligation, &trap_free) {

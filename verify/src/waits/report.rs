@@ -10,6 +10,7 @@ use tirproof_ir::print::print_expr;
 use tirproof_ir::{DataType, Expr};
 
 use super::model::QueueId;
+use super::tally::plural;
 use crate::solver::{Assignment, UnknownReason};
 
 /// The verdict on one wait.
@@ -236,6 +237,43 @@ pub struct WaitReport {
     /// What the wait is for beyond its verdict, each proved (`remarks.rs`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub remarks: Vec<WaitRemark>,
+    /// How a refuted wait can be fixed, each part proved (`tightness::fix`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub help: Option<FixHint>,
+}
+
+/// How a refuted wait can be fixed: the largest constant count that is safe where it stands
+/// (one more is not), and where the written count holds once the first iterations are peeled.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FixHint {
+    /// `None`: no count is safe, not even 0.
+    pub largest_safe: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub peel: Option<Peel>,
+}
+
+/// The written count holds from iteration `from` of the loop of `variable` on, `iterations`
+/// after its first, and not from one iteration earlier.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Peel {
+    pub count: i64,
+    pub variable: String,
+    pub from: i64,
+    pub iterations: i64,
+}
+
+/// `3 is the largest safe constant here; 5 holds for i >= 2 (peel 2 iterations)`.
+impl fmt::Display for FixHint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.largest_safe {
+            Some(n) => write!(f, "{n} is the largest safe constant here")?,
+            None => f.write_str("no constant count is safe here, not even 0")?,
+        }
+        if let Some(Peel { count, variable, from, iterations }) = &self.peel {
+            write!(f, "; {count} holds for {variable} >= {from} (peel {})", plural(*iterations as usize, "iteration"))?;
+        }
+        Ok(())
+    }
 }
 
 /// A proved fact about what a proved wait does (see `remarks.rs`).
@@ -306,6 +344,23 @@ pub struct FuncReport {
     /// What was and was not checked.
     pub notes: Vec<String>,
     pub queries: usize,
+    /// Of the violations of waits in one thread, the one a run meets first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub earliest_violation: Option<EarliestViolation>,
+}
+
+/// The violation a run of the function meets first, of those its refutations found (each
+/// minimized in execution order by the solver): the line of the access that sees a pending
+/// write, the loop values there, and the scalar parameters of the counterexample (what a run
+/// that replays it is given).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct EarliestViolation {
+    pub line: u32,
+    /// `i = 0, j = 1`; `None` outside every serial loop.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
+    /// The function's scalar parameters the counterexample fixes, in signature order.
+    pub params: Vec<(String, i64)>,
 }
 
 impl FuncReport {
@@ -346,6 +401,9 @@ impl fmt::Display for WaitReport {
         }?;
         for remark in &self.remarks {
             write!(f, "\n    note: {remark}")?;
+        }
+        if let Some(help) = &self.help {
+            write!(f, "\n    help: {help}")?;
         }
         Ok(())
     }

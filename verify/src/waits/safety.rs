@@ -95,6 +95,9 @@ struct Pair {
     completion: Completion,
     /// How far a counterexample of the cross-thread obligation can be trusted.
     cross_completion: Completion,
+    /// The values of the use instance's serial loops, outermost first: what orders its
+    /// counterexamples in execution.
+    use_loops: Vec<(LoopId, Int)>,
 }
 
 /// Which of a pair's obligations.
@@ -131,6 +134,9 @@ pub struct Violation {
     pub wait: Option<EventId>,
     pub reason: String,
     pub values: Assignment,
+    /// The values of the use's serial loops in the counterexample (empty for a cross-thread
+    /// violation): where it falls in execution order.
+    pub use_at: Vec<(LoopId, i64)>,
 }
 
 /// Which pairs a round of safety checks asks about, and how.
@@ -143,6 +149,9 @@ pub struct PairChecks<'a> {
     pub loosen: Option<Loosen>,
     /// The round stops after this many violations.
     pub limit: usize,
+    /// Asks only about uses at iterations of this loop from this value on (uses outside the
+    /// loop, about all of theirs): how a wait fares once its first iterations are peeled.
+    pub from: Option<(LoopId, i64)>,
 }
 
 /// A cross-thread pair to encode: its queue and position, its accesses, and the variables of
@@ -252,6 +261,9 @@ impl<'m> Checker<'m> {
             };
             let mut pair = encode_pair(&enc, &mut query, stored, used);
             pair.completion = self.completion(q, &used.inst, &stored.group, &slack);
+            pair.use_loops = (self.model.serial_loops_of(self.model.event(use_)).into_iter())
+                .filter_map(|l| Some((l, used.inst.vals.get(&l)?.clone())))
+                .collect();
             pairs.push(pair);
         }
         // A proof covers every choice made for data apart from what correlates it; a
@@ -410,12 +422,25 @@ impl<'m> Checker<'m> {
         // The slacks the asked obligations mention: their pairs' waits, and every wait when a
         // counterexample may be confirmed against earlier instances (which count with slack).
         let facts = || {
-            if self.lasts_force_most(safety.q) {
+            let mut facts = if self.lasts_force_most(safety.q) {
                 let waits: BTreeSet<EventId> =
                     open.iter().flat_map(|&k| safety.pair(k).mentioned.iter().copied()).collect();
                 safety.slack.facts_for(&waits, checks.loosen)
             } else {
                 safety.slack.facts(checks.loosen)
+            };
+            if let Some((from_loop, from)) = checks.from {
+                let uses = open.iter().flat_map(|&k| &safety.pair(k).use_loops);
+                let at_or_after = uses.filter(|(l, _)| *l == from_loop).map(|(_, v)| v.ge(Int::from_i64(from)));
+                facts.extend(at_or_after);
+            }
+            facts
+        };
+        let earliest = |k: usize, which: usize, found: &Counterexample| {
+            let pair = safety.pair(PairIndex(k));
+            match pair.obligation_kinds().nth(which) {
+                Some(PairObligation::SameThread) => lexicographically_before(&pair.use_loops, found),
+                _ => None,
             }
         };
         let of = RoundOf {
@@ -424,7 +449,10 @@ impl<'m> Checker<'m> {
             label: &label,
             limit: checks.limit,
             on_vacuous: OnVacuous::Undecided,
-            facts_apart: true,
+            // Iterations asked from fix loop variables the assumptions mention.
+            facts_apart: checks.from.is_none(),
+            // Tightness asks whether a loosening is safe, not where it fails first.
+            earlier: if checks.loosen.is_none() { Some(&earliest) } else { None },
         };
         let asked = open.iter().map(|&k| Asked { index: k.0, obligations: safety.pair(k).obligations().collect() });
         self.round(&of, asked, |k, which, found| {
@@ -461,7 +489,8 @@ impl<'m> Checker<'m> {
         if let Some(done) = found.int(&pair.done) {
             kept.push("completed", done);
         }
-        Violation { accesses: pair.accesses, wait: governing.map(|g| g.wait), reason, values: kept }
+        let use_at = pair.use_loops.iter().filter_map(|(l, v)| Some((*l, found.int(v)?))).collect();
+        Violation { accesses: pair.accesses, wait: governing.map(|g| g.wait), reason, values: kept, use_at }
     }
 
     /// The cross-thread violation of pair `k` in a counterexample's values.
@@ -485,7 +514,7 @@ impl<'m> Checker<'m> {
         let instances = [(store_role, s), (use_role, u)];
         let threads = [Thread::Other, Thread::This];
         let kept = shown(m, values, Shown { instances: &instances, threads: &threads, params: false });
-        Violation { accesses, wait: None, reason, values: kept }
+        Violation { accesses, wait: None, reason, values: kept, use_at: Vec::new() }
     }
 
     fn describe(
@@ -542,6 +571,7 @@ fn encode_pair(enc: &Encoder, query: &mut Query, stored: &StoreInstance, used: &
         mentioned: mentioned(&used.per_wait).collect(),
         completion: Completion::Exact,
         cross_completion: Completion::Exact,
+        use_loops: Vec::new(),
     }
 }
 
@@ -582,6 +612,22 @@ impl Pair {
         std::iter::once((self.same_thread, &self.completion))
             .chain(self.cross_thread.map(|o| (o, &self.cross_completion)))
     }
+}
+
+/// The fact that the loop values `loops` (outermost first) are lexicographically below their
+/// values in `found`: an instance of the same event that runs earlier. `None` when there is
+/// no loop, or `found` does not give every value.
+fn lexicographically_before(loops: &[(LoopId, Int)], found: &Counterexample) -> Option<Bool> {
+    let mut alternatives = Vec::new();
+    let mut same_so_far = Vec::new();
+    for (_, term) in loops {
+        let value = Int::from_i64(found.int(term)?);
+        let mut earlier = same_so_far.clone();
+        earlier.push(term.lt(&value));
+        alternatives.push(and(&earlier));
+        same_so_far.push(term.eq(&value));
+    }
+    (!alternatives.is_empty()).then(|| or(&alternatives))
 }
 
 /// Whether every instance of the event at `a` runs before every instance of the one at `b`:

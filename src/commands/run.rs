@@ -93,7 +93,9 @@ pub fn run_command(args: &Args) -> anyhow::Result<ExitCode> {
     let seed = args.seed.unwrap_or(0);
     let mut inputs = random_inputs(func, seed, &scalars).map_err(|e| anyhow!("{e}"))?;
     read_inputs(&args.inputs, &mut inputs)?;
-    eprintln!("{}", replay_line(seed, &scalars, &inputs));
+    // Said with the run's outcome (its last line on success, after the fault otherwise), so
+    // that a run with --reference still succeeds in one line.
+    let replay = replay_line(seed, &scalars, &inputs);
     // The interpreter and the emulator run the threads of a block in the seed's order (the same
     // permutations); the GPU runs them in its own order, compared with the interpreter's run in
     // order.
@@ -123,14 +125,17 @@ pub fn run_command(args: &Args) -> anyhow::Result<ExitCode> {
     };
     match (&args.reference, args.engine) {
         (Some(reference), _) => {
-            run_against(args, reference, Subject { engine, func }, &inputs, &config, &src, &mut found)?;
+            run_against(args, reference, Subject { engine, func }, &inputs, &config, &src, &replay, &mut found)?;
         }
         // The interpreter's own report counts the statements it executed.
         (None, EngineName::Interpreter) => {
             let result = run(func, &inputs, &config).map_err(|e| anyhow!("{e}"))?;
-            report(args, &result, &src, &mut found)?;
+            report(args, &result, &src, &replay, &mut found)?;
         }
-        (None, _) => report_execution(args, &src, engine.name(), engine.run(func, &inputs, &config), &mut found)?,
+        (None, _) => {
+            let execution = engine.run(func, &inputs, &config);
+            report_execution(args, &src, engine.name(), execution, &replay, &mut found)?;
+        }
     }
     found.finish(args.format.format())
 }
@@ -243,16 +248,17 @@ fn read_inputs(specs: &[String], inputs: &mut Inputs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn report(args: &Args, result: &RunResult, src: &Source, found: &mut Report) -> anyhow::Result<()> {
+fn report(args: &Args, result: &RunResult, src: &Source, replay: &str, found: &mut Report) -> anyhow::Result<()> {
     if let Outcome::Fault(fault) = &result.outcome {
         let details = fault.details();
-        eprintln!("fault: {details}");
+        eprintln!("fault: {}", details.trim_end());
+        eprintln!("{replay}");
         let location = Location::at(&src.name, fault.span.line, fault.span.col);
         found.add(Finding::new(Rule::RunFault, location, details.trim_end()));
         return Ok(());
     }
     write_outputs(args.output.as_deref(), &result.outputs, args.format.is_text(), &args.inputs)?;
-    eprintln!("completed: {} statements executed", result.stats.statements);
+    eprintln!("completed: {} statements executed; {replay}", result.stats.statements);
     Ok(())
 }
 
@@ -263,16 +269,18 @@ fn report_execution(
     src: &Source,
     engine: &str,
     execution: Execution,
+    replay: &str,
     found: &mut Report,
 ) -> anyhow::Result<()> {
     match execution {
         Execution::Completed { outputs } => {
             write_outputs(args.output.as_deref(), &outputs, args.format.is_text(), &args.inputs)?;
-            eprintln!("completed on the {engine}");
+            eprintln!("completed on the {engine}; {replay}");
         }
         Execution::Faulted { fault, .. } => {
             let message = format!("fault in the PTX of {} (on the PTX emulator): {}", src.name, fault.details());
-            eprintln!("{message}");
+            eprintln!("{}", message.trim_end());
+            eprintln!("{replay}");
             found.add(Finding::new(Rule::RunFault, Location::file(&src.name), message.trim_end()));
         }
         Execution::Failed(EngineError::Unavailable(why)) => bail!("{why}"),
@@ -327,6 +335,7 @@ fn run_against(
     inputs: &Inputs,
     config: &RunConfig,
     src: &Source,
+    replay: &str,
     found: &mut Report,
 ) -> anyhow::Result<()> {
     let Some((_, original_module)) = super::load_checked(reference, found) else { return Ok(()) };
@@ -350,6 +359,7 @@ fn run_against(
                     eprint!("the {} program faults too: {details}", side.name());
                 }
             }
+            eprintln!("{replay}");
             Ok(())
         }
         None => {
@@ -362,7 +372,7 @@ fn run_against(
                 &args.inputs,
             )?;
             eprintln!(
-                "equal under {}: both programs complete and all {outputs} outputs are bitwise equal",
+                "equal under {}: both programs complete and all {outputs} outputs are bitwise equal; {replay}",
                 config.schedule
             );
             Ok(())

@@ -27,8 +27,8 @@ use tirproof::source::Source;
 use tirproof_fuzz::publish::{publish, Layout};
 use tirproof_fuzz::witness::{self, Witness};
 use tirproof_ir::pipeline_annotations::is_pipelined;
-use tirproof_ir::visit::{walk_stmt, Visitor};
 use tirproof_ir::print::print_module;
+use tirproof_ir::visit::{walk_stmt, Visitor};
 use tirproof_ir::{IRModule, PrimFunc, Stmt, StmtKind};
 use tirproof_passes::PassManager;
 use tirproof_verify::waits::{
@@ -150,7 +150,10 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         found.file(&src.name, FileStatus::Verified);
         if args.fix {
             if src.dialect.is_some() {
-                bail!("--fix writes TVMScript, and {} is foreign IR: correct its counts in the compiler that made it", src.name);
+                bail!(
+                    "--fix writes TVMScript, and {} is foreign IR: correct its counts in the compiler that made it",
+                    src.name
+                );
             }
             fixing = Some(Fixing { module: module.clone(), changes: Vec::new() });
         }
@@ -296,7 +299,10 @@ impl Fixing {
             let (report, _) = verify_func(func, options);
             add_findings(&mut found, &written, &report, deny);
             let unproved = report.waits.iter().filter(|w| !w.verdict.is_proved());
-            remaining.extend(unproved.map(|w| format!("function {}: {}", func.name, w.to_string().lines().next().unwrap_or_default())));
+            remaining.extend(
+                unproved
+                    .map(|w| format!("function {}: {}", func.name, w.to_string().lines().next().unwrap_or_default())),
+            );
             if !report.all_proved() && report.waits.iter().all(|w| w.verdict.is_proved()) {
                 remaining.push(format!("function {}: an obligation beyond its waits is not proved", func.name));
             }
@@ -327,11 +333,15 @@ fn describe(func: &str, change: &fix::Change) -> (Option<String>, Option<serde_j
         fix::Decision::Keep => (None, None),
         fix::Decision::Set { to } => (
             Some(format!("  {at}: in-flight {written} -> {to}")),
-            Some(serde_json::json!({ "function": func, "index": change.index, "line": change.line, "from": written, "to": to })),
+            Some(
+                serde_json::json!({ "function": func, "index": change.index, "line": change.line, "from": written, "to": to }),
+            ),
         ),
         fix::Decision::Leave(why) => (
             Some(format!("  {at}: left as written (in-flight {written}): {why}")),
-            Some(serde_json::json!({ "function": func, "index": change.index, "line": change.line, "from": written, "left": why.to_string() })),
+            Some(
+                serde_json::json!({ "function": func, "index": change.index, "line": change.line, "from": written, "left": why.to_string() }),
+            ),
         ),
     }
 }

@@ -208,3 +208,16 @@ fn fix_refuses_to_write_over_its_input() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("it is an input of the command"));
     assert_eq!(std::fs::read_to_string(&loose).expect("readable"), before);
 }
+
+#[test]
+fn fix_leaves_a_count_that_is_not_a_constant_names_it_and_does_not_call_the_result_fixed() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let (code, said, written) = fix(&path("corpus/faults/negative_wait.py"), dir.path());
+    assert_eq!(code, Some(1), "{said}");
+    assert!(
+        said.contains("wait #0 at line 14: left as written (in-flight 0 - i): its count is not a constant"),
+        "{said}"
+    );
+    assert!(said.contains("not fixed: 1 finding of") && !said.contains("\nfixed: "), "{said}");
+    assert!(written.contains("\"async_wait_inflight_count\": 0 - i"), "{written}");
+}

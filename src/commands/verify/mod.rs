@@ -155,7 +155,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                     src.name
                 );
             }
-            fixing = Some(Fixing { module: module.clone(), changes: Vec::new() });
+            fixing = Some(Fixing { input: src.name.clone(), module: module.clone(), changes: Vec::new() });
         }
         functions_seen.extend(module.functions.iter().map(|f| f.name.clone()));
         for func in module.functions.iter().filter(|f| args.func.as_ref().is_none_or(|n| *n == f.name)) {
@@ -255,6 +255,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
 
 /// The program `--fix` corrects, and what it did to each function's waits so far.
 struct Fixing {
+    /// The input's name, which the lines of the changes refer to.
+    input: String,
     module: IRModule,
     changes: Vec<(String, Vec<fix::Change>)>,
 }
@@ -288,7 +290,7 @@ impl Fixing {
         let mut changes = Vec::new();
         for (func, func_changes) in &self.changes {
             for change in func_changes {
-                let (line, entry) = describe(func, change);
+                let (line, entry) = describe(&self.input, func, change);
                 lines.extend(line);
                 changes.extend(entry);
             }
@@ -324,10 +326,10 @@ impl Fixing {
     }
 }
 
-/// The line `--fix` prints about `change` of function `func` (none for a wait kept), and its
-/// JSON entry.
-fn describe(func: &str, change: &fix::Change) -> (Option<String>, Option<serde_json::Value>) {
-    let at = format!("function {func}: {} at line {}", change.index, change.line);
+/// The line `--fix` prints about `change` of function `func` of `input` (none for a wait
+/// kept), and its JSON entry.
+fn describe(input: &str, func: &str, change: &fix::Change) -> (Option<String>, Option<serde_json::Value>) {
+    let at = format!("function {func}: {} at {input}:{}", change.index, change.line);
     let written = &change.written;
     match &change.decision {
         fix::Decision::Keep => (None, None),

@@ -143,3 +143,78 @@ fn the_tvm_printed_pipeline_of_the_readme_is_reported_at_its_wait_and_first_faul
     );
     replay_faults_where_reported(&path("corpus/tvm/seed_c_after_pipeline.py"));
 }
+
+/// The quickstart program after the pipeline pass, as `opt` prints it, written in `dir`.
+fn quickstart_pipelined(dir: &Path) -> String {
+    let out = tirproof(&["opt", "--passes", "inject-software-pipeline", &path("examples/quickstart.py")]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let file = dir.join("piped.py");
+    std::fs::write(&file, &out.stdout).expect("writable");
+    file.display().to_string()
+}
+
+/// `verify --fix -o OUT` of `file`: its exit code, what it printed, and the program written.
+fn fix(file: &str, dir: &Path) -> (Option<i32>, String, String) {
+    let fixed = dir.join("fixed.py").display().to_string();
+    let out = tirproof(&["verify", "--no-witness", "--fix", "-o", &fixed, file]);
+    let written = std::fs::read_to_string(&fixed).unwrap_or_else(|_| panic!("nothing written:\n{}", stdout(&out)));
+    (out.status.code(), stdout(&out), written)
+}
+
+/// The pipelined quickstart with its first wait's count 2 written as `count`, fixed: the
+/// program written is the pipeline pass's output again, and it verifies clean.
+fn quickstart_fixed_back_from(count: u32) {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let piped = quickstart_pipelined(dir.path());
+    let changed = with_count(&piped, 2, count, dir.path());
+    let (code, said, written) = fix(&changed, dir.path());
+    assert_eq!(code, Some(0), "{said}");
+    assert!(said.contains(&format!("function main: wait #0 at {changed}:14: in-flight {count} -> 2")), "{said}");
+    assert!(said.contains("fixed: every wait of"), "{said}");
+    assert_eq!(written, std::fs::read_to_string(&piped).expect("readable"));
+    let again = tirproof(&["verify", "--no-witness", &dir.path().join("fixed.py").display().to_string()]);
+    assert_eq!(again.status.code(), Some(0), "{}", stdout(&again));
+}
+
+#[test]
+fn fix_lowers_a_refuted_count_to_the_largest_safe_one_and_the_result_verifies() {
+    quickstart_fixed_back_from(3);
+}
+
+#[test]
+fn fix_raises_an_over_synchronized_count_to_its_tight_one() {
+    quickstart_fixed_back_from(1);
+}
+
+#[test]
+fn fix_rewrites_a_wait_written_in_a_block_header() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let two = with_count("corpus/tvm/seed_a_after_pipeline.py", 1, 2, dir.path());
+    let (code, said, written) = fix(&two, dir.path());
+    assert_eq!(code, Some(0), "{said}");
+    assert!(said.contains("in-flight 2 -> 1"), "{said}");
+    let key = "\"async_wait_inflight_count\": ";
+    assert!(written.contains(&format!("{key}1}}")) && !written.contains(&format!("{key}2}}")), "{written}");
+}
+
+#[test]
+fn fix_refuses_to_write_over_its_input() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let piped = quickstart_pipelined(dir.path());
+    let loose = with_count(&piped, 2, 3, dir.path());
+    let before = std::fs::read_to_string(&loose).expect("readable");
+    let out = tirproof(&["verify", "--fix", "-o", &loose, &loose]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("it is an input of the command"));
+    assert_eq!(std::fs::read_to_string(&loose).expect("readable"), before);
+}
+
+#[test]
+fn fix_leaves_a_count_that_is_not_a_constant_names_it_and_does_not_call_the_result_fixed() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let (code, said, written) = fix(&path("corpus/faults/negative_wait.py"), dir.path());
+    assert_eq!(code, Some(1), "{said}");
+    assert!(said.contains(":14: left as written (in-flight 0 - i): its count is not a constant"), "{said}");
+    assert!(said.contains("not fixed: 1 finding of") && !said.contains("\nfixed: "), "{said}");
+    assert!(written.contains("\"async_wait_inflight_count\": 0 - i"), "{written}");
+}

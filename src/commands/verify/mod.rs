@@ -7,7 +7,8 @@
 //! line, and what is not about one wait (groups in flight at the end, races, data flow) is
 //! counted on its own line. SMT-LIB dumps are named after the input's path, the function, the
 //! query and its kind, so two inputs never share a name and a tightness probe never looks like
-//! a safety check.
+//! a safety check. `--fix -o OUT` writes the program with its constant counts corrected
+//! (`fix`), and re-verifies what it wrote.
 
 use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
@@ -16,16 +17,19 @@ use std::time::{Duration, Instant};
 
 use std::hash::Hasher;
 
+mod fix;
+
 use anyhow::bail;
 use tirproof::duration::{parse_duration, parse_time_limit};
-use tirproof::findings::{FileStatus, Finding, FormatArgs, Location, Report, Rule};
+use tirproof::findings::{ExitStatus, FileStatus, Finding, FormatArgs, Location, Report, Rule};
 use tirproof::outln;
 use tirproof::source::Source;
 use tirproof_fuzz::publish::{publish, Layout};
 use tirproof_fuzz::witness::{self, Witness};
 use tirproof_ir::pipeline_annotations::is_pipelined;
+use tirproof_ir::print::print_module;
 use tirproof_ir::visit::{walk_stmt, Visitor};
-use tirproof_ir::{PrimFunc, Stmt, StmtKind};
+use tirproof_ir::{IRModule, PrimFunc, Stmt, StmtKind};
 use tirproof_passes::PassManager;
 use tirproof_verify::waits::{
     plural, verify_func, Dump, DumpKind, DumpOutcome, EarliestViolation, FuncReport, Options, Tally, WaitVerdict,
@@ -72,6 +76,14 @@ pub struct Args {
     /// pass's provenance (which printed text does not carry).
     #[arg(long, value_name = "PASSES", value_delimiter = ',')]
     after: Vec<String>,
+    /// Write the program with every constant wait count replaced by the largest count proved
+    /// safe (refuted waits lowered, over-synchronized ones raised to their tight count) to
+    /// `-o OUT`, and verify what was written: exit 0 only when every wait of it is proved.
+    #[arg(long, requires = "output", conflicts_with_all = ["after", "no_tightness"])]
+    fix: bool,
+    /// Where `--fix` writes the corrected program (never one of the inputs).
+    #[arg(short = 'o', long, value_name = "OUT", requires = "fix")]
+    output: Option<PathBuf>,
 }
 
 /// What `--deny` makes an error.
@@ -103,6 +115,13 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let mut functions_seen = BTreeSet::new();
     let mut witness_files = WitnessFiles::default();
     let passes = if args.after.is_empty() { None } else { Some(PassManager::from_names(&args.after)?) };
+    if let Some(output) = &args.output {
+        let [file] = files.as_slice() else {
+            bail!("--fix corrects one program: name one FILE (got {})", plural(files.len(), "file"));
+        };
+        tirproof::output::refuse_inputs(output, &[file])?;
+    }
+    let mut fixing: Option<Fixing> = None;
     for file in &files {
         let src = match super::read_source(file) {
             Ok(src) => src,
@@ -129,6 +148,15 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             }
         };
         found.file(&src.name, FileStatus::Verified);
+        if args.fix {
+            if src.dialect.is_some() {
+                bail!(
+                    "--fix writes TVMScript, and {} is foreign IR: correct its counts in the compiler that made it",
+                    src.name
+                );
+            }
+            fixing = Some(Fixing { input: src.name.clone(), module: module.clone(), changes: Vec::new() });
+        }
         functions_seen.extend(module.functions.iter().map(|f| f.name.clone()));
         for func in module.functions.iter().filter(|f| args.func.as_ref().is_none_or(|n| *n == f.name)) {
             let start = Instant::now();
@@ -145,6 +173,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             };
             if let Some(dumps) = &mut dumps {
                 dumps.add(&src.name, &report, &queries);
+            }
+            if let Some(fixing) = &mut fixing {
+                fixing.fix(&func.name, &report);
             }
             all_proved &= report.all_proved();
             let tally = Tally::of(&report);
@@ -177,6 +208,18 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         serde_json::json!({ "all_proved": all_proved, "files": files.len(), "tally": total }),
     );
     extra.insert("functions".into(), serde_json::Value::Array(json));
+    let fixed = match (&fixing, &args.output) {
+        (Some(fixing), Some(output)) => {
+            let fixed = fixing.write(output, args, &options, deny_over_synchronized)?;
+            extra.insert("fix".into(), fixed.json.clone());
+            Some(fixed)
+        }
+        (None, Some(_)) => {
+            eprintln!("nothing written: the program was not verified");
+            None
+        }
+        _ => None,
+    };
     let code = found.finish_with(args.format.format(), extra)?;
     if text {
         if total.functions > 1 {
@@ -185,6 +228,11 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         }
         for note in &notes {
             outln!("note: {note}")?;
+        }
+        if let Some(fixed) = &fixed {
+            for line in &fixed.lines {
+                outln!("{line}")?;
+            }
         }
     }
     // The verdicts are out; a failure to write the dumps is reported after them.
@@ -202,7 +250,102 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(2));
         }
     }
-    Ok(code)
+    Ok(fixed.map_or(code, |fixed| fixed.status.into()))
+}
+
+/// The program `--fix` corrects, and what it did to each function's waits so far.
+struct Fixing {
+    /// The input's name, which the lines of the changes refer to.
+    input: String,
+    module: IRModule,
+    changes: Vec<(String, Vec<fix::Change>)>,
+}
+
+/// What `--fix` wrote and found: the lines it prints, its JSON, and the exit status of the
+/// program written.
+struct Fixed {
+    lines: Vec<String>,
+    json: serde_json::Value,
+    status: ExitStatus,
+}
+
+impl Fixing {
+    /// Corrects the waits of function `name` as its `report` decides.
+    fn fix(&mut self, name: &str, report: &FuncReport) {
+        if let Some(func) = self.module.functions.iter_mut().find(|f| f.name == name) {
+            self.changes.push((name.to_owned(), fix::fix_func(func, report)));
+        }
+    }
+
+    /// Writes the corrected program to `output` and verifies what was written.
+    fn write(&self, output: &Path, args: &Args, options: &Options, deny: bool) -> anyhow::Result<Fixed> {
+        let text = print_module(&self.module);
+        tirproof::output::write_file(output, text.as_bytes())?;
+        let written = Source::new(output.display().to_string(), text);
+        let module = match written.parse_and_check() {
+            Ok(module) => module,
+            Err(diags) => bail!("the corrected program does not read back:\n{}", written.render(&diags)),
+        };
+        let mut lines = vec![format!("fix: wrote {}", written.name)];
+        let mut changes = Vec::new();
+        for (func, func_changes) in &self.changes {
+            for change in func_changes {
+                let (line, entry) = describe(&self.input, func, change);
+                lines.extend(line);
+                changes.extend(entry);
+            }
+        }
+        let mut found = Report::new("verify");
+        let mut remaining = Vec::new();
+        for func in module.functions.iter().filter(|f| args.func.as_ref().is_none_or(|n| *n == f.name)) {
+            let (report, _) = verify_func(func, options);
+            add_findings(&mut found, &written, &report, deny);
+            let unproved = report.waits.iter().filter(|w| !w.verdict.is_proved());
+            remaining.extend(
+                unproved
+                    .map(|w| format!("function {}: {}", func.name, w.to_string().lines().next().unwrap_or_default())),
+            );
+            if !report.all_proved() && report.waits.iter().all(|w| w.verdict.is_proved()) {
+                remaining.push(format!("function {}: an obligation beyond its waits is not proved", func.name));
+            }
+        }
+        let status = found.status();
+        if status == ExitStatus::Clean {
+            lines.push(format!("fixed: every wait of {} is proved", written.name));
+        } else {
+            lines.push(format!("not fixed: {} of {} not proved:", plural(remaining.len(), "finding"), written.name));
+            lines.extend(remaining.iter().map(|r| format!("  {r}")));
+        }
+        let json = serde_json::json!({
+            "output": written.name,
+            "changes": changes,
+            "fixed": status == ExitStatus::Clean,
+            "remaining": remaining,
+        });
+        Ok(Fixed { lines, json, status })
+    }
+}
+
+/// The line `--fix` prints about `change` of function `func` of `input` (none for a wait
+/// kept), and its JSON entry.
+fn describe(input: &str, func: &str, change: &fix::Change) -> (Option<String>, Option<serde_json::Value>) {
+    let at = format!("function {func}: {} at {input}:{}", change.index, change.line);
+    let written = &change.written;
+    match &change.decision {
+        fix::Decision::Keep => (None, None),
+        fix::Decision::Set { to } => (
+            Some(format!("  {at}: in-flight {written} -> {to}")),
+            Some(
+                serde_json::json!({ "function": func, "index": change.index, "line": change.line, "from": written, "to": to }),
+            ),
+        ),
+        fix::Decision::Leave(why) => (
+            Some(format!("  {at}: left as written (in-flight {written}): {why}")),
+            Some(
+                serde_json::json!({ "function": func, "index": change.index, "line": change.line, "from": written, "left": why.to_string() }),
+            ),
+        ),
+    }
 }
 
 /// The findings of one function's report: a finding per wait verdict (over-synchronized ones

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context};
-use tirproof::source::Source;
+use tirproof::source::{Source, STDIN_PATH};
 use tirproof_interp::{Schedule, Tensor};
 use tirproof_ir::{Diagnostics, IRModule, PrimFunc};
 use tirproof_ptx::args::{ArgBinder, ArgError, KernelArg, ScalarArg};
@@ -32,7 +32,7 @@ use tirproof_ptx::launch_file::{LaunchFile, ParamSpec};
 use tirproof_ptx::module::{Dims, Kernel, Ty};
 use tirproof_ptx::parse::{parse, Parsed};
 use tirproof_ptx::{
-    lower_kernel, lower_module, lower_tir, module::print, Arch, KernelError, LowerError, Lowered, LoweredKernel,
+    lower_kernel, lower_module_from, lower_tir, module::print, Arch, KernelError, LowerError, Lowered, LoweredKernel,
     PrepareError,
 };
 
@@ -53,7 +53,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         tirproof::output::refuse_inputs(output, &[&args.file])?;
     }
     let src = Source::read(&args.file).with_context(|| format!("cannot read {}", args.file.display()))?;
-    let lowered = match lower(&src, args.arch) {
+    let lowered = match lower(&src, source_file(&args.file, &src), args.arch) {
         Ok(lowered) => lowered,
         Err(rendered) => {
             eprintln!("{rendered}");
@@ -73,28 +73,36 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Parses, checks, runs the lowering pipeline and codegen; what stopped it, rendered against
-/// the source.
-fn lower(src: &Source, arch: Arch) -> Result<Lowered, String> {
-    let module = src.parse_and_check().map_err(|diags| src.render(&diags))?;
-    lower_checked(src, module, arch)
+/// The name the PTX's `.file` gives the program read from `path`: none for standard input,
+/// whose lines no file holds (the PTX then has no `.loc`).
+pub fn source_file<'s>(path: &Path, src: &'s Source) -> Option<&'s str> {
+    (path != Path::new(STDIN_PATH)).then_some(src.name.as_str())
 }
 
-/// Runs the lowering pipeline and codegen on a checked module; what stopped it, rendered
-/// against the source.
-fn lower_checked(src: &Source, mut module: IRModule, arch: Arch) -> Result<Lowered, String> {
-    lower_tir(&mut module).map_err(|error| render_prepare(src, error))?;
-    lower_module(&module, arch).map_err(|error| render_lower(src, &error))
-}
-
-/// Lowers one function of a checked module to its kernel (`tirproof_ptx::lower_kernel`); what
+/// Parses, checks, runs the lowering pipeline and codegen (its `.loc`s naming `file`); what
 /// stopped it, rendered against the source.
-pub fn lower_one(src: &Source, func: &PrimFunc, arch: Arch) -> Result<LoweredKernel, String> {
-    lower_kernel(func, arch).map_err(|error| match error {
+fn lower(src: &Source, file: Option<&str>, arch: Arch) -> Result<Lowered, String> {
+    let mut module: IRModule = src.parse_and_check().map_err(|diags| src.render(&diags))?;
+    lower_tir(&mut module).map_err(|error| render_prepare(src, error))?;
+    lower_module_from(&module, arch, file).map_err(|error| render_lower(src, &error))
+}
+
+/// Lowers one function of a checked module to its kernel (`tirproof_ptx::lower_kernel`, its
+/// `.loc`s naming `file`); what stopped it, rendered against the source.
+pub fn lower_one(src: &Source, file: Option<&str>, func: &PrimFunc, arch: Arch) -> Result<LoweredKernel, String> {
+    lower_kernel(func, arch, file).map_err(|error| match error {
         KernelError::Prepare(error) => render_prepare(src, error),
         KernelError::Lower(error) => render_lower(src, &error),
         other => other.to_string(),
     })
+}
+
+/// The TIR statement a fault at PTX line `ptx_line` of `lowered` comes from, as
+/// `source: FILE:LINE:COL` and the line's text, where the kernel has source lines.
+pub fn fault_source(src: &Source, lowered: &LoweredKernel, ptx_line: u32) -> Option<String> {
+    let loc = lowered.source_at_line(ptx_line)?;
+    let text = tirproof_ir::span::source_lines(&src.text).nth(loc.line.saturating_sub(1) as usize)?;
+    Some(format!("source: {}:{}:{}\n  {}", src.name, loc.line, loc.col, text.trim()))
 }
 
 fn render_prepare(src: &Source, error: PrepareError) -> String {

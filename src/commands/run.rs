@@ -28,6 +28,7 @@ use tirproof_fuzz::publish::{is_plain_name, publish, Layout};
 use tirproof_interp::{random_inputs, run, Inputs, Outcome, RunConfig, RunResult, ScalarValue, Schedule, Tensor};
 use tirproof_ir::int_arith::wrap;
 use tirproof_ir::{IRModule, PrimFunc};
+use tirproof_ptx::LoweredKernel;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -102,18 +103,18 @@ pub fn run_command(args: &Args) -> anyhow::Result<ExitCode> {
         bail!("{why}");
     }
     // A PTX engine runs the one lowering of the run; its failure is rendered against the source.
-    let prelowered;
-    let engine: &dyn Engine = match registered.ptx_target() {
-        Some(arch) => match super::ptx::lower_one(&src, func, arch) {
-            Ok(kernel) => {
-                prelowered = Prelowered { kernel, engine: registered };
-                &prelowered
-            }
+    let prelowered = match registered.ptx_target() {
+        Some(arch) => match super::ptx::lower_one(&src, super::ptx::source_file(file, &src), func, arch) {
+            Ok(kernel) => Some(Prelowered { kernel, engine: registered }),
             Err(rendered) => {
                 eprintln!("{rendered}");
                 return Ok(super::input_problems());
             }
         },
+        None => None,
+    };
+    let engine: &dyn Engine = match &prelowered {
+        Some(prelowered) => prelowered,
         None => registered,
     };
     match (&args.reference, args.engine) {
@@ -123,7 +124,10 @@ pub fn run_command(args: &Args) -> anyhow::Result<ExitCode> {
             let result = run(func, &inputs, &config).map_err(|e| anyhow!("{e}"))?;
             report(args, &result)
         }
-        (None, _) => report_execution(args, &src, engine.name(), engine.run(func, &inputs, &config)),
+        (None, _) => {
+            let lowered = prelowered.as_ref().map(|p| &p.kernel);
+            report_execution(args, &src, lowered, engine.name(), engine.run(func, &inputs, &config))
+        }
     }
 }
 
@@ -245,8 +249,15 @@ fn report(args: &Args, result: &RunResult) -> anyhow::Result<ExitCode> {
 }
 
 /// Reports an engine's run: a fault or an engine failure (exit 1), or the outputs; an engine
-/// that cannot run here at all (no GPU) is an error (exit 2).
-fn report_execution(args: &Args, src: &Source, engine: &str, execution: Execution) -> anyhow::Result<ExitCode> {
+/// that cannot run here at all (no GPU) is an error (exit 2). A fault in `lowered` PTX also
+/// names the TIR statement of its PTX line.
+fn report_execution(
+    args: &Args,
+    src: &Source,
+    lowered: Option<&LoweredKernel>,
+    engine: &str,
+    execution: Execution,
+) -> anyhow::Result<ExitCode> {
     match execution {
         Execution::Completed { outputs } => {
             write_outputs(args.output.as_deref(), &outputs, true, &args.inputs)?;
@@ -254,7 +265,10 @@ fn report_execution(args: &Args, src: &Source, engine: &str, execution: Executio
             Ok(ExitCode::SUCCESS)
         }
         Execution::Faulted { fault, .. } => {
-            eprintln!("fault in the PTX of {} (on the PTX emulator): {}", src.name, fault.details());
+            eprint!("fault in the PTX of {} (on the PTX emulator): {}", src.name, fault.details());
+            if let Some(source) = lowered.and_then(|k| super::ptx::fault_source(src, k, fault.span.line)) {
+                eprintln!("{source}");
+            }
             Ok(super::input_problems())
         }
         Execution::Failed(EngineError::Unavailable(why)) => bail!("{why}"),

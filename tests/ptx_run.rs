@@ -441,4 +441,14 @@ fn emitted_ptx_names_the_program_file_and_from_standard_input_has_no_lines() {
     std::io::Write::write_all(&mut child.stdin.take().expect("stdin"), &text).expect("writes");
     let piped = String::from_utf8(child.wait_with_output().expect("runs").stdout).expect("utf-8");
     assert!(piped.contains(".entry main(") && !piped.contains(".loc") && !piped.contains(".file"), "{piped}");
+    // Run as PTX text, the emitted kernel's fault names the TIR line through its `.loc`s; a
+    // shared place there is a byte offset (the text does not say which TIR buffer it holds).
+    let dir = scratch();
+    let (ptx, launch) = (dir.path().join("k.ptx"), dir.path().join("launch.json"));
+    let poison = corpus("faults/cross_thread_poison.py");
+    succeeds(&["ptx", &poison, "-o", &show(&ptx)]);
+    succeeds(&["run", "--ptx", &show(&ptx), "--write-launch", &show(&launch)]);
+    let run = fails(&["run", "--ptx", &show(&ptx), "--launch", &show(&launch)]);
+    assert!(run.contains(&format!("source: {poison}:15:13")), "{run}");
+    assert!(run.contains("read of .shared B_0[byte 4]"), "{run}");
 }

@@ -90,7 +90,6 @@ pub fn run_command(args: &Args) -> anyhow::Result<ExitCode> {
     let seed = args.seed.unwrap_or(0);
     let mut inputs = random_inputs(func, seed, &scalars).map_err(|e| anyhow!("{e}"))?;
     read_inputs(&args.inputs, &mut inputs)?;
-    eprintln!("{}", replay_line(seed, &scalars, &inputs));
     // The interpreter and the emulator run the threads of a block in the seed's order (the same
     // permutations); the GPU runs them in its own order, compared with the interpreter's run in
     // order.
@@ -102,6 +101,8 @@ pub fn run_command(args: &Args) -> anyhow::Result<ExitCode> {
     if let Some(why) = registered.unavailable() {
         bail!("{why}");
     }
+    // Said once the engine can run: an engine that cannot is an error on its own.
+    eprintln!("{}", replay_line(seed, &scalars, &inputs));
     // A PTX engine runs the one lowering of the run; its failure is rendered against the source.
     let prelowered = match registered.ptx_target() {
         Some(arch) => match super::ptx::lower_one(&src, super::ptx::source_file(file, &src), func, arch) {

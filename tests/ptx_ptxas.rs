@@ -2,13 +2,14 @@
 //! (`ptxas -arch` always given), with ptxas of CUDA 12 and of CUDA 13. Each comes from
 //! `scripts/setup.sh` (third_party/ptxas, third_party/ptxas13); CUDA 12's may also come from
 //! the `TIRPROOF_PTXAS` variable or the PATH. A missing one is skipped with a printed reason.
+//! The corpus is lowered with its file names, so every module carries `.file` and `.loc`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use tirproof::source::{expand_paths, Source};
 use tirproof_ptx::module::print;
-use tirproof_ptx::{lower_module, lower_tir, Arch};
+use tirproof_ptx::{lower_module, lower_module_from, lower_tir, Arch};
 
 /// Whether `ptxas` runs.
 fn runs(ptxas: &Path) -> bool {
@@ -62,15 +63,18 @@ fn assemble_the_corpus(ptxas: &Path) {
     let scratch = tempfile::tempdir().expect("scratch");
     let mut assembled = 0;
     for file in expand_paths(&dirs).expect("the corpus lists") {
-        let Ok(mut module) = Source::read(&file).expect("reads").parse_and_check() else { continue };
+        let src = Source::read(&file).expect("reads");
+        let Ok(mut module) = src.parse_and_check() else { continue };
         if lower_tir(&mut module).is_err() {
             continue;
         }
         for arch in Arch::ALL {
-            let Ok(lowered) = lower_module(&module, arch) else { continue };
+            let Ok(lowered) = lower_module_from(&module, arch, Some(&src.name)) else { continue };
+            let text = print(&lowered.module).expect("prints");
+            assert!(text.contains(".file 1 \"") && text.contains("\t.loc 1 "), "{}: no line information", src.name);
             let ptx =
                 scratch.path().join(format!("{}.{arch}.ptx", file.file_stem().unwrap_or_default().to_string_lossy()));
-            std::fs::write(&ptx, print(&lowered.module).expect("prints")).expect("writes");
+            std::fs::write(&ptx, text).expect("writes");
             assemble(ptxas, &arch.to_string(), &ptx, &file.display().to_string());
             assembled += 1;
         }

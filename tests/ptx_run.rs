@@ -2,7 +2,8 @@
 //! PTX path computes the interpreter's outputs bitwise under every schedule, a loosened wait in
 //! PTX text faults under lazy only, and bad PTX, kernel names, launch shapes and arguments are
 //! errors at a `file:line:col` of the PTX (or naming the flag), never a panic; flags a mode
-//! does not take are usage errors, and `--seed` orders the threads of PTX text too.
+//! does not take are usage errors, and `--seed` orders the threads of PTX text too. The PTX of
+//! a program file carries its TIR lines, so an engine fault names the interpreter's statement.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -396,4 +397,66 @@ fn every_token_program_runs_on_the_ptx_engine_as_the_interpreter_runs_it() {
         ran += 1;
     }
     assert!(ran >= 12, "only {ran} token programs ran");
+}
+
+/// The TIR line of the interpreter's fault: `fault: line N: ...`.
+fn interpreter_fault_line(stderr: &str) -> u32 {
+    let rest = stderr.split("fault: line ").nth(1).unwrap_or_else(|| panic!("no fault line in\n{stderr}"));
+    rest.split(':').next().and_then(|n| n.parse().ok()).unwrap_or_else(|| panic!("no line number in\n{stderr}"))
+}
+
+#[test]
+fn a_fault_on_the_ptx_engine_names_the_tir_statement_the_interpreter_faults_at() {
+    // A copy read while pending (the wait lets two groups stay in flight), and a read of the
+    // shared slot another thread has not written yet (element 1 of float32s: byte 4).
+    for (program, place) in [("faults/read_pending_async.py", "B[0]"), ("faults/cross_thread_poison.py", "B[1]")] {
+        let path = corpus(program);
+        let interpreted = fails(&["run", &path]);
+        let line = interpreter_fault_line(&interpreted);
+        let emulated = fails(&["run", &path, "--engine", "ptx"]);
+        let source = format!("source: {path}:{line}:");
+        assert!(emulated.contains(&source), "{program}: no `{source}` in\n{emulated}");
+        let statement = fs::read_to_string(&path)
+            .expect("reads")
+            .lines()
+            .nth(line as usize - 1)
+            .expect("the line")
+            .trim()
+            .to_string();
+        assert!(emulated.contains(&format!("\n  {statement}\n")), "{program}: no `{statement}` in\n{emulated}");
+        assert!(
+            emulated.contains(&format!("read of {place}")),
+            "{program}: the shared place as `{place}` in\n{emulated}"
+        );
+        assert!(!emulated.contains("[byte"), "{program}: a shared place as bytes in\n{emulated}");
+    }
+}
+
+#[test]
+fn emitted_ptx_names_the_program_file_and_from_standard_input_has_no_lines() {
+    let path = corpus("faults/read_pending_async.py");
+    let named = String::from_utf8(succeeds(&["ptx", &path]).stdout).expect("utf-8");
+    assert!(named.contains(&format!(".file 1 \"{path}\"\n")), "{named}");
+    // The loop's body statement (line 16, `C[i] = B[i % 2]`) is located at its column.
+    assert!(named.contains("\t.loc 1 16 13\n"), "{named}");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tirproof"))
+        .args(["ptx", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let text = fs::read(&path).expect("reads");
+    std::io::Write::write_all(&mut child.stdin.take().expect("stdin"), &text).expect("writes");
+    let piped = String::from_utf8(child.wait_with_output().expect("runs").stdout).expect("utf-8");
+    assert!(piped.contains(".entry main(") && !piped.contains(".loc") && !piped.contains(".file"), "{piped}");
+    // Run as PTX text, the emitted kernel's fault names the TIR line through its `.loc`s; a
+    // shared place there is a byte offset (the text does not say which TIR buffer it holds).
+    let dir = scratch();
+    let (ptx, launch) = (dir.path().join("k.ptx"), dir.path().join("launch.json"));
+    let poison = corpus("faults/cross_thread_poison.py");
+    succeeds(&["ptx", &poison, "-o", &show(&ptx)]);
+    succeeds(&["run", "--ptx", &show(&ptx), "--write-launch", &show(&launch)]);
+    let run = fails(&["run", "--ptx", &show(&ptx), "--launch", &show(&launch)]);
+    assert!(run.contains(&format!("source: {poison}:15:13")), "{run}");
+    assert!(run.contains("read of .shared B_0[byte 4]"), "{run}");
 }

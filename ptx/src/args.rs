@@ -195,6 +195,7 @@ mod tests {
             arrays: Vec::new(),
             launch: Launch::default(),
             directives: BlockDirectives::default(),
+            source_file: None,
             body: Vec::new(),
         };
         let tensor = Tensor::from_bits(DataType::FLOAT32, vec![1], vec![0]).expect("a tensor");

@@ -134,13 +134,21 @@ mod tests {
     use crate::module::{Array, BlockDirectives, Line, StateSpace};
 
     fn kernel(directives: BlockDirectives, shared: u64) -> Kernel {
-        let smem = Array { space: StateSpace::Shared, name: "smem".into(), align: 16, bytes: shared, dynamic: false };
+        let smem = Array {
+            space: StateSpace::Shared,
+            name: "smem".into(),
+            align: 16,
+            bytes: shared,
+            dynamic: false,
+            origin: None,
+        };
         Kernel {
             name: "k".into(),
             params: Vec::new(),
             arrays: vec![smem],
             launch: Launch { block: [128, 1, 1], grid: [4, 1, 1], dynamic_shared: 0 },
             directives,
+            source_file: None,
             body: vec![Line::Comment("empty".into())],
         }
     }

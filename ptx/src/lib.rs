@@ -30,7 +30,7 @@ pub mod module;
 pub mod parse;
 
 pub use codegen::{
-    lower_func, lower_kernel, lower_module, lower_tir, KernelError, LowerError, Lowered, LoweredKernel, Note,
-    PrepareError, LOWERING_PASSES,
+    lower_func, lower_kernel, lower_module, lower_module_from, lower_tir, KernelError, LowerError, Lowered,
+    LoweredKernel, Note, PrepareError, LOWERING_PASSES,
 };
 pub use module::{Arch, Module};

@@ -25,7 +25,7 @@ use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context};
 use tirproof::findings::{FileStatus, Finding, Format, FormatArgs, Location, Report, Rule};
-use tirproof::source::Source;
+use tirproof::source::{Source, STDIN_PATH};
 use tirproof_interp::{Schedule, Tensor};
 use tirproof_ir::{Diagnostics, IRModule, PrimFunc};
 use tirproof_ptx::args::{ArgBinder, ArgError, KernelArg, ScalarArg};
@@ -35,7 +35,7 @@ use tirproof_ptx::launch_file::{LaunchFile, LaunchFileError, ParamSpec};
 use tirproof_ptx::module::{Dims, Kernel, Ty};
 use tirproof_ptx::parse::{parse, Parsed};
 use tirproof_ptx::{
-    lower_kernel, lower_module, lower_tir, module::print, Arch, KernelError, LowerError, Lowered, LoweredKernel,
+    lower_kernel, lower_module_from, lower_tir, module::print, Arch, KernelError, LowerError, Lowered, LoweredKernel,
     PrepareError,
 };
 
@@ -61,7 +61,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let Some((src, module)) = super::load_checked(&args.file, &mut found) else {
         return found.finish(args.format.format());
     };
-    let lowered = match lower_checked(&src, module, args.arch) {
+    let lowered = match lower_checked(&src, source_file(&args.file, &src), module, args.arch) {
         Ok(lowered) => lowered,
         Err(rendered) => {
             eprintln!("{rendered}");
@@ -83,21 +83,35 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     found.finish(args.format.format())
 }
 
-/// Runs the lowering pipeline and codegen on a checked module; what stopped it, rendered
-/// against the source.
-fn lower_checked(src: &Source, mut module: IRModule, arch: Arch) -> Result<Lowered, String> {
-    lower_tir(&mut module).map_err(|error| render_prepare(src, error))?;
-    lower_module(&module, arch).map_err(|error| render_lower(src, &error))
+/// The name the PTX's `.file` gives the program read from `path`: none for standard input,
+/// whose lines no file holds (the PTX then has no `.loc`).
+pub fn source_file<'s>(path: &Path, src: &'s Source) -> Option<&'s str> {
+    (path != Path::new(STDIN_PATH)).then_some(src.name.as_str())
 }
 
-/// Lowers one function of a checked module to its kernel (`tirproof_ptx::lower_kernel`); what
-/// stopped it, rendered against the source.
-pub fn lower_one(src: &Source, func: &PrimFunc, arch: Arch) -> Result<LoweredKernel, String> {
-    lower_kernel(func, arch).map_err(|error| match error {
+/// Runs the lowering pipeline and codegen (its `.loc`s naming `file`) on a checked module;
+/// what stopped it, rendered against the source.
+fn lower_checked(src: &Source, file: Option<&str>, mut module: IRModule, arch: Arch) -> Result<Lowered, String> {
+    lower_tir(&mut module).map_err(|error| render_prepare(src, error))?;
+    lower_module_from(&module, arch, file).map_err(|error| render_lower(src, &error))
+}
+
+/// Lowers one function of a checked module to its kernel (`tirproof_ptx::lower_kernel`, its
+/// `.loc`s naming `file`); what stopped it, rendered against the source.
+pub fn lower_one(src: &Source, file: Option<&str>, func: &PrimFunc, arch: Arch) -> Result<LoweredKernel, String> {
+    lower_kernel(func, arch, file).map_err(|error| match error {
         KernelError::Prepare(error) => render_prepare(src, error),
         KernelError::Lower(error) => render_lower(src, &error),
         other => other.to_string(),
     })
+}
+
+/// The TIR statement a fault at PTX line `ptx_line` of `lowered` comes from, as
+/// `source: FILE:LINE:COL` and the line's text, where the kernel has source lines.
+pub fn fault_source(src: &Source, lowered: &LoweredKernel, ptx_line: u32) -> Option<String> {
+    let loc = lowered.source_at_line(ptx_line)?;
+    let text = tirproof_ir::span::source_lines(&src.text).nth(loc.line.saturating_sub(1) as usize)?;
+    Some(format!("source: {}:{}:{}\n  {}", src.name, loc.line, loc.col, text.trim()))
 }
 
 fn render_prepare(src: &Source, error: PrepareError) -> String {

@@ -29,6 +29,7 @@ use tirproof_fuzz::publish::{is_plain_name, publish, Layout};
 use tirproof_interp::{random_inputs, run, Inputs, Outcome, RunConfig, RunResult, ScalarValue, Schedule, Tensor};
 use tirproof_ir::int_arith::wrap;
 use tirproof_ir::{IRModule, PrimFunc};
+use tirproof_ptx::LoweredKernel;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -108,19 +109,19 @@ pub fn run_command(args: &Args) -> anyhow::Result<ExitCode> {
         bail!("{why}");
     }
     // A PTX engine runs the one lowering of the run; its failure is rendered against the source.
-    let prelowered;
-    let engine: &dyn Engine = match registered.ptx_target() {
-        Some(arch) => match super::ptx::lower_one(&src, func, arch) {
-            Ok(kernel) => {
-                prelowered = Prelowered { kernel, engine: registered };
-                &prelowered
-            }
+    let prelowered = match registered.ptx_target() {
+        Some(arch) => match super::ptx::lower_one(&src, super::ptx::source_file(file, &src), func, arch) {
+            Ok(kernel) => Some(Prelowered { kernel, engine: registered }),
             Err(rendered) => {
                 eprintln!("{rendered}");
                 found.add(Finding::new(Rule::LoweringRefused, Location::file(&src.name), rendered.trim_end()));
                 return found.finish(args.format.format());
             }
         },
+        None => None,
+    };
+    let engine: &dyn Engine = match &prelowered {
+        Some(prelowered) => prelowered,
         None => registered,
     };
     match (&args.reference, args.engine) {
@@ -133,8 +134,9 @@ pub fn run_command(args: &Args) -> anyhow::Result<ExitCode> {
             report(args, &result, &src, &replay, &mut found)?;
         }
         (None, _) => {
+            let lowered = prelowered.as_ref().map(|p| &p.kernel);
             let execution = engine.run(func, &inputs, &config);
-            report_execution(args, &src, engine.name(), execution, &replay, &mut found)?;
+            report_execution(args, &src, lowered, engine.name(), execution, &replay, &mut found)?;
         }
     }
     found.finish(args.format.format())
@@ -263,10 +265,12 @@ fn report(args: &Args, result: &RunResult, src: &Source, replay: &str, found: &m
 }
 
 /// Reports an engine's run: a fault or an engine failure (exit 1), or the outputs; an engine
-/// that cannot run here at all (no GPU) is an error (exit 2).
+/// that cannot run here at all (no GPU) is an error (exit 2). A fault in `lowered` PTX also
+/// names the TIR statement of its PTX line.
 fn report_execution(
     args: &Args,
     src: &Source,
+    lowered: Option<&LoweredKernel>,
     engine: &str,
     execution: Execution,
     replay: &str,
@@ -278,10 +282,16 @@ fn report_execution(
             eprintln!("completed on the {engine}; {replay}");
         }
         Execution::Faulted { fault, .. } => {
-            let message = format!("fault in the PTX of {} (on the PTX emulator): {}", src.name, fault.details());
-            eprintln!("{}", message.trim_end());
+            let mut message = format!("fault in the PTX of {} (on the PTX emulator): {}", src.name, fault.details())
+                .trim_end()
+                .to_string();
+            if let Some(source) = lowered.and_then(|k| super::ptx::fault_source(src, k, fault.span.line)) {
+                message.push('\n');
+                message.push_str(source.trim_end());
+            }
+            eprintln!("{message}");
             eprintln!("{replay}");
-            found.add(Finding::new(Rule::RunFault, Location::file(&src.name), message.trim_end()));
+            found.add(Finding::new(Rule::RunFault, Location::file(&src.name), &message));
         }
         Execution::Failed(EngineError::Unavailable(why)) => bail!("{why}"),
         Execution::Failed(error) => {

@@ -40,7 +40,7 @@ impl PtxEmulator {
     /// Lowers `func` (alone in a module) through the lowering pipeline and codegen
     /// (`tirproof_ptx::lower_kernel`); the reason when it cannot be.
     pub fn lower(&self, func: &PrimFunc) -> Result<LoweredKernel, EngineError> {
-        lower_kernel(func, self.arch).map_err(|error| {
+        lower_kernel(func, self.arch, None).map_err(|error| {
             let diagnostics = match &error {
                 KernelError::Prepare(PrepareError::Pipeline(pipeline)) => pipeline.diagnostics().clone(),
                 KernelError::Lower(lower) => lower.to_diagnostic().into(),

@@ -6,6 +6,9 @@
 //! byte address from its data variable's base. Thread bindings read `%tid`/`%ctaid` and fix
 //! the launch shape. Serial loops become `setp` + `bra`, conditions predicated branches,
 //! barriers `bar.sync 0`. Async copies, commits and waits follow docs/ptx.md.
+//! Given the program's file name, every instruction follows a `.loc` of the TIR statement it
+//! was lowered from (the statement's span; a `Line::Loc` only where the position changes), and
+//! each shared or local array records the TIR buffer it holds.
 //!
 //! Invariants: a value of TIR type `t` with `n` lanes is `n` operands of `ty_of(t)`; float
 //! arithmetic is `.rn` without contraction, so results are bitwise the interpreter's; a wait is
@@ -32,7 +35,7 @@ use tirproof_passes::manager::{PassManager, PipelineError, UnknownPass};
 
 use crate::module::{
     print_with_lines, Address, Arch, ArchTooOld, Array, BlockDirectives, Inst, Kernel, Label, Launch, Line, Module, Op,
-    Operand, Param, Reg, RegClass, StateSpace, Ty,
+    Operand, Param, Reg, RegClass, SourceLoc, StateSpace, Ty,
 };
 
 /// The passes that turn a program as written into what codegen accepts, in order.
@@ -107,12 +110,20 @@ pub struct Lowered {
     pub notes: Vec<Note>,
 }
 
-/// Lowers every function of an already lowered TIR module (see `lower_tir`) to one kernel each.
+/// Lowers every function of an already lowered TIR module (see `lower_tir`) to one kernel each,
+/// without source lines (`lower_module_from` has them).
 pub fn lower_module(module: &IRModule, arch: Arch) -> Result<Lowered, LowerError> {
+    lower_module_from(module, arch, None)
+}
+
+/// `lower_module` of a module read from `source_file`: its kernels' instructions carry the TIR
+/// lines they come from (`.loc`). `None` (a module from standard input or built in memory):
+/// no source lines.
+pub fn lower_module_from(module: &IRModule, arch: Arch, source_file: Option<&str>) -> Result<Lowered, LowerError> {
     let mut kernels = Vec::new();
     let mut notes = Vec::new();
     for func in &module.functions {
-        let (kernel, func_notes) = lower_func(func)?;
+        let (kernel, func_notes) = lower_func(func, source_file)?;
         kernels.push(kernel);
         notes.extend(func_notes);
     }
@@ -130,6 +141,19 @@ pub struct LoweredKernel {
     pub notes: Vec<Note>,
 }
 
+impl LoweredKernel {
+    /// The TIR position of the instruction at PTX line `ptx_line` (as the printer numbers the
+    /// kernel's lines), where the kernel has source lines.
+    pub fn source_at_line(&self, ptx_line: u32) -> Option<SourceLoc> {
+        let index = self
+            .lines
+            .iter()
+            .zip(&self.kernel.body)
+            .position(|(line, entry)| *line == ptx_line && matches!(entry, Line::Inst(_)))?;
+        self.kernel.source_at(index)
+    }
+}
+
 /// Why a function could not be lowered to a kernel.
 #[derive(Clone, Debug, thiserror::Error)]
 pub enum KernelError {
@@ -144,11 +168,12 @@ pub enum KernelError {
 }
 
 /// Lowers `func` alone in a module: `LOWERING_PASSES`, codegen for `arch`, and the printer for
-/// the lines of the kernel's body. Every executor of a TIR function as PTX lowers it here.
-pub fn lower_kernel(func: &PrimFunc, arch: Arch) -> Result<LoweredKernel, KernelError> {
+/// the lines of the kernel's body. Every executor of a TIR function as PTX lowers it here
+/// (`source_file` as in `lower_module_from`).
+pub fn lower_kernel(func: &PrimFunc, arch: Arch, source_file: Option<&str>) -> Result<LoweredKernel, KernelError> {
     let mut module = IRModule { class_name: None, functions: vec![func.clone()] };
     lower_tir(&mut module)?;
-    let lowered = lower_module(&module, arch)?;
+    let lowered = lower_module_from(&module, arch, source_file)?;
     let (_, lines) = print_with_lines(&lowered.module)?;
     let found =
         (module.functions.into_iter().next(), lowered.module.kernels.into_iter().next(), lines.into_iter().next());
@@ -158,9 +183,10 @@ pub fn lower_kernel(func: &PrimFunc, arch: Arch) -> Result<LoweredKernel, Kernel
     }
 }
 
-/// Lowers one function to a kernel.
-pub fn lower_func(func: &PrimFunc) -> Result<(Kernel, Vec<Note>), LowerError> {
+/// Lowers one function to a kernel (`source_file` as in `lower_module_from`).
+pub fn lower_func(func: &PrimFunc, source_file: Option<&str>) -> Result<(Kernel, Vec<Note>), LowerError> {
     let mut gen = Gen::new(func);
+    gen.source_file = source_file.map(str::to_string);
     gen.params(func)?;
     gen.stmt(&func.body)?;
     gen.emit(Op::Ret);
@@ -172,6 +198,7 @@ pub fn lower_func(func: &PrimFunc) -> Result<(Kernel, Vec<Note>), LowerError> {
         arrays: gen.arrays,
         launch: gen.launch,
         directives,
+        source_file: gen.source_file,
         body: gen.body,
     };
     Ok((kernel, gen.notes))
@@ -210,6 +237,10 @@ struct Gen {
     in_async: bool,
     span: Span,
     notes: Vec<Note>,
+    /// The program's file: with it, instructions carry their statement's position.
+    source_file: Option<String>,
+    /// The position of the last `Line::Loc` emitted.
+    loc: Option<SourceLoc>,
 }
 
 impl Gen {
@@ -232,6 +263,8 @@ impl Gen {
             in_async: false,
             span: func.span,
             notes: Vec::new(),
+            source_file: None,
+            loc: None,
         }
     }
 
@@ -262,12 +295,27 @@ impl Gen {
     }
 
     fn emit(&mut self, op: Op) {
+        self.mark_source();
         self.body.push(Line::Inst(Inst { guard: None, op }));
     }
 
     fn emit_guarded(&mut self, pred: Reg, negated: bool, op: Op) {
+        self.mark_source();
         let guard = Some(crate::module::Guard { pred, negated });
         self.body.push(Line::Inst(Inst { guard, op }));
+    }
+
+    /// Before an instruction: a `.loc` of the statement being lowered, where it is not the
+    /// position in effect already (and the program has a file and the statement a span).
+    fn mark_source(&mut self) {
+        if self.source_file.is_none() || !self.span.is_known() {
+            return;
+        }
+        let loc = SourceLoc { line: self.span.line, col: self.span.col };
+        if self.loc != Some(loc) {
+            self.loc = Some(loc);
+            self.body.push(Line::Loc(loc));
+        }
     }
 
     fn place(&mut self, label: Label) {

@@ -23,7 +23,8 @@ use tirproof_ir::ThreadTag;
 use super::bounds::{self, Range};
 use super::{ident, Gen, Storage, R};
 use crate::module::{
-    Address, Array, Cmp, CpAsync, CpSize, Dim, IntOp, Op, Operand, Reg, RegClass, Special, StateSpace, Ty, Width,
+    Address, Array, ArrayOrigin, Cmp, CpAsync, CpSize, Dim, IntOp, Op, Operand, Reg, RegClass, Special, StateSpace, Ty,
+    Width,
 };
 
 /// The longest saturating wait chain: a count bounded above by more waits for at most this
@@ -298,7 +299,11 @@ impl Gen {
         }
         let bytes = u64::try_from(elements).unwrap_or(0).saturating_mul(u64::from(dtype.bytes()));
         let name = format!("{}_{}", ident(data.name()), self.arrays.len());
-        self.arrays.push(Array { space, name: name.clone(), align: 16, bytes: bytes.max(1), dynamic: false });
+        // Accesses index scalar elements (a vector type is its lanes).
+        let origin = ArrayOrigin { buffer: data.name().to_string(), element_bytes: dtype.element().bytes() };
+        let array =
+            Array { space, name: name.clone(), align: 16, bytes: bytes.max(1), dynamic: false, origin: Some(origin) };
+        self.arrays.push(array);
         let base = self.reg(RegClass::B64);
         self.emit(Op::Mov { ty: Ty::U64, dst: base, src: Operand::Symbol(name) });
         self.storages.insert(data.id(), Storage { space, base });

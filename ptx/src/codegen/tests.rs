@@ -176,3 +176,30 @@ fn sibling_scopes_of_different_extents_and_host_code_are_refused() {
     let error = lower_text(host).unwrap_err();
     assert!(error.to_string().contains("a store outside the function's thread bindings"), "{error}");
 }
+
+#[test]
+fn instructions_follow_the_loc_of_their_statement_given_a_file() {
+    let mut module = tirproof_reader::parse_module(UNBOUNDED_WAIT).expect("parses");
+    lower_tir(&mut module).expect("lowers");
+    let located = lower_module_from(&module, Arch::Sm80, Some("w.py")).expect("codegen").module;
+    let kernel = &located.kernels[0];
+    assert_eq!(kernel.source_file.as_deref(), Some("w.py"));
+    let locs: Vec<SourceLoc> =
+        kernel.body.iter().filter_map(|l| if let Line::Loc(loc) = l { Some(*loc) } else { None }).collect();
+    // The copy loop's store (line 8) and the reading loop's store (line 11) at their columns.
+    for (line, col) in [(8, 13), (11, 13)] {
+        assert!(locs.contains(&SourceLoc { line, col }), "no .loc {line} {col} in {locs:?}");
+    }
+    assert!(locs.windows(2).all(|w| w[0] != w[1]), "a .loc repeats the position in effect: {locs:?}");
+    let first_inst = kernel.body.iter().position(|l| matches!(l, Line::Inst(_))).expect("an instruction");
+    assert!(kernel.source_at(first_inst).is_some(), "the first instruction has no position");
+    let store = kernel.body.iter().position(|l| matches!(l, Line::Inst(i) if i.to_string().starts_with("st.global")));
+    assert_eq!(kernel.source_at(store.expect("a store")), Some(SourceLoc { line: 11, col: 13 }));
+    // The shared array says which TIR buffer it holds, in 4-byte elements.
+    let origin = kernel.arrays[0].origin.as_ref().expect("an origin");
+    assert_eq!((origin.buffer.as_str(), origin.element_bytes), ("B", 4));
+
+    let unlocated = lower_module(&module, Arch::Sm80).expect("codegen").module;
+    assert!(unlocated.kernels[0].body.iter().all(|l| !matches!(l, Line::Loc(_))));
+    assert_eq!(unlocated.kernels[0].source_file, None);
+}

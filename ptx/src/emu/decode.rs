@@ -389,7 +389,7 @@ pub(super) fn decode(kernel: &Kernel, layout: &Layout) -> Result<Decoded, EmuErr
                 labels.insert(*label, next);
             }
             Line::Inst(_) => next += 1,
-            Line::Comment(_) => {}
+            Line::Comment(_) | Line::Loc(_) => {}
         }
     }
     let decoder = Decoder { slots, layout, labels };

@@ -37,7 +37,7 @@ use tirproof_machine::value::{norm, Num};
 use tirproof_machine::{Completion, Schedule, Tensor};
 
 pub use crate::args::KernelArg;
-use crate::module::{Kernel, Label, Line, StateSpace, Ty};
+use crate::module::{ArrayOrigin, Kernel, Label, Line, StateSpace, Ty};
 use alu::mask;
 use decode::{DAddr, DOp, Decoded, Layout, Src};
 
@@ -159,6 +159,8 @@ struct Region<'k> {
     /// Bytes per element of the storage.
     unit: u64,
     num: Num,
+    /// The TIR buffer an array of codegen's holds, to name its elements in messages.
+    origin: Option<&'k ArrayOrigin>,
 }
 
 struct Emulator<'k> {
@@ -238,8 +240,9 @@ fn array_regions<'k>(kernel: &'k Kernel, space: StateSpace, addresses: &mut Hash
         let start = next.div_ceil(align) * align;
         let bytes = if array.dynamic { kernel.launch.dynamic_shared } else { array.bytes };
         addresses.insert(array.name.clone(), start);
-        let (name, dynamic) = (array.name.as_str(), array.dynamic);
-        regions.push(Region { name, dynamic, start, bytes, slot: regions.len(), unit: 1, num: Num::UInt(8) });
+        let (name, dynamic, origin) = (array.name.as_str(), array.dynamic, array.origin.as_ref());
+        let slot = regions.len();
+        regions.push(Region { name, dynamic, start, bytes, slot, unit: 1, num: Num::UInt(8), origin });
         next = start + bytes.max(1);
     }
     regions
@@ -280,7 +283,7 @@ impl<'k> Emulator<'k> {
                         .map_err(|t| EmuError::Unsupported(format!("the buffer `{}`: {t:?}", param.name)))?;
                     let bytes = len as u64 * unit;
                     let (name, slot) = (param.name.as_str(), global_storages.len());
-                    globals.push(Region { name, dynamic: false, start: next, bytes, slot, unit, num });
+                    globals.push(Region { name, dynamic: false, start: next, bytes, slot, unit, num, origin: None });
                     global_storages.push(storage);
                     params.push(next);
                     next = (next + bytes.max(1)).div_ceil(256) * 256;
@@ -895,7 +898,8 @@ impl<'k> Emulator<'k> {
     }
 
     /// An address as the buffer or array it is in and the index there (`S[12]`): of the
-    /// buffer's elements, or of an array's bytes; the address itself where it is in none.
+    /// buffer's elements, of the elements of the TIR buffer an array holds (where codegen
+    /// recorded it), or of an array's bytes; the address itself where it is in none.
     fn place(&self, space: StateSpace, addr: u64) -> String {
         let regions: &[Region<'k>] = match space {
             StateSpace::Global => &self.globals,
@@ -904,6 +908,9 @@ impl<'k> Emulator<'k> {
             StateSpace::Param => &[],
         };
         match regions.iter().find(|r| addr >= r.start && addr < r.start + r.bytes.max(1)) {
+            Some(Region { origin: Some(origin), start, .. }) if origin.element_bytes > 0 => {
+                format!("{}[{}]", origin.buffer, (addr - start) / u64::from(origin.element_bytes))
+            }
             Some(r) if r.unit > 1 => format!("{}[{}]", r.name, (addr - r.start) / r.unit),
             Some(r) => format!("{space} {}[byte {}]", r.name, addr - r.start),
             None => format!("{space} address {addr:#x}"),

@@ -1,6 +1,6 @@
 //! A typed PTX module: the target architecture, kernels with their parameters, arrays of the
 //! shared and local state spaces, register counts, launch shape and a body of labels,
-//! instructions and comments. `print` writes it as PTX text.
+//! instructions, comments and source lines (`.loc`). `print` writes it as PTX text.
 //!
 //! Invariants: registers are numbered per class from 0 and a kernel declares exactly the
 //! registers its body can name (`Kernel::reg_counts`); `.version` and `.target` are derived
@@ -114,6 +114,24 @@ pub struct Array {
     /// `.extern .shared .b8 name[];`: the block's dynamic shared memory, sized at launch
     /// (`Launch::dynamic_shared`); `bytes` is then 0.
     pub dynamic: bool,
+    /// The TIR buffer the array holds, where codegen made it (PTX text does not say).
+    pub origin: Option<ArrayOrigin>,
+}
+
+/// The TIR buffer behind an array: its name and the bytes of one element, so that a byte
+/// offset into the array reads as the buffer's element index (`S[12]`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArrayOrigin {
+    pub buffer: String,
+    pub element_bytes: u32,
+}
+
+/// A source position the instructions after it were compiled from (`.loc FILE LINE COL`), in
+/// the kernel's source file (`Kernel::source_file`). Line and column are 1-based.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SourceLoc {
+    pub line: u32,
+    pub col: u32,
 }
 
 /// One line of a kernel body.
@@ -123,6 +141,8 @@ pub enum Line {
     Inst(Inst),
     /// A `//` comment: what codegen wants a reader of the PTX to know at this point.
     Comment(String),
+    /// `.loc`: the lines after it, up to the next one, come from this source position.
+    Loc(SourceLoc),
 }
 
 /// The launch shape a kernel was generated for: threads per block and blocks per grid.
@@ -177,6 +197,8 @@ pub struct Kernel {
     pub launch: Launch,
     /// The header's block directives, which every launch must satisfy (`crate::launch`).
     pub directives: BlockDirectives,
+    /// The file the body's `Line::Loc`s point into (`.file`); `None`: the body has none.
+    pub source_file: Option<String>,
     pub body: Vec<Line>,
 }
 
@@ -184,6 +206,14 @@ impl Kernel {
     /// Bytes of the kernel's static `.shared` arrays (the dynamic one is sized at launch).
     pub fn static_shared_bytes(&self) -> u64 {
         self.arrays.iter().filter(|a| a.space == StateSpace::Shared).map(|a| a.bytes).sum()
+    }
+
+    /// The source position in effect at body entry `index`: the last `Line::Loc` before it.
+    pub fn source_at(&self, index: usize) -> Option<SourceLoc> {
+        self.body.get(..=index)?.iter().rev().find_map(|line| match line {
+            Line::Loc(loc) => Some(*loc),
+            _ => None,
+        })
     }
 
     /// How many registers of each class the body names (one past the highest index).

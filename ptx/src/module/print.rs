@@ -6,10 +6,33 @@
 //! (`.reqntid`, `.maxntid`) as the kernel holds them: codegen's kernels state their block shape
 //! with `.reqntid`, so the assembler and a reader know the launch the code was generated for. Dynamic shared
 //! arrays (`.extern .shared`) are declared once at module level, where ptxas requires them.
+//! Each distinct source file of the kernels is one `.file N "NAME"` after the header, numbered
+//! from 1 in order of first use; a body's `Line::Loc` prints as `.loc N LINE COL` with its
+//! kernel's number, and not at all in a kernel without a source file (no `.loc` without a
+//! `.file`, which ptxas requires).
 
 use std::fmt::Write;
 
 use super::{ArchTooOld, Kernel, Line, Module};
+
+/// A file name as a PTX string literal: quotes and backslashes escaped, line ends and other
+/// control characters replaced (a `.file` name is one line).
+fn string_literal(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 2);
+    out.push('"');
+    for c in name.chars() {
+        match c {
+            '"' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if c.is_control() => out.push('_'),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
 
 /// The module as PTX text, or the feature its architecture lacks.
 pub fn print(module: &Module) -> Result<String, ArchTooOld> {
@@ -33,10 +56,18 @@ pub fn print_with_lines(module: &Module) -> Result<(String, Vec<Vec<u32>>), Arch
             let _ = writeln!(out, ".extern {} .align {} .b8 {}[];", array.space, array.align, array.name);
         }
     }
+    let mut files: Vec<&str> = Vec::new();
+    for file in module.kernels.iter().filter_map(|k| k.source_file.as_deref()) {
+        if !files.contains(&file) {
+            files.push(file);
+            let _ = writeln!(out, ".file {} {}", files.len(), string_literal(file));
+        }
+    }
     let mut lines = Vec::new();
     for kernel in &module.kernels {
         out.push('\n');
-        lines.push(print_kernel(&mut out, kernel));
+        let file = kernel.source_file.as_deref().and_then(|f| files.iter().position(|g| *g == f)).map(|i| i + 1);
+        lines.push(print_kernel(&mut out, kernel, file));
     }
     Ok((out, lines))
 }
@@ -46,7 +77,8 @@ fn next_line(out: &str) -> u32 {
     u32::try_from(out.matches('\n').count() + 1).unwrap_or(u32::MAX)
 }
 
-fn print_kernel(out: &mut String, kernel: &Kernel) -> Vec<u32> {
+/// Prints `kernel`, its `.loc`s naming file number `file`; the PTX line of each body entry.
+fn print_kernel(out: &mut String, kernel: &Kernel, file: Option<usize>) -> Vec<u32> {
     let launch = &kernel.launch;
     let [gx, gy, gz] = launch.grid;
     let _ = writeln!(out, "// launch: grid {gx}, {gy}, {gz}");
@@ -70,13 +102,18 @@ fn print_kernel(out: &mut String, kernel: &Kernel) -> Vec<u32> {
     }
     out.push('\n');
     let mut lines = Vec::with_capacity(kernel.body.len());
-    for (line_no, line) in (next_line(out)..).zip(&kernel.body) {
+    let mut line_no = next_line(out);
+    for line in &kernel.body {
         lines.push(line_no);
-        let _ = match line {
-            Line::Label(label) => writeln!(out, "{label}:"),
-            Line::Inst(inst) => writeln!(out, "\t{inst}"),
-            Line::Comment(text) => writeln!(out, "\t// {text}"),
+        let _ = match (line, file) {
+            (Line::Label(label), _) => writeln!(out, "{label}:"),
+            (Line::Inst(inst), _) => writeln!(out, "\t{inst}"),
+            (Line::Comment(text), _) => writeln!(out, "\t// {text}"),
+            (Line::Loc(loc), Some(file)) => writeln!(out, "\t.loc {file} {} {}", loc.line, loc.col),
+            // Without a file a `.loc` has nothing to name: it prints as nothing.
+            (Line::Loc(_), None) => continue,
         };
+        line_no = line_no.saturating_add(1);
     }
     out.push_str("}\n");
     lines
@@ -85,7 +122,7 @@ fn print_kernel(out: &mut String, kernel: &Kernel) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::super::*;
-    use super::print;
+    use super::{print, print_with_lines};
 
     fn reg(class: RegClass, index: u32) -> Reg {
         Reg { class, index }
@@ -105,9 +142,11 @@ mod tests {
                 align: 16,
                 bytes: 64,
                 dynamic: false,
+                origin: None,
             }],
             launch: Launch { block: [32, 1, 1], grid: [2, 1, 1], dynamic_shared: 0 },
             directives: BlockDirectives { reqntid: Some([32, 1, 1]), maxntid: None },
+            source_file: None,
             body,
         }
     }
@@ -158,6 +197,24 @@ mod tests {
         ] {
             assert!(text.contains(expected), "missing {expected:?} in\n{text}");
         }
+    }
+
+    #[test]
+    fn locs_name_their_kernels_file_and_none_print_without_one() {
+        let body = || vec![Line::Loc(SourceLoc { line: 7, col: 5 }), inst(Op::Ret)];
+        let named = |file: &str| Kernel { source_file: Some(file.into()), ..kernel(body()) };
+        let module = Module { arch: Arch::Sm80, kernels: vec![named("a \"q\".py"), named("b.py"), named("b.py")] };
+        let (text, lines) = print_with_lines(&module).unwrap();
+        assert!(text.contains(".address_size 64\n.file 1 \"a \\\"q\\\".py\"\n.file 2 \"b.py\"\n"), "{text}");
+        assert_eq!(text.matches("\t.loc 1 7 5\n\tret;\n").count(), 1, "{text}");
+        assert_eq!(text.matches("\t.loc 2 7 5\n\tret;\n").count(), 2, "{text}");
+        let loc_line = text.lines().position(|l| l == "\t.loc 1 7 5").unwrap() + 1;
+        assert_eq!(lines[0], vec![loc_line as u32, loc_line as u32 + 1]);
+
+        let (text, lines) = print_with_lines(&Module { arch: Arch::Sm80, kernels: vec![kernel(body())] }).unwrap();
+        assert!(!text.contains(".loc") && !text.contains(".file"), "{text}");
+        let ret_line = text.lines().position(|l| l == "\tret;").unwrap() as u32 + 1;
+        assert_eq!(lines[0][1], ret_line, "an unprinted .loc takes no line");
     }
 
     #[test]

@@ -46,6 +46,20 @@ impl fmt::Display for SourceLine<'_> {
     }
 }
 
+/// The first string literal of a line, its `\\` escapes undone (as the printer writes names
+/// with quotes or backslashes); `None` without a closed one.
+fn string_literal(line: &str) -> Option<String> {
+    let mut chars = line.split_once('"')?.1.chars();
+    let mut out = String::new();
+    loop {
+        match chars.next()? {
+            '"' => return Some(out),
+            '\\' => out.push(chars.next()?),
+            c => out.push(c),
+        }
+    }
+}
+
 impl SourceMap {
     /// The `.file`s and `.loc`s of PTX text.
     pub fn of_text(text: &str) -> SourceMap {
@@ -57,9 +71,9 @@ impl SourceMap {
             match words.next() {
                 Some(".file") => {
                     let file = words.next().and_then(|n| n.parse().ok());
-                    let name = line.split('"').nth(1);
+                    let name = string_literal(line);
                     if let (Some(file), Some(name)) = (file, name) {
-                        map.files.insert(file, name.to_string());
+                        map.files.insert(file, name);
                     }
                 }
                 Some(".loc") => {
@@ -108,6 +122,8 @@ mod tests {
         assert_eq!(map.at(7).map(|s| s.to_string()).as_deref(), Some("/src/k.cu:14"));
         assert_eq!(map.at(11), None, "another kernel");
         assert_eq!(map.at(13), None, "line 0 is no source");
+        let quoted = SourceMap::of_text(".file 1 \"a \\\"q\\\".py\"\n.entry c()\n.loc 1 7 1\nret;\n");
+        assert_eq!(quoted.at(4).map(|s| s.to_string()).as_deref(), Some("a \"q\".py:7:1"));
         let unnamed = SourceMap::of_text(".entry c()\n.loc 3 7 1\nret;\n");
         assert_eq!(unnamed.at(3).map(|s| s.to_string()).as_deref(), Some("file 3:7:1"));
     }

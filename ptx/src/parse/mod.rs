@@ -410,7 +410,7 @@ impl Parser {
         let param_names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
         let array_names: Vec<&str> = module_arrays.iter().chain(&arrays).map(|a| a.name.as_str()).collect();
         scope.check(&name, &param_names, &array_names)?;
-        Ok((Kernel { name, params, arrays, launch, directives, body }, lines))
+        Ok((Kernel { name, params, arrays, launch, directives, source_file: None, body }, lines))
     }
 
     /// `.reg .TYPE %name<N>;` (registers `%name0` to `%name{N-1}`) or `.reg .TYPE %a, %b;`.
@@ -533,7 +533,7 @@ impl Parser {
         if dynamic && space != StateSpace::Shared {
             return self.error("only `.shared` arrays may be `.extern`");
         }
-        Ok(Array { space, name, align, bytes: u64::from(bytes), dynamic })
+        Ok(Array { space, name, align, bytes: u64::from(bytes), dynamic, origin: None })
     }
 
     fn reg(&mut self) -> R<Reg> {

@@ -126,7 +126,7 @@ pub fn run_command(args: &Args) -> anyhow::Result<ExitCode> {
     };
     match (&args.reference, args.engine) {
         (Some(reference), _) => {
-            run_against(args, reference, Subject { engine, func }, &inputs, &config, &src, &replay, &mut found)?;
+            run_against(args, reference, Subject { engine, func }, (&inputs, &config), &src, &replay, &mut found)?;
         }
         // The interpreter's own report counts the statements it executed.
         (None, EngineName::Interpreter) => {
@@ -342,8 +342,7 @@ fn run_against(
     args: &Args,
     reference: &Path,
     subject: Subject<'_>,
-    inputs: &Inputs,
-    config: &RunConfig,
+    (inputs, config): (&Inputs, &RunConfig),
     src: &Source,
     replay: &str,
     found: &mut Report,

@@ -26,7 +26,7 @@ impl Arch {
     pub fn limits(self) -> Limits {
         let max_shared_per_block = match self {
             Arch::Sm80 => 163 * 1024,
-            Arch::Sm90 => 227 * 1024,
+            Arch::Sm90 | Arch::Sm90a => 227 * 1024,
         };
         Limits {
             max_block: Dims([1024, 1024, 64]),

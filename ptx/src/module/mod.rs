@@ -25,16 +25,23 @@ pub enum Arch {
     Sm80,
     /// Hopper.
     Sm90,
+    /// Hopper with its architecture-specific features (`wgmma`, `setmaxnreg`): what Triton and
+    /// nvcc target for sm_90 kernels that use them. Read from PTX; codegen does not emit it.
+    Sm90a,
 }
 
 impl Arch {
+    /// The architectures codegen targets.
     pub const ALL: [Arch; 2] = [Arch::Sm80, Arch::Sm90];
+    /// Every architecture a module read from PTX may target.
+    pub const READ: [Arch; 3] = [Arch::Sm80, Arch::Sm90, Arch::Sm90a];
 
     /// The first PTX ISA version that knows the architecture.
     pub fn min_version(self) -> PtxVersion {
         match self {
             Arch::Sm80 => PtxVersion { major: 7, minor: 0 },
             Arch::Sm90 => PtxVersion { major: 7, minor: 8 },
+            Arch::Sm90a => PtxVersion { major: 8, minor: 0 },
         }
     }
 }
@@ -44,20 +51,21 @@ impl fmt::Display for Arch {
         f.write_str(match self {
             Arch::Sm80 => "sm_80",
             Arch::Sm90 => "sm_90",
+            Arch::Sm90a => "sm_90a",
         })
     }
 }
 
 /// An architecture name that is not one we target.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown architecture `{0}` (expected sm_80 or sm_90)")]
+#[error("unknown architecture `{0}` (expected sm_80, sm_90 or sm_90a)")]
 pub struct UnknownArch(pub String);
 
 impl FromStr for Arch {
     type Err = UnknownArch;
 
     fn from_str(s: &str) -> Result<Arch, UnknownArch> {
-        Arch::ALL.into_iter().find(|a| a.to_string() == s).ok_or_else(|| UnknownArch(s.to_string()))
+        Arch::READ.into_iter().find(|a| a.to_string() == s).ok_or_else(|| UnknownArch(s.to_string()))
     }
 }
 

@@ -1,6 +1,6 @@
 # test: run
 # desc: a group committed and never waited before the function ends
-# run: lazy -> fault: line 14: async group never waited: group 1 of queue 0 (committed at line 14) is still in flight when the function ends
+# run: lazy -> fault: line 14: async group never waited: group 1 of queue 0 (committed at line 14) is still in flight when the function ends, holding its async store issued at line 15
 
 # from tvm.script import tirx as T
 

@@ -1,6 +1,6 @@
 # test: run
 # desc: a serial loop launches the kernel twice; the first launch commits a copy and only the second waits, which is another launch's thread
-# run: lazy -> fault: line 13: async group never waited: group 0 of queue 0 (committed at line 13) is still in flight when the thread block ends (threadIdx.x = 0)
+# run: lazy -> fault: line 13: async group never waited: group 0 of queue 0 (committed at line 13) is still in flight when the thread block ends, holding its async store issued at line 14 (threadIdx.x = 0)
 
 # from tvm.script import tirx as T
 

@@ -1,6 +1,6 @@
 # test: run
 # desc: the first launch commits a copy and never waits; the wait of a later launch is another kernel's and completes nothing of it
-# run: lazy -> fault: line 11: async group never waited: group 0 of queue 0 (committed at line 11) is still in flight when the thread block ends (threadIdx.x = 0)
+# run: lazy -> fault: line 11: async group never waited: group 0 of queue 0 (committed at line 11) is still in flight when the thread block ends, holding its async store issued at line 12 (threadIdx.x = 0)
 
 # from tvm.script import tirx as T
 

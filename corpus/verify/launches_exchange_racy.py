@@ -1,6 +1,6 @@
 # test: run
 # desc: the first launch ends with its copy in flight; the later launch that reads the element cannot complete it
-# run: lazy -> fault: line 10: async group never waited: group 0 of queue 0 (committed at line 10) is still in flight when the thread block ends
+# run: lazy -> fault: line 10: async group never waited: group 0 of queue 0 (committed at line 10) is still in flight when the thread block ends, holding its async store issued at line 11
 
 # from tvm.script import tirx as T
 

@@ -1,6 +1,6 @@
 # test: run
 # desc: a wait after the launch's thread-binding loop is outside the kernel: the threads end with their groups in flight
-# run: lazy -> fault: line 11: async group never waited: group 0 of queue 0 (committed at line 11) is still in flight when the thread block ends (threadIdx.x = 0)
+# run: lazy -> fault: line 11: async group never waited: group 0 of queue 0 (committed at line 11) is still in flight when the thread block ends, holding its async store issued at line 12 (threadIdx.x = 0)
 
 # from tvm.script import tirx as T
 

@@ -38,7 +38,7 @@ impl Grid {
     pub(crate) fn start_block(&mut self, coords: [u32; 3], axes: u8) -> RaceCtx {
         let block = self.counter.next_block();
         self.blocks.push((coords, axes));
-        RaceCtx { launch: self.launch, block, thread: 0, epoch: 0, site: NO_STMT }
+        RaceCtx { launch: self.launch, block, thread: 0, epoch: 0, site: NO_STMT, instance: 0 }
     }
 
     /// The coordinates of `block` on the axes of its grid (empty for a launch of one block

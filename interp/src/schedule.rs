@@ -11,8 +11,10 @@
 //!
 //! Async groups complete when a wait retires them; additionally at commit under `Eager`, and
 //! under `Random` before any statement with probability 1/2 (the oldest incomplete group of
-//! a random queue of the running thread). When a thread ends with work in flight, that is an
-//! `UnwaitedGroup` fault, and everything still in flight lands first so outputs are defined.
+//! a random queue of the running thread). When a thread ends with work in flight (an
+//! uncommitted store, or a group holding stores: an empty group left in flight is no fault,
+//! `AsyncState::leftover`), that is an `UnwaitedGroup` fault, and everything still in flight
+//! lands first so outputs are defined.
 
 use std::collections::HashMap;
 
@@ -163,16 +165,21 @@ impl Executor<'_> {
                     s.line,
                 )
             }
-            Leftover::Unwaited {
-                queue,
-                seq,
-                commit_line,
-            } => (
-                format!(
-                    "async group never waited: group {seq} of queue {queue} (committed at line {commit_line}) is still in flight when {when}"
-                ),
-                commit_line,
-            ),
+            Leftover::Unwaited { queue, seq, commit_line, stores, issue_line } => {
+                // Line 0: the store has no source line to name.
+                let held = match (stores, issue_line) {
+                    (1, 0) => "its async store".to_string(),
+                    (1, line) => format!("its async store issued at line {line}"),
+                    (n, 0) => format!("{n} async stores"),
+                    (n, line) => format!("{n} async stores, the first issued at line {line}"),
+                };
+                (
+                    format!(
+                        "async group never waited: group {seq} of queue {queue} (committed at line {commit_line}) is still in flight when {when}, holding {held}"
+                    ),
+                    commit_line,
+                )
+            }
         };
         let who = th.who.label();
         let thread = if who.is_empty() {

@@ -5,7 +5,8 @@
 //! store of the thread into one new group of the queue (possibly empty). Groups are kept in
 //! two senses:
 //! - *logically in flight* until a wait retires them (`groups`, FIFO): waits count these, and
-//!   a group never retired by a wait is reported at the end;
+//!   a group holding stores never retired by a wait is reported at the end (an empty one is
+//!   not: nothing of it can land late, and `cuda_pipeline.h`'s idiom leaves such groups);
 //! - *physically complete* once their values landed in memory (`completed`), which the
 //!   schedule decides: at commit (eager), when a wait retires them (lazy), or at random
 //!   moments in between (random). Physical completion is FIFO per queue, so the completed
@@ -57,11 +58,12 @@ pub struct Waiter {
     pub epoch: u32,
 }
 
-/// Something left in flight at the end of a thread.
+/// Something left in flight at the end of a thread: an uncommitted store, or a group holding
+/// `stores` stores (more than none), the first issued at `issue_line`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Leftover {
     Uncommitted(AsyncStore),
-    Unwaited { queue: i64, seq: u32, commit_line: u32 },
+    Unwaited { queue: i64, seq: u32, commit_line: u32, stores: usize, issue_line: u32 },
 }
 
 /// Why an async store could not be issued.
@@ -208,14 +210,24 @@ impl AsyncState {
         Some((queue.id, group.seq))
     }
 
-    /// What is still in flight: the first uncommitted store, else the oldest unwaited group
-    /// (queues in order of first use).
+    /// What is still in flight that is a fault at the end of a thread: the first uncommitted
+    /// store, else the oldest unwaited group holding a store (queues in order of first use).
+    /// Unwaited empty groups are none: the one home of that rule for every executor.
     pub fn leftover(&self) -> Option<Leftover> {
         if let Some(s) = self.uncommitted.first() {
             return Some(Leftover::Uncommitted(*s));
         }
         self.queues.iter().find_map(|q| {
-            q.groups.front().map(|g| Leftover::Unwaited { queue: q.id, seq: g.seq, commit_line: g.commit_line })
+            q.groups.iter().find_map(|g| {
+                let first = g.stores.first()?;
+                Some(Leftover::Unwaited {
+                    queue: q.id,
+                    seq: g.seq,
+                    commit_line: g.commit_line,
+                    stores: g.stores.len(),
+                    issue_line: first.line,
+                })
+            })
         })
     }
 
@@ -285,7 +297,8 @@ mod tests {
         issue(&mut mem, &mut st, s, 2, 5);
         st.commit(&mut mem, 3, 7, 0, true).unwrap();
         assert_eq!(mem.storages[s].read(2, None), Ok(5));
-        assert_eq!(st.leftover(), Some(Leftover::Unwaited { queue: 3, seq: 0, commit_line: 7 }));
+        let left = Leftover::Unwaited { queue: 3, seq: 0, commit_line: 7, stores: 1, issue_line: 1 };
+        assert_eq!(st.leftover(), Some(left));
     }
 
     #[test]
@@ -302,6 +315,26 @@ mod tests {
         assert!(matches!(mem.storages[s].read(2, None), Err(AccessError::Pending(_))));
         st.complete_all(&mut mem);
         assert_eq!(mem.storages[s].read(2, None), Ok(102));
+    }
+
+    #[test]
+    fn empty_groups_in_flight_are_no_leftover() {
+        let (mut mem, mut st, s) = setup();
+        // cuda_pipeline.h's idiom: a group every iteration, copies only in the first ones.
+        issue(&mut mem, &mut st, s, 0, 1);
+        st.commit(&mut mem, 0, 4, 0, false).unwrap();
+        st.commit(&mut mem, 0, 4, 0, false).unwrap();
+        st.commit(&mut mem, 0, 4, 0, false).unwrap();
+        let left = Leftover::Unwaited { queue: 0, seq: 0, commit_line: 4, stores: 1, issue_line: 1 };
+        assert_eq!(st.leftover(), Some(left));
+        st.wait(&mut mem, 0, 2, W);
+        assert_eq!(st.leftover(), None, "only empty groups are in flight");
+        // A group holding copies behind empty ones is still found.
+        issue(&mut mem, &mut st, s, 1, 2);
+        issue(&mut mem, &mut st, s, 2, 3);
+        st.commit(&mut mem, 0, 9, 0, false).unwrap();
+        let left = Leftover::Unwaited { queue: 0, seq: 3, commit_line: 9, stores: 2, issue_line: 1 };
+        assert_eq!(st.leftover(), Some(left));
     }
 
     #[test]

@@ -33,9 +33,14 @@ pub enum FaultKind {
     /// Two accesses to one location by different blocks of one kernel launch, at least one a
     /// write (nothing orders blocks).
     CrossBlockRace,
+    /// Lanes of one warp storing different values to one location in one execution of one
+    /// store instruction: one lane's write lands, and which one is not determined (a
+    /// nondeterministic result, not a race between threads).
+    WarpStoreConflict,
     /// `async_wait_inflight_count` below zero.
     NegativeWait,
-    /// An async group (or an uncommitted async store) never waited for before the end.
+    /// An async group holding stores (or an uncommitted async store) never waited for before
+    /// the end. An empty group left in flight is no fault: nothing of it can land late.
     UnwaitedGroup,
     /// Threads of one block reached different barriers (or some none).
     BarrierDivergence,
@@ -54,7 +59,7 @@ pub enum FaultKind {
 }
 
 impl FaultKind {
-    pub const ALL: [FaultKind; 16] = [
+    pub const ALL: [FaultKind; 17] = [
         FaultKind::OutOfBounds,
         FaultKind::DivisionByZero,
         FaultKind::ReadPoison,
@@ -63,6 +68,7 @@ impl FaultKind {
         FaultKind::CrossThreadRace,
         FaultKind::RedundantStore,
         FaultKind::CrossBlockRace,
+        FaultKind::WarpStoreConflict,
         FaultKind::NegativeWait,
         FaultKind::UnwaitedGroup,
         FaultKind::BarrierDivergence,
@@ -84,6 +90,7 @@ impl FaultKind {
             FaultKind::CrossThreadRace => "cross-thread-race",
             FaultKind::RedundantStore => "redundant-store",
             FaultKind::CrossBlockRace => "cross-block-race",
+            FaultKind::WarpStoreConflict => "warp-store-conflict",
             FaultKind::NegativeWait => "negative-wait",
             FaultKind::UnwaitedGroup => "unwaited-group",
             FaultKind::BarrierDivergence => "barrier-divergence",

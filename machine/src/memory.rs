@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use super::error::{Trap, R};
 use super::limit::InFlight;
-use super::race::{AccessKind, Race, RaceCtx, Shadow};
+use super::race::{AccessKind, Race, RaceCtx, Shadow, WriteKind};
 use super::value::Num;
 
 /// The interpreter's memory budget, in scalar elements over all live storages.
@@ -208,12 +208,11 @@ impl Storage {
         self.pending_at(i)?;
         if let Some(r) = self.tracked(race) {
             let stored = self.data.as_slice()[i];
-            let initialized = self.init.get(i).is_none_or(|flag| *flag);
-            self.shadow.write(i, self.data.len(), r, self.blocks_share(), false).map_err(|mut race| {
-                race.same_value = initialized
-                    && stored == bits
-                    && race.current.kind == AccessKind::Write
-                    && race.other.kind == AccessKind::Write;
+            let same_value = self.init.get(i).is_none_or(|flag| *flag) && stored == bits;
+            let kind = WriteKind::Sync { same_value };
+            self.shadow.write(i, self.data.len(), r, self.blocks_share(), kind).map_err(|mut race| {
+                race.same_value =
+                    same_value && race.current.kind == AccessKind::Write && race.other.kind == AccessKind::Write;
                 AccessError::Race(race)
             })?;
         }
@@ -232,7 +231,9 @@ impl Storage {
         let i = self.index(off)?;
         self.pending_at(i)?;
         if let Some(r) = self.tracked(race) {
-            self.shadow.write(i, self.data.len(), r, self.blocks_share(), true).map_err(AccessError::Race)?;
+            self.shadow
+                .write(i, self.data.len(), r, self.blocks_share(), WriteKind::Async)
+                .map_err(AccessError::Race)?;
         }
         self.pending.insert(i, pending);
         Ok(i)
@@ -360,7 +361,7 @@ mod tests {
 
     fn ctx(thread: u32, epoch: u32) -> RaceCtx {
         let mut blocks = BlockCounter::default();
-        RaceCtx { launch: blocks.launch(), block: blocks.next_block(), thread, epoch, site: 0 }
+        RaceCtx { launch: blocks.launch(), block: blocks.next_block(), thread, epoch, site: 0, instance: 0 }
     }
 
     #[test]

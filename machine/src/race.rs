@@ -27,6 +27,20 @@
 //! - one read by an earlier block of the same launch, which every later write of the launch
 //!   races with.
 //!
+//! One warp store: on a GPU, one store instruction whose lanes (threads `32w .. 32w + 31` of
+//! a block) write one location is one access of the warp, and one lane's value lands. An
+//! executor that knows warps (the PTX emulator) names each execution of a store instruction
+//! by a lane with `RaceCtx::instance`: the number of times the lane has arrived at that
+//! instruction (`site`) so far, counting from 1, predicated off or not. Two synchronous writes
+//! of one element are one warp store when they are by threads of one block and one warp, at
+//! one site, with one nonzero instance, at one epoch: of one value they do not race; of
+//! different values they are a `WarpStoreConflict` (the value that lands is not determined).
+//! Lanes that arrive at the instruction a different number of times (they diverged) race as
+//! any two threads do. The approximation (equal counts stand for one execution of the warp
+//! even where lanes reached it along different paths) can hide only a write-write pair of one
+//! value at one instruction, which leaves the same memory in either order: every read is
+//! still checked against the last write, and different values still fault.
+//!
 //! Same-thread accesses never race here: program order orders them, and the storage's
 //! pending-write checks catch an access to the thread's own write still in flight. Memory of
 //! which every block has its own copy (shared memory) races only within a block: records of
@@ -41,6 +55,9 @@ use std::fmt;
 
 use crate::fault::FaultKind;
 use crate::memory::GroupRef;
+
+/// Threads per warp: a warp is threads `32w .. 32w + 31` of its block.
+pub const WARP_LANES: u32 = 32;
 
 /// The `until` epoch of an asynchronous write not yet retired by its thread's wait.
 const OPEN: u32 = u32::MAX;
@@ -115,6 +132,19 @@ pub struct RaceCtx {
     /// The executor's name for the accessing statement (the interpreter's statement id),
     /// given back in races.
     pub site: u32,
+    /// For a store instruction executed by a lane of a warp, the times the lane has arrived
+    /// at `site` so far, from 1 (see "One warp store" above); 0 for every other access, and
+    /// always in an executor without warps.
+    pub instance: u32,
+}
+
+/// A write as `Shadow::write` checks it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WriteKind {
+    /// A synchronous write; `same_value`: it stores the bits the element already holds.
+    Sync { same_value: bool },
+    /// The issue of an asynchronous write.
+    Async,
 }
 
 /// What an access does.
@@ -192,13 +222,20 @@ pub struct Race {
     /// Both accesses are synchronous writes of the same bits (set by the storage, which
     /// knows the element's value).
     pub same_value: bool,
+    /// Both accesses are lanes of one warp in one execution of one store instruction
+    /// (writing different values: of one value they are no race).
+    pub warp_store: bool,
 }
 
 impl Race {
-    /// The fault this race is: two threads of a block storing one value to one element
-    /// synchronously is a redundant store; anything else is a race of its scope.
+    /// The fault this race is: lanes of one warp storing different values in one execution
+    /// of a store instruction is a warp store conflict; two threads of a block storing one
+    /// value to one element synchronously is a redundant store; anything else is a race of
+    /// its scope.
     pub fn fault_kind(&self) -> FaultKind {
-        if self.same_value && self.scope == RaceScope::Threads {
+        if self.warp_store {
+            FaultKind::WarpStoreConflict
+        } else if self.same_value && self.scope == RaceScope::Threads {
             FaultKind::RedundantStore
         } else {
             self.scope.fault_kind()
@@ -206,7 +243,7 @@ impl Race {
     }
 }
 
-/// The last write to an element (20 bytes: one per element written by a tracked thread).
+/// The last write to an element (24 bytes: one per element written by a tracked thread).
 #[derive(Clone, Copy, Debug, Default)]
 struct LastWrite {
     block: BlockId,
@@ -216,6 +253,8 @@ struct LastWrite {
     from: u32,
     until: u32,
     site: u32,
+    /// The writer's `RaceCtx::instance` (0 for an asynchronous write).
+    instance: u32,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -306,17 +345,26 @@ impl Shadow {
 
     /// Checks a write (or the issue of an asynchronous one) to element `i` by `r` against the
     /// last write and the recorded reads, then records it (`blocks_share` as for `read`).
+    /// `write` says whether it is asynchronous, and for a synchronous one whether it stores
+    /// the bits the element holds (which makes the write of another lane of the same warp
+    /// store no race).
     pub fn write(
         &mut self,
         i: usize,
         len: usize,
         r: &RaceCtx,
         blocks_share: bool,
-        asynchronous: bool,
+        write: WriteKind,
     ) -> Result<(), Box<Race>> {
+        let asynchronous = write == WriteKind::Async;
         let kind = if asynchronous { AccessKind::AsyncWrite } else { AccessKind::Write };
         let a = Accessor { ctx: r, blocks_share };
-        self.check_write(i, &a, kind)?;
+        if let Err(race) = self.check_write(i, &a, kind) {
+            // The lanes of one warp store of one value: one access of the warp.
+            if !(race.warp_store && write == (WriteKind::Sync { same_value: true })) {
+                return Err(race);
+            }
+        }
         if let Some((scope, block, reader)) = read_conflict(self.reads.get(i), self.more_reads.get(i), &a) {
             let other = RaceAccess { block, thread: reader.thread, site: reader.site, kind: AccessKind::Read };
             return Err(Box::new(Race {
@@ -325,6 +373,7 @@ impl Shadow {
                 other,
                 other_async: None,
                 same_value: false,
+                warp_store: false,
             }));
         }
         let Some(w) = self.writes.get_or_insert(i, len) else { return Ok(()) };
@@ -335,7 +384,8 @@ impl Shadow {
         }
         let from = if own_in_flight { w.from } else { r.epoch };
         let until = if asynchronous { OPEN } else { r.epoch };
-        *w = LastWrite { block: r.block, thread: r.thread, from, until, site: r.site };
+        let instance = if asynchronous { 0 } else { r.instance };
+        *w = LastWrite { block: r.block, thread: r.thread, from, until, site: r.site, instance };
         if asynchronous {
             self.groups.insert(i, None);
         } else if !self.groups.is_empty() {
@@ -354,7 +404,15 @@ impl Shadow {
             None => (AccessKind::Write, None),
         };
         let other = RaceAccess { block: w.block, thread: w.thread, site: w.site, kind: other_kind };
-        Err(Box::new(Race { scope, current: current(a.ctx, kind), other, other_async, same_value: false }))
+        let r = a.ctx;
+        let warp_store = scope == RaceScope::Threads
+            && kind == AccessKind::Write
+            && other_kind == AccessKind::Write
+            && r.instance != 0
+            && (w.site, w.instance) == (r.site, r.instance)
+            && w.thread / WARP_LANES == r.thread / WARP_LANES
+            && (w.from, w.until) == (r.epoch, r.epoch);
+        Err(Box::new(Race { scope, current: current(r, kind), other, other_async, same_value: false, warp_store }))
     }
 
     fn note_read(&mut self, i: usize, len: usize, a: &Accessor<'_>) {
@@ -486,7 +544,7 @@ mod tests {
         }
 
         fn ctx(&self, block: usize, thread: u32, epoch: u32) -> RaceCtx {
-            RaceCtx { launch: self.launch, block: self.blocks[block], thread, epoch, site: 10 + thread }
+            RaceCtx { launch: self.launch, block: self.blocks[block], thread, epoch, site: 10 + thread, instance: 0 }
         }
 
         fn read(&mut self, block: usize, thread: u32, epoch: u32) -> Result<(), Box<Race>> {
@@ -496,7 +554,15 @@ mod tests {
 
         fn write(&mut self, block: usize, thread: u32, epoch: u32, asynchronous: bool) -> Result<(), Box<Race>> {
             let r = self.ctx(block, thread, epoch);
-            self.shadow.write(0, 4, &r, true, asynchronous)
+            let kind = if asynchronous { WriteKind::Async } else { WriteKind::Sync { same_value: false } };
+            self.shadow.write(0, 4, &r, true, kind)
+        }
+
+        /// A synchronous write by `thread` in block 0 at epoch 0, as execution `instance` of the
+        /// store instruction at `site`.
+        fn store(&mut self, thread: u32, site: u32, instance: u32, same_value: bool) -> Result<(), Box<Race>> {
+            let r = RaceCtx { site, instance, ..self.ctx(0, thread, 0) };
+            self.shadow.write(0, 4, &r, true, WriteKind::Sync { same_value })
         }
     }
 
@@ -616,9 +682,9 @@ mod tests {
     fn blocks_with_their_own_copy_never_race() {
         let mut w = World::new(3);
         let (b0, b1) = (w.ctx(0, 0, 0), w.ctx(1, 1, 0));
-        w.shadow.write(0, 4, &b0, false, true).unwrap();
+        w.shadow.write(0, 4, &b0, false, WriteKind::Async).unwrap();
         w.shadow.read(0, 4, &b1, false).unwrap();
-        w.shadow.write(0, 4, &b1, false, false).unwrap();
+        w.shadow.write(0, 4, &b1, false, WriteKind::Sync { same_value: false }).unwrap();
         // Within one block the rules are the same.
         let race = w.shadow.read(0, 4, &w.ctx(1, 0, 0), false).unwrap_err();
         assert_eq!(race.scope, RaceScope::Threads);
@@ -634,6 +700,52 @@ mod tests {
         w.read(0, 1, 0).unwrap();
         w.write(0, 1, 0, false).unwrap();
         assert_eq!(scope_of(w.read(1, 0, 0)), Some(RaceScope::Blocks));
+    }
+
+    #[test]
+    fn lanes_of_one_warp_store_are_one_access() {
+        // Of one value: no race, whichever lanes and however many.
+        let mut w = World::new(1);
+        w.store(3, 7, 1, false).unwrap();
+        w.store(5, 7, 1, true).unwrap();
+        w.store(31, 7, 1, true).unwrap();
+        // Of another value: a warp store conflict naming both lanes.
+        let race = w.store(0, 7, 1, false).unwrap_err();
+        assert!(race.warp_store);
+        assert_eq!(race.fault_kind(), FaultKind::WarpStoreConflict);
+        assert_eq!((race.current.thread, race.other.thread), (0, 31));
+        // A read of the warp store's element by another lane still races.
+        assert_eq!(scope_of(w.read(0, 4, 0)), Some(RaceScope::Threads));
+    }
+
+    #[test]
+    fn warp_stores_need_one_warp_one_instruction_one_execution_one_epoch() {
+        let race_of = |second: RaceCtx| {
+            let mut w = World::new(1);
+            w.store(1, 7, 2, false).unwrap();
+            let race = w.shadow.write(0, 4, &second, true, WriteKind::Sync { same_value: true }).unwrap_err();
+            assert!(!race.warp_store);
+            race.fault_kind()
+        };
+        let w = World::new(1);
+        let lane = |thread| RaceCtx { site: 7, instance: 2, ..w.ctx(0, thread, 0) };
+        // Another warp, another instruction, another execution: races (of one value, redundant).
+        assert_eq!(race_of(lane(32)), FaultKind::CrossThreadRace);
+        assert_eq!(race_of(RaceCtx { site: 8, ..lane(2) }), FaultKind::CrossThreadRace);
+        assert_eq!(race_of(RaceCtx { instance: 3, ..lane(2) }), FaultKind::CrossThreadRace);
+        // An executor without warps names no instance.
+        let mut w = World::new(1);
+        w.store(1, 7, 0, false).unwrap();
+        assert!(!w.store(2, 7, 0, true).unwrap_err().warp_store);
+        // After a barrier the write is ordered, whatever it is.
+        let mut w = World::new(1);
+        w.store(1, 7, 2, false).unwrap();
+        let later = RaceCtx { epoch: 1, ..lane(2) };
+        w.shadow.write(0, 4, &later, true, WriteKind::Sync { same_value: false }).unwrap();
+        // An asynchronous write is never part of a warp store.
+        let mut w = World::new(1);
+        w.shadow.write(0, 4, &RaceCtx { site: 7, instance: 2, ..w.ctx(0, 1, 0) }, true, WriteKind::Async).unwrap();
+        assert!(!w.store(2, 7, 2, true).unwrap_err().warp_store);
     }
 
     #[test]

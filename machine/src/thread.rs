@@ -97,7 +97,7 @@ mod tests {
 
     fn block_ctx() -> RaceCtx {
         let mut blocks = BlockCounter::default();
-        RaceCtx { launch: blocks.launch(), block: blocks.next_block(), thread: 0, epoch: 0, site: 0 }
+        RaceCtx { launch: blocks.launch(), block: blocks.next_block(), thread: 0, epoch: 0, site: 0, instance: 0 }
     }
 
     #[test]

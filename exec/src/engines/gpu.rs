@@ -66,6 +66,7 @@ fn memory_safe(kind: FaultKind) -> bool {
         | FaultKind::CrossThreadRace
         | FaultKind::RedundantStore
         | FaultKind::CrossBlockRace
+        | FaultKind::WarpStoreConflict
         | FaultKind::UnwaitedGroup => true,
         // Addressing, arithmetic and control: undefined on the device, or a hang.
         FaultKind::OutOfBounds

@@ -218,7 +218,8 @@ fn unwaited_groups_at_the_end_of_a_block() {
     let r = run_lazy(&f, &ramp_inputs(4, &["C"]));
     assert_eq!(
         fault_of(&r).to_string(),
-        "line 3: async group never waited: group 0 of queue 2 (committed at line 3) is still in flight when the thread block ends (threadIdx.x = 0)"
+        "line 3: async group never waited: group 0 of queue 2 (committed at line 3) is still in flight when the thread block ends, \
+         holding its async store (threadIdx.x = 0)"
     );
     assert_eq!(out_f64(&r, "C"), vec![1.0, 2.0, 3.0, 4.0]);
 }

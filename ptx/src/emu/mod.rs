@@ -13,6 +13,14 @@
 //! lane stops there, and once all have arrived the instruction runs for the warp (`warp.rs`),
 //! each lane's rows read with that lane's pending-copy and race checks.
 //!
+//! Lanes of one warp that store to one location in one execution of one `st` are one warp
+//! store, not a race: each lane counts its arrivals at each store instruction (predicated off
+//! or not), and the race rules (`tirproof_machine::race`, "One warp store") take lanes with
+//! equal counts at one instruction and epoch for one execution; of different values that is a
+//! `WarpStoreConflict` naming both lanes and values. A thread may end with empty groups in
+//! flight (`cuda_pipeline.h` commits one every iteration and never waits for the last ones);
+//! a group holding copies at the end is an `UnwaitedGroup` saying how many and from where.
+//!
 //! Invariants: every fault names the PTX instruction (and its line), the thread and the
 //! instruction count; the executor's own failures (`EmuError`) are never program faults;
 //! nothing here panics on any kernel or argument list.
@@ -31,7 +39,7 @@ use tirproof_machine::fault::{Fault, FaultKind};
 use tirproof_machine::history::Who;
 use tirproof_machine::limit::Limit;
 use tirproof_machine::memory::{AccessError, Data, Memory, Pending, Visibility};
-use tirproof_machine::race::{BlockCounter, RaceCtx};
+use tirproof_machine::race::{BlockCounter, Race, RaceCtx, WARP_LANES};
 use tirproof_machine::thread::{coords_of, Thread, ThreadOrder};
 use tirproof_machine::value::{norm, Num};
 use tirproof_machine::{Completion, Schedule, Tensor};
@@ -143,6 +151,9 @@ struct Frame {
     regs: Vec<u64>,
     pc: usize,
     local: Vec<u32>,
+    /// Per store instruction (`Emulator::store_sites`), the times the thread arrived at it;
+    /// empty until the first arrival, and while races are not tracked.
+    arrivals: Vec<u32>,
 }
 
 /// A range of addresses of one state space backed by a storage.
@@ -186,7 +197,14 @@ struct Emulator<'k> {
     /// Per thread of the running block, the last `cp.async.wait_group` it executed (for the
     /// message of a fault on a copy that wait left in flight).
     last_waits: Vec<Option<usize>>,
+    /// Per instruction, its index among the kernel's `st` instructions (`NO_STORE` for the
+    /// others), which indexes `Frame::arrivals`.
+    store_sites: Vec<u32>,
+    n_store_sites: usize,
 }
+
+/// `Emulator::store_sites` of an instruction that is no `st`.
+const NO_STORE: u32 = u32::MAX;
 
 /// Runs `kernel` on `args` over its launch shape. `lines` gives the PTX line of each body
 /// entry (from the printer or the parser), for messages.
@@ -300,6 +318,18 @@ impl<'k> Emulator<'k> {
             Some(l) => l.to_vec(),
             None => (1..=kernel.body.len() as u32).collect(),
         };
+        let mut n_store_sites = 0;
+        let store_sites = code
+            .insts
+            .iter()
+            .map(|inst| match inst.op {
+                DOp::St { .. } => {
+                    n_store_sites += 1;
+                    n_store_sites as u32 - 1
+                }
+                _ => NO_STORE,
+            })
+            .collect();
         Ok(Emulator {
             kernel,
             code,
@@ -319,6 +349,8 @@ impl<'k> Emulator<'k> {
             params,
             block_coords: [0; 3],
             last_waits: Vec::new(),
+            store_sites,
+            n_store_sites,
         })
     }
 
@@ -337,7 +369,8 @@ impl<'k> Emulator<'k> {
         for b in 0..blocks as u32 {
             self.block_coords = coords_of(b, launch.grid);
             let block = counter.next_block();
-            let race = tracked.then_some(RaceCtx { launch: launch_id, block, thread: 0, epoch: 0, site: 0 });
+            let race =
+                tracked.then_some(RaceCtx { launch: launch_id, block, thread: 0, epoch: 0, site: 0, instance: 0 });
             self.run_block(threads_per_block as u32, race)?;
         }
         Ok(())
@@ -385,6 +418,7 @@ impl<'k> Emulator<'k> {
                 regs: vec![0; self.code.n_slots],
                 pc: 0,
                 local: self.alloc_arrays(StateSpace::Local, Visibility::Thread)?,
+                arrivals: Vec::new(),
             };
             let mut thread = Thread::main(frame);
             thread.tid = tid;
@@ -426,14 +460,18 @@ impl<'k> Emulator<'k> {
             }
         }
         for thread in &mut threads {
-            if let Some(left) = thread.asyncs.leftover() {
-                thread.asyncs.complete_all(&mut self.mem);
+            // Empty groups may stay in flight (no leftover); they are retired here all the same.
+            let left = thread.asyncs.leftover();
+            thread.asyncs.complete_all(&mut self.mem);
+            if let Some(left) = left {
                 let what = match left {
                     Leftover::Uncommitted(store) => {
                         format!("a cp.async issued at line {} and never committed", store.line)
                     }
-                    Leftover::Unwaited { seq, commit_line, .. } => {
-                        format!("group {seq} (committed at line {commit_line}) never waited for")
+                    Leftover::Unwaited { seq, commit_line, stores, issue_line, .. } => {
+                        // Shared memory is a storage of bytes: one store per byte copied.
+                        let held = format!("{stores} bytes of cp.async copies, the first issued at line {issue_line}");
+                        format!("group {seq} (committed at line {commit_line}) never waited for, holding {held}")
                     }
                 };
                 let message = format!("the thread exits with {what}");
@@ -523,6 +561,9 @@ impl<'k> Emulator<'k> {
             th.frame.pc = pc + 1;
             if let Some((pred, negated)) = inst.guard {
                 if (self.val(th, Src::Reg(pred)) != 0) == negated {
+                    if let DOp::St { .. } = inst.op {
+                        self.arrive(th, pc);
+                    }
                     continue;
                 }
             }
@@ -602,6 +643,7 @@ impl<'k> Emulator<'k> {
                     }
                 }
                 DOp::St { space, ty, n, src, addr } => {
+                    self.arrive(th, pc);
                     let base = self.address(th, addr);
                     let size = u64::from(ty.bits() / 8);
                     for (k, s) in src.iter().take(usize::from(n)).enumerate() {
@@ -766,6 +808,29 @@ impl<'k> Emulator<'k> {
         th.race.map(|r| RaceCtx { site: pc as u32, ..r })
     }
 
+    /// Counts an arrival of `th` at the store instruction `pc` (predicated off or not), when
+    /// its accesses are tracked for races.
+    #[inline]
+    fn arrive(&self, th: &mut Thread<Frame>, pc: usize) {
+        if th.race.is_none() {
+            return;
+        }
+        let Some(&site) = self.store_sites.get(pc) else { return };
+        if th.frame.arrivals.is_empty() {
+            th.frame.arrivals = vec![0; self.n_store_sites];
+        }
+        if let Some(n) = th.frame.arrivals.get_mut(site as usize) {
+            *n = n.saturating_add(1);
+        }
+    }
+
+    /// Which execution of the store instruction `pc` by `th` this is (`RaceCtx::instance`):
+    /// its arrivals there so far; 0 at an instruction that is no `st`.
+    fn store_instance(&self, th: &Thread<Frame>, pc: usize) -> u32 {
+        let site = self.store_sites.get(pc).copied().unwrap_or(NO_STORE);
+        th.frame.arrivals.get(site as usize).copied().unwrap_or(0)
+    }
+
     /// Reads `size` bytes (one element, or several smaller ones composed little-endian).
     fn load(&mut self, th: &Thread<Frame>, space: StateSpace, addr: u64, size: u64, pc: usize) -> R<u64> {
         let (region, storage) = self.locate(th, space, addr, size, pc)?;
@@ -788,7 +853,7 @@ impl<'k> Emulator<'k> {
 
     fn store(&mut self, th: &Thread<Frame>, space: StateSpace, addr: u64, size: u64, value: u64, pc: usize) -> R<()> {
         let (region, storage) = self.locate(th, space, addr, size, pc)?;
-        let race = Self::race(th, pc);
+        let race = Self::race(th, pc).map(|r| RaceCtx { instance: self.store_instance(th, pc), ..r });
         let first = ((addr - region.start) / region.unit) as i64;
         let unit_bits = (region.unit * 8) as u32;
         for k in 0..(size / region.unit) as i64 {
@@ -796,11 +861,50 @@ impl<'k> Emulator<'k> {
             let Some(s) = self.mem.storages.get_mut(storage as usize) else { return Ok(()) };
             if !s.try_write(first + k, bits, race.as_ref()) {
                 if let Err(e) = s.write(first + k, bits, race.as_ref()) {
+                    if let AccessError::Race(race) = &e {
+                        if race.warp_store {
+                            let units = (first, size / region.unit, unit_bits);
+                            return Err(self.warp_store_conflict(th, race, storage, units, value, space, addr, pc));
+                        }
+                    }
                     return Err(self.access_fault(th, e, true, space, addr, pc));
                 }
             }
         }
         Ok(())
+    }
+
+    /// The fault of lanes of one warp storing different values to one place in one execution
+    /// of the store at `pc`: `th` stores `value` to the `units.1` elements of `storage` from
+    /// `units.0` (of `units.2` bits each), where the other lane's value still is (the elements
+    /// before the first that differs hold both lanes' equal bits).
+    #[expect(clippy::too_many_arguments, reason = "the store's place, both values and the instruction")]
+    fn warp_store_conflict(
+        &self,
+        th: &Thread<Frame>,
+        race: &Race,
+        storage: u32,
+        (first, count, unit_bits): (i64, u64, u32),
+        value: u64,
+        space: StateSpace,
+        addr: u64,
+        pc: usize,
+    ) -> Stop {
+        let data = self.mem.storages.get(storage as usize).map_or(&[][..], |s| s.data.as_slice());
+        let other = (0..count).fold(0u64, |acc, k| {
+            let bits = data.get(first as usize + k as usize).copied().unwrap_or(0);
+            acc | mask(bits, unit_bits) << (k * u64::from(unit_bits))
+        });
+        let ours = mask(value, (count * u64::from(unit_bits)) as u32);
+        let (lane, other_lane) = (race.current.thread % WARP_LANES, race.other.thread % WARP_LANES);
+        let message = format!(
+            "nondeterministic warp store to {}: lanes {lane} and {other_lane} of warp {} store different values in \
+             one execution of this instruction ({ours:#x} by lane {lane}, {other:#x} by lane {other_lane}); which \
+             one lands is not determined",
+            self.place(space, addr),
+            race.current.thread / WARP_LANES
+        );
+        self.fault(FaultKind::WarpStoreConflict, message, th, pc)
     }
 
     /// `cp.async`: reads the first `limit` bytes of the source now (the rest is zeros) and

@@ -164,6 +164,23 @@ fn a_group_left_in_flight_under_an_enclosing_loop_is_refuted() {
     }
 }
 
+/// `cuda_pipeline.h`'s idiom: a group every iteration, empty once the copies end, and no wait
+/// after the loop. An empty group in flight at the end is no finding; a group holding a copy
+/// there is, naming the store.
+#[test]
+fn only_groups_holding_a_store_must_be_complete_at_the_end() {
+    let (report, _) = verify_func(&corpus("verify/pipeline_empty_group_at_end_clean.py"), &Options::default());
+    assert!(report.all_proved(), "{:?} {:?}", report.waits, report.findings);
+    let (report, _) = verify_func(&corpus("verify/pipeline_copy_in_flight_at_end_racy.py"), &Options::default());
+    let finding = report.findings.iter().find(|f| f.message.contains("complete when the function ends"));
+    let message = &finding.unwrap_or_else(|| panic!("{:?} {:?}", report.waits, report.findings)).message;
+    assert!(
+        message.contains("16 groups of queue 0 are committed but only 15 are complete")
+            && message.contains("group 15 holds the async store B[(i + 1) % 2]"),
+        "{message}"
+    );
+}
+
 fn parse_func(text: &str) -> PrimFunc {
     parse_module(text).expect("parses").functions.remove(0)
 }

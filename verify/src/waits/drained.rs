@@ -1,7 +1,11 @@
-//! Whether every group of a queue is complete when its thread ends: at the end of each launch
-//! for the threads of that launch, and at the end of the function for code outside every
-//! launch (queues belong to a thread for the life of its launch; a later launch's waits are
-//! another thread's).
+//! Whether every group of a queue that holds an async store is complete when its thread ends:
+//! at the end of each launch for the threads of that launch, and at the end of the function
+//! for code outside every launch (queues belong to a thread for the life of its launch; a later
+//! launch's waits are another thread's). An empty group left in flight is no finding (nothing
+//! of it can land late; docs/async-semantics.md, as the interpreter and the PTX emulator
+//! decide), so the obligation is one per async store: when an instance of it runs, its group is
+//! complete at the end. Groups complete in order, so this is "the last group holding a store is
+//! complete".
 //!
 //! Encoded once per queue ([`QueueDrained`]), with a slack on every wait like the queue's
 //! safety, so that tightness can ask it again with one wait loosened.
@@ -10,7 +14,7 @@ use z3::ast::Int;
 
 use super::checker::{governing, incomplete, mentioned, Checker, Completion, Covers, Loosen, Slack};
 use super::encode::{Enc, Encoder};
-use super::fold::{and, not, sub};
+use super::fold::{and, not};
 use super::model::{EventId, EventKind, QueueId};
 use super::names::{shown, InstanceRole, Shown, Thread};
 use super::obligation::{Asked, OnVacuous, Refutation, RoundOf, WaitFailure};
@@ -28,16 +32,17 @@ pub struct QueueDrained {
     mentioned: Vec<EventId>,
 }
 
-/// One end (of the function or of a launch): every group its thread committed is complete;
-/// or, for an async store outside every commit scope, that its group was committed and is
+/// One end (of the function or of a launch) and one async store of its thread: the store's
+/// group (for a store outside every commit scope, the next commit's) was committed and is
 /// complete there.
 struct EndObligation {
     end: EventId,
-    store: Option<EventId>,
+    store: EventId,
     obligation: ObligationId,
-    /// Groups committed by the end, and groups the waits completed.
+    /// Groups committed by the end, groups the waits completed, and the store's group.
     total: Int,
     done: Int,
+    group: Int,
     /// How far a counterexample can be trusted.
     completion: Completion,
 }
@@ -62,42 +67,35 @@ impl<'m> Checker<'m> {
         let mut obligations = Vec::new();
         let (mut waits, mut mentioned_waits) = (Vec::new(), Vec::new());
         for end in ends {
+            let stores = self.stores_ending_at(q, end);
+            if stores.is_empty() {
+                // Only empty groups, if any: nothing to complete.
+                continue;
+            }
             let (e, _) = enc.instance(&mut query, end, InstanceRole::End)?;
             let total = self.committed(&mut enc, q, &e)?;
             let (done, effects) = self.completed(&mut enc, q, &e, &slack, Covers::AlsoLone)?;
-            // All complete: the last group, `total - 1`, is.
-            let last = sub(&total, &Int::from_i64(1));
-            let obligation = query.require(not(&incomplete(&last, &effects)));
             waits.extend(governing(&effects));
             mentioned_waits.extend(mentioned(&effects));
-            let completion = self.completion(q, &e, &last, &slack);
-            obligations.push(EndObligation {
-                end,
-                store: None,
-                obligation,
-                total: total.clone(),
-                done: done.clone(),
-                completion,
-            });
-            // A store outside every commit scope may never be committed: its group (the next
-            // commit's) must exist and be complete at its thread's end.
-            for store in self.uncommitted_stores(q, end) {
+            // Every instance of a store that runs: its group (for a store outside every commit
+            // scope, the next commit's, which must exist) is complete at its thread's end.
+            for store in stores {
                 let (si, runs) = enc.instance(&mut query, store, InstanceRole::Store(store))?;
                 let group = self.group(&mut enc, q, &si)?;
                 let obligation = query.require(not(&and(&[runs, incomplete(&group, &effects)])));
                 let completion = self.completion(q, &e, &group, &slack);
                 let (total, done) = (total.clone(), done.clone());
-                obligations.push(EndObligation { end, store: Some(store), obligation, total, done, completion });
+                obligations.push(EndObligation { end, store, obligation, total, done, group, completion });
             }
         }
         self.assume_bounds(&mut enc, &mut query);
         Ok(Some(QueueDrained { q, query, slack, ends: obligations, waits, mentioned: mentioned_waits }))
     }
 
-    /// The async stores of queue `q` outside every commit scope whose thread ends at `end`.
-    fn uncommitted_stores(&self, q: QueueId, end: EventId) -> Vec<EventId> {
+    /// The async stores of queue `q` whose thread ends at `end`.
+    fn stores_ending_at(&self, q: QueueId, end: EventId) -> Vec<EventId> {
         let m = self.model;
-        self.events_where(|k| matches!(k, EventKind::AsyncStore { commit: None, .. }))
+        self.events_where(|k| matches!(k, EventKind::AsyncStore { .. }))
             .into_iter()
             .filter(|s| m.same_launch(*s, end) && m.store_queue(*s) == Some(q))
             .collect()
@@ -137,18 +135,22 @@ impl<'m> Checker<'m> {
                 Some(_) => format!("the launch at line {} ends", event.span.line),
                 None => "the function ends".to_string(),
             };
-            let reason = match end.store {
-                None => format!(
-                    "{committed} groups of {} are committed but only {} are complete when {at}",
+            let store = self.model.event(end.store);
+            let reason = match store.kind {
+                EventKind::AsyncStore { commit: None, .. } => format!(
+                    "the async store {} (line {}) outside every commit scope is still in flight when {at}: {committed} groups of {} are committed, {} complete",
+                    store.text,
+                    store.span.line,
                     drained.q,
                     completed.max(0)
                 ),
-                Some(store) => format!(
-                    "the async store {} (line {}) outside every commit scope is still in flight when {at}: {committed} groups of {} are committed, {} complete",
-                    self.model.event(store).text,
-                    self.model.event(store).span.line,
+                _ => format!(
+                    "{committed} groups of {} are committed but only {} are complete when {at}: group {} holds the async store {} (line {})",
                     drained.q,
-                    completed.max(0)
+                    completed.max(0),
+                    found.int(&end.group).unwrap_or(0),
+                    store.text,
+                    store.span.line
                 ),
             };
             let mut values =

@@ -4,7 +4,10 @@
 //! Every register a kernel names is declared, every branch goes to a label of the kernel and
 //! every symbol names a parameter or an array, so the reader accepts every generated kernel;
 //! what the instructions compute (out-of-bounds addresses, pending copies, divisions by zero,
-//! loops) is left to the choices, so the emulator sees faults as often as clean runs.
+//! loops) is left to the choices, so the emulator sees faults as often as clean runs. Two
+//! shapes compilers write are drawn on purpose: a store of one value by every lane of a warp to
+//! one shared word (a warp store, no race; a value per lane makes it a warp store conflict),
+//! and an end after empty commits with no final wait (`cuda_pipeline.h`'s idiom).
 
 use std::fmt::Write as _;
 
@@ -77,7 +80,7 @@ impl Writer<'_, '_> {
 
     fn instruction(&mut self) -> Result<()> {
         let (ty, prefix) = *self.u.choose(&INT_TYPES)?;
-        match self.u.int_in_range(0..=17u8)? {
+        match self.u.int_in_range(0..=18u8)? {
             0..=3 => {
                 let op = *self
                     .u
@@ -161,6 +164,22 @@ impl Writer<'_, '_> {
                 self.line(&text)?;
             }
             15 => self.line("bar.sync 0")?,
+            18 => {
+                // Every lane of the warp (or the lanes below a bound) stores to one word: one
+                // value (uniform in the warp), or one per lane.
+                let addr = self.address(true)?;
+                let value = match self.u.int_in_range(0..=3u8)? {
+                    0 => "%tid.x".to_string(),
+                    1 => "%ctaid.x".to_string(),
+                    _ => format!("{}", self.u.int_in_range(-3i64..=70)?),
+                };
+                let bound = self.u.int_in_range(1..=32u32)?;
+                let _ = writeln!(
+                    self.body,
+                    "	setp.lt.u32 %p5, %tid.x, {bound};
+	@%p5 st.shared.u32 {addr}, {value};"
+                );
+            }
             16 => {
                 let _ = writeln!(self.body, "$L{}:", self.labels);
                 self.labels += 1;
@@ -183,6 +202,13 @@ pub fn ptx_kernel(u: &mut Unstructured, max_insts: usize) -> Result<PtxCase> {
     let insts = writer.u.int_in_range(0..=max_insts)?;
     for _ in 0..insts {
         writer.instruction()?;
+    }
+    // Sometimes the end of a pipeline whose last iterations copy nothing: empty groups, and
+    // no wait after them.
+    if writer.u.ratio(1, 4)? {
+        for _ in 0..writer.u.int_in_range(1..=3u8)? {
+            let _ = writeln!(writer.body, "	cp.async.commit_group;");
+        }
     }
     let Writer { u, body, .. } = writer;
     let mut text = String::new();

@@ -38,11 +38,15 @@ pub enum AsyncClass {
     DivisionByParameter,
     /// (i) An asynchronous store outside every commit scope.
     UncommittedStore,
+    /// (j) An asynchronous store under a condition inside its commit scope: the group is empty
+    /// when the condition fails (`cuda_pipeline.h`'s idiom; an empty group left in flight at
+    /// the end is no fault, a group holding the store is).
+    ConditionalGroup,
 }
 
 impl AsyncClass {
     /// Every class, for the test that generation reaches each.
-    pub const ALL: [AsyncClass; 9] = [
+    pub const ALL: [AsyncClass; 10] = [
         AsyncClass::SharedElementOfThreads,
         AsyncClass::SyncOutsideThreads,
         AsyncClass::SeveralLaunches,
@@ -52,6 +56,7 @@ impl AsyncClass {
         AsyncClass::LoadedLoopBound,
         AsyncClass::DivisionByParameter,
         AsyncClass::UncommittedStore,
+        AsyncClass::ConditionalGroup,
     ];
 }
 
@@ -133,6 +138,8 @@ struct Context {
     /// Whether a thread or block binding encloses the statement.
     in_binding: bool,
     in_commit: bool,
+    /// Under an `if` inside the innermost commit scope.
+    condition_in_commit: bool,
     in_async: bool,
     /// Variables of enclosing loops whose extent is symbolic (mentions a variable, loads
     /// nothing).
@@ -189,6 +196,9 @@ impl Walker {
         if !c.in_commit {
             self.classes.insert(AsyncClass::UncommittedStore);
         }
+        if c.in_commit && c.condition_in_commit {
+            self.classes.insert(AsyncClass::ConditionalGroup);
+        }
         let scope = buffer.scope();
         if scope == "global" && c.in_binding && self.globals_read_in_bindings.contains(buffer.data()) {
             self.classes.insert(AsyncClass::GlobalAsyncStore);
@@ -208,7 +218,10 @@ impl Visitor for Walker {
                 if let Some(key) = AsyncKey::parse(&a.key) {
                     self.async_attr(key, &a.value);
                     match key {
-                        AsyncKey::CommitQueue => self.context.in_commit = true,
+                        AsyncKey::CommitQueue => {
+                            self.context.in_commit = true;
+                            self.context.condition_in_commit = false;
+                        }
                         AsyncKey::Scope => self.context.in_async = true,
                         AsyncKey::WaitQueue | AsyncKey::InflightCount | AsyncKey::Tokens => {}
                     }
@@ -216,6 +229,7 @@ impl Visitor for Walker {
             }
             StmtKind::Store(s) => self.store(&s.buffer, &s.indices),
             StmtKind::If { cond, .. } => {
+                self.context.condition_in_commit |= self.context.in_commit;
                 self.context.data_condition |= reads_memory(cond);
                 self.context.periodic |= periodic(cond, &self.context.symbolic_loops);
             }

@@ -98,6 +98,9 @@ pub enum AsyncPattern {
     ReaderAfterWait,
     /// No wait for everything before the end.
     NoFinalDrain,
+    /// A group committed empty in the last iterations and left in flight at the end
+    /// (`cuda_pipeline.h`'s idiom; no fault).
+    EmptyGroupAtEnd,
     ConstantCount,
     /// A count affine in loop variables or `n` (`j * 5`, `n - i`).
     AffineCount,
@@ -163,7 +166,7 @@ pub enum AsyncPattern {
 
 impl AsyncPattern {
     /// Every pattern, for the test that generation reaches each.
-    pub const ALL: [AsyncPattern; 42] = [
+    pub const ALL: [AsyncPattern; 43] = [
         AsyncPattern::StraightLine,
         AsyncPattern::SerialLoop,
         AsyncPattern::InnerLoopWaits,
@@ -175,6 +178,7 @@ impl AsyncPattern {
         AsyncPattern::ReaderBeforeWait,
         AsyncPattern::ReaderAfterWait,
         AsyncPattern::NoFinalDrain,
+        AsyncPattern::EmptyGroupAtEnd,
         AsyncPattern::ConstantCount,
         AsyncPattern::AffineCount,
         AsyncPattern::MinMaxCount,

@@ -3,8 +3,9 @@
 //! writing one shared element, commits and waits outside the thread bindings or outside every
 //! launch, several launches, asynchronous stores to global memory read by other threads and
 //! blocks, waits and commits under conditions on data, periodic guards of a symbolic loop that
-//! fail only late, loop bounds read from memory, division by a scalar parameter, and
-//! asynchronous stores outside every commit scope.
+//! fail only late, loop bounds read from memory, division by a scalar parameter,
+//! asynchronous stores outside every commit scope, and `cuda_pipeline.h`'s idiom (a group
+//! committed every iteration, empty once the copies end, and no wait after the loop).
 //!
 //! Invariants: the checker accepts every program; every index is in bounds for every value of
 //! the loop variables, of `n` and of a positive `d` (a divisor `d` is a scalar parameter, so
@@ -56,11 +57,12 @@ enum Scenario {
     Periodic,
     DataBounds,
     Uncommitted,
+    EmptyGroupAtEnd,
 }
 
 /// The scenarios `cfg` allows.
 fn allowed(cfg: &AsyncGenConfig) -> Vec<Scenario> {
-    let mut all = vec![Scenario::Periodic, Scenario::Uncommitted];
+    let mut all = vec![Scenario::Periodic, Scenario::Uncommitted, Scenario::EmptyGroupAtEnd];
     if cfg.threads {
         all.extend([Scenario::SharedWrite, Scenario::AfterThreads, Scenario::GlobalExchange]);
     }
@@ -123,6 +125,7 @@ pub(super) fn scenario_program(u: &mut Unstructured<'_>, cfg: &AsyncGenConfig) -
         Scenario::Periodic => frame.periodic(u)?,
         Scenario::DataBounds => frame.data_bounds(u)?,
         Scenario::Uncommitted => frame.uncommitted(u)?,
+        Scenario::EmptyGroupAtEnd => frame.empty_group_at_end(u)?,
     };
     Ok(frame.finish(body))
 }
@@ -624,6 +627,38 @@ impl<'c> Frame<'c> {
             thread = serial_loop(&i, Expr::int(0), extent, Annotations::new(), thread);
         }
         Ok(self.launch(&at, 1, threads, thread, None))
+    }
+}
+
+impl Frame<'_> {
+    /// `cuda_pipeline.h`'s idiom, two stages, each thread in its own region of `S`:
+    /// ```text
+    /// for i in range(extent + 1):
+    ///     commit(0): if i < copies: async S[own + i % 2] = A[...]
+    ///     wait(0, 1): if i >= 1: Out[...] = S[own + (i - 1) % 2] + 1
+    /// ```
+    /// with no wait after the loop. Clean with `copies = extent`: the last iteration commits an
+    /// empty group, which is still in flight at the end (no fault). Faulty with one copy more:
+    /// the last group holds it at the end (an unwaited group).
+    fn empty_group_at_end(&mut self, u: &mut Unstructured<'_>) -> Result<Stmt> {
+        let threads = if self.cfg.threads { u.int_in_range(1..=2)? } else { 1 };
+        let s = self.s.clone();
+        let at = self.place(1, threads);
+        let i = Var::new("i", DataType::INT32);
+        let iv = Expr::var(&i);
+        let constant = u.int_in_range(1..=6)?;
+        let extent = self.extent(u, constant)?;
+        let copies = if self.faulty { extent.clone() + Expr::int(1) } else { extent.clone() };
+        let own = at.thread() * Expr::int(REGION);
+        let slot = |k: Expr| own.clone() + Expr::floormod(k, Expr::int(2));
+        let copy = asynchronous(store(&s, slot(iv.clone()), self.source(u, &at, iv.clone())?));
+        let produce = commit(Expr::int(0), if_then(Expr::cmp(CmpOp::Lt, iv.clone(), copies), copy));
+        let read = self.read(&at, Expr::load(&s, vec![slot(iv.clone() - Expr::int(1))]));
+        let consume = Self::wait(Expr::int(1), if_then(Expr::cmp(CmpOp::Ge, iv, Expr::int(1)), read));
+        self.patterns.extend([AsyncPattern::SerialLoop, AsyncPattern::NoFinalDrain, AsyncPattern::EmptyGroupAtEnd]);
+        let rounds =
+            serial_loop(&i, Expr::int(0), extent + Expr::int(1), Annotations::new(), Stmt::seq(vec![produce, consume]));
+        Ok(self.launch(&at, 1, threads, rounds, None))
     }
 }
 

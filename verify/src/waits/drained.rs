@@ -136,22 +136,25 @@ impl<'m> Checker<'m> {
                 None => "the function ends".to_string(),
             };
             let store = self.model.event(end.store);
-            let reason = match store.kind {
-                EventKind::AsyncStore { commit: None, .. } => format!(
+            let group = found.int(&end.group).unwrap_or(0);
+            let outside = matches!(store.kind, EventKind::AsyncStore { commit: None, .. });
+            let reason = if outside && group >= committed {
+                format!(
                     "the async store {} (line {}) outside every commit scope is still in flight when {at}: {committed} groups of {} are committed, {} complete",
                     store.text,
                     store.span.line,
                     drained.q,
                     completed.max(0)
-                ),
-                _ => format!(
-                    "{committed} groups of {} are committed but only {} are complete when {at}: group {} holds the async store {} (line {})",
+                )
+            } else {
+                let scope = if outside { " (outside every commit scope, in the next commit's group)" } else { "" };
+                format!(
+                    "{committed} groups of {} are committed but only {} are complete when {at}: group {group} holds the async store {}{scope} (line {})",
                     drained.q,
                     completed.max(0),
-                    found.int(&end.group).unwrap_or(0),
                     store.text,
                     store.span.line
-                ),
+                )
             };
             let mut values =
                 shown(self.model, found.values(), Shown { instances: &[], threads: &[Thread::This], params: true });

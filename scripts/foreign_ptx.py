@@ -218,6 +218,24 @@ def pipelined_kernels():
     return kernels
 
 
+def launch_file(launch, kernel_name):
+    """The launch as a `tirproof run --ptx FILE --launch` file: parameters by their PTX names,
+    buffers random (seeded) unless the manifest fixes their contents (a trip count)."""
+    params = {}
+    for index, param in enumerate(launch["params"]):
+        name = f"{kernel_name}_param_{index}"
+        if "buffer" in param:
+            if isinstance(param.get("fill"), list):
+                return None  # fixed contents need a .npy file; the manifest's tests cover these
+            params[name] = {"buffer": {"dtype": param["dtype"], "len": param["len"]}}
+        elif param["scalar"] == "f32":
+            params[name] = {"scalar": struct.unpack("<f", struct.pack("<I", param["value"]))[0]}
+        else:
+            params[name] = {"scalar": param["value"]}
+    return {"kernel": kernel_name, "grid": launch["grid"], "block": launch["block"], "shared": launch["shared"],
+            "params": params}
+
+
 def pipelined_launches():
     launches = []
     for kernel in pipelined_kernels():
@@ -234,6 +252,7 @@ def pipelined_launches():
                 "params": kernel.params + scratch(compiled.metadata, programs),
                 "reference": kernel.reference,
             })
+            launches[-1]["launch_file"] = launch_file(launches[-1], kernel.fn.fn.__name__)
     return launches
 
 
@@ -277,6 +296,11 @@ def main():
     for launch in launches:
         with open(os.path.join(OUT, launch["file"]), "w") as out:
             out.write(launch.pop("ptx"))
+        runnable = launch.pop("launch_file", None)
+        if runnable is not None:
+            with open(os.path.join(OUT, launch["file"].replace(".ptx", ".launch.json")), "w") as out:
+                json.dump(runnable, out, indent=1)
+                out.write("\n")
         if "ttgir" in launch:
             with open(os.path.join(OUT, launch["ttgir"]), "w") as out:
                 out.write(launch.pop("ttgir_text"))

@@ -635,3 +635,35 @@ fn the_ttgir_audit_and_the_emulator_agree_on_every_wait_of_the_same_compile() {
     }
     assert!(paired >= 17, "only {paired} waits paired");
 }
+
+#[test]
+fn every_launch_file_binds_its_kernel_as_the_manifest_launches_it() {
+    use tirproof_ptx::args::ArgBinder;
+    use tirproof_ptx::launch_file::{LaunchFile, ParamSpec};
+    let manifest = manifest();
+    let mut checked = 0;
+    for entry in std::fs::read_dir(foreign_dir()).expect("corpus/ptx-foreign") {
+        let path = entry.expect("an entry").path();
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else { continue };
+        let Some(stem) = name.strip_suffix(".launch.json") else { continue };
+        let file =
+            LaunchFile::parse(&std::fs::read_to_string(&path).expect("reads")).unwrap_or_else(|e| panic!("{name}:{e}"));
+        let ptx = format!("{stem}.ptx");
+        let launch = manifest.launches.iter().find(|l| l.file == ptx && l.kernel == file.kernel);
+        let launch = launch.unwrap_or_else(|| panic!("{name}: no launch of `{}` in {ptx}", file.kernel));
+        assert_eq!((file.grid, file.block, file.shared), (launch.grid, launch.block, launch.shared), "{name}");
+        let (kernel, _) = kernel_of(launch, &text_of(launch));
+        let mut binder = ArgBinder::new(&kernel);
+        for (position, (param, spec)) in file.params.iter().enumerate() {
+            let (_, declared) = binder.param(param).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let bound = match spec {
+                ParamSpec::Buffer(buffer) => binder.buffer(param, buffer.random(0, position).expect("a buffer")),
+                ParamSpec::Scalar(value) => binder.scalar(param, value.arg(declared.ty)),
+            };
+            bound.unwrap_or_else(|e| panic!("{name}: {param}: {e}"));
+        }
+        binder.finish().unwrap_or_else(|e| panic!("{name}: {e}"));
+        checked += 1;
+    }
+    assert!(checked >= 15, "only {checked} launch files");
+}

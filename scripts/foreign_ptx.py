@@ -269,13 +269,14 @@ def nvcc_launches(nvcc, include):
     ptx = nvcc_ptx(nvcc, include, "nvcc_pipeline_primitives.cu")
     # 5 tiles: the loop unrolled by 4 and its remainder both run.
     blocks, tiles = 2, 5
-    launches.append({
-        "file": "nvcc_pipeline_primitives.ptx", "ptx": ptx, "kernel": "pipelined_scale",
-        "grid": [blocks, 1, 1], "block": [128, 1, 1], "shared": 0,
-        "params": [buffer("in", "float32", blocks * tiles * 128), buffer("out", "float32", blocks * tiles * 128),
-                   scalar("u32", tiles)],
-        "reference": {"scale_neighbour": {"blocks": blocks, "tiles": tiles, "width": 128}},
-    })
+    for kernel in ("pipelined_scale", "pipelined_scale_idiom"):
+        launches.append({
+            "file": "nvcc_pipeline_primitives.ptx", "ptx": ptx, "kernel": kernel,
+            "grid": [blocks, 1, 1], "block": [128, 1, 1], "shared": 0,
+            "params": [buffer("in", "float32", blocks * tiles * 128), buffer("out", "float32", blocks * tiles * 128),
+                       scalar("u32", tiles)],
+            "reference": {"scale_neighbour": {"blocks": blocks, "tiles": tiles, "width": 128}},
+        })
     ptx = nvcc_ptx(nvcc, include, "nvcc_inline_cp_async.cu")
     # nvcc unrolls the tile loop by 4: 6 tiles run the unrolled body and the remainder loop.
     tiles = 6

@@ -506,28 +506,44 @@ def child(options):
         name, line, _ = all_cases[number]
         print(json.dumps({"number": number, "case": name, "line": line, **fields}), flush=True)
 
+    def load(path):
+        function = cp.RawModule(path=path).get_function(launch["kernel"])
+        if launch["shared"] > DEFAULT_DYNAMIC_SHARED:
+            attribute = getattr(cp.cuda.driver, "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES",
+                                MAX_DYNAMIC_SHARED_ATTRIBUTE)
+            cp.cuda.driver.funcSetAttribute(function.ptr, attribute, launch["shared"])
+        return function
+
+    def jit(number, text):
+        # A fresh name for every text: CuPy caches a module by its path.
+        path = os.path.join(scratch.name, f"case{number}.ptx")
+        with open(path, "w") as f:
+            f.write(text)
+        return load(path)
+
     for number in range(options.start, len(all_cases)):
         name, line, text = all_cases[number]
-        if index is not None:
-            entry = index.get(name)
-            if entry is None or entry["line"] != line or entry["ptx_sha256"] != sha256(text):
-                report(number, error="the cubin index holds another text: rebuild it (gpu_foreign_cubins.sh)")
-                continue
-            if entry.get("error"):
-                report(number, error=f'not assembled: {entry["error"]}')
-                continue
-            path = os.path.join(options.cubins, entry["cubin"])
-        else:
-            # A fresh name for every text: CuPy caches a module by its path.
-            path = os.path.join(scratch.name, f"case{number}.ptx")
-            with open(path, "w") as f:
-                f.write(text)
+        loaded = {}
         try:
-            function = cp.RawModule(path=path).get_function(launch["kernel"])
-            if launch["shared"] > DEFAULT_DYNAMIC_SHARED:
-                attribute = getattr(cp.cuda.driver, "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES",
-                                    MAX_DYNAMIC_SHARED_ATTRIBUTE)
-                cp.cuda.driver.funcSetAttribute(function.ptr, attribute, launch["shared"])
+            if index is None:
+                function = jit(number, text)
+            else:
+                entry = index.get(name)
+                if entry is None or entry["line"] != line or entry["ptx_sha256"] != sha256(text):
+                    report(number, error="the cubin index holds another text: rebuild it (gpu_foreign_cubins.sh)")
+                    continue
+                if entry.get("error"):
+                    report(number, error=f'not assembled: {entry["error"]}')
+                    continue
+                try:
+                    function = load(os.path.join(options.cubins, entry["cubin"]))
+                except Exception as refused:
+                    if entry["target"] == entry["arch"]:
+                        raise
+                    # A driver older than the ptxas may refuse its cubin; a generic target's
+                    # PTX is within reach of its JIT.
+                    function = jit(number, text)
+                    loaded = {"loaded_from": f"ptx, the cubin refused: {refused}"}
         except Exception as error:  # the driver refused the module; the context is intact
             report(number, error=f"not loaded: {error}")
             continue
@@ -540,7 +556,7 @@ def child(options):
         except Exception as error:  # a fault in the kernel: the context is lost
             report(number, final=True, error=f"failed: {error}")
             os._exit(4)
-        report(number, **result)
+        report(number, **loaded, **result)
     scratch.cleanup()
     return 0
 
@@ -598,6 +614,8 @@ def describe(result):
     if result["hang"]:
         return f'hang: a run did not finish in the time limit, after {result["runs"]} runs ({result["wrong"]} wrong)'
     text = f'{result["wrong"]} of {result["runs"]} runs wrong'
+    if "loaded_from" in result:
+        text = f"{text} [JIT-loaded: the cubin was refused]"
     if result["wrong"] or result["max_error"]:
         text += f' (largest finite difference {result["max_error"]:g}' + (
             f'; {result["non_finite_runs"]} runs with NaN or infinity' if result["non_finite_runs"] else "") + ")"

@@ -56,7 +56,6 @@ AS_COMPILED = "as compiled"
 # Shared memory a kernel gets without opting in to more.
 DEFAULT_DYNAMIC_SHARED = 48 * 1024
 # cuFuncSetAttribute's CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, should CuPy not name it.
-MAX_DYNAMIC_SHARED_ATTRIBUTE = 8
 # The architecture of the device; a generic target's PTX assembles for it.
 DEVICE_ARCH = "sm_90"
 
@@ -509,9 +508,8 @@ def child(options):
     def load(path):
         function = cp.RawModule(path=path).get_function(launch["kernel"])
         if launch["shared"] > DEFAULT_DYNAMIC_SHARED:
-            attribute = getattr(cp.cuda.driver, "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES",
-                                MAX_DYNAMIC_SHARED_ATTRIBUTE)
-            cp.cuda.driver.funcSetAttribute(function.ptr, attribute, launch["shared"])
+            # More than 48 KiB of dynamic shared memory must be asked for per function.
+            function.max_dynamic_shared_size_bytes = launch["shared"]
         return function
 
     def jit(number, text):

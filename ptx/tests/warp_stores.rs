@@ -42,10 +42,10 @@ fn run(stores: &str, threads: u32, order: Option<u64>) -> Result<Vec<i64>, Box<F
 }
 
 /// The fault of `stores` in every thread order tried.
-fn faults(stores: &str, threads: u32) -> Vec<Box<Fault>> {
+fn faults(stores: &str, threads: u32) -> Vec<Fault> {
     [None, Some(1), Some(2), Some(3)]
         .into_iter()
-        .map(|order| run(stores, threads, order).expect_err(&format!("a fault in order {order:?}")))
+        .map(|order| *run(stores, threads, order).expect_err(&format!("a fault in order {order:?}")))
         .collect()
 }
 

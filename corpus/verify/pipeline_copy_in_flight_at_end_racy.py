@@ -1,6 +1,6 @@
 # test: run
 # desc: the idiom with one copy more than the loop reads: the last group holds a copy when the function ends
-# run: lazy -> fault: line 15: async group never waited: group 15 of queue 0 (committed at line 15) is still in flight when the function ends, holding its async store issued at line 18
+# run: lazy -> fault: line 13: async group never waited: group 15 of queue 0 (committed at line 13) is still in flight when the function ends, holding its async store issued at line 16
 
 # from tvm.script import tirx as T
 

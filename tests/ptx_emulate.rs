@@ -96,6 +96,13 @@ fn corpus_programs_emulate_equal_to_the_interpreter() {
                     println!("{}: the interpreter faults ({expected}); the stricter PTX runs clean", file.display());
                     continue;
                 }
+                let one_warp = kernel.launch.block.iter().map(|d| u64::from(*d)).product::<u64>() <= 32;
+                if expected.kind == FaultKind::RedundantStore && one_warp && result.outcome == EmuOutcome::Completed {
+                    // Every thread storing one value at one instruction: in PTX, lanes of one
+                    // warp doing so are one warp store, no race.
+                    println!("{}: the interpreter faults ({expected}); in PTX it is one warp store", file.display());
+                    continue;
+                }
                 let EmuOutcome::Fault(fault) = &result.outcome else {
                     panic!("{}: the interpreter faults ({expected}), the emulator does not", file.display())
                 };

@@ -9,10 +9,12 @@
 mod inst;
 mod print;
 mod types;
+mod wgmma;
 
 pub use inst::{CacheOp, CgNeeds16, Cmp, CpAsync, CpSize, FloatOp, Inst, IntOp, Op, Rounding, Width};
 pub use print::{print, print_with_lines};
 pub use types::{AddrBase, Address, Dim, Guard, Label, Operand, Reg, RegClass, Special, StateSpace, Ty};
+pub use wgmma::{ProxySpace, WgmmaA, WgmmaFormError, WgmmaInput, WgmmaMma};
 
 use std::fmt;
 use std::str::FromStr;
@@ -89,18 +91,22 @@ pub enum Feature {
     CpAsync,
     /// `ldmatrix` and `mma.sync.m16n8k16` with f16 inputs: PTX 7.0, sm_80.
     WarpMatrix,
+    /// `wgmma` and `fence.proxy.async`: PTX 8.0, sm_90a.
+    Wgmma,
 }
 
 impl Feature {
     pub fn min_version(self) -> PtxVersion {
         match self {
             Feature::CpAsync | Feature::WarpMatrix => PtxVersion { major: 7, minor: 0 },
+            Feature::Wgmma => PtxVersion { major: 8, minor: 0 },
         }
     }
 
     pub fn min_arch(self) -> Arch {
         match self {
             Feature::CpAsync | Feature::WarpMatrix => Arch::Sm80,
+            Feature::Wgmma => Arch::Sm90a,
         }
     }
 }
@@ -245,6 +251,7 @@ impl Kernel {
         self.body.iter().any(|line| match (line, feature) {
             (Line::Inst(inst), Feature::CpAsync) => inst.op.uses_cp_async(),
             (Line::Inst(inst), Feature::WarpMatrix) => inst.op.uses_warp_matrix(),
+            (Line::Inst(inst), Feature::Wgmma) => inst.op.uses_wgmma(),
             _ => false,
         })
     }
@@ -268,7 +275,7 @@ pub struct ArchTooOld {
 impl Module {
     /// The features any kernel uses.
     pub fn features(&self) -> Vec<Feature> {
-        [Feature::CpAsync, Feature::WarpMatrix]
+        [Feature::CpAsync, Feature::WarpMatrix, Feature::Wgmma]
             .into_iter()
             .filter(|f| self.kernels.iter().any(|k| k.uses(*f)))
             .collect()
@@ -361,6 +368,8 @@ impl Inst {
                 extra.extend(addr_reg(&cp.dst));
                 extra.extend(addr_reg(&cp.src));
             }
+            Op::WgmmaMmaAsync(mma) => extra.extend(mma.regs()),
+            Op::WgmmaFence | Op::WgmmaCommitGroup | Op::WgmmaWaitGroup(_) | Op::FenceProxyAsync(_) => {}
             Op::Bra { .. }
             | Op::CpAsyncCommitGroup
             | Op::CpAsyncWaitGroup(_)

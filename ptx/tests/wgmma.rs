@@ -158,7 +158,7 @@ fn triton_sm90_matmul_mutants_fault_where_they_break_the_protocol() {
                     let message = &fault.message;
                     if name.starts_with("wgmma.wait_group") {
                         assert!(message.contains("queue `wgmma`"), "{what}: {message}");
-                        assert!(message.contains(&format!("left it in flight")), "{what}: {message}");
+                        assert!(message.contains("is pending") && message.contains("left it in flight"), "{what}: {message}");
                         assert!(message.contains(&format!("at line {line}")), "{what}: {message}");
                     }
                     if name.contains("fence.proxy.async") {
@@ -381,10 +381,10 @@ fn breaking_the_wgmma_protocol_faults_naming_the_queue_the_instruction_and_the_w
     assert_eq!(run_hand(&hand(&body, true), a_image.clone(), &EmuConfig::default()).0, EmuOutcome::Completed);
     // The generic-proxy writes of the operands not fenced before the async-proxy read.
     let fault = hand_fault(&[MMA_DESC, COMMIT, WAIT0], false, a_image.clone());
-    expect(fault, FaultKind::CrossThreadRace, &["through the async proxy", "no fence.proxy.async", "st.shared"]);
+    expect(fault, FaultKind::CrossThreadRace, &["async proxy", "races with", "no fence.proxy.async", "st.shared"]);
     // A warpgroup ending with a group in flight, or with an uncommitted wgmma.
     let fault = hand_fault(&[MMA_DESC, COMMIT, "ret;"], true, a_image.clone());
-    expect(fault, FaultKind::UnwaitedGroup, &["queue `wgmma`", "exits with", "group 1 committed"]);
+    expect(fault, FaultKind::UnwaitedGroup, &["queue `wgmma`", "exits with", "group 1 committed", "never waited"]);
     let fault = hand_fault(&[MMA_DESC, WAIT0, "ret;"], true, a_image.clone());
     expect(fault, FaultKind::UnwaitedGroup, &["exits with", "not yet committed"]);
     // A second wgmma reading the in-flight one's A registers, or naming its accumulators in

@@ -1,5 +1,6 @@
-//! The warp-wide matrix instructions: where each lane's fragment of an `ldmatrix` or an
-//! `mma.sync.m16n8k16` lives, as the PTX ISA lays them out, and the arithmetic of `mma`.
+//! The warp-wide instructions: where each lane's fragment of an `ldmatrix` or an
+//! `mma.sync` (`m16n8k16` of f16 or bf16, `m16n8k8` of tf32) lives, as the PTX ISA lays them
+//! out, the arithmetic of `mma`, and the source lane of each lane of a `shfl.sync`.
 //!
 //! Lanes are numbered 0-31 within their warp; `group = lane / 4` and `pair = lane % 4` name
 //! a lane's row and column pair in every fragment. A fragment register holds two 16-bit
@@ -12,6 +13,8 @@
 //! same in every order may differ from hardware in the last bits.
 
 use super::alu::f16_to_f32;
+use super::approx::{bf16_value, tf32_value};
+use crate::module::{MmaInput, ShflMode};
 
 /// Lanes in a warp.
 pub(super) const WARP: usize = 32;
@@ -31,46 +34,62 @@ pub(super) fn ldmatrix_fragment(rows: &Rows, lane: usize, trans: bool) -> u64 {
     u64::from(first) | u64::from(second) << 16
 }
 
-/// The fragments of one `mma.m16n8k16` as the 32 lanes hold them: A's four registers, B's
-/// two, C's four (f32 bits), per lane.
+/// The fragments of one `mma` as the 32 lanes hold them: A's four registers, B's two, C's
+/// four (f32 bits), per lane.
 pub(super) struct MmaFragments {
     pub a: [[u64; 4]; WARP],
     pub b: [[u64; 2]; WARP],
     pub c: [[u64; 4]; WARP],
 }
 
-/// The low (0) or high (1) f16 of a fragment register, as f32.
-fn half(reg: u64, which: usize) -> f32 {
-    f16_to_f32(reg >> (16 * which))
+/// The low (0) or high (1) 16-bit element of a fragment register, as f32 (exact).
+fn half(input: MmaInput, reg: u64, which: usize) -> f32 {
+    let bits = reg >> (16 * which);
+    match input {
+        MmaInput::Bf16 => bf16_value(bits),
+        MmaInput::F16 | MmaInput::Tf32 => f16_to_f32(bits),
+    }
 }
 
-/// D = A * B + C; returns each lane's four D registers (f32 bits).
-pub(super) fn mma_m16n8k16(frags: &MmaFragments) -> [[u64; 4]; WARP] {
+/// D = A * B + C for `m16n8k16` (f16, bf16) or `m16n8k8` (tf32); returns each lane's four D
+/// registers (f32 bits). Products of these inputs are exact in f32.
+pub(super) fn mma(input: MmaInput, frags: &MmaFragments) -> [[u64; 4]; WARP] {
     let mut a = [[0f32; 16]; 16];
     let mut b = [[0f32; 8]; 16];
     let mut c = [[0f32; 8]; 16];
     for lane in 0..WARP {
         let (group, pair) = (lane / 4, lane % 4);
         let col = 2 * pair;
+        if input == MmaInput::Tf32 {
+            // One element per register: A (g, p), (g+8, p), (g, p+4), (g+8, p+4); B (p, g), (p+4, g).
+            let [a0, a1, a2, a3] = frags.a[lane].map(tf32_value);
+            (a[group][pair], a[group + 8][pair], a[group][pair + 4], a[group + 8][pair + 4]) = (a0, a1, a2, a3);
+            let [b0, b1] = frags.b[lane].map(tf32_value);
+            (b[pair][group], b[pair + 4][group]) = (b0, b1);
+        } else {
+            for h in 0..2 {
+                // A, row-major: registers 0-3 hold (row g, cols 2p..), (g+8, 2p..), (g, 2p+8..), (g+8, 2p+8..).
+                a[group][col + h] = half(input, frags.a[lane][0], h);
+                a[group + 8][col + h] = half(input, frags.a[lane][1], h);
+                a[group][col + 8 + h] = half(input, frags.a[lane][2], h);
+                a[group + 8][col + 8 + h] = half(input, frags.a[lane][3], h);
+                // B, column-major: registers 0-1 hold (rows 2p.., col g), (rows 2p+8.., col g).
+                b[col + h][group] = half(input, frags.b[lane][0], h);
+                b[col + 8 + h][group] = half(input, frags.b[lane][1], h);
+            }
+        }
         for h in 0..2 {
-            // A, row-major: registers 0-3 hold (row g, cols 2p..), (g+8, 2p..), (g, 2p+8..), (g+8, 2p+8..).
-            a[group][col + h] = half(frags.a[lane][0], h);
-            a[group + 8][col + h] = half(frags.a[lane][1], h);
-            a[group][col + 8 + h] = half(frags.a[lane][2], h);
-            a[group + 8][col + 8 + h] = half(frags.a[lane][3], h);
-            // B, column-major: registers 0-1 hold (rows 2p.., col g), (rows 2p+8.., col g).
-            b[col + h][group] = half(frags.b[lane][0], h);
-            b[col + 8 + h][group] = half(frags.b[lane][1], h);
             // C: (g, 2p), (g, 2p+1), (g+8, 2p), (g+8, 2p+1).
             c[group][col + h] = f32::from_bits(frags.c[lane][h] as u32);
             c[group + 8][col + h] = f32::from_bits(frags.c[lane][2 + h] as u32);
         }
     }
+    let depth = input.k();
     let mut d = [[0f32; 8]; 16];
     for (i, row) in d.iter_mut().enumerate() {
         for (j, out) in row.iter_mut().enumerate() {
             let mut acc = c[i][j];
-            for k in 0..16 {
+            for k in 0..depth {
                 acc += a[i][k] * b[k][j];
             }
             *out = acc;
@@ -83,6 +102,26 @@ pub(super) fn mma_m16n8k16(frags: &MmaFragments) -> [[u64; 4]; WARP] {
             .map(|v| u64::from(v.to_bits()));
     }
     out
+}
+
+/// The lane whose value lane `lane` receives from `shfl.sync` of `mode` with operands `b` and
+/// `c` (the clamp in bits 0-4, the segment mask in bits 8-12), as the PTX ISA computes it, and
+/// whether it is in range; out of range, the lane receives its own value.
+pub(super) fn shfl_source(mode: ShflMode, lane: u32, b: u32, c: u32) -> (u32, bool) {
+    let (b, clamp, segment) = (b & 0x1f, c & 0x1f, (c >> 8) & 0x1f);
+    let max_lane = (lane & segment) | (clamp & !segment);
+    let min_lane = lane & segment;
+    let (source, in_range) = match mode {
+        ShflMode::Up => (lane.wrapping_sub(b), lane >= b && lane - b >= max_lane),
+        ShflMode::Down => (lane + b, lane + b <= max_lane),
+        ShflMode::Bfly => (lane ^ b, lane ^ b <= max_lane),
+        ShflMode::Idx => (min_lane | (b & !segment), (min_lane | (b & !segment)) <= max_lane),
+    };
+    if in_range {
+        (source, true)
+    } else {
+        (lane, false)
+    }
 }
 
 #[cfg(test)]
@@ -130,7 +169,7 @@ mod tests {
         let a: [[f32; 16]; 16] = std::array::from_fn(|i| std::array::from_fn(|k| ((i * 3 + k * 5) % 7) as f32 - 3.0));
         let b: [[f32; 8]; 16] = std::array::from_fn(|i| std::array::from_fn(|j| ((i + j * 2) % 5) as f32 - 2.0));
         let c: [[f32; 8]; 16] = std::array::from_fn(|i| std::array::from_fn(|j| (i * 8 + j) as f32));
-        let d = mma_m16n8k16(&fragments(&a, &b, &c));
+        let d = mma(MmaInput::F16, &fragments(&a, &b, &c));
         for (lane, regs) in d.iter().enumerate() {
             let (g, p) = (lane / 4, 2 * (lane % 4));
             for (r, (i, j)) in [(g, p), (g, p + 1), (g + 8, p), (g + 8, p + 1)].into_iter().enumerate() {

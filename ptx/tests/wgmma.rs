@@ -43,7 +43,8 @@ struct Matmul {
 impl Matmul {
     fn args(&self) -> Vec<KernelArg> {
         let (m, n, k) = (self.m, self.n, self.k);
-        let buffer = |dtype, len, salt| KernelArg::Buffer(Tensor::from_f64(dtype, vec![len], &values(len, salt)).unwrap());
+        let buffer =
+            |dtype, len, salt| KernelArg::Buffer(Tensor::from_f64(dtype, vec![len], &values(len, salt)).unwrap());
         let scalar = |v: usize| KernelArg::Scalar(v as u64);
         vec![
             buffer(self.input, m * k, 0),
@@ -197,7 +198,10 @@ fn triton_sm90_matmul_mutants_fault_where_they_break_the_protocol() {
                     let message = &fault.message;
                     if name.starts_with("wgmma.wait_group") {
                         assert!(message.contains("queue `wgmma`"), "{what}: {message}");
-                        assert!(message.contains("is pending") && message.contains("left it in flight"), "{what}: {message}");
+                        assert!(
+                            message.contains("is pending") && message.contains("left it in flight"),
+                            "{what}: {message}"
+                        );
                         assert!(message.contains(&format!("at line {line}")), "{what}: {message}");
                     }
                     if name.contains("fence.proxy.async") {
@@ -272,7 +276,8 @@ BODY
 }
 ";
 
-const MMA_DESC: &str = "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%r20, %r21, %r22, %r23}, %rd7, %rd9, 1, 1, 1, 0, 0;";
+const MMA_DESC: &str =
+    "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%r20, %r21, %r22, %r23}, %rd7, %rd9, 1, 1, 1, 0, 0;";
 const MMA_REGS: &str =
     "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%r20, %r21, %r22, %r23}, {%r3, %r4, %r5, %r6}, %rd9, 1, 1, 1, 0;";
 const COMMIT: &str = "wgmma.commit_group.sync.aligned;";
@@ -357,8 +362,12 @@ fn run_hand(text: &str, a_image: Vec<u64>, config: &EmuConfig) -> (EmuOutcome, V
     (outcome, buffers[2].as_ref().expect("out").to_f64_vec())
 }
 
-const D_ONES: [&str; 4] =
-    ["mov.b32 %r20, 0f3F800000;", "mov.b32 %r21, 0f3F800000;", "mov.b32 %r22, 0f3F800000;", "mov.b32 %r23, 0f3F800000;"];
+const D_ONES: [&str; 4] = [
+    "mov.b32 %r20, 0f3F800000;",
+    "mov.b32 %r21, 0f3F800000;",
+    "mov.b32 %r22, 0f3F800000;",
+    "mov.b32 %r23, 0f3F800000;",
+];
 
 #[test]
 fn a_hand_written_wgmma_computes_the_product_from_descriptors_and_from_registers() {
@@ -418,7 +427,11 @@ fn breaking_the_wgmma_protocol_faults_naming_the_queue_the_instruction_and_the_w
     expect(fault, FaultKind::WritePendingAsync, &["queue `wgmma`", "%r3, an A register"]);
     // Shared memory the wgmma reads overwritten before the wait; after it (and a barrier) is fine.
     let fault = hand_fault(&[MMA_DESC, COMMIT, "st.shared.b32 [%r8], %r3;", WAIT0], true, a_image.clone());
-    expect(fault, FaultKind::WritePendingAsync, &["queue `wgmma`", "sA[byte", "as its A operand", "no wgmma.wait_group"]);
+    expect(
+        fault,
+        FaultKind::WritePendingAsync,
+        &["queue `wgmma`", "sA[byte", "as its A operand", "no wgmma.wait_group"],
+    );
     let body = [MMA_DESC, COMMIT, WAIT0, "bar.sync 0;", "st.shared.b32 [%r8], %r3;"];
     assert_eq!(run_hand(&hand(&body, true), a_image.clone(), &EmuConfig::default()).0, EmuOutcome::Completed);
     // The generic-proxy writes of the operands not fenced before the async-proxy read.

@@ -179,3 +179,45 @@ fn declarations_may_follow_uses_and_name_single_registers() {
     let second = CHECKED[CHECKED.find(".visible").expect("a kernel")..].replace("entry k(", "entry k2(");
     assert!(parse(&format!("{CHECKED}{second}")).is_ok());
 }
+
+// Hopper's warpgroup MMA and the async-proxy fence.
+const WGMMA_FORMS: &str = "//\n.version 8.0\n.target sm_90a\n.address_size 64\n\n.visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n\t.reg .pred %p<2>;\n\t.reg .b32 %r<12>;\n\t.reg .b64 %rd<4>;\n\tfence.proxy.async.shared::cta;\n\tfence.proxy.async;\n\twgmma.fence.sync.aligned;\n\twgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%r1,%r2,%r3,%r4}, %rd1, %rd2, %p1, 1, -1, 0, 1;\n\twgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%r1, %r2, %r3, %r4}, {%r5, %r6, %r7, %r8}, %rd2, 0, 1, 1, 1;\n\twgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32 {%r1, %r2, %r3, %r4}, %rd1, %rd2, 1, 1, 1;\n\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 1;\n\tret;\n}\n";
+
+#[test]
+fn wgmma_forms_parse_and_round_trip() {
+    let parsed = parse(WGMMA_FORMS).unwrap_or_else(|e| panic!("{e}"));
+    let ops: Vec<&Op> = parsed.module.kernels[0]
+        .body
+        .iter()
+        .filter_map(|l| if let Line::Inst(i) = l { Some(&i.op) } else { None })
+        .collect();
+    assert_eq!(ops[0], &Op::FenceProxyAsync(ProxySpace::SharedCta));
+    assert_eq!(ops[1], &Op::FenceProxyAsync(ProxySpace::All));
+    let Op::WgmmaMmaAsync(mma) = ops[3] else { panic!("{ops:?}") };
+    assert_eq!((mma.n, mma.input, mma.negate_b, mma.trans_a, mma.trans_b), (8, WgmmaInput::F16, true, false, true));
+    assert!(matches!(ops[4], Op::WgmmaMmaAsync(m) if matches!(m.a, WgmmaA::Regs(_)) && m.scale_d == Operand::Imm(0)));
+    assert_eq!(ops[7], &Op::WgmmaWaitGroup(1));
+    let text = print(&parsed.module).unwrap();
+    assert!(text.contains(".target sm_90a"), "{text}");
+    assert_eq!(print(&parse(&text).unwrap().module).unwrap(), text);
+}
+
+#[test]
+fn malformed_wgmma_is_located() {
+    let cases = [
+        (
+            "{%r1,%r2,%r3,%r4}, %rd1",
+            "{%r1,%r2,%r3}, %rd1",
+            "wgmma .m64n8 with f32 accumulators has 4 D registers, not 3",
+        ),
+        ("%p1, 1, -1, 0, 1;", "%p1, 1, -1, 0;", "takes imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b"),
+        ("%p1, 1, -1, 0, 1;", "%p1, 2, -1, 0, 1;", "a wgmma scale immediate is 1 or -1"),
+        ("%rd2, 1, 1, 1;", "%rd2, 1, 1, 1, 0;", "takes imm-scale-a, imm-scale-b after scale-d"),
+        ("m64n8k8.f32.tf32", "m64n8k16.f32.tf32", "unsupported instruction `wgmma.mma_async"),
+        ("fence.proxy.async;", "fence.proxy.async.shared::gpu;", "unsupported instruction `fence.proxy.async"),
+    ];
+    for (from, to, expected) in cases {
+        let error = parse(&WGMMA_FORMS.replace(from, to)).unwrap_err();
+        assert!(error.line > 0 && error.to_string().contains(expected), "{error} (expected {expected})");
+    }
+}

@@ -150,7 +150,7 @@ fn replace_line(text: &str, line: usize, with: &str) -> String {
 }
 
 /// The mutants of a Triton sm_90a matmul: every `wgmma.wait_group` loosened by one, every
-/// `fence.proxy.async` and every `bar.sync` removed; each named, with its text.
+/// `fence.proxy.async`, `bar.sync` and `wgmma.fence` removed; each named, with its text.
 fn mutants(text: &str) -> Vec<(String, usize, String)> {
     let mut out = Vec::new();
     for line in lines_with(text, "wgmma.wait_group.sync.aligned") {
@@ -159,7 +159,7 @@ fn mutants(text: &str) -> Vec<(String, usize, String)> {
         let new = format!("\twgmma.wait_group.sync.aligned {};", n + 1);
         out.push((format!("wgmma.wait_group {n} -> {}", n + 1), line, replace_line(text, line, &new)));
     }
-    for needle in ["fence.proxy.async", "bar.sync"] {
+    for needle in ["fence.proxy.async", "bar.sync", "wgmma.fence"] {
         for line in lines_with(text, needle) {
             out.push((format!("`{needle}` removed"), line, replace_line(text, line, "")));
         }
@@ -207,6 +207,9 @@ fn triton_sm90_matmul_mutants_fault_where_they_break_the_protocol() {
                     if name.contains("fence.proxy.async") {
                         assert!(message.contains("no fence.proxy.async"), "{what}: {message}");
                         assert_eq!(fault.kind, FaultKind::CrossThreadRace, "{what}");
+                    }
+                    if name.contains("wgmma.fence") {
+                        assert!(message.contains("no wgmma.fence"), "{what}: {message}");
                     }
                     if line == after_wait {
                         assert!(message.contains("queue `wgmma`"), "{what}: {message}");
@@ -442,6 +445,10 @@ fn breaking_the_wgmma_protocol_faults_naming_the_queue_the_instruction_and_the_w
     expect(fault, FaultKind::UnwaitedGroup, &["queue `wgmma`", "exits with", "group 1 committed", "never waited"]);
     let fault = hand_fault(&[MMA_DESC, WAIT0, "ret;"], true, a_image.clone());
     expect(fault, FaultKind::UnwaitedGroup, &["exits with", "not yet committed"]);
+    // Accumulators written after the kernel's wgmma.fence and before the wgmma.
+    let body = [&D_ONES[..], &[MMA_DESC, COMMIT, WAIT0]].concat();
+    let fault = hand_fault(&body, true, a_image.clone());
+    expect(fault, FaultKind::CrossThreadRace, &["queue `wgmma`", "%r20", "no wgmma.fence"]);
     // A second wgmma reading the in-flight one's A registers, or naming its accumulators in
     // another order, is no chain.
     let fault = hand_fault(&[MMA_REGS, MMA_REGS, COMMIT, WAIT0], true, a_fragments());

@@ -390,7 +390,7 @@ impl<'k> Emulator<'k> {
             let end = self.shared.iter().map(|r| r.start + r.bytes).max().unwrap_or(ARRAY_BASE);
             let window = end.saturating_sub(ARRAY_BASE) as usize;
             let schedule = self.completion.schedule();
-            self.wgmma = Some(wgmma::WgmmaState::new(n as usize, window, self.code.n_slots, schedule));
+            self.wgmma = Some(wgmma::WgmmaState::new(n as usize, window, &self.code, schedule));
         }
         let dims = self.kernel.launch.block;
         let axes = (0..3).filter(|a| dims[*a] > 1 || *a == 0).fold(0u8, |acc, a| acc | (1 << a));
@@ -557,8 +557,13 @@ impl<'k> Emulator<'k> {
                 }
             }
             // Registers an in-flight wgmma holds (its own chain is checked at its rendezvous).
-            if self.wgmma.as_ref().is_some_and(|w| w.holds_regs(th.tid)) && !matches!(inst.op, DOp::WgmmaMma(_)) {
-                self.check_held_regs(th, pc)?;
+            if let Some(state) = &mut self.wgmma {
+                if let Some(uses) = self.code.reg_uses.get(pc) {
+                    state.note_access(th.tid, pc, uses);
+                }
+                if state.holds_regs(th.tid) && !matches!(inst.op, DOp::WgmmaMma(_)) {
+                    self.check_held_regs(th, pc)?;
+                }
             }
             match inst.op {
                 DOp::Mov { dst, src } => Self::set(th, dst, self.val(th, src)),
@@ -679,9 +684,14 @@ impl<'k> Emulator<'k> {
                 DOp::CvtPack { to, rounding, relu, dst, a, b } => {
                     Self::set(th, dst, approx::cvt_pack(to, rounding, relu, self.val(th, a), self.val(th, b)));
                 }
-                // Hopper's wgmma queue (emu/wgmma.rs): `wgmma.fence` orders registers the
-                // emulator never reorders; the rest are rendezvous of the warpgroup.
-                DOp::WgmmaFence => {}
+                // Hopper's wgmma queue (emu/wgmma.rs): `wgmma.fence` orders the thread's
+                // register accesses before the next wgmma; the rest are rendezvous of the
+                // warpgroup.
+                DOp::WgmmaFence => {
+                    if let Some(state) = &mut self.wgmma {
+                        state.register_fence(th.tid);
+                    }
+                }
                 DOp::WgmmaMma(_) | DOp::WgmmaCommit | DOp::WgmmaWait(_) => return Ok(Suspend::Warpgroup(pc)),
                 DOp::FenceProxyAsync { shared } => {
                     if shared {

@@ -386,4 +386,24 @@ mod tests {
         assert_eq!(to_tf32(Rounding::Rna, bits(f32::NAN)), u64::from(CANONICAL_NAN_F32));
         assert_eq!(tf32_value(bits(half_step)), 1.0);
     }
+    #[test]
+    fn cvt_reaches_the_narrow_formats() {
+        use super::super::alu::cvt;
+        let f = |v: f32| u64::from(v.to_bits());
+        let third = 1.0f32 / 3.0;
+        assert_eq!(cvt(Ty::Bf16, Ty::F32, Some(Rounding::Rn), f(third)), 0x3EAB);
+        assert_eq!(cvt(Ty::Bf16, Ty::F32, Some(Rounding::Rz), f(third)), 0x3EAA);
+        assert_eq!(cvt(Ty::F32, Ty::Bf16, None, 0x3EAB), f(f32::from_bits(0x3EAB_0000)));
+        assert_eq!(cvt(Ty::Bf16, Ty::S32, Some(Rounding::Rn), 257), 0x4380);
+        assert_eq!(cvt(Ty::S32, Ty::Bf16, Some(Rounding::Rzi), 0xC0A0), (-5i64 as u64) & 0xFFFF_FFFF);
+        assert_eq!(cvt(Ty::Tf32, Ty::F32, Some(Rounding::Rna), f(third)), 0x3EAA_A000);
+        assert_eq!(cvt(Ty::Tf32, Ty::F32, Some(Rounding::Rna), f(0.7)), 0x3F33_4000);
+        // `.rz` to f16 steps toward zero where `.rn` rounds away.
+        assert_eq!(cvt(Ty::F16, Ty::F32, Some(Rounding::Rz), f(third)), 0x3555);
+        assert_eq!(cvt(Ty::F16, Ty::F32, Some(Rounding::Rn), f(third)), 0x3555);
+        assert_eq!(cvt(Ty::F16, Ty::F32, Some(Rounding::Rz), f(2.0 / 3.0)), 0x3955);
+        assert_eq!(cvt(Ty::F16, Ty::F32, Some(Rounding::Rn), f(2.0 / 3.0)), 0x3955);
+        assert_eq!(cvt(Ty::F16, Ty::F32, Some(Rounding::Rz), f(0.7)), 0x3999);
+        assert_eq!(cvt(Ty::F16, Ty::F32, Some(Rounding::Rn), f(0.7)), 0x399A);
+    }
 }

@@ -240,7 +240,7 @@ fn approximate_instructions_are_within_the_isa_bounds() {
         for (k, inst) in functions.into_iter().enumerate() {
             let got = f32::from_bits(words[t * 16 + k]);
             let exact = approx_exact(inst, a, 3.0);
-            assert!(approx_bound(inst).bound.admits(exact, got), "{inst} of {a}: {got}, exactly {exact}");
+            assert!(approx_bound(inst).isa.admits(exact, got), "{inst} of {a}: {got}, exactly {exact}");
             if a.is_nan() {
                 assert_eq!(got.to_bits(), 0x7FFF_FFFF, "{inst} of NaN: the canonical NaN");
             }

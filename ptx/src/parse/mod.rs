@@ -124,6 +124,13 @@ fn cmp_of(name: &str) -> Option<Cmp> {
         "ls" => Cmp::Ls,
         "hi" => Cmp::Hi,
         "hs" => Cmp::Hs,
+        "equ" => Cmp::Equ,
+        "ltu" => Cmp::Ltu,
+        "leu" => Cmp::Leu,
+        "gtu" => Cmp::Gtu,
+        "geu" => Cmp::Geu,
+        "num" => Cmp::Num,
+        "nan" => Cmp::Nan,
         _ => return None,
     })
 }
@@ -815,6 +822,9 @@ impl Parser {
                 else {
                     return self.unsupported();
                 };
+                if mods.len() != 2 || (cmp.float_only() && !ty.is_float()) {
+                    return self.unsupported();
+                }
                 let (dst, a, b) = self.three()?;
                 Op::Setp { cmp, ty, dst, a, b }
             }

@@ -472,7 +472,8 @@ impl Parser {
     fn ty(&mut self) -> R<Ty> {
         let pos = self.at;
         let w = self.word("a type")?;
-        match w.strip_prefix('.').and_then(ty_of) {
+        // bf16 and tf32 name instruction types only; values of them live in `.b16`/`.b32`.
+        match w.strip_prefix('.').and_then(ty_of).filter(|t| !matches!(t, Ty::Bf16 | Ty::Tf32)) {
             Some(ty) => Ok(ty),
             None => {
                 self.at = pos;

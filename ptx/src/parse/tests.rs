@@ -247,4 +247,7 @@ fn forms_outside_the_model_are_refused_at_the_instruction() {
         let opcode = form.split(' ').next().unwrap_or_default();
         assert!(error.to_string().starts_with(&format!("15:2: unsupported instruction `{opcode}`")), "{form}: {error}");
     }
+    let error =
+        parse(&SM80_FORMS.replace(".param .u64 k_param_0", ".param .bf16 k_param_0")).expect_err("a bf16 parameter");
+    assert!(error.to_string().starts_with("7:9: expected a type such as `.u64`, found `.bf16`"), "{error}");
 }

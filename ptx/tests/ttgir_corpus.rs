@@ -1,6 +1,8 @@
 //! Every kernel Triton 3.9 emitted for sm_80 in `corpus/ttgir` parses, prints back to text
 //! that parses to the same module, and decodes for the emulator: no instruction of them is
-//! refused. (Running them against references is `tests/foreign.rs`.)
+//! refused. (Running them against references is `tests/foreign.rs`.) Each form of the
+//! compilers' sm_80 instructions the parser reads (`tests/fixtures/sm80_forms.ptx`) prints as
+//! PTX the installed ptxas assemble, `.version` included.
 
 use std::path::{Path, PathBuf};
 
@@ -38,4 +40,43 @@ fn every_sm80_kernel_parses_round_trips_and_decodes() {
             assert!(matches!(result.outcome, EmuOutcome::Fault(_)), "{name}: stops for want of fuel");
         }
     }
+}
+
+/// The assemblers `scripts/setup.sh` installs (CUDA 12 and 13), where they run.
+fn installed_ptxas() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../third_party");
+    ["ptxas", "ptxas13"]
+        .iter()
+        .map(|dir| root.join(dir).join("bin/ptxas"))
+        .filter(|p| std::process::Command::new(p).arg("--version").output().is_ok_and(|o| o.status.success()))
+        .collect()
+}
+
+#[test]
+fn every_sm80_form_prints_as_ptx_that_ptxas_assembles() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sm80_forms.ptx");
+    let parsed = parse(&std::fs::read_to_string(&fixture).expect("the fixture")).unwrap_or_else(|e| panic!("{e}"));
+    let text = print(&parsed.module).expect("prints");
+    let assemblers = installed_ptxas();
+    if assemblers.is_empty() {
+        println!("skipped: no ptxas installed (scripts/setup.sh installs them)");
+        return;
+    }
+    let file = std::env::temp_dir().join(format!("tirproof-sm80-forms-{}.ptx", std::process::id()));
+    std::fs::write(&file, &text).expect("writes the printed module");
+    for ptxas in assemblers {
+        for arch in ["sm_80", "sm_90"] {
+            let cubin = file.with_extension(format!("{arch}.cubin"));
+            let out = std::process::Command::new(&ptxas)
+                .args(["-arch", arch, "-o"])
+                .arg(&cubin)
+                .arg(&file)
+                .output()
+                .expect("runs ptxas");
+            let _ = std::fs::remove_file(&cubin);
+            let log = String::from_utf8_lossy(&out.stderr);
+            assert!(out.status.success(), "{} -arch {arch} refuses the printed forms:\n{log}\n{text}", ptxas.display());
+        }
+    }
+    let _ = std::fs::remove_file(&file);
 }

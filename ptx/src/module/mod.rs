@@ -91,18 +91,24 @@ pub enum Feature {
     CpAsync,
     /// `ldmatrix` and `mma.sync.m16n8k16` with f16 inputs: PTX 7.0, sm_80.
     WarpMatrix,
+    /// `cvt.f32.bf16`: PTX 7.1, sm_80 (the other bf16 and tf32 forms read from compilers' PTX
+    /// need 7.0).
+    Bf16ToF32,
 }
 
 impl Feature {
+    pub const ALL: [Feature; 3] = [Feature::CpAsync, Feature::WarpMatrix, Feature::Bf16ToF32];
+
     pub fn min_version(self) -> PtxVersion {
         match self {
             Feature::CpAsync | Feature::WarpMatrix => PtxVersion { major: 7, minor: 0 },
+            Feature::Bf16ToF32 => PtxVersion { major: 7, minor: 1 },
         }
     }
 
     pub fn min_arch(self) -> Arch {
         match self {
-            Feature::CpAsync | Feature::WarpMatrix => Arch::Sm80,
+            Feature::CpAsync | Feature::WarpMatrix | Feature::Bf16ToF32 => Arch::Sm80,
         }
     }
 }
@@ -247,6 +253,9 @@ impl Kernel {
         self.body.iter().any(|line| match (line, feature) {
             (Line::Inst(inst), Feature::CpAsync) => inst.op.uses_cp_async(),
             (Line::Inst(inst), Feature::WarpMatrix) => inst.op.uses_warp_matrix(),
+            (Line::Inst(inst), Feature::Bf16ToF32) => {
+                matches!(inst.op, Op::Cvt { dst_ty: Ty::F32, src_ty: Ty::Bf16, .. })
+            }
             _ => false,
         })
     }
@@ -270,10 +279,7 @@ pub struct ArchTooOld {
 impl Module {
     /// The features any kernel uses.
     pub fn features(&self) -> Vec<Feature> {
-        [Feature::CpAsync, Feature::WarpMatrix]
-            .into_iter()
-            .filter(|f| self.kernels.iter().any(|k| k.uses(*f)))
-            .collect()
+        Feature::ALL.into_iter().filter(|f| self.kernels.iter().any(|k| k.uses(*f))).collect()
     }
 
     /// The PTX version the module needs: its architecture's and every used feature's minimum.

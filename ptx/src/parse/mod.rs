@@ -809,6 +809,11 @@ impl Parser {
                 if !tf32 && (dst_ty == Ty::Tf32 || src_ty == Ty::Tf32 || rounding == Some(Rounding::Rna)) {
                     return self.unsupported();
                 }
+                // On sm_80, bf16 converts to and from f32 only (the others need sm_90).
+                let bf16 = [dst_ty, src_ty].contains(&Ty::Bf16);
+                if bf16 && !matches!((dst_ty, src_ty), (Ty::F32, Ty::Bf16) | (Ty::Bf16, Ty::F32)) {
+                    return self.unsupported();
+                }
                 let dst = self.reg()?;
                 self.comma()?;
                 Op::Cvt { dst_ty, src_ty, rounding, dst, src: self.operand()? }
@@ -823,7 +828,7 @@ impl Parser {
                 else {
                     return self.unsupported();
                 };
-                if mods.len() != 2 || (cmp.float_only() && !ty.is_float()) {
+                if mods.len() != 2 || (cmp.float_only() && !ty.is_float()) || matches!(ty, Ty::Bf16 | Ty::Tf32) {
                     return self.unsupported();
                 }
                 let (dst, a, b) = self.three()?;

@@ -181,7 +181,7 @@ fn declarations_may_follow_uses_and_name_single_registers() {
 }
 
 /// The instructions compilers emit for sm_80 beyond codegen's set, each form once.
-const SM80_FORMS: &str = "//\n.version 8.0\n.target sm_80\n.address_size 64\n\n.visible .entry k(\n\t.param .u64 k_param_0\n)\n.reqntid 32\n{\n\t.reg .pred %p<3>;\n\t.reg .b16 %rs<3>;\n\t.reg .b32 %r<40>;\n\t.reg .b64 %rd<3>;\n\tmax.f32 %r1, %r2, %r3;\n\tmin.ftz.NaN.f32 %r1, %r2, 0fFF800000;\n\tmax.f64 %rd1, %rd1, %rd2;\n\tex2.approx.f32 %r4, %r1;\n\tex2.approx.ftz.f32 %r4, %r1;\n\tlg2.approx.f32 %r4, %r1;\n\trcp.approx.ftz.f32 %r4, %r1;\n\trsqrt.approx.f32 %r4, %r1;\n\tsqrt.approx.f32 %r4, %r1;\n\tsin.approx.f32 %r4, %r1;\n\tcos.approx.f32 %r4, %r1;\n\ttanh.approx.f32 %r4, %r1;\n\tdiv.full.f32 %r5, %r4, %r1;\n\tdiv.approx.ftz.f32 %r5, %r4, %r1;\n\tdiv.rn.f32 %r5, %r4, %r1;\n\tcvt.rn.f16x2.f32 %r6, %r4, %r5;\n\tcvt.rz.relu.bf16x2.f32 %r6, %r4, %r5;\n\tcvt.rn.bf16.f32 %rs1, %r4;\n\tcvt.f32.bf16 %r7, %rs1;\n\tcvt.rna.tf32.f32 %r8, %r7;\n\tshfl.sync.bfly.b32 %r9, %r8, 16, 31, -1;\n\tshfl.sync.idx.b32 %r9|%p1, %r8, %r2, 0x1f, %r3;\n\tshfl.sync.up.b32 %r9|%p2, %r8, 1, 0, -1;\n\tshfl.sync.down.b32 %r9, %r8, 1, 31, 65535;\n\tselp.f32 %r10, 0fFF800000, %r9, %p1;\n\tsetp.geu.f32 %p1, %r10, %r9;\n\tsetp.nan.f32 %p1, %r10, %r10;\n\tmov.pred %p2, -1;\n\tor.b64 %rd1, %rd1, 4611686293305294848;\n\tmma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 { %r11, %r12, %r13, %r14 }, { %r15, %r16, %r17, %r18 }, { %r19, %r20 }, { %r11, %r12, %r13, %r14 };\n\tmma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 { %r11, %r12, %r13, %r14 }, { %r15, %r16, %r17, %r18 }, { %r19, %r20 }, { %r11, %r12, %r13, %r14 };\n\tbra.uni $L__BB0_1;\n$L__BB0_1:\n\tret;\n}\n";
+const SM80_FORMS: &str = include_str!("../../tests/fixtures/sm80_forms.ptx");
 
 #[test]
 fn compiler_sm80_forms_parse_and_round_trip() {
@@ -210,6 +210,8 @@ fn compiler_sm80_forms_parse_and_round_trip() {
     assert!(has(&|op| matches!(op, Op::Setp { cmp: Cmp::Geu, ty: Ty::F32, .. })));
     assert!(has(&|op| matches!(op, Op::Setp { cmp: Cmp::Nan, .. })));
     let text = print(&parsed.module).unwrap();
+    // `cvt.f32.bf16` needs PTX 7.1.
+    assert!(text.contains(".version 7.1\n"), "{text}");
     for form in [
         "min.ftz.NaN.f32 %r1, %r2, 0fFF800000;",
         "shfl.sync.idx.b32 %r9|%p1, %r8, %r2, 31, %r3;",
@@ -240,6 +242,9 @@ fn forms_outside_the_model_are_refused_at_the_instruction() {
         "fma.rn.bf16 %rs1, %rs1, %rs1, %rs1;",
         "bra.foo $L__BB0_1;",
         "setp.ltu.s32 %p1, %r1, %r2;",
+        "setp.lt.bf16 %p1, %rs1, %rs2;",
+        "cvt.rn.bf16.s32 %rs1, %r1;",
+        "cvt.f16.bf16 %rs1, %rs2;",
         "setp.gt.ftz.f32 %p1, %r1, %r2;",
     ] {
         let text = SM80_FORMS.replace("\tmax.f32 %r1, %r2, %r3;", &format!("\t{form}"));

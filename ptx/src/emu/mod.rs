@@ -736,16 +736,15 @@ impl<'k> Emulator<'k> {
         let mut ran = false;
         for start in (0..threads.len()).step_by(warp::WARP) {
             let end = (start + warp::WARP).min(threads.len());
-            let mut pcs: Vec<usize> = statuses[start..end]
-                .iter()
-                .filter_map(|s| match s {
-                    Suspend::Warp(pc) => Some(*pc),
-                    _ => None,
-                })
-                .collect();
-            pcs.sort_unstable();
-            pcs.dedup();
-            for pc in pcs {
+            let waiting_at = |s: &Suspend| match s {
+                Suspend::Warp(pc) => Some(*pc),
+                _ => None,
+            };
+            // Each instruction lanes wait at, in increasing order (usually just one: only
+            // shuffles of part of a warp, or diverged lanes, leave lanes at several).
+            let mut next = statuses[start..end].iter().filter_map(waiting_at).min();
+            while let Some(pc) = next {
+                next = statuses[start..end].iter().filter_map(waiting_at).filter(|p| *p > pc).min();
                 if matches!(self.code.insts.get(pc).map(|i| i.op), Some(DOp::Shfl { .. })) {
                     ran |= self.shfl_rendezvous(&mut threads[start..end], &mut statuses[start..end], pc)?;
                     continue;

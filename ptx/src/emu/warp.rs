@@ -178,4 +178,90 @@ mod tests {
             }
         }
     }
+    #[test]
+    fn shuffle_sources_follow_the_isa() {
+        let all = |mode, b, c| (0..32).map(|lane| shfl_source(mode, lane, b, c)).collect::<Vec<_>>();
+        // Butterfly over the whole warp (c = 31): lane ^ b, always in range.
+        assert!(all(ShflMode::Bfly, 2, 31).iter().enumerate().all(|(l, s)| *s == (l as u32 ^ 2, true)));
+        // Down by 4 clamped at 31: the top four lanes keep their own value, predicate false.
+        assert_eq!(shfl_source(ShflMode::Down, 27, 4, 31), (31, true));
+        assert_eq!(shfl_source(ShflMode::Down, 28, 4, 31), (28, false));
+        // Up by 1 (c = 0): lane 0 keeps its own.
+        assert_eq!(shfl_source(ShflMode::Up, 0, 1, 0), (0, false));
+        assert_eq!(shfl_source(ShflMode::Up, 5, 1, 0), (4, true));
+        // Segments of 8 lanes (segment mask 0x18 in bits 8-12, clamp 7): up stays in the segment.
+        let seg8 = (0x18 << 8) | 7;
+        assert_eq!(shfl_source(ShflMode::Up, 8, 1, seg8 & !7), (8, false));
+        assert_eq!(shfl_source(ShflMode::Up, 9, 1, seg8 & !7), (8, true));
+        assert_eq!(shfl_source(ShflMode::Down, 15, 1, seg8), (15, false));
+        assert_eq!(shfl_source(ShflMode::Down, 14, 1, seg8), (15, true));
+        // Idx broadcasts lane b of each segment; the whole warp reads lane 0 with c = 31.
+        assert!(all(ShflMode::Idx, 0, 31).iter().all(|s| *s == (0, true)));
+        assert_eq!(shfl_source(ShflMode::Idx, 13, 2, seg8), (10, true));
+        // Idx with a clamp below b: out of range.
+        assert_eq!(shfl_source(ShflMode::Idx, 3, 6, 4), (3, false));
+        // Only b's low five bits count.
+        assert_eq!(shfl_source(ShflMode::Bfly, 1, 33, 31), (0, true));
+    }
+
+    /// 16-bit fragments of A (16x16), B (16x8) and C (16x8) for one of the 16-bit inputs.
+    fn fragments_of(input: MmaInput, a: &[[f32; 16]; 16], b: &[[f32; 8]; 16], c: &[[f32; 8]; 16]) -> MmaFragments {
+        let bits = |v: f32| match input {
+            MmaInput::Bf16 => u64::from(half::bf16::from_f32(v).to_bits()),
+            _ => f16_bits(v),
+        };
+        let mut frags = MmaFragments { a: [[0; 4]; WARP], b: [[0; 2]; WARP], c: [[0; 4]; WARP] };
+        let pack = |lo: f32, hi: f32| bits(lo) | bits(hi) << 16;
+        for lane in 0..WARP {
+            let (g, p) = (lane / 4, 2 * (lane % 4));
+            frags.a[lane] = [
+                pack(a[g][p], a[g][p + 1]),
+                pack(a[g + 8][p], a[g + 8][p + 1]),
+                pack(a[g][p + 8], a[g][p + 9]),
+                pack(a[g + 8][p + 8], a[g + 8][p + 9]),
+            ];
+            frags.b[lane] = [pack(b[p][g], b[p + 1][g]), pack(b[p + 8][g], b[p + 9][g])];
+            frags.c[lane] = [c[g][p], c[g][p + 1], c[g + 8][p], c[g + 8][p + 1]].map(|v| u64::from(v.to_bits()));
+        }
+        frags
+    }
+
+    #[test]
+    fn bf16_and_tf32_mma_compute_the_product_plus_the_accumulator() {
+        // Values a bf16 holds exactly but an f16 does not (2^20): read as f16 they would be
+        // infinities, so the bf16 decoding is what makes these right.
+        let a: [[f32; 16]; 16] =
+            std::array::from_fn(|i| std::array::from_fn(|k| (((i * 3 + k * 5) % 7) as f32 - 3.0) * 1048576.0));
+        let b: [[f32; 8]; 16] = std::array::from_fn(|i| std::array::from_fn(|j| ((i + j * 2) % 5) as f32 - 2.0));
+        let c: [[f32; 8]; 16] = std::array::from_fn(|i| std::array::from_fn(|j| (i * 8 + j) as f32 * 1048576.0));
+        let d = mma(MmaInput::Bf16, &fragments_of(MmaInput::Bf16, &a, &b, &c));
+        for (lane, regs) in d.iter().enumerate() {
+            let (g, p) = (lane / 4, 2 * (lane % 4));
+            for (r, (i, j)) in [(g, p), (g, p + 1), (g + 8, p), (g + 8, p + 1)].into_iter().enumerate() {
+                let want: f32 = c[i][j] + (0..16).map(|k| a[i][k] * b[k][j]).sum::<f32>();
+                assert_eq!(f32::from_bits(regs[r] as u32), want, "bf16: lane {lane} element ({i}, {j})");
+            }
+        }
+        // tf32, m16n8k8: one element per register; the 13 low bits of an operand are ignored.
+        let c: [[f32; 8]; 16] = std::array::from_fn(|i| std::array::from_fn(|j| (i * 8 + j) as f32));
+        let a8: [[f32; 8]; 16] = std::array::from_fn(|i| std::array::from_fn(|k| ((i * 3 + k * 5) % 7) as f32 - 2.5));
+        let b8: [[f32; 8]; 8] = std::array::from_fn(|k| std::array::from_fn(|j| ((k + j * 2) % 5) as f32 + 0.25));
+        let mut frags = MmaFragments { a: [[0; 4]; WARP], b: [[0; 2]; WARP], c: [[0; 4]; WARP] };
+        let low_bits = |v: f32| u64::from(v.to_bits() | 0x1FFF);
+        for lane in 0..WARP {
+            let (g, t) = (lane / 4, lane % 4);
+            frags.a[lane] = [a8[g][t], a8[g + 8][t], a8[g][t + 4], a8[g + 8][t + 4]].map(low_bits);
+            frags.b[lane] = [b8[t][g], b8[t + 4][g]].map(low_bits);
+            let (p, q) = (2 * t, 2 * t + 1);
+            frags.c[lane] = [c[g][p], c[g][q], c[g + 8][p], c[g + 8][q]].map(|v| u64::from(v.to_bits()));
+        }
+        let d = mma(MmaInput::Tf32, &frags);
+        for (lane, regs) in d.iter().enumerate() {
+            let (g, p) = (lane / 4, 2 * (lane % 4));
+            for (r, (i, j)) in [(g, p), (g, p + 1), (g + 8, p), (g + 8, p + 1)].into_iter().enumerate() {
+                let want: f32 = c[i][j] + (0..8).map(|k| a8[i][k] * b8[k][j]).sum::<f32>();
+                assert_eq!(f32::from_bits(regs[r] as u32), want, "tf32: lane {lane} element ({i}, {j})");
+            }
+        }
+    }
 }

@@ -354,12 +354,19 @@ fn expected(init: f64, times: f64) -> Vec<f64> {
 }
 
 fn run_hand(text: &str, a_image: Vec<u64>, config: &EmuConfig) -> (EmuOutcome, Vec<f64>) {
-    let (kernel, lines) = kernel_of(text, [1, 1, 1], [128, 1, 1], 0);
+    run_hand_threads(text, a_image, config, 128)
+}
+
+/// The hand-written kernel in `threads` threads (each copying 16 bytes of the A image).
+fn run_hand_threads(text: &str, mut a_image: Vec<u64>, config: &EmuConfig, threads: u32) -> (EmuOutcome, Vec<f64>) {
+    let (kernel, lines) = kernel_of(text, [1, 1, 1], [threads, 1, 1], 0);
     let (_, b_image) = images();
+    let words = threads as usize * 4;
+    a_image.resize(words, 0);
     let args = vec![
-        KernelArg::Buffer(Tensor::from_bits(DataType::INT32, vec![512], a_image).unwrap()),
+        KernelArg::Buffer(Tensor::from_bits(DataType::INT32, vec![words], a_image).unwrap()),
         KernelArg::Buffer(Tensor::from_bits(DataType::INT32, vec![64], b_image).unwrap()),
-        KernelArg::Buffer(Tensor::zeros(DataType::FLOAT32, vec![512]).unwrap()),
+        KernelArg::Buffer(Tensor::zeros(DataType::FLOAT32, vec![words]).unwrap()),
     ];
     let (outcome, buffers) = run(&kernel, &lines, &args, config);
     (outcome, buffers[2].as_ref().expect("out").to_f64_vec())
@@ -456,4 +463,32 @@ fn breaking_the_wgmma_protocol_faults_naming_the_queue_the_instruction_and_the_w
     let swapped = MMA_DESC.replace("{%r20, %r21", "{%r21, %r20");
     let fault = hand_fault(&[MMA_DESC, COMMIT, &swapped, COMMIT, WAIT0], true, a_image);
     expect(fault, FaultKind::ReadPendingAsync, &["only the same accumulators may chain"]);
+}
+
+/// Two warpgroups multiply the same shared A and B. Once a warpgroup's wait retired its wgmma,
+/// only that warpgroup knows: a thread of the other one writing B before a barrier races with
+/// it, after a barrier it does not.
+#[test]
+fn a_warpgroup_writing_what_another_ones_wgmma_read_needs_a_barrier_after_that_wait() {
+    let (a_image, _) = images();
+    let two = |body: &[&str]| hand(body, true).replace(".reqntid 128", ".reqntid 256").replace("sA[2048]", "sA[4096]");
+    let store = ["setp.eq.u32 %p2, %r1, 128;", "@%p2 st.shared.b32 [%r9], %r3;"];
+    let racy = two(&[&[MMA_DESC, COMMIT, WAIT0][..], &store[..]].concat());
+    match run_hand_threads(&racy, a_image.clone(), &EmuConfig::default(), 256).0 {
+        EmuOutcome::Fault(fault) => {
+            assert_eq!(fault.kind, FaultKind::CrossThreadRace, "{}", fault.message);
+            for part in ["queue `wgmma`", "sB[byte 0]", "another warpgroup", "`wgmma.wait_group.sync.aligned 0;`"] {
+                assert!(fault.message.contains(part), "`{part}` not in: {}", fault.message);
+            }
+        }
+        EmuOutcome::Completed => panic!("the store raced and ran clean"),
+    }
+    let ordered = two(&[&[MMA_DESC, COMMIT, WAIT0, "bar.sync 0;"][..], &store[..]].concat());
+    for config in configs() {
+        let (outcome, out) = run_hand_threads(&ordered, a_image.clone(), &config, 256);
+        assert_eq!(outcome, EmuOutcome::Completed, "{config:?}");
+        // The second warpgroup's threads hold the same D as the first's.
+        let expected = expected(0.0, 1.0);
+        assert_eq!(out, [expected.clone(), expected].concat(), "{config:?}");
+    }
 }

@@ -373,11 +373,14 @@ impl Emulator<'_> {
         if let Some((byte, release)) = state.held.released_to_others(start, len as usize, th.epoch, owner) {
             let place = self.place(StateSpace::Shared, ARRAY_BASE + byte as u64);
             let (line, text) = self.describe(release.site as usize);
+            let who = match release.owner {
+                Release::SEVERAL => "another warpgroup".to_string(),
+                other => format!("warpgroup {other}"),
+            };
             let message = format!(
-                "queue `wgmma`: {what} of {place} races with the wgmma.mma_async of warpgroup {} that read it until \
+                "queue `wgmma`: {what} of {place} races with the wgmma.mma_async of {who} that read it until \
                  `{text}` at line {line} retired it; no barrier since orders that wait_group before this thread of \
-                 warpgroup {owner}",
-                release.owner
+                 warpgroup {owner}"
             );
             return Err(self.fault(FaultKind::CrossThreadRace, message, th, pc));
         }

@@ -470,7 +470,7 @@ const MATMUL_NOT_RACY: [(&str, &str); 4] = [
 ];
 
 /// The other mutants that are not racy: (file prefix, kernel, mutant name prefix, why).
-const NOT_RACY: [(&str, &str, &str, &str); 7] = [
+const NOT_RACY: [(&str, &str, &str, &str); 12] = [
     ("triton_matmul_s2", "matmul", "wait #4 loosened", "with two stages nothing is in flight after the loop"),
     ("triton_matmul_f16_s2_sm_80", "matmul", "wait #4 loosened", "with two stages nothing is in flight after the loop"),
     ("triton_row_sum", "row_sum", "barrier #2 removed", "only global stores follow it"),
@@ -488,6 +488,38 @@ const NOT_RACY: [(&str, &str, &str, &str); 7] = [
         "barrier #2 removed",
         "the first loop's last barrier orders its reads before the copies after it, and each thread's next copies \
          go to the slots its own copies, just waited for, filled",
+    ),
+    (
+        "triton_flash_attention_sm_90a",
+        "flash_attention",
+        "fence #1 removed",
+        "the iteration's first fence already follows the wait that landed V's copies, and nothing writes V between",
+    ),
+    (
+        "triton_causal_attention_sm_90a",
+        "causal_attention",
+        "fence #1 removed",
+        "the iteration's first fence already follows the wait that landed V's copies, and nothing writes V between",
+    ),
+    (
+        "triton_causal_attention_sm_90a",
+        "causal_attention",
+        "fence #3 removed",
+        "the iteration's first fence already follows the wait that landed V's copies, and nothing writes V between",
+    ),
+    (
+        "triton_causal_attention_sm_90a",
+        "causal_attention",
+        "barrier #2 removed",
+        "the one warpgroup's wgmma.wait_group 0 retired every read of the slots, and each thread's next copies go to \
+         the bytes its own copies, just waited for, wrote",
+    ),
+    (
+        "triton_causal_attention_sm_90a",
+        "causal_attention",
+        "barrier #5 removed",
+        "the one warpgroup's wgmma.wait_group 0 retired every read of the slots, and each thread's stores after it go \
+         to bytes only its own copies, just waited for, wrote",
     ),
 ];
 

@@ -12,7 +12,7 @@
 
 use half::f16;
 
-use crate::module::{Cmp, FloatOp, IntOp, Rounding, Ty};
+use crate::module::{Cmp, FloatOp, IntOp, PackedHalf, Rounding, Ty};
 
 #[inline(always)]
 pub(super) fn mask(bits: u64, width: u32) -> u64 {
@@ -127,6 +127,7 @@ fn to_f64(ty: Ty, bits: u64) -> f64 {
     match ty {
         Ty::F64 => f64::from_bits(bits),
         Ty::F16 => f16::from_bits(bits as u16).to_f64(),
+        Ty::Bf16 => f64::from(super::approx::bf16_value(bits)),
         _ => f64::from(f32::from_bits(bits as u32)),
     }
 }
@@ -136,6 +137,7 @@ fn to_f64(ty: Ty, bits: u64) -> f64 {
 pub(super) fn compare(cmp: Cmp, ty: Ty, a: u64, b: u64) -> bool {
     if ty.is_float() {
         let (x, y) = (to_f64(ty, a), to_f64(ty, b));
+        let unordered = x.is_nan() || y.is_nan();
         return match cmp {
             Cmp::Eq => x == y,
             Cmp::Ne => x != y && !x.is_nan() && !y.is_nan(),
@@ -144,6 +146,13 @@ pub(super) fn compare(cmp: Cmp, ty: Ty, a: u64, b: u64) -> bool {
             Cmp::Le | Cmp::Ls => x <= y,
             Cmp::Gt | Cmp::Hi => x > y,
             Cmp::Ge | Cmp::Hs => x >= y,
+            Cmp::Equ => unordered || x == y,
+            Cmp::Ltu => unordered || x < y,
+            Cmp::Leu => unordered || x <= y,
+            Cmp::Gtu => unordered || x > y,
+            Cmp::Geu => unordered || x >= y,
+            Cmp::Num => !unordered,
+            Cmp::Nan => unordered,
         };
     }
     let w = ty.bits();
@@ -151,8 +160,20 @@ pub(super) fn compare(cmp: Cmp, ty: Ty, a: u64, b: u64) -> bool {
     let (sa, sb) = (sext(a, w), sext(b, w));
     let signed = ty.is_signed();
     match cmp {
-        Cmp::Eq => a == b,
+        Cmp::Eq | Cmp::Equ => a == b,
         Cmp::Ne | Cmp::Neu => a != b,
+        // The parser admits the float-only comparisons on floats only; on integers they are
+        // their ordered forms (nothing is NaN).
+        Cmp::Num => true,
+        Cmp::Nan => false,
+        Cmp::Ltu if signed => sa < sb,
+        Cmp::Leu if signed => sa <= sb,
+        Cmp::Gtu if signed => sa > sb,
+        Cmp::Geu if signed => sa >= sb,
+        Cmp::Ltu => a < b,
+        Cmp::Leu => a <= b,
+        Cmp::Gtu => a > b,
+        Cmp::Geu => a >= b,
         Cmp::Lt if signed => sa < sb,
         Cmp::Le if signed => sa <= sb,
         Cmp::Gt if signed => sa > sb,
@@ -168,6 +189,8 @@ fn from_f64(ty: Ty, value: f64) -> u64 {
     match ty {
         Ty::F64 => value.to_bits(),
         Ty::F16 => u64::from(f16::from_f64(value).to_bits()),
+        Ty::Bf16 => u64::from(half::bf16::from_f64(value).to_bits()),
+        Ty::Tf32 => super::approx::to_tf32(Rounding::Rn, u64::from((value as f32).to_bits())),
         _ => u64::from((value as f32).to_bits()),
     }
 }
@@ -189,6 +212,8 @@ pub(super) fn cvt(dst: Ty, src: Ty, rounding: Option<Rounding>, bits: u64) -> u6
                 Ty::F64 => (bits as f64).to_bits(),
                 Ty::F16 if src.is_signed() => u64::from(f16::from_f32(sext(bits, src.bits()) as f32).to_bits()),
                 Ty::F16 => u64::from(f16::from_f32(bits as f32).to_bits()),
+                Ty::Bf16 if src.is_signed() => from_f64(dst, sext(bits, src.bits()) as f64),
+                Ty::Bf16 => from_f64(dst, bits as f64),
                 _ if src.is_signed() => u64::from((sext(bits, src.bits()) as f32).to_bits()),
                 _ => u64::from((bits as f32).to_bits()),
             }
@@ -211,6 +236,14 @@ pub(super) fn cvt(dst: Ty, src: Ty, rounding: Option<Rounding>, bits: u64) -> u6
             mask(r, dst.bits())
         }
         (true, true) => match (src, dst, rounding) {
+            // Narrowing an f32 to the tensor-core formats, each rounding as asked.
+            (Ty::F32, Ty::Tf32, Some(r)) => super::approx::to_tf32(r, bits),
+            (Ty::F32, Ty::F16, Some(Rounding::Rz)) => {
+                u64::from(super::approx::narrow_16(PackedHalf::F16x2, Rounding::Rz, false, f32::from_bits(bits as u32)))
+            }
+            (Ty::F32, Ty::Bf16, Some(r @ (Rounding::Rn | Rounding::Rz))) => {
+                u64::from(super::approx::narrow_16(PackedHalf::Bf16x2, r, false, f32::from_bits(bits as u32)))
+            }
             // `cvt.rni` / `cvt.rzi` between floats round to an integral value.
             (_, _, Some(Rounding::Rni)) => from_f64(dst, to_f64(src, bits).round_ties_even()),
             (_, _, Some(Rounding::Rzi)) => from_f64(dst, to_f64(src, bits).trunc()),
@@ -245,6 +278,21 @@ mod tests {
         assert!(!compare(Cmp::Ne, Ty::F32, f(f32::NAN), f(1.0)));
         assert!(compare(Cmp::Lt, Ty::S32, 0xFFFF_FFFF, 0));
         assert!(!compare(Cmp::Lo, Ty::U32, 0xFFFF_FFFF, 0));
+        // Unordered comparisons are true on NaN, ordered ones false.
+        let nan = f(f32::NAN);
+        for (cmp, on_nan, one_two) in [
+            (Cmp::Ltu, true, true),
+            (Cmp::Geu, true, false),
+            (Cmp::Equ, true, false),
+            (Cmp::Gtu, true, false),
+            (Cmp::Leu, true, true),
+            (Cmp::Num, false, true),
+            (Cmp::Nan, true, false),
+            (Cmp::Lt, false, true),
+        ] {
+            assert_eq!(compare(cmp, Ty::F32, nan, f(1.0)), on_nan, "{cmp:?} with NaN");
+            assert_eq!(compare(cmp, Ty::F32, f(1.0), f(2.0)), one_two, "{cmp:?} of 1, 2");
+        }
     }
 }
 

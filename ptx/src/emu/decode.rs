@@ -9,8 +9,8 @@
 use std::collections::HashMap;
 
 use crate::module::{
-    AddrBase, Address, Cmp, FloatOp, IntOp, Kernel, Label, Line, Op, Operand, Reg, RegClass, Rounding, Special,
-    StateSpace, Ty,
+    AddrBase, Address, ApproxFn, Cmp, Feature, FloatOp, IntOp, Kernel, Label, Line, MmaInput, Op, Operand, PackedHalf,
+    Reg, RegClass, Rounding, ShflMode, Special, StateSpace, Ty, WgmmaA, WgmmaInput, WgmmaMma,
 };
 
 use super::EmuError;
@@ -99,6 +99,7 @@ pub(super) enum DOp {
         addr: DAddr,
     },
     Mma {
+        input: MmaInput,
         d: [u32; 4],
         a: [u32; 4],
         b: [u32; 2],
@@ -175,6 +176,105 @@ pub(super) enum DOp {
     WaitAll,
     Bar,
     Ret,
+
+    // Compilers' sm_80 instructions.
+    FloatMinMax {
+        max: bool,
+        ftz: bool,
+        nan: bool,
+        ty: Ty,
+        dst: u32,
+        a: Src,
+        b: Src,
+    },
+    Approx {
+        func: ApproxFn,
+        ftz: bool,
+        dst: u32,
+        a: Src,
+    },
+    /// `div.full` and `div.approx` alike: the model gives both the IEEE quotient.
+    DivApprox {
+        ftz: bool,
+        dst: u32,
+        a: Src,
+        b: Src,
+    },
+    CvtPack {
+        to: PackedHalf,
+        rounding: Rounding,
+        relu: bool,
+        dst: u32,
+        a: Src,
+        b: Src,
+    },
+    /// Warp-wide: resolved when every lane its membermask names reached it.
+    Shfl {
+        mode: ShflMode,
+        dst: u32,
+        pred: Option<u32>,
+        a: Src,
+        b: Src,
+        c: Src,
+        mask: Src,
+    },
+    // Hopper's warpgroup MMA queue and the async-proxy fence (emu/wgmma.rs).
+    WgmmaFence,
+    /// Warpgroup-wide: the index of its operands in `Decoded::wgmmas`.
+    WgmmaMma(u32),
+    WgmmaCommit,
+    WgmmaWait(u32),
+    /// `fence.proxy.async`; `shared`: it orders shared memory.
+    FenceProxyAsync {
+        shared: bool,
+    },
+}
+
+/// Where a decoded `wgmma.mma_async` takes A from.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum DWgmmaA {
+    Desc(u32),
+    Regs([u32; 4]),
+}
+
+/// The operands of a decoded `wgmma.mma_async` (register slots).
+#[derive(Clone, Debug)]
+pub(super) struct DWgmma {
+    pub n: u32,
+    pub input: WgmmaInput,
+    pub d: Vec<u32>,
+    pub a: DWgmmaA,
+    pub b: u32,
+    pub scale_d: Src,
+    pub negate_a: bool,
+    pub negate_b: bool,
+    pub trans_a: bool,
+    pub trans_b: bool,
+}
+
+impl DWgmma {
+    /// Every register slot the instruction reads or writes, D first.
+    pub fn slots(&self) -> Vec<u32> {
+        let mut slots = self.d.clone();
+        match self.a {
+            DWgmmaA::Desc(s) => slots.push(s),
+            DWgmmaA::Regs(a) => slots.extend(a),
+        }
+        slots.push(self.b);
+        if let Src::Reg(s) = self.scale_d {
+            slots.push(s);
+        }
+        slots
+    }
+
+    /// The slots an in-flight instance holds: D and the A registers.
+    pub fn held_slots(&self) -> Vec<u32> {
+        let mut slots = self.d.clone();
+        if let DWgmmaA::Regs(a) = self.a {
+            slots.extend(a);
+        }
+        slots
+    }
 }
 
 /// A decoded instruction with its guard and where it came from.
@@ -190,6 +290,12 @@ pub(super) struct DInst {
 pub(super) struct Decoded {
     pub insts: Vec<DInst>,
     pub n_slots: usize,
+    /// The operands of every `wgmma.mma_async`, by `DOp::WgmmaMma` index.
+    pub wgmmas: Vec<DWgmma>,
+    /// Per instruction, the register slots it names with their registers: only for kernels
+    /// that use `wgmma` (empty otherwise), to find accesses of registers an in-flight wgmma
+    /// holds.
+    pub reg_uses: Vec<Box<[(u32, Reg)]>>,
 }
 
 /// Where the arrays of the shared and local state spaces start.
@@ -308,7 +414,8 @@ impl Decoder<'_> {
                 }
                 DOp::Ldmatrix { count: dst.len().min(4) as u8, trans: *trans, dst: slots, addr: self.addr(addr)? }
             }
-            Op::Mma { d, a, b, c } => DOp::Mma {
+            Op::Mma { input, d, a, b, c } => DOp::Mma {
+                input: *input,
                 d: d.map(|r| self.slot(r)),
                 a: a.map(|r| self.slot(r)),
                 b: b.map(|r| self.slot(r)),
@@ -373,6 +480,67 @@ impl Decoder<'_> {
             Op::CpAsyncWaitAll => DOp::WaitAll,
             Op::BarSync(_) => DOp::Bar,
             Op::Ret => DOp::Ret,
+
+            // Compilers' sm_80 instructions.
+            Op::FloatMinMax { max, ftz, nan, ty, dst, a, b } => DOp::FloatMinMax {
+                max: *max,
+                ftz: *ftz,
+                nan: *nan,
+                ty: *ty,
+                dst: self.slot(*dst),
+                a: self.src(a, *ty)?,
+                b: self.src(b, *ty)?,
+            },
+            Op::Approx { func, ftz, dst, a } => {
+                DOp::Approx { func: *func, ftz: *ftz, dst: self.slot(*dst), a: self.src(a, Ty::F32)? }
+            }
+            Op::DivApprox { ftz, dst, a, b, .. } => {
+                DOp::DivApprox { ftz: *ftz, dst: self.slot(*dst), a: self.src(a, Ty::F32)?, b: self.src(b, Ty::F32)? }
+            }
+            Op::CvtPack { to, rounding, relu, dst, a, b } => DOp::CvtPack {
+                to: *to,
+                rounding: *rounding,
+                relu: *relu,
+                dst: self.slot(*dst),
+                a: self.src(a, Ty::F32)?,
+                b: self.src(b, Ty::F32)?,
+            },
+            Op::Shfl { mode, dst, pred, a, b, c, mask } => DOp::Shfl {
+                mode: *mode,
+                dst: self.slot(*dst),
+                pred: pred.map(|p| self.slot(p)),
+                a: self.src(a, Ty::B32)?,
+                b: self.src(b, Ty::B32)?,
+                c: self.src(c, Ty::B32)?,
+                mask: self.src(mask, Ty::B32)?,
+            },
+            Op::WgmmaFence => DOp::WgmmaFence,
+            // Decoded by `decode`, which keeps its operands in `Decoded::wgmmas`.
+            Op::WgmmaMmaAsync(_) => return Err(EmuError::Unsupported("a wgmma outside the decoder's list".into())),
+            Op::WgmmaCommitGroup => DOp::WgmmaCommit,
+            Op::WgmmaWaitGroup(n) => DOp::WgmmaWait(*n),
+            Op::FenceProxyAsync(space) => DOp::FenceProxyAsync { shared: space.covers_shared() },
+        })
+    }
+
+    fn wgmma(&self, mma: &WgmmaMma) -> Result<DWgmma, EmuError> {
+        // A module built in code may break what the parser checks; the emulator's indexing
+        // relies on it.
+        mma.check().map_err(|e| EmuError::Unsupported(format!("`{mma}`: {e}")))?;
+        Ok(DWgmma {
+            n: mma.n,
+            input: mma.input,
+            d: mma.d.iter().map(|r| self.slot(*r)).collect(),
+            a: match &mma.a {
+                WgmmaA::Desc(r) => DWgmmaA::Desc(self.slot(*r)),
+                WgmmaA::Regs(regs) => DWgmmaA::Regs(regs.map(|r| self.slot(r))),
+            },
+            b: self.slot(mma.b),
+            scale_d: self.src(&mma.scale_d, Ty::Pred)?,
+            negate_a: mma.negate_a,
+            negate_b: mma.negate_b,
+            trans_a: mma.trans_a,
+            trans_b: mma.trans_b,
         })
     }
 }
@@ -394,12 +562,25 @@ pub(super) fn decode(kernel: &Kernel, layout: &Layout) -> Result<Decoded, EmuErr
     }
     let decoder = Decoder { slots, layout, labels };
     let mut insts = Vec::new();
+    let mut wgmmas = Vec::new();
+    let mut reg_uses = Vec::new();
+    let wgmma = kernel.uses(Feature::Wgmma);
     for (index, line) in kernel.body.iter().enumerate() {
         if let Line::Inst(inst) = line {
             let guard = inst.guard.map(|g| (decoder.slot(g.pred), g.negated));
             let line_index = u32::try_from(index).unwrap_or(u32::MAX);
-            insts.push(DInst { guard, op: decoder.op(&inst.op)?, line_index });
+            let op = match &inst.op {
+                Op::WgmmaMmaAsync(mma) => {
+                    wgmmas.push(decoder.wgmma(mma)?);
+                    DOp::WgmmaMma(u32::try_from(wgmmas.len() - 1).unwrap_or(u32::MAX))
+                }
+                other => decoder.op(other)?,
+            };
+            insts.push(DInst { guard, op, line_index });
+            if wgmma {
+                reg_uses.push(inst.regs().into_iter().map(|r| (decoder.slot(r), r)).collect());
+            }
         }
     }
-    Ok(Decoded { insts, n_slots })
+    Ok(Decoded { insts, n_slots, wgmmas, reg_uses })
 }

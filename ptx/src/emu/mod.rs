@@ -26,8 +26,11 @@
 //! nothing here panics on any kernel or argument list.
 
 mod alu;
+pub mod approx;
 mod decode;
+mod shuffle;
 mod warp;
+mod wgmma;
 
 use std::collections::HashMap;
 
@@ -140,6 +143,9 @@ enum Suspend {
     Barrier(usize),
     /// At the warp-wide instruction `pc`, waiting for the other lanes of the warp.
     Warp(usize),
+    /// At the warpgroup-wide instruction `pc` (`wgmma`), waiting for the other threads of the
+    /// warpgroup.
+    Warpgroup(usize),
     End,
     /// Not stopped: runs in the next phase.
     Running,
@@ -197,6 +203,8 @@ struct Emulator<'k> {
     /// Per thread of the running block, the last `cp.async.wait_group` it executed (for the
     /// message of a fault on a copy that wait left in flight).
     last_waits: Vec<Option<usize>>,
+    /// The running block's wgmma queues and async-proxy shadow, for kernels that use wgmma.
+    wgmma: Option<wgmma::WgmmaState>,
     /// Per instruction, its index among the kernel's `st` instructions (`NO_STORE` for the
     /// others), which indexes `Frame::arrivals`.
     store_sites: Vec<u32>,
@@ -349,6 +357,7 @@ impl<'k> Emulator<'k> {
             params,
             block_coords: [0; 3],
             last_waits: Vec::new(),
+            wgmma: None,
             store_sites,
             n_store_sites,
         })
@@ -410,6 +419,12 @@ impl<'k> Emulator<'k> {
         self.charge_block_setup(n)?;
         self.shared_storages = self.alloc_arrays(StateSpace::Shared, Visibility::Block)?;
         self.last_waits = vec![None; n as usize];
+        if !self.code.reg_uses.is_empty() {
+            let end = self.shared.iter().map(|r| r.start + r.bytes).max().unwrap_or(ARRAY_BASE);
+            let window = end.saturating_sub(ARRAY_BASE) as usize;
+            let schedule = self.completion.schedule();
+            self.wgmma = Some(wgmma::WgmmaState::new(n as usize, window, &self.code, schedule));
+        }
         let dims = self.kernel.launch.block;
         let axes = (0..3).filter(|a| dims[*a] > 1 || *a == 0).fold(0u8, |acc, a| acc | (1 << a));
         let mut threads = Vec::new();
@@ -437,6 +452,12 @@ impl<'k> Emulator<'k> {
             if self.warp_rendezvous(&mut threads, &mut statuses)? {
                 continue;
             }
+            if self.wgmma.is_some() {
+                self.wgmma_random_step(&mut threads)?;
+                if self.warpgroup_rendezvous(&mut threads, &mut statuses)? {
+                    continue;
+                }
+            }
             match statuses.first() {
                 Some(Suspend::Barrier(pc)) if statuses.iter().all(|s| *s == Suspend::Barrier(*pc)) => {
                     threads.iter_mut().for_each(|t| t.pass_barrier());
@@ -445,20 +466,29 @@ impl<'k> Emulator<'k> {
                 Some(Suspend::End) | None if statuses.iter().all(|s| *s == Suspend::End) => break,
                 _ => {
                     let stuck = threads.iter().zip(&statuses).find_map(|(t, s)| match s {
-                        Suspend::Barrier(pc) => Some((t, *pc, false)),
-                        Suspend::Warp(pc) => Some((t, *pc, true)),
+                        Suspend::Barrier(pc) => Some((t, *pc, 0)),
+                        Suspend::Warp(pc) => Some((t, *pc, 1)),
+                        Suspend::Warpgroup(pc) => Some((t, *pc, 2)),
                         Suspend::End | Suspend::Running => None,
                     });
-                    let Some((t, pc, warp)) = stuck else { break };
-                    let message = if warp {
-                        format!("the lanes of warp {} did not all reach this warp-wide instruction", t.tid / 32)
-                    } else {
-                        "threads of the block reached different barriers, or some none".to_string()
+                    let Some((t, pc, collective)) = stuck else { break };
+                    let message = match collective {
+                        1 => format!(
+                            "the lanes of warp {} that take part did not all reach this warp-wide instruction (all 32, \
+                             or for shfl.sync the lanes of its membermask)",
+                            t.tid / 32
+                        ),
+                        2 => format!(
+                            "the threads of warpgroup {} did not all reach this warpgroup-wide instruction",
+                            t.tid as usize / wgmma::WARPGROUP
+                        ),
+                        _ => "threads of the block reached different barriers, or some none".to_string(),
                     };
                     return Err(self.fault(FaultKind::BarrierDivergence, message, t, pc));
                 }
             }
         }
+        self.wgmma_exit_check(&threads)?;
         for thread in &mut threads {
             // Empty groups may stay in flight (no leftover); they are retired here all the same.
             let left = thread.asyncs.leftover();
@@ -567,6 +597,15 @@ impl<'k> Emulator<'k> {
                     continue;
                 }
             }
+            // Registers an in-flight wgmma holds (its own chain is checked at its rendezvous).
+            if let Some(state) = &mut self.wgmma {
+                if let Some(uses) = self.code.reg_uses.get(pc) {
+                    state.note_access(th.tid, pc, uses);
+                }
+                if state.holds_regs(th.tid) && !matches!(inst.op, DOp::WgmmaMma(_)) {
+                    self.check_held_regs(th, pc)?;
+                }
+            }
             match inst.op {
                 DOp::Mov { dst, src } => Self::set(th, dst, self.val(th, src)),
                 DOp::Int { op, ty, dst, a, b } => {
@@ -607,7 +646,7 @@ impl<'k> Emulator<'k> {
                     Self::set(th, lo, mask(v, half));
                     Self::set(th, hi, mask(v >> half, half));
                 }
-                DOp::Ldmatrix { .. } | DOp::Mma { .. } => return Ok(Suspend::Warp(pc)),
+                DOp::Ldmatrix { .. } | DOp::Mma { .. } | DOp::Shfl { .. } => return Ok(Suspend::Warp(pc)),
                 DOp::Not { ty, dst, a } => {
                     let width = if ty == Ty::Pred { 1 } else { ty.bits() };
                     Self::set(th, dst, mask(!self.val(th, a), width));
@@ -646,6 +685,9 @@ impl<'k> Emulator<'k> {
                     self.arrive(th, pc);
                     let base = self.address(th, addr);
                     let size = u64::from(ty.bits() / 8);
+                    if space == StateSpace::Shared && self.wgmma.is_some() {
+                        self.generic_shared_write(th, base, size * u64::from(n), pc)?;
+                    }
                     for (k, s) in src.iter().take(usize::from(n)).enumerate() {
                         let value = self.val(th, *s);
                         self.store(th, space, base.wrapping_add(k as u64 * size), size, value, pc)?;
@@ -656,6 +698,9 @@ impl<'k> Emulator<'k> {
                     let limit =
                         src_size.map_or(u64::from(bytes), |s| alu::operand(self.val(th, s), 32).min(u64::from(bytes)));
                     let (dst, src) = (self.address(th, dst), self.address(th, src));
+                    if self.wgmma.is_some() {
+                        self.copy_issued(th, dst, u64::from(bytes), pc)?;
+                    }
                     self.cp_async(th, dst, src, u64::from(bytes), limit, pc)?;
                 }
                 DOp::Commit => self.commit(th, pc)?,
@@ -669,11 +714,40 @@ impl<'k> Emulator<'k> {
                     th.frame.pc = self.code.insts.len();
                     return Ok(Suspend::End);
                 }
+
+                // Compilers' sm_80 instructions.
+                DOp::FloatMinMax { max, ftz, nan, ty, dst, a, b } => {
+                    Self::set(th, dst, approx::min_max(max, ftz, nan, ty, self.val(th, a), self.val(th, b)));
+                }
+                DOp::Approx { func, ftz, dst, a } => Self::set(th, dst, approx::approx(func, ftz, self.val(th, a))),
+                DOp::DivApprox { ftz, dst, a, b } => {
+                    Self::set(th, dst, approx::div(ftz, self.val(th, a), self.val(th, b)));
+                }
+                DOp::CvtPack { to, rounding, relu, dst, a, b } => {
+                    Self::set(th, dst, approx::cvt_pack(to, rounding, relu, self.val(th, a), self.val(th, b)));
+                }
+                // Hopper's wgmma queue (emu/wgmma.rs): `wgmma.fence` orders the thread's
+                // register accesses before the next wgmma; the rest are rendezvous of the
+                // warpgroup.
+                DOp::WgmmaFence => {
+                    if let Some(state) = &mut self.wgmma {
+                        state.register_fence(th.tid);
+                    }
+                }
+                DOp::WgmmaMma(_) | DOp::WgmmaCommit | DOp::WgmmaWait(_) => return Ok(Suspend::Warpgroup(pc)),
+                DOp::FenceProxyAsync { shared } => {
+                    if shared {
+                        self.proxy_fence(th.tid);
+                    }
+                }
             }
         }
     }
 
     fn commit(&mut self, th: &mut Thread<Frame>, pc: usize) -> R<()> {
+        if self.wgmma.is_some() {
+            self.copies_committed(th.tid);
+        }
         let line = self.describe(pc).0;
         let thread = th.race_thread();
         match th.asyncs.commit(&mut self.mem, 0, line, thread, self.completion.lands_at_commit()) {
@@ -690,30 +764,69 @@ impl<'k> Emulator<'k> {
     fn wait(&mut self, th: &mut Thread<Frame>, keep: usize, pc: usize) {
         let waiter = Waiter { thread: th.race_thread(), epoch: th.epoch };
         th.asyncs.wait(&mut self.mem, 0, keep, waiter);
+        if self.wgmma.is_some() {
+            self.copies_waited(th.tid, keep);
+        }
         if let Some(slot) = self.last_waits.get_mut(th.tid as usize) {
             *slot = Some(pc);
         }
     }
 
-    /// Runs the warp-wide instruction of every warp whose lanes have all arrived at it;
-    /// true when one ran.
+    /// Runs the warp-wide instruction of every warp whose lanes have all arrived at it (for
+    /// `shfl.sync`, every lane its membermask names); true when one ran.
     fn warp_rendezvous(&mut self, threads: &mut [Thread<Frame>], statuses: &mut [Suspend]) -> R<bool> {
         let mut ran = false;
         for start in (0..threads.len()).step_by(warp::WARP) {
             let end = (start + warp::WARP).min(threads.len());
-            let Some(Suspend::Warp(pc)) = statuses.get(start).copied() else { continue };
-            if !statuses[start..end].iter().all(|s| *s == Suspend::Warp(pc)) {
-                continue;
+            let waiting_at = |s: &Suspend| match s {
+                Suspend::Warp(pc) => Some(*pc),
+                _ => None,
+            };
+            // Each instruction lanes wait at, in increasing order (usually just one: only
+            // shuffles of part of a warp, or diverged lanes, leave lanes at several).
+            let mut next = statuses[start..end].iter().filter_map(waiting_at).min();
+            while let Some(pc) = next {
+                next = statuses[start..end].iter().filter_map(waiting_at).filter(|p| *p > pc).min();
+                if matches!(self.code.insts.get(pc).map(|i| i.op), Some(DOp::Shfl { .. })) {
+                    ran |= self.shfl_rendezvous(&mut threads[start..end], &mut statuses[start..end], pc)?;
+                    continue;
+                }
+                if !statuses[start..end].iter().all(|s| *s == Suspend::Warp(pc)) {
+                    continue;
+                }
+                if end - start < warp::WARP {
+                    let message = format!("a warp-wide instruction in a warp of {} threads (it needs 32)", end - start);
+                    return Err(self.unsupported_at(pc, message));
+                }
+                self.warp_instruction(&mut threads[start..end], pc)?;
+                statuses[start..end].iter_mut().for_each(|s| *s = Suspend::Running);
+                ran = true;
             }
-            if end - start < warp::WARP {
-                let message = format!("a warp-wide instruction in a warp of {} threads (it needs 32)", end - start);
-                return Err(self.unsupported_at(pc, message));
-            }
-            self.warp_instruction(&mut threads[start..end], pc)?;
-            statuses[start..end].iter_mut().for_each(|s| *s = Suspend::Running);
-            ran = true;
         }
         Ok(ran)
+    }
+
+    /// Runs the warpgroup-wide instruction of the first warpgroup whose threads have all
+    /// arrived at it; true when one ran.
+    fn warpgroup_rendezvous(&mut self, threads: &mut [Thread<Frame>], statuses: &mut [Suspend]) -> R<bool> {
+        for start in (0..threads.len()).step_by(wgmma::WARPGROUP) {
+            let end = (start + wgmma::WARPGROUP).min(threads.len());
+            let Some(Suspend::Warpgroup(pc)) = statuses.get(start).copied() else { continue };
+            if !statuses[start..end].iter().all(|s| *s == Suspend::Warpgroup(pc)) {
+                continue;
+            }
+            if end - start < wgmma::WARPGROUP {
+                let message =
+                    format!("a warpgroup-wide instruction in a warpgroup of {} threads (it needs 128)", end - start);
+                return Err(self.unsupported_at(pc, message));
+            }
+            self.warpgroup_instruction(&mut threads[start..end], start / wgmma::WARPGROUP, pc)?;
+            statuses[start..end].iter_mut().for_each(|s| *s = Suspend::Running);
+            // One warpgroup at a time: its threads run on while the others still wait, so
+            // what one warpgroup's wait does not order for another is seen.
+            return Ok(true);
+        }
+        Ok(false)
     }
 
     /// `ldmatrix` or `mma.sync` at `pc` for the 32 `lanes` of a warp.
@@ -741,7 +854,7 @@ impl<'k> Emulator<'k> {
                     }
                 }
             }
-            DOp::Mma { d, a, b, c } => {
+            DOp::Mma { input, d, a, b, c } => {
                 let mut frags =
                     warp::MmaFragments { a: [[0; 4]; warp::WARP], b: [[0; 2]; warp::WARP], c: [[0; 4]; warp::WARP] };
                 for (index, lane) in lanes.iter().enumerate() {
@@ -749,7 +862,7 @@ impl<'k> Emulator<'k> {
                     frags.b[index] = b.map(|r| self.val(lane, Src::Reg(r)));
                     frags.c[index] = c.map(|r| self.val(lane, Src::Reg(r)));
                 }
-                let out = warp::mma_m16n8k16(&frags);
+                let out = warp::mma(input, &frags);
                 for (lane, regs) in lanes.iter_mut().zip(out) {
                     for (slot, value) in d.iter().zip(regs) {
                         Self::set(lane, *slot, value);

@@ -12,7 +12,9 @@
 
 use std::fmt;
 
+use super::compiler_ops::{ApproxFn, FloatDiv, MmaInput, PackedHalf, ShflMode};
 use super::types::{Address, Guard, Label, Operand, Reg, StateSpace, Ty};
+use super::wgmma::{ProxySpace, WgmmaMma};
 
 /// Integer and bitwise two-operand instructions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -93,6 +95,8 @@ pub enum Rounding {
     Rni,
     /// Toward zero to an integer (an integer result from a float).
     Rzi,
+    /// To nearest, ties away from zero (`cvt.rna.tf32.f32`).
+    Rna,
 }
 
 impl fmt::Display for Rounding {
@@ -102,6 +106,7 @@ impl fmt::Display for Rounding {
             Rounding::Rz => ".rz",
             Rounding::Rni => ".rni",
             Rounding::Rzi => ".rzi",
+            Rounding::Rna => ".rna",
         })
     }
 }
@@ -121,6 +126,22 @@ pub enum Cmp {
     Ls,
     Hi,
     Hs,
+    // The other float comparisons compilers emit: the unordered ones are true when an operand
+    // is NaN as well; `Num` is true when neither is, `Nan` when either is.
+    Equ,
+    Ltu,
+    Leu,
+    Gtu,
+    Geu,
+    Num,
+    Nan,
+}
+
+impl Cmp {
+    /// Whether the comparison exists for floats only.
+    pub fn float_only(self) -> bool {
+        matches!(self, Cmp::Equ | Cmp::Ltu | Cmp::Leu | Cmp::Gtu | Cmp::Geu | Cmp::Num | Cmp::Nan)
+    }
 }
 
 impl fmt::Display for Cmp {
@@ -137,6 +158,13 @@ impl fmt::Display for Cmp {
             Cmp::Hi => ".hi",
             Cmp::Hs => ".hs",
             Cmp::Neu => ".neu",
+            Cmp::Equ => ".equ",
+            Cmp::Ltu => ".ltu",
+            Cmp::Leu => ".leu",
+            Cmp::Gtu => ".gtu",
+            Cmp::Geu => ".geu",
+            Cmp::Num => ".num",
+            Cmp::Nan => ".nan",
         })
     }
 }
@@ -407,8 +435,10 @@ pub enum Op {
         addr: Address,
     },
     /// `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32`: the warp computes D = A * B + C
-    /// for a 16x16 f16 A, a 16x8 f16 B and 16x8 f32 C and D held as fragments of its lanes.
+    /// for a 16x16 f16 A, a 16x8 f16 B and 16x8 f32 C and D held as fragments of its lanes
+    /// (bf16 inputs: the same shape; tf32: `m16n8k8`, a 16x8 A and an 8x8 B).
     Mma {
+        input: MmaInput,
         d: [Reg; 4],
         a: [Reg; 4],
         b: [Reg; 2],
@@ -421,6 +451,68 @@ pub enum Op {
     CpAsyncWaitAll,
     BarSync(u32),
     Ret,
+    // Hopper's warpgroup MMA queue and the async-proxy fence (sm_90a).
+    /// `wgmma.fence.sync.aligned`: orders the thread's register accesses before the
+    /// warpgroup's next `wgmma.mma_async`.
+    WgmmaFence,
+    /// `wgmma.mma_async`: issued by the warpgroup, computed when its group completes.
+    WgmmaMmaAsync(Box<WgmmaMma>),
+    /// `wgmma.commit_group.sync.aligned`: the uncommitted `wgmma.mma_async`s become a group.
+    WgmmaCommitGroup,
+    /// `wgmma.wait_group.sync.aligned n`: wait until at most `n` groups are pending.
+    WgmmaWaitGroup(u32),
+    /// `fence.proxy.async{.space}`: orders the thread's generic-proxy accesses before later
+    /// async-proxy ones (and the reverse).
+    FenceProxyAsync(ProxySpace),
+
+    // What compilers emit for sm_80 beyond codegen's set: float min/max, the approximate
+    // functions and divisions, packed half-precision conversions and warp shuffles.
+    /// `min`/`max` of floats (`{.ftz}{.NaN}`): a NaN operand yields the other one, or the
+    /// canonical NaN with `.NaN`; -0 orders below +0.
+    FloatMinMax {
+        max: bool,
+        ftz: bool,
+        nan: bool,
+        ty: Ty,
+        dst: Reg,
+        a: Operand,
+        b: Operand,
+    },
+    /// `ex2.approx{.ftz}.f32 d, a` and the other one-operand approximations.
+    Approx {
+        func: ApproxFn,
+        ftz: bool,
+        dst: Reg,
+        a: Operand,
+    },
+    /// `div.full{.ftz}.f32` / `div.approx{.ftz}.f32`.
+    DivApprox {
+        div: FloatDiv,
+        ftz: bool,
+        dst: Reg,
+        a: Operand,
+        b: Operand,
+    },
+    /// `cvt.rn{.relu}.f16x2.f32 d, a, b`: `a` converted into the upper half, `b` the lower.
+    CvtPack {
+        to: PackedHalf,
+        rounding: Rounding,
+        relu: bool,
+        dst: Reg,
+        a: Operand,
+        b: Operand,
+    },
+    /// `shfl.sync.MODE.b32 d{|p}, a, b, c, membermask`: a warp collective; `d` gets `a` of the
+    /// source lane the mode computes from `b` and `c`, `p` whether that lane was in range.
+    Shfl {
+        mode: ShflMode,
+        dst: Reg,
+        pred: Option<Reg>,
+        a: Operand,
+        b: Operand,
+        c: Operand,
+        mask: Operand,
+    },
 }
 
 impl Op {
@@ -429,7 +521,20 @@ impl Op {
         matches!(self, Op::CpAsync(_) | Op::CpAsyncCommitGroup | Op::CpAsyncWaitGroup(_) | Op::CpAsyncWaitAll)
     }
 
-    /// Whether the instruction is a warp-wide matrix instruction (`ldmatrix`, `mma.sync`).
+    /// Whether the instruction is one of Hopper's `wgmma` or `fence.proxy.async` (sm_90a).
+    pub fn uses_wgmma(&self) -> bool {
+        matches!(
+            self,
+            Op::WgmmaFence
+                | Op::WgmmaMmaAsync(_)
+                | Op::WgmmaCommitGroup
+                | Op::WgmmaWaitGroup(_)
+                | Op::FenceProxyAsync(_)
+        )
+    }
+
+    /// Whether the instruction is a warp-wide matrix instruction (`ldmatrix`, `mma.sync`);
+    /// their shapes and input types all need sm_80.
     pub fn uses_warp_matrix(&self) -> bool {
         matches!(self, Op::Ldmatrix { .. } | Op::Mma { .. })
     }
@@ -499,8 +604,9 @@ impl fmt::Display for Op {
                 }
                 write!(f, "}}, {addr}")
             }
-            Op::Mma { d, a, b, c } => {
-                f.write_str("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 ")?;
+            Op::Mma { input, d, a, b, c } => {
+                let (shape, ty) = (input.shape(), input.name());
+                write!(f, "mma.sync.aligned.{shape}.row.col.f32.{ty}.{ty}.f32 ")?;
                 for (i, group) in [&d[..], &a[..], &b[..], &c[..]].into_iter().enumerate() {
                     if i > 0 {
                         f.write_str(", ")?;
@@ -525,6 +631,37 @@ impl fmt::Display for Op {
             Op::CpAsyncWaitAll => f.write_str("cp.async.wait_all"),
             Op::BarSync(id) => write!(f, "bar.sync {id}"),
             Op::Ret => f.write_str("ret"),
+            Op::WgmmaFence => f.write_str("wgmma.fence.sync.aligned"),
+            Op::WgmmaMmaAsync(mma) => mma.fmt(f),
+            Op::WgmmaCommitGroup => f.write_str("wgmma.commit_group.sync.aligned"),
+            Op::WgmmaWaitGroup(n) => write!(f, "wgmma.wait_group.sync.aligned {n}"),
+            Op::FenceProxyAsync(space) => write!(f, "fence.proxy.async{space}"),
+
+            // Compilers' sm_80 instructions.
+            Op::FloatMinMax { max, ftz, nan, ty, dst, a, b } => {
+                let name = if *max { "max" } else { "min" };
+                let (ftz, nan) = (if *ftz { ".ftz" } else { "" }, if *nan { ".NaN" } else { "" });
+                write!(f, "{name}{ftz}{nan}{ty} {dst}, {a}, {b}")
+            }
+            Op::Approx { func, ftz, dst, a } => {
+                let ftz = if *ftz { ".ftz" } else { "" };
+                write!(f, "{}.approx{ftz}.f32 {dst}, {a}", func.mnemonic())
+            }
+            Op::DivApprox { div, ftz, dst, a, b } => {
+                let ftz = if *ftz { ".ftz" } else { "" };
+                write!(f, "div.{}{ftz}.f32 {dst}, {a}, {b}", div.name())
+            }
+            Op::CvtPack { to, rounding, relu, dst, a, b } => {
+                let relu = if *relu { ".relu" } else { "" };
+                write!(f, "cvt{rounding}{relu}{to}.f32 {dst}, {a}, {b}")
+            }
+            Op::Shfl { mode, dst, pred, a, b, c, mask } => {
+                write!(f, "shfl.sync{mode}.b32 {dst}")?;
+                if let Some(p) = pred {
+                    write!(f, "|{p}")?;
+                }
+                write!(f, ", {a}, {b}, {c}, {mask}")
+            }
         }
     }
 }

@@ -6,13 +6,17 @@
 //! registers its body can name (`Kernel::reg_counts`); `.version` and `.target` are derived
 //! from the architecture and the features the module uses, never written by hand.
 
+mod compiler_ops;
 mod inst;
 mod print;
 mod types;
+mod wgmma;
 
+pub use compiler_ops::{ApproxFn, Approximate, FloatDiv, MmaInput, PackedHalf, ShflMode};
 pub use inst::{CacheOp, CgNeeds16, Cmp, CpAsync, CpSize, FloatOp, Inst, IntOp, Op, Rounding, Width};
 pub use print::{print, print_with_lines};
 pub use types::{AddrBase, Address, Dim, Guard, Label, Operand, Reg, RegClass, Special, StateSpace, Ty};
+pub use wgmma::{ProxySpace, WgmmaA, WgmmaFormError, WgmmaInput, WgmmaMma};
 
 use std::fmt;
 use std::str::FromStr;
@@ -89,18 +93,28 @@ pub enum Feature {
     CpAsync,
     /// `ldmatrix` and `mma.sync.m16n8k16` with f16 inputs: PTX 7.0, sm_80.
     WarpMatrix,
+    /// `cvt.f32.bf16`: PTX 7.1, sm_80 (the other bf16 and tf32 forms read from compilers' PTX
+    /// need 7.0).
+    Bf16ToF32,
+    /// `wgmma` and `fence.proxy.async`: PTX 8.0, sm_90a.
+    Wgmma,
 }
 
 impl Feature {
+    pub const ALL: [Feature; 4] = [Feature::CpAsync, Feature::WarpMatrix, Feature::Bf16ToF32, Feature::Wgmma];
+
     pub fn min_version(self) -> PtxVersion {
         match self {
             Feature::CpAsync | Feature::WarpMatrix => PtxVersion { major: 7, minor: 0 },
+            Feature::Bf16ToF32 => PtxVersion { major: 7, minor: 1 },
+            Feature::Wgmma => PtxVersion { major: 8, minor: 0 },
         }
     }
 
     pub fn min_arch(self) -> Arch {
         match self {
-            Feature::CpAsync | Feature::WarpMatrix => Arch::Sm80,
+            Feature::CpAsync | Feature::WarpMatrix | Feature::Bf16ToF32 => Arch::Sm80,
+            Feature::Wgmma => Arch::Sm90a,
         }
     }
 }
@@ -245,6 +259,10 @@ impl Kernel {
         self.body.iter().any(|line| match (line, feature) {
             (Line::Inst(inst), Feature::CpAsync) => inst.op.uses_cp_async(),
             (Line::Inst(inst), Feature::WarpMatrix) => inst.op.uses_warp_matrix(),
+            (Line::Inst(inst), Feature::Bf16ToF32) => {
+                matches!(inst.op, Op::Cvt { dst_ty: Ty::F32, src_ty: Ty::Bf16, .. })
+            }
+            (Line::Inst(inst), Feature::Wgmma) => inst.op.uses_wgmma(),
             _ => false,
         })
     }
@@ -268,10 +286,7 @@ pub struct ArchTooOld {
 impl Module {
     /// The features any kernel uses.
     pub fn features(&self) -> Vec<Feature> {
-        [Feature::CpAsync, Feature::WarpMatrix]
-            .into_iter()
-            .filter(|f| self.kernels.iter().any(|k| k.uses(*f)))
-            .collect()
+        Feature::ALL.into_iter().filter(|f| self.kernels.iter().any(|k| k.uses(*f))).collect()
     }
 
     /// The PTX version the module needs: its architecture's and every used feature's minimum.
@@ -345,7 +360,7 @@ impl Inst {
                 extra.extend(dst.iter().copied());
                 extra.extend(addr_reg(addr));
             }
-            Op::Mma { d, a, b, c } => {
+            Op::Mma { d, a, b, c, .. } => {
                 extra.extend(d.iter().chain(a).chain(b).chain(c).copied());
             }
             Op::Ld { dst, addr, .. } => {
@@ -361,12 +376,30 @@ impl Inst {
                 extra.extend(addr_reg(&cp.dst));
                 extra.extend(addr_reg(&cp.src));
             }
+            Op::WgmmaMmaAsync(mma) => extra.extend(mma.regs()),
+            Op::WgmmaFence | Op::WgmmaCommitGroup | Op::WgmmaWaitGroup(_) | Op::FenceProxyAsync(_) => {}
             Op::Bra { .. }
             | Op::CpAsyncCommitGroup
             | Op::CpAsyncWaitGroup(_)
             | Op::CpAsyncWaitAll
             | Op::BarSync(_)
             | Op::Ret => {}
+
+            // Compilers' sm_80 instructions.
+            Op::FloatMinMax { dst, a, b, .. } | Op::DivApprox { dst, a, b, .. } | Op::CvtPack { dst, a, b, .. } => {
+                extra.push(*dst);
+                operand(a);
+                operand(b);
+            }
+            Op::Approx { dst, a, .. } => {
+                extra.push(*dst);
+                operand(a);
+            }
+            Op::Shfl { dst, pred, a, b, c, mask, .. } => {
+                extra.push(*dst);
+                extra.extend(*pred);
+                [a, b, c, mask].into_iter().for_each(&mut operand);
+            }
         }
         regs.extend(extra);
         regs

@@ -33,8 +33,9 @@ use lex::{lex, Pos, Tok};
 use scope::{KernelScope, SymbolKind};
 
 use crate::module::{
-    AddrBase, Address, Arch, Array, BlockDirectives, CacheOp, Cmp, CpAsync, CpSize, Dim, FloatOp, Guard, Inst, IntOp,
-    Kernel, Label, Launch, Line, Module, Op, Operand, Param, Reg, RegClass, Rounding, Special, StateSpace, Ty, Width,
+    AddrBase, Address, ApproxFn, Arch, Array, BlockDirectives, CacheOp, Cmp, CpAsync, CpSize, Dim, FloatDiv, FloatOp,
+    Guard, Inst, IntOp, Kernel, Label, Launch, Line, MmaInput, Module, Op, Operand, PackedHalf, Param, ProxySpace, Reg,
+    RegClass, Rounding, ShflMode, Special, StateSpace, Ty, WgmmaA, WgmmaInput, WgmmaMma, Width,
 };
 
 /// A parse error at a position of the text.
@@ -94,6 +95,8 @@ fn ty_of(name: &str) -> Option<Ty> {
         "f32" => Ty::F32,
         "f64" => Ty::F64,
         "pred" => Ty::Pred,
+        "bf16" => Ty::Bf16,
+        "tf32" => Ty::Tf32,
         _ => return None,
     })
 }
@@ -121,6 +124,13 @@ fn cmp_of(name: &str) -> Option<Cmp> {
         "ls" => Cmp::Ls,
         "hi" => Cmp::Hi,
         "hs" => Cmp::Hs,
+        "equ" => Cmp::Equ,
+        "ltu" => Cmp::Ltu,
+        "leu" => Cmp::Leu,
+        "gtu" => Cmp::Gtu,
+        "geu" => Cmp::Geu,
+        "num" => Cmp::Num,
+        "nan" => Cmp::Nan,
         _ => return None,
     })
 }
@@ -131,6 +141,7 @@ fn rounding_of(name: &str) -> Option<Rounding> {
         "rz" => Rounding::Rz,
         "rni" => Rounding::Rni,
         "rzi" => Rounding::Rzi,
+        "rna" => Rounding::Rna,
         _ => return None,
     })
 }
@@ -461,7 +472,8 @@ impl Parser {
     fn ty(&mut self) -> R<Ty> {
         let pos = self.at;
         let w = self.word("a type")?;
-        match w.strip_prefix('.').and_then(ty_of) {
+        // bf16 and tf32 name instruction types only; values of them live in `.b16`/`.b32`.
+        match w.strip_prefix('.').and_then(ty_of).filter(|t| !matches!(t, Ty::Bf16 | Ty::Tf32)) {
             Some(ty) => Ok(ty),
             None => {
                 self.at = pos;
@@ -712,9 +724,25 @@ impl Parser {
                 Op::Neg { ty, dst, a: self.operand()? }
             }
             "ldmatrix" => self.ldmatrix(mods)?,
+            "ex2" | "lg2" | "rcp" | "rsqrt" | "sqrt" | "sin" | "cos" | "tanh" => self.approx(head, mods)?,
+            "shfl" => self.shfl(mods)?,
             "mma" => self.mma(mods)?,
+            "min" | "max" if parts.last().and_then(|t| ty_of(t)).is_some_and(Ty::is_float) => {
+                self.float_special(head, mods)?
+            }
+            "div"
+                if parts.last().and_then(|t| ty_of(t)).is_some_and(Ty::is_float)
+                    && !matches!(mods, ["rn", _] | [_]) =>
+            {
+                self.float_special(head, mods)?
+            }
             "add" | "sub" | "mul" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor" | "shl" | "shr" => {
                 let ty = self.suffix_ty(parts)?;
+                // Float arithmetic rounds to nearest even, the default or written `.rn`;
+                // other roundings and `.ftz`/`.sat` are not modelled.
+                if ty.is_float() && (!matches!(mods, ["rn", _] | [_]) || matches!(ty, Ty::Bf16 | Ty::Tf32)) {
+                    return self.unsupported();
+                }
                 let (dst, a, b) = self.three()?;
                 if ty.is_float() {
                     let op = match head {
@@ -745,6 +773,9 @@ impl Parser {
             }
             "mad" | "fma" => {
                 let ty = self.suffix_ty(parts)?;
+                if matches!(ty, Ty::Bf16 | Ty::Tf32) {
+                    return self.unsupported();
+                }
                 let (dst, a, b) = self.three()?;
                 self.comma()?;
                 let c = self.operand()?;
@@ -760,6 +791,9 @@ impl Parser {
                 self.comma()?;
                 Op::Not { ty, dst, a: self.operand()? }
             }
+            "cvt" if matches!(mods.last(), Some(&"f32")) && mods.iter().any(|m| *m == "f16x2" || *m == "bf16x2") => {
+                self.cvt_pack(mods)?
+            }
             "cvt" => {
                 let (rounding, types) = match mods {
                     [r, d, s] => (Some(rounding_of(r).ok_or(()).or_else(|()| self.unsupported())?), [*d, *s]),
@@ -769,6 +803,17 @@ impl Parser {
                 let (Some(dst_ty), Some(src_ty)) = (ty_of(types[0]), ty_of(types[1])) else {
                     return self.unsupported();
                 };
+                // tf32 is only ever made from an f32, rounding to nearest away from zero,
+                // and `.rna` makes nothing else.
+                let tf32 = (dst_ty, src_ty, rounding) == (Ty::Tf32, Ty::F32, Some(Rounding::Rna));
+                if !tf32 && (dst_ty == Ty::Tf32 || src_ty == Ty::Tf32 || rounding == Some(Rounding::Rna)) {
+                    return self.unsupported();
+                }
+                // On sm_80, bf16 converts to and from f32 only (the others need sm_90).
+                let bf16 = [dst_ty, src_ty].contains(&Ty::Bf16);
+                if bf16 && !matches!((dst_ty, src_ty), (Ty::F32, Ty::Bf16) | (Ty::Bf16, Ty::F32)) {
+                    return self.unsupported();
+                }
                 let dst = self.reg()?;
                 self.comma()?;
                 Op::Cvt { dst_ty, src_ty, rounding, dst, src: self.operand()? }
@@ -783,6 +828,9 @@ impl Parser {
                 else {
                     return self.unsupported();
                 };
+                if mods.len() != 2 || (cmp.float_only() && !ty.is_float()) || matches!(ty, Ty::Bf16 | Ty::Tf32) {
+                    return self.unsupported();
+                }
                 let (dst, a, b) = self.three()?;
                 Op::Setp { cmp, ty, dst, a, b }
             }
@@ -792,7 +840,7 @@ impl Parser {
                 self.comma()?;
                 Op::Selp { ty, dst, a, b, pred: self.reg()? }
             }
-            "bra" => {
+            "bra" if matches!(mods, [] | ["uni"]) => {
                 let pos = self.pos();
                 let name = self.word("a label")?;
                 self.scope.use_label(&name, pos);
@@ -802,8 +850,126 @@ impl Parser {
             "cp" => self.cp_async(mods)?,
             "bar" if mods == ["sync"] => Op::BarSync(self.count("a barrier number")?),
             "ret" => Op::Ret,
+            // Hopper's warpgroup MMA queue and the async-proxy fence.
+            "wgmma" => self.wgmma(mods)?,
+            "fence" if mods.starts_with(&["proxy", "async"]) => self.fence_proxy_async(&mods[2..])?,
             _ => return self.unsupported(),
         })
+    }
+
+    /// `wgmma.fence/commit_group/wait_group.sync.aligned` and `wgmma.mma_async`.
+    fn wgmma(&mut self, mods: &[&str]) -> R<Op> {
+        Ok(match mods {
+            ["fence", "sync", "aligned"] => Op::WgmmaFence,
+            ["commit_group", "sync", "aligned"] => Op::WgmmaCommitGroup,
+            ["wait_group", "sync", "aligned"] => Op::WgmmaWaitGroup(self.count("a group count")?),
+            ["mma_async", "sync", "aligned", shape, "f32", a_ty, b_ty] if a_ty == b_ty => {
+                let Some(input) = WgmmaInput::of_name(a_ty) else { return self.unsupported() };
+                let n = shape
+                    .strip_prefix("m64n")
+                    .and_then(|rest| rest.strip_suffix(&format!("k{}", input.k())))
+                    .and_then(|n| n.parse::<u32>().ok());
+                let Some(n) = n else { return self.unsupported() };
+                self.wgmma_mma(n, input)?
+            }
+            _ => return self.unsupported(),
+        })
+    }
+
+    /// The operands of `wgmma.mma_async` of shape `m64n{n}`.
+    fn wgmma_mma(&mut self, n: u32, input: WgmmaInput) -> R<Op> {
+        let start = self.at;
+        let d = self.group(|p| p.reg())?;
+        self.comma()?;
+        let a = if self.peek() == Some(&Tok::Punct('{')) {
+            WgmmaA::Regs(self.regs::<4>("the A fragment")?)
+        } else {
+            WgmmaA::Desc(self.reg()?)
+        };
+        self.comma()?;
+        let b = self.reg()?;
+        self.comma()?;
+        let scale_d = self.operand()?;
+        if matches!(scale_d, Operand::Imm(v) if v != 0 && v != 1) {
+            return self.error("the scale-d operand of wgmma is a predicate, 0 or 1");
+        }
+        let mut imms = Vec::new();
+        while self.eat(',') {
+            let pos = self.at;
+            match self.operand()? {
+                Operand::Imm(v) => imms.push((v, pos)),
+                _ => {
+                    self.at = pos;
+                    return self.error("expected an immediate (scale or transpose) of wgmma");
+                }
+            }
+        }
+        let trans_count = match (input, &a) {
+            (WgmmaInput::Tf32, _) => 0,
+            (_, WgmmaA::Desc(_)) => 2,
+            (_, WgmmaA::Regs(_)) => 1,
+        };
+        if imms.len() != 2 + trans_count {
+            let names = match trans_count {
+                0 => "imm-scale-a, imm-scale-b",
+                1 => "imm-scale-a, imm-scale-b, imm-trans-b",
+                _ => "imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b",
+            };
+            return self.error(format!("this wgmma takes {names} after scale-d, not {} immediates", imms.len()));
+        }
+        let mut scale = |(v, pos): (i64, usize)| match v {
+            1 => Ok(false),
+            -1 => Ok(true),
+            _ => {
+                self.at = pos;
+                self.error("a wgmma scale immediate is 1 or -1")
+            }
+        };
+        let negate_a = scale(imms[0])?;
+        let negate_b = scale(imms[1])?;
+        let mut flag = |(v, pos): (i64, usize)| match v {
+            0 => Ok(false),
+            1 => Ok(true),
+            _ => {
+                self.at = pos;
+                self.error("a wgmma transpose immediate is 0 or 1")
+            }
+        };
+        let (trans_a, trans_b) = match trans_count {
+            2 => (flag(imms[2])?, flag(imms[3])?),
+            1 => (false, flag(imms[2])?),
+            _ => (false, false),
+        };
+        let mma = WgmmaMma { n, input, d, a, b, scale_d, negate_a, negate_b, trans_a, trans_b };
+        if let Err(e) = mma.check() {
+            self.at = start;
+            return self.error(e.to_string());
+        }
+        Ok(Op::WgmmaMmaAsync(Box::new(mma)))
+    }
+
+    /// `fence.proxy.async{.global, .shared::cta, .shared::cluster}` (`mods` after `async`); the
+    /// lexer splits `shared::cta` into `shared`, `:`, `:`, `cta`.
+    fn fence_proxy_async(&mut self, mods: &[&str]) -> R<Op> {
+        let space = match mods {
+            [] => ProxySpace::All,
+            ["shared"] => {
+                if !(self.eat(':') && self.eat(':')) {
+                    return self.unsupported();
+                }
+                let scope = self.word("a scope (cta or cluster)")?;
+                match ProxySpace::of_name(&format!("shared::{scope}")) {
+                    Some(space) => space,
+                    None => return self.unsupported(),
+                }
+            }
+            [one] => match ProxySpace::of_name(one) {
+                Some(space) => space,
+                None => return self.unsupported(),
+            },
+            _ => return self.unsupported(),
+        };
+        Ok(Op::FenceProxyAsync(space))
     }
 
     /// `ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared[::cta].b16 {d...}, [addr]`.
@@ -834,11 +1000,15 @@ impl Parser {
         Ok(Op::Ldmatrix { trans, dst, addr: self.address()? })
     }
 
-    /// `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {d0..d3}, {a0..a3}, {b0, b1}, {c0..c3}`.
+    /// `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {d0..d3}, {a0..a3}, {b0, b1}, {c0..c3}`,
+    /// with `bf16` inputs too, and `m16n8k8` with `tf32` ones.
     fn mma(&mut self, mods: &[&str]) -> R<Op> {
-        if mods != ["sync", "aligned", "m16n8k16", "row", "col", "f32", "f16", "f16", "f32"] {
-            return self.unsupported();
-        }
+        let input = match mods {
+            ["sync", "aligned", "m16n8k16", "row", "col", "f32", "f16", "f16", "f32"] => MmaInput::F16,
+            ["sync", "aligned", "m16n8k16", "row", "col", "f32", "bf16", "bf16", "f32"] => MmaInput::Bf16,
+            ["sync", "aligned", "m16n8k8", "row", "col", "f32", "tf32", "tf32", "f32"] => MmaInput::Tf32,
+            _ => return self.unsupported(),
+        };
         let d = self.regs::<4>("the D fragment")?;
         self.comma()?;
         let a = self.regs::<4>("the A fragment")?;
@@ -846,7 +1016,92 @@ impl Parser {
         let b = self.regs::<2>("the B fragment")?;
         self.comma()?;
         let c = self.regs::<4>("the C fragment")?;
-        Ok(Op::Mma { d, a, b, c })
+        Ok(Op::Mma { input, d, a, b, c })
+    }
+
+    // Compilers' sm_80 instructions.
+
+    /// `min`/`max{.ftz}{.NaN}.f32`, `div.full{.ftz}.f32`, `div.approx{.ftz}.f32`.
+    fn float_special(&mut self, head: &str, mods: &[&str]) -> R<Op> {
+        let Some((ty, flags)) = mods.split_last().and_then(|(t, rest)| Some((ty_of(t)?, rest))) else {
+            return self.unsupported();
+        };
+        if head == "div" {
+            let (div, ftz) = match flags {
+                ["full"] => (FloatDiv::Full, false),
+                ["full", "ftz"] => (FloatDiv::Full, true),
+                ["approx"] => (FloatDiv::Approx, false),
+                ["approx", "ftz"] => (FloatDiv::Approx, true),
+                _ => return self.unsupported(),
+            };
+            if ty != Ty::F32 {
+                return self.unsupported();
+            }
+            let (dst, a, b) = self.three()?;
+            return Ok(Op::DivApprox { div, ftz, dst, a, b });
+        }
+        let (ftz, nan) = match flags {
+            [] => (false, false),
+            ["ftz"] => (true, false),
+            ["NaN"] => (false, true),
+            ["ftz", "NaN"] => (true, true),
+            _ => return self.unsupported(),
+        };
+        // `.ftz` is for f32 only; f64 has no `.NaN` form.
+        if !matches!((ty, ftz, nan), (Ty::F32, _, _) | (Ty::F64, false, false)) {
+            return self.unsupported();
+        }
+        let (dst, a, b) = self.three()?;
+        Ok(Op::FloatMinMax { max: head == "max", ftz, nan, ty, dst, a, b })
+    }
+
+    /// `ex2.approx{.ftz}.f32 d, a` and its siblings (`tanh` has no `.ftz`).
+    fn approx(&mut self, head: &str, mods: &[&str]) -> R<Op> {
+        let Some(func) = ApproxFn::ALL.into_iter().find(|f| f.mnemonic() == head) else { return self.unsupported() };
+        let ftz = match mods {
+            ["approx", "f32"] => false,
+            ["approx", "ftz", "f32"] if func.takes_ftz() => true,
+            _ => return self.unsupported(),
+        };
+        let dst = self.reg()?;
+        self.comma()?;
+        Ok(Op::Approx { func, ftz, dst, a: self.operand()? })
+    }
+
+    /// `cvt.rn{.relu}.f16x2.f32 d, a, b` and `.bf16x2` (`.rz` too).
+    fn cvt_pack(&mut self, mods: &[&str]) -> R<Op> {
+        let (rounding, relu, to) = match mods {
+            [r, "f16x2", "f32"] => (*r, false, PackedHalf::F16x2),
+            [r, "relu", "f16x2", "f32"] => (*r, true, PackedHalf::F16x2),
+            [r, "bf16x2", "f32"] => (*r, false, PackedHalf::Bf16x2),
+            [r, "relu", "bf16x2", "f32"] => (*r, true, PackedHalf::Bf16x2),
+            _ => return self.unsupported(),
+        };
+        let rounding = match rounding_of(rounding) {
+            Some(r @ (Rounding::Rn | Rounding::Rz)) => r,
+            _ => return self.unsupported(),
+        };
+        let (dst, a, b) = self.three()?;
+        Ok(Op::CvtPack { to, rounding, relu, dst, a, b })
+    }
+
+    /// `shfl.sync.MODE.b32 d{|p}, a, b, c, membermask`.
+    fn shfl(&mut self, mods: &[&str]) -> R<Op> {
+        let mode = match mods {
+            ["sync", mode, "b32"] => ShflMode::ALL.into_iter().find(|m| m.name() == *mode),
+            _ => None,
+        };
+        let Some(mode) = mode else { return self.unsupported() };
+        let dst = self.reg()?;
+        let pred = if self.eat('|') { Some(self.reg()?) } else { None };
+        self.comma()?;
+        let a = self.operand()?;
+        self.comma()?;
+        let b = self.operand()?;
+        self.comma()?;
+        let c = self.operand()?;
+        self.comma()?;
+        Ok(Op::Shfl { mode, dst, pred, a, b, c, mask: self.operand()? })
     }
 
     /// `{r, ...}` of exactly `N` registers.

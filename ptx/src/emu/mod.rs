@@ -19,6 +19,9 @@
 
 mod alu;
 mod decode;
+mod mbarrier;
+mod tensormap;
+mod tma;
 mod warp;
 
 use std::collections::HashMap;
@@ -132,6 +135,8 @@ enum Suspend {
     Barrier(usize),
     /// At the warp-wide instruction `pc`, waiting for the other lanes of the warp.
     Warp(usize),
+    /// At the mbarrier wait `pc`, whose phase cannot complete yet (emu/tma.rs).
+    Mbarrier(usize),
     End,
     /// Not stopped: runs in the next phase.
     Running,
@@ -186,6 +191,8 @@ struct Emulator<'k> {
     /// Per thread of the running block, the last `cp.async.wait_group` it executed (for the
     /// message of a fault on a copy that wait left in flight).
     last_waits: Vec<Option<usize>>,
+    /// The running block's mbarriers, TMA copies and bulk store queues.
+    tma: tma::TmaBlock,
 }
 
 /// Runs `kernel` on `args` over its launch shape. `lines` gives the PTX line of each body
@@ -319,6 +326,7 @@ impl<'k> Emulator<'k> {
             params,
             block_coords: [0; 3],
             last_waits: Vec::new(),
+            tma: tma::TmaBlock::default(),
         })
     }
 
@@ -377,6 +385,7 @@ impl<'k> Emulator<'k> {
         self.charge_block_setup(n)?;
         self.shared_storages = self.alloc_arrays(StateSpace::Shared, Visibility::Block)?;
         self.last_waits = vec![None; n as usize];
+        self.tma = tma::TmaBlock::new(n as usize);
         let dims = self.kernel.launch.block;
         let axes = (0..3).filter(|a| dims[*a] > 1 || *a == 0).fold(0u8, |acc, a| acc | (1 << a));
         let mut threads = Vec::new();
@@ -403,17 +412,29 @@ impl<'k> Emulator<'k> {
             if self.warp_rendezvous(&mut threads, &mut statuses)? {
                 continue;
             }
+            // --- Hopper TMA: waits whose mbarrier phase can now complete run again ---
+            if self.tma_resume(&threads, &mut statuses) {
+                continue;
+            }
             match statuses.first() {
                 Some(Suspend::Barrier(pc)) if statuses.iter().all(|s| *s == Suspend::Barrier(*pc)) => {
                     threads.iter_mut().for_each(|t| t.pass_barrier());
                     statuses.iter_mut().for_each(|s| *s = Suspend::Running);
+                    self.tma.barrier_passed();
                 }
                 Some(Suspend::End) | None if statuses.iter().all(|s| *s == Suspend::End) => break,
                 _ => {
+                    let waiting = threads.iter().zip(&statuses).find_map(|(t, s)| match s {
+                        Suspend::Mbarrier(pc) => Some((t, *pc)),
+                        _ => None,
+                    });
+                    if let Some((t, pc)) = waiting {
+                        return Err(self.tma_deadlock(t, pc));
+                    }
                     let stuck = threads.iter().zip(&statuses).find_map(|(t, s)| match s {
                         Suspend::Barrier(pc) => Some((t, *pc, false)),
                         Suspend::Warp(pc) => Some((t, *pc, true)),
-                        Suspend::End | Suspend::Running => None,
+                        Suspend::End | Suspend::Running | Suspend::Mbarrier(_) => None,
                     });
                     let Some((t, pc, warp)) = stuck else { break };
                     let message = if warp {
@@ -425,6 +446,7 @@ impl<'k> Emulator<'k> {
                 }
             }
         }
+        self.tma_block_end(&threads)?;
         for thread in &mut threads {
             if let Some(left) = thread.asyncs.leftover() {
                 thread.asyncs.complete_all(&mut self.mem);
@@ -623,6 +645,12 @@ impl<'k> Emulator<'k> {
                     self.wait(th, 0, pc);
                 }
                 DOp::Bar => return Ok(Suspend::Barrier(pc)),
+                // --- Hopper TMA ---
+                DOp::Tma(index) => {
+                    if let Some(suspend) = self.tma_step(th, index, pc)? {
+                        return Ok(suspend);
+                    }
+                }
                 DOp::Ret => {
                     th.frame.pc = self.code.insts.len();
                     return Ok(Suspend::End);
@@ -714,6 +742,8 @@ impl<'k> Emulator<'k> {
                     }
                 }
             }
+            // --- Hopper TMA ---
+            DOp::Tma(index) => self.tma_warp(lanes, index, pc)?,
             _ => {}
         }
         Ok(())
@@ -769,6 +799,9 @@ impl<'k> Emulator<'k> {
     /// Reads `size` bytes (one element, or several smaller ones composed little-endian).
     fn load(&mut self, th: &Thread<Frame>, space: StateSpace, addr: u64, size: u64, pc: usize) -> R<u64> {
         let (region, storage) = self.locate(th, space, addr, size, pc)?;
+        if space == StateSpace::Shared && self.tma.watching {
+            self.tma_check_access(th, addr, size, false, pc)?;
+        }
         let race = Self::race(th, pc);
         let first = ((addr - region.start) / region.unit) as i64;
         let mut value = 0u64;
@@ -788,6 +821,9 @@ impl<'k> Emulator<'k> {
 
     fn store(&mut self, th: &Thread<Frame>, space: StateSpace, addr: u64, size: u64, value: u64, pc: usize) -> R<()> {
         let (region, storage) = self.locate(th, space, addr, size, pc)?;
+        if space == StateSpace::Shared && self.tma.watching {
+            self.tma_check_access(th, addr, size, true, pc)?;
+        }
         let race = Self::race(th, pc);
         let first = ((addr - region.start) / region.unit) as i64;
         let unit_bits = (region.unit * 8) as u32;
@@ -862,6 +898,11 @@ impl<'k> Emulator<'k> {
                 (FaultKind::OutOfBounds, format!("{what} of {place} outside its storage of {len} elements"))
             }
             AccessError::Poison => (FaultKind::ReadPoison, format!("read of {place}, never written")),
+            // --- Hopper TMA: a TMA load's or a bulk store's pending bytes ---
+            AccessError::Pending(p) if tma::owns(&p) => {
+                let kind = if write { FaultKind::WritePendingAsync } else { FaultKind::ReadPendingAsync };
+                (kind, self.tma_pending_message(&p, what, &place, th))
+            }
             AccessError::Pending(p) => {
                 let kind = if write { FaultKind::WritePendingAsync } else { FaultKind::ReadPendingAsync };
                 let group = match p.group {

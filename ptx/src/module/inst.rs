@@ -12,6 +12,7 @@
 
 use std::fmt;
 
+use super::tma::TmaOp;
 use super::types::{Address, Guard, Label, Operand, Reg, StateSpace, Ty};
 
 /// Integer and bitwise two-operand instructions.
@@ -421,6 +422,9 @@ pub enum Op {
     CpAsyncWaitAll,
     BarSync(u32),
     Ret,
+    // --- Hopper TMA: warp election, mbarrier, bulk tensor copies, tensor maps (module/tma.rs) ---
+    /// The Hopper asynchronous tensor-memory instructions and their companions.
+    Tma(TmaOp),
 }
 
 impl Op {
@@ -525,6 +529,8 @@ impl fmt::Display for Op {
             Op::CpAsyncWaitAll => f.write_str("cp.async.wait_all"),
             Op::BarSync(id) => write!(f, "bar.sync {id}"),
             Op::Ret => f.write_str("ret"),
+            // --- Hopper TMA ---
+            Op::Tma(op) => op.fmt(f),
         }
     }
 }

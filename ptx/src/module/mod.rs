@@ -8,10 +8,12 @@
 
 mod inst;
 mod print;
+mod tma;
 mod types;
 
 pub use inst::{CacheOp, CgNeeds16, Cmp, CpAsync, CpSize, FloatOp, Inst, IntOp, Op, Rounding, Width};
 pub use print::{print, print_with_lines};
+pub use tma::{MbarrierOp, TensorCoords, TensormapField, TensormapSpace, TmaOp, WaitKind, WaitOn};
 pub use types::{AddrBase, Address, Dim, Guard, Label, Operand, Reg, RegClass, Special, StateSpace, Ty};
 
 use std::fmt;
@@ -89,18 +91,27 @@ pub enum Feature {
     CpAsync,
     /// `ldmatrix` and `mma.sync.m16n8k16` with f16 inputs: PTX 7.0, sm_80.
     WarpMatrix,
+    // --- Hopper TMA ---
+    /// `elect.sync`, `mbarrier` with transaction counts, `cp.async.bulk.tensor`: PTX 8.0, sm_90.
+    Tma,
+    /// `tensormap.replace` and `tensormap.cp_fenceproxy`: PTX 8.3, sm_90a.
+    Tensormap,
 }
 
 impl Feature {
     pub fn min_version(self) -> PtxVersion {
         match self {
             Feature::CpAsync | Feature::WarpMatrix => PtxVersion { major: 7, minor: 0 },
+            Feature::Tma => PtxVersion { major: 8, minor: 0 },
+            Feature::Tensormap => PtxVersion { major: 8, minor: 3 },
         }
     }
 
     pub fn min_arch(self) -> Arch {
         match self {
             Feature::CpAsync | Feature::WarpMatrix => Arch::Sm80,
+            Feature::Tma => Arch::Sm90,
+            Feature::Tensormap => Arch::Sm90a,
         }
     }
 }
@@ -245,6 +256,10 @@ impl Kernel {
         self.body.iter().any(|line| match (line, feature) {
             (Line::Inst(inst), Feature::CpAsync) => inst.op.uses_cp_async(),
             (Line::Inst(inst), Feature::WarpMatrix) => inst.op.uses_warp_matrix(),
+            (Line::Inst(inst), Feature::Tma) => matches!(inst.op, Op::Tma(_)),
+            (Line::Inst(inst), Feature::Tensormap) => {
+                matches!(inst.op, Op::Tma(TmaOp::TensormapReplace { .. } | TmaOp::TensormapCopy { .. }))
+            }
             _ => false,
         })
     }
@@ -268,7 +283,7 @@ pub struct ArchTooOld {
 impl Module {
     /// The features any kernel uses.
     pub fn features(&self) -> Vec<Feature> {
-        [Feature::CpAsync, Feature::WarpMatrix]
+        [Feature::CpAsync, Feature::WarpMatrix, Feature::Tma, Feature::Tensormap]
             .into_iter()
             .filter(|f| self.kernels.iter().any(|k| k.uses(*f)))
             .collect()
@@ -367,6 +382,8 @@ impl Inst {
             | Op::CpAsyncWaitAll
             | Op::BarSync(_)
             | Op::Ret => {}
+            // --- Hopper TMA ---
+            Op::Tma(op) => op.regs(&mut extra),
         }
         regs.extend(extra);
         regs

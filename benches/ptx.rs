@@ -6,6 +6,10 @@
 //! - a grid of 64 blocks of 128 threads, each thread copying its own 128 elements (every
 //!   global access checked for races between threads and blocks).
 //!
+//! Compiler-emitted kernels (`ptx-emulator-foreign`): Triton's flash attention forward for
+//! sm_80 and sm_90a from corpus/ptx-foreign, launched as its launch file says (random inputs of
+//! seed 0), lazy schedule, threads in order.
+//!
 //! Lowering (`ptx-lowering`): the lowering pipeline and codegen for sm_80 on every corpus
 //! program that lowers, all of them per iteration (throughput: programs per second), and on
 //! the corpus's GEMM and vector copy alone. Parsing is outside the measured time.
@@ -20,7 +24,9 @@ use tirproof::source::{expand_paths, Source};
 use tirproof_interp::{random_inputs, Inputs};
 use tirproof_ir::func::PrimFunc;
 use tirproof_ir::IRModule;
+use tirproof_ptx::args::ArgBinder;
 use tirproof_ptx::emu::{run_kernel, EmuConfig, KernelArg};
+use tirproof_ptx::launch_file::{LaunchFile, ParamSpec};
 use tirproof_ptx::module::Kernel;
 use tirproof_ptx::{lower_module, lower_tir, Arch};
 use tirproof_reader::parse_module;
@@ -67,6 +73,44 @@ fn streaming_copy(c: &mut Criterion) {
     bench_kernel(c, "copy 2^20 float32, 64 blocks x 128 threads", GRID);
 }
 
+/// The kernel of `corpus/ptx-foreign/STEM.ptx` launched as `STEM.launch.json` says, with
+/// its PTX lines and arguments (random buffers of seed 0).
+fn foreign_launch(stem: &str) -> (Kernel, Vec<u32>, Vec<KernelArg>) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/ptx-foreign");
+    let text = std::fs::read_to_string(dir.join(format!("{stem}.ptx"))).expect("the PTX file");
+    let launch = std::fs::read_to_string(dir.join(format!("{stem}.launch.json"))).expect("the launch file");
+    let launch = LaunchFile::parse(&launch).expect("a launch file");
+    let parsed = tirproof_ptx::parse::parse(&text).expect("parses");
+    let index = parsed.module.kernels.iter().position(|k| k.name == launch.kernel).expect("the kernel");
+    let kernel = parsed.module.kernels[index].launched(parsed.module.arch, launch.request()).expect("launches");
+    let mut binder = ArgBinder::new(&kernel);
+    for (name, spec) in &launch.params {
+        let (position, param) = binder.param(name).expect("a parameter");
+        match spec {
+            ParamSpec::Buffer(buffer) => binder.buffer(name, buffer.random(0, position).expect("a buffer")),
+            ParamSpec::Scalar(value) => binder.scalar(name, value.arg(param.ty)),
+        }
+        .expect("binds");
+    }
+    let args = binder.finish().expect("every parameter bound");
+    (kernel, parsed.lines[index].clone(), args)
+}
+
+fn foreign_kernels(c: &mut Criterion) {
+    let mut group = c.benchmark_group("ptx-emulator-foreign");
+    group.sample_size(10);
+    for stem in ["triton_flash_attention_sm_80", "triton_flash_attention_sm_90a"] {
+        let (kernel, lines, args) = foreign_launch(stem);
+        let config = EmuConfig::default();
+        let instructions = run_kernel(&kernel, Some(&lines), &args, &config).expect("runs").instructions;
+        group.throughput(Throughput::Elements(instructions));
+        group.bench_function(stem, |b| {
+            b.iter(|| run_kernel(&kernel, Some(&lines), &args, &config).map(|r| r.instructions))
+        });
+    }
+    group.finish();
+}
+
 /// Lowers `module` to PTX text, as `tirproof ptx` does; `None` when it cannot be lowered.
 fn lower_to_ptx(module: &IRModule) -> Option<String> {
     let mut module = module.clone();
@@ -104,5 +148,5 @@ fn lowering(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, streaming_copy, lowering);
+criterion_group!(benches, streaming_copy, foreign_kernels, lowering);
 criterion_main!(benches);

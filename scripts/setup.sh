@@ -123,8 +123,9 @@ z3_installed || install_z3
 #
 # The PTX tests (tests/ptx_ptxas.rs) assemble every PTX tirproof emits with NVIDIA's ptxas of
 # two CUDA major versions, taken from wheels on PyPI that ship it (no GPU is needed): 12.x from
-# nvidia-cuda-nvcc-cu12, 13.x from nvidia-cuda-nvcc. Without one, the tests skip it with a
-# message, so a failed download only warns. Layout after installing (DIR = ptxas, ptxas13):
+# nvidia-cuda-nvcc-cu12, 13.x from nvidia-cuda-nvcc (13.0, and 13.4 for the PTX ISA 9.4 of
+# Triton's sm_90a kernels). Without one, the tests skip it with a
+# message, so a failed download only warns. Layout after installing (DIR = ptxas, ptxas13, ptxas134):
 #   third_party/DIR/VERSION      the installed wheel version, e.g. 12.9.86
 #   third_party/DIR/bin/ptxas    the assembler
 
@@ -171,3 +172,6 @@ ptxas_installed ptxas 12.9.86 ||
     install_ptxas ptxas nvidia-cuda-nvcc-cu12 12.9.86 nvidia/cuda_nvcc/bin/ptxas
 ptxas_installed ptxas13 13.0.88 ||
     install_ptxas ptxas13 nvidia-cuda-nvcc 13.0.88 nvidia/cu13/bin/ptxas
+# PTX ISA 9.4, which Triton 3.9 writes for sm_90a, needs CUDA 13.4's ptxas.
+ptxas_installed ptxas134 13.4.92 ||
+    install_ptxas ptxas134 nvidia-cuda-nvcc 13.4.92 nvidia/cu13/bin/ptxas

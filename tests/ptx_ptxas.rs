@@ -1,7 +1,10 @@
 //! NVIDIA's assembler accepts every PTX tirproof emits for the corpus, for sm_80 and sm_90
-//! (`ptxas -arch` always given), with ptxas of CUDA 12 and of CUDA 13. Each comes from
-//! `scripts/setup.sh` (third_party/ptxas, third_party/ptxas13); CUDA 12's may also come from
-//! the `TIRPROOF_PTXAS` variable or the PATH. A missing one is skipped with a printed reason.
+//! (`ptxas -arch` always given), with ptxas of CUDA 12 and of CUDA 13; and every kernel Triton
+//! and nvcc emitted for corpus/ptx-foreign and corpus/ttgir, for its own target, with each
+//! ptxas that reads its PTX ISA version (Triton's sm_90a PTX is ISA 9.4: CUDA 13.4's). Each
+//! comes from `scripts/setup.sh` (third_party/ptxas, ptxas13, ptxas134); CUDA 12's may also
+//! come from the `TIRPROOF_PTXAS` variable or the PATH. A missing one is skipped with a
+//! printed reason.
 //! The corpus is lowered with its file names, so every module carries `.file` and `.loc`.
 
 use std::path::{Path, PathBuf};
@@ -27,6 +30,11 @@ fn ptxas() -> Option<PathBuf> {
 /// The CUDA 13 ptxas that `scripts/setup.sh` installs, if it runs.
 fn ptxas13() -> Option<PathBuf> {
     Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("third_party/ptxas13/bin/ptxas")).filter(|p| runs(p))
+}
+
+/// The CUDA 13.4 ptxas that `scripts/setup.sh` installs (PTX ISA 9.4), if it runs.
+fn ptxas134() -> Option<PathBuf> {
+    Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("third_party/ptxas134/bin/ptxas")).filter(|p| runs(p))
 }
 
 #[test]
@@ -83,14 +91,19 @@ fn assemble_the_corpus(ptxas: &Path) {
     assert!(assembled >= 200, "only {assembled} modules assembled");
 }
 
-/// The compiler-emitted kernels of corpus/ptx-foreign, as the emulator's tests run them, and
-/// their printed form after our parser read them: both assemble. nvcc 13's PTX (ISA 9.0) is
-/// newer than ptxas 12.9 reads, so only ptxas 13 takes it; Triton's (ISA 8.8) both do.
+/// The compiler-emitted kernels of corpus/ptx-foreign and corpus/ttgir, as the emulator's
+/// tests run them, and their printed form after our parser read them: both assemble for the
+/// target the file names. nvcc 13's PTX (ISA 9.0) is newer than ptxas 12.9 reads, so only
+/// ptxas 13 takes it; Triton's sm_80 PTX (ISA 8.8) all do, its sm_90a PTX (ISA 9.4) ptxas 13.4.
 fn assemble_the_foreign_kernels(ptxas: &Path, ptx_isa_limit: (u32, u32)) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/ptx-foreign");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
     let scratch = tempfile::tempdir().expect("scratch");
     let mut assembled = 0;
-    for entry in std::fs::read_dir(&dir).expect("corpus/ptx-foreign") {
+    let entries = ["ptx-foreign", "ttgir"]
+        .iter()
+        .flat_map(|dir| std::fs::read_dir(root.join(dir)).expect("a corpus directory"))
+        .collect::<Vec<_>>();
+    for entry in entries {
         let path = entry.expect("an entry").path();
         if path.extension().is_none_or(|e| e != "ptx") {
             continue;
@@ -103,11 +116,12 @@ fn assemble_the_foreign_kernels(ptxas: &Path, ptx_isa_limit: (u32, u32)) {
             println!("{}: PTX ISA {version:?} is newer than this ptxas reads; not assembled", path.display());
             continue;
         }
+        let target = text.lines().find_map(|l| l.strip_prefix(".target ")).expect("a .target").trim().to_string();
         let reprinted = print(&tirproof_ptx::parse::parse(&text).expect("parses").module).expect("prints");
         for (name, ptx) in [("as emitted", text), ("as reprinted", reprinted)] {
             let file = scratch.path().join("kernel.ptx");
             std::fs::write(&file, ptx).expect("writes");
-            assemble(ptxas, "sm_80", &file, &format!("{} {name}", path.display()));
+            assemble(ptxas, &target, &file, &format!("{} {name}", path.display()));
             assembled += 1;
         }
     }
@@ -123,6 +137,10 @@ fn ptxas_assembles_the_compiler_emitted_kernels_and_their_reprints() {
     match ptxas13() {
         Some(ptxas) => assemble_the_foreign_kernels(&ptxas, (9, 0)),
         None => println!("skipped: ptxas 13 is not installed (run scripts/setup.sh)"),
+    }
+    match ptxas134() {
+        Some(ptxas) => assemble_the_foreign_kernels(&ptxas, (9, 4)),
+        None => println!("skipped: ptxas 13.4 is not installed (run scripts/setup.sh)"),
     }
 }
 

@@ -8,7 +8,9 @@
 //!   their own width);
 //! - `memory`: storages with poison (never-written elements) and pending asynchronous writes;
 //!   `race`: the shadow state of elements several threads can see, and the rules that find
-//!   races between threads of a block and between blocks of a kernel launch;
+//!   races between threads of a block and between blocks of a kernel launch; `held`: the
+//!   shadow of shared memory for the asynchronous proxy (bytes an in-flight asynchronous
+//!   reader holds, generic-proxy writes no `fence.proxy.async` has ordered yet);
 //! - `async_queue`: the per-thread FIFO queues of committed groups; `schedule`: when groups
 //!   land (lazy, eager, random); `config`: the one run configuration every executor takes
 //!   (schedule, thread order, fuel); `limit`: the bounds on the stores and groups a run holds
@@ -27,6 +29,7 @@ pub mod async_queue;
 pub mod config;
 pub mod error;
 pub mod fault;
+pub mod held;
 pub mod history;
 pub mod limit;
 pub mod memory;

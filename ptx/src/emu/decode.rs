@@ -9,8 +9,8 @@
 use std::collections::HashMap;
 
 use crate::module::{
-    AddrBase, Address, Cmp, FloatOp, IntOp, Kernel, Label, Line, Op, Operand, Reg, RegClass, Rounding, Special,
-    StateSpace, TmaOp, Ty,
+    AddrBase, Address, Cmp, Feature, FloatOp, IntOp, Kernel, Label, Line, Op, Operand, Reg, RegClass, Rounding,
+    Special, StateSpace, TmaOp, Ty, WgmmaA, WgmmaInput, WgmmaMma,
 };
 
 use super::EmuError;
@@ -177,6 +177,63 @@ pub(super) enum DOp {
     Ret,
     // --- Hopper TMA: an index into `Decoded::tma` (emu/tma.rs) ---
     Tma(u32),
+    // Hopper's warpgroup MMA queue and the async-proxy fence (emu/wgmma.rs).
+    WgmmaFence,
+    /// Warpgroup-wide: the index of its operands in `Decoded::wgmmas`.
+    WgmmaMma(u32),
+    WgmmaCommit,
+    WgmmaWait(u32),
+    /// `fence.proxy.async`; `shared`: it orders shared memory.
+    FenceProxyAsync {
+        shared: bool,
+    },
+}
+
+/// Where a decoded `wgmma.mma_async` takes A from.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum DWgmmaA {
+    Desc(u32),
+    Regs([u32; 4]),
+}
+
+/// The operands of a decoded `wgmma.mma_async` (register slots).
+#[derive(Clone, Debug)]
+pub(super) struct DWgmma {
+    pub n: u32,
+    pub input: WgmmaInput,
+    pub d: Vec<u32>,
+    pub a: DWgmmaA,
+    pub b: u32,
+    pub scale_d: Src,
+    pub negate_a: bool,
+    pub negate_b: bool,
+    pub trans_a: bool,
+    pub trans_b: bool,
+}
+
+impl DWgmma {
+    /// Every register slot the instruction reads or writes, D first.
+    pub fn slots(&self) -> Vec<u32> {
+        let mut slots = self.d.clone();
+        match self.a {
+            DWgmmaA::Desc(s) => slots.push(s),
+            DWgmmaA::Regs(a) => slots.extend(a),
+        }
+        slots.push(self.b);
+        if let Src::Reg(s) = self.scale_d {
+            slots.push(s);
+        }
+        slots
+    }
+
+    /// The slots an in-flight instance holds: D and the A registers.
+    pub fn held_slots(&self) -> Vec<u32> {
+        let mut slots = self.d.clone();
+        if let DWgmmaA::Regs(a) = self.a {
+            slots.extend(a);
+        }
+        slots
+    }
 }
 
 /// A decoded instruction with its guard and where it came from.
@@ -194,6 +251,12 @@ pub(super) struct Decoded {
     pub n_slots: usize,
     /// The Hopper TMA instructions `DOp::Tma` indexes.
     pub tma: Vec<super::tma::DTma>,
+    /// The operands of every `wgmma.mma_async`, by `DOp::WgmmaMma` index.
+    pub wgmmas: Vec<DWgmma>,
+    /// Per instruction, the register slots it names with their registers: only for kernels
+    /// that use `wgmma` (empty otherwise), to find accesses of registers an in-flight wgmma
+    /// holds.
+    pub reg_uses: Vec<Box<[(u32, Reg)]>>,
 }
 
 /// Where the arrays of the shared and local state spaces start.
@@ -383,6 +446,30 @@ impl Decoder<'_> {
             // --- Hopper TMA: `decode` tables them; `cvta.global` is a move ---
             Op::Tma(TmaOp::CvtaGlobal { dst, src }) => DOp::Mov { dst: self.slot(*dst), src: Src::Reg(self.slot(*src)) },
             Op::Tma(_) => return Err(EmuError::Unsupported("a TMA instruction outside its table".into())),
+            Op::WgmmaFence => DOp::WgmmaFence,
+            // Decoded by `decode`, which keeps its operands in `Decoded::wgmmas`.
+            Op::WgmmaMmaAsync(_) => return Err(EmuError::Unsupported("a wgmma outside the decoder's list".into())),
+            Op::WgmmaCommitGroup => DOp::WgmmaCommit,
+            Op::WgmmaWaitGroup(n) => DOp::WgmmaWait(*n),
+            Op::FenceProxyAsync(space) => DOp::FenceProxyAsync { shared: space.covers_shared() },
+        })
+    }
+
+    fn wgmma(&self, mma: &WgmmaMma) -> Result<DWgmma, EmuError> {
+        Ok(DWgmma {
+            n: mma.n,
+            input: mma.input,
+            d: mma.d.iter().map(|r| self.slot(*r)).collect(),
+            a: match &mma.a {
+                WgmmaA::Desc(r) => DWgmmaA::Desc(self.slot(*r)),
+                WgmmaA::Regs(regs) => DWgmmaA::Regs(regs.map(|r| self.slot(r))),
+            },
+            b: self.slot(mma.b),
+            scale_d: self.src(&mma.scale_d, Ty::Pred)?,
+            negate_a: mma.negate_a,
+            negate_b: mma.negate_b,
+            trans_a: mma.trans_a,
+            trans_b: mma.trans_b,
         })
     }
 }
@@ -405,6 +492,9 @@ pub(super) fn decode(kernel: &Kernel, layout: &Layout) -> Result<Decoded, EmuErr
     let decoder = Decoder { slots, layout, labels, grid: kernel.launch.grid };
     let mut insts = Vec::new();
     let mut tma = Vec::new();
+    let mut wgmmas = Vec::new();
+    let mut reg_uses = Vec::new();
+    let wgmma = kernel.uses(Feature::Wgmma);
     for (index, line) in kernel.body.iter().enumerate() {
         if let Line::Inst(inst) = line {
             let guard = inst.guard.map(|g| (decoder.slot(g.pred), g.negated));
@@ -414,10 +504,17 @@ pub(super) fn decode(kernel: &Kernel, layout: &Layout) -> Result<Decoded, EmuErr
                     tma.push(decoder.tma(op)?);
                     DOp::Tma(u32::try_from(tma.len() - 1).unwrap_or(u32::MAX))
                 }
-                op => decoder.op(op)?,
+                Op::WgmmaMmaAsync(mma) => {
+                    wgmmas.push(decoder.wgmma(mma)?);
+                    DOp::WgmmaMma(u32::try_from(wgmmas.len() - 1).unwrap_or(u32::MAX))
+                }
+                other => decoder.op(other)?,
             };
             insts.push(DInst { guard, op, line_index });
+            if wgmma {
+                reg_uses.push(inst.regs().into_iter().map(|r| (decoder.slot(r), r)).collect());
+            }
         }
     }
-    Ok(Decoded { insts, n_slots, tma })
+    Ok(Decoded { insts, n_slots, wgmmas, reg_uses, tma })
 }

@@ -23,6 +23,7 @@ mod mbarrier;
 mod tensormap;
 mod tma;
 mod warp;
+mod wgmma;
 
 use std::collections::HashMap;
 
@@ -137,6 +138,9 @@ enum Suspend {
     Warp(usize),
     /// At the mbarrier wait `pc`, whose phase cannot complete yet (emu/tma.rs).
     Mbarrier(usize),
+    /// At the warpgroup-wide instruction `pc` (`wgmma`), waiting for the other threads of the
+    /// warpgroup.
+    Warpgroup(usize),
     End,
     /// Not stopped: runs in the next phase.
     Running,
@@ -193,6 +197,8 @@ struct Emulator<'k> {
     last_waits: Vec<Option<usize>>,
     /// The running block's mbarriers, TMA copies and bulk store queues.
     tma: tma::TmaBlock,
+    /// The running block's wgmma queues and async-proxy shadow, for kernels that use wgmma.
+    wgmma: Option<wgmma::WgmmaState>,
 }
 
 /// Runs `kernel` on `args` over its launch shape. `lines` gives the PTX line of each body
@@ -327,6 +333,7 @@ impl<'k> Emulator<'k> {
             block_coords: [0; 3],
             last_waits: Vec::new(),
             tma: tma::TmaBlock::default(),
+            wgmma: None,
         })
     }
 
@@ -386,6 +393,12 @@ impl<'k> Emulator<'k> {
         self.shared_storages = self.alloc_arrays(StateSpace::Shared, Visibility::Block)?;
         self.last_waits = vec![None; n as usize];
         self.tma = tma::TmaBlock::new(n as usize);
+        if !self.code.reg_uses.is_empty() {
+            let end = self.shared.iter().map(|r| r.start + r.bytes).max().unwrap_or(ARRAY_BASE);
+            let window = end.saturating_sub(ARRAY_BASE) as usize;
+            let schedule = self.completion.schedule();
+            self.wgmma = Some(wgmma::WgmmaState::new(n as usize, window, self.code.n_slots, schedule));
+        }
         let dims = self.kernel.launch.block;
         let axes = (0..3).filter(|a| dims[*a] > 1 || *a == 0).fold(0u8, |acc, a| acc | (1 << a));
         let mut threads = Vec::new();
@@ -412,6 +425,12 @@ impl<'k> Emulator<'k> {
             if self.warp_rendezvous(&mut threads, &mut statuses)? {
                 continue;
             }
+            if self.wgmma.is_some() {
+                self.wgmma_random_step(&mut threads)?;
+                if self.warpgroup_rendezvous(&mut threads, &mut statuses)? {
+                    continue;
+                }
+            }
             // --- Hopper TMA: waits whose mbarrier phase can now complete run again ---
             if self.tma_resume(&threads, &mut statuses) {
                 continue;
@@ -432,21 +451,26 @@ impl<'k> Emulator<'k> {
                         return Err(self.tma_deadlock(t, pc));
                     }
                     let stuck = threads.iter().zip(&statuses).find_map(|(t, s)| match s {
-                        Suspend::Barrier(pc) => Some((t, *pc, false)),
-                        Suspend::Warp(pc) => Some((t, *pc, true)),
+                        Suspend::Barrier(pc) => Some((t, *pc, 0)),
+                        Suspend::Warp(pc) => Some((t, *pc, 1)),
+                        Suspend::Warpgroup(pc) => Some((t, *pc, 2)),
                         Suspend::End | Suspend::Running | Suspend::Mbarrier(_) => None,
                     });
-                    let Some((t, pc, warp)) = stuck else { break };
-                    let message = if warp {
-                        format!("the lanes of warp {} did not all reach this warp-wide instruction", t.tid / 32)
-                    } else {
-                        "threads of the block reached different barriers, or some none".to_string()
+                    let Some((t, pc, collective)) = stuck else { break };
+                    let message = match collective {
+                        1 => format!("the lanes of warp {} did not all reach this warp-wide instruction", t.tid / 32),
+                        2 => format!(
+                            "the threads of warpgroup {} did not all reach this warpgroup-wide instruction",
+                            t.tid as usize / wgmma::WARPGROUP
+                        ),
+                        _ => "threads of the block reached different barriers, or some none".to_string(),
                     };
                     return Err(self.fault(FaultKind::BarrierDivergence, message, t, pc));
                 }
             }
         }
         self.tma_block_end(&threads)?;
+        self.wgmma_exit_check(&threads)?;
         for thread in &mut threads {
             if let Some(left) = thread.asyncs.leftover() {
                 thread.asyncs.complete_all(&mut self.mem);
@@ -548,6 +572,10 @@ impl<'k> Emulator<'k> {
                     continue;
                 }
             }
+            // Registers an in-flight wgmma holds (its own chain is checked at its rendezvous).
+            if self.wgmma.as_ref().is_some_and(|w| w.holds_regs(th.tid)) && !matches!(inst.op, DOp::WgmmaMma(_)) {
+                self.check_held_regs(th, pc)?;
+            }
             match inst.op {
                 DOp::Mov { dst, src } => Self::set(th, dst, self.val(th, src)),
                 DOp::Int { op, ty, dst, a, b } => {
@@ -626,6 +654,9 @@ impl<'k> Emulator<'k> {
                 DOp::St { space, ty, n, src, addr } => {
                     let base = self.address(th, addr);
                     let size = u64::from(ty.bits() / 8);
+                    if space == StateSpace::Shared && self.wgmma.is_some() {
+                        self.generic_shared_write(th, base, size * u64::from(n), pc)?;
+                    }
                     for (k, s) in src.iter().take(usize::from(n)).enumerate() {
                         let value = self.val(th, *s);
                         self.store(th, space, base.wrapping_add(k as u64 * size), size, value, pc)?;
@@ -636,6 +667,9 @@ impl<'k> Emulator<'k> {
                     let limit =
                         src_size.map_or(u64::from(bytes), |s| alu::operand(self.val(th, s), 32).min(u64::from(bytes)));
                     let (dst, src) = (self.address(th, dst), self.address(th, src));
+                    if self.wgmma.is_some() {
+                        self.copy_issued(th, dst, u64::from(bytes), pc)?;
+                    }
                     self.cp_async(th, dst, src, u64::from(bytes), limit, pc)?;
                 }
                 DOp::Commit => self.commit(th, pc)?,
@@ -655,11 +689,23 @@ impl<'k> Emulator<'k> {
                     th.frame.pc = self.code.insts.len();
                     return Ok(Suspend::End);
                 }
+                // Hopper's wgmma queue (emu/wgmma.rs): `wgmma.fence` orders registers the
+                // emulator never reorders; the rest are rendezvous of the warpgroup.
+                DOp::WgmmaFence => {}
+                DOp::WgmmaMma(_) | DOp::WgmmaCommit | DOp::WgmmaWait(_) => return Ok(Suspend::Warpgroup(pc)),
+                DOp::FenceProxyAsync { shared } => {
+                    if shared {
+                        self.proxy_fence(th.tid);
+                    }
+                }
             }
         }
     }
 
     fn commit(&mut self, th: &mut Thread<Frame>, pc: usize) -> R<()> {
+        if self.wgmma.is_some() {
+            self.copies_committed(th.tid);
+        }
         let line = self.describe(pc).0;
         let thread = th.race_thread();
         match th.asyncs.commit(&mut self.mem, 0, line, thread, self.completion.lands_at_commit()) {
@@ -676,6 +722,9 @@ impl<'k> Emulator<'k> {
     fn wait(&mut self, th: &mut Thread<Frame>, keep: usize, pc: usize) {
         let waiter = Waiter { thread: th.race_thread(), epoch: th.epoch };
         th.asyncs.wait(&mut self.mem, 0, keep, waiter);
+        if self.wgmma.is_some() {
+            self.copies_waited(th.tid, keep);
+        }
         if let Some(slot) = self.last_waits.get_mut(th.tid as usize) {
             *slot = Some(pc);
         }
@@ -696,6 +745,28 @@ impl<'k> Emulator<'k> {
                 return Err(self.unsupported_at(pc, message));
             }
             self.warp_instruction(&mut threads[start..end], pc)?;
+            statuses[start..end].iter_mut().for_each(|s| *s = Suspend::Running);
+            ran = true;
+        }
+        Ok(ran)
+    }
+
+    /// Runs the warpgroup-wide instruction of every warpgroup whose threads have all arrived
+    /// at it; true when one ran.
+    fn warpgroup_rendezvous(&mut self, threads: &mut [Thread<Frame>], statuses: &mut [Suspend]) -> R<bool> {
+        let mut ran = false;
+        for start in (0..threads.len()).step_by(wgmma::WARPGROUP) {
+            let end = (start + wgmma::WARPGROUP).min(threads.len());
+            let Some(Suspend::Warpgroup(pc)) = statuses.get(start).copied() else { continue };
+            if !statuses[start..end].iter().all(|s| *s == Suspend::Warpgroup(pc)) {
+                continue;
+            }
+            if end - start < wgmma::WARPGROUP {
+                let message =
+                    format!("a warpgroup-wide instruction in a warpgroup of {} threads (it needs 128)", end - start);
+                return Err(self.unsupported_at(pc, message));
+            }
+            self.warpgroup_instruction(&mut threads[start..end], start / wgmma::WARPGROUP, pc)?;
             statuses[start..end].iter_mut().for_each(|s| *s = Suspend::Running);
             ran = true;
         }

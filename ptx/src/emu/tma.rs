@@ -520,6 +520,8 @@ impl<'k> Emulator<'k> {
         if self.tma.unread > 0 {
             self.check_store_sources(th, base, size, pc)?;
         }
+        // The box must not overwrite what a wgmma in flight still reads (emu/wgmma.rs).
+        self.check_not_held(th, base, size, "asynchronous copy (cp.async.bulk.tensor)", pc)?;
         let id = self.tma.next_id;
         self.tma.next_id = id.wrapping_add(1);
         let line = self.describe(pc).0;
@@ -614,10 +616,11 @@ impl<'k> Emulator<'k> {
     }
 
     fn retire_group(&mut self, th: &mut Thread<Frame>, group: &mut BulkGroup, land: bool, pc: usize) -> R<()> {
-        // fence.proxy.async: the async proxy reads generic-proxy writes of the source here; the
-        // proxy-fence check (with wgmma's) belongs at this call site.
         for store in &mut group.stores {
             if store.values.is_none() {
+                // The async proxy reads the source: generic writes of it need a fence.proxy.async.
+                let reader = format!("the bulk tensor store at line {}", self.describe(store.pc).0);
+                self.async_proxy_read(th, store.lo, store.hi - store.lo, &reader, pc)?;
                 let mut values = Vec::with_capacity(store.elements.len());
                 for e in &store.elements {
                     values.push(self.load(th, StateSpace::Shared, e.src, store.element, pc)?);

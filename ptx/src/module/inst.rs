@@ -14,6 +14,7 @@ use std::fmt;
 
 use super::tma::TmaOp;
 use super::types::{Address, Guard, Label, Operand, Reg, StateSpace, Ty};
+use super::wgmma::{ProxySpace, WgmmaMma};
 
 /// Integer and bitwise two-operand instructions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -425,12 +426,37 @@ pub enum Op {
     // --- Hopper TMA: warp election, mbarrier, bulk tensor copies, tensor maps (module/tma.rs) ---
     /// The Hopper asynchronous tensor-memory instructions and their companions.
     Tma(TmaOp),
+    // Hopper's warpgroup MMA queue and the async-proxy fence (sm_90a).
+    /// `wgmma.fence.sync.aligned`: orders the thread's register accesses before the
+    /// warpgroup's next `wgmma.mma_async`.
+    WgmmaFence,
+    /// `wgmma.mma_async`: issued by the warpgroup, computed when its group completes.
+    WgmmaMmaAsync(Box<WgmmaMma>),
+    /// `wgmma.commit_group.sync.aligned`: the uncommitted `wgmma.mma_async`s become a group.
+    WgmmaCommitGroup,
+    /// `wgmma.wait_group.sync.aligned n`: wait until at most `n` groups are pending.
+    WgmmaWaitGroup(u32),
+    /// `fence.proxy.async{.space}`: orders the thread's generic-proxy accesses before later
+    /// async-proxy ones (and the reverse).
+    FenceProxyAsync(ProxySpace),
 }
 
 impl Op {
     /// Whether the instruction needs the cp.async feature (PTX 7.0, sm_80).
     pub fn uses_cp_async(&self) -> bool {
         matches!(self, Op::CpAsync(_) | Op::CpAsyncCommitGroup | Op::CpAsyncWaitGroup(_) | Op::CpAsyncWaitAll)
+    }
+
+    /// Whether the instruction is one of Hopper's `wgmma` or `fence.proxy.async` (sm_90a).
+    pub fn uses_wgmma(&self) -> bool {
+        matches!(
+            self,
+            Op::WgmmaFence
+                | Op::WgmmaMmaAsync(_)
+                | Op::WgmmaCommitGroup
+                | Op::WgmmaWaitGroup(_)
+                | Op::FenceProxyAsync(_)
+        )
     }
 
     /// Whether the instruction is a warp-wide matrix instruction (`ldmatrix`, `mma.sync`).
@@ -531,6 +557,11 @@ impl fmt::Display for Op {
             Op::Ret => f.write_str("ret"),
             // --- Hopper TMA ---
             Op::Tma(op) => op.fmt(f),
+            Op::WgmmaFence => f.write_str("wgmma.fence.sync.aligned"),
+            Op::WgmmaMmaAsync(mma) => mma.fmt(f),
+            Op::WgmmaCommitGroup => f.write_str("wgmma.commit_group.sync.aligned"),
+            Op::WgmmaWaitGroup(n) => write!(f, "wgmma.wait_group.sync.aligned {n}"),
+            Op::FenceProxyAsync(space) => write!(f, "fence.proxy.async{space}"),
         }
     }
 }

@@ -10,11 +10,13 @@ mod inst;
 mod print;
 mod tma;
 mod types;
+mod wgmma;
 
 pub use inst::{CacheOp, CgNeeds16, Cmp, CpAsync, CpSize, FloatOp, Inst, IntOp, Op, Rounding, Width};
 pub use print::{print, print_with_lines};
 pub use tma::{MbarrierOp, TensorCoords, TensormapField, TensormapSpace, TmaOp, WaitKind, WaitOn};
 pub use types::{AddrBase, Address, Dim, Guard, Label, Operand, Reg, RegClass, Special, StateSpace, Ty};
+pub use wgmma::{ProxySpace, WgmmaA, WgmmaFormError, WgmmaInput, WgmmaMma};
 
 use std::fmt;
 use std::str::FromStr;
@@ -96,6 +98,8 @@ pub enum Feature {
     Tma,
     /// `tensormap.replace` and `tensormap.cp_fenceproxy`: PTX 8.3, sm_90a.
     Tensormap,
+    /// `wgmma` and `fence.proxy.async`: PTX 8.0, sm_90a.
+    Wgmma,
 }
 
 impl Feature {
@@ -104,6 +108,7 @@ impl Feature {
             Feature::CpAsync | Feature::WarpMatrix => PtxVersion { major: 7, minor: 0 },
             Feature::Tma => PtxVersion { major: 8, minor: 0 },
             Feature::Tensormap => PtxVersion { major: 8, minor: 3 },
+            Feature::Wgmma => PtxVersion { major: 8, minor: 0 },
         }
     }
 
@@ -112,6 +117,7 @@ impl Feature {
             Feature::CpAsync | Feature::WarpMatrix => Arch::Sm80,
             Feature::Tma => Arch::Sm90,
             Feature::Tensormap => Arch::Sm90a,
+            Feature::Wgmma => Arch::Sm90a,
         }
     }
 }
@@ -260,6 +266,7 @@ impl Kernel {
             (Line::Inst(inst), Feature::Tensormap) => {
                 matches!(inst.op, Op::Tma(TmaOp::TensormapReplace { .. } | TmaOp::TensormapCopy { .. }))
             }
+            (Line::Inst(inst), Feature::Wgmma) => inst.op.uses_wgmma(),
             _ => false,
         })
     }
@@ -283,7 +290,7 @@ pub struct ArchTooOld {
 impl Module {
     /// The features any kernel uses.
     pub fn features(&self) -> Vec<Feature> {
-        [Feature::CpAsync, Feature::WarpMatrix, Feature::Tma, Feature::Tensormap]
+        [Feature::CpAsync, Feature::WarpMatrix, Feature::Wgmma, Feature::Tma, Feature::Tensormap]
             .into_iter()
             .filter(|f| self.kernels.iter().any(|k| k.uses(*f)))
             .collect()
@@ -376,6 +383,8 @@ impl Inst {
                 extra.extend(addr_reg(&cp.dst));
                 extra.extend(addr_reg(&cp.src));
             }
+            Op::WgmmaMmaAsync(mma) => extra.extend(mma.regs()),
+            Op::WgmmaFence | Op::WgmmaCommitGroup | Op::WgmmaWaitGroup(_) | Op::FenceProxyAsync(_) => {}
             Op::Bra { .. }
             | Op::CpAsyncCommitGroup
             | Op::CpAsyncWaitGroup(_)

@@ -36,7 +36,8 @@ use scope::{KernelScope, SymbolKind};
 
 use crate::module::{
     AddrBase, Address, Arch, Array, BlockDirectives, CacheOp, Cmp, CpAsync, CpSize, Dim, FloatOp, Guard, Inst, IntOp,
-    Kernel, Label, Launch, Line, Module, Op, Operand, Param, Reg, RegClass, Rounding, Special, StateSpace, Ty, Width,
+    Kernel, Label, Launch, Line, Module, Op, Operand, Param, ProxySpace, Reg, RegClass, Rounding, Special, StateSpace,
+    Ty, WgmmaA, WgmmaInput, WgmmaMma, Width,
 };
 
 /// A parse error at a position of the text.
@@ -830,8 +831,126 @@ impl Parser {
             "cp" => self.cp_async(mods)?,
             "bar" if mods == ["sync"] => Op::BarSync(self.count("a barrier number")?),
             "ret" => Op::Ret,
+            // Hopper's warpgroup MMA queue and the async-proxy fence.
+            "wgmma" => self.wgmma(mods)?,
+            "fence" if mods.starts_with(&["proxy", "async"]) => self.fence_proxy_async(&mods[2..])?,
             _ => return self.unsupported(),
         })
+    }
+
+    /// `wgmma.fence/commit_group/wait_group.sync.aligned` and `wgmma.mma_async`.
+    fn wgmma(&mut self, mods: &[&str]) -> R<Op> {
+        Ok(match mods {
+            ["fence", "sync", "aligned"] => Op::WgmmaFence,
+            ["commit_group", "sync", "aligned"] => Op::WgmmaCommitGroup,
+            ["wait_group", "sync", "aligned"] => Op::WgmmaWaitGroup(self.count("a group count")?),
+            ["mma_async", "sync", "aligned", shape, "f32", a_ty, b_ty] if a_ty == b_ty => {
+                let Some(input) = WgmmaInput::of_name(a_ty) else { return self.unsupported() };
+                let n = shape
+                    .strip_prefix("m64n")
+                    .and_then(|rest| rest.strip_suffix(&format!("k{}", input.k())))
+                    .and_then(|n| n.parse::<u32>().ok());
+                let Some(n) = n else { return self.unsupported() };
+                self.wgmma_mma(n, input)?
+            }
+            _ => return self.unsupported(),
+        })
+    }
+
+    /// The operands of `wgmma.mma_async` of shape `m64n{n}`.
+    fn wgmma_mma(&mut self, n: u32, input: WgmmaInput) -> R<Op> {
+        let start = self.at;
+        let d = self.group(|p| p.reg())?;
+        self.comma()?;
+        let a = if self.peek() == Some(&Tok::Punct('{')) {
+            WgmmaA::Regs(self.regs::<4>("the A fragment")?)
+        } else {
+            WgmmaA::Desc(self.reg()?)
+        };
+        self.comma()?;
+        let b = self.reg()?;
+        self.comma()?;
+        let scale_d = self.operand()?;
+        if matches!(scale_d, Operand::Imm(v) if v != 0 && v != 1) {
+            return self.error("the scale-d operand of wgmma is a predicate, 0 or 1");
+        }
+        let mut imms = Vec::new();
+        while self.eat(',') {
+            let pos = self.at;
+            match self.operand()? {
+                Operand::Imm(v) => imms.push((v, pos)),
+                _ => {
+                    self.at = pos;
+                    return self.error("expected an immediate (scale or transpose) of wgmma");
+                }
+            }
+        }
+        let trans_count = match (input, &a) {
+            (WgmmaInput::Tf32, _) => 0,
+            (_, WgmmaA::Desc(_)) => 2,
+            (_, WgmmaA::Regs(_)) => 1,
+        };
+        if imms.len() != 2 + trans_count {
+            let names = match trans_count {
+                0 => "imm-scale-a, imm-scale-b",
+                1 => "imm-scale-a, imm-scale-b, imm-trans-b",
+                _ => "imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b",
+            };
+            return self.error(format!("this wgmma takes {names} after scale-d, not {} immediates", imms.len()));
+        }
+        let mut scale = |(v, pos): (i64, usize)| match v {
+            1 => Ok(false),
+            -1 => Ok(true),
+            _ => {
+                self.at = pos;
+                self.error("a wgmma scale immediate is 1 or -1")
+            }
+        };
+        let negate_a = scale(imms[0])?;
+        let negate_b = scale(imms[1])?;
+        let mut flag = |(v, pos): (i64, usize)| match v {
+            0 => Ok(false),
+            1 => Ok(true),
+            _ => {
+                self.at = pos;
+                self.error("a wgmma transpose immediate is 0 or 1")
+            }
+        };
+        let (trans_a, trans_b) = match trans_count {
+            2 => (flag(imms[2])?, flag(imms[3])?),
+            1 => (false, flag(imms[2])?),
+            _ => (false, false),
+        };
+        let mma = WgmmaMma { n, input, d, a, b, scale_d, negate_a, negate_b, trans_a, trans_b };
+        if let Err(e) = mma.check() {
+            self.at = start;
+            return self.error(e.to_string());
+        }
+        Ok(Op::WgmmaMmaAsync(Box::new(mma)))
+    }
+
+    /// `fence.proxy.async{.global, .shared::cta, .shared::cluster}` (`mods` after `async`); the
+    /// lexer splits `shared::cta` into `shared`, `:`, `:`, `cta`.
+    fn fence_proxy_async(&mut self, mods: &[&str]) -> R<Op> {
+        let space = match mods {
+            [] => ProxySpace::All,
+            ["shared"] => {
+                if !(self.eat(':') && self.eat(':')) {
+                    return self.unsupported();
+                }
+                let scope = self.word("a scope (cta or cluster)")?;
+                match ProxySpace::of_name(&format!("shared::{scope}")) {
+                    Some(space) => space,
+                    None => return self.unsupported(),
+                }
+            }
+            [one] => match ProxySpace::of_name(one) {
+                Some(space) => space,
+                None => return self.unsupported(),
+            },
+            _ => return self.unsupported(),
+        };
+        Ok(Op::FenceProxyAsync(space))
     }
 
     /// `ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared[::cta].b16 {d...}, [addr]`.

@@ -12,7 +12,7 @@
 
 use half::f16;
 
-use crate::module::{Cmp, FloatOp, IntOp, Rounding, Ty};
+use crate::module::{Cmp, FloatOp, IntOp, PackedHalf, Rounding, Ty};
 
 #[inline(always)]
 pub(super) fn mask(bits: u64, width: u32) -> u64 {
@@ -127,6 +127,7 @@ fn to_f64(ty: Ty, bits: u64) -> f64 {
     match ty {
         Ty::F64 => f64::from_bits(bits),
         Ty::F16 => f16::from_bits(bits as u16).to_f64(),
+        Ty::Bf16 => f64::from(super::approx::bf16_value(bits)),
         _ => f64::from(f32::from_bits(bits as u32)),
     }
 }
@@ -168,6 +169,8 @@ fn from_f64(ty: Ty, value: f64) -> u64 {
     match ty {
         Ty::F64 => value.to_bits(),
         Ty::F16 => u64::from(f16::from_f64(value).to_bits()),
+        Ty::Bf16 => u64::from(half::bf16::from_f64(value).to_bits()),
+        Ty::Tf32 => super::approx::to_tf32(Rounding::Rn, u64::from((value as f32).to_bits())),
         _ => u64::from((value as f32).to_bits()),
     }
 }
@@ -189,6 +192,8 @@ pub(super) fn cvt(dst: Ty, src: Ty, rounding: Option<Rounding>, bits: u64) -> u6
                 Ty::F64 => (bits as f64).to_bits(),
                 Ty::F16 if src.is_signed() => u64::from(f16::from_f32(sext(bits, src.bits()) as f32).to_bits()),
                 Ty::F16 => u64::from(f16::from_f32(bits as f32).to_bits()),
+                Ty::Bf16 if src.is_signed() => from_f64(dst, sext(bits, src.bits()) as f64),
+                Ty::Bf16 => from_f64(dst, bits as f64),
                 _ if src.is_signed() => u64::from((sext(bits, src.bits()) as f32).to_bits()),
                 _ => u64::from((bits as f32).to_bits()),
             }
@@ -211,6 +216,14 @@ pub(super) fn cvt(dst: Ty, src: Ty, rounding: Option<Rounding>, bits: u64) -> u6
             mask(r, dst.bits())
         }
         (true, true) => match (src, dst, rounding) {
+            // Narrowing an f32 to the tensor-core formats, each rounding as asked.
+            (Ty::F32, Ty::Tf32, Some(r)) => super::approx::to_tf32(r, bits),
+            (Ty::F32, Ty::F16, Some(Rounding::Rz)) => {
+                u64::from(super::approx::narrow_16(PackedHalf::F16x2, Rounding::Rz, false, f32::from_bits(bits as u32)))
+            }
+            (Ty::F32, Ty::Bf16, Some(r @ (Rounding::Rn | Rounding::Rz))) => {
+                u64::from(super::approx::narrow_16(PackedHalf::Bf16x2, r, false, f32::from_bits(bits as u32)))
+            }
             // `cvt.rni` / `cvt.rzi` between floats round to an integral value.
             (_, _, Some(Rounding::Rni)) => from_f64(dst, to_f64(src, bits).round_ties_even()),
             (_, _, Some(Rounding::Rzi)) => from_f64(dst, to_f64(src, bits).trunc()),

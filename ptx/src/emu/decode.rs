@@ -9,8 +9,8 @@
 use std::collections::HashMap;
 
 use crate::module::{
-    AddrBase, Address, Cmp, Feature, FloatOp, IntOp, Kernel, Label, Line, Op, Operand, Reg, RegClass, Rounding,
-    Special, StateSpace, TmaOp, Ty, WgmmaA, WgmmaInput, WgmmaMma,
+    AddrBase, Address, ApproxFn, Cmp, Feature, FloatOp, IntOp, Kernel, Label, Line, MmaInput, Op, Operand, PackedHalf,
+    Reg, RegClass, Rounding, ShflMode, Special, StateSpace, TmaOp, Ty, WgmmaA, WgmmaInput, WgmmaMma,
 };
 
 use super::EmuError;
@@ -99,6 +99,7 @@ pub(super) enum DOp {
         addr: DAddr,
     },
     Mma {
+        input: MmaInput,
         d: [u32; 4],
         a: [u32; 4],
         b: [u32; 2],
@@ -186,6 +187,48 @@ pub(super) enum DOp {
     /// `fence.proxy.async`; `shared`: it orders shared memory.
     FenceProxyAsync {
         shared: bool,
+    },
+
+    // Compilers' sm_80 instructions.
+    FloatMinMax {
+        max: bool,
+        ftz: bool,
+        nan: bool,
+        ty: Ty,
+        dst: u32,
+        a: Src,
+        b: Src,
+    },
+    Approx {
+        func: ApproxFn,
+        ftz: bool,
+        dst: u32,
+        a: Src,
+    },
+    /// `div.full` and `div.approx` alike: the model gives both the IEEE quotient.
+    DivApprox {
+        ftz: bool,
+        dst: u32,
+        a: Src,
+        b: Src,
+    },
+    CvtPack {
+        to: PackedHalf,
+        rounding: Rounding,
+        relu: bool,
+        dst: u32,
+        a: Src,
+        b: Src,
+    },
+    /// Warp-wide: resolved when every lane its membermask names reached it.
+    Shfl {
+        mode: ShflMode,
+        dst: u32,
+        pred: Option<u32>,
+        a: Src,
+        b: Src,
+        c: Src,
+        mask: Src,
     },
 }
 
@@ -378,7 +421,8 @@ impl Decoder<'_> {
                 }
                 DOp::Ldmatrix { count: dst.len().min(4) as u8, trans: *trans, dst: slots, addr: self.addr(addr)? }
             }
-            Op::Mma { d, a, b, c } => DOp::Mma {
+            Op::Mma { input, d, a, b, c } => DOp::Mma {
+                input: *input,
                 d: d.map(|r| self.slot(r)),
                 a: a.map(|r| self.slot(r)),
                 b: b.map(|r| self.slot(r)),
@@ -452,6 +496,40 @@ impl Decoder<'_> {
             Op::WgmmaCommitGroup => DOp::WgmmaCommit,
             Op::WgmmaWaitGroup(n) => DOp::WgmmaWait(*n),
             Op::FenceProxyAsync(space) => DOp::FenceProxyAsync { shared: space.covers_shared() },
+
+            // Compilers' sm_80 instructions.
+            Op::FloatMinMax { max, ftz, nan, ty, dst, a, b } => DOp::FloatMinMax {
+                max: *max,
+                ftz: *ftz,
+                nan: *nan,
+                ty: *ty,
+                dst: self.slot(*dst),
+                a: self.src(a, *ty)?,
+                b: self.src(b, *ty)?,
+            },
+            Op::Approx { func, ftz, dst, a } => {
+                DOp::Approx { func: *func, ftz: *ftz, dst: self.slot(*dst), a: self.src(a, Ty::F32)? }
+            }
+            Op::DivApprox { ftz, dst, a, b, .. } => {
+                DOp::DivApprox { ftz: *ftz, dst: self.slot(*dst), a: self.src(a, Ty::F32)?, b: self.src(b, Ty::F32)? }
+            }
+            Op::CvtPack { to, rounding, relu, dst, a, b } => DOp::CvtPack {
+                to: *to,
+                rounding: *rounding,
+                relu: *relu,
+                dst: self.slot(*dst),
+                a: self.src(a, Ty::F32)?,
+                b: self.src(b, Ty::F32)?,
+            },
+            Op::Shfl { mode, dst, pred, a, b, c, mask } => DOp::Shfl {
+                mode: *mode,
+                dst: self.slot(*dst),
+                pred: pred.map(|p| self.slot(p)),
+                a: self.src(a, Ty::B32)?,
+                b: self.src(b, Ty::B32)?,
+                c: self.src(c, Ty::B32)?,
+                mask: self.src(mask, Ty::B32)?,
+            },
         })
     }
 

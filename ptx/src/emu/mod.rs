@@ -18,10 +18,12 @@
 //! nothing here panics on any kernel or argument list.
 
 mod alu;
+pub mod approx;
 mod decode;
 mod mbarrier;
 mod tensormap;
 mod tma;
+mod shuffle;
 mod warp;
 mod wgmma;
 
@@ -458,7 +460,11 @@ impl<'k> Emulator<'k> {
                     });
                     let Some((t, pc, collective)) = stuck else { break };
                     let message = match collective {
-                        1 => format!("the lanes of warp {} did not all reach this warp-wide instruction", t.tid / 32),
+                        1 => format!(
+                            "the lanes of warp {} that take part did not all reach this warp-wide instruction (all 32, \
+                             or for shfl.sync the lanes of its membermask)",
+                            t.tid / 32
+                        ),
                         2 => format!(
                             "the threads of warpgroup {} did not all reach this warpgroup-wide instruction",
                             t.tid as usize / wgmma::WARPGROUP
@@ -616,7 +622,7 @@ impl<'k> Emulator<'k> {
                     Self::set(th, lo, mask(v, half));
                     Self::set(th, hi, mask(v >> half, half));
                 }
-                DOp::Ldmatrix { .. } | DOp::Mma { .. } => return Ok(Suspend::Warp(pc)),
+                DOp::Ldmatrix { .. } | DOp::Mma { .. } | DOp::Shfl { .. } => return Ok(Suspend::Warp(pc)),
                 DOp::Not { ty, dst, a } => {
                     let width = if ty == Ty::Pred { 1 } else { ty.bits() };
                     Self::set(th, dst, mask(!self.val(th, a), width));
@@ -698,6 +704,18 @@ impl<'k> Emulator<'k> {
                         self.proxy_fence(th.tid);
                     }
                 }
+
+                // Compilers' sm_80 instructions.
+                DOp::FloatMinMax { max, ftz, nan, ty, dst, a, b } => {
+                    Self::set(th, dst, approx::min_max(max, ftz, nan, ty, self.val(th, a), self.val(th, b)));
+                }
+                DOp::Approx { func, ftz, dst, a } => Self::set(th, dst, approx::approx(func, ftz, self.val(th, a))),
+                DOp::DivApprox { ftz, dst, a, b } => {
+                    Self::set(th, dst, approx::div(ftz, self.val(th, a), self.val(th, b)));
+                }
+                DOp::CvtPack { to, rounding, relu, dst, a, b } => {
+                    Self::set(th, dst, approx::cvt_pack(to, rounding, relu, self.val(th, a), self.val(th, b)));
+                }
             }
         }
     }
@@ -730,23 +748,37 @@ impl<'k> Emulator<'k> {
         }
     }
 
-    /// Runs the warp-wide instruction of every warp whose lanes have all arrived at it;
-    /// true when one ran.
+    /// Runs the warp-wide instruction of every warp whose lanes have all arrived at it (for
+    /// `shfl.sync`, every lane its membermask names); true when one ran.
     fn warp_rendezvous(&mut self, threads: &mut [Thread<Frame>], statuses: &mut [Suspend]) -> R<bool> {
         let mut ran = false;
         for start in (0..threads.len()).step_by(warp::WARP) {
             let end = (start + warp::WARP).min(threads.len());
-            let Some(Suspend::Warp(pc)) = statuses.get(start).copied() else { continue };
-            if !statuses[start..end].iter().all(|s| *s == Suspend::Warp(pc)) {
-                continue;
+            let mut pcs: Vec<usize> = statuses[start..end]
+                .iter()
+                .filter_map(|s| match s {
+                    Suspend::Warp(pc) => Some(*pc),
+                    _ => None,
+                })
+                .collect();
+            pcs.sort_unstable();
+            pcs.dedup();
+            for pc in pcs {
+                if matches!(self.code.insts.get(pc).map(|i| i.op), Some(DOp::Shfl { .. })) {
+                    ran |= self.shfl_rendezvous(&mut threads[start..end], &mut statuses[start..end], pc)?;
+                    continue;
+                }
+                if !statuses[start..end].iter().all(|s| *s == Suspend::Warp(pc)) {
+                    continue;
+                }
+                if end - start < warp::WARP {
+                    let message = format!("a warp-wide instruction in a warp of {} threads (it needs 32)", end - start);
+                    return Err(self.unsupported_at(pc, message));
+                }
+                self.warp_instruction(&mut threads[start..end], pc)?;
+                statuses[start..end].iter_mut().for_each(|s| *s = Suspend::Running);
+                ran = true;
             }
-            if end - start < warp::WARP {
-                let message = format!("a warp-wide instruction in a warp of {} threads (it needs 32)", end - start);
-                return Err(self.unsupported_at(pc, message));
-            }
-            self.warp_instruction(&mut threads[start..end], pc)?;
-            statuses[start..end].iter_mut().for_each(|s| *s = Suspend::Running);
-            ran = true;
         }
         Ok(ran)
     }
@@ -798,7 +830,7 @@ impl<'k> Emulator<'k> {
                     }
                 }
             }
-            DOp::Mma { d, a, b, c } => {
+            DOp::Mma { input, d, a, b, c } => {
                 let mut frags =
                     warp::MmaFragments { a: [[0; 4]; warp::WARP], b: [[0; 2]; warp::WARP], c: [[0; 4]; warp::WARP] };
                 for (index, lane) in lanes.iter().enumerate() {
@@ -806,7 +838,7 @@ impl<'k> Emulator<'k> {
                     frags.b[index] = b.map(|r| self.val(lane, Src::Reg(r)));
                     frags.c[index] = c.map(|r| self.val(lane, Src::Reg(r)));
                 }
-                let out = warp::mma_m16n8k16(&frags);
+                let out = warp::mma(input, &frags);
                 for (lane, regs) in lanes.iter_mut().zip(out) {
                     for (slot, value) in d.iter().zip(regs) {
                         Self::set(lane, *slot, value);

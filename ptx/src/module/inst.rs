@@ -13,6 +13,7 @@
 use std::fmt;
 
 use super::tma::TmaOp;
+use super::compiler_ops::{ApproxFn, FloatDiv, MmaInput, PackedHalf, ShflMode};
 use super::types::{Address, Guard, Label, Operand, Reg, StateSpace, Ty};
 use super::wgmma::{ProxySpace, WgmmaMma};
 
@@ -95,6 +96,8 @@ pub enum Rounding {
     Rni,
     /// Toward zero to an integer (an integer result from a float).
     Rzi,
+    /// To nearest, ties away from zero (`cvt.rna.tf32.f32`).
+    Rna,
 }
 
 impl fmt::Display for Rounding {
@@ -104,6 +107,7 @@ impl fmt::Display for Rounding {
             Rounding::Rz => ".rz",
             Rounding::Rni => ".rni",
             Rounding::Rzi => ".rzi",
+            Rounding::Rna => ".rna",
         })
     }
 }
@@ -409,8 +413,10 @@ pub enum Op {
         addr: Address,
     },
     /// `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32`: the warp computes D = A * B + C
-    /// for a 16x16 f16 A, a 16x8 f16 B and 16x8 f32 C and D held as fragments of its lanes.
+    /// for a 16x16 f16 A, a 16x8 f16 B and 16x8 f32 C and D held as fragments of its lanes
+    /// (bf16 inputs: the same shape; tf32: `m16n8k8`, a 16x8 A and an 8x8 B).
     Mma {
+        input: MmaInput,
         d: [Reg; 4],
         a: [Reg; 4],
         b: [Reg; 2],
@@ -439,6 +445,55 @@ pub enum Op {
     /// `fence.proxy.async{.space}`: orders the thread's generic-proxy accesses before later
     /// async-proxy ones (and the reverse).
     FenceProxyAsync(ProxySpace),
+
+    // What compilers emit for sm_80 beyond codegen's set: float min/max, the approximate
+    // functions and divisions, packed half-precision conversions and warp shuffles.
+    /// `min`/`max` of floats (`{.ftz}{.NaN}`): a NaN operand yields the other one, or the
+    /// canonical NaN with `.NaN`; -0 orders below +0.
+    FloatMinMax {
+        max: bool,
+        ftz: bool,
+        nan: bool,
+        ty: Ty,
+        dst: Reg,
+        a: Operand,
+        b: Operand,
+    },
+    /// `ex2.approx{.ftz}.f32 d, a` and the other one-operand approximations.
+    Approx {
+        func: ApproxFn,
+        ftz: bool,
+        dst: Reg,
+        a: Operand,
+    },
+    /// `div.full{.ftz}.f32` / `div.approx{.ftz}.f32`.
+    DivApprox {
+        div: FloatDiv,
+        ftz: bool,
+        dst: Reg,
+        a: Operand,
+        b: Operand,
+    },
+    /// `cvt.rn{.relu}.f16x2.f32 d, a, b`: `a` converted into the upper half, `b` the lower.
+    CvtPack {
+        to: PackedHalf,
+        rounding: Rounding,
+        relu: bool,
+        dst: Reg,
+        a: Operand,
+        b: Operand,
+    },
+    /// `shfl.sync.MODE.b32 d{|p}, a, b, c, membermask`: a warp collective; `d` gets `a` of the
+    /// source lane the mode computes from `b` and `c`, `p` whether that lane was in range.
+    Shfl {
+        mode: ShflMode,
+        dst: Reg,
+        pred: Option<Reg>,
+        a: Operand,
+        b: Operand,
+        c: Operand,
+        mask: Operand,
+    },
 }
 
 impl Op {
@@ -459,7 +514,8 @@ impl Op {
         )
     }
 
-    /// Whether the instruction is a warp-wide matrix instruction (`ldmatrix`, `mma.sync`).
+    /// Whether the instruction is a warp-wide matrix instruction (`ldmatrix`, `mma.sync`);
+    /// their shapes and input types all need sm_80.
     pub fn uses_warp_matrix(&self) -> bool {
         matches!(self, Op::Ldmatrix { .. } | Op::Mma { .. })
     }
@@ -529,8 +585,9 @@ impl fmt::Display for Op {
                 }
                 write!(f, "}}, {addr}")
             }
-            Op::Mma { d, a, b, c } => {
-                f.write_str("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 ")?;
+            Op::Mma { input, d, a, b, c } => {
+                let (shape, ty) = (input.shape(), input.name());
+                write!(f, "mma.sync.aligned.{shape}.row.col.f32.{ty}.{ty}.f32 ")?;
                 for (i, group) in [&d[..], &a[..], &b[..], &c[..]].into_iter().enumerate() {
                     if i > 0 {
                         f.write_str(", ")?;
@@ -562,6 +619,32 @@ impl fmt::Display for Op {
             Op::WgmmaCommitGroup => f.write_str("wgmma.commit_group.sync.aligned"),
             Op::WgmmaWaitGroup(n) => write!(f, "wgmma.wait_group.sync.aligned {n}"),
             Op::FenceProxyAsync(space) => write!(f, "fence.proxy.async{space}"),
+
+            // Compilers' sm_80 instructions.
+            Op::FloatMinMax { max, ftz, nan, ty, dst, a, b } => {
+                let name = if *max { "max" } else { "min" };
+                let (ftz, nan) = (if *ftz { ".ftz" } else { "" }, if *nan { ".NaN" } else { "" });
+                write!(f, "{name}{ftz}{nan}{ty} {dst}, {a}, {b}")
+            }
+            Op::Approx { func, ftz, dst, a } => {
+                let ftz = if *ftz { ".ftz" } else { "" };
+                write!(f, "{}.approx{ftz}.f32 {dst}, {a}", func.mnemonic())
+            }
+            Op::DivApprox { div, ftz, dst, a, b } => {
+                let ftz = if *ftz { ".ftz" } else { "" };
+                write!(f, "div.{}{ftz}.f32 {dst}, {a}, {b}", div.name())
+            }
+            Op::CvtPack { to, rounding, relu, dst, a, b } => {
+                let relu = if *relu { ".relu" } else { "" };
+                write!(f, "cvt{rounding}{relu}{to}.f32 {dst}, {a}, {b}")
+            }
+            Op::Shfl { mode, dst, pred, a, b, c, mask } => {
+                write!(f, "shfl.sync{mode}.b32 {dst}")?;
+                if let Some(p) = pred {
+                    write!(f, "|{p}")?;
+                }
+                write!(f, ", {a}, {b}, {c}, {mask}")
+            }
         }
     }
 }

@@ -6,12 +6,14 @@
 //! registers its body can name (`Kernel::reg_counts`); `.version` and `.target` are derived
 //! from the architecture and the features the module uses, never written by hand.
 
+mod compiler_ops;
 mod inst;
 mod print;
 mod tma;
 mod types;
 mod wgmma;
 
+pub use compiler_ops::{ApproxFn, Approximate, FloatDiv, MmaInput, PackedHalf, ShflMode};
 pub use inst::{CacheOp, CgNeeds16, Cmp, CpAsync, CpSize, FloatOp, Inst, IntOp, Op, Rounding, Width};
 pub use print::{print, print_with_lines};
 pub use tma::{MbarrierOp, TensorCoords, TensormapField, TensormapSpace, TmaOp, WaitKind, WaitOn};
@@ -367,7 +369,7 @@ impl Inst {
                 extra.extend(dst.iter().copied());
                 extra.extend(addr_reg(addr));
             }
-            Op::Mma { d, a, b, c } => {
+            Op::Mma { d, a, b, c, .. } => {
                 extra.extend(d.iter().chain(a).chain(b).chain(c).copied());
             }
             Op::Ld { dst, addr, .. } => {
@@ -393,6 +395,22 @@ impl Inst {
             | Op::Ret => {}
             // --- Hopper TMA ---
             Op::Tma(op) => op.regs(&mut extra),
+
+            // Compilers' sm_80 instructions.
+            Op::FloatMinMax { dst, a, b, .. } | Op::DivApprox { dst, a, b, .. } | Op::CvtPack { dst, a, b, .. } => {
+                extra.push(*dst);
+                operand(a);
+                operand(b);
+            }
+            Op::Approx { dst, a, .. } => {
+                extra.push(*dst);
+                operand(a);
+            }
+            Op::Shfl { dst, pred, a, b, c, mask, .. } => {
+                extra.push(*dst);
+                extra.extend(*pred);
+                [a, b, c, mask].into_iter().for_each(&mut operand);
+            }
         }
         regs.extend(extra);
         regs

@@ -26,6 +26,13 @@ pub enum Ty {
     F32,
     F64,
     Pred,
+    // Read from compilers' PTX for tensor-core kernels (codegen does not emit them):
+    /// bfloat16: f32's sign and exponent with 7 fraction bits, in the low half of a `.b16`
+    /// register or in halves of a `.b32` one.
+    Bf16,
+    /// TensorFloat-32: an f32 whose 13 low fraction bits are zero (`cvt.rna.tf32.f32`), held
+    /// in a `.b32` register.
+    Tf32,
 }
 
 impl Ty {
@@ -34,14 +41,14 @@ impl Ty {
         match self {
             Ty::Pred => 1,
             Ty::B8 | Ty::U8 | Ty::S8 => 8,
-            Ty::B16 | Ty::U16 | Ty::S16 | Ty::F16 => 16,
-            Ty::B32 | Ty::U32 | Ty::S32 | Ty::F32 => 32,
+            Ty::B16 | Ty::U16 | Ty::S16 | Ty::F16 | Ty::Bf16 => 16,
+            Ty::B32 | Ty::U32 | Ty::S32 | Ty::F32 | Ty::Tf32 => 32,
             Ty::B64 | Ty::U64 | Ty::S64 | Ty::F64 => 64,
         }
     }
 
     pub fn is_float(self) -> bool {
-        matches!(self, Ty::F16 | Ty::F32 | Ty::F64)
+        matches!(self, Ty::F16 | Ty::F32 | Ty::F64 | Ty::Bf16 | Ty::Tf32)
     }
 
     pub fn is_signed(self) -> bool {
@@ -92,6 +99,8 @@ impl Ty {
             Ty::F32 => "f32",
             Ty::F64 => "f64",
             Ty::Pred => "pred",
+            Ty::Bf16 => "bf16",
+            Ty::Tf32 => "tf32",
         }
     }
 }

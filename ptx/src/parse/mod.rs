@@ -35,9 +35,9 @@ use lex::{lex, Pos, Tok};
 use scope::{KernelScope, SymbolKind};
 
 use crate::module::{
-    AddrBase, Address, Arch, Array, BlockDirectives, CacheOp, Cmp, CpAsync, CpSize, Dim, FloatOp, Guard, Inst, IntOp,
-    Kernel, Label, Launch, Line, Module, Op, Operand, Param, ProxySpace, Reg, RegClass, Rounding, Special, StateSpace,
-    Ty, WgmmaA, WgmmaInput, WgmmaMma, Width,
+    AddrBase, Address, ApproxFn, Arch, Array, BlockDirectives, CacheOp, Cmp, CpAsync, CpSize, Dim, FloatDiv, FloatOp,
+    Guard, Inst, IntOp, Kernel, Label, Launch, Line, MmaInput, Module, Op, Operand, PackedHalf, Param, ProxySpace, Reg,
+    RegClass, Rounding, ShflMode, Special, StateSpace, Ty, WgmmaA, WgmmaInput, WgmmaMma, Width,
 };
 
 /// A parse error at a position of the text.
@@ -106,6 +106,8 @@ fn ty_of(name: &str) -> Option<Ty> {
         "f32" => Ty::F32,
         "f64" => Ty::F64,
         "pred" => Ty::Pred,
+        "bf16" => Ty::Bf16,
+        "tf32" => Ty::Tf32,
         _ => return None,
     })
 }
@@ -143,6 +145,7 @@ fn rounding_of(name: &str) -> Option<Rounding> {
         "rz" => Rounding::Rz,
         "rni" => Rounding::Rni,
         "rzi" => Rounding::Rzi,
+        "rna" => Rounding::Rna,
         _ => return None,
     })
 }
@@ -740,9 +743,25 @@ impl Parser {
             "ldmatrix" => self.ldmatrix(mods)?,
             // --- Hopper TMA: elect, warp barrier, mbarrier, bulk tensor copies, tensor maps ---
             h if tma::is_tma(h, mods) => self.tma(h, mods)?,
+            "ex2" | "lg2" | "rcp" | "rsqrt" | "sqrt" | "sin" | "cos" | "tanh" => self.approx(head, mods)?,
+            "shfl" => self.shfl(mods)?,
             "mma" => self.mma(mods)?,
+            "min" | "max" if parts.last().and_then(|t| ty_of(t)).is_some_and(Ty::is_float) => {
+                self.float_special(head, mods)?
+            }
+            "div"
+                if parts.last().and_then(|t| ty_of(t)).is_some_and(Ty::is_float)
+                    && !matches!(mods, ["rn", _] | [_]) =>
+            {
+                self.float_special(head, mods)?
+            }
             "add" | "sub" | "mul" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor" | "shl" | "shr" => {
                 let ty = self.suffix_ty(parts)?;
+                // Float arithmetic rounds to nearest even, the default or written `.rn`;
+                // other roundings and `.ftz`/`.sat` are not modelled.
+                if ty.is_float() && (!matches!(mods, ["rn", _] | [_]) || matches!(ty, Ty::Bf16 | Ty::Tf32)) {
+                    return self.unsupported();
+                }
                 let (dst, a, b) = self.three()?;
                 if ty.is_float() {
                     let op = match head {
@@ -773,6 +792,9 @@ impl Parser {
             }
             "mad" | "fma" => {
                 let ty = self.suffix_ty(parts)?;
+                if matches!(ty, Ty::Bf16 | Ty::Tf32) {
+                    return self.unsupported();
+                }
                 let (dst, a, b) = self.three()?;
                 self.comma()?;
                 let c = self.operand()?;
@@ -788,6 +810,9 @@ impl Parser {
                 self.comma()?;
                 Op::Not { ty, dst, a: self.operand()? }
             }
+            "cvt" if matches!(mods.last(), Some(&"f32")) && mods.iter().any(|m| *m == "f16x2" || *m == "bf16x2") => {
+                self.cvt_pack(mods)?
+            }
             "cvt" => {
                 let (rounding, types) = match mods {
                     [r, d, s] => (Some(rounding_of(r).ok_or(()).or_else(|()| self.unsupported())?), [*d, *s]),
@@ -797,6 +822,12 @@ impl Parser {
                 let (Some(dst_ty), Some(src_ty)) = (ty_of(types[0]), ty_of(types[1])) else {
                     return self.unsupported();
                 };
+                // tf32 is only ever made from an f32, rounding to nearest away from zero,
+                // and `.rna` makes nothing else.
+                let tf32 = (dst_ty, src_ty, rounding) == (Ty::Tf32, Ty::F32, Some(Rounding::Rna));
+                if !tf32 && (dst_ty == Ty::Tf32 || src_ty == Ty::Tf32 || rounding == Some(Rounding::Rna)) {
+                    return self.unsupported();
+                }
                 let dst = self.reg()?;
                 self.comma()?;
                 Op::Cvt { dst_ty, src_ty, rounding, dst, src: self.operand()? }
@@ -820,7 +851,7 @@ impl Parser {
                 self.comma()?;
                 Op::Selp { ty, dst, a, b, pred: self.reg()? }
             }
-            "bra" => {
+            "bra" if matches!(mods, [] | ["uni"]) => {
                 let pos = self.pos();
                 let word = self.word("a label")?;
                 let name = self.blocks.label(&word);
@@ -981,11 +1012,15 @@ impl Parser {
         Ok(Op::Ldmatrix { trans, dst, addr: self.address()? })
     }
 
-    /// `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {d0..d3}, {a0..a3}, {b0, b1}, {c0..c3}`.
+    /// `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {d0..d3}, {a0..a3}, {b0, b1}, {c0..c3}`,
+    /// with `bf16` inputs too, and `m16n8k8` with `tf32` ones.
     fn mma(&mut self, mods: &[&str]) -> R<Op> {
-        if mods != ["sync", "aligned", "m16n8k16", "row", "col", "f32", "f16", "f16", "f32"] {
-            return self.unsupported();
-        }
+        let input = match mods {
+            ["sync", "aligned", "m16n8k16", "row", "col", "f32", "f16", "f16", "f32"] => MmaInput::F16,
+            ["sync", "aligned", "m16n8k16", "row", "col", "f32", "bf16", "bf16", "f32"] => MmaInput::Bf16,
+            ["sync", "aligned", "m16n8k8", "row", "col", "f32", "tf32", "tf32", "f32"] => MmaInput::Tf32,
+            _ => return self.unsupported(),
+        };
         let d = self.regs::<4>("the D fragment")?;
         self.comma()?;
         let a = self.regs::<4>("the A fragment")?;
@@ -993,7 +1028,92 @@ impl Parser {
         let b = self.regs::<2>("the B fragment")?;
         self.comma()?;
         let c = self.regs::<4>("the C fragment")?;
-        Ok(Op::Mma { d, a, b, c })
+        Ok(Op::Mma { input, d, a, b, c })
+    }
+
+    // Compilers' sm_80 instructions.
+
+    /// `min`/`max{.ftz}{.NaN}.f32`, `div.full{.ftz}.f32`, `div.approx{.ftz}.f32`.
+    fn float_special(&mut self, head: &str, mods: &[&str]) -> R<Op> {
+        let Some((ty, flags)) = mods.split_last().and_then(|(t, rest)| Some((ty_of(t)?, rest))) else {
+            return self.unsupported();
+        };
+        if head == "div" {
+            let (div, ftz) = match flags {
+                ["full"] => (FloatDiv::Full, false),
+                ["full", "ftz"] => (FloatDiv::Full, true),
+                ["approx"] => (FloatDiv::Approx, false),
+                ["approx", "ftz"] => (FloatDiv::Approx, true),
+                _ => return self.unsupported(),
+            };
+            if ty != Ty::F32 {
+                return self.unsupported();
+            }
+            let (dst, a, b) = self.three()?;
+            return Ok(Op::DivApprox { div, ftz, dst, a, b });
+        }
+        let (ftz, nan) = match flags {
+            [] => (false, false),
+            ["ftz"] => (true, false),
+            ["NaN"] => (false, true),
+            ["ftz", "NaN"] => (true, true),
+            _ => return self.unsupported(),
+        };
+        // `.ftz` is for f32 only; f64 has no `.NaN` form.
+        if !matches!((ty, ftz, nan), (Ty::F32, _, _) | (Ty::F64, false, false)) {
+            return self.unsupported();
+        }
+        let (dst, a, b) = self.three()?;
+        Ok(Op::FloatMinMax { max: head == "max", ftz, nan, ty, dst, a, b })
+    }
+
+    /// `ex2.approx{.ftz}.f32 d, a` and its siblings (`tanh` has no `.ftz`).
+    fn approx(&mut self, head: &str, mods: &[&str]) -> R<Op> {
+        let Some(func) = ApproxFn::ALL.into_iter().find(|f| f.mnemonic() == head) else { return self.unsupported() };
+        let ftz = match mods {
+            ["approx", "f32"] => false,
+            ["approx", "ftz", "f32"] if func.takes_ftz() => true,
+            _ => return self.unsupported(),
+        };
+        let dst = self.reg()?;
+        self.comma()?;
+        Ok(Op::Approx { func, ftz, dst, a: self.operand()? })
+    }
+
+    /// `cvt.rn{.relu}.f16x2.f32 d, a, b` and `.bf16x2` (`.rz` too).
+    fn cvt_pack(&mut self, mods: &[&str]) -> R<Op> {
+        let (rounding, relu, to) = match mods {
+            [r, "f16x2", "f32"] => (*r, false, PackedHalf::F16x2),
+            [r, "relu", "f16x2", "f32"] => (*r, true, PackedHalf::F16x2),
+            [r, "bf16x2", "f32"] => (*r, false, PackedHalf::Bf16x2),
+            [r, "relu", "bf16x2", "f32"] => (*r, true, PackedHalf::Bf16x2),
+            _ => return self.unsupported(),
+        };
+        let rounding = match rounding_of(rounding) {
+            Some(r @ (Rounding::Rn | Rounding::Rz)) => r,
+            _ => return self.unsupported(),
+        };
+        let (dst, a, b) = self.three()?;
+        Ok(Op::CvtPack { to, rounding, relu, dst, a, b })
+    }
+
+    /// `shfl.sync.MODE.b32 d{|p}, a, b, c, membermask`.
+    fn shfl(&mut self, mods: &[&str]) -> R<Op> {
+        let mode = match mods {
+            ["sync", mode, "b32"] => ShflMode::ALL.into_iter().find(|m| m.name() == *mode),
+            _ => None,
+        };
+        let Some(mode) = mode else { return self.unsupported() };
+        let dst = self.reg()?;
+        let pred = if self.eat('|') { Some(self.reg()?) } else { None };
+        self.comma()?;
+        let a = self.operand()?;
+        self.comma()?;
+        let b = self.operand()?;
+        self.comma()?;
+        let c = self.operand()?;
+        self.comma()?;
+        Ok(Op::Shfl { mode, dst, pred, a, b, c, mask: self.operand()? })
     }
 
     /// `{r, ...}` of exactly `N` registers.

@@ -179,3 +179,68 @@ fn declarations_may_follow_uses_and_name_single_registers() {
     let second = CHECKED[CHECKED.find(".visible").expect("a kernel")..].replace("entry k(", "entry k2(");
     assert!(parse(&format!("{CHECKED}{second}")).is_ok());
 }
+
+/// The instructions compilers emit for sm_80 beyond codegen's set, each form once.
+const SM80_FORMS: &str = "//\n.version 8.0\n.target sm_80\n.address_size 64\n\n.visible .entry k(\n\t.param .u64 k_param_0\n)\n.reqntid 32\n{\n\t.reg .pred %p<3>;\n\t.reg .b16 %rs<3>;\n\t.reg .b32 %r<40>;\n\t.reg .b64 %rd<3>;\n\tmax.f32 %r1, %r2, %r3;\n\tmin.ftz.NaN.f32 %r1, %r2, 0fFF800000;\n\tmax.f64 %rd1, %rd1, %rd2;\n\tex2.approx.f32 %r4, %r1;\n\tex2.approx.ftz.f32 %r4, %r1;\n\tlg2.approx.f32 %r4, %r1;\n\trcp.approx.ftz.f32 %r4, %r1;\n\trsqrt.approx.f32 %r4, %r1;\n\tsqrt.approx.f32 %r4, %r1;\n\tsin.approx.f32 %r4, %r1;\n\tcos.approx.f32 %r4, %r1;\n\ttanh.approx.f32 %r4, %r1;\n\tdiv.full.f32 %r5, %r4, %r1;\n\tdiv.approx.ftz.f32 %r5, %r4, %r1;\n\tdiv.rn.f32 %r5, %r4, %r1;\n\tcvt.rn.f16x2.f32 %r6, %r4, %r5;\n\tcvt.rz.relu.bf16x2.f32 %r6, %r4, %r5;\n\tcvt.rn.bf16.f32 %rs1, %r4;\n\tcvt.f32.bf16 %r7, %rs1;\n\tcvt.rna.tf32.f32 %r8, %r7;\n\tshfl.sync.bfly.b32 %r9, %r8, 16, 31, -1;\n\tshfl.sync.idx.b32 %r9|%p1, %r8, %r2, 0x1f, %r3;\n\tshfl.sync.up.b32 %r9|%p2, %r8, 1, 0, -1;\n\tshfl.sync.down.b32 %r9, %r8, 1, 31, 65535;\n\tselp.f32 %r10, 0fFF800000, %r9, %p1;\n\tmov.pred %p2, -1;\n\tor.b64 %rd1, %rd1, 4611686293305294848;\n\tmma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 { %r11, %r12, %r13, %r14 }, { %r15, %r16, %r17, %r18 }, { %r19, %r20 }, { %r11, %r12, %r13, %r14 };\n\tmma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 { %r11, %r12, %r13, %r14 }, { %r15, %r16, %r17, %r18 }, { %r19, %r20 }, { %r11, %r12, %r13, %r14 };\n\tbra.uni $L__BB0_1;\n$L__BB0_1:\n\tret;\n}\n";
+
+#[test]
+fn compiler_sm80_forms_parse_and_round_trip() {
+    let parsed = parse(SM80_FORMS).unwrap_or_else(|e| panic!("{e}"));
+    let ops: Vec<&Op> = parsed.module.kernels[0]
+        .body
+        .iter()
+        .filter_map(|l| if let Line::Inst(i) = l { Some(&i.op) } else { None })
+        .collect();
+    let has = |f: &dyn Fn(&Op) -> bool| ops.iter().any(|op| f(op));
+    assert!(has(&|op| matches!(op, Op::FloatMinMax { max: false, ftz: true, nan: true, ty: Ty::F32, .. })));
+    assert!(has(&|op| matches!(op, Op::FloatMinMax { max: true, ty: Ty::F64, .. })));
+    for func in ApproxFn::ALL {
+        assert!(has(&|op| matches!(op, Op::Approx { func: f, .. } if *f == func)), "{func:?}");
+    }
+    assert!(has(&|op| matches!(op, Op::DivApprox { div: FloatDiv::Full, ftz: false, .. })));
+    assert!(has(&|op| matches!(op, Op::DivApprox { div: FloatDiv::Approx, ftz: true, .. })));
+    assert!(has(&|op| matches!(op, Op::Float { op: FloatOp::Div, .. })));
+    assert!(has(&|op| matches!(op, Op::CvtPack { to: PackedHalf::Bf16x2, rounding: Rounding::Rz, relu: true, .. })));
+    assert!(has(&|op| matches!(op, Op::Cvt { dst_ty: Ty::Tf32, rounding: Some(Rounding::Rna), .. })));
+    assert!(has(&|op| matches!(op, Op::Cvt { dst_ty: Ty::F32, src_ty: Ty::Bf16, .. })));
+    assert!(has(&|op| matches!(op, Op::Shfl { mode: ShflMode::Idx, pred: Some(_), .. })));
+    assert!(has(&|op| matches!(op, Op::Shfl { mode: ShflMode::Down, pred: None, .. })));
+    assert!(has(&|op| matches!(op, Op::Mma { input: MmaInput::Bf16, .. })));
+    assert!(has(&|op| matches!(op, Op::Mma { input: MmaInput::Tf32, .. })));
+    let text = print(&parsed.module).unwrap();
+    for form in [
+        "min.ftz.NaN.f32 %r1, %r2, 0fFF800000;",
+        "shfl.sync.idx.b32 %r9|%p1, %r8, %r2, 31, %r3;",
+        "cvt.rz.relu.bf16x2.f32",
+        "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {",
+    ] {
+        assert!(text.contains(form), "missing {form:?} in\n{text}");
+    }
+    let reparsed = parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(reparsed.module.kernels, parsed.module.kernels);
+    assert_eq!(print(&reparsed.module).unwrap(), text);
+}
+
+#[test]
+fn forms_outside_the_model_are_refused_at_the_instruction() {
+    for form in [
+        "add.ftz.f32 %r1, %r2, %r3;",
+        "mul.rz.f32 %r1, %r2, %r3;",
+        "max.ftz.f64 %rd1, %rd1, %rd2;",
+        "max.f16 %rs1, %rs1, %rs2;",
+        "tanh.approx.ftz.f32 %r1, %r2;",
+        "ex2.approx.f16 %rs1, %rs2;",
+        "div.full.f64 %rd1, %rd1, %rd2;",
+        "cvt.rna.f16.f32 %rs1, %r2;",
+        "cvt.f32.tf32 %r1, %r2;",
+        "cvt.rni.f16x2.f32 %r1, %r2, %r3;",
+        "shfl.sync.rot.b32 %r1, %r2, 1, 31, -1;",
+        "fma.rn.bf16 %rs1, %rs1, %rs1, %rs1;",
+        "bra.foo $L__BB0_1;",
+    ] {
+        let text = SM80_FORMS.replace("\tmax.f32 %r1, %r2, %r3;", &format!("\t{form}"));
+        let error = parse(&text).expect_err(form);
+        let opcode = form.split(' ').next().unwrap_or_default();
+        assert!(error.to_string().starts_with(&format!("15:2: unsupported instruction `{opcode}`")), "{form}: {error}");
+    }
+}

@@ -236,7 +236,7 @@ fn blocks_have_their_own_registers_and_labels() {
 fn reading_the_box_without_waiting_faults_naming_the_copy_and_its_mbarrier() {
     let fault = fault_of(run(Variant { wait: Wait::None, ..GOOD }, Schedule::Lazy, None));
     assert_eq!(fault.kind, FaultKind::ReadPendingAsync, "{fault}");
-    for part in ["cp.async.bulk.tensor at line", "(TMA)", "mbarrier at", "has not waited on an mbarrier"] {
+    for part in ["cp.async.bulk.tensor at line", "(queue TMA)", "is pending", "mbarrier at", "has not waited on an mbarrier"] {
         assert!(fault.message.contains(part), "{part}: {fault}");
     }
 }
@@ -294,6 +294,7 @@ fn reading_a_stores_result_before_wait_group_faults() {
     let fault = fault_of(run(Variant { store: Some(StoreVariant::ResultReadEarly), ..GOOD }, Schedule::Lazy, None));
     assert_eq!(fault.kind, FaultKind::ReadPendingAsync, "{fault}");
     assert!(fault.message.contains("bulk tensor store at line") && fault.message.contains("wait_group (not .read)"));
+    assert!(fault.message.contains("is pending"), "{fault}");
 }
 
 #[test]

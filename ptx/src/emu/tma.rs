@@ -520,8 +520,11 @@ impl<'k> Emulator<'k> {
         if self.tma.unread > 0 {
             self.check_store_sources(th, base, size, pc)?;
         }
-        // The box must not overwrite what a wgmma in flight still reads (emu/wgmma.rs).
+        // The box must not overwrite what a wgmma in flight still reads, and it is an async-proxy
+        // write: the generic writes before it need their writers' fence.proxy.async (emu/wgmma.rs).
         self.check_not_held(th, base, size, "asynchronous copy (cp.async.bulk.tensor)", pc)?;
+        let writer = format!("the cp.async.bulk.tensor at line {} (an async-proxy write)", self.describe(pc).0);
+        self.async_proxy_read(th, base, size, &writer, pc)?;
         let id = self.tma.next_id;
         self.tma.next_id = id.wrapping_add(1);
         let line = self.describe(pc).0;
@@ -741,8 +744,8 @@ impl<'k> Emulator<'k> {
                 None => "its mbarrier is gone".to_string(),
             };
             return format!(
-                "{what} of {place} while the cp.async.bulk.tensor at line {} by thread {} (TMA) to it is in flight: \
-                 {barrier}, and no mbarrier wait of this thread observed that{}",
+                "{what} of {place} while the cp.async.bulk.tensor at line {} by thread {} (queue TMA) to it is \
+                 pending: {barrier}, and no mbarrier wait of this thread observed that{}",
                 p.issue_line,
                 p.thread,
                 self.last_wait_note(tid)
@@ -757,7 +760,7 @@ impl<'k> Emulator<'k> {
         };
         format!(
             "{what} of {place} while the bulk tensor store at line {} by thread {} (bulk async-group queue) to it is \
-             in flight: its results land when cp.async.bulk.wait_group (not .read) retires its group{waited}",
+             pending: its results land when cp.async.bulk.wait_group (not .read) retires its group{waited}",
             p.issue_line, p.thread
         )
     }
@@ -839,7 +842,7 @@ impl<'k> Emulator<'k> {
                 .or_else(|| {
                     queue.groups.iter().find(|g| !g.stores.is_empty()).map(|g| {
                         format!(
-                            "bulk group {} (committed at line {}, holding the store at line {}) never retired by \
+                            "bulk group {} (committed at line {}, holding the store at line {}) never waited for by \
                              cp.async.bulk.wait_group",
                             g.seq,
                             self.describe(g.commit_pc).0,

@@ -79,11 +79,8 @@ fn kernel_text(v: Variant) -> String {
             mask = [0, 1, 3, 7][v.swizzle as usize]
         ),
         Some(store) => {
-            let early_write = if store == StoreVariant::SourceWrittenEarly {
-                "\t@!%p1 st.shared.b32 [%r6], %r0;\n"
-            } else {
-                ""
-            };
+            let early_write =
+                if store == StoreVariant::SourceWrittenEarly { "\t@!%p1 st.shared.b32 [%r6], %r0;\n" } else { "" };
             let early_read =
                 if store == StoreVariant::ResultReadEarly { "\t@!%p1 ld.global.f32 %f2, [%rd6];\n" } else { "" };
             let late_write = if store == StoreVariant::Proper { "\t@!%p1 st.shared.b32 [%r6], %r0;\n" } else { "" };
@@ -181,10 +178,8 @@ fn a_box_loads_through_a_device_built_map_equal_to_the_tensor_under_every_schedu
 fn a_swizzled_box_read_without_unswizzling_differs() {
     // The kernel reads with the 128-byte pattern; the map says no swizzle: rows past the
     // first land elsewhere, so the copy is not the identity (the swizzle is really applied).
-    let text = kernel_text(Variant { swizzle: 3, ..GOOD }).replace(
-        "swizzle_mode.shared::cta.b1024.b32 [%rd2], 3;",
-        "swizzle_mode.shared::cta.b1024.b32 [%rd2], 0;",
-    );
+    let text = kernel_text(Variant { swizzle: 3, ..GOOD })
+        .replace("swizzle_mode.shared::cta.b1024.b32 [%rd2], 3;", "swizzle_mode.shared::cta.b1024.b32 [%rd2], 0;");
     let parsed = parse(&text).unwrap();
     let mut kernel = parsed.module.kernels[0].clone();
     kernel.launch.dynamic_shared = 2048;
@@ -225,7 +220,8 @@ fn blocks_have_their_own_registers_and_labels() {
     assert!(printed.contains("setp.ne.s32 %p1, %r2, 5;") && printed.contains("setp.ne.s32 %p2, %r0, 0;"), "{printed}");
     let result = run_kernel(&parsed.module.kernels[0], Some(&parsed.lines[0]), &[], &EmuConfig::default()).unwrap();
     assert_eq!(result.outcome, EmuOutcome::Completed);
-    let unclosed = format!(".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{{\n\t{{\n\tret;\n}}\n");
+    let unclosed =
+        format!(".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{{\n\t{{\n\tret;\n}}\n");
     assert!(parse(&unclosed).is_err());
     let twice = text.replacen("\twaitLoop:\n", "\twaitLoop:\n\twaitLoop:\n", 1);
     let error = parse(&twice).expect_err("a label twice in one block");
@@ -236,7 +232,9 @@ fn blocks_have_their_own_registers_and_labels() {
 fn reading_the_box_without_waiting_faults_naming_the_copy_and_its_mbarrier() {
     let fault = fault_of(run(Variant { wait: Wait::None, ..GOOD }, Schedule::Lazy, None));
     assert_eq!(fault.kind, FaultKind::ReadPendingAsync, "{fault}");
-    for part in ["cp.async.bulk.tensor at line", "(queue TMA)", "is pending", "mbarrier at", "has not waited on an mbarrier"] {
+    for part in
+        ["cp.async.bulk.tensor at line", "(queue TMA)", "is pending", "mbarrier at", "has not waited on an mbarrier"]
+    {
         assert!(fault.message.contains(part), "{part}: {fault}");
     }
 }

@@ -488,7 +488,9 @@ impl Decoder<'_> {
             Op::BarSync(_) => DOp::Bar,
             Op::Ret => DOp::Ret,
             // --- Hopper TMA: `decode` tables them; `cvta.global` is a move ---
-            Op::Tma(TmaOp::CvtaGlobal { dst, src }) => DOp::Mov { dst: self.slot(*dst), src: Src::Reg(self.slot(*src)) },
+            Op::Tma(TmaOp::CvtaGlobal { dst, src }) => {
+                DOp::Mov { dst: self.slot(*dst), src: Src::Reg(self.slot(*src)) }
+            }
             Op::Tma(_) => return Err(EmuError::Unsupported("a TMA instruction outside its table".into())),
             Op::WgmmaFence => DOp::WgmmaFence,
             // Decoded by `decode`, which keeps its operands in `Decoded::wgmmas`.

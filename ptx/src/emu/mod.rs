@@ -21,9 +21,9 @@ mod alu;
 pub mod approx;
 mod decode;
 mod mbarrier;
+mod shuffle;
 mod tensormap;
 mod tma;
-mod shuffle;
 mod warp;
 mod wgmma;
 

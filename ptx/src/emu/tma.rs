@@ -95,7 +95,9 @@ impl Decoder<'_> {
                 return Err(EmuError::Unsupported("cvta.global is decoded as a move".into()));
             }
             TmaOp::Mbarrier(m) => match m {
-                MbarrierOp::Init { addr, count } => DTma::Init { addr: self.addr(addr)?, count: self.src(count, Ty::B32)? },
+                MbarrierOp::Init { addr, count } => {
+                    DTma::Init { addr: self.addr(addr)?, count: self.src(count, Ty::B32)? }
+                }
                 MbarrierOp::Inval { addr } => DTma::Inval { addr: self.addr(addr)? },
                 MbarrierOp::Arrive { state, addr, count, expect_tx } => DTma::Arrive {
                     state: state.map(|r| self.slot(r)),
@@ -305,7 +307,10 @@ impl<'k> Emulator<'k> {
             Some(m) => Ok(*m),
             None => Err(self.fault(
                 FaultKind::ReadPoison,
-                format!("an mbarrier operation on {}, which no mbarrier.init made a barrier", self.place(StateSpace::Shared, addr)),
+                format!(
+                    "an mbarrier operation on {}, which no mbarrier.init made a barrier",
+                    self.place(StateSpace::Shared, addr)
+                ),
                 th,
                 pc,
             )),
@@ -402,21 +407,16 @@ impl<'k> Emulator<'k> {
                 if let Some(queue) = self.tma.bulk.get_mut(tid) {
                     queue.last_wait = Some(pc);
                 }
-                loop {
-                    let Some(queue) = self.tma.bulk.get(tid) else { break };
-                    let older = queue.groups.len().saturating_sub(n as usize);
-                    if read {
-                        for g in 0..older {
-                            self.retire_bulk(th, g, false, pc)?;
+                let older = self.tma.bulk.get(tid).map_or(0, |q| q.groups.len().saturating_sub(n as usize));
+                // `.read`: the older groups' sources are read, the groups stay in flight;
+                // without it they complete and leave the queue, oldest first.
+                for g in 0..older {
+                    let index = if read { g } else { 0 };
+                    self.retire_bulk(th, index, !read, pc)?;
+                    if !read {
+                        if let Some(queue) = self.tma.bulk.get_mut(tid) {
+                            queue.groups.pop_front();
                         }
-                        break;
-                    }
-                    if older == 0 {
-                        break;
-                    }
-                    self.retire_bulk(th, 0, true, pc)?;
-                    if let Some(queue) = self.tma.bulk.get_mut(tid) {
-                        queue.groups.pop_front();
                     }
                 }
             }
@@ -503,7 +503,8 @@ impl<'k> Emulator<'k> {
         if base.is_multiple_of(128) {
             return Ok(());
         }
-        let message = format!("a tensor copy's shared box at {}, not 128-byte aligned", self.place(StateSpace::Shared, base));
+        let message =
+            format!("a tensor copy's shared box at {}, not 128-byte aligned", self.place(StateSpace::Shared, base));
         Err(self.fault(FaultKind::OutOfBounds, message, th, pc))
     }
 
@@ -561,7 +562,15 @@ impl<'k> Emulator<'k> {
         Ok(())
     }
 
-    fn tma_store(&mut self, th: &mut Thread<Frame>, tmap: DAddr, dims: u8, coords: [Src; 5], src: DAddr, pc: usize) -> R<()> {
+    fn tma_store(
+        &mut self,
+        th: &mut Thread<Frame>,
+        tmap: DAddr,
+        dims: u8,
+        coords: [Src; 5],
+        src: DAddr,
+        pc: usize,
+    ) -> R<()> {
         let map = self.copy_map(th, tmap, dims, pc)?;
         let coords = self.coords_of(th, coords, dims);
         let base = self.address(th, src);
@@ -927,7 +936,8 @@ impl<'k> Emulator<'k> {
     /// The warp-wide instructions of this module, for the 32 `lanes` of a warp.
     pub(super) fn tma_warp(&mut self, lanes: &mut [Thread<Frame>], index: u32, pc: usize) -> R<()> {
         let Some(op) = self.code.tma.get(index as usize).copied() else { return Ok(()) };
-        let full = |emu: &Self, lanes: &[Thread<Frame>], mask: Src| lanes.iter().all(|l| emu.val(l, mask) == 0xFFFF_FFFF);
+        let full =
+            |emu: &Self, lanes: &[Thread<Frame>], mask: Src| lanes.iter().all(|l| emu.val(l, mask) == 0xFFFF_FFFF);
         match op {
             DTma::Elect { dst, pred, mask } => {
                 if !full(self, lanes, mask) {
@@ -940,10 +950,8 @@ impl<'k> Emulator<'k> {
                     Self::set(th, pred, u64::from(lane == 0));
                 }
             }
-            DTma::WarpSync { mask } => {
-                if !full(self, lanes, mask) {
-                    return Err(self.unsupported_at(pc, "bar.warp.sync with a mask other than every lane".into()));
-                }
+            DTma::WarpSync { mask } if !full(self, lanes, mask) => {
+                return Err(self.unsupported_at(pc, "bar.warp.sync with a mask other than every lane".into()));
             }
             DTma::MapCopy { dst, src } => {
                 let Some(first) = lanes.first() else { return Ok(()) };
@@ -953,7 +961,8 @@ impl<'k> Emulator<'k> {
                     return Err(self.fault(FaultKind::BarrierDivergence, message, other, pc));
                 }
                 if !to.is_multiple_of(64) {
-                    let message = format!("a tensor map copied to {}, not 64-byte aligned", self.place(StateSpace::Global, to));
+                    let message =
+                        format!("a tensor map copied to {}, not 64-byte aligned", self.place(StateSpace::Global, to));
                     return Err(self.fault(FaultKind::OutOfBounds, message, first, pc));
                 }
                 for chunk in 0..MAP_BYTES / 8 {

@@ -12,8 +12,8 @@
 
 use std::fmt;
 
-use super::tma::TmaOp;
 use super::compiler_ops::{ApproxFn, FloatDiv, MmaInput, PackedHalf, ShflMode};
+use super::tma::TmaOp;
 use super::types::{Address, Guard, Label, Operand, Reg, StateSpace, Ty};
 use super::wgmma::{ProxySpace, WgmmaMma};
 

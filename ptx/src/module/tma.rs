@@ -238,33 +238,63 @@ impl TensorCoords {
 pub enum TmaOp {
     /// `elect.sync d|p, membermask`: one lane of the mask is elected; `d` (or `_`) receives
     /// its lane number, `p` is true in the elected lane only.
-    ElectSync { dst: Option<Reg>, pred: Reg, mask: Operand },
+    ElectSync {
+        dst: Option<Reg>,
+        pred: Reg,
+        mask: Operand,
+    },
     /// `bar.warp.sync membermask`: the lanes of the mask meet.
-    BarWarpSync { mask: Operand },
+    BarWarpSync {
+        mask: Operand,
+    },
     /// `cvta.global.u64 d, a`: a global address as a generic one.
-    CvtaGlobal { dst: Reg, src: Reg },
+    CvtaGlobal {
+        dst: Reg,
+        src: Reg,
+    },
     Mbarrier(MbarrierOp),
     /// `cp.async.bulk.tensor.Nd.shared::cta.global.mbarrier::complete_tx::bytes [dst],
     /// [tmap, {coords}], [mbar]` (`.shared::cluster` also read): a box of the tensor into
     /// shared memory, completing `bytes` transactions on the mbarrier.
-    LoadTensor { dst: Address, src: TensorCoords, mbar: Address },
+    LoadTensor {
+        dst: Address,
+        src: TensorCoords,
+        mbar: Address,
+    },
     /// `cp.async.bulk.tensor.Nd.global.shared::cta.bulk_group [tmap, {coords}], [src]`: a box
     /// of shared memory into the tensor, in the thread's bulk async-group.
-    StoreTensor { dst: TensorCoords, src: Address },
+    StoreTensor {
+        dst: TensorCoords,
+        src: Address,
+    },
     /// `cp.async.bulk.commit_group`.
     BulkCommit,
     /// `cp.async.bulk.wait_group[.read] n`: with `.read`, until the sources of all but `n`
     /// groups are read; without, until they completed.
-    BulkWait { n: u32, read: bool },
+    BulkWait {
+        n: u32,
+        read: bool,
+    },
     /// `tensormap.replace.tile.FIELD.SPACE.b1024.bNN [addr], {ordinal,} value`.
-    TensormapReplace { field: TensormapField, space: TensormapSpace, addr: Address, ordinal: Option<u32>, value: Operand },
+    TensormapReplace {
+        field: TensormapField,
+        space: TensormapSpace,
+        addr: Address,
+        ordinal: Option<u32>,
+        value: Operand,
+    },
     /// `tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned
     /// [dst], [src], 128`: the warp copies a tensor map from shared to global memory and
     /// releases it to the tensor-map proxy.
-    TensormapCopy { dst: Address, src: Address },
+    TensormapCopy {
+        dst: Address,
+        src: Address,
+    },
     /// `fence.proxy.tensormap::generic.acquire.gpu [addr], 128` (and `.release.gpu` without
     /// operands): orders the generic proxy's writes of a tensor map with its use by copies.
-    FenceTensormap { acquire: Option<Address> },
+    FenceTensormap {
+        acquire: Option<Address>,
+    },
 }
 
 impl TmaOp {

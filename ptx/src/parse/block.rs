@@ -74,10 +74,12 @@ impl Parser {
                 Tok::Punct('{') => depth += 1,
                 Tok::Punct('}') if depth == 0 => break,
                 Tok::Punct('}') => depth -= 1,
-                Tok::Word(w) if depth == 0 && self.tokens.get(k + 1).map(|t| &t.0) == Some(&Tok::Punct(':')) => {
-                    if labels.insert(w.clone(), format!("{w}$b{id}")).is_some() {
-                        return Err(error_at(*pos, format!("the label `{w}` is defined twice in one block")));
-                    }
+                Tok::Word(w)
+                    if depth == 0
+                        && self.tokens.get(k + 1).map(|t| &t.0) == Some(&Tok::Punct(':'))
+                        && labels.insert(w.clone(), format!("{w}$b{id}")).is_some() =>
+                {
+                    return Err(error_at(*pos, format!("the label `{w}` is defined twice in one block")));
                 }
                 _ => {}
             }

@@ -442,8 +442,8 @@ impl Parser {
             let pos = self.pos();
             let name = self.word("a register name")?;
             let in_block = self.blocks.depth() > 0;
-            if !name.starts_with('%') && !(in_block && name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
-            {
+            let local_name = in_block && name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_');
+            if !(name.starts_with('%') || local_name) {
                 return Err(error_at(pos, format!("expected a register name such as `%r`, found `{name}`")));
             }
             if self.eat('<') {

@@ -87,10 +87,13 @@ impl KernelScope {
     /// A kernel declaration after a block that took one of its registers for a local one.
     fn fresh_clash(&self, kernel: &str) -> Option<ParseError> {
         let (reg, name, pos) = self.fresh.iter().find(|(r, ..)| self.declares_in_kernel(*r))?;
-        Some(error_at(*pos, format!(
-            "the kernel `{kernel}` declares {reg} after a block took it for its register `{name}`: declare the \
+        Some(error_at(
+            *pos,
+            format!(
+                "the kernel `{kernel}` declares {reg} after a block took it for its register `{name}`: declare the \
              kernel's registers before its blocks"
-        )))
+            ),
+        ))
     }
 
     /// Checks every use of the kernel `kernel` against its declarations, its parameters and

@@ -182,9 +182,7 @@ impl Parser {
         Ok(match mods {
             ["async", "bulk", "commit_group"] => TmaOp::BulkCommit,
             ["async", "bulk", "wait_group"] => TmaOp::BulkWait { n: self.count("a group count")?, read: false },
-            ["async", "bulk", "wait_group", "read"] => {
-                TmaOp::BulkWait { n: self.count("a group count")?, read: true }
-            }
+            ["async", "bulk", "wait_group", "read"] => TmaOp::BulkWait { n: self.count("a group count")?, read: true },
             ["async", "bulk", "tensor", dims, rest @ ..] => {
                 let dims = match dims.strip_suffix('d').and_then(|d| d.parse::<usize>().ok()) {
                     Some(d @ 1..=5) => d,
@@ -239,16 +237,7 @@ impl Parser {
                 };
                 Ok(TmaOp::TensormapReplace { field, space, addr, ordinal, value: self.operand()? })
             }
-            [
-                "cp_fenceproxy",
-                "global",
-                "shared::cta",
-                "tensormap::generic",
-                "release",
-                "gpu",
-                "sync",
-                "aligned",
-            ] => {
+            ["cp_fenceproxy", "global", "shared::cta", "tensormap::generic", "release", "gpu", "sync", "aligned"] => {
                 let dst = self.address()?;
                 self.comma()?;
                 let src = self.address()?;

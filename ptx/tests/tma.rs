@@ -324,3 +324,46 @@ fn a_map_field_never_set_is_named() {
     let fault = fault_of(run_kernel(&kernel, Some(&parsed.lines[0]), &args, &EmuConfig::default()).unwrap());
     assert!(fault.message.contains("box_dim of dimension 1 was never set"), "{fault}");
 }
+
+/// The kernel of `v` with its map passed by the host (`.param .align 64 .b8 k_map[128]`)
+/// instead of built on the device.
+fn host_map_kernel_text(v: Variant) -> String {
+    let text = kernel_text(v).replace("\t.param .u64 k_scratch\n", "\t.param .align 64 .b8 k_map[128]\n");
+    let (start, end) = (text.find("\tmov.b32 %r0, 0;\n").unwrap(), text.find("\tadd.s32 %r5").unwrap());
+    let text = format!("{}\tsetp.ne.s32 %p1, %r1, 0;\n{}", &text[..start], &text[end..]);
+    text.replace("[%rd3, {%r7, %r8}]", "[k_map, {%r7, %r8}]")
+}
+
+#[test]
+fn a_host_tensor_map_parameter_drives_the_copy_as_a_launch_file_describes_it() {
+    use tirproof_ptx::launch_file::{LaunchFile, ParamSpec};
+    for swizzle in [0u32, 3] {
+        let text = host_map_kernel_text(Variant { swizzle, ..GOOD });
+        let parsed = parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let printed = print(&parsed.module).unwrap();
+        assert!(printed.contains(".param .align 64 .b8 k_map[128]"), "{printed}");
+        let mut kernel = parsed.module.kernels[0].clone();
+        kernel.launch.dynamic_shared = 2048;
+        let launch = format!(
+            r#"{{"kernel": "k", "grid": [1, 1, 1], "block": [32, 1, 1], "shared": 2048, "params": {{
+                "k_map": {{"tensor_map": {{"buffer": "k_a", "dtype": "float32", "dims": [{COLS}, {ROWS}],
+                    "strides": [128], "box": [{COLS}, {BOX_ROWS}], "swizzle": {}}}}}}}}}"#,
+            [0, 32, 64, 128][swizzle as usize]
+        );
+        let file = LaunchFile::parse(&launch).unwrap_or_else(|e| panic!("{e:?}"));
+        let ParamSpec::TensorMap(map) = &file.params[0].1 else { panic!("{:?}", file.params) };
+        let a = Tensor::from_f64(DataType::FLOAT32, vec![COLS * ROWS], &input()).unwrap();
+        let c = Tensor::from_f64(DataType::FLOAT32, vec![COLS * BOX_ROWS], &vec![0.0; COLS * BOX_ROWS]).unwrap();
+        let args = [KernelArg::Buffer(a), KernelArg::Buffer(c), KernelArg::Buffer(map.tensor(&kernel).unwrap())];
+        for schedule in SCHEDULES {
+            let config = EmuConfig { schedule, ..EmuConfig::default() };
+            let result = run_kernel(&kernel, Some(&parsed.lines[0]), &args, &config).unwrap();
+            assert_eq!(result.outcome, EmuOutcome::Completed, "{schedule:?}");
+            assert_eq!(result.buffers[1].as_ref().unwrap().to_f64_vec(), expected(), "swizzle {swizzle} {schedule:?}");
+        }
+        // A map that names no buffer parameter is refused when bound.
+        let mut wrong = map.clone();
+        wrong.buffer = "k_map".into();
+        assert!(wrong.tensor(&kernel).unwrap_err().contains("no buffer parameter"));
+    }
+}

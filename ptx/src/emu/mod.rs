@@ -22,7 +22,7 @@ pub mod approx;
 mod decode;
 mod mbarrier;
 mod shuffle;
-mod tensormap;
+pub mod tensormap;
 mod tma;
 mod warp;
 mod wgmma;
@@ -303,10 +303,19 @@ impl<'k> Emulator<'k> {
                     params.push(next);
                     next = (next + bytes.max(1)).div_ceil(256) * 256;
                 }
+                KernelArg::Scalar(_) if param.array.is_some() => {
+                    return Err(EmuError::BadArguments(format!(
+                        "parameter `{}` is a byte array passed by value (a tensor map): bind a buffer of its bytes",
+                        param.name
+                    )));
+                }
                 KernelArg::Scalar(bits) => params.push(mask(*bits, param.ty.bits())),
             }
         }
         let mut arrays = HashMap::new();
+        // --- Hopper TMA: byte arrays passed by value (host tensor maps) are global memory at
+        // the parameter's name, their buffer's address relocated (emu/tensormap.rs) ---
+        tma::bind_by_value(kernel, &params, &globals, &global_storages, &mut mem, &mut arrays)?;
         let shared = array_regions(kernel, StateSpace::Shared, &mut arrays);
         let local = array_regions(kernel, StateSpace::Local, &mut arrays);
         let param_index = kernel.params.iter().enumerate().map(|(i, p)| (p.name.clone(), i as u32)).collect();

@@ -13,8 +13,11 @@
 //! | 72..92   | `box_dim[0..5]`, 4 bytes each                                |
 //! | 92..112  | `element_stride[0..5]`, 4 bytes each                         |
 //! | 112..116 | `interleave_layout`, `swizzle_mode`, `swizzle_atomicity`, `fill_mode`, 1 byte each |
-//! | 116..120 | the set of fields written (one bit per field and ordinal, `bit`) |
+//! | 116..120 | the set of fields written (one bit per field and ordinal, `bit`); bit 31: `RELOCATE` |
 //!
+//! A host tensor map (a `.param .align 64 .b8 name[128]` argument, `HostTensorMap`) cannot know
+//! the address the emulator gives its buffer: it holds the buffer parameter's index in
+//! `global_address` and sets `RELOCATE`, and the launch writes the address there.
 //! A zeroed map has no field set (Triton zeroes the 128 bytes before replacing fields). A
 //! copy needs the address, the rank, the element type and, per dimension, the extent, the box
 //! and the element stride, and the byte stride of every dimension but the first; one of these
@@ -31,6 +34,72 @@ use crate::module::TensormapField;
 pub(super) const MAP_BYTES: u64 = 128;
 /// Where the set of written fields lives.
 const SET_OFFSET: u64 = 116;
+/// The set-word bit of a host map whose `global_address` is a parameter index to relocate.
+pub(super) const RELOCATE: u32 = 1 << 31;
+
+/// A tensor map the host passes by value, as a launch describes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostTensorMap {
+    /// The index of the buffer parameter the map describes.
+    pub buffer_param: u32,
+    /// The PTX ISA's element type number (`tensormap.replace.tile.elemtype`: 6 is `.f16`).
+    pub elemtype: u32,
+    /// Extents, dimension 0 (contiguous) first; 1 to 5 of them.
+    pub dims: Vec<u64>,
+    /// Byte strides of dimensions 1.. (one fewer than `dims`).
+    pub strides: Vec<u64>,
+    /// The box, as `dims`.
+    pub box_dims: Vec<u64>,
+    /// Swizzle span in bytes: 0 (none), 32, 64 or 128.
+    pub swizzle: u32,
+}
+
+impl HostTensorMap {
+    /// The 128 bytes of the map in the emulator's encoding, its address to relocate.
+    pub fn encode(&self) -> Result<[u8; 128], String> {
+        let rank = self.dims.len();
+        if !(1..=5).contains(&rank) || self.box_dims.len() != rank || self.strides.len() + 1 != rank {
+            return Err(format!(
+                "a tensor map of {rank} dimensions needs as many box dimensions ({} given) and one stride fewer ({} given)",
+                self.box_dims.len(),
+                self.strides.len()
+            ));
+        }
+        let swizzle = match self.swizzle {
+            0 => 0,
+            32 => 1,
+            64 => 2,
+            128 => 3,
+            other => return Err(format!("a swizzle of {other} bytes (0, 32, 64 or 128)")),
+        };
+        let mut bytes = [0u8; 128];
+        let mut set = RELOCATE;
+        let mut put = |field: TensormapField, ordinal: u32, value: u64| {
+            let (offset, width) = field_place(field, ordinal);
+            for k in 0..width {
+                bytes[(offset + k) as usize] = (value >> (8 * k)) as u8;
+            }
+            set |= bit(field, ordinal);
+        };
+        put(TensormapField::GlobalAddress, 0, u64::from(self.buffer_param));
+        put(TensormapField::Rank, 0, rank as u64 - 1);
+        put(TensormapField::Elemtype, 0, u64::from(self.elemtype));
+        for d in 0..rank {
+            let ordinal = d as u32;
+            put(TensormapField::GlobalDim, ordinal, self.dims[d]);
+            put(TensormapField::BoxDim, ordinal, self.box_dims[d]);
+            put(TensormapField::ElementStride, ordinal, 1);
+            if d > 0 {
+                put(TensormapField::GlobalStride, ordinal - 1, self.strides[d - 1]);
+            }
+        }
+        put(TensormapField::SwizzleMode, 0, swizzle);
+        for k in 0..4 {
+            bytes[(SET_OFFSET + k) as usize] = (set >> (8 * k)) as u8;
+        }
+        Ok(bytes)
+    }
+}
 
 /// Where a field (of dimension `ordinal` for per-dimension fields) lives: byte offset, width.
 pub(super) fn field_place(field: TensormapField, ordinal: u32) -> (u64, u64) {
@@ -153,6 +222,9 @@ impl TensorMap {
     /// Decodes the 128 bytes of a map.
     pub(super) fn decode(bytes: &[u8; 128]) -> Result<TensorMap, MapError> {
         let set = le(bytes, SET_OFFSET, 4) as u32;
+        if set & RELOCATE != 0 {
+            return Err(MapError::Invalid("a host map whose buffer the launch did not relocate".into()));
+        }
         let get = |field: TensormapField, ordinal: u32| -> Result<u64, MapError> {
             if set & bit(field, ordinal) == 0 {
                 let dim = if field.has_ordinal() { format!(" of dimension {ordinal}") } else { String::new() };

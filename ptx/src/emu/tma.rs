@@ -49,8 +49,9 @@ use super::alu::mask;
 use super::decode::{DAddr, Decoder, Src};
 use super::mbarrier::Mbarrier;
 use super::tensormap::{self, TensorMap, MAP_BYTES};
-use super::{EmuError, Emulator, Frame, Suspend, R};
-use crate::module::{MbarrierOp, StateSpace, TensormapField, TensormapSpace, TmaOp, Ty, WaitKind, WaitOn};
+use super::{EmuError, Emulator, Frame, Region, Suspend, R};
+use crate::module::{Kernel, MbarrierOp, StateSpace, TensormapField, TensormapSpace, TmaOp, Ty, WaitKind, WaitOn};
+use tirproof_machine::memory::Memory;
 
 /// The queue id in the machine's pending records of a TMA load's destination bytes.
 pub(super) const TMA_QUEUE: i64 = -0x7A;
@@ -277,6 +278,63 @@ impl TmaBlock {
     fn bytes_in_flight(&self, mbar: u64) -> usize {
         self.in_flight.iter().filter(|c| c.mbar == mbar).map(|c| c.bytes.len()).sum()
     }
+}
+
+/// Binds the kernel's byte arrays passed by value (host tensor maps): each is global memory
+/// of exactly its bytes, named by the parameter (`arrays`), and a map whose `global_address`
+/// is a parameter index to relocate gets that buffer's address.
+pub(super) fn bind_by_value(
+    kernel: &Kernel,
+    params: &[u64],
+    globals: &[Region<'_>],
+    storages: &[u32],
+    mem: &mut Memory,
+    arrays: &mut HashMap<String, u64>,
+) -> Result<(), EmuError> {
+    for (index, param) in kernel.params.iter().enumerate() {
+        let Some(bytes) = param.array else { continue };
+        let address = params.get(index).copied().unwrap_or(0);
+        let Some((region, storage)) =
+            globals.iter().zip(storages).find(|(r, _)| r.start == address && r.name == param.name)
+        else {
+            continue;
+        };
+        if region.unit != 1 || region.bytes != u64::from(bytes) {
+            return Err(EmuError::BadArguments(format!(
+                "parameter `{}` is {bytes} bytes passed by value: bind a buffer of {bytes} 8-bit elements, not {} bytes \
+                 of {}-byte elements",
+                param.name, region.bytes, region.unit
+            )));
+        }
+        arrays.insert(param.name.clone(), address);
+        let Some(s) = mem.storages.get_mut(*storage as usize) else { continue };
+        let byte = |s: &tirproof_machine::memory::Storage, i: u64| {
+            s.data.as_slice().get(i as usize).copied().unwrap_or(0) & 0xFF
+        };
+        let set_at = tensormap::set_offset();
+        let set = (0..4).fold(0u64, |acc, k| acc | byte(s, set_at + k) << (8 * k));
+        if bytes != tensormap::MAP_BYTES as u32 || set & u64::from(tensormap::RELOCATE) == 0 {
+            continue;
+        }
+        let target = (0..8).fold(0u64, |acc, k| acc | byte(s, k) << (8 * k));
+        let buffer = usize::try_from(target)
+            .ok()
+            .filter(|t| kernel.params.get(*t).is_some_and(|p| p.takes_buffer() && p.array.is_none()))
+            .and_then(|t| params.get(t).copied())
+            .ok_or_else(|| {
+                EmuError::BadArguments(format!(
+                    "the tensor map `{}` describes parameter {target}, which is not a buffer parameter",
+                    param.name
+                ))
+            })?;
+        let relocated = set & !u64::from(tensormap::RELOCATE);
+        let writes = (0..8).map(|k| (k, buffer >> (8 * k))).chain((0..4).map(|k| (set_at + k, relocated >> (8 * k))));
+        for (at, value) in writes {
+            s.write(at as i64, value & 0xFF, None)
+                .map_err(|e| EmuError::BadArguments(format!("the tensor map `{}`: {e:?}", param.name)))?;
+        }
+    }
+    Ok(())
 }
 
 /// Whether a pending record is one of this module's (a TMA load or a bulk store).

@@ -124,11 +124,14 @@ impl Feature {
     }
 }
 
-/// A kernel parameter: `.param .u64 name` (a buffer's address) or a scalar.
+/// A kernel parameter: `.param .u64 name` (a buffer's address) or a scalar, or a byte array
+/// passed by value (`.param .align 64 .b8 name[128]`: a host tensor map, module/tma.rs).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Param {
     pub name: String,
     pub ty: Ty,
+    /// The bytes of a byte-array parameter (`ty` is then `.b8`); its name is its address.
+    pub array: Option<u32>,
 }
 
 /// An array of the shared or local state space: `.shared .align 16 .b8 name[bytes];`.

@@ -353,6 +353,8 @@ impl Parser {
                 self.expect(',')?;
             }
             self.expect_word(".param")?;
+            // `.param .align 64 .b8 name[128]`: attributes may precede the type.
+            self.param_attributes()?;
             let ty = self.ty()?;
             self.param_attributes()?;
             let param_pos = self.pos();
@@ -360,7 +362,18 @@ impl Parser {
             if params.iter().any(|p| p.name == param_name) {
                 return Err(error_at(param_pos, format!("the parameter `{param_name}` is declared twice")));
             }
-            params.push(Param { name: param_name, ty });
+            // A byte array passed by value (a host tensor map, `--- Hopper TMA ---`).
+            let array = if self.eat('[') {
+                if ty != Ty::B8 {
+                    return Err(error_at(param_pos, "only `.b8` arrays may be passed by value"));
+                }
+                let bytes = self.count("a size in bytes")?;
+                self.expect(']')?;
+                Some(bytes)
+            } else {
+                None
+            };
+            params.push(Param { name: param_name, ty, array });
         }
         let mut launch = Launch { block: [1; 3], grid, dynamic_shared: 0 };
         let mut directives = BlockDirectives::default();
@@ -429,7 +442,9 @@ impl Parser {
         }
         let scope = std::mem::take(&mut self.scope);
         let param_names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
-        let array_names: Vec<&str> = module_arrays.iter().chain(&arrays).map(|a| a.name.as_str()).collect();
+        let by_value = params.iter().filter(|p| p.array.is_some()).map(|p| p.name.as_str());
+        let array_names: Vec<&str> =
+            module_arrays.iter().chain(&arrays).map(|a| a.name.as_str()).chain(by_value).collect();
         scope.check(&name, &param_names, &array_names)?;
         Ok((Kernel { name, params, arrays, launch, directives, source_file: None, body }, lines))
     }

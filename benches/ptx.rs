@@ -89,9 +89,11 @@ fn foreign_launch(stem: &str) -> (Kernel, Vec<u32>, Vec<KernelArg>) {
         match spec {
             ParamSpec::Buffer(buffer) => binder.buffer(name, buffer.random(0, position).expect("a buffer")),
             ParamSpec::Scalar(value) => binder.scalar(name, value.arg(param.ty)),
-            ParamSpec::TensorMap(map) => binder.buffer(name, map.tensor(&kernel).expect("a tensor map")),
         }
         .expect("binds");
+    }
+    for (name, map) in &launch.tensor_maps {
+        binder.buffer(name, map.tensor(&kernel).expect("a tensor map")).expect("binds");
     }
     let args = binder.finish().expect("every parameter bound");
     (kernel, parsed.lines[index].clone(), args)

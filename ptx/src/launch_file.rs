@@ -1,13 +1,14 @@
 //! Launch files: a JSON description of one launch of a kernel of PTX text (its name, grid,
 //! block, dynamic shared bytes, a seed, and each parameter by name: a buffer of a dtype and
-//! length, random or from a `.npy` file, a scalar value, or a host tensor map describing a
-//! buffer parameter for `cp.async.bulk.tensor`), read with a located error
+//! length, random or from a `.npy` file, or a scalar value; and each host tensor map over a
+//! buffer parameter, for `cp.async.bulk.tensor`), read with a located error
 //! (`LaunchFile::parse`) and written from a kernel's header (`LaunchFile::of_kernel`).
 //!
 //! Invariants: a launch file that parses names each parameter once, every buffer has a dtype
 //! the emulator stores, and a random buffer is the same for the same seed and parameter
 //! position; nothing here reads files (the caller reads the `.npy` a buffer names).
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::PathBuf;
 
@@ -41,16 +42,18 @@ pub struct LaunchFile {
     /// Each parameter by name, in the order written.
     #[serde(serialize_with = "write_params", deserialize_with = "read_params")]
     pub params: Vec<(String, ParamSpec)>,
+    /// Each host tensor map parameter (`.param .align 64 .b8 name[128]`) by name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tensor_maps: BTreeMap<String, TensorMapSpec>,
 }
 
-/// What a parameter is bound to: `{"buffer": {...}}`, `{"scalar": 64}` or
-/// `{"tensor_map": {...}}` (a `.param .align 64 .b8 name[128]` parameter).
+/// What a parameter is bound to: `{"buffer": {...}}` or `{"scalar": 64}` (tensor maps are
+/// `LaunchFile::tensor_maps`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ParamSpec {
     Buffer(BufferSpec),
     Scalar(ScalarValue),
-    TensorMap(TensorMapSpec),
 }
 
 /// A host tensor map (`CUtensorMap`) over the buffer parameter `buffer`: its element type, its
@@ -243,21 +246,25 @@ impl LaunchFile {
         }
         let first_buffer =
             kernel.params.iter().find(|p| p.takes_buffer() && p.array.is_none()).map(|p| p.name.as_str());
+        let mut tensor_maps = BTreeMap::new();
+        for param in kernel.params.iter().filter(|p| p.array.is_some()) {
+            notes.push(format!("tensor map `{}`: describe it (its buffer, dtype, dims, strides, box)", param.name));
+            let spec = TensorMapSpec {
+                buffer: first_buffer.unwrap_or_default().to_string(),
+                dtype: Dtype(DataType::FLOAT32),
+                dims: vec![threads as u64],
+                strides: Vec::new(),
+                box_dims: vec![threads.min(256) as u64],
+                swizzle: 0,
+            };
+            tensor_maps.insert(param.name.clone(), spec);
+        }
         let params = kernel
             .params
             .iter()
+            .filter(|param| param.array.is_none())
             .map(|param| {
-                let spec = if let (Some(_), Some(buffer)) = (param.array, first_buffer) {
-                    notes.push(format!("parameter `{}`: describe the tensor map (its buffer, dims, box)", param.name));
-                    ParamSpec::TensorMap(TensorMapSpec {
-                        buffer: buffer.to_string(),
-                        dtype: Dtype(DataType::FLOAT32),
-                        dims: vec![threads as u64],
-                        strides: Vec::new(),
-                        box_dims: vec![threads.min(256) as u64],
-                        swizzle: 0,
-                    })
-                } else if param.takes_buffer() {
+                let spec = if param.takes_buffer() {
                     notes.push(format!("parameter `{}`: set the buffer's dtype and length", param.name));
                     ParamSpec::Buffer(BufferSpec { dtype: Dtype(DataType::FLOAT32), len: threads, npy: None })
                 } else {
@@ -268,8 +275,15 @@ impl LaunchFile {
                 (param.name.clone(), spec)
             })
             .collect();
-        let file =
-            LaunchFile { kernel: kernel.name.clone(), grid: kernel.launch.grid, block, shared, seed: None, params };
+        let file = LaunchFile {
+            kernel: kernel.name.clone(),
+            grid: kernel.launch.grid,
+            block,
+            shared,
+            seed: None,
+            params,
+            tensor_maps,
+        };
         (file, notes)
     }
 }

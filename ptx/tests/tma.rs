@@ -345,13 +345,16 @@ fn a_host_tensor_map_parameter_drives_the_copy_as_a_launch_file_describes_it() {
         let mut kernel = parsed.module.kernels[0].clone();
         kernel.launch.dynamic_shared = 2048;
         let launch = format!(
-            r#"{{"kernel": "k", "grid": [1, 1, 1], "block": [32, 1, 1], "shared": 2048, "params": {{
-                "k_map": {{"tensor_map": {{"buffer": "k_a", "dtype": "float32", "dims": [{COLS}, {ROWS}],
-                    "strides": [128], "box": [{COLS}, {BOX_ROWS}], "swizzle": {}}}}}}}}}"#,
+            r#"{{"kernel": "k", "grid": [1, 1, 1], "block": [32, 1, 1], "shared": 2048,
+                "params": {{"k_a": {{"buffer": {{"dtype": "float32", "len": {}}}}}}},
+                "tensor_maps": {{"k_map": {{"buffer": "k_a", "dtype": "float32", "dims": [{COLS}, {ROWS}],
+                    "strides": [128], "box": [{COLS}, {BOX_ROWS}], "swizzle": {}}}}}}}"#,
+            COLS * ROWS,
             [0, 32, 64, 128][swizzle as usize]
         );
         let file = LaunchFile::parse(&launch).unwrap_or_else(|e| panic!("{e:?}"));
-        let ParamSpec::TensorMap(map) = &file.params[0].1 else { panic!("{:?}", file.params) };
+        assert!(matches!(file.params[0].1, ParamSpec::Buffer(_)));
+        let map = &file.tensor_maps["k_map"];
         let a = Tensor::from_f64(DataType::FLOAT32, vec![COLS * ROWS], &input()).unwrap();
         let c = Tensor::from_f64(DataType::FLOAT32, vec![COLS * BOX_ROWS], &vec![0.0; COLS * BOX_ROWS]).unwrap();
         let args = [KernelArg::Buffer(a), KernelArg::Buffer(c), KernelArg::Buffer(map.tensor(&kernel).unwrap())];

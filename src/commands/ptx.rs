@@ -470,11 +470,11 @@ fn launch_args(kernel: &Kernel, file: &LaunchFile, path: &Path, seed: u64) -> an
                 binder.buffer(name, tensor).with_context(|| at(name))?;
             }
             ParamSpec::Scalar(value) => binder.scalar(name, value.arg(param.ty)).with_context(|| at(name))?,
-            ParamSpec::TensorMap(map) => {
-                let tensor = map.tensor(kernel).map_err(|e| anyhow!("{}: {e}", at(name)))?;
-                binder.buffer(name, tensor).with_context(|| at(name))?;
-            }
         }
+    }
+    for (name, map) in &file.tensor_maps {
+        let tensor = map.tensor(kernel).map_err(|e| anyhow!("{}: {e}", at(name)))?;
+        binder.buffer(name, tensor).with_context(|| at(name))?;
     }
     let args = binder.finish().map_err(|error| match error {
         ArgError::Unbound { name, ty } => {

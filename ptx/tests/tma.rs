@@ -370,3 +370,42 @@ fn a_host_tensor_map_parameter_drives_the_copy_as_a_launch_file_describes_it() {
         assert!(wrong.tensor(&kernel).unwrap_err().contains("no buffer parameter"));
     }
 }
+
+#[test]
+fn elect_tokens_test_wait_and_explicit_transactions() {
+    // Every thread arrives (token of phase 0); thread 0, elected, expects 16 bytes and
+    // completes them itself; after a barrier every thread's test_wait on its token is true.
+    let text = ".version 8.3\n.target sm_90a\n.address_size 64\n.extern .shared .align 16 .b8 smem[];\n\
+        .visible .entry k(.param .u64 k_out)\n.reqntid 64\n{\n\t.reg .pred %p<5>;\n\t.reg .b32 %r<10>;\n\
+        \t.reg .b64 %rd<6>;\n\tmov.b32 %r2, smem;\n\tmov.u32 %r1, %tid.x;\n\telect.sync %r3|%p1, -1;\n\
+        \tsetp.lt.u32 %p4, %r1, 32;\n\tand.pred %p1, %p1, %p4;\n\
+        \t@%p1 mbarrier.init.shared::cta.b64 [%r2], 64;\n\tbar.sync 0;\n\
+        \t@%p1 mbarrier.expect_tx.shared::cta.b64 [%r2], 16;\n\tbar.sync 0;\n\
+        \tmbarrier.arrive.release.cta.shared::cta.b64 %rd1, [%r2];\n\
+        \tmbarrier.test_wait.shared::cta.b64 %p2, [%r2], %rd1;\n\
+        \t@%p1 mbarrier.complete_tx.shared::cta.b64 [%r2], 16;\n\tbar.sync 0;\n\
+        \tmbarrier.test_wait.acquire.cta.shared::cta.b64 %p3, [%r2], %rd1;\n\
+        \tselp.u32 %r4, 10, 0, %p1;\n\tselp.u32 %r5, 1, 0, %p3;\n\tselp.u32 %r6, 100, 0, %p2;\n\
+        \tmad.lo.s32 %r7, %r3, 1000, %r4;\n\tadd.s32 %r7, %r7, %r5;\n\tadd.s32 %r7, %r7, %r6;\n\
+        \tld.param.u64 %rd2, [k_out];\n\tmul.wide.u32 %rd3, %r1, 4;\n\tadd.s64 %rd4, %rd2, %rd3;\n\
+        \tst.global.u32 [%rd4], %r7;\n\tret;\n}\n";
+    let parsed = parse(text).unwrap_or_else(|e| panic!("{e}"));
+    let mut kernel = parsed.module.kernels[0].clone();
+    kernel.launch.dynamic_shared = 64;
+    for order in [None, Some(11)] {
+        let out = Tensor::from_i64(DataType::INT32, vec![64], &[0; 64]).unwrap();
+        let config = EmuConfig { thread_order_seed: order, ..EmuConfig::default() };
+        let result = run_kernel(&kernel, Some(&parsed.lines[0]), &[KernelArg::Buffer(out)], &config).unwrap();
+        assert_eq!(result.outcome, EmuOutcome::Completed, "{order:?}");
+        let values = result.buffers[0].as_ref().unwrap().to_i64_vec();
+        // Lane 0 of each warp is elected (warp 1's is masked off by %p4); every token's phase
+        // completed. Before the barrier only the last thread to arrive (thread 0 completed the
+        // bytes first) sees its phase complete: thread 63 in order, one thread in any order.
+        let expected: Vec<i64> = (0..64).map(|t| if t == 0 { 11 } else { 1 }).collect();
+        assert_eq!(values.iter().map(|v| v % 100).collect::<Vec<_>>(), expected, "{order:?}");
+        assert_eq!(values.iter().filter(|v| **v >= 100).count(), 1, "{order:?}");
+        if order.is_none() {
+            assert_eq!(values[63], 101);
+        }
+    }
+}

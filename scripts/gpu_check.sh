@@ -16,7 +16,8 @@
 #   PROGRAMS (default 13000) campaign programs, CAMPAIGN_TIME (default 2h) its time limit,
 #   CAMPAIGNS (default 1) campaign processes that share them;
 #   JOBS (default: the cores) campaign jobs, PARALLEL (default 8) corpus runs at a time;
-#   REPEATS (default 300) runs of each foreign kernel and mutant;
+#   REPEATS (default 300) runs of each foreign kernel and mutant; CUBINS the folder of their
+#   cubins (scripts/gpu_foreign_cubins.sh, run where a CUDA 13.4 ptxas is), else the JIT;
 #   STEPS (default "tests corpus campaign racecheck foreign bandwidth") the steps to run;
 #   SKIP_BUILD=1 uses the binaries already in $CARGO_TARGET_DIR/release (tirproof, the
 #   bandwidth example, and the test executables in deps/) instead of building them, for a
@@ -152,10 +153,12 @@ if wanted racecheck; then
 fi
 
 # 5. The compiler-emitted kernels and their mutants on the hardware.
+#    From the cubins of scripts/gpu_foreign_cubins.sh when CUBINS names their folder (the
+#    driver's JIT cannot read Triton's sm_90a files, PTX ISA 9.4, before CUDA 13.4).
 if wanted foreign; then
     step "foreign kernels" python3 scripts/gpu_foreign.py --repeats "$REPEATS" --json "$OUT/foreign.json" \
-        >"$OUT/foreign.log" 2>&1
-    note "  $(grep -c ' 0 of ' "$OUT/foreign.log") cases never wrong, $(grep -c 'runs wrong' "$OUT/foreign.log") in all"
+        ${CUBINS:+--cubins "$CUBINS"} >"$OUT/foreign.log" 2>&1
+    note "  $(grep -c ' 0 of ' "$OUT/foreign.log") cases never wrong, $(grep -c 'runs wrong' "$OUT/foreign.log") run to the end, $(grep -c ': hang' "$OUT/foreign.log") hung; $(tail -1 "$OUT/foreign.log")"
 fi
 
 # 6. Bandwidth: the streaming kernel over 4 GiB, without and with 2-, 3-, 4-stage pipelines,

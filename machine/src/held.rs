@@ -3,7 +3,10 @@
 //!
 //! - `HeldBytes`: the bytes an asynchronous reader still in flight holds (a `wgmma`'s
 //!   shared-memory operands, from its issue until the wait that retires its group). A write to
-//!   a held byte, by any thread and through any proxy, is a fault of the writer.
+//!   a held byte, by any thread and through any proxy, is a fault of the writer. A release is
+//!   remembered with the barrier epoch and the owner (a warpgroup) whose wait made it: only
+//!   the owner's threads know of it until the next barrier, so a write by another owner in
+//!   that epoch is a fault too.
 //! - `ProxyShadow`: per byte, the last write made through the generic proxy (`st.shared`, a
 //!   `cp.async` landing) that no `fence.proxy.async` of its writer has ordered yet. An
 //!   asynchronous-proxy read (a `wgmma` operand, a bulk copy's source) of such a byte is a
@@ -17,10 +20,19 @@
 //! to the first of the thread's asynchronous copies still in flight, which no fence can order
 //! before it lands).
 
-/// How many in-flight asynchronous readers hold each byte.
+/// The wait that ended a hold: in which barrier epoch, by which owner, at which site.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Release {
+    pub epoch: u32,
+    pub owner: u32,
+    pub site: u32,
+}
+
+/// How many in-flight asynchronous readers hold each byte, and the last release of each.
 #[derive(Clone, Debug, Default)]
 pub struct HeldBytes {
     counts: Vec<u32>,
+    releases: Vec<Option<Release>>,
     /// Holds taken and not released, over all bytes (0: nothing is held, the fast path).
     total: u64,
 }
@@ -28,7 +40,7 @@ pub struct HeldBytes {
 impl HeldBytes {
     /// No byte of a window of `len` bytes held.
     pub fn new(len: usize) -> HeldBytes {
-        HeldBytes { counts: vec![0; len], total: 0 }
+        HeldBytes { counts: vec![0; len], releases: vec![None; len], total: 0 }
     }
 
     /// Whether any byte is held.
@@ -47,8 +59,8 @@ impl HeldBytes {
         }
     }
 
-    /// Releases one hold of every byte of `bytes`.
-    pub fn release(&mut self, bytes: impl IntoIterator<Item = usize>) {
+    /// Releases one hold of every byte of `bytes`, by `release`.
+    pub fn release(&mut self, bytes: impl IntoIterator<Item = usize>, release: Release) {
         for b in bytes {
             if let Some(c) = self.counts.get_mut(b) {
                 if *c > 0 {
@@ -56,7 +68,20 @@ impl HeldBytes {
                     self.total = self.total.saturating_sub(1);
                 }
             }
+            if let Some(r) = self.releases.get_mut(b) {
+                *r = Some(release);
+            }
         }
+    }
+
+    /// The first byte of `start .. start + len` released in barrier epoch `epoch` by another
+    /// owner than `owner`, with its release: no barrier has told `owner` of it yet.
+    pub fn released_to_others(&self, start: usize, len: usize, epoch: u32, owner: u32) -> Option<(usize, Release)> {
+        let end = start.saturating_add(len).min(self.releases.len());
+        (start.min(end)..end).find_map(|b| {
+            let r = self.releases.get(b).copied().flatten()?;
+            (r.epoch == epoch && r.owner != owner).then_some((b, r))
+        })
     }
 
     /// The first held byte of `start .. start + len`, if any.
@@ -138,11 +163,16 @@ mod tests {
         held.hold(4..8);
         held.hold(6..10);
         assert_eq!(held.first_held(0, 5), Some(4));
-        held.release(4..8);
+        let release = Release { epoch: 2, owner: 1, site: 9 };
+        held.release(4..8, release);
         assert_eq!(held.first_held(0, 6), None);
         assert_eq!(held.first_held(0, 16), Some(6));
-        held.release(6..10);
+        held.release(6..10, release);
         assert!(!held.any());
+        // The owner's own threads, and everyone after a barrier, may write them now.
+        assert_eq!(held.released_to_others(0, 16, 2, 0), Some((4, release)));
+        assert_eq!(held.released_to_others(0, 16, 2, 1), None);
+        assert_eq!(held.released_to_others(0, 16, 3, 0), None);
     }
 
     #[test]

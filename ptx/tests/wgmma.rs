@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use tirproof_ir::dtype::DataType;
+use tirproof_ir::dtype::{DataType, TypeCode};
 use tirproof_machine::fault::FaultKind;
 use tirproof_machine::{Schedule, Tensor};
 use tirproof_ptx::emu::{run_kernel, EmuConfig, EmuOutcome, KernelArg};
@@ -43,7 +43,8 @@ struct Matmul {
 impl Matmul {
     fn args(&self) -> Vec<KernelArg> {
         let (m, n, k) = (self.m, self.n, self.k);
-        let buffer = |dtype, len, salt| KernelArg::Buffer(Tensor::from_f64(dtype, vec![len], &values(len, salt)).unwrap());
+        let buffer =
+            |dtype, len, salt| KernelArg::Buffer(Tensor::from_f64(dtype, vec![len], &values(len, salt)).unwrap());
         let scalar = |v: usize| KernelArg::Scalar(v as u64);
         vec![
             buffer(self.input, m * k, 0),
@@ -86,10 +87,9 @@ fn configs() -> Vec<EmuConfig> {
     out
 }
 
-fn check_matmul(file: &str, shared: u64, input: DataType) {
+fn check_matmul(file: &str, shared: u64, mm: &Matmul, threads: u32) {
     let text = corpus(file);
-    let mm = Matmul { m: 64, n: 64, k: 128, input };
-    let (kernel, lines) = kernel_of(&text, [1, 1, 1], [128, 1, 1], shared);
+    let (kernel, lines) = kernel_of(&text, [1, 1, 1], [threads, 1, 1], shared);
     for config in configs() {
         let (outcome, buffers) = run(&kernel, &lines, &mm.args(), &config);
         if let EmuOutcome::Fault(f) = &outcome {
@@ -100,9 +100,43 @@ fn check_matmul(file: &str, shared: u64, input: DataType) {
     }
 }
 
+const BF16: DataType = DataType::new(TypeCode::BFloat, 16, 1);
+
 #[test]
 fn triton_sm90_matmuls_equal_the_reference_under_every_schedule() {
-    check_matmul("matmul_f16_s3_sm90.ptx", 24576, DataType::FLOAT16);
+    let f16 = Matmul { m: 64, n: 64, k: 128, input: DataType::FLOAT16 };
+    check_matmul("matmul_f16_s3_sm90.ptx", 24576, &f16, 128);
+    // Two warpgroups (8 warps) sharing B, m64n128 bf16 instructions.
+    let bf16 = Matmul { m: 128, n: 128, k: 256, input: BF16 };
+    check_matmul("matmul_bf16_s3_sm90.ptx", 98304, &bf16, 256);
+}
+
+/// Every sm_90a kernel Triton emitted parses and decodes (a run of no fuel stops at once).
+#[test]
+fn every_triton_sm90_kernel_parses_and_decodes() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/ttgir");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).expect("corpus/ttgir") {
+        let path = entry.expect("an entry").path();
+        if !path.to_string_lossy().ends_with("_sm90.ptx") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).expect("the PTX");
+        let parsed = parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        for (kernel, lines) in parsed.module.kernels.iter().zip(&parsed.lines) {
+            let args: Vec<KernelArg> = kernel
+                .params
+                .iter()
+                .map(|_| KernelArg::Buffer(Tensor::zeros(DataType::FLOAT32, vec![1]).expect("a buffer")))
+                .collect();
+            let config = EmuConfig { fuel: 0, ..EmuConfig::default() };
+            if let Err(e) = run_kernel(kernel, Some(lines), &args, &config) {
+                panic!("{}: {e}", path.display());
+            }
+        }
+        seen += 1;
+    }
+    assert!(seen >= 9, "{seen} sm_90a kernels");
 }
 
 /// The lines of `text` (1-based) that hold `needle`.
@@ -139,13 +173,19 @@ fn mutants(text: &str) -> Vec<(String, usize, String)> {
 /// the next copy overwrites, and one warpgroup is the slot's only reader) runs clean.
 #[test]
 fn triton_sm90_matmul_mutants_fault_where_they_break_the_protocol() {
-    for (file, shared) in [("matmul_f16_s2_sm90.ptx", 16384), ("matmul_f16_s3_sm90.ptx", 24576)] {
+    let f16 = Matmul { m: 64, n: 64, k: 128, input: DataType::FLOAT16 };
+    let bf16 = Matmul { m: 128, n: 128, k: 256, input: BF16 };
+    for (file, shared, mm, threads) in
+        [("matmul_f16_s2_sm90.ptx", 16384, &f16, 128), ("matmul_bf16_s3_sm90.ptx", 98304, &bf16, 256)]
+    {
         let text = corpus(file);
-        let mm = Matmul { m: 64, n: 64, k: 128, input: DataType::FLOAT16 };
         let waits = lines_with(&text, "wgmma.wait_group.sync.aligned");
-        let redundant_barrier = lines_with(&text, "bar.sync").into_iter().find(|b| *b > waits[0]).expect("a barrier");
+        let after_wait = lines_with(&text, "bar.sync").into_iter().find(|b| *b > waits[0]).expect("a barrier");
+        // With one warpgroup the barrier after its wait is redundant; with two it orders one
+        // warpgroup's wait before the other's copy into the slot both read.
+        let redundant_barrier = if threads == 128 { after_wait } else { 0 };
         for (name, line, mutant) in mutants(&text) {
-            let (kernel, lines) = kernel_of(&mutant, [1, 1, 1], [128, 1, 1], shared);
+            let (kernel, lines) = kernel_of(&mutant, [1, 1, 1], [threads, 1, 1], shared);
             let (outcome, buffers) = run(&kernel, &lines, &mm.args(), &EmuConfig::default());
             let what = format!("{file} line {line}: {name}");
             match outcome {
@@ -158,12 +198,18 @@ fn triton_sm90_matmul_mutants_fault_where_they_break_the_protocol() {
                     let message = &fault.message;
                     if name.starts_with("wgmma.wait_group") {
                         assert!(message.contains("queue `wgmma`"), "{what}: {message}");
-                        assert!(message.contains(&format!("left it in flight")), "{what}: {message}");
+                        assert!(
+                            message.contains("is pending") && message.contains("left it in flight"),
+                            "{what}: {message}"
+                        );
                         assert!(message.contains(&format!("at line {line}")), "{what}: {message}");
                     }
                     if name.contains("fence.proxy.async") {
                         assert!(message.contains("no fence.proxy.async"), "{what}: {message}");
                         assert_eq!(fault.kind, FaultKind::CrossThreadRace, "{what}");
+                    }
+                    if line == after_wait {
+                        assert!(message.contains("queue `wgmma`"), "{what}: {message}");
                     }
                 }
             }
@@ -230,7 +276,8 @@ BODY
 }
 ";
 
-const MMA_DESC: &str = "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%r20, %r21, %r22, %r23}, %rd7, %rd9, 1, 1, 1, 0, 0;";
+const MMA_DESC: &str =
+    "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%r20, %r21, %r22, %r23}, %rd7, %rd9, 1, 1, 1, 0, 0;";
 const MMA_REGS: &str =
     "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%r20, %r21, %r22, %r23}, {%r3, %r4, %r5, %r6}, %rd9, 1, 1, 1, 0;";
 const COMMIT: &str = "wgmma.commit_group.sync.aligned;";
@@ -315,8 +362,12 @@ fn run_hand(text: &str, a_image: Vec<u64>, config: &EmuConfig) -> (EmuOutcome, V
     (outcome, buffers[2].as_ref().expect("out").to_f64_vec())
 }
 
-const D_ONES: [&str; 4] =
-    ["mov.b32 %r20, 0f3F800000;", "mov.b32 %r21, 0f3F800000;", "mov.b32 %r22, 0f3F800000;", "mov.b32 %r23, 0f3F800000;"];
+const D_ONES: [&str; 4] = [
+    "mov.b32 %r20, 0f3F800000;",
+    "mov.b32 %r21, 0f3F800000;",
+    "mov.b32 %r22, 0f3F800000;",
+    "mov.b32 %r23, 0f3F800000;",
+];
 
 #[test]
 fn a_hand_written_wgmma_computes_the_product_from_descriptors_and_from_registers() {
@@ -376,15 +427,19 @@ fn breaking_the_wgmma_protocol_faults_naming_the_queue_the_instruction_and_the_w
     expect(fault, FaultKind::WritePendingAsync, &["queue `wgmma`", "%r3, an A register"]);
     // Shared memory the wgmma reads overwritten before the wait; after it (and a barrier) is fine.
     let fault = hand_fault(&[MMA_DESC, COMMIT, "st.shared.b32 [%r8], %r3;", WAIT0], true, a_image.clone());
-    expect(fault, FaultKind::WritePendingAsync, &["queue `wgmma`", "sA[byte", "as its A operand", "no wgmma.wait_group"]);
+    expect(
+        fault,
+        FaultKind::WritePendingAsync,
+        &["queue `wgmma`", "sA[byte", "as its A operand", "no wgmma.wait_group"],
+    );
     let body = [MMA_DESC, COMMIT, WAIT0, "bar.sync 0;", "st.shared.b32 [%r8], %r3;"];
     assert_eq!(run_hand(&hand(&body, true), a_image.clone(), &EmuConfig::default()).0, EmuOutcome::Completed);
     // The generic-proxy writes of the operands not fenced before the async-proxy read.
     let fault = hand_fault(&[MMA_DESC, COMMIT, WAIT0], false, a_image.clone());
-    expect(fault, FaultKind::CrossThreadRace, &["through the async proxy", "no fence.proxy.async", "st.shared"]);
+    expect(fault, FaultKind::CrossThreadRace, &["async proxy", "races with", "no fence.proxy.async", "st.shared"]);
     // A warpgroup ending with a group in flight, or with an uncommitted wgmma.
     let fault = hand_fault(&[MMA_DESC, COMMIT, "ret;"], true, a_image.clone());
-    expect(fault, FaultKind::UnwaitedGroup, &["queue `wgmma`", "exits with", "group 1 committed"]);
+    expect(fault, FaultKind::UnwaitedGroup, &["queue `wgmma`", "exits with", "group 1 committed", "never waited"]);
     let fault = hand_fault(&[MMA_DESC, WAIT0, "ret;"], true, a_image.clone());
     expect(fault, FaultKind::UnwaitedGroup, &["exits with", "not yet committed"]);
     // A second wgmma reading the in-flight one's A registers, or naming its accumulators in

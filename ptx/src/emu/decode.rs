@@ -178,16 +178,6 @@ pub(super) enum DOp {
     Ret,
     // --- Hopper TMA: an index into `Decoded::tma` (emu/tma.rs) ---
     Tma(u32),
-    // Hopper's warpgroup MMA queue and the async-proxy fence (emu/wgmma.rs).
-    WgmmaFence,
-    /// Warpgroup-wide: the index of its operands in `Decoded::wgmmas`.
-    WgmmaMma(u32),
-    WgmmaCommit,
-    WgmmaWait(u32),
-    /// `fence.proxy.async`; `shared`: it orders shared memory.
-    FenceProxyAsync {
-        shared: bool,
-    },
 
     // Compilers' sm_80 instructions.
     FloatMinMax {
@@ -229,6 +219,16 @@ pub(super) enum DOp {
         b: Src,
         c: Src,
         mask: Src,
+    },
+    // Hopper's warpgroup MMA queue and the async-proxy fence (emu/wgmma.rs).
+    WgmmaFence,
+    /// Warpgroup-wide: the index of its operands in `Decoded::wgmmas`.
+    WgmmaMma(u32),
+    WgmmaCommit,
+    WgmmaWait(u32),
+    /// `fence.proxy.async`; `shared`: it orders shared memory.
+    FenceProxyAsync {
+        shared: bool,
     },
 }
 
@@ -492,12 +492,6 @@ impl Decoder<'_> {
                 DOp::Mov { dst: self.slot(*dst), src: Src::Reg(self.slot(*src)) }
             }
             Op::Tma(_) => return Err(EmuError::Unsupported("a TMA instruction outside its table".into())),
-            Op::WgmmaFence => DOp::WgmmaFence,
-            // Decoded by `decode`, which keeps its operands in `Decoded::wgmmas`.
-            Op::WgmmaMmaAsync(_) => return Err(EmuError::Unsupported("a wgmma outside the decoder's list".into())),
-            Op::WgmmaCommitGroup => DOp::WgmmaCommit,
-            Op::WgmmaWaitGroup(n) => DOp::WgmmaWait(*n),
-            Op::FenceProxyAsync(space) => DOp::FenceProxyAsync { shared: space.covers_shared() },
 
             // Compilers' sm_80 instructions.
             Op::FloatMinMax { max, ftz, nan, ty, dst, a, b } => DOp::FloatMinMax {
@@ -532,6 +526,12 @@ impl Decoder<'_> {
                 c: self.src(c, Ty::B32)?,
                 mask: self.src(mask, Ty::B32)?,
             },
+            Op::WgmmaFence => DOp::WgmmaFence,
+            // Decoded by `decode`, which keeps its operands in `Decoded::wgmmas`.
+            Op::WgmmaMmaAsync(_) => return Err(EmuError::Unsupported("a wgmma outside the decoder's list".into())),
+            Op::WgmmaCommitGroup => DOp::WgmmaCommit,
+            Op::WgmmaWaitGroup(n) => DOp::WgmmaWait(*n),
+            Op::FenceProxyAsync(space) => DOp::FenceProxyAsync { shared: space.covers_shared() },
         })
     }
 

@@ -704,15 +704,6 @@ impl<'k> Emulator<'k> {
                     th.frame.pc = self.code.insts.len();
                     return Ok(Suspend::End);
                 }
-                // Hopper's wgmma queue (emu/wgmma.rs): `wgmma.fence` orders registers the
-                // emulator never reorders; the rest are rendezvous of the warpgroup.
-                DOp::WgmmaFence => {}
-                DOp::WgmmaMma(_) | DOp::WgmmaCommit | DOp::WgmmaWait(_) => return Ok(Suspend::Warpgroup(pc)),
-                DOp::FenceProxyAsync { shared } => {
-                    if shared {
-                        self.proxy_fence(th.tid);
-                    }
-                }
 
                 // Compilers' sm_80 instructions.
                 DOp::FloatMinMax { max, ftz, nan, ty, dst, a, b } => {
@@ -724,6 +715,15 @@ impl<'k> Emulator<'k> {
                 }
                 DOp::CvtPack { to, rounding, relu, dst, a, b } => {
                     Self::set(th, dst, approx::cvt_pack(to, rounding, relu, self.val(th, a), self.val(th, b)));
+                }
+                // Hopper's wgmma queue (emu/wgmma.rs): `wgmma.fence` orders registers the
+                // emulator never reorders; the rest are rendezvous of the warpgroup.
+                DOp::WgmmaFence => {}
+                DOp::WgmmaMma(_) | DOp::WgmmaCommit | DOp::WgmmaWait(_) => return Ok(Suspend::Warpgroup(pc)),
+                DOp::FenceProxyAsync { shared } => {
+                    if shared {
+                        self.proxy_fence(th.tid);
+                    }
                 }
             }
         }
@@ -792,10 +792,9 @@ impl<'k> Emulator<'k> {
         Ok(ran)
     }
 
-    /// Runs the warpgroup-wide instruction of every warpgroup whose threads have all arrived
-    /// at it; true when one ran.
+    /// Runs the warpgroup-wide instruction of the first warpgroup whose threads have all
+    /// arrived at it; true when one ran.
     fn warpgroup_rendezvous(&mut self, threads: &mut [Thread<Frame>], statuses: &mut [Suspend]) -> R<bool> {
-        let mut ran = false;
         for start in (0..threads.len()).step_by(wgmma::WARPGROUP) {
             let end = (start + wgmma::WARPGROUP).min(threads.len());
             let Some(Suspend::Warpgroup(pc)) = statuses.get(start).copied() else { continue };
@@ -809,9 +808,11 @@ impl<'k> Emulator<'k> {
             }
             self.warpgroup_instruction(&mut threads[start..end], start / wgmma::WARPGROUP, pc)?;
             statuses[start..end].iter_mut().for_each(|s| *s = Suspend::Running);
-            ran = true;
+            // One warpgroup at a time: its threads run on while the others still wait, so
+            // what one warpgroup's wait does not order for another is seen.
+            return Ok(true);
         }
-        Ok(ran)
+        Ok(false)
     }
 
     /// `ldmatrix` or `mma.sync` at `pc` for the 32 `lanes` of a warp.

@@ -47,13 +47,13 @@ use std::collections::VecDeque;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use tirproof_machine::fault::FaultKind;
-use tirproof_machine::held::{HeldBytes, ProxyShadow};
+use tirproof_machine::held::{HeldBytes, ProxyShadow, Release};
 use tirproof_machine::thread::Thread;
 use tirproof_machine::Schedule;
 
 use super::alu::f16_to_f32;
 use super::decode::{DOp, DWgmma, DWgmmaA, Src};
-use super::{Emulator, Frame, StateSpace, R, ARRAY_BASE};
+use super::{Emulator, Frame, StateSpace, ARRAY_BASE, R};
 use crate::module::WgmmaInput;
 
 /// Threads in a warpgroup.
@@ -108,13 +108,7 @@ impl Descriptor {
             2 => Swizzle::B64,
             _ => Swizzle::B32,
         };
-        Descriptor {
-            start: field(0),
-            leading: field(16),
-            stride: field(32),
-            base_offset: (bits >> 49) & 7,
-            swizzle,
-        }
+        Descriptor { start: field(0), leading: field(16), stride: field(32), base_offset: (bits >> 49) & 7, swizzle }
     }
 
     /// The shared address of element (`mn`, `k`) of a matrix of `bytes`-byte elements stored
@@ -262,7 +256,7 @@ impl WgmmaState {
             proxy: ProxyShadow::new(shared_bytes, threads),
             copies: vec![Copies::default(); threads],
             rng: match schedule {
-                Schedule::Random(seed) => Some(StdRng::seed_from_u64(seed ^ 0x7767_6d6d_61)),
+                Schedule::Random(seed) => Some(StdRng::seed_from_u64(seed ^ 0x0077_676d_6d61)),
                 Schedule::Lazy | Schedule::Eager => None,
             },
         }
@@ -318,8 +312,21 @@ impl Emulator<'_> {
     /// `th` writes at `pc` (`what`: the kind of write, for the message).
     pub(super) fn check_not_held(&self, th: &Thread<Frame>, addr: u64, len: u64, what: &str, pc: usize) -> R<()> {
         let Some(state) = &self.wgmma else { return Ok(()) };
-        let Some(byte) = state.held.first_held(Self::window_byte(addr), len as usize) else { return Ok(()) };
-        let hit = |addrs: &[u64], e: u64| addrs.iter().any(|a| (Self::window_byte(*a)..).take(e as usize).any(|b| b == byte));
+        let (start, owner) = (Self::window_byte(addr), th.tid / WARPGROUP as u32);
+        if let Some((byte, release)) = state.held.released_to_others(start, len as usize, th.epoch, owner) {
+            let place = self.place(StateSpace::Shared, ARRAY_BASE + byte as u64);
+            let (line, text) = self.describe(release.site as usize);
+            let message = format!(
+                "queue `wgmma`: {what} of {place} races with the wgmma.mma_async of warpgroup {} that read it until \
+                 `{text}` at line {line} retired it; no barrier since orders that wait_group before this thread of \
+                 warpgroup {owner}",
+                release.owner
+            );
+            return Err(self.fault(FaultKind::CrossThreadRace, message, th, pc));
+        }
+        let Some(byte) = state.held.first_held(start, len as usize) else { return Ok(()) };
+        let hit =
+            |addrs: &[u64], e: u64| addrs.iter().any(|a| (Self::window_byte(*a)..).take(e as usize).any(|b| b == byte));
         for (wg, queue) in state.queues.iter().enumerate() {
             for (group, m) in queue.in_flight() {
                 let Some(op) = self.code.wgmmas.get(m.op as usize) else { continue };
@@ -334,8 +341,8 @@ impl Emulator<'_> {
                 let flight = self.describe_flight(wg, group, m);
                 let place = self.place(StateSpace::Shared, ARRAY_BASE + byte as u64);
                 let message = format!(
-                    "queue `wgmma`: {what} of {place} while the wgmma.mma_async at line {} ({}) of warpgroup {wg} \
-                     still reads it as its {operand} operand; {}",
+                    "queue `wgmma`: {what} of {place} while the wgmma.mma_async at line {} of warpgroup {wg}, which \
+                     reads it as its {operand} operand, is pending ({}); {}",
                     flight.line, flight.group, flight.wait
                 );
                 return Err(self.fault(FaultKind::WritePendingAsync, message, th, pc));
@@ -355,8 +362,8 @@ impl Emulator<'_> {
         let place = self.place(StateSpace::Shared, ARRAY_BASE + byte as u64);
         let (line, text) = self.describe(write.site as usize);
         let message = format!(
-            "{reader} reads {place} through the async proxy, but its last write, `{text}` at line {line} by thread {}, \
-             went through the generic proxy and no fence.proxy.async of that thread after it orders the two",
+            "async proxy: {reader}'s read of {place} races with its last write, `{text}` at line {line} by thread {}, \
+             made through the generic proxy with no fence.proxy.async of that thread after it",
             write.thread
         );
         Err(self.fault(FaultKind::CrossThreadRace, message, th, pc))
@@ -435,8 +442,8 @@ impl Emulator<'_> {
             };
             let flight = self.describe_flight(wg, group, m);
             let message = format!(
-                "queue `wgmma`: the instruction names {reg}, {role} of the wgmma.mma_async at line {} ({}) still in \
-                 flight; {}",
+                "queue `wgmma`: the instruction names {reg}, {role} of the wgmma.mma_async at line {}, which is \
+                 pending ({}); {}",
                 flight.line, flight.group, flight.wait
             );
             let writes = self.code.insts.get(pc).is_some_and(|i| writes_slot(&i.op, slot));
@@ -466,9 +473,10 @@ impl Emulator<'_> {
                 let Some(queue) = self.wgmma.as_mut().and_then(|s| s.queues.get_mut(wg)) else { return Ok(()) };
                 queue.last_wait = Some(pc);
                 let retire = queue.groups.len().saturating_sub(keep as usize);
+                let epoch = lanes.first().map_or(0, |t| t.epoch);
                 for _ in 0..retire {
                     self.complete_group(lanes, wg, 0)?;
-                    self.retire_oldest(wg);
+                    self.retire_oldest(wg, epoch, pc);
                 }
             }
             _ => {}
@@ -488,7 +496,9 @@ impl Emulator<'_> {
         let a_desc = match op.a {
             DWgmmaA::Desc(slot) => match uniform(Some(slot)) {
                 Some(bits) => Some(Descriptor::decode(bits)),
-                None => return Err(self.unsupported_at(pc, "threads of the warpgroup give different A descriptors".into())),
+                None => {
+                    return Err(self.unsupported_at(pc, "threads of the warpgroup give different A descriptors".into()))
+                }
             },
             DWgmmaA::Regs(_) => None,
         };
@@ -515,7 +525,9 @@ impl Emulator<'_> {
         if let Some(desc) = a_desc {
             for row in 0..M as u64 {
                 for kk in 0..k {
-                    let Some(addr) = desc.address(row, kk, e, op.trans_a) else { return Err(unsupported(self, "A", &desc)) };
+                    let Some(addr) = desc.address(row, kk, e, op.trans_a) else {
+                        return Err(unsupported(self, "A", &desc));
+                    };
                     a_addrs.push(addr);
                 }
             }
@@ -523,7 +535,9 @@ impl Emulator<'_> {
         let mut b_addrs = Vec::with_capacity((k * n) as usize);
         for kk in 0..k {
             for col in 0..n {
-                let Some(addr) = b_desc.address(col, kk, e, op.trans_b) else { return Err(unsupported(self, "B", &b_desc)) };
+                let Some(addr) = b_desc.address(col, kk, e, op.trans_b) else {
+                    return Err(unsupported(self, "B", &b_desc));
+                };
                 b_addrs.push(addr);
             }
         }
@@ -567,8 +581,8 @@ impl Emulator<'_> {
                     .map_or_else(|| format!("register slot {slot}"), |(_, r)| r.to_string());
                 let flight = self.describe_flight(wg, group, m);
                 let message = format!(
-                    "queue `wgmma`: this wgmma.mma_async names {reg}, which the wgmma.mma_async at line {} ({}) still \
-                     in flight holds (only the same accumulators may chain); {}",
+                    "queue `wgmma`: this wgmma.mma_async names {reg}, which the wgmma.mma_async at line {} holds while \
+                     it is pending ({}), and only the same accumulators may chain; {}",
                     flight.line, flight.group, flight.wait
                 );
                 return Err(self.fault(FaultKind::ReadPendingAsync, message, lead, pc));
@@ -600,15 +614,17 @@ impl Emulator<'_> {
         result
     }
 
-    /// Retires the oldest group of warpgroup `wg`: its holds end.
-    fn retire_oldest(&mut self, wg: usize) {
+    /// Retires the oldest group of warpgroup `wg` by the wait at `pc` in barrier epoch
+    /// `epoch`: its holds end.
+    fn retire_oldest(&mut self, wg: usize, epoch: u32, pc: usize) {
         let Some(state) = self.wgmma.as_mut() else { return };
         let Some(group) = state.queues.get_mut(wg).and_then(|q| q.groups.pop_front()) else { return };
+        let release = Release { epoch, owner: wg as u32, site: pc as u32 };
         for m in &group.mmas {
             let e = self.code.wgmmas.get(m.op as usize).map_or(1, |op| op.input.bytes() as usize);
             for addr in m.a_addrs.iter().chain(&m.b_addrs) {
                 let start = Self::window_byte(*addr);
-                state.held.release(start..start + e);
+                state.held.release(start..start + e, release);
             }
         }
         state.recompute_held_slots(wg, &self.code.wgmmas);
@@ -643,7 +659,8 @@ impl Emulator<'_> {
             let Some((group, m)) = queue.in_flight().next() else { continue };
             let flight = self.describe_flight(wg, group, m);
             let message = format!(
-                "queue `wgmma`: warpgroup {wg} exits with the wgmma.mma_async at line {} ({}) in flight; {}",
+                "queue `wgmma`: warpgroup {wg} exits with the wgmma.mma_async at line {} ({}) in flight, never waited \
+                 for; {}",
                 flight.line, flight.group, flight.wait
             );
             let Some(lead) = threads.get(wg * WARPGROUP) else { continue };
@@ -703,7 +720,9 @@ impl Emulator<'_> {
     fn shared_value(&mut self, addr: u64, bytes: u64, pc: usize) -> R<u64> {
         let region = self.shared.iter().find(|r| addr >= r.start && addr + bytes <= r.start + r.bytes).copied();
         let Some(region) = region else {
-            return Err(self.unsupported_at(pc, format!("a wgmma operand at shared address {addr:#x} outside every array")));
+            return Err(
+                self.unsupported_at(pc, format!("a wgmma operand at shared address {addr:#x} outside every array"))
+            );
         };
         let storage = self.shared_storages.get(region.slot).copied().unwrap_or(0);
         let mut value = 0u64;
@@ -761,8 +780,8 @@ mod tests {
         // Row 0: no XOR; row 1, element 0: chunk 0 ^ 1 = chunk 1 of the second 128-byte row.
         assert_eq!(d.address(0, 3, 2, false), Some(0x1000 + 6));
         assert_eq!(d.address(1, 0, 2, false), Some(0x1000 + 128 + 16));
-        // Row 9: the second 8-row group (stride), row 1 of it.
-        assert_eq!(d.address(9, 8, 2, false), Some(0x1000 + 1024 + 128 + (16 ^ 16)));
+        // Row 9: the second 8-row group (stride), row 1 of it: chunk 1 XOR 1 is chunk 0.
+        assert_eq!(d.address(9, 8, 2, false), Some(0x1000 + 1024 + 128));
         // The none swizzle: 8x16-byte core matrices, K steps of 16 bytes by the leading offset.
         let d = Descriptor { start: 0x1000, leading: 256, stride: 128, base_offset: 0, swizzle: Swizzle::None };
         assert_eq!(d.address(9, 9, 2, false), Some(0x1000 + 16 + 128 + 2 + 256));

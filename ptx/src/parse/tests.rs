@@ -180,67 +180,44 @@ fn declarations_may_follow_uses_and_name_single_registers() {
     assert!(parse(&format!("{CHECKED}{second}")).is_ok());
 }
 
-/// The instructions compilers emit for sm_80 beyond codegen's set, each form once.
-const SM80_FORMS: &str = "//\n.version 8.0\n.target sm_80\n.address_size 64\n\n.visible .entry k(\n\t.param .u64 k_param_0\n)\n.reqntid 32\n{\n\t.reg .pred %p<3>;\n\t.reg .b16 %rs<3>;\n\t.reg .b32 %r<40>;\n\t.reg .b64 %rd<3>;\n\tmax.f32 %r1, %r2, %r3;\n\tmin.ftz.NaN.f32 %r1, %r2, 0fFF800000;\n\tmax.f64 %rd1, %rd1, %rd2;\n\tex2.approx.f32 %r4, %r1;\n\tex2.approx.ftz.f32 %r4, %r1;\n\tlg2.approx.f32 %r4, %r1;\n\trcp.approx.ftz.f32 %r4, %r1;\n\trsqrt.approx.f32 %r4, %r1;\n\tsqrt.approx.f32 %r4, %r1;\n\tsin.approx.f32 %r4, %r1;\n\tcos.approx.f32 %r4, %r1;\n\ttanh.approx.f32 %r4, %r1;\n\tdiv.full.f32 %r5, %r4, %r1;\n\tdiv.approx.ftz.f32 %r5, %r4, %r1;\n\tdiv.rn.f32 %r5, %r4, %r1;\n\tcvt.rn.f16x2.f32 %r6, %r4, %r5;\n\tcvt.rz.relu.bf16x2.f32 %r6, %r4, %r5;\n\tcvt.rn.bf16.f32 %rs1, %r4;\n\tcvt.f32.bf16 %r7, %rs1;\n\tcvt.rna.tf32.f32 %r8, %r7;\n\tshfl.sync.bfly.b32 %r9, %r8, 16, 31, -1;\n\tshfl.sync.idx.b32 %r9|%p1, %r8, %r2, 0x1f, %r3;\n\tshfl.sync.up.b32 %r9|%p2, %r8, 1, 0, -1;\n\tshfl.sync.down.b32 %r9, %r8, 1, 31, 65535;\n\tselp.f32 %r10, 0fFF800000, %r9, %p1;\n\tmov.pred %p2, -1;\n\tor.b64 %rd1, %rd1, 4611686293305294848;\n\tmma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 { %r11, %r12, %r13, %r14 }, { %r15, %r16, %r17, %r18 }, { %r19, %r20 }, { %r11, %r12, %r13, %r14 };\n\tmma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 { %r11, %r12, %r13, %r14 }, { %r15, %r16, %r17, %r18 }, { %r19, %r20 }, { %r11, %r12, %r13, %r14 };\n\tbra.uni $L__BB0_1;\n$L__BB0_1:\n\tret;\n}\n";
+// Hopper's warpgroup MMA and the async-proxy fence.
+const WGMMA_FORMS: &str = "//\n.version 8.0\n.target sm_90a\n.address_size 64\n\n.visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n\t.reg .pred %p<2>;\n\t.reg .b32 %r<12>;\n\t.reg .b64 %rd<4>;\n\tfence.proxy.async.shared::cta;\n\tfence.proxy.async;\n\twgmma.fence.sync.aligned;\n\twgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%r1,%r2,%r3,%r4}, %rd1, %rd2, %p1, 1, -1, 0, 1;\n\twgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%r1, %r2, %r3, %r4}, {%r5, %r6, %r7, %r8}, %rd2, 0, 1, 1, 1;\n\twgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32 {%r1, %r2, %r3, %r4}, %rd1, %rd2, 1, 1, 1;\n\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 1;\n\tret;\n}\n";
 
 #[test]
-fn compiler_sm80_forms_parse_and_round_trip() {
-    let parsed = parse(SM80_FORMS).unwrap_or_else(|e| panic!("{e}"));
+fn wgmma_forms_parse_and_round_trip() {
+    let parsed = parse(WGMMA_FORMS).unwrap_or_else(|e| panic!("{e}"));
     let ops: Vec<&Op> = parsed.module.kernels[0]
         .body
         .iter()
         .filter_map(|l| if let Line::Inst(i) = l { Some(&i.op) } else { None })
         .collect();
-    let has = |f: &dyn Fn(&Op) -> bool| ops.iter().any(|op| f(op));
-    assert!(has(&|op| matches!(op, Op::FloatMinMax { max: false, ftz: true, nan: true, ty: Ty::F32, .. })));
-    assert!(has(&|op| matches!(op, Op::FloatMinMax { max: true, ty: Ty::F64, .. })));
-    for func in ApproxFn::ALL {
-        assert!(has(&|op| matches!(op, Op::Approx { func: f, .. } if *f == func)), "{func:?}");
-    }
-    assert!(has(&|op| matches!(op, Op::DivApprox { div: FloatDiv::Full, ftz: false, .. })));
-    assert!(has(&|op| matches!(op, Op::DivApprox { div: FloatDiv::Approx, ftz: true, .. })));
-    assert!(has(&|op| matches!(op, Op::Float { op: FloatOp::Div, .. })));
-    assert!(has(&|op| matches!(op, Op::CvtPack { to: PackedHalf::Bf16x2, rounding: Rounding::Rz, relu: true, .. })));
-    assert!(has(&|op| matches!(op, Op::Cvt { dst_ty: Ty::Tf32, rounding: Some(Rounding::Rna), .. })));
-    assert!(has(&|op| matches!(op, Op::Cvt { dst_ty: Ty::F32, src_ty: Ty::Bf16, .. })));
-    assert!(has(&|op| matches!(op, Op::Shfl { mode: ShflMode::Idx, pred: Some(_), .. })));
-    assert!(has(&|op| matches!(op, Op::Shfl { mode: ShflMode::Down, pred: None, .. })));
-    assert!(has(&|op| matches!(op, Op::Mma { input: MmaInput::Bf16, .. })));
-    assert!(has(&|op| matches!(op, Op::Mma { input: MmaInput::Tf32, .. })));
+    assert_eq!(ops[0], &Op::FenceProxyAsync(ProxySpace::SharedCta));
+    assert_eq!(ops[1], &Op::FenceProxyAsync(ProxySpace::All));
+    let Op::WgmmaMmaAsync(mma) = ops[3] else { panic!("{ops:?}") };
+    assert_eq!((mma.n, mma.input, mma.negate_b, mma.trans_a, mma.trans_b), (8, WgmmaInput::F16, true, false, true));
+    assert!(matches!(ops[4], Op::WgmmaMmaAsync(m) if matches!(m.a, WgmmaA::Regs(_)) && m.scale_d == Operand::Imm(0)));
+    assert_eq!(ops[7], &Op::WgmmaWaitGroup(1));
     let text = print(&parsed.module).unwrap();
-    for form in [
-        "min.ftz.NaN.f32 %r1, %r2, 0fFF800000;",
-        "shfl.sync.idx.b32 %r9|%p1, %r8, %r2, 31, %r3;",
-        "cvt.rz.relu.bf16x2.f32",
-        "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {",
-    ] {
-        assert!(text.contains(form), "missing {form:?} in\n{text}");
-    }
-    let reparsed = parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    assert_eq!(reparsed.module.kernels, parsed.module.kernels);
-    assert_eq!(print(&reparsed.module).unwrap(), text);
+    assert!(text.contains(".target sm_90a"), "{text}");
+    assert_eq!(print(&parse(&text).unwrap().module).unwrap(), text);
 }
 
 #[test]
-fn forms_outside_the_model_are_refused_at_the_instruction() {
-    for form in [
-        "add.ftz.f32 %r1, %r2, %r3;",
-        "mul.rz.f32 %r1, %r2, %r3;",
-        "max.ftz.f64 %rd1, %rd1, %rd2;",
-        "max.f16 %rs1, %rs1, %rs2;",
-        "tanh.approx.ftz.f32 %r1, %r2;",
-        "ex2.approx.f16 %rs1, %rs2;",
-        "div.full.f64 %rd1, %rd1, %rd2;",
-        "cvt.rna.f16.f32 %rs1, %r2;",
-        "cvt.f32.tf32 %r1, %r2;",
-        "cvt.rni.f16x2.f32 %r1, %r2, %r3;",
-        "shfl.sync.rot.b32 %r1, %r2, 1, 31, -1;",
-        "fma.rn.bf16 %rs1, %rs1, %rs1, %rs1;",
-        "bra.foo $L__BB0_1;",
-    ] {
-        let text = SM80_FORMS.replace("\tmax.f32 %r1, %r2, %r3;", &format!("\t{form}"));
-        let error = parse(&text).expect_err(form);
-        let opcode = form.split(' ').next().unwrap_or_default();
-        assert!(error.to_string().starts_with(&format!("15:2: unsupported instruction `{opcode}`")), "{form}: {error}");
+fn malformed_wgmma_is_located() {
+    let cases = [
+        (
+            "{%r1,%r2,%r3,%r4}, %rd1",
+            "{%r1,%r2,%r3}, %rd1",
+            "wgmma .m64n8 with f32 accumulators has 4 D registers, not 3",
+        ),
+        ("%p1, 1, -1, 0, 1;", "%p1, 1, -1, 0;", "takes imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b"),
+        ("%p1, 1, -1, 0, 1;", "%p1, 2, -1, 0, 1;", "a wgmma scale immediate is 1 or -1"),
+        ("%rd2, 1, 1, 1;", "%rd2, 1, 1, 1, 0;", "takes imm-scale-a, imm-scale-b after scale-d"),
+        ("m64n8k8.f32.tf32", "m64n8k16.f32.tf32", "unsupported instruction `wgmma.mma_async"),
+        ("fence.proxy.async;", "fence.proxy.async.shared::gpu;", "unsupported instruction `fence.proxy.async"),
+    ];
+    for (from, to, expected) in cases {
+        let error = parse(&WGMMA_FORMS.replace(from, to)).unwrap_err();
+        assert!(error.line > 0 && error.to_string().contains(expected), "{error} (expected {expected})");
     }
 }

@@ -221,7 +221,7 @@ fn blocks_have_their_own_registers_and_labels() {
     let result = run_kernel(&parsed.module.kernels[0], Some(&parsed.lines[0]), &[], &EmuConfig::default()).unwrap();
     assert_eq!(result.outcome, EmuOutcome::Completed);
     let unclosed =
-        format!(".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{{\n\t{{\n\tret;\n}}\n");
+        ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n\t{\n\tret;\n}\n".to_string();
     assert!(parse(&unclosed).is_err());
     let twice = text.replacen("\twaitLoop:\n", "\twaitLoop:\n\twaitLoop:\n", 1);
     let error = parse(&twice).expect_err("a label twice in one block");

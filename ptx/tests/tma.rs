@@ -409,3 +409,25 @@ fn elect_tokens_test_wait_and_explicit_transactions() {
         }
     }
 }
+
+#[test]
+fn nested_blocks_shadow_their_outer_registers() {
+    // The inner block's `x` is its own: setting it leaves the outer `x`, which decides the
+    // outer loop's exit, alone.
+    let text = ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k(.param .u64 out)\n{\n\
+        \t.reg .b32 %r<2>;\n\t.reg .b64 %rd<2>;\n\t{\n\t.reg .b32 x;\n\tmov.b32 x, 7;\n\t{\n\t.reg .b32 x;\n\
+        \tmov.b32 x, 9;\n\t}\n\tmov.b32 %r1, x;\n\t}\n\tld.param.u64 %rd1, [out];\n\tst.global.u32 [%rd1], %r1;\n\
+        \tret;\n}\n";
+    let parsed = parse(text).unwrap_or_else(|e| panic!("{e}"));
+    let printed = print(&parsed.module).unwrap();
+    assert!(printed.contains("mov.b32 %r2, 7;\n\tmov.b32 %r3, 9;\n\tmov.b32 %r1, %r2;"), "{printed}");
+    let out = Tensor::from_i64(DataType::INT32, vec![1], &[0]).unwrap();
+    let result =
+        run_kernel(&parsed.module.kernels[0], Some(&parsed.lines[0]), &[KernelArg::Buffer(out)], &EmuConfig::default())
+            .unwrap();
+    assert_eq!(result.buffers[0].as_ref().unwrap().to_i64_vec(), vec![7]);
+    // A name of a block is unknown after its `}`.
+    let outside = text.replace("\tld.param.u64 %rd1, [out];\n", "\tmov.b32 %r0, x;\n\tld.param.u64 %rd1, [out];\n");
+    let error = parse(&outside).expect_err("x is the block's");
+    assert_eq!(error.line, 17, "{error}");
+}

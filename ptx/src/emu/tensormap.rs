@@ -311,7 +311,9 @@ impl TensorMap {
                 rest /= self.box_dims[d];
                 let g = coords.get(d).copied().unwrap_or(0).saturating_add(index);
                 address = match address {
-                    Some(a) if g >= 0 && (g as u64) < self.dims[d] => Some(a.wrapping_add(g as u64 * self.strides[d])),
+                    Some(a) if g >= 0 && (g as u64) < self.dims[d] => {
+                        Some(a.wrapping_add((g as u64).wrapping_mul(self.strides[d])))
+                    }
                     _ => None,
                 };
             }

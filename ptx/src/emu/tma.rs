@@ -597,7 +597,7 @@ impl<'k> Emulator<'k> {
                 None => 0,
             };
             for k in 0..map.element {
-                let at = map.swizzle.apply(base + offset + k);
+                let at = map.swizzle.apply(base.wrapping_add(offset + k));
                 let index = (at - region.start) as usize;
                 let pending = Pending { issue_line: line, thread, group: Some(group) };
                 let issued = match self.mem.storages.get_mut(storage as usize) {
@@ -611,7 +611,7 @@ impl<'k> Emulator<'k> {
                 bytes.push((index, (value >> (8 * k)) as u8));
             }
         }
-        let copy = LoadCopy { id, mbar, pc, thread, storage, bytes, lo: base, hi: base + size };
+        let copy = LoadCopy { id, mbar, pc, thread, storage, bytes, lo: base, hi: base.saturating_add(size) };
         if self.lands_now(id) {
             self.land(copy);
         } else {
@@ -661,9 +661,15 @@ impl<'k> Emulator<'k> {
             if let Err(e) = issued {
                 return Err(self.access_fault(th, e, true, StateSpace::Global, g, pc));
             }
-            elements.push(StoreElement { storage, index, num: region.num, src: map.swizzle.apply(base + offset) });
+            elements.push(StoreElement {
+                storage,
+                index,
+                num: region.num,
+                src: map.swizzle.apply(base.wrapping_add(offset)),
+            });
         }
-        let store = BulkStore { pc, lo: base, hi: base + size, element: map.element, elements, values: None };
+        let store =
+            BulkStore { pc, lo: base, hi: base.saturating_add(size), element: map.element, elements, values: None };
         if let Some(queue) = self.tma.bulk.get_mut(tid) {
             queue.uncommitted.push(store);
             self.tma.unread += 1;
@@ -725,7 +731,7 @@ impl<'k> Emulator<'k> {
             let committed = queue.groups.iter().flat_map(|g| g.stores.iter().map(move |s| (s, Some(g))));
             let pending = queue.uncommitted.iter().map(|s| (s, None));
             for (store, group) in committed.chain(pending) {
-                if store.values.is_some() || addr >= store.hi || addr + size <= store.lo {
+                if store.values.is_some() || addr >= store.hi || addr.saturating_add(size) <= store.lo {
                     continue;
                 }
                 let (line, _) = self.describe(store.pc);
@@ -759,7 +765,7 @@ impl<'k> Emulator<'k> {
         }
         let tid = th.tid as usize;
         for l in &self.tma.landed {
-            if addr >= l.hi || addr + size <= l.lo {
+            if addr >= l.hi || addr.saturating_add(size) <= l.lo {
                 continue;
             }
             let seen = self.tma.observed.get(tid).and_then(|o| o.get(&l.mbar)).copied().unwrap_or(0);
@@ -946,14 +952,14 @@ impl<'k> Emulator<'k> {
         if width < 8 && value >> (8 * width) != 0 {
             return Err(self.unsupported_at(pc, format!("a tensor map {} of {value}", field.name())));
         }
-        let set_at = base + tensormap::set_offset();
+        let set_at = base.wrapping_add(tensormap::set_offset());
         if shared {
-            self.map_bytes_write(th, base + offset, width, value, pc)?;
+            self.map_bytes_write(th, base.wrapping_add(offset), width, value, pc)?;
             let set = self.map_bytes_read(th, set_at, 4, pc)?;
             self.map_bytes_write(th, set_at, 4, set | u64::from(tensormap::bit(field, ordinal)), pc)?;
         } else {
             for k in 0..width {
-                self.store(th, StateSpace::Global, base + offset + k, 1, value >> (8 * k), pc)?;
+                self.store(th, StateSpace::Global, base.wrapping_add(offset + k), 1, value >> (8 * k), pc)?;
             }
             let set = self.load(th, StateSpace::Global, set_at, 4, pc)?;
             self.store(th, StateSpace::Global, set_at, 4, set | u64::from(tensormap::bit(field, ordinal)), pc)?;
@@ -1024,8 +1030,8 @@ impl<'k> Emulator<'k> {
                     return Err(self.fault(FaultKind::OutOfBounds, message, first, pc));
                 }
                 for chunk in 0..MAP_BYTES / 8 {
-                    let v = self.map_bytes_read(first, from + 8 * chunk, 8, pc)?;
-                    self.store(first, StateSpace::Global, to + 8 * chunk, 8, v, pc)?;
+                    let v = self.map_bytes_read(first, from.wrapping_add(8 * chunk), 8, pc)?;
+                    self.store(first, StateSpace::Global, to.wrapping_add(8 * chunk), 8, v, pc)?;
                 }
             }
             _ => {}

@@ -11,7 +11,10 @@
 //! retires them, eager at commit, random in between. The warp-wide `ldmatrix` and `mma.sync`
 //! are rendezvous of the 32 lanes of a warp (threads `32w .. 32w + 31` of the block): each
 //! lane stops there, and once all have arrived the instruction runs for the warp (`warp.rs`),
-//! each lane's rows read with that lane's pending-copy and race checks.
+//! each lane's rows read with that lane's pending-copy and race checks. Hopper's mbarriers,
+//! TMA copies and bulk store queue are `tma.rs`'s: a thread waiting on an mbarrier phase that
+//! cannot complete yet is suspended (`Suspend::Mbarrier`) until it can, or reported as a
+//! deadlock when no thread can make progress.
 //!
 //! Invariants: every fault names the PTX instruction (and its line), the thread and the
 //! instruction count; the executor's own failures (`EmuError`) are never program faults;

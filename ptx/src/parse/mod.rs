@@ -5,7 +5,8 @@
 //! 16-bit moves, `ldmatrix`, `mma.sync`, `.extern .shared` arrays, pointer parameter
 //! attributes). A kernel's block directives (`.reqntid`, `.maxntid`) are recorded on it
 //! (`Kernel::directives`) for the launch check (`crate::launch`). Debug information (`.file`,
-//! `.loc`, `.section`) and `.pragma` are skipped.
+//! `.loc`, `.section`) and `.pragma` are skipped. Inline-assembly blocks `{ ... }` with their
+//! own registers and labels are flattened by `block`; Hopper's TMA instructions are `tma`'s.
 //!
 //! Hand-written on purpose: the PTX parsers on crates.io (`ptx-parser` 0.1, an unfinished
 //! nom grammar; `ptx-90-parser` and `singe-ptx`, full-ISA ASTs) each produce an AST of their

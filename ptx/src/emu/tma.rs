@@ -117,7 +117,7 @@ impl Decoder<'_> {
                     phase: self.src(phase, if *on == WaitOn::Parity { Ty::B32 } else { Ty::B64 })?,
                 },
             },
-            TmaOp::LoadTensor { dst, src, mbar } => DTma::Load {
+            TmaOp::LoadTensor { dst, src, mbar, .. } => DTma::Load {
                 dst: self.addr(dst)?,
                 tmap: self.addr(&src.tmap)?,
                 dims: src.coords.len() as u8,

@@ -100,6 +100,8 @@ pub enum Feature {
     Tma,
     /// `tensormap.replace` and `tensormap.cp_fenceproxy`: PTX 8.3, sm_90a.
     Tensormap,
+    /// `cp.async.bulk.tensor` into `.shared::cta` (rather than `.shared::cluster`): PTX 8.6.
+    BulkTensorCta,
     /// `wgmma` and `fence.proxy.async`: PTX 8.0, sm_90a.
     Wgmma,
 }
@@ -110,6 +112,7 @@ impl Feature {
             Feature::CpAsync | Feature::WarpMatrix => PtxVersion { major: 7, minor: 0 },
             Feature::Tma => PtxVersion { major: 8, minor: 0 },
             Feature::Tensormap => PtxVersion { major: 8, minor: 3 },
+            Feature::BulkTensorCta => PtxVersion { major: 8, minor: 6 },
             Feature::Wgmma => PtxVersion { major: 8, minor: 0 },
         }
     }
@@ -119,6 +122,7 @@ impl Feature {
             Feature::CpAsync | Feature::WarpMatrix => Arch::Sm80,
             Feature::Tma => Arch::Sm90,
             Feature::Tensormap => Arch::Sm90a,
+            Feature::BulkTensorCta => Arch::Sm90,
             Feature::Wgmma => Arch::Sm90a,
         }
     }
@@ -271,6 +275,9 @@ impl Kernel {
             (Line::Inst(inst), Feature::Tensormap) => {
                 matches!(inst.op, Op::Tma(TmaOp::TensormapReplace { .. } | TmaOp::TensormapCopy { .. }))
             }
+            (Line::Inst(inst), Feature::BulkTensorCta) => {
+                matches!(inst.op, Op::Tma(TmaOp::LoadTensor { cluster: false, .. }))
+            }
             (Line::Inst(inst), Feature::Wgmma) => inst.op.uses_wgmma(),
             _ => false,
         })
@@ -295,10 +302,17 @@ pub struct ArchTooOld {
 impl Module {
     /// The features any kernel uses.
     pub fn features(&self) -> Vec<Feature> {
-        [Feature::CpAsync, Feature::WarpMatrix, Feature::Wgmma, Feature::Tma, Feature::Tensormap]
-            .into_iter()
-            .filter(|f| self.kernels.iter().any(|k| k.uses(*f)))
-            .collect()
+        [
+            Feature::CpAsync,
+            Feature::WarpMatrix,
+            Feature::Wgmma,
+            Feature::Tma,
+            Feature::Tensormap,
+            Feature::BulkTensorCta,
+        ]
+        .into_iter()
+        .filter(|f| self.kernels.iter().any(|k| k.uses(*f)))
+        .collect()
     }
 
     /// The PTX version the module needs: its architecture's and every used feature's minimum.

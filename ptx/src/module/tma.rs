@@ -254,12 +254,14 @@ pub enum TmaOp {
     },
     Mbarrier(MbarrierOp),
     /// `cp.async.bulk.tensor.Nd.shared::cta.global.mbarrier::complete_tx::bytes [dst],
-    /// [tmap, {coords}], [mbar]` (`.shared::cluster` also read): a box of the tensor into
-    /// shared memory, completing `bytes` transactions on the mbarrier.
+    /// [tmap, {coords}], [mbar]` (or `.shared::cluster`, `cluster`; the block is its own
+    /// cluster): a box of the tensor into shared memory, completing `bytes` transactions on
+    /// the mbarrier.
     LoadTensor {
         dst: Address,
         src: TensorCoords,
         mbar: Address,
+        cluster: bool,
     },
     /// `cp.async.bulk.tensor.Nd.global.shared::cta.bulk_group [tmap, {coords}], [src]`: a box
     /// of shared memory into the tensor, in the thread's bulk async-group.
@@ -315,7 +317,7 @@ impl TmaOp {
             }
             TmaOp::CvtaGlobal { dst, src } => out.extend([*dst, *src]),
             TmaOp::Mbarrier(m) => m.regs(out),
-            TmaOp::LoadTensor { dst, src, mbar } => {
+            TmaOp::LoadTensor { dst, src, mbar, .. } => {
                 push_addr(out, dst);
                 src.regs(out);
                 push_addr(out, mbar);
@@ -354,10 +356,11 @@ impl fmt::Display for TmaOp {
             TmaOp::BarWarpSync { mask } => write!(f, "bar.warp.sync {mask}"),
             TmaOp::CvtaGlobal { dst, src } => write!(f, "cvta.global.u64 {dst}, {src}"),
             TmaOp::Mbarrier(m) => m.fmt(f),
-            TmaOp::LoadTensor { dst, src, mbar } => write!(
+            TmaOp::LoadTensor { dst, src, mbar, cluster } => write!(
                 f,
-                "cp.async.bulk.tensor.{}d.shared::cta.global.mbarrier::complete_tx::bytes {dst}, {src}, {mbar}",
-                src.coords.len()
+                "cp.async.bulk.tensor.{}d.shared::{}.global.mbarrier::complete_tx::bytes {dst}, {src}, {mbar}",
+                src.coords.len(),
+                if *cluster { "cluster" } else { "cta" }
             ),
             TmaOp::StoreTensor { dst, src } => {
                 write!(f, "cp.async.bulk.tensor.{}d.global.shared::cta.bulk_group {dst}, {src}", dst.coords.len())

@@ -190,12 +190,13 @@ impl Parser {
                 };
                 let rest: Vec<&str> = rest.iter().copied().filter(|m| !is_ordering(m)).collect();
                 match rest.as_slice() {
-                    ["shared::cta" | "shared::cluster", "global", "mbarrier::complete_tx::bytes"] => {
+                    [space @ ("shared::cta" | "shared::cluster"), "global", "mbarrier::complete_tx::bytes"] => {
+                        let cluster = *space == "shared::cluster";
                         let dst = self.address()?;
                         self.comma()?;
                         let src = self.tensor_coords(dims)?;
                         self.comma()?;
-                        TmaOp::LoadTensor { dst, src, mbar: self.address()? }
+                        TmaOp::LoadTensor { dst, src, mbar: self.address()?, cluster }
                     }
                     ["global", "shared::cta", "bulk_group"] => {
                         let dst = self.tensor_coords(dims)?;

@@ -98,7 +98,7 @@ fn kernel_text(v: Variant) -> String {
         }
     };
     format!(
-        ".version 8.3\n.target sm_90a\n.address_size 64\n\n.extern .shared .align 1024 .b8 smem[];\n\n\
+        ".version 8.6\n.target sm_90a\n.address_size 64\n\n.extern .shared .align 1024 .b8 smem[];\n\n\
          .visible .entry k(\n\t.param .u64 k_a,\n\t.param .u64 k_c,\n\t.param .u64 k_scratch\n)\n.reqntid 32\n{{\n\
          \t.reg .pred %p<4>;\n\t.reg .b32 %r<20>;\n\t.reg .b64 %rd<10>;\n\t.reg .f32 %f<4>;\n\n\
          \tmov.u32 %r1, %tid.x;\n\tmov.b32 %r2, smem;\n\tshl.b32 %r3, %r1, 2;\n\tadd.s32 %r4, %r2, %r3;\n\
@@ -331,7 +331,9 @@ fn host_map_kernel_text(v: Variant) -> String {
     let text = kernel_text(v).replace("\t.param .u64 k_scratch\n", "\t.param .align 64 .b8 k_map[128]\n");
     let (start, end) = (text.find("\tmov.b32 %r0, 0;\n").unwrap(), text.find("\tadd.s32 %r5").unwrap());
     let text = format!("{}\tsetp.ne.s32 %p1, %r1, 0;\n{}", &text[..start], &text[end..]);
-    text.replace("[%rd3, {%r7, %r8}]", "[k_map, {%r7, %r8}]")
+    // The map's address in a register, as ptxas wants it (not the parameter's name itself).
+    text.replace("\tmov.b32 %r7, 0;\n", "\tmov.b64 %rd9, k_map;\n\tmov.b32 %r7, 0;\n")
+        .replace("[%rd3, {%r7, %r8}]", "[%rd9, {%r7, %r8}]")
 }
 
 #[test]

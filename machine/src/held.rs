@@ -28,6 +28,11 @@ pub struct Release {
     pub site: u32,
 }
 
+impl Release {
+    /// The owner of a byte that several owners released in one epoch.
+    pub const SEVERAL: u32 = u32::MAX;
+}
+
 /// How many in-flight asynchronous readers hold each byte, and the last release of each.
 #[derive(Clone, Debug, Default)]
 pub struct HeldBytes {
@@ -69,7 +74,13 @@ impl HeldBytes {
                 }
             }
             if let Some(r) = self.releases.get_mut(b) {
-                *r = Some(release);
+                // Released by two owners in one epoch: each owner's threads know only of their
+                // own release, so every owner must wait for a barrier.
+                let owner = match r {
+                    Some(old) if old.epoch == release.epoch && old.owner != release.owner => Release::SEVERAL,
+                    _ => release.owner,
+                };
+                *r = Some(Release { owner, ..release });
             }
         }
     }
@@ -173,6 +184,13 @@ mod tests {
         assert_eq!(held.released_to_others(0, 16, 2, 0), Some((4, release)));
         assert_eq!(held.released_to_others(0, 16, 2, 1), None);
         assert_eq!(held.released_to_others(0, 16, 3, 0), None);
+        // Released by two owners in one epoch: no owner knows of the other's release.
+        held.hold(0..2);
+        held.hold(0..2);
+        held.release(0..2, release);
+        held.release(0..2, Release { owner: 0, ..release });
+        assert_eq!(held.released_to_others(0, 2, 2, 1).map(|(_, r)| r.owner), Some(Release::SEVERAL));
+        assert!(held.released_to_others(0, 2, 2, 0).is_some());
     }
 
     #[test]

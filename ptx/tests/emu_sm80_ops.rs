@@ -143,8 +143,8 @@ fn a_shuffle_of_part_of_a_warp_runs_with_the_lanes_of_its_membermask() {
     let text = format!("{HEADER}{PARTIAL}");
     let args = [tensor(DataType::INT32, &[0.0; 32]), KernelArg::Scalar(0xffff), KernelArg::Scalar(8)];
     let out = output(&run(&text, &args, &EmuConfig::default()), 0);
-    for lane in 0..16 {
-        assert_eq!(out[lane], (lane ^ 8) as f64, "lane {lane}");
+    for (lane, value) in out.iter().enumerate().take(16) {
+        assert_eq!(*value, (lane ^ 8) as f64, "lane {lane}");
     }
     assert!(out[16..].iter().all(|v| *v == 0.0));
 }
@@ -240,7 +240,7 @@ fn approximate_instructions_are_within_the_isa_bounds() {
         for (k, inst) in functions.into_iter().enumerate() {
             let got = f32::from_bits(words[t * 16 + k]);
             let exact = approx_exact(inst, a, 3.0);
-            assert!(approx_bound(inst).bound.admits(exact, got), "{inst} of {a}: {got}, exactly {exact}");
+            assert!(approx_bound(inst).isa.admits(exact, got), "{inst} of {a}: {got}, exactly {exact}");
             if a.is_nan() {
                 assert_eq!(got.to_bits(), 0x7FFF_FFFF, "{inst} of NaN: the canonical NaN");
             }

@@ -150,7 +150,7 @@ fn replace_line(text: &str, line: usize, with: &str) -> String {
 }
 
 /// The mutants of a Triton sm_90a matmul: every `wgmma.wait_group` loosened by one, every
-/// `fence.proxy.async` and every `bar.sync` removed; each named, with its text.
+/// `fence.proxy.async`, `bar.sync` and `wgmma.fence` removed; each named, with its text.
 fn mutants(text: &str) -> Vec<(String, usize, String)> {
     let mut out = Vec::new();
     for line in lines_with(text, "wgmma.wait_group.sync.aligned") {
@@ -159,7 +159,7 @@ fn mutants(text: &str) -> Vec<(String, usize, String)> {
         let new = format!("\twgmma.wait_group.sync.aligned {};", n + 1);
         out.push((format!("wgmma.wait_group {n} -> {}", n + 1), line, replace_line(text, line, &new)));
     }
-    for needle in ["fence.proxy.async", "bar.sync"] {
+    for needle in ["fence.proxy.async", "bar.sync", "wgmma.fence"] {
         for line in lines_with(text, needle) {
             out.push((format!("`{needle}` removed"), line, replace_line(text, line, "")));
         }
@@ -207,6 +207,9 @@ fn triton_sm90_matmul_mutants_fault_where_they_break_the_protocol() {
                     if name.contains("fence.proxy.async") {
                         assert!(message.contains("no fence.proxy.async"), "{what}: {message}");
                         assert_eq!(fault.kind, FaultKind::CrossThreadRace, "{what}");
+                    }
+                    if name.contains("wgmma.fence") {
+                        assert!(message.contains("no wgmma.fence"), "{what}: {message}");
                     }
                     if line == after_wait {
                         assert!(message.contains("queue `wgmma`"), "{what}: {message}");
@@ -351,12 +354,19 @@ fn expected(init: f64, times: f64) -> Vec<f64> {
 }
 
 fn run_hand(text: &str, a_image: Vec<u64>, config: &EmuConfig) -> (EmuOutcome, Vec<f64>) {
-    let (kernel, lines) = kernel_of(text, [1, 1, 1], [128, 1, 1], 0);
+    run_hand_threads(text, a_image, config, 128)
+}
+
+/// The hand-written kernel in `threads` threads (each copying 16 bytes of the A image).
+fn run_hand_threads(text: &str, mut a_image: Vec<u64>, config: &EmuConfig, threads: u32) -> (EmuOutcome, Vec<f64>) {
+    let (kernel, lines) = kernel_of(text, [1, 1, 1], [threads, 1, 1], 0);
     let (_, b_image) = images();
+    let words = threads as usize * 4;
+    a_image.resize(words, 0);
     let args = vec![
-        KernelArg::Buffer(Tensor::from_bits(DataType::INT32, vec![512], a_image).unwrap()),
+        KernelArg::Buffer(Tensor::from_bits(DataType::INT32, vec![words], a_image).unwrap()),
         KernelArg::Buffer(Tensor::from_bits(DataType::INT32, vec![64], b_image).unwrap()),
-        KernelArg::Buffer(Tensor::zeros(DataType::FLOAT32, vec![512]).unwrap()),
+        KernelArg::Buffer(Tensor::zeros(DataType::FLOAT32, vec![words]).unwrap()),
     ];
     let (outcome, buffers) = run(&kernel, &lines, &args, config);
     (outcome, buffers[2].as_ref().expect("out").to_f64_vec())
@@ -442,6 +452,10 @@ fn breaking_the_wgmma_protocol_faults_naming_the_queue_the_instruction_and_the_w
     expect(fault, FaultKind::UnwaitedGroup, &["queue `wgmma`", "exits with", "group 1 committed", "never waited"]);
     let fault = hand_fault(&[MMA_DESC, WAIT0, "ret;"], true, a_image.clone());
     expect(fault, FaultKind::UnwaitedGroup, &["exits with", "not yet committed"]);
+    // Accumulators written after the kernel's wgmma.fence and before the wgmma.
+    let body = [&D_ONES[..], &[MMA_DESC, COMMIT, WAIT0]].concat();
+    let fault = hand_fault(&body, true, a_image.clone());
+    expect(fault, FaultKind::CrossThreadRace, &["queue `wgmma`", "%r20", "no wgmma.fence"]);
     // A second wgmma reading the in-flight one's A registers, or naming its accumulators in
     // another order, is no chain.
     let fault = hand_fault(&[MMA_REGS, MMA_REGS, COMMIT, WAIT0], true, a_fragments());
@@ -449,4 +463,32 @@ fn breaking_the_wgmma_protocol_faults_naming_the_queue_the_instruction_and_the_w
     let swapped = MMA_DESC.replace("{%r20, %r21", "{%r21, %r20");
     let fault = hand_fault(&[MMA_DESC, COMMIT, &swapped, COMMIT, WAIT0], true, a_image);
     expect(fault, FaultKind::ReadPendingAsync, &["only the same accumulators may chain"]);
+}
+
+/// Two warpgroups multiply the same shared A and B. Once a warpgroup's wait retired its wgmma,
+/// only that warpgroup knows: a thread of the other one writing B before a barrier races with
+/// it, after a barrier it does not.
+#[test]
+fn a_warpgroup_writing_what_another_ones_wgmma_read_needs_a_barrier_after_that_wait() {
+    let (a_image, _) = images();
+    let two = |body: &[&str]| hand(body, true).replace(".reqntid 128", ".reqntid 256").replace("sA[2048]", "sA[4096]");
+    let store = ["setp.eq.u32 %p2, %r1, 128;", "@%p2 st.shared.b32 [%r9], %r3;"];
+    let racy = two(&[&[MMA_DESC, COMMIT, WAIT0][..], &store[..]].concat());
+    match run_hand_threads(&racy, a_image.clone(), &EmuConfig::default(), 256).0 {
+        EmuOutcome::Fault(fault) => {
+            assert_eq!(fault.kind, FaultKind::CrossThreadRace, "{}", fault.message);
+            for part in ["queue `wgmma`", "sB[byte 0]", "another warpgroup", "`wgmma.wait_group.sync.aligned 0;`"] {
+                assert!(fault.message.contains(part), "`{part}` not in: {}", fault.message);
+            }
+        }
+        EmuOutcome::Completed => panic!("the store raced and ran clean"),
+    }
+    let ordered = two(&[&[MMA_DESC, COMMIT, WAIT0, "bar.sync 0;"][..], &store[..]].concat());
+    for config in configs() {
+        let (outcome, out) = run_hand_threads(&ordered, a_image.clone(), &config, 256);
+        assert_eq!(outcome, EmuOutcome::Completed, "{config:?}");
+        // The second warpgroup's threads hold the same D as the first's.
+        let expected = expected(0.0, 1.0);
+        assert_eq!(out, [expected.clone(), expected].concat(), "{config:?}");
+    }
 }

@@ -137,6 +137,7 @@ fn to_f64(ty: Ty, bits: u64) -> f64 {
 pub(super) fn compare(cmp: Cmp, ty: Ty, a: u64, b: u64) -> bool {
     if ty.is_float() {
         let (x, y) = (to_f64(ty, a), to_f64(ty, b));
+        let unordered = x.is_nan() || y.is_nan();
         return match cmp {
             Cmp::Eq => x == y,
             Cmp::Ne => x != y && !x.is_nan() && !y.is_nan(),
@@ -145,6 +146,13 @@ pub(super) fn compare(cmp: Cmp, ty: Ty, a: u64, b: u64) -> bool {
             Cmp::Le | Cmp::Ls => x <= y,
             Cmp::Gt | Cmp::Hi => x > y,
             Cmp::Ge | Cmp::Hs => x >= y,
+            Cmp::Equ => unordered || x == y,
+            Cmp::Ltu => unordered || x < y,
+            Cmp::Leu => unordered || x <= y,
+            Cmp::Gtu => unordered || x > y,
+            Cmp::Geu => unordered || x >= y,
+            Cmp::Num => !unordered,
+            Cmp::Nan => unordered,
         };
     }
     let w = ty.bits();
@@ -152,8 +160,20 @@ pub(super) fn compare(cmp: Cmp, ty: Ty, a: u64, b: u64) -> bool {
     let (sa, sb) = (sext(a, w), sext(b, w));
     let signed = ty.is_signed();
     match cmp {
-        Cmp::Eq => a == b,
+        Cmp::Eq | Cmp::Equ => a == b,
         Cmp::Ne | Cmp::Neu => a != b,
+        // The parser admits the float-only comparisons on floats only; on integers they are
+        // their ordered forms (nothing is NaN).
+        Cmp::Num => true,
+        Cmp::Nan => false,
+        Cmp::Ltu if signed => sa < sb,
+        Cmp::Leu if signed => sa <= sb,
+        Cmp::Gtu if signed => sa > sb,
+        Cmp::Geu if signed => sa >= sb,
+        Cmp::Ltu => a < b,
+        Cmp::Leu => a <= b,
+        Cmp::Gtu => a > b,
+        Cmp::Geu => a >= b,
         Cmp::Lt if signed => sa < sb,
         Cmp::Le if signed => sa <= sb,
         Cmp::Gt if signed => sa > sb,
@@ -258,6 +278,21 @@ mod tests {
         assert!(!compare(Cmp::Ne, Ty::F32, f(f32::NAN), f(1.0)));
         assert!(compare(Cmp::Lt, Ty::S32, 0xFFFF_FFFF, 0));
         assert!(!compare(Cmp::Lo, Ty::U32, 0xFFFF_FFFF, 0));
+        // Unordered comparisons are true on NaN, ordered ones false.
+        let nan = f(f32::NAN);
+        for (cmp, on_nan, one_two) in [
+            (Cmp::Ltu, true, true),
+            (Cmp::Geu, true, false),
+            (Cmp::Equ, true, false),
+            (Cmp::Gtu, true, false),
+            (Cmp::Leu, true, true),
+            (Cmp::Num, false, true),
+            (Cmp::Nan, true, false),
+            (Cmp::Lt, false, true),
+        ] {
+            assert_eq!(compare(cmp, Ty::F32, nan, f(1.0)), on_nan, "{cmp:?} with NaN");
+            assert_eq!(compare(cmp, Ty::F32, f(1.0), f(2.0)), one_two, "{cmp:?} of 1, 2");
+        }
     }
 }
 

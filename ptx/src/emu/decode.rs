@@ -536,6 +536,9 @@ impl Decoder<'_> {
     }
 
     fn wgmma(&self, mma: &WgmmaMma) -> Result<DWgmma, EmuError> {
+        // A module built in code may break what the parser checks; the emulator's indexing
+        // relies on it.
+        mma.check().map_err(|e| EmuError::Unsupported(format!("`{mma}`: {e}")))?;
         Ok(DWgmma {
             n: mma.n,
             input: mma.input,

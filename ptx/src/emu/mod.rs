@@ -411,7 +411,7 @@ impl<'k> Emulator<'k> {
             let end = self.shared.iter().map(|r| r.start + r.bytes).max().unwrap_or(ARRAY_BASE);
             let window = end.saturating_sub(ARRAY_BASE) as usize;
             let schedule = self.completion.schedule();
-            self.wgmma = Some(wgmma::WgmmaState::new(n as usize, window, self.code.n_slots, schedule));
+            self.wgmma = Some(wgmma::WgmmaState::new(n as usize, window, &self.code, schedule));
         }
         let dims = self.kernel.launch.block;
         let axes = (0..3).filter(|a| dims[*a] > 1 || *a == 0).fold(0u8, |acc, a| acc | (1 << a));
@@ -591,8 +591,13 @@ impl<'k> Emulator<'k> {
                 }
             }
             // Registers an in-flight wgmma holds (its own chain is checked at its rendezvous).
-            if self.wgmma.as_ref().is_some_and(|w| w.holds_regs(th.tid)) && !matches!(inst.op, DOp::WgmmaMma(_)) {
-                self.check_held_regs(th, pc)?;
+            if let Some(state) = &mut self.wgmma {
+                if let Some(uses) = self.code.reg_uses.get(pc) {
+                    state.note_access(th.tid, pc, uses);
+                }
+                if state.holds_regs(th.tid) && !matches!(inst.op, DOp::WgmmaMma(_)) {
+                    self.check_held_regs(th, pc)?;
+                }
             }
             match inst.op {
                 DOp::Mov { dst, src } => Self::set(th, dst, self.val(th, src)),
@@ -719,9 +724,14 @@ impl<'k> Emulator<'k> {
                 DOp::CvtPack { to, rounding, relu, dst, a, b } => {
                     Self::set(th, dst, approx::cvt_pack(to, rounding, relu, self.val(th, a), self.val(th, b)));
                 }
-                // Hopper's wgmma queue (emu/wgmma.rs): `wgmma.fence` orders registers the
-                // emulator never reorders; the rest are rendezvous of the warpgroup.
-                DOp::WgmmaFence => {}
+                // Hopper's wgmma queue (emu/wgmma.rs): `wgmma.fence` orders the thread's
+                // register accesses before the next wgmma; the rest are rendezvous of the
+                // warpgroup.
+                DOp::WgmmaFence => {
+                    if let Some(state) = &mut self.wgmma {
+                        state.register_fence(th.tid);
+                    }
+                }
                 DOp::WgmmaMma(_) | DOp::WgmmaCommit | DOp::WgmmaWait(_) => return Ok(Suspend::Warpgroup(pc)),
                 DOp::FenceProxyAsync { shared } => {
                     if shared {
@@ -766,16 +776,15 @@ impl<'k> Emulator<'k> {
         let mut ran = false;
         for start in (0..threads.len()).step_by(warp::WARP) {
             let end = (start + warp::WARP).min(threads.len());
-            let mut pcs: Vec<usize> = statuses[start..end]
-                .iter()
-                .filter_map(|s| match s {
-                    Suspend::Warp(pc) => Some(*pc),
-                    _ => None,
-                })
-                .collect();
-            pcs.sort_unstable();
-            pcs.dedup();
-            for pc in pcs {
+            let waiting_at = |s: &Suspend| match s {
+                Suspend::Warp(pc) => Some(*pc),
+                _ => None,
+            };
+            // Each instruction lanes wait at, in increasing order (usually just one: only
+            // shuffles of part of a warp, or diverged lanes, leave lanes at several).
+            let mut next = statuses[start..end].iter().filter_map(waiting_at).min();
+            while let Some(pc) = next {
+                next = statuses[start..end].iter().filter_map(waiting_at).filter(|p| *p > pc).min();
                 if matches!(self.code.insts.get(pc).map(|i| i.op), Some(DOp::Shfl { .. })) {
                     ran |= self.shfl_rendezvous(&mut threads[start..end], &mut statuses[start..end], pc)?;
                     continue;

@@ -55,12 +55,13 @@ impl Emulator<'_> {
                 );
                 return Err(self.fault(FaultKind::BarrierDivergence, message, &lanes[lane], pc));
             }
-            let group: Vec<usize> = (0..lanes.len()).filter(|l| members & (1 << l) != 0).collect();
-            if !group.iter().all(|l| waiting(statuses, *l)) {
+            let members_of = |members: u32| (0..lanes.len()).filter(move |l| members & (1 << l) != 0);
+            if !members_of(members).all(|l| waiting(statuses, l)) {
                 // The group's other lanes may still come.
                 continue;
             }
-            if let Some(&other) = group.iter().find(|l| alu::operand(self.val(&lanes[**l], mask), 32) as u32 != members)
+            if let Some(other) =
+                members_of(members).find(|l| alu::operand(self.val(&lanes[*l], mask), 32) as u32 != members)
             {
                 let theirs = alu::operand(self.val(&lanes[other], mask), 32) as u32;
                 let message = format!(
@@ -69,9 +70,9 @@ impl Emulator<'_> {
                 );
                 return Err(self.fault(FaultKind::BarrierDivergence, message, &lanes[lane], pc));
             }
-            let values: Vec<u64> = (0..lanes.len()).map(|l| self.val(&lanes[l], a)).collect();
-            let mut results = Vec::with_capacity(group.len());
-            for &member in &group {
+            // Every member reads before any writes (`d` may be `a`).
+            let mut results = [(0u64, false); warp::WARP];
+            for member in members_of(members) {
                 let th = &lanes[member];
                 let (b_val, c_val) = (self.val(th, b) as u32, self.val(th, c) as u32);
                 let (source, in_range) = warp::shfl_source(mode, member as u32, b_val, c_val);
@@ -82,9 +83,10 @@ impl Emulator<'_> {
                     );
                     return Err(self.fault(FaultKind::BarrierDivergence, message, th, pc));
                 }
-                results.push((member, values[source as usize], in_range));
+                results[member] = (self.val(&lanes[source as usize], a), in_range);
             }
-            for (member, value, in_range) in results {
+            for member in members_of(members) {
+                let (value, in_range) = results[member];
                 Self::set(&mut lanes[member], dst, alu::mask(value, 32));
                 if let Some(p) = pred {
                     Self::set(&mut lanes[member], p, u64::from(in_range));

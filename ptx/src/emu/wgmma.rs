@@ -19,7 +19,9 @@
 //!   registers (the ISA orders accumulations of one chain without a fence).
 //!
 //! A warpgroup that ends with an instruction still in flight faults. The holds last until the
-//! wait under every schedule, as PTX only promises the operands are free after it.
+//! wait under every schedule, as PTX only promises the operands are free after it. A thread
+//! that names a register a wgmma takes as D or A must run `wgmma.fence` before that wgmma is
+//! issued (the ISA's rule), else the wgmma faults naming the access.
 //!
 //! The async proxy: a `wgmma` reads shared memory through the async proxy, so the last
 //! generic-proxy write of every byte it reads (`st.shared`, a `cp.async` landing) must be
@@ -52,7 +54,7 @@ use tirproof_machine::thread::Thread;
 use tirproof_machine::Schedule;
 
 use super::alu::f16_to_f32;
-use super::decode::{DOp, DWgmma, DWgmmaA, Src};
+use super::decode::{DOp, DWgmma, DWgmmaA, Decoded, Src};
 use super::{Emulator, Frame, StateSpace, ARRAY_BASE, R};
 use crate::module::WgmmaInput;
 
@@ -238,6 +240,15 @@ pub(super) struct WgmmaState {
     copies: Vec<Copies>,
     /// The random schedule's own stream (so the cp.async groups draw theirs unchanged).
     rng: Option<StdRng>,
+    /// Per instruction: whether it names a register some wgmma takes as D or A (and is no
+    /// wgmma itself), so it must be fenced from the next wgmma by a `wgmma.fence`.
+    touches: Vec<bool>,
+    /// Per register slot: whether some wgmma takes it as D or A.
+    operand_slots: Vec<bool>,
+    n_slots: usize,
+    /// Per thread and slot (`tid * n_slots + slot`): 1 + the instruction that last named the
+    /// register since the thread's last `wgmma.fence`, 0 if none did.
+    unfenced: Vec<u32>,
 }
 
 /// What `describe_flight` says about an instruction in flight.
@@ -248,9 +259,29 @@ struct Flight {
 }
 
 impl WgmmaState {
-    pub(super) fn new(threads: usize, shared_bytes: usize, n_slots: usize, schedule: Schedule) -> WgmmaState {
+    pub(super) fn new(threads: usize, shared_bytes: usize, code: &Decoded, schedule: Schedule) -> WgmmaState {
+        let n_slots = code.n_slots;
         let queue = Queue { held_slots: vec![0; n_slots.div_ceil(64)], ..Queue::default() };
+        let mut operand_slots = vec![false; n_slots];
+        for slot in code.wgmmas.iter().flat_map(DWgmma::held_slots) {
+            if let Some(s) = operand_slots.get_mut(slot as usize) {
+                *s = true;
+            }
+        }
+        let touches = code
+            .insts
+            .iter()
+            .zip(&code.reg_uses)
+            .map(|(inst, uses)| {
+                !matches!(inst.op, DOp::WgmmaMma(_))
+                    && uses.iter().any(|(slot, _)| operand_slots.get(*slot as usize).copied().unwrap_or(false))
+            })
+            .collect();
         WgmmaState {
+            touches,
+            operand_slots,
+            n_slots,
+            unfenced: vec![0; threads * n_slots],
             queues: vec![queue; threads.div_ceil(WARPGROUP)],
             held: HeldBytes::new(shared_bytes),
             proxy: ProxyShadow::new(shared_bytes, threads),
@@ -259,6 +290,32 @@ impl WgmmaState {
                 Schedule::Random(seed) => Some(StdRng::seed_from_u64(seed ^ 0x0077_676d_6d61)),
                 Schedule::Lazy | Schedule::Eager => None,
             },
+        }
+    }
+
+    /// Notes that thread `tid` ran instruction `pc` (naming `uses`): the wgmma operand
+    /// registers it names need a `wgmma.fence` before the next wgmma.
+    #[inline(always)]
+    pub(super) fn note_access(&mut self, tid: u32, pc: usize, uses: &[(u32, crate::module::Reg)]) {
+        if !self.touches.get(pc).copied().unwrap_or(false) {
+            return;
+        }
+        let base = tid as usize * self.n_slots;
+        for (slot, _) in uses {
+            if self.operand_slots.get(*slot as usize).copied().unwrap_or(false) {
+                if let Some(at) = self.unfenced.get_mut(base + *slot as usize) {
+                    *at = pc as u32 + 1;
+                }
+            }
+        }
+    }
+
+    /// `wgmma.fence` of thread `tid`: its register accesses so far are ordered before the
+    /// warpgroup's next wgmma.
+    pub(super) fn register_fence(&mut self, tid: u32) {
+        let base = tid as usize * self.n_slots;
+        if let Some(entries) = self.unfenced.get_mut(base..base + self.n_slots) {
+            entries.iter_mut().for_each(|e| *e = 0);
         }
     }
 
@@ -316,11 +373,14 @@ impl Emulator<'_> {
         if let Some((byte, release)) = state.held.released_to_others(start, len as usize, th.epoch, owner) {
             let place = self.place(StateSpace::Shared, ARRAY_BASE + byte as u64);
             let (line, text) = self.describe(release.site as usize);
+            let who = match release.owner {
+                Release::SEVERAL => "another warpgroup".to_string(),
+                other => format!("warpgroup {other}"),
+            };
             let message = format!(
-                "queue `wgmma`: {what} of {place} races with the wgmma.mma_async of warpgroup {} that read it until \
+                "queue `wgmma`: {what} of {place} races with the wgmma.mma_async of {who} that read it until \
                  `{text}` at line {line} retired it; no barrier since orders that wait_group before this thread of \
-                 warpgroup {owner}",
-                release.owner
+                 warpgroup {owner}"
             );
             return Err(self.fault(FaultKind::CrossThreadRace, message, th, pc));
         }
@@ -514,6 +574,7 @@ impl Emulator<'_> {
             other => self.val(lead, other) != 0,
         };
         self.check_chain(lead, wg, &op, pc)?;
+        self.check_register_fence(lanes, &op, pc)?;
         let (n, k, e) = (op.n as u64, u64::from(op.input.k()), u64::from(op.input.bytes()));
         let unsupported = |emu: &Self, which: &str, d: &Descriptor| {
             emu.unsupported_at(
@@ -558,6 +619,35 @@ impl Emulator<'_> {
             queue.uncommitted.push(flight);
         }
         state.recompute_held_slots(wg, &self.code.wgmmas);
+        Ok(())
+    }
+
+    /// Every thread must have run a `wgmma.fence` since it last named a register the wgmma at
+    /// `pc` takes as D or A (the ISA's rule; chained wgmmas need none, and are not noted).
+    fn check_register_fence(&self, lanes: &[Thread<Frame>], op: &DWgmma, pc: usize) -> R<()> {
+        let Some(state) = &self.wgmma else { return Ok(()) };
+        for lane in lanes {
+            let base = lane.tid as usize * state.n_slots;
+            for slot in op.held_slots() {
+                let at = state.unfenced.get(base + slot as usize).copied().unwrap_or(0);
+                if at == 0 {
+                    continue;
+                }
+                let access = at as usize - 1;
+                let reg = self
+                    .code
+                    .reg_uses
+                    .get(access)
+                    .and_then(|u| u.iter().find(|(s, _)| *s == slot))
+                    .map_or_else(|| format!("register slot {slot}"), |(_, r)| r.to_string());
+                let (line, text) = self.describe(access);
+                let message = format!(
+                    "queue `wgmma`: the access of {reg} by `{text}` at line {line} races with this wgmma.mma_async, \
+                     which takes it as an operand: no wgmma.fence of the thread between them"
+                );
+                return Err(self.fault(FaultKind::CrossThreadRace, message, lane, pc));
+            }
+        }
         Ok(())
     }
 

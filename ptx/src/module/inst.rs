@@ -127,6 +127,22 @@ pub enum Cmp {
     Ls,
     Hi,
     Hs,
+    // The other float comparisons compilers emit: the unordered ones are true when an operand
+    // is NaN as well; `Num` is true when neither is, `Nan` when either is.
+    Equ,
+    Ltu,
+    Leu,
+    Gtu,
+    Geu,
+    Num,
+    Nan,
+}
+
+impl Cmp {
+    /// Whether the comparison exists for floats only.
+    pub fn float_only(self) -> bool {
+        matches!(self, Cmp::Equ | Cmp::Ltu | Cmp::Leu | Cmp::Gtu | Cmp::Geu | Cmp::Num | Cmp::Nan)
+    }
 }
 
 impl fmt::Display for Cmp {
@@ -143,6 +159,13 @@ impl fmt::Display for Cmp {
             Cmp::Hi => ".hi",
             Cmp::Hs => ".hs",
             Cmp::Neu => ".neu",
+            Cmp::Equ => ".equ",
+            Cmp::Ltu => ".ltu",
+            Cmp::Leu => ".leu",
+            Cmp::Gtu => ".gtu",
+            Cmp::Geu => ".geu",
+            Cmp::Num => ".num",
+            Cmp::Nan => ".nan",
         })
     }
 }

@@ -95,6 +95,11 @@ pub enum Feature {
     CpAsync,
     /// `ldmatrix` and `mma.sync.m16n8k16` with f16 inputs: PTX 7.0, sm_80.
     WarpMatrix,
+    /// `cvt.f32.bf16`: PTX 7.1, sm_80 (the other bf16 and tf32 forms read from compilers' PTX
+    /// need 7.0).
+    Bf16ToF32,
+    /// `wgmma` and `fence.proxy.async`: PTX 8.0, sm_90a.
+    Wgmma,
     // --- Hopper TMA ---
     /// `elect.sync`, `mbarrier` with transaction counts, `cp.async.bulk.tensor`: PTX 8.0, sm_90.
     Tma,
@@ -102,14 +107,23 @@ pub enum Feature {
     Tensormap,
     /// `cp.async.bulk.tensor` into `.shared::cta` (rather than `.shared::cluster`): PTX 8.6.
     BulkTensorCta,
-    /// `wgmma` and `fence.proxy.async`: PTX 8.0, sm_90a.
-    Wgmma,
 }
 
 impl Feature {
+    pub const ALL: [Feature; 7] = [
+        Feature::CpAsync,
+        Feature::WarpMatrix,
+        Feature::Bf16ToF32,
+        Feature::Wgmma,
+        Feature::Tma,
+        Feature::Tensormap,
+        Feature::BulkTensorCta,
+    ];
+
     pub fn min_version(self) -> PtxVersion {
         match self {
             Feature::CpAsync | Feature::WarpMatrix => PtxVersion { major: 7, minor: 0 },
+            Feature::Bf16ToF32 => PtxVersion { major: 7, minor: 1 },
             Feature::Tma => PtxVersion { major: 8, minor: 0 },
             Feature::Tensormap => PtxVersion { major: 8, minor: 3 },
             Feature::BulkTensorCta => PtxVersion { major: 8, minor: 6 },
@@ -119,7 +133,7 @@ impl Feature {
 
     pub fn min_arch(self) -> Arch {
         match self {
-            Feature::CpAsync | Feature::WarpMatrix => Arch::Sm80,
+            Feature::CpAsync | Feature::WarpMatrix | Feature::Bf16ToF32 => Arch::Sm80,
             Feature::Tma => Arch::Sm90,
             Feature::Tensormap => Arch::Sm90a,
             Feature::BulkTensorCta => Arch::Sm90,
@@ -271,6 +285,9 @@ impl Kernel {
         self.body.iter().any(|line| match (line, feature) {
             (Line::Inst(inst), Feature::CpAsync) => inst.op.uses_cp_async(),
             (Line::Inst(inst), Feature::WarpMatrix) => inst.op.uses_warp_matrix(),
+            (Line::Inst(inst), Feature::Bf16ToF32) => {
+                matches!(inst.op, Op::Cvt { dst_ty: Ty::F32, src_ty: Ty::Bf16, .. })
+            }
             (Line::Inst(inst), Feature::Tma) => matches!(inst.op, Op::Tma(_)),
             (Line::Inst(inst), Feature::Tensormap) => {
                 matches!(inst.op, Op::Tma(TmaOp::TensormapReplace { .. } | TmaOp::TensormapCopy { .. }))
@@ -302,17 +319,7 @@ pub struct ArchTooOld {
 impl Module {
     /// The features any kernel uses.
     pub fn features(&self) -> Vec<Feature> {
-        [
-            Feature::CpAsync,
-            Feature::WarpMatrix,
-            Feature::Wgmma,
-            Feature::Tma,
-            Feature::Tensormap,
-            Feature::BulkTensorCta,
-        ]
-        .into_iter()
-        .filter(|f| self.kernels.iter().any(|k| k.uses(*f)))
-        .collect()
+        Feature::ALL.into_iter().filter(|f| self.kernels.iter().any(|k| k.uses(*f))).collect()
     }
 
     /// The PTX version the module needs: its architecture's and every used feature's minimum.

@@ -136,6 +136,13 @@ fn cmp_of(name: &str) -> Option<Cmp> {
         "ls" => Cmp::Ls,
         "hi" => Cmp::Hi,
         "hs" => Cmp::Hs,
+        "equ" => Cmp::Equ,
+        "ltu" => Cmp::Ltu,
+        "leu" => Cmp::Leu,
+        "gtu" => Cmp::Gtu,
+        "geu" => Cmp::Geu,
+        "num" => Cmp::Num,
+        "nan" => Cmp::Nan,
         _ => return None,
     })
 }
@@ -506,7 +513,8 @@ impl Parser {
     fn ty(&mut self) -> R<Ty> {
         let pos = self.at;
         let w = self.word("a type")?;
-        match w.strip_prefix('.').and_then(ty_of) {
+        // bf16 and tf32 name instruction types only; values of them live in `.b16`/`.b32`.
+        match w.strip_prefix('.').and_then(ty_of).filter(|t| !matches!(t, Ty::Bf16 | Ty::Tf32)) {
             Some(ty) => Ok(ty),
             None => {
                 self.at = pos;
@@ -844,6 +852,11 @@ impl Parser {
                 if !tf32 && (dst_ty == Ty::Tf32 || src_ty == Ty::Tf32 || rounding == Some(Rounding::Rna)) {
                     return self.unsupported();
                 }
+                // On sm_80, bf16 converts to and from f32 only (the others need sm_90).
+                let bf16 = [dst_ty, src_ty].contains(&Ty::Bf16);
+                if bf16 && !matches!((dst_ty, src_ty), (Ty::F32, Ty::Bf16) | (Ty::Bf16, Ty::F32)) {
+                    return self.unsupported();
+                }
                 let dst = self.reg()?;
                 self.comma()?;
                 Op::Cvt { dst_ty, src_ty, rounding, dst, src: self.operand()? }
@@ -858,6 +871,9 @@ impl Parser {
                 else {
                     return self.unsupported();
                 };
+                if mods.len() != 2 || (cmp.float_only() && !ty.is_float()) || matches!(ty, Ty::Bf16 | Ty::Tf32) {
+                    return self.unsupported();
+                }
                 let (dst, a, b) = self.three()?;
                 Op::Setp { cmp, ty, dst, a, b }
             }

@@ -221,3 +221,80 @@ fn malformed_wgmma_is_located() {
         assert!(error.line > 0 && error.to_string().contains(expected), "{error} (expected {expected})");
     }
 }
+
+/// The instructions compilers emit for sm_80 beyond codegen's set, each form once.
+const SM80_FORMS: &str = include_str!("../../tests/fixtures/sm80_forms.ptx");
+
+#[test]
+fn compiler_sm80_forms_parse_and_round_trip() {
+    let parsed = parse(SM80_FORMS).unwrap_or_else(|e| panic!("{e}"));
+    let ops: Vec<&Op> = parsed.module.kernels[0]
+        .body
+        .iter()
+        .filter_map(|l| if let Line::Inst(i) = l { Some(&i.op) } else { None })
+        .collect();
+    let has = |f: &dyn Fn(&Op) -> bool| ops.iter().any(|op| f(op));
+    assert!(has(&|op| matches!(op, Op::FloatMinMax { max: false, ftz: true, nan: true, ty: Ty::F32, .. })));
+    assert!(has(&|op| matches!(op, Op::FloatMinMax { max: true, ty: Ty::F64, .. })));
+    for func in ApproxFn::ALL {
+        assert!(has(&|op| matches!(op, Op::Approx { func: f, .. } if *f == func)), "{func:?}");
+    }
+    assert!(has(&|op| matches!(op, Op::DivApprox { div: FloatDiv::Full, ftz: false, .. })));
+    assert!(has(&|op| matches!(op, Op::DivApprox { div: FloatDiv::Approx, ftz: true, .. })));
+    assert!(has(&|op| matches!(op, Op::Float { op: FloatOp::Div, .. })));
+    assert!(has(&|op| matches!(op, Op::CvtPack { to: PackedHalf::Bf16x2, rounding: Rounding::Rz, relu: true, .. })));
+    assert!(has(&|op| matches!(op, Op::Cvt { dst_ty: Ty::Tf32, rounding: Some(Rounding::Rna), .. })));
+    assert!(has(&|op| matches!(op, Op::Cvt { dst_ty: Ty::F32, src_ty: Ty::Bf16, .. })));
+    assert!(has(&|op| matches!(op, Op::Shfl { mode: ShflMode::Idx, pred: Some(_), .. })));
+    assert!(has(&|op| matches!(op, Op::Shfl { mode: ShflMode::Down, pred: None, .. })));
+    assert!(has(&|op| matches!(op, Op::Mma { input: MmaInput::Bf16, .. })));
+    assert!(has(&|op| matches!(op, Op::Mma { input: MmaInput::Tf32, .. })));
+    assert!(has(&|op| matches!(op, Op::Setp { cmp: Cmp::Geu, ty: Ty::F32, .. })));
+    assert!(has(&|op| matches!(op, Op::Setp { cmp: Cmp::Nan, .. })));
+    let text = print(&parsed.module).unwrap();
+    // `cvt.f32.bf16` needs PTX 7.1.
+    assert!(text.contains(".version 7.1\n"), "{text}");
+    for form in [
+        "min.ftz.NaN.f32 %r1, %r2, 0fFF800000;",
+        "shfl.sync.idx.b32 %r9|%p1, %r8, %r2, 31, %r3;",
+        "cvt.rz.relu.bf16x2.f32",
+        "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {",
+    ] {
+        assert!(text.contains(form), "missing {form:?} in\n{text}");
+    }
+    let reparsed = parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(reparsed.module.kernels, parsed.module.kernels);
+    assert_eq!(print(&reparsed.module).unwrap(), text);
+}
+
+#[test]
+fn forms_outside_the_model_are_refused_at_the_instruction() {
+    for form in [
+        "add.ftz.f32 %r1, %r2, %r3;",
+        "mul.rz.f32 %r1, %r2, %r3;",
+        "max.ftz.f64 %rd1, %rd1, %rd2;",
+        "max.f16 %rs1, %rs1, %rs2;",
+        "tanh.approx.ftz.f32 %r1, %r2;",
+        "ex2.approx.f16 %rs1, %rs2;",
+        "div.full.f64 %rd1, %rd1, %rd2;",
+        "cvt.rna.f16.f32 %rs1, %r2;",
+        "cvt.f32.tf32 %r1, %r2;",
+        "cvt.rni.f16x2.f32 %r1, %r2, %r3;",
+        "shfl.sync.rot.b32 %r1, %r2, 1, 31, -1;",
+        "fma.rn.bf16 %rs1, %rs1, %rs1, %rs1;",
+        "bra.foo $L__BB0_1;",
+        "setp.ltu.s32 %p1, %r1, %r2;",
+        "setp.lt.bf16 %p1, %rs1, %rs2;",
+        "cvt.rn.bf16.s32 %rs1, %r1;",
+        "cvt.f16.bf16 %rs1, %rs2;",
+        "setp.gt.ftz.f32 %p1, %r1, %r2;",
+    ] {
+        let text = SM80_FORMS.replace("\tmax.f32 %r1, %r2, %r3;", &format!("\t{form}"));
+        let error = parse(&text).expect_err(form);
+        let opcode = form.split(' ').next().unwrap_or_default();
+        assert!(error.to_string().starts_with(&format!("15:2: unsupported instruction `{opcode}`")), "{form}: {error}");
+    }
+    let error =
+        parse(&SM80_FORMS.replace(".param .u64 k_param_0", ".param .bf16 k_param_0")).expect_err("a bf16 parameter");
+    assert!(error.to_string().starts_with("7:9: expected a type such as `.u64`, found `.bf16`"), "{error}");
+}

@@ -327,12 +327,15 @@ fn a_map_field_never_set_is_named() {
 
 /// The kernel of `v` with its map passed by the host (`.param .align 64 .b8 k_map[128]`)
 /// instead of built on the device.
-fn host_map_kernel_text(v: Variant) -> String {
+fn host_map_kernel_text(v: Variant, cvta: bool) -> String {
     let text = kernel_text(v).replace("\t.param .u64 k_scratch\n", "\t.param .align 64 .b8 k_map[128]\n");
     let (start, end) = (text.find("\tmov.b32 %r0, 0;\n").unwrap(), text.find("\tadd.s32 %r5").unwrap());
     let text = format!("{}\tsetp.ne.s32 %p1, %r1, 0;\n{}", &text[..start], &text[end..]);
-    // The map's address in a register, as ptxas wants it (not the parameter's name itself).
-    text.replace("\tmov.b32 %r7, 0;\n", "\tmov.b64 %rd9, k_map;\n\tmov.b32 %r7, 0;\n")
+    // The map's address in a register, as ptxas wants it (not the parameter's name itself),
+    // taken directly or through `cvta.param` as nvcc writes it.
+    let address =
+        if cvta { "\tmov.b64 %rd8, k_map;\n\tcvta.param.u64 %rd9, %rd8;\n" } else { "\tmov.b64 %rd9, k_map;\n" };
+    text.replace("\tmov.b32 %r7, 0;\n", &format!("{address}\tmov.b32 %r7, 0;\n"))
         .replace("[%rd3, {%r7, %r8}]", "[%rd9, {%r7, %r8}]")
 }
 
@@ -340,7 +343,8 @@ fn host_map_kernel_text(v: Variant) -> String {
 fn a_host_tensor_map_parameter_drives_the_copy_as_a_launch_file_describes_it() {
     use tirproof_ptx::launch_file::{LaunchFile, ParamSpec};
     for swizzle in [0u32, 3] {
-        let text = host_map_kernel_text(Variant { swizzle, ..GOOD });
+        let text = host_map_kernel_text(Variant { swizzle, ..GOOD }, swizzle == 3);
+        assert_eq!(text.contains("cvta.param.u64"), swizzle == 3);
         let parsed = parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
         let printed = print(&parsed.module).unwrap();
         assert!(printed.contains(".param .align 64 .b8 k_map[128]"), "{printed}");

@@ -487,8 +487,9 @@ impl Decoder<'_> {
             Op::CpAsyncWaitAll => DOp::WaitAll,
             Op::BarSync(_) => DOp::Bar,
             Op::Ret => DOp::Ret,
-            // --- Hopper TMA: `decode` tables them; `cvta.global` is a move ---
-            Op::Tma(TmaOp::CvtaGlobal { dst, src }) => {
+            // --- Hopper TMA: `decode` tables them; `cvta.global`/`cvta.param` are moves (generic
+            // addresses are the emulator's addresses) ---
+            Op::Tma(TmaOp::CvtaToGeneric { dst, src, .. }) => {
                 DOp::Mov { dst: self.slot(*dst), src: Src::Reg(self.slot(*src)) }
             }
             Op::Tma(_) => return Err(EmuError::Unsupported("a TMA instruction outside its table".into())),
@@ -583,7 +584,7 @@ pub(super) fn decode(kernel: &Kernel, layout: &Layout) -> Result<Decoded, EmuErr
             let guard = inst.guard.map(|g| (decoder.slot(g.pred), g.negated));
             let line_index = u32::try_from(index).unwrap_or(u32::MAX);
             let op = match &inst.op {
-                Op::Tma(op) if !matches!(op, TmaOp::CvtaGlobal { .. }) => {
+                Op::Tma(op) if !matches!(op, TmaOp::CvtaToGeneric { .. }) => {
                     tma.push(decoder.tma(op)?);
                     DOp::Tma(u32::try_from(tma.len() - 1).unwrap_or(u32::MAX))
                 }

@@ -92,7 +92,7 @@ impl Decoder<'_> {
                 DTma::Elect { dst: dst.map(|r| self.slot(r)), pred: self.slot(*pred), mask: self.src(mask, Ty::B32)? }
             }
             TmaOp::BarWarpSync { mask } => DTma::WarpSync { mask: self.src(mask, Ty::B32)? },
-            TmaOp::CvtaGlobal { .. } => {
+            TmaOp::CvtaToGeneric { .. } => {
                 return Err(EmuError::Unsupported("cvta.global is decoded as a move".into()));
             }
             TmaOp::Mbarrier(m) => match m {

@@ -247,8 +247,10 @@ pub enum TmaOp {
     BarWarpSync {
         mask: Operand,
     },
-    /// `cvta.global.u64 d, a`: a global address as a generic one.
-    CvtaGlobal {
+    /// `cvta.global.u64 d, a` / `cvta.param.u64 d, a`: a global address, or a kernel
+    /// parameter's (a byte array passed by value), as a generic one.
+    CvtaToGeneric {
+        param: bool,
         dst: Reg,
         src: Reg,
     },
@@ -315,7 +317,7 @@ impl TmaOp {
                     out.push(*r);
                 }
             }
-            TmaOp::CvtaGlobal { dst, src } => out.extend([*dst, *src]),
+            TmaOp::CvtaToGeneric { dst, src, .. } => out.extend([*dst, *src]),
             TmaOp::Mbarrier(m) => m.regs(out),
             TmaOp::LoadTensor { dst, src, mbar, .. } => {
                 push_addr(out, dst);
@@ -354,7 +356,9 @@ impl fmt::Display for TmaOp {
                 write!(f, "elect.sync {dst}|{pred}, {mask}")
             }
             TmaOp::BarWarpSync { mask } => write!(f, "bar.warp.sync {mask}"),
-            TmaOp::CvtaGlobal { dst, src } => write!(f, "cvta.global.u64 {dst}, {src}"),
+            TmaOp::CvtaToGeneric { param, dst, src } => {
+                write!(f, "cvta.{}.u64 {dst}, {src}", if *param { "param" } else { "global" })
+            }
             TmaOp::Mbarrier(m) => m.fmt(f),
             TmaOp::LoadTensor { dst, src, mbar, cluster } => write!(
                 f,

@@ -20,7 +20,7 @@ pub(super) fn is_tma(head: &str, mods: &[&str]) -> bool {
     match head {
         "elect" | "mbarrier" | "tensormap" => true,
         "bar" => mods == ["warp", "sync"],
-        "cvta" => mods == ["global", "u64"],
+        "cvta" => mods == ["global", "u64"] || mods == ["param", "u64"],
         "cp" => mods.starts_with(&["async", "bulk"]),
         "fence" => mods.len() >= 2 && mods[0] == "proxy" && mods[1].starts_with("tensormap"),
         _ => false,
@@ -51,7 +51,7 @@ impl Parser {
             "cvta" => {
                 let dst = self.reg()?;
                 self.comma()?;
-                TmaOp::CvtaGlobal { dst, src: self.reg()? }
+                TmaOp::CvtaToGeneric { param: mods.first() == Some(&"param"), dst, src: self.reg()? }
             }
             "mbarrier" => TmaOp::Mbarrier(self.mbarrier(mods)?),
             "cp" => self.bulk(mods)?,

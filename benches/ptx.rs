@@ -92,6 +92,9 @@ fn foreign_launch(stem: &str) -> (Kernel, Vec<u32>, Vec<KernelArg>) {
         }
         .expect("binds");
     }
+    for (name, map) in &launch.tensor_maps {
+        binder.buffer(name, map.tensor(&kernel).expect("a tensor map")).expect("binds");
+    }
     let args = binder.finish().expect("every parameter bound");
     (kernel, parsed.lines[index].clone(), args)
 }

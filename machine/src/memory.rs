@@ -259,6 +259,12 @@ impl Storage {
         }
     }
 
+    /// The async write to element `i` by `thread` landed and its ordering is the executor's
+    /// to check from now on (`Shadow::forget_async_write`).
+    pub fn forget_async_write(&mut self, i: usize, thread: u32) {
+        self.shadow.forget_async_write(i, thread);
+    }
+
     /// The writing thread's wait retired the async write to element `i` at barrier `epoch`.
     pub fn mark_waited(&mut self, i: usize, thread: u32, group: GroupRef, epoch: u32) {
         self.shadow.mark_waited(i, thread, group, epoch);

@@ -452,6 +452,17 @@ impl Shadow {
         }
     }
 
+    /// Forgets `thread`'s asynchronous write to element `i` once it has landed, for writes
+    /// whose visibility the executor checks itself (a TMA copy completing on an mbarrier, which
+    /// orders it for the threads that observe the barrier's phase, barrier or not). Its issue
+    /// was checked against every earlier access, so nothing earlier is lost.
+    pub fn forget_async_write(&mut self, i: usize, thread: u32) {
+        if let Some(w) = self.writes.get_mut(i).filter(|w| w.thread == thread && w.until == OPEN) {
+            *w = LastWrite::default();
+            self.groups.remove(&i);
+        }
+    }
+
     /// `thread`'s wait at `epoch` retired `group`, which holds its asynchronous write to
     /// element `i`: from the next barrier on, other threads may access the element.
     pub fn mark_waited(&mut self, i: usize, thread: u32, group: GroupRef, epoch: u32) {

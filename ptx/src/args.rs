@@ -58,7 +58,7 @@ pub enum ArgError {
 impl Param {
     /// Whether the parameter takes a buffer: a 64-bit integer, the buffer's global address.
     pub fn takes_buffer(&self) -> bool {
-        self.ty.bits() == 64 && !self.ty.is_float()
+        (self.ty.bits() == 64 && !self.ty.is_float()) || self.array.is_some()
     }
 
     /// The bits of `value` in the parameter's type, two's complement cut to its width.
@@ -158,7 +158,7 @@ mod tests {
     use tirproof_ir::dtype::DataType;
 
     fn param(ty: Ty) -> Param {
-        Param { name: "p".into(), ty }
+        Param { name: "p".into(), ty, array: None }
     }
 
     #[test]
@@ -191,7 +191,10 @@ mod tests {
     fn arguments_bind_by_name_in_parameter_order() {
         let kernel = Kernel {
             name: "k".into(),
-            params: vec![Param { name: "n".into(), ty: Ty::S32 }, Param { name: "a".into(), ty: Ty::U64 }],
+            params: vec![
+                Param { name: "n".into(), ty: Ty::S32, array: None },
+                Param { name: "a".into(), ty: Ty::U64, array: None },
+            ],
             arrays: Vec::new(),
             launch: Launch::default(),
             directives: BlockDirectives::default(),

@@ -1,12 +1,14 @@
 //! Launch files: a JSON description of one launch of a kernel of PTX text (its name, grid,
 //! block, dynamic shared bytes, a seed, and each parameter by name: a buffer of a dtype and
-//! length, random or from a `.npy` file, or a scalar value), read with a located error
+//! length, random or from a `.npy` file, or a scalar value; and each host tensor map over a
+//! buffer parameter, for `cp.async.bulk.tensor`), read with a located error
 //! (`LaunchFile::parse`) and written from a kernel's header (`LaunchFile::of_kernel`).
 //!
 //! Invariants: a launch file that parses names each parameter once, every buffer has a dtype
 //! the emulator stores, and a random buffer is the same for the same seed and parameter
 //! position; nothing here reads files (the caller reads the `.npy` a buffer names).
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::PathBuf;
 
@@ -15,11 +17,12 @@ use rand_chacha::ChaCha8Rng;
 use serde::de::{MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use tirproof_ir::dtype::DataType;
+use tirproof_ir::dtype::{DataType, TypeCode};
 use tirproof_machine::value::{random_bits, Num};
 use tirproof_machine::{ExecError, Tensor};
 
 use crate::args::ScalarArg;
+use crate::emu::tensormap::HostTensorMap;
 use crate::launch::LaunchRequest;
 use crate::module::{Dims, Kernel, StateSpace, Ty};
 
@@ -39,14 +42,73 @@ pub struct LaunchFile {
     /// Each parameter by name, in the order written.
     #[serde(serialize_with = "write_params", deserialize_with = "read_params")]
     pub params: Vec<(String, ParamSpec)>,
+    /// Each host tensor map parameter (`.param .align 64 .b8 name[128]`) by name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tensor_maps: BTreeMap<String, TensorMapSpec>,
 }
 
-/// What a parameter is bound to: `{"buffer": {...}}` or `{"scalar": 64}`.
+/// What a parameter is bound to: `{"buffer": {...}}` or `{"scalar": 64}` (tensor maps are
+/// `LaunchFile::tensor_maps`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ParamSpec {
     Buffer(BufferSpec),
     Scalar(ScalarValue),
+}
+
+/// A host tensor map (`CUtensorMap`) over the buffer parameter `buffer`: its element type, its
+/// extents (dimension 0, the contiguous one, first), the byte strides of dimensions 1.., the
+/// box and the swizzle span in bytes (0, 32, 64 or 128). Element strides are 1, no interleave,
+/// zero fill: what the emulator's TMA model supports (docs/ptx.md).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TensorMapSpec {
+    pub buffer: String,
+    pub dtype: Dtype,
+    pub dims: Vec<u64>,
+    pub strides: Vec<u64>,
+    #[serde(rename = "box")]
+    pub box_dims: Vec<u64>,
+    #[serde(default)]
+    pub swizzle: u32,
+}
+
+impl TensorMapSpec {
+    /// The map's 128 bytes as the argument of its parameter in `kernel` (the emulator's
+    /// encoding, `emu::tensormap`, with the buffer's address to be filled in at launch).
+    pub fn tensor(&self, kernel: &Kernel) -> Result<Tensor, String> {
+        let Some(index) = kernel.params.iter().position(|p| p.name == self.buffer && p.array.is_none()) else {
+            return Err(format!(
+                "the tensor map's buffer `{}` is no buffer parameter of `{}`",
+                self.buffer, kernel.name
+            ));
+        };
+        let dtype = self.dtype.0;
+        let elemtype = match (dtype.code, dtype.bits) {
+            (TypeCode::UInt, 8) => 0,
+            (TypeCode::UInt, 16) => 1,
+            (TypeCode::UInt, 32) => 2,
+            (TypeCode::Int, 32) => 3,
+            (TypeCode::UInt, 64) => 4,
+            (TypeCode::Int, 64) => 5,
+            (TypeCode::Float, 16) => 6,
+            (TypeCode::Float, 32) => 7,
+            (TypeCode::Float, 64) => 9,
+            (TypeCode::BFloat, 16) => 10,
+            _ => return Err(format!("a tensor map of {dtype} elements (no TMA element type)")),
+        };
+        let map = HostTensorMap {
+            buffer_param: index as u32,
+            elemtype,
+            dims: self.dims.clone(),
+            strides: self.strides.clone(),
+            box_dims: self.box_dims.clone(),
+            swizzle: self.swizzle,
+        };
+        let bytes = map.encode()?;
+        Tensor::from_bits(DataType::new(TypeCode::UInt, 8, 1), vec![128], bytes.iter().map(|b| u64::from(*b)).collect())
+            .map_err(|e| e.to_string())
+    }
 }
 
 /// A buffer: `len` elements of `dtype`, random (seeded) or read from the `.npy` file `npy`
@@ -182,9 +244,25 @@ impl LaunchFile {
                 ));
             }
         }
+        let first_buffer =
+            kernel.params.iter().find(|p| p.takes_buffer() && p.array.is_none()).map(|p| p.name.as_str());
+        let mut tensor_maps = BTreeMap::new();
+        for param in kernel.params.iter().filter(|p| p.array.is_some()) {
+            notes.push(format!("tensor map `{}`: describe it (its buffer, dtype, dims, strides, box)", param.name));
+            let spec = TensorMapSpec {
+                buffer: first_buffer.unwrap_or_default().to_string(),
+                dtype: Dtype(DataType::FLOAT32),
+                dims: vec![threads as u64],
+                strides: Vec::new(),
+                box_dims: vec![threads.min(256) as u64],
+                swizzle: 0,
+            };
+            tensor_maps.insert(param.name.clone(), spec);
+        }
         let params = kernel
             .params
             .iter()
+            .filter(|param| param.array.is_none())
             .map(|param| {
                 let spec = if param.takes_buffer() {
                     notes.push(format!("parameter `{}`: set the buffer's dtype and length", param.name));
@@ -197,8 +275,15 @@ impl LaunchFile {
                 (param.name.clone(), spec)
             })
             .collect();
-        let file =
-            LaunchFile { kernel: kernel.name.clone(), grid: kernel.launch.grid, block, shared, seed: None, params };
+        let file = LaunchFile {
+            kernel: kernel.name.clone(),
+            grid: kernel.launch.grid,
+            block,
+            shared,
+            seed: None,
+            params,
+            tensor_maps,
+        };
         (file, notes)
     }
 }

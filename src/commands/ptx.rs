@@ -472,6 +472,10 @@ fn launch_args(kernel: &Kernel, file: &LaunchFile, path: &Path, seed: u64) -> an
             ParamSpec::Scalar(value) => binder.scalar(name, value.arg(param.ty)).with_context(|| at(name))?,
         }
     }
+    for (name, map) in &file.tensor_maps {
+        let tensor = map.tensor(kernel).map_err(|e| anyhow!("{}: {e}", at(name)))?;
+        binder.buffer(name, tensor).with_context(|| at(name))?;
+    }
     let args = binder.finish().map_err(|error| match error {
         ArgError::Unbound { name, ty } => {
             anyhow!("{}: parameter `{name}` ({ty}) is unbound: add it to \"params\"", path.display())

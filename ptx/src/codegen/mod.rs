@@ -342,7 +342,7 @@ impl Gen {
             let name = self.param_name(param.buffer.as_ref().map_or(param.var.name(), |b| b.name()), i);
             match &param.buffer {
                 Some(buffer) => {
-                    self.params.push(Param { name: name.clone(), ty: Ty::U64 });
+                    self.params.push(Param { name: name.clone(), ty: Ty::U64, array: None });
                     let generic = self.reg(RegClass::B64);
                     self.emit(Op::Ld {
                         space: StateSpace::Param,
@@ -363,7 +363,7 @@ impl Gen {
                             "PTX parameters cannot be predicates",
                         ));
                     }
-                    self.params.push(Param { name: name.clone(), ty });
+                    self.params.push(Param { name: name.clone(), ty, array: None });
                     let dst = self.reg_of(ty);
                     let ld_ty = if ty == Ty::F16 { Ty::B16 } else { ty };
                     self.emit(Op::Ld {

@@ -194,7 +194,7 @@ impl Gen {
             return Err(self.error(construct(), "its extent must be a positive constant (the launch shape)"));
         };
         let dim = match special {
-            Special::Tid(d) | Special::Ctaid(d) => d.position(),
+            Special::Tid(d) | Special::Ctaid(d) | Special::Nctaid(d) => d.position(),
         };
         let shape = if threads { &mut self.launch.block[dim] } else { &mut self.launch.grid[dim] };
         let bound_before = *shape;

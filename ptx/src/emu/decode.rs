@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use crate::module::{
     AddrBase, Address, ApproxFn, Cmp, Feature, FloatOp, IntOp, Kernel, Label, Line, MmaInput, Op, Operand, PackedHalf,
-    Reg, RegClass, Rounding, ShflMode, Special, StateSpace, Ty, WgmmaA, WgmmaInput, WgmmaMma,
+    Reg, RegClass, Rounding, ShflMode, Special, StateSpace, TmaOp, Ty, WgmmaA, WgmmaInput, WgmmaMma,
 };
 
 use super::EmuError;
@@ -176,6 +176,8 @@ pub(super) enum DOp {
     WaitAll,
     Bar,
     Ret,
+    // --- Hopper TMA: an index into `Decoded::tma` (emu/tma.rs) ---
+    Tma(u32),
 
     // Compilers' sm_80 instructions.
     FloatMinMax {
@@ -290,6 +292,8 @@ pub(super) struct DInst {
 pub(super) struct Decoded {
     pub insts: Vec<DInst>,
     pub n_slots: usize,
+    /// The Hopper TMA instructions `DOp::Tma` indexes.
+    pub tma: Vec<super::tma::DTma>,
     /// The operands of every `wgmma.mma_async`, by `DOp::WgmmaMma` index.
     pub wgmmas: Vec<DWgmma>,
     /// Per instruction, the register slots it names with their registers: only for kernels
@@ -323,18 +327,19 @@ fn mask(bits: u64, width: u32) -> u64 {
     }
 }
 
-struct Decoder<'a> {
+pub(super) struct Decoder<'a> {
     slots: HashMap<RegClass, u32>,
     layout: &'a Layout,
     labels: HashMap<Label, u32>,
+    grid: [u32; 3],
 }
 
 impl Decoder<'_> {
-    fn slot(&self, reg: Reg) -> u32 {
+    pub(super) fn slot(&self, reg: Reg) -> u32 {
         self.slots.get(&reg.class).copied().unwrap_or(0) + reg.index
     }
 
-    fn src(&self, operand: &Operand, ty: Ty) -> Result<Src, EmuError> {
+    pub(super) fn src(&self, operand: &Operand, ty: Ty) -> Result<Src, EmuError> {
         Ok(match operand {
             Operand::Reg(r) => Src::Reg(self.slot(*r)),
             Operand::Imm(v) => Src::Imm(mask(*v as u64, ty.bits().max(1))),
@@ -342,6 +347,8 @@ impl Decoder<'_> {
             Operand::F64(bits) => Src::Imm(*bits),
             Operand::Special(Special::Tid(d)) => Src::Tid(d.position()),
             Operand::Special(Special::Ctaid(d)) => Src::Ctaid(d.position()),
+            // The grid is fixed for the run: its extent is a constant.
+            Operand::Special(Special::Nctaid(d)) => Src::Imm(u64::from(self.grid[d.position()])),
             Operand::Symbol(name) => Src::Imm(self.symbol(name)?),
         })
     }
@@ -350,7 +357,7 @@ impl Decoder<'_> {
         self.layout.arrays.get(name).copied().ok_or_else(|| EmuError::UnknownSymbol(name.to_string()))
     }
 
-    fn addr(&self, addr: &Address) -> Result<DAddr, EmuError> {
+    pub(super) fn addr(&self, addr: &Address) -> Result<DAddr, EmuError> {
         Ok(match &addr.base {
             AddrBase::Reg(r) => DAddr { reg: Some(self.slot(*r)), offset: addr.offset as u64 },
             AddrBase::Symbol(name) => DAddr { reg: None, offset: self.symbol(name)?.wrapping_add(addr.offset as u64) },
@@ -480,6 +487,12 @@ impl Decoder<'_> {
             Op::CpAsyncWaitAll => DOp::WaitAll,
             Op::BarSync(_) => DOp::Bar,
             Op::Ret => DOp::Ret,
+            // --- Hopper TMA: `decode` tables them; `cvta.global`/`cvta.param` are moves (generic
+            // addresses are the emulator's addresses) ---
+            Op::Tma(TmaOp::CvtaToGeneric { dst, src, .. }) => {
+                DOp::Mov { dst: self.slot(*dst), src: Src::Reg(self.slot(*src)) }
+            }
+            Op::Tma(_) => return Err(EmuError::Unsupported("a TMA instruction outside its table".into())),
 
             // Compilers' sm_80 instructions.
             Op::FloatMinMax { max, ftz, nan, ty, dst, a, b } => DOp::FloatMinMax {
@@ -560,8 +573,9 @@ pub(super) fn decode(kernel: &Kernel, layout: &Layout) -> Result<Decoded, EmuErr
             Line::Comment(_) | Line::Loc(_) => {}
         }
     }
-    let decoder = Decoder { slots, layout, labels };
+    let decoder = Decoder { slots, layout, labels, grid: kernel.launch.grid };
     let mut insts = Vec::new();
+    let mut tma = Vec::new();
     let mut wgmmas = Vec::new();
     let mut reg_uses = Vec::new();
     let wgmma = kernel.uses(Feature::Wgmma);
@@ -570,6 +584,10 @@ pub(super) fn decode(kernel: &Kernel, layout: &Layout) -> Result<Decoded, EmuErr
             let guard = inst.guard.map(|g| (decoder.slot(g.pred), g.negated));
             let line_index = u32::try_from(index).unwrap_or(u32::MAX);
             let op = match &inst.op {
+                Op::Tma(op) if !matches!(op, TmaOp::CvtaToGeneric { .. }) => {
+                    tma.push(decoder.tma(op)?);
+                    DOp::Tma(u32::try_from(tma.len() - 1).unwrap_or(u32::MAX))
+                }
                 Op::WgmmaMmaAsync(mma) => {
                     wgmmas.push(decoder.wgmma(mma)?);
                     DOp::WgmmaMma(u32::try_from(wgmmas.len() - 1).unwrap_or(u32::MAX))
@@ -582,5 +600,5 @@ pub(super) fn decode(kernel: &Kernel, layout: &Layout) -> Result<Decoded, EmuErr
             }
         }
     }
-    Ok(Decoded { insts, n_slots, wgmmas, reg_uses })
+    Ok(Decoded { insts, n_slots, wgmmas, reg_uses, tma })
 }

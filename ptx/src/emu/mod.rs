@@ -11,7 +11,10 @@
 //! retires them, eager at commit, random in between. The warp-wide `ldmatrix` and `mma.sync`
 //! are rendezvous of the 32 lanes of a warp (threads `32w .. 32w + 31` of the block): each
 //! lane stops there, and once all have arrived the instruction runs for the warp (`warp.rs`),
-//! each lane's rows read with that lane's pending-copy and race checks.
+//! each lane's rows read with that lane's pending-copy and race checks. Hopper's mbarriers,
+//! TMA copies and bulk store queue are `tma.rs`'s: a thread waiting on an mbarrier phase that
+//! cannot complete yet is suspended (`Suspend::Mbarrier`) until it can, or reported as a
+//! deadlock when no thread can make progress.
 //!
 //! Lanes of one warp that store to one location in one execution of one `st` are one warp
 //! store, not a race: each lane counts its arrivals at each store instruction (predicated off
@@ -28,7 +31,10 @@
 mod alu;
 pub mod approx;
 mod decode;
+mod mbarrier;
 mod shuffle;
+pub mod tensormap;
+mod tma;
 mod warp;
 mod wgmma;
 
@@ -143,6 +149,8 @@ enum Suspend {
     Barrier(usize),
     /// At the warp-wide instruction `pc`, waiting for the other lanes of the warp.
     Warp(usize),
+    /// At the mbarrier wait `pc`, whose phase cannot complete yet (emu/tma.rs).
+    Mbarrier(usize),
     /// At the warpgroup-wide instruction `pc` (`wgmma`), waiting for the other threads of the
     /// warpgroup.
     Warpgroup(usize),
@@ -203,6 +211,8 @@ struct Emulator<'k> {
     /// Per thread of the running block, the last `cp.async.wait_group` it executed (for the
     /// message of a fault on a copy that wait left in flight).
     last_waits: Vec<Option<usize>>,
+    /// The running block's mbarriers, TMA copies and bulk store queues.
+    tma: tma::TmaBlock,
     /// The running block's wgmma queues and async-proxy shadow, for kernels that use wgmma.
     wgmma: Option<wgmma::WgmmaState>,
     /// Per instruction, its index among the kernel's `st` instructions (`NO_STORE` for the
@@ -314,10 +324,19 @@ impl<'k> Emulator<'k> {
                     params.push(next);
                     next = (next + bytes.max(1)).div_ceil(256) * 256;
                 }
+                KernelArg::Scalar(_) if param.array.is_some() => {
+                    return Err(EmuError::BadArguments(format!(
+                        "parameter `{}` is a byte array passed by value (a tensor map): bind a buffer of its bytes",
+                        param.name
+                    )));
+                }
                 KernelArg::Scalar(bits) => params.push(mask(*bits, param.ty.bits())),
             }
         }
         let mut arrays = HashMap::new();
+        // --- Hopper TMA: byte arrays passed by value (host tensor maps) are global memory at
+        // the parameter's name, their buffer's address relocated (emu/tensormap.rs) ---
+        tma::bind_by_value(kernel, &params, &globals, &global_storages, &mut mem, &mut arrays)?;
         let shared = array_regions(kernel, StateSpace::Shared, &mut arrays);
         let local = array_regions(kernel, StateSpace::Local, &mut arrays);
         let param_index = kernel.params.iter().enumerate().map(|(i, p)| (p.name.clone(), i as u32)).collect();
@@ -357,6 +376,7 @@ impl<'k> Emulator<'k> {
             params,
             block_coords: [0; 3],
             last_waits: Vec::new(),
+            tma: tma::TmaBlock::default(),
             wgmma: None,
             store_sites,
             n_store_sites,
@@ -419,6 +439,7 @@ impl<'k> Emulator<'k> {
         self.charge_block_setup(n)?;
         self.shared_storages = self.alloc_arrays(StateSpace::Shared, Visibility::Block)?;
         self.last_waits = vec![None; n as usize];
+        self.tma = tma::TmaBlock::new(n as usize);
         if !self.code.reg_uses.is_empty() {
             let end = self.shared.iter().map(|r| r.start + r.bytes).max().unwrap_or(ARRAY_BASE);
             let window = end.saturating_sub(ARRAY_BASE) as usize;
@@ -458,18 +479,30 @@ impl<'k> Emulator<'k> {
                     continue;
                 }
             }
+            // --- Hopper TMA: waits whose mbarrier phase can now complete run again ---
+            if self.tma_resume(&threads, &mut statuses) {
+                continue;
+            }
             match statuses.first() {
                 Some(Suspend::Barrier(pc)) if statuses.iter().all(|s| *s == Suspend::Barrier(*pc)) => {
                     threads.iter_mut().for_each(|t| t.pass_barrier());
                     statuses.iter_mut().for_each(|s| *s = Suspend::Running);
+                    self.tma.barrier_passed();
                 }
                 Some(Suspend::End) | None if statuses.iter().all(|s| *s == Suspend::End) => break,
                 _ => {
+                    let waiting = threads.iter().zip(&statuses).find_map(|(t, s)| match s {
+                        Suspend::Mbarrier(pc) => Some((t, *pc)),
+                        _ => None,
+                    });
+                    if let Some((t, pc)) = waiting {
+                        return Err(self.tma_deadlock(t, pc));
+                    }
                     let stuck = threads.iter().zip(&statuses).find_map(|(t, s)| match s {
                         Suspend::Barrier(pc) => Some((t, *pc, 0)),
                         Suspend::Warp(pc) => Some((t, *pc, 1)),
                         Suspend::Warpgroup(pc) => Some((t, *pc, 2)),
-                        Suspend::End | Suspend::Running => None,
+                        Suspend::End | Suspend::Running | Suspend::Mbarrier(_) => None,
                     });
                     let Some((t, pc, collective)) = stuck else { break };
                     let message = match collective {
@@ -488,6 +521,7 @@ impl<'k> Emulator<'k> {
                 }
             }
         }
+        self.tma_block_end(&threads)?;
         self.wgmma_exit_check(&threads)?;
         for thread in &mut threads {
             // Empty groups may stay in flight (no leftover); they are retired here all the same.
@@ -710,6 +744,12 @@ impl<'k> Emulator<'k> {
                     self.wait(th, 0, pc);
                 }
                 DOp::Bar => return Ok(Suspend::Barrier(pc)),
+                // --- Hopper TMA ---
+                DOp::Tma(index) => {
+                    if let Some(suspend) = self.tma_step(th, index, pc)? {
+                        return Ok(suspend);
+                    }
+                }
                 DOp::Ret => {
                     th.frame.pc = self.code.insts.len();
                     return Ok(Suspend::End);
@@ -869,6 +909,8 @@ impl<'k> Emulator<'k> {
                     }
                 }
             }
+            // --- Hopper TMA ---
+            DOp::Tma(index) => self.tma_warp(lanes, index, pc)?,
             _ => {}
         }
         Ok(())
@@ -947,6 +989,9 @@ impl<'k> Emulator<'k> {
     /// Reads `size` bytes (one element, or several smaller ones composed little-endian).
     fn load(&mut self, th: &Thread<Frame>, space: StateSpace, addr: u64, size: u64, pc: usize) -> R<u64> {
         let (region, storage) = self.locate(th, space, addr, size, pc)?;
+        if space == StateSpace::Shared && self.tma.watching {
+            self.tma_check_access(th, addr, size, false, pc)?;
+        }
         let race = Self::race(th, pc);
         let first = ((addr - region.start) / region.unit) as i64;
         let mut value = 0u64;
@@ -966,6 +1011,9 @@ impl<'k> Emulator<'k> {
 
     fn store(&mut self, th: &Thread<Frame>, space: StateSpace, addr: u64, size: u64, value: u64, pc: usize) -> R<()> {
         let (region, storage) = self.locate(th, space, addr, size, pc)?;
+        if space == StateSpace::Shared && self.tma.watching {
+            self.tma_check_access(th, addr, size, true, pc)?;
+        }
         let race = Self::race(th, pc).map(|r| RaceCtx { instance: self.store_instance(th, pc), ..r });
         let first = ((addr - region.start) / region.unit) as i64;
         let unit_bits = (region.unit * 8) as u32;
@@ -1079,6 +1127,11 @@ impl<'k> Emulator<'k> {
                 (FaultKind::OutOfBounds, format!("{what} of {place} outside its storage of {len} elements"))
             }
             AccessError::Poison => (FaultKind::ReadPoison, format!("read of {place}, never written")),
+            // --- Hopper TMA: a TMA load's or a bulk store's pending bytes ---
+            AccessError::Pending(p) if tma::owns(&p) => {
+                let kind = if write { FaultKind::WritePendingAsync } else { FaultKind::ReadPendingAsync };
+                (kind, self.tma_pending_message(&p, what, &place, th))
+            }
             AccessError::Pending(p) => {
                 let kind = if write { FaultKind::WritePendingAsync } else { FaultKind::ReadPendingAsync };
                 let group = match p.group {

@@ -13,6 +13,7 @@
 use std::fmt;
 
 use super::compiler_ops::{ApproxFn, FloatDiv, MmaInput, PackedHalf, ShflMode};
+use super::tma::TmaOp;
 use super::types::{Address, Guard, Label, Operand, Reg, StateSpace, Ty};
 use super::wgmma::{ProxySpace, WgmmaMma};
 
@@ -451,6 +452,9 @@ pub enum Op {
     CpAsyncWaitAll,
     BarSync(u32),
     Ret,
+    // --- Hopper TMA: warp election, mbarrier, bulk tensor copies, tensor maps (module/tma.rs) ---
+    /// The Hopper asynchronous tensor-memory instructions and their companions.
+    Tma(TmaOp),
     // Hopper's warpgroup MMA queue and the async-proxy fence (sm_90a).
     /// `wgmma.fence.sync.aligned`: orders the thread's register accesses before the
     /// warpgroup's next `wgmma.mma_async`.
@@ -631,6 +635,8 @@ impl fmt::Display for Op {
             Op::CpAsyncWaitAll => f.write_str("cp.async.wait_all"),
             Op::BarSync(id) => write!(f, "bar.sync {id}"),
             Op::Ret => f.write_str("ret"),
+            // --- Hopper TMA ---
+            Op::Tma(op) => op.fmt(f),
             Op::WgmmaFence => f.write_str("wgmma.fence.sync.aligned"),
             Op::WgmmaMmaAsync(mma) => mma.fmt(f),
             Op::WgmmaCommitGroup => f.write_str("wgmma.commit_group.sync.aligned"),

@@ -9,12 +9,14 @@
 mod compiler_ops;
 mod inst;
 mod print;
+mod tma;
 mod types;
 mod wgmma;
 
 pub use compiler_ops::{ApproxFn, Approximate, FloatDiv, MmaInput, PackedHalf, ShflMode};
 pub use inst::{CacheOp, CgNeeds16, Cmp, CpAsync, CpSize, FloatOp, Inst, IntOp, Op, Rounding, Width};
 pub use print::{print, print_with_lines};
+pub use tma::{MbarrierOp, TensorCoords, TensormapField, TensormapSpace, TmaOp, WaitKind, WaitOn};
 pub use types::{AddrBase, Address, Dim, Guard, Label, Operand, Reg, RegClass, Special, StateSpace, Ty};
 pub use wgmma::{ProxySpace, WgmmaA, WgmmaFormError, WgmmaInput, WgmmaMma};
 
@@ -98,15 +100,33 @@ pub enum Feature {
     Bf16ToF32,
     /// `wgmma` and `fence.proxy.async`: PTX 8.0, sm_90a.
     Wgmma,
+    // --- Hopper TMA ---
+    /// `elect.sync`, `mbarrier` with transaction counts, `cp.async.bulk.tensor`: PTX 8.0, sm_90.
+    Tma,
+    /// `tensormap.replace` and `tensormap.cp_fenceproxy`: PTX 8.3, sm_90a.
+    Tensormap,
+    /// `cp.async.bulk.tensor` into `.shared::cta` (rather than `.shared::cluster`): PTX 8.6.
+    BulkTensorCta,
 }
 
 impl Feature {
-    pub const ALL: [Feature; 4] = [Feature::CpAsync, Feature::WarpMatrix, Feature::Bf16ToF32, Feature::Wgmma];
+    pub const ALL: [Feature; 7] = [
+        Feature::CpAsync,
+        Feature::WarpMatrix,
+        Feature::Bf16ToF32,
+        Feature::Wgmma,
+        Feature::Tma,
+        Feature::Tensormap,
+        Feature::BulkTensorCta,
+    ];
 
     pub fn min_version(self) -> PtxVersion {
         match self {
             Feature::CpAsync | Feature::WarpMatrix => PtxVersion { major: 7, minor: 0 },
             Feature::Bf16ToF32 => PtxVersion { major: 7, minor: 1 },
+            Feature::Tma => PtxVersion { major: 8, minor: 0 },
+            Feature::Tensormap => PtxVersion { major: 8, minor: 3 },
+            Feature::BulkTensorCta => PtxVersion { major: 8, minor: 6 },
             Feature::Wgmma => PtxVersion { major: 8, minor: 0 },
         }
     }
@@ -114,16 +134,22 @@ impl Feature {
     pub fn min_arch(self) -> Arch {
         match self {
             Feature::CpAsync | Feature::WarpMatrix | Feature::Bf16ToF32 => Arch::Sm80,
+            Feature::Tma => Arch::Sm90,
+            Feature::Tensormap => Arch::Sm90a,
+            Feature::BulkTensorCta => Arch::Sm90,
             Feature::Wgmma => Arch::Sm90a,
         }
     }
 }
 
-/// A kernel parameter: `.param .u64 name` (a buffer's address) or a scalar.
+/// A kernel parameter: `.param .u64 name` (a buffer's address) or a scalar, or a byte array
+/// passed by value (`.param .align 64 .b8 name[128]`: a host tensor map, module/tma.rs).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Param {
     pub name: String,
     pub ty: Ty,
+    /// The bytes of a byte-array parameter (`ty` is then `.b8`); its name is its address.
+    pub array: Option<u32>,
 }
 
 /// An array of the shared or local state space: `.shared .align 16 .b8 name[bytes];`.
@@ -262,6 +288,13 @@ impl Kernel {
             (Line::Inst(inst), Feature::Bf16ToF32) => {
                 matches!(inst.op, Op::Cvt { dst_ty: Ty::F32, src_ty: Ty::Bf16, .. })
             }
+            (Line::Inst(inst), Feature::Tma) => matches!(inst.op, Op::Tma(_)),
+            (Line::Inst(inst), Feature::Tensormap) => {
+                matches!(inst.op, Op::Tma(TmaOp::TensormapReplace { .. } | TmaOp::TensormapCopy { .. }))
+            }
+            (Line::Inst(inst), Feature::BulkTensorCta) => {
+                matches!(inst.op, Op::Tma(TmaOp::LoadTensor { cluster: false, .. }))
+            }
             (Line::Inst(inst), Feature::Wgmma) => inst.op.uses_wgmma(),
             _ => false,
         })
@@ -384,6 +417,8 @@ impl Inst {
             | Op::CpAsyncWaitAll
             | Op::BarSync(_)
             | Op::Ret => {}
+            // --- Hopper TMA ---
+            Op::Tma(op) => op.regs(&mut extra),
 
             // Compilers' sm_80 instructions.
             Op::FloatMinMax { dst, a, b, .. } | Op::DivApprox { dst, a, b, .. } | Op::CvtPack { dst, a, b, .. } => {

@@ -85,7 +85,11 @@ fn print_kernel(out: &mut String, kernel: &Kernel, file: Option<usize>) -> Vec<u
     let _ = write!(out, ".visible .entry {}(", kernel.name);
     for (i, param) in kernel.params.iter().enumerate() {
         let sep = if i + 1 < kernel.params.len() { "," } else { "" };
-        let _ = write!(out, "\n\t.param {} {}{sep}", param.ty, param.name);
+        let _ = match param.array {
+            // A byte array passed by value: a tensor map wants 64-byte alignment.
+            Some(bytes) => write!(out, "\n\t.param .align 64 {} {}[{bytes}]{sep}", param.ty, param.name),
+            None => write!(out, "\n\t.param {} {}{sep}", param.ty, param.name),
+        };
     }
     out.push_str(if kernel.params.is_empty() { ")\n" } else { "\n)\n" });
     for (directive, dims) in [(".reqntid", kernel.directives.reqntid), (".maxntid", kernel.directives.maxntid)] {
@@ -135,7 +139,7 @@ mod tests {
     fn kernel(body: Vec<Line>) -> Kernel {
         Kernel {
             name: "k".into(),
-            params: vec![Param { name: "k_param_0".into(), ty: Ty::U64 }],
+            params: vec![Param { name: "k_param_0".into(), ty: Ty::U64, array: None }],
             arrays: vec![Array {
                 space: StateSpace::Shared,
                 name: "smem".into(),

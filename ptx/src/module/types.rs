@@ -227,6 +227,8 @@ pub enum Special {
     Tid(Dim),
     /// `%ctaid.d`: the block's index in the grid.
     Ctaid(Dim),
+    /// `%nctaid.d`: the grid's extent (read from compilers' PTX; codegen does not emit it).
+    Nctaid(Dim),
 }
 
 impl fmt::Display for Special {
@@ -234,6 +236,7 @@ impl fmt::Display for Special {
         match self {
             Special::Tid(d) => write!(f, "%tid.{d}"),
             Special::Ctaid(d) => write!(f, "%ctaid.{d}"),
+            Special::Nctaid(d) => write!(f, "%nctaid.{d}"),
         }
     }
 }

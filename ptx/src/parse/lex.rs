@@ -2,7 +2,8 @@
 //!
 //! A word is a run of `[A-Za-z0-9_$%.]`, so opcodes (`ld.global.v4.f32`), directives
 //! (`.version`), registers (`%rd3`, `%tid.x`), labels (`$L3`), versions (`7.0`) and numbers
-//! (`16`, `0f3F800000`) are single words the parser classifies. Comments are kept as tokens:
+//! (`16`, `0f3F800000`) are single words the parser classifies; `::` between word characters
+//! belongs to the word (`st.shared::cta.b32`, `.mbarrier::complete_tx::bytes`). Comments are kept as tokens:
 //! the printer writes the launch grid and codegen's notes as comments.
 //!
 //! Invariant: lexing never fails on any input; a character that belongs to no token becomes
@@ -66,9 +67,20 @@ pub fn lex(text: &str) -> Vec<(Tok, Pos)> {
             col += 2;
         } else if is_word(c) {
             let start = i;
-            while chars.get(i).is_some_and(|c| is_word(*c)) {
-                i += 1;
-                col += 1;
+            loop {
+                if chars.get(i).is_some_and(|c| is_word(*c)) {
+                    i += 1;
+                    col += 1;
+                } else if chars.get(i) == Some(&':')
+                    && chars.get(i + 1) == Some(&':')
+                    && chars.get(i + 2).is_some_and(|c| is_word(*c))
+                {
+                    // A qualifier's scope (`.shared::cta`, `mbarrier::complete_tx::bytes`).
+                    i += 2;
+                    col += 2;
+                } else {
+                    break;
+                }
             }
             out.push((Tok::Word(chars[start..i].iter().collect()), pos));
         } else {

@@ -5,7 +5,8 @@
 //! 16-bit moves, `ldmatrix`, `mma.sync`, `.extern .shared` arrays, pointer parameter
 //! attributes). A kernel's block directives (`.reqntid`, `.maxntid`) are recorded on it
 //! (`Kernel::directives`) for the launch check (`crate::launch`). Debug information (`.file`,
-//! `.loc`, `.section`) and `.pragma` are skipped.
+//! `.loc`, `.section`) and `.pragma` are skipped. Inline-assembly blocks `{ ... }` with their
+//! own registers and labels are flattened by `block`; Hopper's TMA instructions are `tma`'s.
 //!
 //! Hand-written on purpose: the PTX parsers on crates.io (`ptx-parser` 0.1, an unfinished
 //! nom grammar; `ptx-90-parser` and `singe-ptx`, full-ISA ASTs) each produce an AST of their
@@ -21,8 +22,10 @@
 //! kernel does not define, a symbol that names no parameter or array, a block dimension of 0,
 //! and parameter accesses other than `ld.param` of one value from a parameter's name.
 
+mod block;
 pub mod debug_info;
 mod scope;
+mod tma;
 
 mod lex;
 
@@ -63,7 +66,14 @@ type R<T> = Result<T, ParseError>;
 pub fn parse(text: &str) -> R<Parsed> {
     let tokens = lex(text);
     let end = tokens.last().map_or(Pos { line: 1, col: 1 }, |(_, p)| Pos { line: p.line + 1, col: 1 });
-    let mut parser = Parser { tokens, at: 0, end, labels: HashMap::new(), scope: KernelScope::default() };
+    let mut parser = Parser {
+        tokens,
+        at: 0,
+        end,
+        labels: HashMap::new(),
+        scope: KernelScope::default(),
+        blocks: block::Blocks::default(),
+    };
     let parsed = parser.module()?;
     Ok(Parsed { sources: SourceMap::of_text(text), ..parsed })
 }
@@ -75,6 +85,8 @@ struct Parser {
     labels: HashMap<String, Label>,
     /// What the kernel being read declares and uses, checked at its end.
     scope: KernelScope,
+    /// The nested blocks open in the kernel body (inline assembly), with their own scopes.
+    blocks: block::Blocks,
 }
 
 fn ty_of(name: &str) -> Option<Ty> {
@@ -104,7 +116,7 @@ fn ty_of(name: &str) -> Option<Ty> {
 fn space_of(name: &str) -> Option<StateSpace> {
     Some(match name {
         "global" => StateSpace::Global,
-        "shared" => StateSpace::Shared,
+        "shared" | "shared::cta" => StateSpace::Shared,
         "local" => StateSpace::Local,
         "param" => StateSpace::Param,
         _ => return None,
@@ -162,6 +174,7 @@ fn special_of(word: &str) -> Option<Special> {
     match name {
         "%tid" => Some(Special::Tid(dim)),
         "%ctaid" => Some(Special::Ctaid(dim)),
+        "%nctaid" => Some(Special::Nctaid(dim)),
         _ => None,
     }
 }
@@ -331,6 +344,7 @@ impl Parser {
         kernel_names: &mut HashSet<String>,
     ) -> R<(Kernel, Vec<u32>)> {
         self.scope = KernelScope::default();
+        self.blocks.reset();
         if self.peek() == Some(&Tok::Word(".visible".into())) {
             self.at += 1;
         }
@@ -347,6 +361,8 @@ impl Parser {
                 self.expect(',')?;
             }
             self.expect_word(".param")?;
+            // `.param .align 64 .b8 name[128]`: attributes may precede the type.
+            self.param_attributes()?;
             let ty = self.ty()?;
             self.param_attributes()?;
             let param_pos = self.pos();
@@ -354,7 +370,18 @@ impl Parser {
             if params.iter().any(|p| p.name == param_name) {
                 return Err(error_at(param_pos, format!("the parameter `{param_name}` is declared twice")));
             }
-            params.push(Param { name: param_name, ty });
+            // A byte array passed by value (a host tensor map, `--- Hopper TMA ---`).
+            let array = if self.eat('[') {
+                if ty != Ty::B8 {
+                    return Err(error_at(param_pos, "only `.b8` arrays may be passed by value"));
+                }
+                let bytes = self.count("a size in bytes")?;
+                self.expect(']')?;
+                Some(bytes)
+            } else {
+                None
+            };
+            params.push(Param { name: param_name, ty, array });
         }
         let mut launch = Launch { block: [1; 3], grid, dynamic_shared: 0 };
         let mut directives = BlockDirectives::default();
@@ -388,6 +415,8 @@ impl Parser {
             let pos = self.pos();
             match self.peek().cloned() {
                 None => return self.error("expected `}` at the end of the kernel"),
+                Some(Tok::Punct('}')) if self.blocks.depth() > 0 => self.close_block(),
+                Some(Tok::Punct('{')) => self.open_block()?,
                 Some(Tok::Punct('}')) => {
                     self.at += 1;
                     break;
@@ -402,8 +431,10 @@ impl Parser {
                 Some(Tok::Word(w)) if w == ".loc" || w == ".file" => self.skip_line(),
                 Some(Tok::Word(w)) if w == ".shared" || w == ".local" || w == ".extern" => arrays.push(self.array()?),
                 Some(Tok::Word(w))
-                    if w.starts_with('$') && self.tokens.get(self.at + 1).map(|t| &t.0) == Some(&Tok::Punct(':')) =>
+                    if !w.starts_with(['.', '%'])
+                        && self.tokens.get(self.at + 1).map(|t| &t.0) == Some(&Tok::Punct(':')) =>
                 {
+                    let w = self.blocks.label(&w);
                     if !self.scope.define_label(&w) {
                         return Err(error_at(pos, format!("the label `{w}` is defined twice in the kernel")));
                     }
@@ -419,7 +450,9 @@ impl Parser {
         }
         let scope = std::mem::take(&mut self.scope);
         let param_names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
-        let array_names: Vec<&str> = module_arrays.iter().chain(&arrays).map(|a| a.name.as_str()).collect();
+        let by_value = params.iter().filter(|p| p.array.is_some()).map(|p| p.name.as_str());
+        let array_names: Vec<&str> =
+            module_arrays.iter().chain(&arrays).map(|a| a.name.as_str()).chain(by_value).collect();
         scope.check(&name, &param_names, &array_names)?;
         Ok((Kernel { name, params, arrays, launch, directives, source_file: None, body }, lines))
     }
@@ -427,17 +460,25 @@ impl Parser {
     /// `.reg .TYPE %name<N>;` (registers `%name0` to `%name{N-1}`) or `.reg .TYPE %a, %b;`.
     fn reg_declaration(&mut self) -> R<()> {
         self.at += 1;
-        self.ty()?;
+        let ty = self.ty()?;
         loop {
             let pos = self.pos();
             let name = self.word("a register name")?;
-            if !name.starts_with('%') {
+            let in_block = self.blocks.depth() > 0;
+            let local_name = in_block && name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_');
+            if !(name.starts_with('%') || local_name) {
                 return Err(error_at(pos, format!("expected a register name such as `%r`, found `{name}`")));
             }
             if self.eat('<') {
                 let count = self.count("a register count")?;
                 self.expect('>')?;
-                self.scope.declare_range(&name, count);
+                if in_block {
+                    (0..count).for_each(|i| self.declare_block_reg(&format!("{name}{i}"), ty, pos));
+                } else {
+                    self.scope.declare_range(&name, count);
+                }
+            } else if in_block {
+                self.declare_block_reg(&name, ty, pos);
             } else {
                 self.scope.declare_one(&name);
             }
@@ -552,7 +593,7 @@ impl Parser {
         let pos = self.at;
         let at = self.pos();
         let w = self.word("a register")?;
-        let reg = reg_of(&w).ok_or(()).or_else(|()| {
+        let reg = self.blocks.reg(&w).or_else(|| reg_of(&w)).ok_or(()).or_else(|()| {
             self.at = pos;
             self.error(format!("expected a register (%p, %rs, %r, %rd, %f or %fd and a number), found `{w}`"))
         })?;
@@ -567,7 +608,7 @@ impl Parser {
         let pos = self.at;
         let at = self.pos();
         let w = self.word("an operand")?;
-        if let Some(r) = reg_of(&w) {
+        if let Some(r) = self.blocks.reg(&w).or_else(|| reg_of(&w)) {
             self.scope.use_reg(r, at);
             return Ok(Operand::Reg(r));
         }
@@ -606,7 +647,7 @@ impl Parser {
         let pos = self.at;
         let at = self.pos();
         let w = self.word("an address")?;
-        let base = match reg_of(&w) {
+        let base = match self.blocks.reg(&w).or_else(|| reg_of(&w)) {
             Some(r) => {
                 self.scope.use_reg(r, at);
                 AddrBase::Reg(r)
@@ -724,6 +765,8 @@ impl Parser {
                 Op::Neg { ty, dst, a: self.operand()? }
             }
             "ldmatrix" => self.ldmatrix(mods)?,
+            // --- Hopper TMA: elect, warp barrier, mbarrier, bulk tensor copies, tensor maps ---
+            h if tma::is_tma(h, mods) => self.tma(h, mods)?,
             "ex2" | "lg2" | "rcp" | "rsqrt" | "sqrt" | "sin" | "cos" | "tanh" => self.approx(head, mods)?,
             "shfl" => self.shfl(mods)?,
             "mma" => self.mma(mods)?,
@@ -842,7 +885,8 @@ impl Parser {
             }
             "bra" if matches!(mods, [] | ["uni"]) => {
                 let pos = self.pos();
-                let name = self.word("a label")?;
+                let word = self.word("a label")?;
+                let name = self.blocks.label(&word);
                 self.scope.use_label(&name, pos);
                 Op::Bra { target: self.label(&name) }
             }

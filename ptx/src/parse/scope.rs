@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::lex::Pos;
 use super::{error_at, reg_of, ParseError};
-use crate::module::Reg;
+use crate::module::{Reg, RegClass};
 
 /// What a symbol in the body must name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,12 +30,27 @@ pub(super) struct KernelScope {
     reg_uses: Vec<(Reg, Pos)>,
     label_uses: Vec<(String, Pos)>,
     symbol_uses: Vec<(String, Pos, SymbolKind)>,
+    /// Registers declared in nested blocks (`parse::block`), each with its name there.
+    fresh: Vec<(Reg, String, Pos)>,
 }
 
 impl KernelScope {
     pub(super) fn declare_range(&mut self, prefix: &str, count: u32) {
         let known = self.ranges.entry(prefix.to_string()).or_default();
         *known = (*known).max(count);
+    }
+
+    /// One past the highest register of `class` the kernel declares so far.
+    pub(super) fn declared_count(&self, class: RegClass) -> u32 {
+        let range = self.ranges.get(class.prefix()).copied().unwrap_or(0);
+        let single = self.singles.iter().filter(|r| r.class == class).map(|r| r.index + 1).max().unwrap_or(0);
+        let fresh = self.fresh.iter().filter(|(r, ..)| r.class == class).map(|(r, ..)| r.index + 1).max().unwrap_or(0);
+        range.max(single).max(fresh)
+    }
+
+    /// A block-local register `name` got the fresh register `reg`.
+    pub(super) fn declare_fresh(&mut self, reg: Reg, name: &str, pos: Pos) {
+        self.fresh.push((reg, name.to_string(), pos));
     }
 
     pub(super) fn declare_one(&mut self, name: &str) {
@@ -62,12 +77,31 @@ impl KernelScope {
     }
 
     fn declares(&self, reg: Reg) -> bool {
+        self.declares_in_kernel(reg) || self.fresh.iter().any(|(r, ..)| *r == reg)
+    }
+
+    fn declares_in_kernel(&self, reg: Reg) -> bool {
         self.singles.contains(&reg) || self.ranges.get(reg.class.prefix()).is_some_and(|count| reg.index < *count)
+    }
+
+    /// A kernel declaration after a block that took one of its registers for a local one.
+    fn fresh_clash(&self, kernel: &str) -> Option<ParseError> {
+        let (reg, name, pos) = self.fresh.iter().find(|(r, ..)| self.declares_in_kernel(*r))?;
+        Some(error_at(
+            *pos,
+            format!(
+                "the kernel `{kernel}` declares {reg} after a block took it for its register `{name}`: declare the \
+             kernel's registers before its blocks"
+            ),
+        ))
     }
 
     /// Checks every use of the kernel `kernel` against its declarations, its parameters and
     /// the arrays it sees.
     pub(super) fn check(&self, kernel: &str, params: &[&str], arrays: &[&str]) -> Result<(), ParseError> {
+        if let Some(error) = self.fresh_clash(kernel) {
+            return Err(error);
+        }
         let registers = self.reg_uses.iter().filter(|(reg, _)| !self.declares(*reg)).map(|&(reg, pos)| {
             let prefix = reg.class.prefix();
             let declared = match self.ranges.get(prefix) {

@@ -277,7 +277,12 @@ def text_lines(text):
 
 
 def instruction(line):
-    return line.strip().rstrip(";").strip()
+    """A line's instruction without its guard (`@%p2`, `@!%p2`) and its `;`."""
+    inst = line.strip().rstrip(";").strip()
+    if inst.startswith("@"):
+        parts = inst.split(None, 1)
+        return parts[1].strip() if len(parts) == 2 else ""
+    return inst
 
 
 def kernel_lines(lines, name):

@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::{json, Value};
+use tirproof_ir::dtype::DataType;
+use tirproof_machine::Tensor;
 
 fn tirproof(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_tirproof")).args(args).output().expect("the binary runs")
@@ -68,9 +70,23 @@ fn foreign_kernels_run_clean_with_a_written_and_adjusted_launch_file() {
         for (index, param) in wanted.iter().enumerate() {
             let name = format!("{kernel}_param_{index}");
             assert!(params.contains_key(&name), "{kernel}: {name} in {file}");
-            let spec = match param.get("buffer") {
-                Some(_) => json!({"buffer": {"dtype": param["dtype"], "len": param["len"]}}),
-                None => json!({"scalar": param["value"]}),
+            let spec = match (param.get("buffer"), param.get("fill").and_then(Value::as_array)) {
+                // Contents the kernel depends on (a trip count): a .npy file beside the launch.
+                (Some(_), Some(values)) => {
+                    let npy = format!("{kernel}_{index}.npy");
+                    let dtype: DataType = param["dtype"].as_str().expect("a dtype").parse().expect("a dtype");
+                    let values: Vec<f64> = values.iter().map(|v| v.as_f64().expect("a number")).collect();
+                    let tensor = Tensor::from_f64(dtype, vec![values.len()], &values).expect("a tensor");
+                    tirproof::npy::write(&dir.path().join(&npy), &tensor).expect("writes");
+                    json!({"buffer": {"dtype": param["dtype"], "len": param["len"], "npy": npy}})
+                }
+                (Some(_), None) => json!({"buffer": {"dtype": param["dtype"], "len": param["len"]}}),
+                // An f32 scalar's value is its bits in the manifest.
+                (None, _) if param["scalar"] == "f32" => {
+                    let bits = param["value"].as_u64().expect("bits") as u32;
+                    json!({"scalar": f64::from(f32::from_bits(bits))})
+                }
+                (None, _) => json!({"scalar": param["value"]}),
             };
             adjusted.insert(name, spec);
         }
@@ -101,10 +117,25 @@ fn a_defaulted_shape_and_unsized_dynamic_shared_memory_are_warned_about() {
         text.contains("warning: the kernel's dynamic shared memory (`.extern .shared global_smem`) has 0 bytes"),
         "{text}"
     );
-    let nvcc = stderr(&tirproof(&["run", "--ptx", &show(&foreign("nvcc_pipeline_primitives.ptx"))]));
+    let nvcc = stderr(&tirproof(&[
+        "run",
+        "--ptx",
+        &show(&foreign("nvcc_pipeline_primitives.ptx")),
+        "--kernel",
+        "pipelined_scale",
+    ]));
     assert!(nvcc.contains("warning: the block is 1,1,1 by default (the kernel has no `.reqntid`)"), "{nvcc}");
-    let given =
-        tirproof(&["run", "--ptx", &show(&foreign("nvcc_pipeline_primitives.ptx")), "--block", "128", "--grid", "2"]);
+    let given = tirproof(&[
+        "run",
+        "--ptx",
+        &show(&foreign("nvcc_pipeline_primitives.ptx")),
+        "--kernel",
+        "pipelined_scale",
+        "--block",
+        "128",
+        "--grid",
+        "2",
+    ]);
     assert!(!stderr(&given).contains("warning"), "{}", stderr(&given));
 }
 
@@ -156,6 +187,8 @@ fn launch_mistakes_say_what_is_wrong() {
         "run",
         "--ptx",
         &show(&foreign("nvcc_pipeline_primitives.ptx")),
+        "--kernel",
+        "pipelined_scale",
         "--write-launch",
         &show(&dir.path().join("w.json")),
     ]);

@@ -92,3 +92,14 @@ fn generated_hopper_pipelines_run_as_their_verdict_says() {
         assert!(classes.contains(expected), "class {expected} never drawn: {classes:?}");
     }
 }
+
+#[test]
+fn the_ptx_target_runs_hopper_inputs() {
+    // A first byte with the Hopper mode bits (0x1c) and a low bit set selects the generator.
+    for seed in 0..40u64 {
+        let mut bytes = vec![0u8; 257];
+        ChaCha8Rng::seed_from_u64(seed).fill_bytes(&mut bytes);
+        bytes[0] = 0x1d | (bytes[0] & 0xe2);
+        tirproof_fuzz::targets::ptx(&bytes);
+    }
+}

@@ -159,7 +159,8 @@ const HOPPER_MODE_BITS: u8 = 0x1c;
 fn ptx_hopper(mode: u8, rest: &[u8]) {
     let Ok(case) = hopper_kernel(&mut Unstructured::new(rest)) else { return };
     let text = &case.case.text;
-    let parsed = tirproof_ptx::parse::parse(text).unwrap_or_else(|e| panic!("a generated kernel does not read: {e}\n{text}"));
+    let parsed =
+        tirproof_ptx::parse::parse(text).unwrap_or_else(|e| panic!("a generated kernel does not read: {e}\n{text}"));
     let (kernel, lines) = (&parsed.module.kernels[0], &parsed.lines[0]);
     let seed = u64::from(mode);
     let runs: &[(Schedule, Option<u64>)] = match case.verdict {
@@ -173,7 +174,11 @@ fn ptx_hopper(mode: u8, rest: &[u8]) {
         match (&case.verdict, &result.outcome) {
             (HopperVerdict::Safe, EmuOutcome::Completed) => {
                 let out = result.buffers[HOPPER_OUT_PARAM].as_ref().map(|t| t.to_f64_vec());
-                assert!(out.as_ref() == Some(&case.expected), "{schedule:?}: {out:?}, expected {:?}\n{text}", case.expected);
+                assert!(
+                    out.as_ref() == Some(&case.expected),
+                    "{schedule:?}: {out:?}, expected {:?}\n{text}",
+                    case.expected
+                );
             }
             (HopperVerdict::Racy(_), EmuOutcome::Fault(_)) => {}
             (verdict, outcome) => panic!("{schedule:?}: a {verdict:?} kernel gives {outcome:?}\n{text}"),

@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use arbitrary::Unstructured;
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use tirproof_fuzz::gen::{hopper_kernel, HopperBreak, HopperCase, HopperVerdict, HOPPER_OUT_PARAM};
+use tirproof_fuzz::gen::{hopper_kernel, HopperBreak, HopperCase, HopperConsumer, HopperVerdict, HOPPER_OUT_PARAM};
 use tirproof_machine::Schedule;
 use tirproof_ptx::emu::{run_kernel, EmuConfig, EmuOutcome, EmuResult};
 use tirproof_ptx::parse::parse;
@@ -40,8 +40,16 @@ fn class(case: &HopperCase) -> String {
         HopperVerdict::Racy(HopperBreak::MissingRefillBarrier { .. }) => "refill-barrier",
         HopperVerdict::Racy(HopperBreak::MissingStoreBarrier) => "store-barrier",
         HopperVerdict::Racy(HopperBreak::MissingBulkWait) => "bulk-wait",
+        HopperVerdict::Racy(HopperBreak::LoosenedWgmmaWait { iter }) if iter == case.trips => "final-wgmma-wait",
+        HopperVerdict::Racy(HopperBreak::LoosenedWgmmaWait { .. }) => "wgmma-wait",
+        HopperVerdict::Racy(HopperBreak::MissingProxyFence) => "proxy-fence",
     };
-    format!("{verdict}{}", if case.bulk_store { "+bulk" } else { "" })
+    let consumer = match case.consumer {
+        HopperConsumer::Loads => "",
+        HopperConsumer::Wgmma { depth: 0 } => "+wgmma",
+        HopperConsumer::Wgmma { .. } => "+wgmma1",
+    };
+    format!("{verdict}{}{consumer}", if case.bulk_store { "+bulk" } else { "" })
 }
 
 #[test]
@@ -79,7 +87,8 @@ fn generated_hopper_pipelines_run_as_their_verdict_says() {
                         eprintln!("seed {seed} {broken:?}: {fault}");
                     }
                     if !missing.is_empty() {
-                        disagreements.push(format!("seed {seed} ({broken:?}): fault lacks {missing:?}: {fault}\n{text}"));
+                        disagreements
+                            .push(format!("seed {seed} ({broken:?}): fault lacks {missing:?}: {fault}\n{text}"));
                     }
                 }
                 EmuOutcome::Completed => disagreements.push(format!("seed {seed} ({broken:?}): ran clean\n{text}")),
@@ -87,8 +96,29 @@ fn generated_hopper_pipelines_run_as_their_verdict_says() {
         }
     }
     let heads: Vec<&str> = disagreements.iter().filter_map(|d| d.lines().next()).collect();
-    assert!(disagreements.is_empty(), "{} disagreements:\n{}\nthe first:\n{}", heads.len(), heads.join("\n"), disagreements[0]);
-    for expected in ["safe", "safe+bulk", "skipped-wait", "wrong-parity", "refill-barrier", "store-barrier+bulk", "bulk-wait+bulk"] {
+    assert!(
+        disagreements.is_empty(),
+        "{} disagreements:\n{}\nthe first:\n{}",
+        heads.len(),
+        heads.join("\n"),
+        disagreements[0]
+    );
+    for expected in [
+        "safe",
+        "safe+bulk",
+        "safe+wgmma",
+        "safe+wgmma1",
+        "skipped-wait",
+        "wrong-parity",
+        "refill-barrier",
+        "store-barrier+bulk",
+        "bulk-wait+bulk",
+        "skipped-wait+wgmma",
+        "wgmma-wait+wgmma",
+        "wgmma-wait+wgmma1",
+        "final-wgmma-wait+wgmma1",
+        "proxy-fence+wgmma",
+    ] {
         assert!(classes.contains(expected), "class {expected} never drawn: {classes:?}");
     }
 }

@@ -25,8 +25,10 @@ mod shape;
 mod tokens;
 
 pub(crate) use async_program::reads_memory;
-pub use hopper_kernel::{hopper_kernel, HopperBreak, HopperCase, HopperVerdict, HOPPER_OUT_PARAM, HOPPER_THREADS};
 pub use async_program::{async_program, classes_of, AsyncClass, AsyncGenConfig, AsyncPattern, AsyncShape};
+pub use hopper_kernel::{
+    hopper_kernel, HopperBreak, HopperCase, HopperConsumer, HopperVerdict, HOPPER_OUT_PARAM, HOPPER_THREADS,
+};
 pub use invalid::{invalid_annotation_program, Defect};
 pub use mutate::mutated_text;
 pub use nested::nested_pipeline_program;

@@ -107,12 +107,14 @@ impl HopperBreak {
     /// Words the lazy fault's message must contain (the queue and the wait involved).
     pub fn fault_words(self) -> &'static [&'static str] {
         match self {
-            Self::SkippedMbarrierWait { .. } | Self::WrongParity { .. } => &["cp.async.bulk.tensor", "TMA", "mbarrier"],
-            Self::MissingRefillBarrier { .. } => &["mbarrier"],
-            Self::MissingStoreBarrier => &["bulk"],
-            Self::MissingBulkWait => &["bulk"],
+            Self::SkippedMbarrierWait { .. } | Self::WrongParity { .. } => {
+                &["cp.async.bulk.tensor", "TMA", "mbarrier wait"]
+            }
+            Self::MissingRefillBarrier { .. } => &["mbarrier", "wait"],
+            Self::MissingStoreBarrier => &["bulk", "wait_group.read"],
+            Self::MissingBulkWait => &["bulk", "wait_group"],
             Self::LoosenedWgmmaWait { .. } => &["wgmma", "wait_group"],
-            Self::MissingProxyFence => &["fence.proxy.async"],
+            Self::MissingProxyFence => &["fence.proxy.async", "wgmma"],
         }
     }
 }

@@ -3,7 +3,8 @@
 //! `npy` feeds any bytes to the `.npy` reader the command line uses (`tirproof_machine::npy`);
 //! `foreign` feeds any bytes to the readers of Triton's TTGIR and MLIR's nvgpu
 //! (`tirproof_foreign`); `ptx` feeds generated kernels (and, one input in four, any bytes) to the PTX reader and
-//! runs what it reads on the emulator, with little fuel and a small grid.
+//! runs what it reads on the emulator, with little fuel and a small grid; one generated input
+//! in eight is a Hopper pipeline kernel with a known verdict, checked against the emulator.
 //!
 //! A target panics when an oracle fails: that is how libFuzzer learns of a crash. Generated
 //! programs come from [`crate::gen`], so libFuzzer's byte mutations become program mutations.
@@ -20,10 +21,10 @@ use tirproof_machine::npy::{self, Expected};
 use tirproof_reader::parse_module;
 
 use tirproof_machine::Schedule;
-use tirproof_ptx::emu::{run_kernel, EmuConfig, KernelArg};
+use tirproof_ptx::emu::{run_kernel, EmuConfig, EmuOutcome, KernelArg};
 use tirproof_ptx::module::{print, Kernel};
 
-use crate::gen::{pipeline_program, ptx_kernel, GenConfig};
+use crate::gen::{hopper_kernel, pipeline_program, ptx_kernel, GenConfig, HopperVerdict, HOPPER_OUT_PARAM};
 use crate::oracle::{round_trip, Chain, ChainConfig, OracleName, Outcome};
 
 /// Time limit of each Z3 check in a fuzz target.
@@ -107,6 +108,9 @@ const PTX_TARGET_MAX_THREADS: u64 = 256;
 /// two runs of one configuration give the same result.
 pub fn ptx(data: &[u8]) {
     let Some((&mode, rest)) = data.split_first() else { return };
+    if mode & 3 != 0 && mode & HOPPER_MODE_BITS == HOPPER_MODE_BITS {
+        return ptx_hopper(mode, rest);
+    }
     let (text, generated_args) = if mode & 3 == 0 {
         (String::from_utf8_lossy(rest).into_owned(), None)
     } else {
@@ -142,6 +146,42 @@ pub fn ptx(data: &[u8]) {
                 let again = run_kernel(kernel, Some(lines), &args, &config);
                 assert!(again == first, "two runs of one configuration differ:\n{first:?}\n{again:?}\n{text}");
             }
+        }
+    }
+}
+
+/// The mode bits that make a generated input a Hopper pipeline kernel (one in eight).
+const HOPPER_MODE_BITS: u8 = 0x1c;
+
+/// A generated Hopper pipeline kernel ([`hopper_kernel`]): it reads, a safe one runs clean
+/// and equal to its expected sums under the lazy, eager and a random schedule and a permuted
+/// thread order, and a racy one faults under the lazy schedule.
+fn ptx_hopper(mode: u8, rest: &[u8]) {
+    let Ok(case) = hopper_kernel(&mut Unstructured::new(rest)) else { return };
+    let text = &case.case.text;
+    let parsed =
+        tirproof_ptx::parse::parse(text).unwrap_or_else(|e| panic!("a generated kernel does not read: {e}\n{text}"));
+    let (kernel, lines) = (&parsed.module.kernels[0], &parsed.lines[0]);
+    let seed = u64::from(mode);
+    let runs: &[(Schedule, Option<u64>)] = match case.verdict {
+        HopperVerdict::Safe => &[(Schedule::Lazy, None), (Schedule::Eager, None), (Schedule::Random(seed), Some(seed))],
+        HopperVerdict::Racy(_) => &[(Schedule::Lazy, None)],
+    };
+    for &(schedule, thread_order_seed) in runs {
+        let config = EmuConfig { schedule, thread_order_seed, ..EmuConfig::default() };
+        let result = run_kernel(kernel, Some(lines), &case.case.args, &config)
+            .unwrap_or_else(|e| panic!("{schedule:?}: the emulator cannot run a generated kernel: {e}\n{text}"));
+        match (&case.verdict, &result.outcome) {
+            (HopperVerdict::Safe, EmuOutcome::Completed) => {
+                let out = result.buffers[HOPPER_OUT_PARAM].as_ref().map(|t| t.to_f64_vec());
+                assert!(
+                    out.as_ref() == Some(&case.expected),
+                    "{schedule:?}: {out:?}, expected {:?}\n{text}",
+                    case.expected
+                );
+            }
+            (HopperVerdict::Racy(_), EmuOutcome::Fault(_)) => {}
+            (verdict, outcome) => panic!("{schedule:?}: a {verdict:?} kernel gives {outcome:?}\n{text}"),
         }
     }
 }

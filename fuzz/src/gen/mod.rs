@@ -10,6 +10,7 @@
 //! mutations.
 
 mod async_program;
+mod hopper_kernel;
 mod invalid;
 mod ir;
 mod irregular;
@@ -25,6 +26,9 @@ mod tokens;
 
 pub(crate) use async_program::reads_memory;
 pub use async_program::{async_program, classes_of, AsyncClass, AsyncGenConfig, AsyncPattern, AsyncShape};
+pub use hopper_kernel::{
+    hopper_kernel, HopperBreak, HopperCase, HopperConsumer, HopperVerdict, HOPPER_OUT_PARAM, HOPPER_THREADS,
+};
 pub use invalid::{invalid_annotation_program, Defect};
 pub use mutate::mutated_text;
 pub use nested::nested_pipeline_program;

@@ -115,6 +115,10 @@ pub struct GenericWrite {
     pub site: u32,
 }
 
+/// The sequence number of a generic write still in flight (an asynchronous copy before the wait
+/// that retires it): after every fence, so none orders it until `ProxyShadow::land` stamps it.
+pub const IN_FLIGHT: u64 = u64::MAX;
+
 /// The last generic-proxy write of every byte, and how far each thread's fences reach.
 #[derive(Clone, Debug, Default)]
 pub struct ProxyShadow {
@@ -142,6 +146,18 @@ impl ProxyShadow {
         let end = start.saturating_add(len).min(self.writes.len());
         for w in self.writes.get_mut(start.min(end)..end).into_iter().flatten() {
             *w = GenericWrite { seq, thread, site };
+        }
+    }
+
+    /// The wait that retires `thread`'s asynchronous copy at `site` to `start .. start + len`
+    /// (recorded as `IN_FLIGHT`) lands it as of sequence number `seq`: the thread's fences from
+    /// then on order it. Bytes written again since keep their later write.
+    pub fn land(&mut self, start: usize, len: usize, thread: u32, site: u32, seq: u64) {
+        let end = start.saturating_add(len).min(self.writes.len());
+        for w in self.writes.get_mut(start.min(end)..end).into_iter().flatten() {
+            if w.seq == IN_FLIGHT && w.thread == thread && w.site == site {
+                w.seq = seq;
+            }
         }
     }
 

@@ -492,3 +492,45 @@ fn a_warpgroup_writing_what_another_ones_wgmma_read_needs_a_barrier_after_that_w
         assert_eq!(out, [expected.clone(), expected].concat(), "{config:?}");
     }
 }
+
+/// The hand-written kernel with a `cp.async` of each thread committed, and left in flight, before
+/// its stores of A: into a third array (`into_a` false), or over its own bytes of A after the
+/// stores (`into_a` true); waited for only at the end.
+fn hand_with_copy_in_flight(into_a: bool) -> String {
+    let copy = "\tmov.u32 %r30, sC;\n\tadd.s32 %r31, %r30, %r2;\n\tcp.async.cg.shared.global [%r31], [%rd5], 16;\n\
+                \tcp.async.commit_group;\n";
+    let text = hand(&[MMA_DESC, COMMIT, WAIT0], true)
+        .replace(
+            "\t.shared .align 128 .b8 sB[256];",
+            "\t.shared .align 128 .b8 sB[256];\n\t.shared .align 16 .b8 sC[2048];",
+        )
+        .replace("\tret;", "\tcp.async.wait_all;\n\tret;");
+    if into_a {
+        let over_a = copy.replace("mov.u32 %r30, sC;", "mov.u32 %r30, sA;");
+        text.replacen("\tsetp.lt.u32 %p1, %r1, 16;", &format!("{over_a}\tsetp.lt.u32 %p1, %r1, 16;"), 1)
+    } else {
+        text.replacen("\tmov.u32 %r7, sA;", &format!("{copy}\tmov.u32 %r7, sA;"), 1)
+    }
+}
+
+#[test]
+fn a_fence_orders_the_stores_before_it_while_another_copy_of_the_thread_is_in_flight() {
+    let (a_image, _) = images();
+    // Triton's persistent matmul prefetches the next tile with cp.async and stages this one
+    // through registers: the fence covers the stores, the copy in flight is not read.
+    for config in configs() {
+        let (outcome, out) = run_hand(&hand_with_copy_in_flight(false), a_image.clone(), &config);
+        assert_eq!(outcome, EmuOutcome::Completed, "{config:?}");
+        assert_eq!(out, expected(0.0, 1.0), "{config:?}");
+    }
+    // The copy in flight over the bytes the wgmma reads: no fence orders it before its wait.
+    let (a_image, _) = images();
+    match run_hand(&hand_with_copy_in_flight(true), a_image, &EmuConfig::default()).0 {
+        EmuOutcome::Fault(fault) => assert!(
+            fault.message.contains("pending") || fault.message.contains("no fence.proxy.async"),
+            "{}",
+            fault.message
+        ),
+        EmuOutcome::Completed => panic!("a wgmma read bytes a cp.async still has in flight, and ran clean"),
+    }
+}

@@ -49,7 +49,7 @@ use std::collections::VecDeque;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use tirproof_machine::fault::FaultKind;
-use tirproof_machine::held::{HeldBytes, ProxyShadow, Release};
+use tirproof_machine::held::{HeldBytes, ProxyShadow, Release, IN_FLIGHT};
 use tirproof_machine::thread::Thread;
 use tirproof_machine::Schedule;
 
@@ -216,20 +216,14 @@ impl Queue {
     }
 }
 
-/// A thread's `cp.async` copies in flight, for the reach of its proxy fences: the sequence
-/// number of the first copy of each committed group not yet retired and of the uncommitted
-/// ones.
+/// A thread's `cp.async` copies in flight, for the reach of its proxy fences: the shared bytes
+/// (window start, length, issuing instruction) of each committed group not yet retired and of
+/// the uncommitted copies. Their bytes stay recorded as writes no fence orders until the wait
+/// that retires their group lands them (`ProxyShadow::land`).
 #[derive(Clone, Debug, Default)]
 struct Copies {
-    uncommitted_first: Option<u64>,
-    groups: VecDeque<u64>,
-}
-
-impl Copies {
-    /// The first copy still in flight (no fence orders it before the wait that lands it).
-    fn first(&self) -> u64 {
-        self.groups.iter().copied().chain(self.uncommitted_first).min().unwrap_or(u64::MAX)
-    }
+    uncommitted: Vec<(usize, usize, u32)>,
+    groups: VecDeque<Vec<(usize, usize, u32)>>,
 }
 
 /// The wgmma queues and async-proxy shadow of the running block.
@@ -447,10 +441,10 @@ impl Emulator<'_> {
     pub(super) fn copy_issued(&mut self, th: &Thread<Frame>, addr: u64, len: u64, pc: usize) -> R<()> {
         self.check_not_held(th, addr, len, "asynchronous copy (cp.async)", pc)?;
         if let Some(state) = &mut self.wgmma {
-            let seq = state.proxy.tick();
-            state.proxy.write(Self::window_byte(addr), len as usize, th.tid, pc as u32, seq);
+            let start = Self::window_byte(addr);
+            state.proxy.write(start, len as usize, th.tid, pc as u32, IN_FLIGHT);
             if let Some(copies) = state.copies.get_mut(th.tid as usize) {
-                copies.uncommitted_first.get_or_insert(seq);
+                copies.uncommitted.push((start, len as usize, pc as u32));
             }
         }
         Ok(())
@@ -459,27 +453,31 @@ impl Emulator<'_> {
     /// A `cp.async.commit_group` of thread `tid`.
     pub(super) fn copies_committed(&mut self, tid: u32) {
         if let Some(copies) = self.wgmma.as_mut().and_then(|s| s.copies.get_mut(tid as usize)) {
-            let first = copies.uncommitted_first.take().unwrap_or(u64::MAX);
-            copies.groups.push_back(first);
+            let group = std::mem::take(&mut copies.uncommitted);
+            copies.groups.push_back(group);
         }
     }
 
     /// A `cp.async.wait_group keep` of thread `tid`.
     pub(super) fn copies_waited(&mut self, tid: u32, keep: usize) {
-        if let Some(copies) = self.wgmma.as_mut().and_then(|s| s.copies.get_mut(tid as usize)) {
-            while copies.groups.len() > keep {
-                copies.groups.pop_front();
+        let Some(state) = self.wgmma.as_mut() else { return };
+        let Some(copies) = state.copies.get_mut(tid as usize) else { return };
+        while copies.groups.len() > keep {
+            let Some(group) = copies.groups.pop_front() else { break };
+            // Retired: from now on the thread's fences order these copies' bytes.
+            let landed = state.proxy.tick();
+            for (start, len, site) in group {
+                state.proxy.land(start, len, tid, site, landed);
             }
         }
     }
 
-    /// `fence.proxy.async` of thread `tid`: orders its generic writes before now, except copies
-    /// still in flight.
+    /// `fence.proxy.async` of thread `tid`: orders its generic writes before now; the bytes of
+    /// its copies still in flight are recorded as `IN_FLIGHT`, which no fence reaches.
     pub(super) fn proxy_fence(&mut self, tid: u32) {
         if let Some(state) = &mut self.wgmma {
             let now = state.proxy.tick();
-            let first = state.copies.get(tid as usize).map_or(u64::MAX, Copies::first);
-            state.proxy.fence(tid, now.min(first));
+            state.proxy.fence(tid, now);
         }
     }
 

@@ -100,14 +100,21 @@ impl Parser {
 
     /// Declares `name` (of type `ty`) in the innermost block: a fresh register of its class.
     pub(super) fn declare_block_reg(&mut self, name: &str, ty: Ty, pos: Pos) {
+        let reg = self.fresh_reg(ty, name, pos);
+        if let Some(block) = self.blocks.open.last_mut() {
+            block.regs.insert(name.to_string(), reg);
+        }
+    }
+
+    /// A register of `ty`'s class that nothing else names, after every one the kernel declares:
+    /// for a block's own register, or for the sink `_` a destination may be (its value unused).
+    pub(super) fn fresh_reg(&mut self, ty: Ty, name: &str, pos: Pos) -> Reg {
         let class = ty.reg_class();
         let first = self.scope.declared_count(class);
         let next = self.blocks.next.entry(class).or_insert(first);
         let reg = Reg { class, index: (*next).max(first) };
         *next = reg.index.saturating_add(1);
         self.scope.declare_fresh(reg, name, pos);
-        if let Some(block) = self.blocks.open.last_mut() {
-            block.regs.insert(name.to_string(), reg);
-        }
+        reg
     }
 }

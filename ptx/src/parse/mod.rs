@@ -601,6 +601,16 @@ impl Parser {
         Ok(reg)
     }
 
+    /// A destination register, or the sink `_`: a fresh register of `ty` nothing reads.
+    fn reg_or_fresh_sink(&mut self, ty: Ty) -> R<Reg> {
+        if matches!(self.peek(), Some(Tok::Word(w)) if w == "_") {
+            let at = self.pos();
+            self.at += 1;
+            return Ok(self.fresh_reg(ty, "_", at));
+        }
+        self.reg()
+    }
+
     fn operand(&mut self) -> R<Operand> {
         if self.eat('-') {
             return Ok(Operand::Imm(self.number("a number")?.wrapping_neg()));
@@ -722,9 +732,11 @@ impl Parser {
             "mov" => {
                 let ty = self.suffix_ty(parts)?;
                 if self.eat('{') {
-                    let lo = self.reg()?;
+                    // A half the kernel does not want is the sink `_`.
+                    let half = if ty.bits() == 64 { Ty::B32 } else { Ty::B16 };
+                    let lo = self.reg_or_fresh_sink(half)?;
                     self.comma()?;
-                    let hi = self.reg()?;
+                    let hi = self.reg_or_fresh_sink(half)?;
                     self.expect('}')?;
                     self.comma()?;
                     return Ok(Op::Unpack { ty, dst: [lo, hi], src: self.operand()? });

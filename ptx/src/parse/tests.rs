@@ -298,3 +298,23 @@ fn forms_outside_the_model_are_refused_at_the_instruction() {
         parse(&SM80_FORMS.replace(".param .u64 k_param_0", ".param .bf16 k_param_0")).expect_err("a bf16 parameter");
     assert!(error.to_string().starts_with("7:9: expected a type such as `.u64`, found `.bf16`"), "{error}");
 }
+
+#[test]
+fn a_sink_half_of_an_unpack_is_a_fresh_register() {
+    let text = "//\n.version 7.0\n.target sm_80\n.address_size 64\n\n.visible .entry k()\n{\n\t.reg .b16 %rs<2>;\n\
+                \t.reg .b32 %r<2>;\n\n\tmov.b32 %r1, 7;\n\tmov.b32 {_, %rs1}, %r1;\n\tmov.b32 {%rs0, _}, %r1;\n\tret;\n}\n";
+    let parsed = parse(text).unwrap();
+    let unpacks: Vec<[Reg; 2]> = parsed.module.kernels[0]
+        .body
+        .iter()
+        .filter_map(|l| match l {
+            Line::Inst(Inst { op: Op::Unpack { dst, .. }, .. }) => Some(*dst),
+            _ => None,
+        })
+        .collect();
+    // Each `_` is its own register past the kernel's `%rs<2>`, never one the kernel names.
+    let fresh = |index| Reg { class: RegClass::B16, index };
+    assert_eq!(unpacks, vec![[fresh(2), fresh(1)], [fresh(0), fresh(3)]]);
+    let printed = print(&parsed.module).unwrap();
+    assert_eq!(print(&parse(&printed).unwrap().module).unwrap(), printed);
+}

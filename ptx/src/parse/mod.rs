@@ -284,6 +284,7 @@ impl Parser {
             match tok {
                 Tok::Word(w) if w == ".file" || w == ".loc" => self.skip_line(),
                 Tok::Word(w) if w == ".section" => self.skip_section()?,
+                Tok::Word(w) if w == ".global" => self.skip_global_data()?,
                 Tok::Word(w) if w == ".extern" || w == ".shared" => module_arrays.push(self.array()?),
                 Tok::Comment(text) => {
                     self.at += 1;
@@ -527,6 +528,27 @@ impl Parser {
     fn skip_line(&mut self) {
         let line = self.pos().line;
         while self.at < self.tokens.len() && self.pos().line == line {
+            self.at += 1;
+        }
+    }
+
+    /// Module-level `.global` data (`.global .align 1 .b8 name[11] = {95, ...};`, such as the
+    /// reflection names NVVM leaves behind unused) up to its `;`: dropped, so a kernel that
+    /// names it is refused at that use (no array of that name).
+    fn skip_global_data(&mut self) -> R<()> {
+        self.at += 1;
+        let mut depth = 0u32;
+        loop {
+            match self.peek() {
+                None => return self.error("expected `;` at the end of the `.global` declaration"),
+                Some(Tok::Punct('{')) => depth += 1,
+                Some(Tok::Punct('}')) => depth = depth.saturating_sub(1),
+                Some(Tok::Punct(';')) if depth == 0 => {
+                    self.at += 1;
+                    return Ok(());
+                }
+                _ => {}
+            }
             self.at += 1;
         }
     }

@@ -318,3 +318,16 @@ fn a_sink_half_of_an_unpack_is_a_fresh_register() {
     let printed = print(&parsed.module).unwrap();
     assert_eq!(print(&parse(&printed).unwrap().module).unwrap(), printed);
 }
+
+#[test]
+fn module_level_global_data_is_dropped_and_a_use_of_it_refused() {
+    let data = ".global .align 1 .b8 _$_str[4] = {95, 95, 67, 0};\n";
+    let base = TRITON_STYLE.replace("\t@!%p1", "\t.reg .pred %p<2>;\n\t@!%p1");
+    let unused = base.replace(".address_size 64\n", &format!(".address_size 64\n{data}"));
+    assert!(parse(&unused).is_ok());
+    let used = unused.replace("\tmov.u32 %r1, smem;", "\tmov.u32 %r1, _$_str;");
+    let error = parse(&used).unwrap_err().to_string();
+    assert!(error.contains("`_$_str` names no array"), "{error}");
+    let unterminated = base.replace(".visible .entry k(", ".global .b8 x[1] = {0}");
+    assert!(parse(&unterminated).is_err());
+}

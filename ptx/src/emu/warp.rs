@@ -146,30 +146,12 @@ mod tests {
         assert_eq!(ldmatrix_fragment(&rows, 5, true), 17 | 25 << 16);
     }
 
-    /// Fragments of given A (16x16), B (16x8), C (16x8), laid out per lane.
-    fn fragments(a: &[[f32; 16]; 16], b: &[[f32; 8]; 16], c: &[[f32; 8]; 16]) -> MmaFragments {
-        let mut frags = MmaFragments { a: [[0; 4]; WARP], b: [[0; 2]; WARP], c: [[0; 4]; WARP] };
-        let pack = |lo: f32, hi: f32| f16_bits(lo) | f16_bits(hi) << 16;
-        for lane in 0..WARP {
-            let (g, p) = (lane / 4, 2 * (lane % 4));
-            frags.a[lane] = [
-                pack(a[g][p], a[g][p + 1]),
-                pack(a[g + 8][p], a[g + 8][p + 1]),
-                pack(a[g][p + 8], a[g][p + 9]),
-                pack(a[g + 8][p + 8], a[g + 8][p + 9]),
-            ];
-            frags.b[lane] = [pack(b[p][g], b[p + 1][g]), pack(b[p + 8][g], b[p + 9][g])];
-            frags.c[lane] = [c[g][p], c[g][p + 1], c[g + 8][p], c[g + 8][p + 1]].map(|v| u64::from(v.to_bits()));
-        }
-        frags
-    }
-
     #[test]
     fn mma_computes_the_product_plus_the_accumulator() {
         let a: [[f32; 16]; 16] = std::array::from_fn(|i| std::array::from_fn(|k| ((i * 3 + k * 5) % 7) as f32 - 3.0));
         let b: [[f32; 8]; 16] = std::array::from_fn(|i| std::array::from_fn(|j| ((i + j * 2) % 5) as f32 - 2.0));
         let c: [[f32; 8]; 16] = std::array::from_fn(|i| std::array::from_fn(|j| (i * 8 + j) as f32));
-        let d = mma(MmaInput::F16, &fragments(&a, &b, &c));
+        let d = mma(MmaInput::F16, &fragments_of(MmaInput::F16, &a, &b, &c));
         for (lane, regs) in d.iter().enumerate() {
             let (g, p) = (lane / 4, 2 * (lane % 4));
             for (r, (i, j)) in [(g, p), (g, p + 1), (g + 8, p), (g + 8, p + 1)].into_iter().enumerate() {
